@@ -1,0 +1,99 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-helper.h"
+
+#include "ns3/address.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+FlServerHelper::FlServerHelper(std::shared_ptr<const fl::LearningTask> task)
+    : m_task(std::move(task))
+{
+    if (!m_task)
+    {
+        NS_FATAL_ERROR("FlServerHelper: task is null; build a fl::SupervisedTask first");
+    }
+    m_factory.SetTypeId(FlServerApplication::GetTypeId());
+}
+
+void
+FlServerHelper::SetAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_factory.Set(name, value);
+}
+
+ApplicationContainer
+FlServerHelper::Install(Ptr<Node> node) const
+{
+    Ptr<FlServerApplication> app = m_factory.Create<FlServerApplication>();
+    app->SetTask(m_task);
+    node->AddApplication(app);
+    return ApplicationContainer(app);
+}
+
+FlClientHelper::FlClientHelper(std::shared_ptr<const fl::LearningTask> task,
+                               Ipv4Address serverAddress,
+                               uint16_t port)
+    : m_task(std::move(task))
+{
+    if (!m_task)
+    {
+        NS_FATAL_ERROR("FlClientHelper: task is null; build a fl::SupervisedTask first");
+    }
+    m_factory.SetTypeId(FlClientApplication::GetTypeId());
+    m_factory.Set("ServerAddress", AddressValue(serverAddress));
+    m_factory.Set("ServerPort", UintegerValue(port));
+}
+
+void
+FlClientHelper::SetAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_factory.Set(name, value);
+}
+
+ApplicationContainer
+FlClientHelper::Install(const NodeContainer& nodes, uint32_t firstIndex) const
+{
+    if (firstIndex + nodes.GetN() > m_task->NumClients())
+    {
+        NS_FATAL_ERROR("FlClientHelper: installing clients " << firstIndex << ".."
+                                                             << firstIndex + nodes.GetN() - 1
+                                                             << " but the task has only "
+                                                             << m_task->NumClients()
+                                                             << " client data sets; partition the "
+                                                                "data into as many parts as clients");
+    }
+    ApplicationContainer apps;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        Ptr<FlClientApplication> app = m_factory.Create<FlClientApplication>();
+        app->SetAttribute("ClientIndex", UintegerValue(firstIndex + i));
+        app->SetTask(m_task);
+        nodes.Get(i)->AddApplication(app);
+        apps.Add(app);
+    }
+    return apps;
+}
+
+int64_t
+FlAssignStreams(const ApplicationContainer& apps, int64_t stream)
+{
+    int64_t used = 0;
+    for (auto it = apps.Begin(); it != apps.End(); ++it)
+    {
+        if (auto s = DynamicCast<FlServerApplication>(*it))
+        {
+            used += s->AssignStreams(stream + used);
+        }
+        else if (auto c = DynamicCast<FlClientApplication>(*it))
+        {
+            used += c->AssignStreams(stream + used);
+        }
+    }
+    return used;
+}
+
+} // namespace ns3

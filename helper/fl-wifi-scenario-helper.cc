@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-wifi-scenario-helper.h"
+
+#include "ns3/double.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/log.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/mobility-model.h"
+#include "ns3/position-allocator.h"
+#include "ns3/ssid.h"
+#include "ns3/string.h"
+#include "ns3/wifi-helper.h"
+#include "ns3/wifi-mac-helper.h"
+#include "ns3/yans-wifi-helper.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlWifiScenarioHelper");
+
+FlWifiScenarioHelper::FlWifiScenarioHelper()
+    : m_standard("80211n"),
+      m_radius(10.0),
+      m_rateManager("ns3::IdealWifiManager")
+{
+}
+
+void
+FlWifiScenarioHelper::SetStandard(const std::string& standard)
+{
+    m_standard = standard;
+}
+
+void
+FlWifiScenarioHelper::SetRadius(double meters)
+{
+    if (!(meters >= 0.0))
+    {
+        NS_FATAL_ERROR("FlWifiScenarioHelper: radius " << meters << " m is invalid; use a radius >= 0");
+    }
+    m_radius = meters;
+}
+
+void
+FlWifiScenarioHelper::SetRateManager(const std::string& typeName)
+{
+    m_rateManager = typeName;
+}
+
+FlWifiScenario
+FlWifiScenarioHelper::Build(uint32_t numStations) const
+{
+    if (numStations == 0)
+    {
+        NS_FATAL_ERROR("FlWifiScenarioHelper: numStations is 0; build at least one station");
+    }
+    WifiStandard standard;
+    std::string channel;
+    if (m_standard == "80211a")
+    {
+        standard = WIFI_STANDARD_80211a;
+        channel = "{36, 20, BAND_5GHZ, 0}";
+    }
+    else if (m_standard == "80211g")
+    {
+        standard = WIFI_STANDARD_80211g;
+        channel = "{1, 20, BAND_2_4GHZ, 0}";
+    }
+    else if (m_standard == "80211n")
+    {
+        standard = WIFI_STANDARD_80211n;
+        channel = "{36, 20, BAND_5GHZ, 0}";
+    }
+    else if (m_standard == "80211ac")
+    {
+        standard = WIFI_STANDARD_80211ac;
+        channel = "{42, 80, BAND_5GHZ, 0}";
+    }
+    else if (m_standard == "80211ax")
+    {
+        standard = WIFI_STANDARD_80211ax;
+        channel = "{42, 80, BAND_5GHZ, 0}";
+    }
+    else
+    {
+        NS_FATAL_ERROR("FlWifiScenarioHelper: unknown Wi-Fi standard '"
+                       << m_standard << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
+    }
+
+    FlWifiScenario s;
+    NodeContainer ap;
+    ap.Create(1);
+    s.apNode = ap.Get(0);
+    s.stations.Create(numStations);
+
+    YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channelHelper.Create());
+    phy.Set("ChannelSettings", StringValue(channel));
+
+    WifiHelper wifi;
+    wifi.SetStandard(standard);
+    wifi.SetRemoteStationManager(m_rateManager);
+
+    WifiMacHelper mac;
+    Ssid ssid("fl-bss");
+    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+    s.staDevices = wifi.Install(phy, mac, s.stations);
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+    s.apDevice = wifi.Install(phy, mac, s.apNode);
+
+    MobilityHelper mobility;
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mobility.Install(ap);
+    Ptr<UniformDiscPositionAllocator> disc = CreateObject<UniformDiscPositionAllocator>();
+    disc->SetRho(m_radius);
+    disc->SetX(0.0);
+    disc->SetY(0.0);
+    mobility.SetPositionAllocator(disc);
+    mobility.Install(s.stations);
+
+    InternetStackHelper internet;
+    internet.Install(ap);
+    internet.Install(s.stations);
+    Ipv4AddressHelper address;
+    address.SetBase("10.1.0.0", "255.255.0.0");
+    NetDeviceContainer all;
+    all.Add(s.apDevice);
+    all.Add(s.staDevices);
+    s.interfaces = address.Assign(all);
+    s.serverAddress = s.interfaces.GetAddress(0);
+    return s;
+}
+
+int64_t
+FlWifiScenarioHelper::AssignStreams(const FlWifiScenario& scenario, int64_t stream)
+{
+    WifiHelper wifi;
+    int64_t used = 0;
+    NetDeviceContainer all;
+    all.Add(scenario.apDevice);
+    all.Add(scenario.staDevices);
+    used += wifi.AssignStreams(all, stream);
+    return used;
+}
+
+} // namespace ns3

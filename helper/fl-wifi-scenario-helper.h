@@ -1,0 +1,65 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * One call that builds the usual Wi-Fi infrastructure scene for federated learning.
+ */
+#ifndef FL_WIFI_SCENARIO_HELPER_H
+#define FL_WIFI_SCENARIO_HELPER_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-interface-container.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * The nodes and addresses of a Wi-Fi infrastructure scene.
+ */
+struct FlWifiScenario
+{
+    Ptr<Node> apNode;                ///< access point; hosts the FL server
+    NodeContainer stations;          ///< Wi-Fi stations; one FL client each
+    NetDeviceContainer apDevice;     ///< the AP's Wi-Fi device
+    NetDeviceContainer staDevices;   ///< the stations' Wi-Fi devices
+    Ipv4Address serverAddress;       ///< the AP's IPv4 address
+    Ipv4InterfaceContainer interfaces; ///< AP first, then the stations
+};
+
+/**
+ * \ingroup fl
+ * Builds an 802.11 infrastructure BSS: one AP at the origin (it hosts the server) and N stations
+ * placed uniformly at random on a disc around it, constant positions, log-distance path loss
+ * (YansWifiChannelHelper::Default), Internet stack and IPv4 addresses in 10.1.0.0/16.
+ */
+class FlWifiScenarioHelper
+{
+  public:
+    FlWifiScenarioHelper();
+    /// Wi-Fi standard: "80211a", "80211g", "80211n" (default, 5 GHz), "80211ac", "80211ax".
+    void SetStandard(const std::string& standard);
+    /// Radius of the disc on which stations are placed [m] (default 10).
+    void SetRadius(double meters);
+    /// Remote station manager TypeId name (default "ns3::IdealWifiManager").
+    void SetRateManager(const std::string& typeName);
+    /// Creates the nodes, devices, mobility, Internet stack and addresses.
+    FlWifiScenario Build(uint32_t numStations) const;
+    /**
+     * Fixes the random streams of the scene's Wi-Fi devices and mobility.
+     * @return the number of streams used
+     */
+    static int64_t AssignStreams(const FlWifiScenario& scenario, int64_t stream);
+
+  private:
+    std::string m_standard;
+    double m_radius;
+    std::string m_rateManager;
+};
+
+} // namespace ns3
+
+#endif // FL_WIFI_SCENARIO_HELPER_H

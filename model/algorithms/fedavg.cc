@@ -1,0 +1,87 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fedavg.h"
+
+namespace ns3
+{
+namespace fl
+{
+
+template <typename S>
+Vec<S>
+WeightedAverage(const std::vector<const Vec<S>*>& models, const std::vector<double>& weights)
+{
+    if (models.empty())
+    {
+        throw ConfigError("models", "no models to average", "aggregate at least one model");
+    }
+    if (models.size() != weights.size())
+    {
+        throw ConfigError("weights",
+                          std::to_string(weights.size()) + " weights for " +
+                              std::to_string(models.size()) + " models",
+                          "give one weight per model");
+    }
+    double total = 0.0;
+    for (double w : weights)
+    {
+        if (!(w >= 0.0))
+        {
+            throw ConfigError("weights", "negative or NaN weight", "use sample counts >= 0");
+        }
+        total += w;
+    }
+    if (!(total > 0.0))
+    {
+        throw ConfigError("weights", "total weight is zero", "give at least one positive weight");
+    }
+    const Eigen::Index n = models.front()->size();
+    Vec<S> out = Vec<S>::Zero(n);
+    for (std::size_t k = 0; k < models.size(); ++k)
+    {
+        if (models[k]->size() != n)
+        {
+            throw ConfigError("models",
+                              "model " + std::to_string(k) + " has " +
+                                  std::to_string(models[k]->size()) + " parameters, expected " +
+                                  std::to_string(n),
+                              "aggregate models of one architecture");
+        }
+        out.noalias() += static_cast<S>(weights[k] / total) * (*models[k]);
+    }
+    return out;
+}
+
+ParamVector
+FedAvgAggregate(const std::vector<const ParamVector*>& models, const std::vector<double>& weights)
+{
+    if (models.empty())
+    {
+        throw ConfigError("models", "no models to average", "aggregate at least one model");
+    }
+    const Precision p = models.front()->GetPrecision();
+    if (p == Precision::Float64)
+    {
+        std::vector<const Vec<double>*> v;
+        v.reserve(models.size());
+        for (const auto* m : models)
+        {
+            v.push_back(&m->Get<double>());
+        }
+        return ParamVector(WeightedAverage<double>(v, weights));
+    }
+    std::vector<const Vec<float>*> v;
+    v.reserve(models.size());
+    for (const auto* m : models)
+    {
+        v.push_back(&m->Get<float>());
+    }
+    return ParamVector(WeightedAverage<float>(v, weights));
+}
+
+template Vec<double> WeightedAverage(const std::vector<const Vec<double>*>&, const std::vector<double>&);
+template Vec<float> WeightedAverage(const std::vector<const Vec<float>*>&, const std::vector<double>&);
+
+} // namespace fl
+} // namespace ns3

@@ -1,0 +1,68 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Readers for data files: IDX (MNIST format, plain or gzip) and CSV.
+ */
+#ifndef FL_DATA_IO_H
+#define FL_DATA_IO_H
+
+#include "ns3/dataset.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/// An IDX array: dimensions and raw values converted to double.
+struct IdxArray
+{
+    uint8_t typeCode{0};              ///< 0x08 ubyte, 0x09 byte, 0x0B short, 0x0C int, 0x0D float, 0x0E double
+    std::vector<uint32_t> dims;       ///< dimension sizes, outermost first
+    std::vector<double> values;       ///< product(dims) values in row-major order
+};
+
+/**
+ * Reads an IDX file (http://yann.lecun.com/exdb/mnist/ format), plain or gzip-compressed
+ * (detected from the content, not the name). Throws DataError naming the file on a missing
+ * file, wrong magic number, unknown type code, or truncated data.
+ */
+IdxArray ReadIdx(const std::string& path);
+
+/**
+ * Reads an IDX image file and its label file into a Categorical data set.
+ * Pixels are scaled by `pixelScale` (1/255 maps ubyte images to [0, 1]).
+ * @param maxSamples read at most this many samples (0 = all)
+ */
+template <typename S>
+Dataset<S> ReadIdxDataset(const std::string& imagesPath,
+                          const std::string& labelsPath,
+                          std::size_t maxSamples = 0,
+                          double pixelScale = 1.0 / 255.0);
+
+/// Options of the CSV reader.
+struct CsvOptions
+{
+    char delimiter{','};          ///< field separator
+    bool header{true};            ///< first line holds column names
+    int targetColumn{-1};         ///< column of the target; negative counts from the end
+    TargetKind kind{TargetKind::Categorical}; ///< how targets are interpreted
+};
+
+/**
+ * Reads a numeric CSV file (plain or gzip). Every row must have the same number of fields.
+ * Categorical targets must be integers 0..C-1 (numClasses = max + 1); BinarySigned accepts
+ * {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming file, line and column.
+ */
+template <typename S>
+Dataset<S> ReadCsvDataset(const std::string& path, const CsvOptions& options = CsvOptions());
+
+/// Path of Debian's dataset-fashion-mnist files (directory), or empty if not installed.
+std::string FindFashionMnistDirectory();
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_DATA_IO_H

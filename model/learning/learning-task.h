@@ -1,0 +1,110 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * LearningTask: everything the network applications need to know about the learning problem,
+ * behind a scalar-agnostic interface (the apps move ParamVectors; the task does the maths).
+ */
+#ifndef FL_LEARNING_TASK_H
+#define FL_LEARNING_TASK_H
+
+#include "ns3/local-trainer.h"
+#include "ns3/metrics.h"
+#include "ns3/param-vector.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/// What a client's local training produced.
+struct TrainOutcome
+{
+    ParamVector params;              ///< the client's new model
+    std::size_t steps{0};            ///< local SGD steps E
+    std::size_t samplesProcessed{0}; ///< sum of mini-batch sizes
+    double meanLoss{0.0};            ///< mean mini-batch loss during training
+    double flops{0.0};               ///< floating-point operations spent (samples x flops/sample)
+};
+
+/**
+ * A federated learning problem: a model, a local trainer, one data set per client and a
+ * held-out test set. Immutable after construction, shared by the server, the clients and the
+ * monitor of a simulation.
+ */
+class LearningTask
+{
+  public:
+    virtual ~LearningTask() = default;
+    /// Scalar type of the models (float64 for exactness, float32 for speed).
+    virtual Precision GetPrecision() const = 0;
+    /// Length of the parameter vector.
+    virtual std::size_t NumParameters() const = 0;
+    /// Number of client data sets.
+    virtual std::size_t NumClients() const = 0;
+    /// Samples held by a client (the FedAvg weight).
+    virtual std::size_t ClientSamples(std::size_t client) const = 0;
+    /// Initial global model.
+    virtual ParamVector InitialParameters(Rng& rng) const = 0;
+    /// Runs the local trainer of `client` from `start`.
+    virtual TrainOutcome TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const = 0;
+    /// Loss and accuracy of w on the held-out test set.
+    virtual Evaluation Evaluate(const ParamVector& w) const = 0;
+    /// Loss and accuracy of w on the union of the clients' training data (sampled, see impl).
+    virtual Evaluation EvaluateTraining(const ParamVector& w) const = 0;
+    /// One-line description (model, clients, samples, trainer).
+    virtual std::string Describe() const = 0;
+};
+
+/**
+ * The supervised-learning task for scalar S: model + trainer + client data + test data.
+ */
+template <typename S>
+class SupervisedTask : public LearningTask
+{
+  public:
+    /**
+     * @param model the model (shared, stateless in w)
+     * @param trainer local training configuration (validated)
+     * @param clients one data set per client (validated against the model)
+     * @param test held-out data for the monitor
+     */
+    SupervisedTask(std::shared_ptr<const Model<S>> model,
+                   LocalTrainerConfig trainer,
+                   std::vector<Dataset<S>> clients,
+                   Dataset<S> test);
+
+    Precision GetPrecision() const override;
+    std::size_t NumParameters() const override;
+    std::size_t NumClients() const override;
+    std::size_t ClientSamples(std::size_t client) const override;
+    ParamVector InitialParameters(Rng& rng) const override;
+    TrainOutcome TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const override;
+    Evaluation Evaluate(const ParamVector& w) const override;
+    Evaluation EvaluateTraining(const ParamVector& w) const override;
+    std::string Describe() const override;
+
+    /// The model.
+    const Model<S>& GetModel() const { return *m_model; }
+    /// A client's data.
+    const Dataset<S>& ClientData(std::size_t client) const;
+    /// The test data.
+    const Dataset<S>& TestData() const { return m_test; }
+    /// The trainer.
+    const LocalTrainer<S>& Trainer() const { return m_trainer; }
+
+  private:
+    void CheckClient(std::size_t client) const;
+    std::shared_ptr<const Model<S>> m_model;
+    LocalTrainer<S> m_trainer;
+    std::vector<Dataset<S>> m_clients;
+    Dataset<S> m_test;
+    Dataset<S> m_trainSample; ///< up to 10,000 training samples drawn evenly from the clients
+};
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_LEARNING_TASK_H

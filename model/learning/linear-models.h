@@ -1,0 +1,123 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Convex models: ridge regression, binary logistic regression, multinomial softmax regression.
+ */
+#ifndef FL_LINEAR_MODELS_H
+#define FL_LINEAR_MODELS_H
+
+#include "ns3/fl-model.h"
+
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/**
+ * Ridge regression in the GFL convention (seed 000 eq. 54):
+ * J(w) = (1/N) sum_n (d_n - u_n^T w)^2 + rho ||w||^2, gradient (2/N) sum u (u^T w - d) + 2 rho w.
+ * No intercept (append a constant feature if one is wanted). Parameters: w in R^M.
+ */
+template <typename S>
+class RidgeRegression : public Model<S>
+{
+  public:
+    using typename Model<S>::MatRef;
+    using typename Model<S>::VecRef;
+    /// @param rho regulariser rho >= 0
+    RidgeRegression(std::size_t dim, double rho);
+    std::string Name() const override;
+    std::size_t NumParameters() const override;
+    std::size_t InputDim() const override;
+    TargetKind Kind() const override;
+    std::size_t NumOutputs() const override;
+    Vec<S> InitialParameters(Rng& rng) const override;
+    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
+    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
+    double FlopsPerSample() const override;
+    /// Regulariser rho.
+    double Rho() const { return m_rho; }
+
+  private:
+    std::size_t m_dim;
+    double m_rho;
+};
+
+/**
+ * Closed-form optimum of the ridge risk averaged over several data sets with equal weight
+ * (seed 000 eqs. 55-57): w° = (avg_k R̂_k + rho I)^{-1} avg_k r̂_k, R̂_k = (1/N_k) sum u u^T,
+ * r̂_k = (1/N_k) sum d u. Computed in double.
+ */
+template <typename S>
+Eigen::VectorXd RidgeOptimum(const std::vector<const Dataset<S>*>& parts, double rho);
+
+/**
+ * Binary logistic regression with labels in {-1, +1} (seed 001 eq. 32):
+ * J(w) = (1/N) sum ln(1 + exp(-gamma h^T w)) + (rho/2) ||w||^2. No intercept.
+ */
+template <typename S>
+class LogisticRegression : public Model<S>
+{
+  public:
+    using typename Model<S>::MatRef;
+    using typename Model<S>::VecRef;
+    LogisticRegression(std::size_t dim, double rho);
+    std::string Name() const override;
+    std::size_t NumParameters() const override;
+    std::size_t InputDim() const override;
+    TargetKind Kind() const override;
+    std::size_t NumOutputs() const override;
+    Vec<S> InitialParameters(Rng& rng) const override;
+    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
+    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
+    double FlopsPerSample() const override;
+    double Rho() const { return m_rho; }
+
+  private:
+    std::size_t m_dim;
+    double m_rho;
+};
+
+/**
+ * Minimises the logistic risk over a data set to high accuracy with Newton's method
+ * (double precision); used as the reference optimum w° in tests and examples.
+ */
+template <typename S>
+Eigen::VectorXd LogisticOptimum(const Dataset<S>& data, double rho, int maxIterations = 100);
+
+/**
+ * Multinomial softmax regression with C classes: logits z = W x + b, cross-entropy loss,
+ * plus (l2/2) ||W||^2 (biases are not regularised). Layout: W (C x d, row-major), then b (C).
+ */
+template <typename S>
+class SoftmaxRegression : public Model<S>
+{
+  public:
+    using typename Model<S>::MatRef;
+    using typename Model<S>::VecRef;
+    SoftmaxRegression(std::size_t dim, std::size_t classes, double l2);
+    std::string Name() const override;
+    std::size_t NumParameters() const override;
+    std::size_t InputDim() const override;
+    TargetKind Kind() const override;
+    std::size_t NumOutputs() const override;
+    Vec<S> InitialParameters(Rng& rng) const override;
+    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
+    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
+    double FlopsPerSample() const override;
+
+  private:
+    std::size_t m_dim;
+    std::size_t m_classes;
+    double m_l2;
+};
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_LINEAR_MODELS_H

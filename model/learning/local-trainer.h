@@ -1,0 +1,80 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The LocalTrainer seam: E local steps of mini-batch SGD on a client's data.
+ */
+#ifndef FL_LOCAL_TRAINER_H
+#define FL_LOCAL_TRAINER_H
+
+#include "ns3/fl-model.h"
+
+namespace ns3
+{
+namespace fl
+{
+
+/// How the SGD step size is chosen.
+enum class StepRule : uint8_t
+{
+    Fixed = 0,         ///< every step uses learningRate
+    DividedBySteps = 1 ///< every step uses learningRate / E (GFL: mu / E_{p,k}, seed 000 eq. 3)
+};
+
+/// Configuration of local training.
+struct LocalTrainerConfig
+{
+    std::size_t localSteps{1};   ///< E, used when localEpochs == 0
+    double localEpochs{0.0};     ///< if > 0: E = ceil(localEpochs * n / batchSize)
+    std::size_t batchSize{32};   ///< mini-batch size B (0 = full batch)
+    StepRule stepRule{StepRule::Fixed}; ///< see StepRule
+    double learningRate{0.05};   ///< learning rate, or mu under DividedBySteps
+    double clipNorm{0.0};        ///< clip each mini-batch gradient to this L2 norm (0 = off)
+    double proxMu{0.0};          ///< FedProx: adds proxMu * (w - w_start) to the gradient (0 = off)
+
+    /// Throws ConfigError naming the offending field.
+    void Validate() const;
+    /// Number of steps E for a data set of n samples.
+    std::size_t StepsFor(std::size_t n) const;
+};
+
+/// Result of one local training run.
+template <typename S>
+struct LocalResult
+{
+    Vec<S> params;                 ///< w after E steps
+    Vec<S> update;                 ///< params - start
+    std::size_t steps{0};          ///< E
+    std::size_t samplesProcessed{0}; ///< sum of batch sizes over the steps
+    double meanLoss{0.0};          ///< mean mini-batch loss over the steps (before each step)
+};
+
+/**
+ * Runs E steps of mini-batch SGD from `start` on `data`:
+ *   w_e = w_{e-1} - eta (clip(grad_batch(w_{e-1})) + proxMu (w_{e-1} - start)).
+ * Mini-batches walk through a shuffled permutation of the data (reshuffled after each pass), so
+ * each epoch sees every sample once. All randomness comes from `rng`; the same rng state gives
+ * bit-identical results. No allocation per step beyond the first.
+ */
+template <typename S>
+class LocalTrainer
+{
+  public:
+    explicit LocalTrainer(LocalTrainerConfig config);
+    const LocalTrainerConfig& Config() const { return m_config; }
+    LocalResult<S> Train(const Model<S>& model,
+                         const Vec<S>& start,
+                         const Dataset<S>& data,
+                         Rng& rng) const;
+
+  private:
+    LocalTrainerConfig m_config;
+};
+
+/// Scales g in place so that ||g|| <= clipNorm (no-op if clipNorm <= 0). Returns the factor.
+template <typename S>
+S ClipToNorm(Vec<S>& g, double clipNorm);
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_LOCAL_TRAINER_H

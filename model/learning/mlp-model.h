@@ -1,0 +1,66 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A small multi-layer perceptron classifier.
+ */
+#ifndef FL_MLP_MODEL_H
+#define FL_MLP_MODEL_H
+
+#include "ns3/fl-model.h"
+
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/// Hidden-layer activation of the MLP.
+enum class Activation : uint8_t
+{
+    Relu = 0,
+    Tanh = 1,
+};
+
+/**
+ * Fully connected classifier: input -> hidden layers (ReLU or tanh) -> C logits, softmax
+ * cross-entropy loss plus (l2/2) sum ||W_l||^2 (biases not regularised).
+ * Layout of the flat vector, layer by layer: W_l (out x in, row-major), then b_l (out).
+ * Initialisation: He (ReLU) or Glorot (tanh) uniform weights, zero biases.
+ * The 784-128-10 network has 101,770 parameters.
+ */
+template <typename S>
+class MlpClassifier : public Model<S>
+{
+  public:
+    using typename Model<S>::MatRef;
+    using typename Model<S>::VecRef;
+    /// @param layers sizes input, hidden..., classes (at least 3 entries: one hidden layer)
+    MlpClassifier(std::vector<std::size_t> layers, Activation activation, double l2);
+    std::string Name() const override;
+    std::size_t NumParameters() const override;
+    std::size_t InputDim() const override;
+    TargetKind Kind() const override;
+    std::size_t NumOutputs() const override;
+    Vec<S> InitialParameters(Rng& rng) const override;
+    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
+    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
+    double FlopsPerSample() const override;
+    /// Layer sizes (input first, classes last).
+    const std::vector<std::size_t>& Layers() const { return m_layers; }
+
+  private:
+    std::vector<std::size_t> m_layers;
+    Activation m_activation;
+    double m_l2;
+    std::size_t m_numParams;
+    // Scratch buffers reused between calls (one thread at a time).
+    mutable std::vector<Mat<S>> m_act;
+    mutable std::vector<Mat<S>> m_delta;
+};
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_MLP_MODEL_H
