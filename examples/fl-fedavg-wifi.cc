@@ -169,8 +169,10 @@ main(int argc, char* argv[])
               "utils/plot-learning-curve.sh. Use --RngRun=N for independent replications.");
     cmd.AddValue("clients", "Number of Wi-Fi stations (clients)", o.clients);
     cmd.AddValue("rounds", "Number of FedAvg rounds", o.rounds);
-    cmd.AddValue("dataset", "synthetic (10-class Gaussian mixture, 3 clusters per class, no download) or fashion-mnist",
-                 o.dataset);
+    cmd.AddValue(
+        "dataset",
+        "synthetic (10-class Gaussian mixture, 3 clusters per class, no download) or fashion-mnist",
+        o.dataset);
     cmd.AddValue("model",
                  "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
                  "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
@@ -183,19 +185,24 @@ main(int argc, char* argv[])
     cmd.AddValue("clustersPerClass",
                  "Gaussian clusters per class of the synthetic data (> 1: not linearly separable)",
                  o.clustersPerClass);
-    cmd.AddValue("separation", "Spread of the synthetic cluster centres (larger = easier)",
+    cmd.AddValue("separation",
+                 "Spread of the synthetic cluster centres (larger = easier)",
                  o.separation);
     cmd.AddValue("testSamples", "Held-out samples for evaluation", o.testSamples);
     cmd.AddValue("batchSize", "Mini-batch size of local SGD", o.batchSize);
     cmd.AddValue("learningRate", "Learning rate of local SGD", o.learningRate);
     cmd.AddValue("localEpochs", "Local epochs per round", o.localEpochs);
     cmd.AddValue("precision", "Scalar type of learning: float32 or float64", o.precision);
-    cmd.AddValue("wirePrecision", "Precision on the wire (default: same as --precision)",
+    cmd.AddValue("wirePrecision",
+                 "Precision on the wire (default: same as --precision)",
                  o.wirePrecision);
-    cmd.AddValue("secondsPerSample", "Simulated compute time per training sample [s]",
+    cmd.AddValue("secondsPerSample",
+                 "Simulated compute time per training sample [s]",
                  o.secondsPerSample);
     cmd.AddValue("deadline", "Round deadline [s] (0 = wait for every client)", o.deadline);
-    cmd.AddValue("standard", "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax", o.standard);
+    cmd.AddValue("standard",
+                 "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax",
+                 o.standard);
     cmd.AddValue("rateManager", "Wi-Fi rate control (ns-3 TypeId name)", o.rateManager);
     cmd.AddValue("radius", "Radius of the disc of stations around the AP [m]", o.radius);
     cmd.AddValue("output", "CSV output file", o.output);
@@ -232,8 +239,8 @@ main(int argc, char* argv[])
     }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << o.standard << " infrastructure, " << o.clients
-              << " stations within " << o.radius << " m of the AP; TCP; "
-              << o.wirePrecision << " on the wire" << std::endl;
+              << " stations within " << o.radius << " m of the AP; TCP; " << o.wirePrecision
+              << " on the wire" << std::endl;
 
     FlWifiScenarioHelper wifi;
     wifi.SetStandard(o.standard);
@@ -281,10 +288,12 @@ main(int argc, char* argv[])
     if (!rec.empty())
     {
         std::cout << " final_accuracy=" << rec.back().testAccuracy
-                  << " final_loss=" << rec.back().testLoss << " simulated_time_s=" << rec.back().timeS;
+                  << " final_loss=" << rec.back().testLoss
+                  << " simulated_time_s=" << rec.back().timeS;
     }
     const double tta = monitor->TimeToAccuracy(o.targetAccuracy);
-    std::cout << " time_to_" << o.targetAccuracy << "_s=" << (tta < 0 ? std::string("never") : std::to_string(tta))
+    std::cout << " time_to_" << o.targetAccuracy
+              << "_s=" << (tta < 0 ? std::string("never") : std::to_string(tta))
               << " bytes=" << bytes << " malformed=" << server->GetCounters().malformedHeaders
               << " wall_s=" << std::setprecision(3) << wall << "\n"
               << "results: " << o.output << std::endl;

@@ -59,12 +59,11 @@ FlClientHelper::Install(const NodeContainer& nodes, uint32_t firstIndex) const
 {
     if (firstIndex + nodes.GetN() > m_task->NumClients())
     {
-        NS_FATAL_ERROR("FlClientHelper: installing clients " << firstIndex << ".."
-                                                             << firstIndex + nodes.GetN() - 1
-                                                             << " but the task has only "
-                                                             << m_task->NumClients()
-                                                             << " client data sets; partition the "
-                                                                "data into as many parts as clients");
+        NS_FATAL_ERROR("FlClientHelper: installing clients "
+                       << firstIndex << ".." << firstIndex + nodes.GetN() - 1
+                       << " but the task has only " << m_task->NumClients()
+                       << " client data sets; partition the "
+                          "data into as many parts as clients");
     }
     ApplicationContainer apps;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)

@@ -50,7 +50,9 @@ class FlClientHelper
      * @param serverAddress IPv4 address of the server's node
      * @param port the server's TCP port
      */
-    FlClientHelper(std::shared_ptr<const fl::LearningTask> task, Ipv4Address serverAddress, uint16_t port = 9000);
+    FlClientHelper(std::shared_ptr<const fl::LearningTask> task,
+                   Ipv4Address serverAddress,
+                   uint16_t port = 9000);
     /// Sets an attribute of every client application (see FlClientApplication::GetTypeId).
     void SetAttribute(const std::string& name, const AttributeValue& value);
     /// Installs one client per node; client indices firstIndex, firstIndex + 1, ...

@@ -39,7 +39,8 @@ FlWifiScenarioHelper::SetRadius(double meters)
 {
     if (!(meters >= 0.0))
     {
-        NS_FATAL_ERROR("FlWifiScenarioHelper: radius " << meters << " m is invalid; use a radius >= 0");
+        NS_FATAL_ERROR("FlWifiScenarioHelper: radius " << meters
+                                                       << " m is invalid; use a radius >= 0");
     }
     m_radius = meters;
 }

@@ -22,11 +22,11 @@ namespace ns3
  */
 struct FlWifiScenario
 {
-    Ptr<Node> apNode;                ///< access point; hosts the FL server
-    NodeContainer stations;          ///< Wi-Fi stations; one FL client each
-    NetDeviceContainer apDevice;     ///< the AP's Wi-Fi device
-    NetDeviceContainer staDevices;   ///< the stations' Wi-Fi devices
-    Ipv4Address serverAddress;       ///< the AP's IPv4 address
+    Ptr<Node> apNode;                  ///< access point; hosts the FL server
+    NodeContainer stations;            ///< Wi-Fi stations; one FL client each
+    NetDeviceContainer apDevice;       ///< the AP's Wi-Fi device
+    NetDeviceContainer staDevices;     ///< the stations' Wi-Fi devices
+    Ipv4Address serverAddress;         ///< the AP's IPv4 address
     Ipv4InterfaceContainer interfaces; ///< AP first, then the stations
 };
 

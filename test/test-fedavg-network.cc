@@ -150,11 +150,8 @@ CheckBitIdentical(const std::string& modelSpec, const std::string& wire)
     NetworkRun net = RunOverWifi(task, rounds, wire, 12345, 777);
     ASSERT_EQ(net.completed, rounds);
     ASSERT_EQ(net.globals.size(), rounds + 1); // initial + one per round
-    const auto ref = ReferenceFedAvg(*task,
-                                     12345,
-                                     net.clientSeeds,
-                                     rounds,
-                                     fl::ParsePrecision(wire, "wire"));
+    const auto ref =
+        ReferenceFedAvg(*task, 12345, net.clientSeeds, rounds, fl::ParsePrecision(wire, "wire"));
     for (uint32_t r = 0; r <= rounds; ++r)
     {
         EXPECT_TRUE(net.globals[r] == ref[r]) << "global model of round " << r << " differs";
@@ -175,8 +172,9 @@ CheckBitIdentical(const std::string& modelSpec, const std::string& wire)
         EXPECT_EQ(net.records[r].participants, 4u);
         EXPECT_GT(net.records[r].timeS, net.records[r - 1].timeS);
         // Down: the model to 4 clients; up: 4 models. Bytes follow the wire precision.
-        const uint64_t msg = fl::MessageHeader::kSize +
-                             task->NumParameters() * fl::PrecisionBytes(fl::ParsePrecision(wire, "w"));
+        const uint64_t msg =
+            fl::MessageHeader::kSize +
+            task->NumParameters() * fl::PrecisionBytes(fl::ParsePrecision(wire, "w"));
         EXPECT_EQ(net.records[r].bytesDown, 4 * msg);
         EXPECT_EQ(net.records[r].bytesUp, 4 * msg);
     }

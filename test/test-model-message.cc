@@ -8,7 +8,6 @@
 #include "ns3/model-message.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 using namespace ns3::fl;
@@ -44,21 +43,25 @@ Concat(const std::vector<std::vector<uint8_t>>& parts)
 
 TEST(ModelMessage, HeaderLayoutIsFixed)
 {
-    const auto bytes = EncodeMessage(MessageKind::LocalModel, 7, 3, 500, RandomParams(Precision::Float32, 10, 1),
+    const auto bytes = EncodeMessage(MessageKind::LocalModel,
+                                     7,
+                                     3,
+                                     500,
+                                     RandomParams(Precision::Float32, 10, 1),
                                      Precision::Float32);
     ASSERT_EQ(bytes.size(), MessageHeader::kSize + 40);
     EXPECT_EQ(bytes[0], 'F');
     EXPECT_EQ(bytes[1], 'L');
     EXPECT_EQ(bytes[2], 'M');
     EXPECT_EQ(bytes[3], '1');
-    EXPECT_EQ(bytes[4], 1);  // version
-    EXPECT_EQ(bytes[5], 3);  // LocalModel
-    EXPECT_EQ(bytes[6], 2);  // float32
-    EXPECT_EQ(bytes[8], 7);  // round, little-endian
-    EXPECT_EQ(bytes[12], 3); // sender
-    EXPECT_EQ(bytes[16], 10); // count
+    EXPECT_EQ(bytes[4], 1);                      // version
+    EXPECT_EQ(bytes[5], 3);                      // LocalModel
+    EXPECT_EQ(bytes[6], 2);                      // float32
+    EXPECT_EQ(bytes[8], 7);                      // round, little-endian
+    EXPECT_EQ(bytes[12], 3);                     // sender
+    EXPECT_EQ(bytes[16], 10);                    // count
     EXPECT_EQ(bytes[20] + 256 * bytes[21], 500); // sampleCount
-    EXPECT_EQ(bytes[24], 40); // payloadBytes
+    EXPECT_EQ(bytes[24], 40);                    // payloadBytes
 }
 
 TEST(ModelMessage, RoundTripIsBitExactAtTheSamePrecision)
@@ -100,7 +103,8 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
 
 TEST(ModelMessage, HeaderOnlyMessages)
 {
-    const auto bytes = EncodeMessage(MessageKind::Join, 0, 5, 321, ParamVector(), Precision::Float32);
+    const auto bytes =
+        EncodeMessage(MessageKind::Join, 0, 5, 321, ParamVector(), Precision::Float32);
     ASSERT_EQ(bytes.size(), MessageHeader::kSize);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size());
@@ -114,7 +118,11 @@ TEST(ModelMessage, HeaderOnlyMessages)
 
 TEST(ModelMessage, HeaderValidation)
 {
-    auto bytes = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, RandomParams(Precision::Float64, 4, 5),
+    auto bytes = EncodeMessage(MessageKind::LocalModel,
+                               1,
+                               1,
+                               1,
+                               RandomParams(Precision::Float64, 4, 5),
                                Precision::Float64);
     MessageHeader h;
     auto bad = bytes;
@@ -142,7 +150,12 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
     for (uint32_t i = 0; i < 5; ++i)
     {
         params.push_back(RandomParams(Precision::Float32, 100 + 37 * i, 10 + i));
-        msgs.push_back(EncodeMessage(MessageKind::LocalModel, i, i, 10 * i, params.back(), Precision::Float32));
+        msgs.push_back(EncodeMessage(MessageKind::LocalModel,
+                                     i,
+                                     i,
+                                     10 * i,
+                                     params.back(),
+                                     Precision::Float32));
     }
     const auto stream = Concat(msgs);
     Rng rng(99);
@@ -178,7 +191,11 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
 
 TEST(MessageReassembler, IncompleteMessageIsNotDelivered)
 {
-    const auto bytes = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, RandomParams(Precision::Float64, 50, 6),
+    const auto bytes = EncodeMessage(MessageKind::LocalModel,
+                                     1,
+                                     1,
+                                     1,
+                                     RandomParams(Precision::Float64, 50, 6),
                                      Precision::Float64);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size() - 1);
@@ -273,7 +290,8 @@ TEST(MessageReassembler, FuzzMutatedStreamsDeliverOnlyOriginalMessages)
     for (uint32_t i = 0; i < 8; ++i)
     {
         params.push_back(RandomParams(Precision::Float64, 16 + i, 100 + i));
-        msgs.push_back(EncodeMessage(MessageKind::LocalModel, i, i, i, params.back(), Precision::Float64));
+        msgs.push_back(
+            EncodeMessage(MessageKind::LocalModel, i, i, i, params.back(), Precision::Float64));
     }
     const auto clean = Concat(msgs);
     std::uniform_int_distribution<std::size_t> pos(0, clean.size() - 1);
@@ -296,7 +314,8 @@ TEST(MessageReassembler, FuzzMutatedStreamsDeliverOnlyOriginalMessages)
                 s.erase(s.begin() + static_cast<std::ptrdiff_t>(at)); // delete (truncate inside)
                 break;
             default:
-                s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), static_cast<uint8_t>(byte(rng)));
+                s.insert(s.begin() + static_cast<std::ptrdiff_t>(at),
+                         static_cast<uint8_t>(byte(rng)));
             }
         }
         MessageReassembler r(Precision::Float64, 1u << 16);

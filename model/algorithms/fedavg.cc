@@ -80,8 +80,10 @@ FedAvgAggregate(const std::vector<const ParamVector*>& models, const std::vector
     return ParamVector(WeightedAverage<float>(v, weights));
 }
 
-template Vec<double> WeightedAverage(const std::vector<const Vec<double>*>&, const std::vector<double>&);
-template Vec<float> WeightedAverage(const std::vector<const Vec<float>*>&, const std::vector<double>&);
+template Vec<double> WeightedAverage(const std::vector<const Vec<double>*>&,
+                                     const std::vector<double>&);
+template Vec<float> WeightedAverage(const std::vector<const Vec<float>*>&,
+                                    const std::vector<double>&);
 
 } // namespace fl
 } // namespace ns3

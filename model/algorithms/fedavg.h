@@ -21,7 +21,8 @@ namespace fl
  * Throws ConfigError on an empty set, mismatched sizes or precisions, or non-positive total weight.
  */
 template <typename S>
-Vec<S> WeightedAverage(const std::vector<const Vec<S>*>& models, const std::vector<double>& weights);
+Vec<S> WeightedAverage(const std::vector<const Vec<S>*>& models,
+                       const std::vector<double>& weights);
 
 /// FedAvg over ParamVectors of one precision; see WeightedAverage.
 ParamVector FedAvgAggregate(const std::vector<const ParamVector*>& models,

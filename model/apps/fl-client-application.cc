@@ -159,14 +159,15 @@ FlClientApplication::StartApplication()
     NS_LOG_FUNCTION(this);
     if (!m_task)
     {
-        NS_FATAL_ERROR("FlClientApplication: no learning task; call SetTask() or use FlClientHelper");
+        NS_FATAL_ERROR(
+            "FlClientApplication: no learning task; call SetTask() or use FlClientHelper");
     }
     if (m_clientIndex >= m_task->NumClients())
     {
-        NS_FATAL_ERROR("FlClientApplication: ClientIndex " << m_clientIndex << " but the task has "
-                                                           << m_task->NumClients()
-                                                           << " clients; install at most that many "
-                                                              "clients or give the task more data sets");
+        NS_FATAL_ERROR("FlClientApplication: ClientIndex "
+                       << m_clientIndex << " but the task has " << m_task->NumClients()
+                       << " clients; install at most that many "
+                          "clients or give the task more data sets");
     }
     if (!Ipv4Address::IsMatchingType(m_serverAddress))
     {
@@ -192,7 +193,8 @@ FlClientApplication::StartApplication()
     }
     if (m_socket->Bind() != 0)
     {
-        NS_FATAL_ERROR("FlClientApplication: cannot bind a TCP socket on node " << GetNode()->GetId());
+        NS_FATAL_ERROR("FlClientApplication: cannot bind a TCP socket on node "
+                       << GetNode()->GetId());
     }
     m_socket->SetConnectCallback(MakeCallback(&FlClientApplication::ConnectionSucceeded, this),
                                  MakeCallback(&FlClientApplication::ConnectionFailed, this));
@@ -221,8 +223,12 @@ FlClientApplication::ConnectionSucceeded(Ptr<Socket> socket)
     m_conn = Create<FlMessageSocket>(socket, m_task->GetPrecision());
     m_conn->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleMessage, this));
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    auto bytes = std::make_shared<std::vector<uint8_t>>(
-        fl::EncodeMessage(fl::MessageKind::Join, 0, m_clientIndex, samples, fl::ParamVector(), m_wire));
+    auto bytes = std::make_shared<std::vector<uint8_t>>(fl::EncodeMessage(fl::MessageKind::Join,
+                                                                          0,
+                                                                          m_clientIndex,
+                                                                          samples,
+                                                                          fl::ParamVector(),
+                                                                          m_wire));
     m_conn->Send(bytes);
 }
 
@@ -269,7 +275,8 @@ FlClientApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
                       out.params,
                       m_wire,
                       *bytes);
-    m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round, bytes);
+    m_sendEvent =
+        Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round, bytes);
 }
 
 void

@@ -56,7 +56,10 @@ class FlClientApplication : public Application
     int64_t AssignStreams(int64_t stream);
 
     /// Signature of the TrainingDone trace: round, local steps, mean loss, compute time.
-    using TrainingDoneCallback = void (*)(uint32_t round, uint32_t steps, double loss, Time compute);
+    using TrainingDoneCallback = void (*)(uint32_t round,
+                                          uint32_t steps,
+                                          double loss,
+                                          Time compute);
 
   protected:
     void DoDispose() override;

@@ -184,7 +184,8 @@ FlServerApplication::StartApplication()
     NS_LOG_FUNCTION(this);
     if (!m_task)
     {
-        NS_FATAL_ERROR("FlServerApplication: no learning task; call SetTask() or use FlServerHelper");
+        NS_FATAL_ERROR(
+            "FlServerApplication: no learning task; call SetTask() or use FlServerHelper");
     }
     try
     {
@@ -362,7 +363,13 @@ FlServerApplication::StartRound()
         return;
     }
     auto bytes = std::make_shared<std::vector<uint8_t>>();
-    fl::EncodeMessage(fl::MessageKind::GlobalModel, m_round, kServerId, 0, m_global, m_wire, *bytes);
+    fl::EncodeMessage(fl::MessageKind::GlobalModel,
+                      m_round,
+                      kServerId,
+                      0,
+                      m_global,
+                      m_wire,
+                      *bytes);
     for (uint32_t k : m_selected)
     {
         m_clients[k]->Send(bytes);
@@ -422,7 +429,13 @@ FlServerApplication::Finish()
     NS_LOG_FUNCTION(this);
     m_finished = true;
     auto bytes = std::make_shared<std::vector<uint8_t>>();
-    fl::EncodeMessage(fl::MessageKind::Stop, m_round, kServerId, 0, fl::ParamVector(), m_wire, *bytes);
+    fl::EncodeMessage(fl::MessageKind::Stop,
+                      m_round,
+                      kServerId,
+                      0,
+                      fl::ParamVector(),
+                      m_wire,
+                      *bytes);
     for (auto& kv : m_clients)
     {
         kv.second->Send(bytes);

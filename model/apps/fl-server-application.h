@@ -27,14 +27,14 @@ namespace ns3
  */
 struct FlRoundReport
 {
-    uint32_t round{0};                   ///< round number (0 = the initial model, at start)
-    Time start;                          ///< when the global model was sent
-    Time end;                            ///< when the aggregate was formed
-    std::vector<uint32_t> selected;      ///< clients the model was sent to
-    std::vector<uint32_t> participants;  ///< clients whose update was aggregated (sorted)
-    uint64_t bytesDown{0};               ///< bytes the server sent this round
-    uint64_t bytesUp{0};                 ///< bytes the server received this round
-    bool deadlineHit{false};             ///< the round closed at its deadline
+    uint32_t round{0};                           ///< round number (0 = the initial model, at start)
+    Time start;                                  ///< when the global model was sent
+    Time end;                                    ///< when the aggregate was formed
+    std::vector<uint32_t> selected;              ///< clients the model was sent to
+    std::vector<uint32_t> participants;          ///< clients whose update was aggregated (sorted)
+    uint64_t bytesDown{0};                       ///< bytes the server sent this round
+    uint64_t bytesUp{0};                         ///< bytes the server received this round
+    bool deadlineHit{false};                     ///< the round closed at its deadline
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
@@ -72,12 +72,13 @@ class FlServerApplication : public Application
     /// Counters of protocol anomalies: malformed bytes, stale and unexpected messages.
     struct Counters
     {
-        uint64_t staleUpdates{0};      ///< updates for an earlier round (dropped)
+        uint64_t staleUpdates{0};       ///< updates for an earlier round (dropped)
         uint64_t unexpectedMessages{0}; ///< wrong kind, unknown or unselected sender, duplicates
-        uint64_t badModelSize{0};      ///< updates whose size differs from the model's
-        uint64_t malformedHeaders{0};  ///< from the connections' reassemblers
-        uint64_t crcErrors{0};         ///< from the connections' reassemblers
+        uint64_t badModelSize{0};       ///< updates whose size differs from the model's
+        uint64_t malformedHeaders{0};   ///< from the connections' reassemblers
+        uint64_t crcErrors{0};          ///< from the connections' reassemblers
     };
+
     /// Current counters (reassembler counts summed over connections).
     Counters GetCounters() const;
 
@@ -123,7 +124,7 @@ class FlServerApplication : public Application
     Ptr<Socket> m_listen;
     std::vector<Ptr<FlMessageSocket>> m_connections;
     std::map<uint32_t, Ptr<FlMessageSocket>> m_clients; ///< joined clients by index
-    std::map<uint32_t, uint32_t> m_clientSamples;        ///< announced sample counts
+    std::map<uint32_t, uint32_t> m_clientSamples;       ///< announced sample counts
     Ptr<UniformRandomVariable> m_rng;
 
     fl::ParamVector m_global;

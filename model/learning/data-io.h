@@ -19,9 +19,9 @@ namespace fl
 /// An IDX array: dimensions and raw values converted to double.
 struct IdxArray
 {
-    uint8_t typeCode{0};              ///< 0x08 ubyte, 0x09 byte, 0x0B short, 0x0C int, 0x0D float, 0x0E double
-    std::vector<uint32_t> dims;       ///< dimension sizes, outermost first
-    std::vector<double> values;       ///< product(dims) values in row-major order
+    uint8_t typeCode{0}; ///< 0x08 ubyte, 0x09 byte, 0x0B short, 0x0C int, 0x0D float, 0x0E double
+    std::vector<uint32_t> dims; ///< dimension sizes, outermost first
+    std::vector<double> values; ///< product(dims) values in row-major order
 };
 
 /**
@@ -45,9 +45,9 @@ Dataset<S> ReadIdxDataset(const std::string& imagesPath,
 /// Options of the CSV reader.
 struct CsvOptions
 {
-    char delimiter{','};          ///< field separator
-    bool header{true};            ///< first line holds column names
-    int targetColumn{-1};         ///< column of the target; negative counts from the end
+    char delimiter{','};  ///< field separator
+    bool header{true};    ///< first line holds column names
+    int targetColumn{-1}; ///< column of the target; negative counts from the end
     TargetKind kind{TargetKind::Categorical}; ///< how targets are interpreted
 };
 

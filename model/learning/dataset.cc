@@ -77,8 +77,8 @@ Dataset<S>::Slice(std::size_t begin, std::size_t count) const
     Dataset out;
     out.kind = kind;
     out.numClasses = numClasses;
-    out.features = features.middleRows(static_cast<Eigen::Index>(begin),
-                                       static_cast<Eigen::Index>(count));
+    out.features =
+        features.middleRows(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(count));
     out.targets =
         targets.segment(static_cast<Eigen::Index>(begin), static_cast<Eigen::Index>(count));
     return out;
@@ -109,8 +109,7 @@ Dataset<S>::Validate(const std::string& name) const
                                   std::to_string(i) + " is not -1 or +1",
                               "map binary labels to {-1, +1}");
         }
-        if (kind == TargetKind::Categorical &&
-            (t < 0 || t >= numClasses || t != std::floor(t)))
+        if (kind == TargetKind::Categorical && (t < 0 || t >= numClasses || t != std::floor(t)))
         {
             throw ConfigError(name,
                               "class label " + std::to_string(t) + " at sample " +
@@ -144,16 +143,18 @@ FitStandardizer(const Dataset<S>& data)
     Normalizer<S> n;
     const auto rows = static_cast<double>(std::max<std::size_t>(1, data.Size()));
     Eigen::VectorXd mean = data.features.template cast<double>().colwise().sum().transpose() / rows;
-    Eigen::VectorXd var =
-        (data.features.template cast<double>().rowwise() - mean.transpose())
-            .array()
-            .square()
-            .colwise()
-            .sum()
-            .transpose() /
-        rows;
+    Eigen::VectorXd var = (data.features.template cast<double>().rowwise() - mean.transpose())
+                              .array()
+                              .square()
+                              .colwise()
+                              .sum()
+                              .transpose() /
+                          rows;
     n.shift = mean.cast<S>();
-    n.scale = var.array().sqrt().unaryExpr([](double s) { return s > 1e-12 ? s : 1.0; }).template cast<S>();
+    n.scale = var.array()
+                  .sqrt()
+                  .unaryExpr([](double s) { return s > 1e-12 ? s : 1.0; })
+                  .template cast<S>();
     return n;
 }
 

@@ -18,9 +18,9 @@ namespace fl
 /// What the targets of a data set mean.
 enum class TargetKind : uint8_t
 {
-    Regression = 0,  ///< real-valued targets
+    Regression = 0,   ///< real-valued targets
     BinarySigned = 1, ///< labels in {-1, +1} (logistic regression as in seed 001)
-    Categorical = 2, ///< class indices 0 .. numClasses-1, stored as scalars
+    Categorical = 2,  ///< class indices 0 .. numClasses-1, stored as scalars
 };
 
 /**
@@ -32,10 +32,10 @@ enum class TargetKind : uint8_t
 template <typename S>
 struct Dataset
 {
-    Mat<S> features;                      ///< n x d
-    Vec<S> targets;                       ///< n
+    Mat<S> features;                         ///< n x d
+    Vec<S> targets;                          ///< n
     TargetKind kind{TargetKind::Regression}; ///< meaning of the targets
-    int numClasses{0};                    ///< classes (Categorical: C; BinarySigned: 2)
+    int numClasses{0};                       ///< classes (Categorical: C; BinarySigned: 2)
 
     /// Number of samples.
     std::size_t Size() const

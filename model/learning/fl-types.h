@@ -7,7 +7,6 @@
 #define FL_TYPES_H
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <random>
 #include <stdexcept>

@@ -49,7 +49,9 @@ class LearningTask
     /// Initial global model.
     virtual ParamVector InitialParameters(Rng& rng) const = 0;
     /// Runs the local trainer of `client` from `start`.
-    virtual TrainOutcome TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const = 0;
+    virtual TrainOutcome TrainClient(std::size_t client,
+                                     const ParamVector& start,
+                                     Rng& rng) const = 0;
     /// Loss and accuracy of w on the held-out test set.
     virtual Evaluation Evaluate(const ParamVector& w) const = 0;
     /// Loss and accuracy of w on the union of the clients' training data (sampled, see impl).
@@ -87,13 +89,25 @@ class SupervisedTask : public LearningTask
     std::string Describe() const override;
 
     /// The model.
-    const Model<S>& GetModel() const { return *m_model; }
+    const Model<S>& GetModel() const
+    {
+        return *m_model;
+    }
+
     /// A client's data.
     const Dataset<S>& ClientData(std::size_t client) const;
+
     /// The test data.
-    const Dataset<S>& TestData() const { return m_test; }
+    const Dataset<S>& TestData() const
+    {
+        return m_test;
+    }
+
     /// The trainer.
-    const LocalTrainer<S>& Trainer() const { return m_trainer; }
+    const LocalTrainer<S>& Trainer() const
+    {
+        return m_trainer;
+    }
 
   private:
     void CheckClient(std::size_t client) const;

@@ -35,11 +35,18 @@ class RidgeRegression : public Model<S>
     std::size_t NumOutputs() const override;
     Vec<S> InitialParameters(Rng& rng) const override;
     S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
-    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    S LossAndGradient(const Vec<S>& w,
+                      const MatRef& X,
+                      const VecRef& y,
+                      Vec<S>& grad) const override;
     Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
     double FlopsPerSample() const override;
+
     /// Regulariser rho.
-    double Rho() const { return m_rho; }
+    double Rho() const
+    {
+        return m_rho;
+    }
 
   private:
     std::size_t m_dim;
@@ -72,10 +79,17 @@ class LogisticRegression : public Model<S>
     std::size_t NumOutputs() const override;
     Vec<S> InitialParameters(Rng& rng) const override;
     S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
-    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    S LossAndGradient(const Vec<S>& w,
+                      const MatRef& X,
+                      const VecRef& y,
+                      Vec<S>& grad) const override;
     Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
     double FlopsPerSample() const override;
-    double Rho() const { return m_rho; }
+
+    double Rho() const
+    {
+        return m_rho;
+    }
 
   private:
     std::size_t m_dim;
@@ -107,7 +121,10 @@ class SoftmaxRegression : public Model<S>
     std::size_t NumOutputs() const override;
     Vec<S> InitialParameters(Rng& rng) const override;
     S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
-    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    S LossAndGradient(const Vec<S>& w,
+                      const MatRef& X,
+                      const VecRef& y,
+                      Vec<S>& grad) const override;
     Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
     double FlopsPerSample() const override;
 

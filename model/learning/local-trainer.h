@@ -23,13 +23,13 @@ enum class StepRule : uint8_t
 /// Configuration of local training.
 struct LocalTrainerConfig
 {
-    std::size_t localSteps{1};   ///< E, used when localEpochs == 0
-    double localEpochs{0.0};     ///< if > 0: E = ceil(localEpochs * n / batchSize)
-    std::size_t batchSize{32};   ///< mini-batch size B (0 = full batch)
+    std::size_t localSteps{1};          ///< E, used when localEpochs == 0
+    double localEpochs{0.0};            ///< if > 0: E = ceil(localEpochs * n / batchSize)
+    std::size_t batchSize{32};          ///< mini-batch size B (0 = full batch)
     StepRule stepRule{StepRule::Fixed}; ///< see StepRule
-    double learningRate{0.05};   ///< learning rate, or mu under DividedBySteps
-    double clipNorm{0.0};        ///< clip each mini-batch gradient to this L2 norm (0 = off)
-    double proxMu{0.0};          ///< FedProx: adds proxMu * (w - w_start) to the gradient (0 = off)
+    double learningRate{0.05};          ///< learning rate, or mu under DividedBySteps
+    double clipNorm{0.0};               ///< clip each mini-batch gradient to this L2 norm (0 = off)
+    double proxMu{0.0}; ///< FedProx: adds proxMu * (w - w_start) to the gradient (0 = off)
 
     /// Throws ConfigError naming the offending field.
     void Validate() const;
@@ -41,11 +41,11 @@ struct LocalTrainerConfig
 template <typename S>
 struct LocalResult
 {
-    Vec<S> params;                 ///< w after E steps
-    Vec<S> update;                 ///< params - start
-    std::size_t steps{0};          ///< E
+    Vec<S> params;                   ///< w after E steps
+    Vec<S> update;                   ///< params - start
+    std::size_t steps{0};            ///< E
     std::size_t samplesProcessed{0}; ///< sum of batch sizes over the steps
-    double meanLoss{0.0};          ///< mean mini-batch loss over the steps (before each step)
+    double meanLoss{0.0};            ///< mean mini-batch loss over the steps (before each step)
 };
 
 /**
@@ -60,7 +60,12 @@ class LocalTrainer
 {
   public:
     explicit LocalTrainer(LocalTrainerConfig config);
-    const LocalTrainerConfig& Config() const { return m_config; }
+
+    const LocalTrainerConfig& Config() const
+    {
+        return m_config;
+    }
+
     LocalResult<S> Train(const Model<S>& model,
                          const Vec<S>& start,
                          const Dataset<S>& data,

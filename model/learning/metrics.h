@@ -16,8 +16,8 @@ namespace fl
 /// Loss and accuracy of a model on a data set.
 struct Evaluation
 {
-    double loss{0.0};      ///< mean loss incl. regulariser
-    double accuracy{0.0};  ///< fraction correct (NaN for regression)
+    double loss{0.0};       ///< mean loss incl. regulariser
+    double accuracy{0.0};   ///< fraction correct (NaN for regression)
     std::size_t samples{0}; ///< number of samples evaluated
 };
 

@@ -44,11 +44,18 @@ class MlpClassifier : public Model<S>
     std::size_t NumOutputs() const override;
     Vec<S> InitialParameters(Rng& rng) const override;
     S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
-    S LossAndGradient(const Vec<S>& w, const MatRef& X, const VecRef& y, Vec<S>& grad) const override;
+    S LossAndGradient(const Vec<S>& w,
+                      const MatRef& X,
+                      const VecRef& y,
+                      Vec<S>& grad) const override;
     Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
     double FlopsPerSample() const override;
+
     /// Layer sizes (input first, classes last).
-    const std::vector<std::size_t>& Layers() const { return m_layers; }
+    const std::vector<std::size_t>& Layers() const
+    {
+        return m_layers;
+    }
 
   private:
     std::vector<std::size_t> m_layers;

@@ -30,8 +30,9 @@ ParamVector::Size() const
 double
 ParamVector::At(std::size_t i) const
 {
-    return std::visit([i](const auto& v) { return static_cast<double>(v[static_cast<Eigen::Index>(i)]); },
-                      m_v);
+    return std::visit(
+        [i](const auto& v) { return static_cast<double>(v[static_cast<Eigen::Index>(i)]); },
+        m_v);
 }
 
 ParamVector
@@ -56,8 +57,9 @@ ParamVector::operator==(const ParamVector& other) const
         return false;
     }
     const std::size_t bytes = Size() * PrecisionBytes(GetPrecision());
-    const void* a = GetPrecision() == Precision::Float64 ? static_cast<const void*>(Get<double>().data())
-                                                         : static_cast<const void*>(Get<float>().data());
+    const void* a = GetPrecision() == Precision::Float64
+                        ? static_cast<const void*>(Get<double>().data())
+                        : static_cast<const void*>(Get<float>().data());
     const void* b = GetPrecision() == Precision::Float64
                         ? static_cast<const void*>(other.Get<double>().data())
                         : static_cast<const void*>(other.Get<float>().data());

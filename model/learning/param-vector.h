@@ -24,11 +24,13 @@ class ParamVector
   public:
     /// An empty float64 vector.
     ParamVector() = default;
+
     /// Takes a float64 vector.
     explicit ParamVector(Eigen::VectorXd v)
         : m_v(std::move(v))
     {
     }
+
     /// Takes a float32 vector.
     explicit ParamVector(Eigen::VectorXf v)
         : m_v(std::move(v))
@@ -79,6 +81,7 @@ class ParamVector
 
     /// Bitwise equality of precision, size and every element.
     bool operator==(const ParamVector& other) const;
+
     bool operator!=(const ParamVector& other) const
     {
         return !(*this == other);

@@ -182,7 +182,9 @@ MakeMixtureCentres(const GaussianMixtureConfig& config, Rng& rng)
                      config.separation,
                      false,
                      "use a centre spread >= 0, e.g. 1 (larger separates the classes more)");
-    CheckPositiveCount("clustersPerClass", config.clustersPerClass, "use at least one cluster per class");
+    CheckPositiveCount("clustersPerClass",
+                       config.clustersPerClass,
+                       "use at least one cluster per class");
     const auto c = static_cast<Eigen::Index>(config.classes * config.clustersPerClass);
     const auto d = static_cast<Eigen::Index>(config.dim);
     std::normal_distribution<double> normal(0.0, 1.0);
@@ -199,7 +201,10 @@ MakeMixtureCentres(const GaussianMixtureConfig& config, Rng& rng)
 
 template <typename S>
 Dataset<S>
-SampleGaussianMixture(const Eigen::MatrixXd& centres, std::size_t samples, Rng& rng, std::size_t classes)
+SampleGaussianMixture(const Eigen::MatrixXd& centres,
+                      std::size_t samples,
+                      Rng& rng,
+                      std::size_t classes)
 {
     CheckPositiveCount("samples", samples, "ask for at least one sample");
     if (centres.rows() < 2 || centres.cols() < 1 || !centres.allFinite())
@@ -214,10 +219,11 @@ SampleGaussianMixture(const Eigen::MatrixXd& centres, std::size_t samples, Rng& 
     const auto numClasses = static_cast<Eigen::Index>(classes == 0 ? centres.rows() : classes);
     if (numClasses < 2 || numClasses > centres.rows())
     {
-        throw ConfigError("classes",
-                          std::to_string(classes) + " classes for " + std::to_string(centres.rows()) +
-                              " cluster centres",
-                          "pass the GaussianMixtureConfig's classes (at least 2, at most the rows)");
+        throw ConfigError(
+            "classes",
+            std::to_string(classes) + " classes for " + std::to_string(centres.rows()) +
+                " cluster centres",
+            "pass the GaussianMixtureConfig's classes (at least 2, at most the rows)");
     }
     const auto n = static_cast<Eigen::Index>(samples);
     const Eigen::Index d = centres.cols();

@@ -35,17 +35,17 @@ struct RegressionTaskConfig
 template <typename S>
 struct RegressionAgentData
 {
-    Dataset<S> data;               ///< samples (TargetKind::Regression)
-    Eigen::MatrixXd covariance;    ///< R_k
-    double noiseVariance{0.0};     ///< sigma_v,k^2
+    Dataset<S> data;            ///< samples (TargetKind::Regression)
+    Eigen::MatrixXd covariance; ///< R_k
+    double noiseVariance{0.0};  ///< sigma_v,k^2
 };
 
 /// Output of the GFL regression generator.
 template <typename S>
 struct RegressionTask
 {
-    Eigen::VectorXd wStar;                       ///< generating model w*
-    std::vector<RegressionAgentData<S>> agents;  ///< one entry per agent
+    Eigen::VectorXd wStar;                      ///< generating model w*
+    std::vector<RegressionAgentData<S>> agents; ///< one entry per agent
 };
 
 /// Draws a GFL-style regression task; validates the configuration (ConfigError).
@@ -73,9 +73,9 @@ Dataset<S> MakeGaussianBinary(std::size_t samples,
  */
 struct GaussianMixtureConfig
 {
-    std::size_t dim{20};            ///< feature dimension
-    std::size_t classes{10};        ///< number of classes
-    double separation{1.0};         ///< std of the cluster centres around the origin
+    std::size_t dim{20};             ///< feature dimension
+    std::size_t classes{10};         ///< number of classes
+    double separation{1.0};          ///< std of the cluster centres around the origin
     std::size_t clustersPerClass{1}; ///< Gaussian clusters per class
 };
 

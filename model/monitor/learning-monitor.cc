@@ -80,10 +80,12 @@ LearningMonitor::Install(Ptr<FlServerApplication> server)
     NS_LOG_FUNCTION(this << server);
     if (m_server)
     {
-        NS_FATAL_ERROR("LearningMonitor: already installed on a server; create one monitor per server");
+        NS_FATAL_ERROR(
+            "LearningMonitor: already installed on a server; create one monitor per server");
     }
     m_server = server;
-    server->TraceConnectWithoutContext("RoundEnd", MakeCallback(&LearningMonitor::HandleRoundEnd, this));
+    server->TraceConnectWithoutContext("RoundEnd",
+                                       MakeCallback(&LearningMonitor::HandleRoundEnd, this));
 }
 
 const std::vector<FlRoundRecord>&
@@ -105,9 +107,8 @@ LearningMonitor::CsvRow(const FlRoundRecord& r)
     std::ostringstream os;
     os << std::setprecision(10) << r.round << ',' << r.timeS << ',' << r.durationS << ','
        << r.testLoss << ',' << r.testAccuracy << ',' << r.trainLoss << ',' << r.selected << ','
-       << r.participants << ',' << r.bytesDown << ',' << r.bytesUp << ','
-       << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds << ',' << std::setprecision(4)
-       << r.wallS;
+       << r.participants << ',' << r.bytesDown << ',' << r.bytesUp << ',' << (r.deadlineHit ? 1 : 0)
+       << ',' << r.participantIds << ',' << std::setprecision(4) << r.wallS;
     return os.str();
 }
 
@@ -163,10 +164,11 @@ LearningMonitor::Append(const FlRoundRecord& r)
     if (m_verbose)
     {
         std::cout << "round " << std::setw(4) << r.round << "  t=" << std::fixed
-                  << std::setprecision(3) << std::setw(9) << r.timeS << " s  loss="
-                  << std::setprecision(4) << r.testLoss << "  acc=" << std::setprecision(4)
-                  << r.testAccuracy << "  clients=" << r.participants << "/" << r.selected
-                  << std::defaultfloat << std::endl;
+                  << std::setprecision(3) << std::setw(9) << r.timeS
+                  << " s  loss=" << std::setprecision(4) << r.testLoss
+                  << "  acc=" << std::setprecision(4) << r.testAccuracy
+                  << "  clients=" << r.participants << "/" << r.selected << std::defaultfloat
+                  << std::endl;
     }
     m_recordedTrace(r);
 }

@@ -3,10 +3,9 @@
  */
 #include "ns3/model-message.h"
 
-#include <zlib.h>
-
 #include <cstring>
 #include <limits>
+#include <zlib.h>
 
 namespace ns3
 {
@@ -134,7 +133,8 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
         return HeaderStatus::BadVersion;
     }
     const uint8_t kind = in[5];
-    if (kind < static_cast<uint8_t>(MessageKind::Join) || kind > static_cast<uint8_t>(MessageKind::Stop))
+    if (kind < static_cast<uint8_t>(MessageKind::Join) ||
+        kind > static_cast<uint8_t>(MessageKind::Stop))
     {
         return HeaderStatus::BadKind;
     }
@@ -155,7 +155,8 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
         out.precision = Precision::Float64;
         return out.payloadBytes == 0 ? HeaderStatus::Ok : HeaderStatus::BadLength;
     }
-    if (prec != static_cast<uint8_t>(Precision::Float64) && prec != static_cast<uint8_t>(Precision::Float32))
+    if (prec != static_cast<uint8_t>(Precision::Float64) &&
+        prec != static_cast<uint8_t>(Precision::Float32))
     {
         return HeaderStatus::BadPrecision;
     }
@@ -184,7 +185,9 @@ EncodeMessage(MessageKind kind,
     const std::size_t n = params.Size();
     if (n > std::numeric_limits<uint32_t>::max() / 8)
     {
-        throw ConfigError("params", "model too large for one message", "use fewer than 2^29 parameters");
+        throw ConfigError("params",
+                          "model too large for one message",
+                          "use fewer than 2^29 parameters");
     }
     MessageHeader h;
     h.kind = kind;

@@ -47,13 +47,13 @@ const char* MessageKindName(MessageKind kind);
  */
 struct MessageHeader
 {
-    static constexpr std::size_t kSize = 32;         ///< header size in bytes
-    static constexpr uint32_t kMagic = 0x314D4C46u;  ///< "FLM1" read as little-endian uint32
-    static constexpr uint8_t kVersion = 1;           ///< wire format version
+    static constexpr std::size_t kSize = 32;        ///< header size in bytes
+    static constexpr uint32_t kMagic = 0x314D4C46u; ///< "FLM1" read as little-endian uint32
+    static constexpr uint8_t kVersion = 1;          ///< wire format version
 
-    MessageKind kind{MessageKind::Join}; ///< kind
+    MessageKind kind{MessageKind::Join};     ///< kind
     Precision precision{Precision::Float64}; ///< payload precision
-    uint32_t round{0};        ///< round number
+    uint32_t round{0};                       ///< round number
     uint32_t sender{0};       ///< sender id (client index, or 0xFFFFFFFF for the server)
     uint32_t count{0};        ///< number of parameters
     uint32_t sampleCount{0};  ///< FedAvg weight
@@ -72,8 +72,8 @@ enum class HeaderStatus : uint8_t
     BadVersion,
     BadKind,
     BadPrecision,
-    BadLength,  ///< payloadBytes != count x element size
-    TooLarge,   ///< payloadBytes above the receiver's limit
+    BadLength, ///< payloadBytes != count x element size
+    TooLarge,  ///< payloadBytes above the receiver's limit
 };
 
 /// Human-readable name of a header status.
