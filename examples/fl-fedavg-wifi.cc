@@ -60,7 +60,8 @@ struct Options
     std::string rateManager = "ns3::IdealWifiManager";
     double radius = 10.0;
     std::string output = "fl-fedavg-wifi.csv";
-    double targetAccuracy = 0.7;
+    double targetAccuracy = 0.8;
+    double maxTime = 3600.0;
     bool quiet = false;
 };
 
@@ -207,6 +208,9 @@ main(int argc, char* argv[])
     cmd.AddValue("radius", "Radius of the disc of stations around the AP [m]", o.radius);
     cmd.AddValue("output", "CSV output file", o.output);
     cmd.AddValue("targetAccuracy", "Accuracy for the time-to-accuracy summary", o.targetAccuracy);
+    cmd.AddValue("maxTime",
+                 "Stop the simulation at this simulated time [s] even if rounds remain",
+                 o.maxTime);
     cmd.AddValue("quiet", "Do not print a line per round", o.quiet);
     cmd.Parse(argc, argv);
 
@@ -272,7 +276,8 @@ main(int argc, char* argv[])
     monitor->SetAttribute("Verbose", BooleanValue(!o.quiet));
     monitor->Install(DynamicCast<FlServerApplication>(serverApps.Get(0)));
 
-    Simulator::Stop(Seconds(1e6)); // safety net; the server stops the simulation when done
+    // The server stops the simulation after its last round; maxTime bounds a stalled run.
+    Simulator::Stop(Seconds(o.maxTime));
     Simulator::Run();
 
     Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(serverApps.Get(0));
@@ -298,6 +303,12 @@ main(int argc, char* argv[])
               << " wall_s=" << std::setprecision(3) << wall << "\n"
               << "results: " << o.output << std::endl;
     const bool finished = server->IsFinished();
+    if (!finished)
+    {
+        std::cerr << "fl-fedavg-wifi: stopped at --maxTime=" << o.maxTime << " s after "
+                  << server->GetCompletedRounds() << " of " << o.rounds
+                  << " rounds (a round did not complete; see --deadline)" << std::endl;
+    }
     Simulator::Destroy();
     return finished ? 0 : 1;
 }

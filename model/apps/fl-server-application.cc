@@ -258,8 +258,22 @@ FlServerApplication::HandlePeerClose(Ptr<Socket> socket)
     {
         if (it->second->GetSocket() == socket)
         {
-            NS_LOG_INFO("client " << it->first << " disconnected");
+            const uint32_t client = it->first;
+            NS_LOG_INFO("client " << client << " disconnected");
+            ++m_counters.disconnects;
             m_clients.erase(it);
+            // A selected client that can no longer answer is not waited for.
+            auto sel = std::find(m_selected.begin(), m_selected.end(), client);
+            if (m_roundOpen && sel != m_selected.end() && m_received.count(client) == 0)
+            {
+                m_selected.erase(sel);
+                ++m_lostThisRound;
+                if (m_received.size() == m_selected.size())
+                {
+                    Simulator::Cancel(m_deadlineEvent);
+                    CloseRound(false);
+                }
+            }
             break;
         }
     }
@@ -333,6 +347,7 @@ FlServerApplication::StartRound()
     m_roundOpen = true;
     m_roundStart = Simulator::Now();
     m_received.clear();
+    m_lostThisRound = 0;
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
 
@@ -395,6 +410,7 @@ FlServerApplication::CloseRound(bool deadlineHit)
     report.start = m_roundStart;
     report.end = Simulator::Now();
     report.selected = m_selected;
+    report.disconnected = m_lostThisRound;
     report.deadlineHit = deadlineHit;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
     report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;

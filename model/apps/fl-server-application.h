@@ -27,14 +27,15 @@ namespace ns3
  */
 struct FlRoundReport
 {
-    uint32_t round{0};                           ///< round number (0 = the initial model, at start)
-    Time start;                                  ///< when the global model was sent
-    Time end;                                    ///< when the aggregate was formed
-    std::vector<uint32_t> selected;              ///< clients the model was sent to
-    std::vector<uint32_t> participants;          ///< clients whose update was aggregated (sorted)
-    uint64_t bytesDown{0};                       ///< bytes the server sent this round
-    uint64_t bytesUp{0};                         ///< bytes the server received this round
-    bool deadlineHit{false};                     ///< the round closed at its deadline
+    uint32_t round{0};                  ///< round number (0 = the initial model, at start)
+    Time start;                         ///< when the global model was sent
+    Time end;                           ///< when the aggregate was formed
+    std::vector<uint32_t> selected;     ///< clients the model was sent to (and still connected)
+    std::vector<uint32_t> participants; ///< clients whose update was aggregated (sorted)
+    uint64_t bytesDown{0};              ///< bytes the server sent this round
+    uint64_t bytesUp{0};                ///< bytes the server received this round
+    bool deadlineHit{false};            ///< the round closed at its deadline
+    uint32_t disconnected{0};           ///< selected clients that disconnected during the round
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
@@ -77,6 +78,7 @@ class FlServerApplication : public Application
         uint64_t badModelSize{0};       ///< updates whose size differs from the model's
         uint64_t malformedHeaders{0};   ///< from the connections' reassemblers
         uint64_t crcErrors{0};          ///< from the connections' reassemblers
+        uint64_t disconnects{0};        ///< client connections closed during the run
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -134,6 +136,7 @@ class FlServerApplication : public Application
     Time m_roundStart;
     std::vector<uint32_t> m_selected;
     std::map<uint32_t, fl::ReceivedMessage> m_received; ///< this round's updates by client
+    uint32_t m_lostThisRound{0};
     uint64_t m_bytesSentAtStart{0};
     uint64_t m_bytesReceivedAtStart{0};
     EventId m_deadlineEvent;
