@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-wifi-scenario-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -10,10 +11,14 @@
 #include "ns3/mobility-helper.h"
 #include "ns3/mobility-model.h"
 #include "ns3/position-allocator.h"
+#include "ns3/qos-txop.h"
 #include "ns3/ssid.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-mac.h"
+#include "ns3/wifi-net-device.h"
 #include "ns3/yans-wifi-helper.h"
 
 namespace ns3
@@ -24,8 +29,15 @@ NS_LOG_COMPONENT_DEFINE("FlWifiScenarioHelper");
 FlWifiScenarioHelper::FlWifiScenarioHelper()
     : m_standard("80211n"),
       m_radius(10.0),
-      m_rateManager("ns3::IdealWifiManager")
+      m_rateManager("ns3::IdealWifiManager"),
+      m_blockAckWorkaround(true)
 {
+}
+
+void
+FlWifiScenarioHelper::SetBlockAckWorkaround(bool enable)
+{
+    m_blockAckWorkaround = enable;
 }
 
 void
@@ -108,10 +120,50 @@ FlWifiScenarioHelper::Build(uint32_t numStations) const
 
     WifiMacHelper mac;
     Ssid ssid("fl-bss");
-    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+    if (m_blockAckWorkaround)
+    {
+        // See SetBlockAckWorkaround(): block-ack agreements from the first frame, and an explicit
+        // BlockAckReq after a missed BlockAck.
+        mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
+        mac.SetType("ns3::StaWifiMac",
+                    "Ssid",
+                    SsidValue(ssid),
+                    "BE_BlockAckThreshold",
+                    UintegerValue(1));
+    }
+    else
+    {
+        mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+    }
     s.staDevices = wifi.Install(phy, mac, s.stations);
-    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+    if (m_blockAckWorkaround)
+    {
+        mac.SetType("ns3::ApWifiMac",
+                    "Ssid",
+                    SsidValue(ssid),
+                    "BE_BlockAckThreshold",
+                    UintegerValue(1));
+    }
+    else
+    {
+        mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+    }
     s.apDevice = wifi.Install(phy, mac, s.apNode);
+    if (m_blockAckWorkaround)
+    {
+        NetDeviceContainer all;
+        all.Add(s.apDevice);
+        all.Add(s.staDevices);
+        for (auto it = all.Begin(); it != all.End(); ++it)
+        {
+            Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
+            Ptr<QosTxop> be = dev ? dev->GetMac()->GetQosTxop(AC_BE) : nullptr;
+            if (be)
+            {
+                be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));
+            }
+        }
+    }
 
     MobilityHelper mobility;
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");

@@ -46,6 +46,17 @@ class FlWifiScenarioHelper
     void SetRadius(double meters);
     /// Remote station manager TypeId name (default "ns3::IdealWifiManager").
     void SetRateManager(const std::string& typeName);
+    /**
+     * Works around an ns-3.37 Wi-Fi stall (on by default). With HT/VHT/HE A-MPDU and several
+     * stations receiving bursts at once, the AP's ADDBA Request/Response exchange can outlast
+     * QosTxop::AddBaResponseTimeout (default 5 ms); the MPDUs queued meanwhile are then handled
+     * inconsistently by originator and recipient, and the recipient's reordering buffer waits
+     * for a sequence number that never comes: every later frame to that station is buffered,
+     * TCP retransmits until it gives up. The workaround sets AddBaResponseTimeout = 200 ms,
+     * BE_BlockAckThreshold = 1 (agreement set up before the first burst) and
+     * WifiDefaultAckManager::UseExplicitBar = true. Disable it to study the stock behaviour.
+     */
+    void SetBlockAckWorkaround(bool enable);
     /// Creates the nodes, devices, mobility, Internet stack and addresses.
     FlWifiScenario Build(uint32_t numStations) const;
     /**
@@ -58,6 +69,7 @@ class FlWifiScenarioHelper
     std::string m_standard;
     double m_radius;
     std::string m_rateManager;
+    bool m_blockAckWorkaround;
 };
 
 } // namespace ns3

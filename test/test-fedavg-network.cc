@@ -23,11 +23,11 @@ namespace
 
 template <typename S>
 std::shared_ptr<fl::SupervisedTask<S>>
-MakeTask(std::size_t clients, const std::string& modelSpec)
+MakeTask(std::size_t clients, const std::string& modelSpec, std::size_t dim = 8)
 {
     fl::Rng rng(42);
     fl::GaussianMixtureConfig cfg;
-    cfg.dim = 8;
+    cfg.dim = dim;
     cfg.classes = 4;
     cfg.separation = 1.0;
     const Eigen::MatrixXd centres = fl::MakeMixtureCentres(cfg, rng);
@@ -102,10 +102,12 @@ RunOverWifi(std::shared_ptr<const fl::LearningTask> task,
             uint32_t rounds,
             const std::string& wire,
             uint64_t initSeed,
-            uint64_t seedBase)
+            uint64_t seedBase,
+            const std::string& standard = "80211n")
 {
     NetworkRun out;
     FlWifiScenarioHelper wifi;
+    wifi.SetStandard(standard);
     FlWifiScenario scene = wifi.Build(static_cast<uint32_t>(task->NumClients()));
 
     FlServerHelper sh(task);
@@ -207,4 +209,29 @@ TEST(FedAvgOverWifi, LearningImprovesAccuracy)
     // 4 well-separated classes: chance is 0.25; after 8 rounds the model must be far above it.
     EXPECT_LT(first, 0.5);
     EXPECT_GT(last, 0.8);
+}
+
+// Regression test for the ns-3.37 block-ack stall (see
+// FlWifiScenarioHelper::SetBlockAckWorkaround): 10 and 20 stations receiving ~9.5 KB models at once
+// over A-MPDU links. Before the workaround, some stations never received the model and the first
+// round never closed.
+TEST(FedAvgOverWifi, ManyStationsWithAmpduCompleteEveryRound)
+{
+    for (const char* standard : {"80211n", "80211ac"})
+    {
+        for (std::size_t clients : {10, 20})
+        {
+            auto task = MakeTask<float>(clients, "mlp:hidden=64", 32);
+            ASSERT_EQ(task->NumParameters(), 32u * 64 + 64 + 64 * 4 + 4);
+            NetworkRun net = RunOverWifi(task, 3, "float32", 1, 2, standard);
+            EXPECT_EQ(net.completed, 3u) << standard << " with " << clients << " stations";
+            for (const auto& r : net.records)
+            {
+                if (r.round > 0)
+                {
+                    EXPECT_EQ(r.participants, clients) << standard << " round " << r.round;
+                }
+            }
+        }
+    }
 }
