@@ -98,7 +98,7 @@ std::string
 LearningMonitor::CsvHeader()
 {
     return "round,time_s,duration_s,test_loss,test_accuracy,train_loss,selected,participants,"
-           "bytes_down,bytes_up,deadline_hit,participant_ids,wall_s";
+           "bytes_down,bytes_up,deadline_hit,participant_ids";
 }
 
 std::string
@@ -108,7 +108,7 @@ LearningMonitor::CsvRow(const FlRoundRecord& r)
     os << std::setprecision(10) << r.round << ',' << r.timeS << ',' << r.durationS << ','
        << r.testLoss << ',' << r.testAccuracy << ',' << r.trainLoss << ',' << r.selected << ','
        << r.participants << ',' << r.bytesDown << ',' << r.bytesUp << ',' << (r.deadlineHit ? 1 : 0)
-       << ',' << r.participantIds << ',' << std::setprecision(4) << r.wallS;
+       << ',' << r.participantIds;
     return os.str();
 }
 

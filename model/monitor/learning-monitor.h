@@ -35,7 +35,7 @@ struct FlRoundRecord
     uint64_t bytesUp{0};        ///< clients -> server bytes this round
     bool deadlineHit{false};    ///< the round closed at its deadline
     std::string participantIds; ///< ';'-separated client indices
-    double wallS{0.0};          ///< wall-clock time since the monitor was created [s]
+    double wallS{0.0}; ///< wall-clock time since the monitor was created [s] (not in the CSV)
 };
 
 /**
@@ -44,7 +44,8 @@ struct FlRoundRecord
  * on the task's held-out data, prints progress and writes the CSV.
  *
  * CSV columns: round,time_s,duration_s,test_loss,test_accuracy,train_loss,selected,
- * participants,bytes_down,bytes_up,deadline_hit,participant_ids,wall_s. Row 0 is the initial
+ * participants,bytes_down,bytes_up,deadline_hit,participant_ids. The CSV holds only simulated
+ * quantities, so the same --RngRun writes the same file. Row 0 is the initial
  * model, reported by the server when it starts.
  */
 class LearningMonitor : public Object

@@ -4,6 +4,7 @@
 #include "ns3/chunking.h"
 
 #include "ns3/fl-types.h"
+#include "ns3/wire-bytes.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,25 +20,8 @@ namespace fl
 namespace
 {
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "fl's wire codec assumes a little-endian host");
-
 /// Largest UDP payload over IPv4 (65535 - 20 - 8).
 constexpr std::size_t kMaxUdpPayload = 65507;
-
-inline void
-PutU32(uint8_t* p, uint32_t v)
-{
-    std::memcpy(p, &v, 4);
-}
-
-inline uint32_t
-GetU32(const uint8_t* p)
-{
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
 
 /// CRC-32 over header bytes 0..35, then the payload (as MessageCrc does for messages).
 uint32_t

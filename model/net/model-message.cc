@@ -3,6 +3,8 @@
  */
 #include "ns3/model-message.h"
 
+#include "ns3/wire-bytes.h"
+
 #include <cstring>
 #include <limits>
 #include <zlib.h>
@@ -14,25 +16,6 @@ namespace fl
 
 namespace
 {
-
-// The wire format is little-endian. On a big-endian host the byte order of every multi-byte
-// field would have to be swapped; we check at compile time that the host is little-endian.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "fl's wire codec assumes a little-endian host");
-
-inline void
-PutU32(uint8_t* p, uint32_t v)
-{
-    std::memcpy(p, &v, 4);
-}
-
-inline uint32_t
-GetU32(const uint8_t* p)
-{
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
 
 } // namespace
 

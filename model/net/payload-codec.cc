@@ -3,6 +3,8 @@
  */
 #include "ns3/payload-codec.h"
 
+#include "ns3/wire-bytes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,9 +17,6 @@ namespace fl
 
 namespace
 {
-
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "fl's wire codec assumes a little-endian host");
 
 inline uint32_t
 FloatBits(float f)
