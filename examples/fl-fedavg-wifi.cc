@@ -22,6 +22,7 @@
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
 #include "ns3/partition.h"
+#include "ns3/payload-codec.h"
 #include "ns3/synthetic-data.h"
 
 #include <chrono>
@@ -194,9 +195,10 @@ main(int argc, char* argv[])
     cmd.AddValue("learningRate", "Learning rate of local SGD", o.learningRate);
     cmd.AddValue("localEpochs", "Local epochs per round", o.localEpochs);
     cmd.AddValue("precision", "Scalar type of learning: float32 or float64", o.precision);
-    cmd.AddValue("wirePrecision",
-                 "Precision on the wire (default: same as --precision)",
-                 o.wirePrecision);
+    cmd.AddValue(
+        "wirePrecision",
+        "Encoding on the wire: float64, float32, float16 or int8 (default: same as --precision)",
+        o.wirePrecision);
     cmd.AddValue("secondsPerSample",
                  "Simulated compute time per training sample [s]",
                  o.secondsPerSample);
@@ -228,7 +230,7 @@ main(int argc, char* argv[])
         {
             o.wirePrecision = o.precision;
         }
-        fl::ParsePrecision(o.wirePrecision, "--wirePrecision");
+        fl::ParseWireEncoding(o.wirePrecision, "--wirePrecision");
         // Data, partition and initialisation are drawn from an ns-3 stream: --RngRun changes them.
         Ptr<UniformRandomVariable> seedStream = CreateObject<UniformRandomVariable>();
         seedStream->SetStream(1 << 20);

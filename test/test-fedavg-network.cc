@@ -48,16 +48,19 @@ MakeTask(std::size_t clients, const std::string& modelSpec, std::size_t dim = 8)
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(parts), std::move(test));
 }
 
-/// In-process FedAvg with the seeds the applications use; every vector goes through the codec.
+/// In-process FedAvg with the seeds the applications use; every vector goes through the codec,
+/// with the quantiser seeds the applications derive (int8 only).
 std::vector<fl::ParamVector>
 ReferenceFedAvg(const fl::LearningTask& task,
                 uint64_t initSeed,
                 const std::vector<uint64_t>& clientSeeds,
                 uint32_t rounds,
-                fl::Precision wire)
+                fl::WireEncoding wire)
 {
-    auto viaWire = [&](const fl::ParamVector& v) {
-        const auto bytes = fl::EncodeMessage(fl::MessageKind::LocalModel, 0, 0, 0, v, wire);
+    auto viaWire = [&](const fl::ParamVector& v, uint64_t quantSeed) {
+        fl::Rng quant(quantSeed);
+        std::vector<uint8_t> bytes;
+        fl::EncodeMessage(fl::MessageKind::LocalModel, 0, 0, 0, v, wire, &quant, bytes);
         fl::MessageHeader h;
         EXPECT_EQ(fl::ParseHeader(bytes.data(), 1u << 30, h), fl::HeaderStatus::Ok);
         return fl::DecodePayload(h, bytes.data() + fl::MessageHeader::kSize, task.GetPrecision());
@@ -68,13 +71,15 @@ ReferenceFedAvg(const fl::LearningTask& task,
     globals.push_back(global);
     for (uint32_t r = 1; r <= rounds; ++r)
     {
-        const fl::ParamVector received = viaWire(global);
+        const fl::ParamVector received =
+            viaWire(global, fl::DeriveSeed(fl::DeriveSeed(initSeed, 0x9A4D), r));
         std::vector<fl::ParamVector> locals;
         std::vector<double> weights;
         for (std::size_t k = 0; k < task.NumClients(); ++k)
         {
             fl::Rng rng(fl::DeriveSeed(clientSeeds[k], r));
-            locals.push_back(viaWire(task.TrainClient(k, received, rng).params));
+            locals.push_back(viaWire(task.TrainClient(k, received, rng).params,
+                                     fl::DeriveSeed(clientSeeds[k], r, 0x9A4D)));
             weights.push_back(static_cast<double>(task.ClientSamples(k)));
         }
         std::vector<const fl::ParamVector*> ptrs;
@@ -153,7 +158,7 @@ CheckBitIdentical(const std::string& modelSpec, const std::string& wire)
     ASSERT_EQ(net.completed, rounds);
     ASSERT_EQ(net.globals.size(), rounds + 1); // initial + one per round
     const auto ref =
-        ReferenceFedAvg(*task, 12345, net.clientSeeds, rounds, fl::ParsePrecision(wire, "wire"));
+        ReferenceFedAvg(*task, 12345, net.clientSeeds, rounds, fl::ParseWireEncoding(wire, "wire"));
     for (uint32_t r = 0; r <= rounds; ++r)
     {
         EXPECT_TRUE(net.globals[r] == ref[r]) << "global model of round " << r << " differs";
@@ -176,7 +181,7 @@ CheckBitIdentical(const std::string& modelSpec, const std::string& wire)
         // Down: the model to 4 clients; up: 4 models. Bytes follow the wire precision.
         const uint64_t msg =
             fl::MessageHeader::kSize +
-            task->NumParameters() * fl::PrecisionBytes(fl::ParsePrecision(wire, "w"));
+            fl::EncodedSize(fl::ParseWireEncoding(wire, "w"), task->NumParameters());
         EXPECT_EQ(net.records[r].bytesDown, 4 * msg);
         EXPECT_EQ(net.records[r].bytesUp, 4 * msg);
     }
@@ -197,6 +202,18 @@ TEST(FedAvgOverWifi, BitIdenticalToInProcessFloat32Mlp)
 TEST(FedAvgOverWifi, Float32WireWithFloat64ModelsMatchesTheQuantisedReference)
 {
     CheckBitIdentical<double>("softmax:l2=0", "float32");
+}
+
+TEST(FedAvgOverWifi, Float16WireMatchesTheReferenceBitForBit)
+{
+    CheckBitIdentical<float>("mlp:hidden=16", "float16");
+}
+
+TEST(FedAvgOverWifi, Int8StochasticWireMatchesTheReferenceBitForBit)
+{
+    // The quantiser's random draws come from seeds derived from the applications' seeds, so the
+    // in-process reference reproduces them exactly.
+    CheckBitIdentical<double>("softmax:l2=0", "int8");
 }
 
 TEST(FedAvgOverWifi, LearningImprovesAccuracy)

@@ -90,7 +90,7 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
     const auto bytes = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, w64, Precision::Float32);
     MessageHeader h;
     ASSERT_EQ(ParseHeader(bytes.data(), 1u << 30, h), HeaderStatus::Ok);
-    EXPECT_EQ(h.precision, Precision::Float32);
+    EXPECT_EQ(h.encoding, WireEncoding::Float32);
     const ParamVector back = DecodePayload(h, bytes.data() + 32, Precision::Float64);
     const Eigen::VectorXd expected = w64.Get<double>().cast<float>().cast<double>();
     EXPECT_TRUE(back == ParamVector(expected));
@@ -136,7 +136,7 @@ TEST(ModelMessage, HeaderValidation)
     EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadKind);
     bad = bytes;
     bad[6] = 7;
-    EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadPrecision);
+    EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadEncoding);
     bad = bytes;
     bad[24] = 31; // payloadBytes != count * 8
     EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadLength);

@@ -59,11 +59,13 @@ FlClientApplication::GetTypeId()
                           UintegerValue(1448),
                           MakeUintegerAccessor(&FlClientApplication::m_tcpSegmentSize),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("WirePrecision",
-                          "Precision of the uploaded model: float64 or float32.",
-                          StringValue("float64"),
-                          MakeStringAccessor(&FlClientApplication::m_wirePrecision),
-                          MakeStringChecker())
+            .AddAttribute(
+                "WirePrecision",
+                "Encoding of the uploaded model: float64, float32, float16 or int8 (unbiased "
+                "stochastic quantisation).",
+                StringValue("float64"),
+                MakeStringAccessor(&FlClientApplication::m_wirePrecision),
+                MakeStringChecker())
             .AddAttribute("TrainingSeed",
                           "Base seed of local training (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
@@ -176,7 +178,7 @@ FlClientApplication::StartApplication()
     }
     try
     {
-        m_wire = fl::ParsePrecision(m_wirePrecision, "FlClientApplication::WirePrecision");
+        m_wire = fl::ParseWireEncoding(m_wirePrecision, "FlClientApplication::WirePrecision");
     }
     catch (const fl::ConfigError& e)
     {
@@ -228,7 +230,7 @@ FlClientApplication::ConnectionSucceeded(Ptr<Socket> socket)
                                                                           m_clientIndex,
                                                                           samples,
                                                                           fl::ParamVector(),
-                                                                          m_wire));
+                                                                          fl::Precision::Float64));
     m_conn->Send(bytes);
 }
 
@@ -268,12 +270,14 @@ FlClientApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
     m_trainingDoneTrace(h.round, static_cast<uint32_t>(out.steps), out.meanLoss, compute);
 
     auto bytes = std::make_shared<std::vector<uint8_t>>();
+    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, h.round, 0x9A4D)); // int8 only
     fl::EncodeMessage(fl::MessageKind::LocalModel,
                       h.round,
                       m_clientIndex,
                       static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex)),
                       out.params,
                       m_wire,
+                      &quantRng,
                       *bytes);
     m_sendEvent =
         Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round, bytes);

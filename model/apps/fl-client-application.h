@@ -83,7 +83,7 @@ class FlClientApplication : public Application
     uint64_t m_trainingSeedAttr;
 
     std::shared_ptr<const fl::LearningTask> m_task;
-    fl::Precision m_wire{fl::Precision::Float64};
+    fl::WireEncoding m_wire{fl::WireEncoding::Float64};
     uint64_t m_trainingSeed{0};
     Ptr<UniformRandomVariable> m_rng;
     Ptr<Socket> m_socket;

@@ -72,11 +72,13 @@ FlServerApplication::GetTypeId()
                           UintegerValue(1448),
                           MakeUintegerAccessor(&FlServerApplication::m_tcpSegmentSize),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("WirePrecision",
-                          "Precision of the global model on the wire: float64 or float32.",
-                          StringValue("float64"),
-                          MakeStringAccessor(&FlServerApplication::m_wirePrecision),
-                          MakeStringChecker())
+            .AddAttribute(
+                "WirePrecision",
+                "Encoding of the global model on the wire: float64, float32, float16 or int8 "
+                "(unbiased stochastic quantisation).",
+                StringValue("float64"),
+                MakeStringAccessor(&FlServerApplication::m_wirePrecision),
+                MakeStringChecker())
             .AddAttribute("InitSeed",
                           "Seed of the initial global model (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
@@ -189,7 +191,7 @@ FlServerApplication::StartApplication()
     }
     try
     {
-        m_wire = fl::ParsePrecision(m_wirePrecision, "FlServerApplication::WirePrecision");
+        m_wire = fl::ParseWireEncoding(m_wirePrecision, "FlServerApplication::WirePrecision");
     }
     catch (const fl::ConfigError& e)
     {
@@ -203,6 +205,7 @@ FlServerApplication::StartApplication()
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
     fl::Rng rng(seed);
     m_global = m_task->InitialParameters(rng);
+    m_quantSeed = fl::DeriveSeed(seed, 0x9A4D);
     FlRoundReport initial; // round 0: the initial model, so that observers see it too
     initial.start = initial.end = Simulator::Now();
     initial.globalModel = &m_global;
@@ -378,12 +381,14 @@ FlServerApplication::StartRound()
         return;
     }
     auto bytes = std::make_shared<std::vector<uint8_t>>();
+    fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     fl::EncodeMessage(fl::MessageKind::GlobalModel,
                       m_round,
                       kServerId,
                       0,
                       m_global,
                       m_wire,
+                      &quantRng,
                       *bytes);
     for (uint32_t k : m_selected)
     {
@@ -450,7 +455,7 @@ FlServerApplication::Finish()
                       kServerId,
                       0,
                       fl::ParamVector(),
-                      m_wire,
+                      fl::Precision::Float64,
                       *bytes);
     for (auto& kv : m_clients)
     {

@@ -122,7 +122,8 @@ class FlServerApplication : public Application
     bool m_stopSimulation;
 
     std::shared_ptr<const fl::LearningTask> m_task;
-    fl::Precision m_wire{fl::Precision::Float64};
+    fl::WireEncoding m_wire{fl::WireEncoding::Float64};
+    uint64_t m_quantSeed{0}; ///< base seed of the int8 quantiser's draws
     Ptr<Socket> m_listen;
     std::vector<Ptr<FlMessageSocket>> m_connections;
     std::map<uint32_t, Ptr<FlMessageSocket>> m_clients; ///< joined clients by index

@@ -49,8 +49,8 @@ HeaderStatusName(HeaderStatus s)
         return "bad version";
     case HeaderStatus::BadKind:
         return "bad kind";
-    case HeaderStatus::BadPrecision:
-        return "bad precision";
+    case HeaderStatus::BadEncoding:
+        return "bad payload encoding";
     case HeaderStatus::BadLength:
         return "payload length does not match count";
     case HeaderStatus::TooLarge:
@@ -94,7 +94,7 @@ MessageHeader::Write(uint8_t* out) const
     PutU32(out, kMagic);
     out[4] = kVersion;
     out[5] = static_cast<uint8_t>(kind);
-    out[6] = count == 0 ? 0 : static_cast<uint8_t>(precision);
+    out[6] = count == 0 ? 0 : static_cast<uint8_t>(encoding);
     out[7] = 0;
     PutU32(out + 8, round);
     PutU32(out + 12, sender);
@@ -128,24 +128,22 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
     out.sampleCount = GetU32(in + 20);
     out.payloadBytes = GetU32(in + 24);
     out.crc = GetU32(in + 28);
-    const uint8_t prec = in[6];
+    const uint8_t enc = in[6];
     if (out.count == 0)
     {
-        if (prec != 0)
+        if (enc != 0)
         {
-            return HeaderStatus::BadPrecision;
+            return HeaderStatus::BadEncoding;
         }
-        out.precision = Precision::Float64;
+        out.encoding = WireEncoding::Float64;
         return out.payloadBytes == 0 ? HeaderStatus::Ok : HeaderStatus::BadLength;
     }
-    if (prec != static_cast<uint8_t>(Precision::Float64) &&
-        prec != static_cast<uint8_t>(Precision::Float32))
+    if (!IsValidWireEncoding(enc))
     {
-        return HeaderStatus::BadPrecision;
+        return HeaderStatus::BadEncoding;
     }
-    out.precision = static_cast<Precision>(prec);
-    const uint64_t expected = static_cast<uint64_t>(out.count) * PrecisionBytes(out.precision);
-    if (expected != out.payloadBytes)
+    out.encoding = static_cast<WireEncoding>(enc);
+    if (EncodedSize(out.encoding, out.count) != out.payloadBytes)
     {
         return HeaderStatus::BadLength;
     }
@@ -156,13 +154,14 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
     return HeaderStatus::Ok;
 }
 
-void
+EncodeReport
 EncodeMessage(MessageKind kind,
               uint32_t round,
               uint32_t sender,
               uint32_t sampleCount,
               const ParamVector& params,
-              Precision wirePrecision,
+              WireEncoding encoding,
+              Rng* rng,
               std::vector<uint8_t>& out)
 {
     const std::size_t n = params.Size();
@@ -174,46 +173,43 @@ EncodeMessage(MessageKind kind,
     }
     MessageHeader h;
     h.kind = kind;
-    h.precision = wirePrecision;
+    h.encoding = encoding;
     h.round = round;
     h.sender = sender;
     h.count = static_cast<uint32_t>(n);
     h.sampleCount = sampleCount;
-    h.payloadBytes = static_cast<uint32_t>(n * PrecisionBytes(wirePrecision));
+    h.payloadBytes = n == 0 ? 0 : static_cast<uint32_t>(EncodedSize(encoding, n));
     out.resize(MessageHeader::kSize + h.payloadBytes);
     uint8_t* payload = out.data() + MessageHeader::kSize;
+    EncodeReport report{};
     if (n > 0)
     {
-        if (wirePrecision == Precision::Float64)
-        {
-            if (params.GetPrecision() == Precision::Float64)
-            {
-                std::memcpy(payload, params.Get<double>().data(), h.payloadBytes);
-            }
-            else
-            {
-                Eigen::Map<Eigen::VectorXd> dst(reinterpret_cast<double*>(payload),
-                                                static_cast<Eigen::Index>(n));
-                dst = params.Get<float>().cast<double>();
-            }
-        }
-        else
-        {
-            if (params.GetPrecision() == Precision::Float32)
-            {
-                std::memcpy(payload, params.Get<float>().data(), h.payloadBytes);
-            }
-            else
-            {
-                Eigen::Map<Eigen::VectorXf> dst(reinterpret_cast<float*>(payload),
-                                                static_cast<Eigen::Index>(n));
-                dst = params.Get<double>().cast<float>();
-            }
-        }
+        report = EncodePayload(params, encoding, rng, payload);
     }
     h.Write(out.data()); // crc field still 0; it is not covered by the CRC
     h.crc = MessageCrc(out.data(), payload, h.payloadBytes);
     PutU32(out.data() + 28, h.crc);
+    return report;
+}
+
+void
+EncodeMessage(MessageKind kind,
+              uint32_t round,
+              uint32_t sender,
+              uint32_t sampleCount,
+              const ParamVector& params,
+              Precision wirePrecision,
+              std::vector<uint8_t>& out)
+{
+    // Precision codes coincide with the float64/float32 wire encodings.
+    EncodeMessage(kind,
+                  round,
+                  sender,
+                  sampleCount,
+                  params,
+                  static_cast<WireEncoding>(wirePrecision),
+                  nullptr,
+                  out);
 }
 
 std::vector<uint8_t>
@@ -232,27 +228,7 @@ EncodeMessage(MessageKind kind,
 ParamVector
 DecodePayload(const MessageHeader& header, const uint8_t* payload, Precision to)
 {
-    const auto n = static_cast<Eigen::Index>(header.count);
-    // memcpy through Map of unaligned storage: Eigen::Map with default (unaligned) options.
-    if (header.precision == Precision::Float64)
-    {
-        Eigen::Map<const Eigen::VectorXd> src(reinterpret_cast<const double*>(payload), n);
-        if (to == Precision::Float64)
-        {
-            Eigen::VectorXd v(n);
-            std::memcpy(v.data(), payload, header.payloadBytes);
-            return ParamVector(std::move(v));
-        }
-        return ParamVector(Eigen::VectorXf(src.cast<float>()));
-    }
-    Eigen::Map<const Eigen::VectorXf> src(reinterpret_cast<const float*>(payload), n);
-    if (to == Precision::Float32)
-    {
-        Eigen::VectorXf v(n);
-        std::memcpy(v.data(), payload, header.payloadBytes);
-        return ParamVector(std::move(v));
-    }
-    return ParamVector(Eigen::VectorXd(src.cast<double>()));
+    return fl::DecodePayload(header.encoding, payload, header.count, to);
 }
 
 } // namespace fl

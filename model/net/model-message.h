@@ -7,6 +7,7 @@
 #define FL_MODEL_MESSAGE_H
 
 #include "ns3/param-vector.h"
+#include "ns3/payload-codec.h"
 
 #include <cstdint>
 #include <string>
@@ -36,13 +37,15 @@ const char* MessageKindName(MessageKind kind);
  *     0      4    magic "FLM1"
  *     4      1    version (1)
  *     5      1    kind (MessageKind)
- *     6      1    precision of the payload (1 = float64, 2 = float32; 0 if count = 0)
+ *     6      1    payload encoding (WireEncoding: 1 float64, 2 float32, 3 float16, 4 int8;
+ *                 0 if count = 0)
  *     7      1    flags (reserved, 0)
  *     8      4    round
  *     12     4    sender id
  *     16     4    count: number of parameters in the payload
  *     20     4    sampleCount: the sender's number of training samples (FedAvg weight)
- *     24     4    payloadBytes = count x element size
+ *     24     4    payloadBytes = EncodedSize(encoding, count) (int8: the float32 scale, then
+ *                 count bytes)
  *     28     4    CRC-32 of header bytes 0..27 followed by the payload bytes
  */
 struct MessageHeader
@@ -51,9 +54,9 @@ struct MessageHeader
     static constexpr uint32_t kMagic = 0x314D4C46u; ///< "FLM1" read as little-endian uint32
     static constexpr uint8_t kVersion = 1;          ///< wire format version
 
-    MessageKind kind{MessageKind::Join};     ///< kind
-    Precision precision{Precision::Float64}; ///< payload precision
-    uint32_t round{0};                       ///< round number
+    MessageKind kind{MessageKind::Join};          ///< kind
+    WireEncoding encoding{WireEncoding::Float64}; ///< payload encoding
+    uint32_t round{0};                            ///< round number
     uint32_t sender{0};       ///< sender id (client index, or 0xFFFFFFFF for the server)
     uint32_t count{0};        ///< number of parameters
     uint32_t sampleCount{0};  ///< FedAvg weight
@@ -71,8 +74,8 @@ enum class HeaderStatus : uint8_t
     BadMagic,
     BadVersion,
     BadKind,
-    BadPrecision,
-    BadLength, ///< payloadBytes != count x element size
+    BadEncoding,
+    BadLength, ///< payloadBytes != EncodedSize(encoding, count)
     TooLarge,  ///< payloadBytes above the receiver's limit
 };
 
@@ -84,9 +87,22 @@ HeaderStatus ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHea
 
 /**
  * Encodes a message into `out` (resized; its capacity is reused between calls).
- * The payload carries `params` converted to `wirePrecision` (float64 -> float32 rounds to
- * nearest; float32 -> float64 is exact). An empty ParamVector gives a header-only message.
+ * The payload carries `params` in the wire encoding (see payload-codec.h: float64 and float32
+ * round to nearest, float16 saturates at +-65504, int8 is the unbiased stochastic quantiser and
+ * draws from `rng`, which may be null for the other encodings). An empty ParamVector gives a
+ * header-only message.
+ * @return what the codec reported (saturated elements, int8 scale)
  */
+EncodeReport EncodeMessage(MessageKind kind,
+                           uint32_t round,
+                           uint32_t sender,
+                           uint32_t sampleCount,
+                           const ParamVector& params,
+                           WireEncoding encoding,
+                           Rng* rng,
+                           std::vector<uint8_t>& out);
+
+/// EncodeMessage with a float64 or float32 payload (no random draws).
 void EncodeMessage(MessageKind kind,
                    uint32_t round,
                    uint32_t sender,
@@ -95,7 +111,7 @@ void EncodeMessage(MessageKind kind,
                    Precision wirePrecision,
                    std::vector<uint8_t>& out);
 
-/// Convenience: EncodeMessage into a new buffer.
+/// Convenience: EncodeMessage (float64 or float32 payload) into a new buffer.
 std::vector<uint8_t> EncodeMessage(MessageKind kind,
                                    uint32_t round,
                                    uint32_t sender,
