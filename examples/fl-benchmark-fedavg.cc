@@ -1,0 +1,720 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * fl-benchmark-fedavg: wall-clock benchmark of the FedAvg reference workload.
+ *
+ * Workload (fixed, see issue 3 "Performance"): Fashion-MNIST, MLP 784-128-10 (101,770 float32
+ * parameters), 20 clients with 500 IID samples each, one local epoch of mini-batch SGD (batch 32,
+ * learning rate 0.05) per round, sample-weighted averaging. It runs in one process three ways:
+ *
+ *   (a) learning only: an in-process FedAvg loop (SupervisedTask::TrainClient + FedAvgAggregate);
+ *   (b) over 802.11n Wi-Fi with TCP (FlWifiScenarioHelper, FlServerHelper, FlClientHelper,
+ *       float32 on the wire), wall time per round taken from the server's RoundEnd trace;
+ *   (c) every model encoded, cut into 1448-byte TCP-segment-sized pieces and reassembled by
+ *       fl::MessageReassembler in both directions, with the server's per-round bookkeeping, but
+ *       handed over by an ideal zero-delay link (no ns-3 scheduler).
+ *
+ * (c) - (a) is the module's own cost (serialisation, framing, reassembly, bookkeeping); it is
+ * reported as a fraction of (b). The program also measures the single-core Eigen float32 GEMM
+ * rate and the fraction of it that the learning loop (a) reaches.
+ *
+ *   fl-benchmark-fedavg                       # the reference workload, modes a,b,c
+ *   fl-benchmark-fedavg --modes=a,c --rounds=10 --output=bench.csv
+ *   fl-benchmark-fedavg --quick               # tiny sizes, smoke run
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/data-io.h"
+#include "ns3/fedavg.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-wifi-scenario-helper.h"
+#include "ns3/learning-task.h"
+#include "ns3/message-reassembler.h"
+#include "ns3/mlp-model.h"
+#include "ns3/model-message.h"
+#include "ns3/partition.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FlBenchmarkFedAvg");
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kInitSeed = 12345;       ///< initial global model (all modes)
+constexpr uint64_t kTrainingSeedBase = 777; ///< per-client training seeds (all modes)
+constexpr uint32_t kServerId = 0xFFFFFFFFu; ///< sender id of the server
+constexpr std::size_t kSegmentBytes = 1448; ///< TCP segment size used by the apps
+constexpr fl::Precision kWire = fl::Precision::Float32;
+
+double
+ElapsedS(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double>(b - a).count();
+}
+
+uint64_t
+TrainingSeed(uint32_t client)
+{
+    return fl::DeriveSeed(kTrainingSeedBase, client, 1);
+}
+
+/// Result of one mode: wall time per round and the final global model.
+struct ModeResult
+{
+    std::vector<double> roundWall; ///< seconds per round
+    fl::ParamVector finalModel;
+    uint64_t samples{0}; ///< training samples processed (all clients, all rounds)
+    uint64_t bytes{0};   ///< bytes handed over (modes b, c)
+
+    double Mean() const
+    {
+        if (roundWall.empty())
+        {
+            return 0.0;
+        }
+        return std::accumulate(roundWall.begin(), roundWall.end(), 0.0) /
+               static_cast<double>(roundWall.size());
+    }
+
+    /// Median: robust against a single disturbed round.
+    double Median() const
+    {
+        if (roundWall.empty())
+        {
+            return 0.0;
+        }
+        std::vector<double> v = roundWall;
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    }
+};
+
+/// Best-of-reps rate of C = A * B (m x k times k x n, float32, one core) in GFLOP/s.
+double
+GemmRate(int m, int k, int n, int reps)
+{
+    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
+    M a = M::Random(m, k);
+    M b = M::Random(k, n);
+    M c(m, n);
+    const double flops = 2.0 * m * k * n;
+    // Repeat small products until one sample takes about 20 ms, so that timer resolution and
+    // call overhead do not matter.
+    int inner = std::max(1, static_cast<int>(2e7 / std::max(1.0, flops / 4.0)));
+    inner = std::min(inner, 100000);
+    c.noalias() = a * b; // warm-up
+    double best = 0.0;
+    for (int r = 0; r < reps; ++r)
+    {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < inner; ++i)
+        {
+            c.noalias() = a * b;
+            a(0, 0) += c(0, 0) * 1e-30f; // keep the products alive
+        }
+        const double s = ElapsedS(t0, Clock::now());
+        best = std::max(best, flops * inner / s / 1e9);
+    }
+    return best;
+}
+
+/// The MLP's real GEMM FLOPs per training sample: forward 2W, backward 4W - 2W_first.
+double
+MlpGemmFlopsPerSample(const std::vector<std::size_t>& layers)
+{
+    double w = 0.0;
+    double wFirst = 0.0;
+    for (std::size_t l = 1; l < layers.size(); ++l)
+    {
+        const double lw = static_cast<double>(layers[l] * layers[l - 1]);
+        w += lw;
+        if (l == 1)
+        {
+            wFirst = lw;
+        }
+    }
+    return 2.0 * w + 4.0 * w - 2.0 * wFirst;
+}
+
+std::vector<double>
+SampleWeights(const fl::LearningTask& task)
+{
+    std::vector<double> weights;
+    for (std::size_t k = 0; k < task.NumClients(); ++k)
+    {
+        weights.push_back(static_cast<double>(task.ClientSamples(k)));
+    }
+    return weights;
+}
+
+/// Mode (a): learning only.
+ModeResult
+RunLearningOnly(const fl::SupervisedTask<float>& task, uint32_t rounds)
+{
+    ModeResult res;
+    fl::Rng initRng(kInitSeed);
+    fl::ParamVector global = task.InitialParameters(initRng);
+    const std::vector<double> weights = SampleWeights(task);
+    std::vector<fl::ParamVector> local(task.NumClients());
+    for (uint32_t r = 1; r <= rounds; ++r)
+    {
+        const auto t0 = Clock::now();
+        std::vector<const fl::ParamVector*> models;
+        for (uint32_t k = 0; k < task.NumClients(); ++k)
+        {
+            fl::Rng rng(fl::DeriveSeed(TrainingSeed(k), r));
+            fl::TrainOutcome out = task.TrainClient(k, global, rng);
+            res.samples += out.samplesProcessed;
+            local[k] = std::move(out.params);
+            models.push_back(&local[k]);
+        }
+        global = fl::FedAvgAggregate(models, weights);
+        res.roundWall.push_back(ElapsedS(t0, Clock::now()));
+        std::cout << "  (a) round " << r << "/" << rounds << ": " << std::fixed
+                  << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
+    }
+    res.finalModel = global;
+    return res;
+}
+
+/// Hands `bytes` to `rx` in TCP-segment-sized pieces (an ideal zero-delay link).
+void
+Deliver(const std::vector<uint8_t>& bytes, fl::MessageReassembler& rx)
+{
+    for (std::size_t off = 0; off < bytes.size(); off += kSegmentBytes)
+    {
+        rx.Push(bytes.data() + off, std::min(kSegmentBytes, bytes.size() - off));
+    }
+}
+
+/// Mode (c): the apps' serialisation, framing, reassembly and bookkeeping over an ideal link.
+ModeResult
+RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
+{
+    ModeResult res;
+    const fl::Precision decodeTo = task.GetPrecision();
+    const auto n = static_cast<uint32_t>(task.NumClients());
+    // One reassembler per direction and client, as each TCP connection has one on each side.
+    std::vector<fl::MessageReassembler> serverRx(n, fl::MessageReassembler(decodeTo));
+    std::vector<fl::MessageReassembler> clientRx(n, fl::MessageReassembler(decodeTo));
+
+    // Joins (not timed: connection set-up).
+    std::map<uint32_t, uint32_t> clientSamples;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const auto samples = static_cast<uint32_t>(task.ClientSamples(k));
+        Deliver(fl::EncodeMessage(fl::MessageKind::Join, 0, k, samples, fl::ParamVector(), kWire),
+                serverRx[k]);
+        fl::ReceivedMessage msg;
+        while (serverRx[k].Pop(msg))
+        {
+            if (msg.header.kind == fl::MessageKind::Join && msg.header.sender == k)
+            {
+                clientSamples[k] = msg.header.sampleCount;
+            }
+        }
+    }
+    if (clientSamples.size() != n)
+    {
+        throw std::runtime_error("mode c: a join message was lost");
+    }
+
+    fl::Rng initRng(kInitSeed);
+    fl::ParamVector global = task.InitialParameters(initRng);
+    for (uint32_t r = 1; r <= rounds; ++r)
+    {
+        const auto t0 = Clock::now();
+        // Selection: every joined client, sorted (as FlServerApplication::StartRound).
+        std::vector<uint32_t> selected;
+        for (const auto& kv : clientSamples)
+        {
+            selected.push_back(kv.first);
+        }
+        std::sort(selected.begin(), selected.end());
+
+        // Server -> clients: one encoded global model, shared by all connections.
+        std::vector<uint8_t> down;
+        fl::EncodeMessage(fl::MessageKind::GlobalModel, r, kServerId, 0, global, kWire, down);
+        std::map<uint32_t, fl::ReceivedMessage> received;
+        for (uint32_t k : selected)
+        {
+            Deliver(down, clientRx[k]);
+            res.bytes += down.size();
+            fl::ReceivedMessage msg;
+            while (clientRx[k].Pop(msg))
+            {
+                // Client side (FlClientApplication::HandleMessage).
+                const auto& h = msg.header;
+                if (h.kind != fl::MessageKind::GlobalModel ||
+                    msg.params.Size() != task.NumParameters())
+                {
+                    continue;
+                }
+                fl::Rng rng(fl::DeriveSeed(TrainingSeed(k), h.round));
+                fl::TrainOutcome out = task.TrainClient(k, msg.params, rng);
+                res.samples += out.samplesProcessed;
+                std::vector<uint8_t> up;
+                fl::EncodeMessage(fl::MessageKind::LocalModel,
+                                  h.round,
+                                  k,
+                                  static_cast<uint32_t>(task.ClientSamples(k)),
+                                  out.params,
+                                  kWire,
+                                  up);
+                Deliver(up, serverRx[k]);
+                res.bytes += up.size();
+            }
+            // Server side (FlServerApplication::HandleMessage).
+            fl::ReceivedMessage upd;
+            while (serverRx[k].Pop(upd))
+            {
+                const auto& h = upd.header;
+                if (h.kind != fl::MessageKind::LocalModel || h.sender != k || h.round != r)
+                {
+                    continue;
+                }
+                if (std::find(selected.begin(), selected.end(), h.sender) == selected.end() ||
+                    received.count(h.sender) != 0 || upd.params.Size() != task.NumParameters())
+                {
+                    continue;
+                }
+                received.emplace(h.sender, std::move(upd));
+            }
+        }
+        if (received.size() != selected.size())
+        {
+            throw std::runtime_error("mode c: an update was lost in round " + std::to_string(r));
+        }
+        // Aggregation in client order, weighted by the announced sample counts.
+        std::vector<const fl::ParamVector*> models;
+        std::vector<double> weights;
+        for (const auto& kv : received)
+        {
+            models.push_back(&kv.second.params);
+            weights.push_back(static_cast<double>(kv.second.header.sampleCount));
+        }
+        global = fl::FedAvgAggregate(models, weights);
+        res.roundWall.push_back(ElapsedS(t0, Clock::now()));
+        std::cout << "  (c) round " << r << "/" << rounds << ": " << std::fixed
+                  << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
+    }
+    res.finalModel = global;
+    return res;
+}
+
+/// State of mode (b)'s trace sinks.
+struct WifiProbe
+{
+    uint32_t rounds{0};
+    uint32_t clients{0};
+    uint32_t joined{0};
+    Clock::time_point roundStart;
+    ModeResult* res{nullptr};
+};
+
+WifiProbe g_probe;
+
+void
+OnClientJoined(uint32_t /* client */, uint32_t /* samples */)
+{
+    if (++g_probe.joined == g_probe.clients)
+    {
+        g_probe.roundStart = Clock::now(); // round 1 starts now (ScheduleNow)
+    }
+}
+
+void
+OnRoundEnd(const FlRoundReport& report)
+{
+    if (report.round == 0)
+    {
+        return; // the initial model
+    }
+    const auto now = Clock::now();
+    g_probe.res->roundWall.push_back(ElapsedS(g_probe.roundStart, now));
+    g_probe.res->bytes += report.bytesDown + report.bytesUp;
+    g_probe.roundStart = now; // the next round follows after RoundGap (0)
+    std::cout << "  (b) round " << report.round << "/" << g_probe.rounds << ": " << std::fixed
+              << std::setprecision(4) << g_probe.res->roundWall.back() << " s wall, "
+              << (report.end - report.start).GetSeconds() << " s simulated, "
+              << report.participants.size() << " updates" << std::endl;
+}
+
+/// Mode (b): over Wi-Fi with TCP.
+ModeResult
+RunWifi(std::shared_ptr<const fl::SupervisedTask<float>> task, uint32_t rounds)
+{
+    ModeResult res;
+    const auto n = static_cast<uint32_t>(task->NumClients());
+    g_probe = WifiProbe();
+    g_probe.rounds = rounds;
+    g_probe.clients = n;
+    g_probe.res = &res;
+
+    FlWifiScenarioHelper wifi; // 802.11n, defaults
+    FlWifiScenario scene = wifi.Build(n);
+
+    FlServerHelper serverHelper(task);
+    serverHelper.SetAttribute("Rounds", UintegerValue(rounds));
+    serverHelper.SetAttribute("WirePrecision", StringValue(fl::PrecisionName(kWire)));
+    serverHelper.SetAttribute("InitSeed", UintegerValue(kInitSeed));
+    ApplicationContainer serverApps = serverHelper.Install(scene.apNode);
+
+    FlClientHelper clientHelper(task, scene.serverAddress);
+    clientHelper.SetAttribute("WirePrecision", StringValue(fl::PrecisionName(kWire)));
+    ApplicationContainer clientApps = clientHelper.Install(scene.stations);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        clientApps.Get(k)->SetAttribute("TrainingSeed", UintegerValue(TrainingSeed(k)));
+    }
+
+    int64_t stream = 100;
+    stream += FlWifiScenarioHelper::AssignStreams(scene, stream);
+    stream += FlAssignStreams(serverApps, stream);
+    FlAssignStreams(clientApps, stream);
+
+    Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(serverApps.Get(0));
+    server->TraceConnectWithoutContext("RoundEnd", MakeCallback(&OnRoundEnd));
+    server->TraceConnectWithoutContext("ClientJoined", MakeCallback(&OnClientJoined));
+    serverApps.Start(ns3::Seconds(0.0));
+    clientApps.Start(ns3::Seconds(0.5)); // after association
+
+    Simulator::Stop(ns3::Seconds(3600.0));
+    Simulator::Run();
+    if (!server->IsFinished())
+    {
+        Simulator::Destroy();
+        throw std::runtime_error("mode b: the simulation stopped before the last round");
+    }
+    res.finalModel = server->GetGlobalModel();
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        res.samples += task->ClientSamples(k) * rounds; // one epoch per round
+    }
+    Simulator::Destroy();
+    return res;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t rounds = 5;
+    uint32_t clients = 20;
+    uint32_t samplesPerClient = 500;
+    std::string modes = "a,b,c";
+    std::string output;
+    bool quick = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage(
+        "Wall-clock benchmark of the FedAvg reference workload (Fashion-MNIST, MLP "
+        "784-128-10, float32, 20 clients x 500 IID samples, 1 local epoch of SGD, batch 32, "
+        "lr 0.05) run three ways: (a) learning only, (b) over 802.11n Wi-Fi with TCP, (c) with "
+        "the module's serialisation, framing and reassembly over an ideal zero-delay link. "
+        "Prints wall time per round, the module's own cost (c)-(a) as a fraction of (b), and "
+        "(a)'s share of the single-core Eigen float32 GEMM rate.");
+    cmd.AddValue("rounds", "Number of FedAvg rounds per mode", rounds);
+    cmd.AddValue("clients", "Number of clients (Wi-Fi stations in mode b)", clients);
+    cmd.AddValue("samplesPerClient", "IID training samples per client", samplesPerClient);
+    cmd.AddValue("modes", "Comma-separated subset of a,b,c", modes);
+    cmd.AddValue("output", "Write the measurements to this CSV file (empty: do not)", output);
+    cmd.AddValue("quick", "Tiny sizes for a smoke run (4 clients x 64 samples, 2 rounds)", quick);
+    cmd.Parse(argc, argv);
+
+    if (quick)
+    {
+        rounds = std::min<uint32_t>(rounds, 2);
+        clients = std::min<uint32_t>(clients, 4);
+        samplesPerClient = std::min<uint32_t>(samplesPerClient, 64);
+    }
+    bool runA = false;
+    bool runB = false;
+    bool runC = false;
+    {
+        std::stringstream ss(modes);
+        std::string m;
+        while (std::getline(ss, m, ','))
+        {
+            if (m == "a")
+            {
+                runA = true;
+            }
+            else if (m == "b")
+            {
+                runB = true;
+            }
+            else if (m == "c")
+            {
+                runC = true;
+            }
+            else if (!m.empty())
+            {
+                std::cerr << "fl-benchmark-fedavg: unknown mode '" << m
+                          << "' in --modes (use a comma-separated subset of a,b,c)" << std::endl;
+                return 2;
+            }
+        }
+    }
+    if (rounds == 0 || clients == 0 || samplesPerClient == 0)
+    {
+        std::cerr << "fl-benchmark-fedavg: --rounds, --clients and --samplesPerClient must be > 0"
+                  << std::endl;
+        return 2;
+    }
+    Eigen::setNbThreads(1);
+
+    // --- Data and task ---------------------------------------------------------------------
+    const std::string dir = fl::FindFashionMnistDirectory();
+    if (dir.empty())
+    {
+        std::cerr << "fl-benchmark-fedavg: Fashion-MNIST not found. Install it with\n"
+                     "  sudo apt-get install dataset-fashion-mnist\n"
+                     "or set FL_FASHION_MNIST_DIR to the folder with the IDX files."
+                  << std::endl;
+        return 2;
+    }
+    std::shared_ptr<fl::SupervisedTask<float>> task;
+    std::vector<std::size_t> layers;
+    try
+    {
+        const std::size_t nTrain = static_cast<std::size_t>(clients) * samplesPerClient;
+        std::cout << "fl-benchmark-fedavg: loading Fashion-MNIST from " << dir << std::endl;
+        fl::Dataset<float> all = fl::ReadIdxDataset<float>(dir + "/train-images-idx3-ubyte.gz",
+                                                           dir + "/train-labels-idx1-ubyte.gz");
+        if (nTrain > all.Size())
+        {
+            throw fl::ConfigError("--samplesPerClient",
+                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
+                                      " exceeds the " + std::to_string(all.Size()) +
+                                      " training images",
+                                  "use fewer clients or samples per client");
+        }
+        fl::Rng rng(2024);
+        std::vector<std::size_t> idx(all.Size());
+        std::iota(idx.begin(), idx.end(), 0);
+        std::shuffle(idx.begin(), idx.end(), rng);
+        idx.resize(nTrain);
+        fl::Dataset<float> train = all.Subset(idx);
+        fl::Dataset<float> test = fl::ReadIdxDataset<float>(dir + "/t10k-images-idx3-ubyte.gz",
+                                                            dir + "/t10k-labels-idx1-ubyte.gz",
+                                                            quick ? 200 : 2000);
+        const fl::Partition part = fl::PartitionIid(train.Size(), clients, rng);
+        std::vector<fl::Dataset<float>> parts;
+        for (const auto& p : part)
+        {
+            parts.push_back(train.Subset(p));
+        }
+        auto model = std::make_shared<fl::MlpClassifier<float>>(
+            std::vector<std::size_t>{train.Dim(), 128, static_cast<std::size_t>(train.numClasses)},
+            fl::Activation::Relu,
+            0.0);
+        layers = model->Layers();
+        fl::LocalTrainerConfig tc;
+        tc.batchSize = 32;
+        tc.learningRate = 0.05;
+        tc.localEpochs = 1.0;
+        task = std::make_shared<fl::SupervisedTask<float>>(model,
+                                                           tc,
+                                                           std::move(parts),
+                                                           std::move(test));
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "fl-benchmark-fedavg: " << e.what() << std::endl;
+        return 2;
+    }
+    const double gemmFlopsPerSample = MlpGemmFlopsPerSample(layers);
+    const double modelFlopsPerSample = task->GetModel().FlopsPerSample();
+    std::cout << "workload: " << task->Describe() << "\n"
+              << "  parameters: " << task->NumParameters() << " (float32), rounds: " << rounds
+              << ", GEMM FLOPs/sample: " << gemmFlopsPerSample
+              << ", Model::FlopsPerSample: " << modelFlopsPerSample << std::endl;
+
+    // --- GEMM reference rate ---------------------------------------------------------------
+    std::cout << "measuring single-core Eigen float32 GEMM rate..." << std::endl;
+    const int reps = quick ? 2 : 5;
+    const double gemm512 = GemmRate(quick ? 128 : 512, quick ? 128 : 512, quick ? 128 : 512, reps);
+    const double gemm1024 =
+        GemmRate(quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, quick ? 2 : 3);
+    const double gemmPeak = std::max(gemm512, gemm1024);
+    // The MLP's own first-layer shapes (batch 32): forward X*W1, weight gradient X^T*D.
+    const double gemmFwd = GemmRate(32, static_cast<int>(layers[0]), 128, reps);
+    const double gemmGrad = GemmRate(static_cast<int>(layers[0]), 32, 128, reps);
+    std::cout << std::fixed << std::setprecision(2) << "  GEMM " << (quick ? 128 : 512)
+              << "^3: " << gemm512 << " GFLOP/s, " << (quick ? 256 : 1024) << "^3: " << gemm1024
+              << " GFLOP/s; MLP shapes 32x784x128: " << gemmFwd
+              << " GFLOP/s, 784x32x128: " << gemmGrad << " GFLOP/s" << std::endl;
+
+    // --- Modes -----------------------------------------------------------------------------
+    ModeResult a;
+    ModeResult b;
+    ModeResult c;
+    try
+    {
+        if (runA)
+        {
+            std::cout << "mode (a): learning only" << std::endl;
+            a = RunLearningOnly(*task, rounds);
+        }
+        if (runC)
+        {
+            std::cout << "mode (c): encode + 1448-byte segments + reassembly, ideal link"
+                      << std::endl;
+            c = RunIdealLink(*task, rounds);
+        }
+        if (runB)
+        {
+            std::cout << "mode (b): 802.11n Wi-Fi, " << clients << " stations, TCP, float32"
+                      << std::endl;
+            b = RunWifi(task, rounds);
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "fl-benchmark-fedavg: " << e.what() << std::endl;
+        return 1;
+    }
+
+    // --- Summary ---------------------------------------------------------------------------
+    std::cout << "\nsummary (wall time per round; mean / median over " << rounds << " rounds)\n"
+              << std::fixed << std::setprecision(4);
+    auto line = [](const char* name, const ModeResult& r) {
+        std::cout << "  " << name << ": " << r.Mean() << " s / " << r.Median() << " s";
+        if (r.bytes > 0)
+        {
+            std::cout << "  (" << r.bytes / 1e6 << " MB handed over)";
+        }
+        std::cout << "\n";
+    };
+    if (runA)
+    {
+        line("(a) learning only      ", a);
+    }
+    if (runB)
+    {
+        line("(b) Wi-Fi + TCP        ", b);
+    }
+    if (runC)
+    {
+        line("(c) ideal link         ", c);
+    }
+    double aGflops = 0.0;
+    double gemmFraction = 0.0;
+    if (runA)
+    {
+        // Per-round rate from the median round (the first round pays for cold caches).
+        const double samplesPerRound = static_cast<double>(a.samples) / rounds;
+        aGflops = gemmFlopsPerSample * samplesPerRound / a.Median() / 1e9;
+        gemmFraction = aGflops / gemmPeak;
+        const double modelGflops = modelFlopsPerSample * samplesPerRound / a.Median() / 1e9;
+        std::cout << std::setprecision(2) << "  (a) FLOP rate: " << aGflops
+                  << " GFLOP/s (GEMM FLOPs), " << modelGflops
+                  << " GFLOP/s (Model::FlopsPerSample); single-core GEMM peak " << gemmPeak
+                  << " GFLOP/s -> " << 100.0 * gemmFraction
+                  << " % (target >= 40 %: " << (gemmFraction >= 0.4 ? "met" : "MISSED") << ")\n";
+    }
+    double moduleCost = 0.0;
+    double moduleFraction = 0.0;
+    if (runA && runC)
+    {
+        moduleCost = c.Median() - a.Median();
+        std::cout << std::setprecision(4) << "  module cost (c)-(a): " << moduleCost
+                  << " s per round (median)";
+        if (runB)
+        {
+            moduleFraction = moduleCost / b.Median();
+            std::cout << std::setprecision(2) << " = " << 100.0 * moduleFraction
+                      << " % of (b) (target <= 10 %: "
+                      << (moduleFraction <= 0.10 ? "met" : "MISSED") << ")";
+        }
+        std::cout << "\n";
+    }
+    if (runA && runB)
+    {
+        std::cout << std::setprecision(4) << "  ns-3 cost (b)-(c): "
+                  << (runC ? b.Median() - c.Median() : b.Median() - a.Median())
+                  << " s per round (median)\n";
+    }
+    // The three modes use the same seeds, so they must produce the same global model.
+    auto same = [](const ModeResult& x, const ModeResult& y) {
+        return x.finalModel == y.finalModel;
+    };
+    if (runA && runC)
+    {
+        std::cout << "  final model (a) == (c): " << (same(a, c) ? "yes" : "NO") << "\n";
+    }
+    if (runA && runB)
+    {
+        std::cout << "  final model (a) == (b): " << (same(a, b) ? "yes" : "NO") << "\n";
+    }
+    const ModeResult* any = runA ? &a : (runC ? &c : &b);
+    const fl::Evaluation ev = task->Evaluate(any->finalModel);
+    std::cout << std::setprecision(4) << "  test accuracy after " << rounds
+              << " rounds: " << ev.accuracy << std::endl;
+
+    if (!output.empty())
+    {
+        std::ofstream csv(output);
+        if (!csv)
+        {
+            std::cerr << "fl-benchmark-fedavg: cannot write " << output << std::endl;
+            return 1;
+        }
+        csv << "record,name,round,value,unit\n" << std::setprecision(9);
+        auto rows = [&csv](const char* name, const ModeResult& r) {
+            for (std::size_t i = 0; i < r.roundWall.size(); ++i)
+            {
+                csv << "round," << name << "," << i + 1 << "," << r.roundWall[i] << ",s\n";
+            }
+            csv << "summary," << name << "_median,," << r.Median() << ",s\n";
+            csv << "summary," << name << "_mean,," << r.Mean() << ",s\n";
+        };
+        if (runA)
+        {
+            rows("a", a);
+        }
+        if (runB)
+        {
+            rows("b", b);
+        }
+        if (runC)
+        {
+            rows("c", c);
+        }
+        csv << "summary,gemm_512,," << gemm512 << ",GFLOP/s\n";
+        csv << "summary,gemm_1024,," << gemm1024 << ",GFLOP/s\n";
+        csv << "summary,gemm_mlp_fwd_32x784x128,," << gemmFwd << ",GFLOP/s\n";
+        csv << "summary,gemm_mlp_grad_784x32x128,," << gemmGrad << ",GFLOP/s\n";
+        if (runA)
+        {
+            csv << "summary,a_gflops,," << aGflops << ",GFLOP/s\n";
+            csv << "summary,a_gemm_fraction,," << gemmFraction << ",1\n";
+        }
+        if (runA && runC)
+        {
+            csv << "summary,module_cost,," << moduleCost << ",s\n";
+        }
+        if (runA && runB && runC)
+        {
+            csv << "summary,module_cost_fraction_of_b,," << moduleFraction << ",1\n";
+        }
+        std::cout << "results: " << output << std::endl;
+    }
+    return 0;
+}
