@@ -26,6 +26,60 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlWifiScenarioHelper");
 
+std::pair<WifiStandard, std::string>
+FlWifiStandardSettings(const std::string& name, const std::string& who)
+{
+    if (name == "80211a")
+    {
+        return {WIFI_STANDARD_80211a, "{36, 20, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211g")
+    {
+        return {WIFI_STANDARD_80211g, "{1, 20, BAND_2_4GHZ, 0}"};
+    }
+    if (name == "80211n")
+    {
+        return {WIFI_STANDARD_80211n, "{36, 20, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211ac")
+    {
+        return {WIFI_STANDARD_80211ac, "{42, 80, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211ax")
+    {
+        return {WIFI_STANDARD_80211ax, "{42, 80, BAND_5GHZ, 0}"};
+    }
+    NS_FATAL_ERROR(who << ": unknown Wi-Fi standard '" << name
+                       << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
+}
+
+void
+FlConfigureBlockAckWorkaround(WifiMacHelper& mac)
+{
+    // Explicit BlockAckReq after a missed BlockAck.
+    mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
+}
+
+void
+FlApplyBlockAckWorkaround(const NetDeviceContainer& devices)
+{
+    for (auto it = devices.Begin(); it != devices.End(); ++it)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
+        if (!dev)
+        {
+            continue;
+        }
+        // Block-ack agreement before the first burst; a longer wait for the ADDBA response.
+        dev->GetMac()->SetAttribute("BE_BlockAckThreshold", UintegerValue(1));
+        Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        if (be)
+        {
+            be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));
+        }
+    }
+}
+
 FlWifiScenarioHelper::FlWifiScenarioHelper()
     : m_standard("80211n"),
       m_radius(10.0),
@@ -70,38 +124,7 @@ FlWifiScenarioHelper::Build(uint32_t numStations) const
     {
         NS_FATAL_ERROR("FlWifiScenarioHelper: numStations is 0; build at least one station");
     }
-    WifiStandard standard;
-    std::string channel;
-    if (m_standard == "80211a")
-    {
-        standard = WIFI_STANDARD_80211a;
-        channel = "{36, 20, BAND_5GHZ, 0}";
-    }
-    else if (m_standard == "80211g")
-    {
-        standard = WIFI_STANDARD_80211g;
-        channel = "{1, 20, BAND_2_4GHZ, 0}";
-    }
-    else if (m_standard == "80211n")
-    {
-        standard = WIFI_STANDARD_80211n;
-        channel = "{36, 20, BAND_5GHZ, 0}";
-    }
-    else if (m_standard == "80211ac")
-    {
-        standard = WIFI_STANDARD_80211ac;
-        channel = "{42, 80, BAND_5GHZ, 0}";
-    }
-    else if (m_standard == "80211ax")
-    {
-        standard = WIFI_STANDARD_80211ax;
-        channel = "{42, 80, BAND_5GHZ, 0}";
-    }
-    else
-    {
-        NS_FATAL_ERROR("FlWifiScenarioHelper: unknown Wi-Fi standard '"
-                       << m_standard << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
-    }
+    const auto [standard, channel] = FlWifiStandardSettings(m_standard, "FlWifiScenarioHelper");
 
     FlWifiScenario s;
     NodeContainer ap;
@@ -122,47 +145,15 @@ FlWifiScenarioHelper::Build(uint32_t numStations) const
     Ssid ssid("fl-bss");
     if (m_blockAckWorkaround)
     {
-        // See SetBlockAckWorkaround(): block-ack agreements from the first frame, and an explicit
-        // BlockAckReq after a missed BlockAck.
-        mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
-        mac.SetType("ns3::StaWifiMac",
-                    "Ssid",
-                    SsidValue(ssid),
-                    "BE_BlockAckThreshold",
-                    UintegerValue(1));
+        FlConfigureBlockAckWorkaround(mac);
     }
-    else
-    {
-        mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
-    }
+    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
     s.staDevices = wifi.Install(phy, mac, s.stations);
-    if (m_blockAckWorkaround)
-    {
-        mac.SetType("ns3::ApWifiMac",
-                    "Ssid",
-                    SsidValue(ssid),
-                    "BE_BlockAckThreshold",
-                    UintegerValue(1));
-    }
-    else
-    {
-        mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
-    }
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
     s.apDevice = wifi.Install(phy, mac, s.apNode);
     if (m_blockAckWorkaround)
     {
-        NetDeviceContainer all;
-        all.Add(s.apDevice);
-        all.Add(s.staDevices);
-        for (auto it = all.Begin(); it != all.End(); ++it)
-        {
-            Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
-            Ptr<QosTxop> be = dev ? dev->GetMac()->GetQosTxop(AC_BE) : nullptr;
-            if (be)
-            {
-                be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));
-            }
-        }
+        FlApplyBlockAckWorkaround(NetDeviceContainer(s.apDevice, s.staDevices));
     }
 
     MobilityHelper mobility;

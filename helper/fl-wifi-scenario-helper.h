@@ -10,11 +10,36 @@
 #include "ns3/ipv4-interface-container.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
+#include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-standards.h"
 
 #include <string>
 
 namespace ns3
 {
+
+/**
+ * \ingroup fl
+ * Wi-Fi standard and channel settings ("{number, width, band, 0}") for a standard name:
+ * 80211a (ch. 36, 20 MHz), 80211g (ch. 1, 2.4 GHz), 80211n (ch. 36, 20 MHz), 80211ac and
+ * 80211ax (ch. 42, 80 MHz). Stops with a message naming `who` on an unknown name.
+ */
+std::pair<WifiStandard, std::string> FlWifiStandardSettings(const std::string& name,
+                                                            const std::string& who);
+
+/**
+ * \ingroup fl
+ * First half of the ns-3.37 block-ack workaround (see FlWifiScenarioHelper::SetBlockAckWorkaround),
+ * before installation: the MAC helper's ack manager sends an explicit BlockAckReq.
+ */
+void FlConfigureBlockAckWorkaround(WifiMacHelper& mac);
+
+/**
+ * \ingroup fl
+ * Second half of the block-ack workaround, after installation: BE_BlockAckThreshold = 1 and
+ * AddBaResponseTimeout = 200 ms on the best-effort queue of every Wi-Fi device in `devices`.
+ */
+void FlApplyBlockAckWorkaround(const NetDeviceContainer& devices);
 
 /**
  * \ingroup fl

@@ -1,0 +1,316 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What the FedAvg examples (fl-fedavg-wifi, fl-fedavg-lte, ...) share: the learning flags, the
+ * task they build (synthetic or Fashion-MNIST data, partition, model, local trainer), and the
+ * run itself (server + clients + learning monitor + summary). Each example adds only its network.
+ */
+#ifndef FL_EXAMPLE_COMMON_H
+#define FL_EXAMPLE_COMMON_H
+
+#include "ns3/core-module.h"
+#include "ns3/data-io.h"
+#include "ns3/fl-helper.h"
+#include "ns3/learning-monitor.h"
+#include "ns3/learning-task.h"
+#include "ns3/linear-models.h"
+#include "ns3/partition.h"
+#include "ns3/payload-codec.h"
+#include "ns3/synthetic-data.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <numeric>
+
+namespace ns3
+{
+namespace flexample
+{
+
+/// Options shared by the FedAvg examples.
+struct FedAvgOptions
+{
+    uint32_t clients = 10;
+    uint32_t rounds = 30;
+    std::string dataset = "synthetic";
+    std::string model;
+    std::string partition = "iid";
+    double alpha = 0.5;
+    uint32_t shards = 2;
+    uint32_t samplesPerClient = 500;
+    uint32_t syntheticDim = 20;
+    uint32_t clustersPerClass = 3;
+    double separation = 1.0;
+    uint32_t testSamples = 2000;
+    uint32_t batchSize = 32;
+    double learningRate = 0.05;
+    double localEpochs = 1.0;
+    std::string precision = "float32";
+    std::string wirePrecision;
+    double secondsPerSample = 2e-4;
+    double deadline = 0.0;
+    double targetAccuracy = 0.8;
+    double maxTime = 3600.0;
+    bool quiet = false;
+    std::string output; ///< CSV file (each example sets its default)
+};
+
+/// Builds the task for scalar S (see BuildFedAvgTask).
+template <typename S>
+std::shared_ptr<fl::LearningTask>
+BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
+{
+    fl::Dataset<S> train;
+    fl::Dataset<S> test;
+    const std::size_t nTrain = static_cast<std::size_t>(o.clients) * o.samplesPerClient;
+    if (o.dataset == "synthetic")
+    {
+        fl::GaussianMixtureConfig cfg;
+        cfg.dim = o.syntheticDim;
+        cfg.classes = 10;
+        cfg.clustersPerClass = o.clustersPerClass;
+        cfg.separation = o.separation;
+        const Eigen::MatrixXd centres = fl::MakeMixtureCentres(cfg, rng);
+        train = fl::SampleGaussianMixture<S>(centres, nTrain, rng, cfg.classes);
+        test = fl::SampleGaussianMixture<S>(centres, o.testSamples, rng, cfg.classes);
+    }
+    else if (o.dataset == "fashion-mnist")
+    {
+        const std::string dir = fl::FindFashionMnistDirectory();
+        if (dir.empty())
+        {
+            throw fl::ConfigError("--dataset",
+                                  "Fashion-MNIST files not found",
+                                  "apt-get install dataset-fashion-mnist, or set "
+                                  "FL_FASHION_MNIST_DIR to the folder with the IDX files");
+        }
+        fl::Dataset<S> all = fl::ReadIdxDataset<S>(dir + "/train-images-idx3-ubyte.gz",
+                                                   dir + "/train-labels-idx1-ubyte.gz");
+        if (nTrain > all.Size())
+        {
+            throw fl::ConfigError("--samplesPerClient",
+                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
+                                      " exceeds the 60000 training images",
+                                  "use fewer clients or samples per client");
+        }
+        std::vector<std::size_t> idx(all.Size());
+        std::iota(idx.begin(), idx.end(), 0);
+        std::shuffle(idx.begin(), idx.end(), rng);
+        idx.resize(nTrain);
+        train = all.Subset(idx);
+        fl::Dataset<S> allTest = fl::ReadIdxDataset<S>(dir + "/t10k-images-idx3-ubyte.gz",
+                                                       dir + "/t10k-labels-idx1-ubyte.gz",
+                                                       o.testSamples);
+        test = std::move(allTest);
+    }
+    else
+    {
+        throw fl::ConfigError("--dataset",
+                              "unknown data set '" + o.dataset + "'",
+                              "use synthetic or fashion-mnist");
+    }
+
+    fl::Partition part;
+    if (o.partition == "iid")
+    {
+        part = fl::PartitionIid(train.Size(), o.clients, rng);
+    }
+    else if (o.partition == "shards")
+    {
+        part = fl::PartitionShards(train, o.clients, o.shards, rng);
+    }
+    else if (o.partition == "dirichlet")
+    {
+        part = fl::PartitionDirichlet(train, o.clients, o.alpha, rng);
+    }
+    else
+    {
+        throw fl::ConfigError("--partition",
+                              "unknown partition '" + o.partition + "'",
+                              "use iid, shards or dirichlet");
+    }
+    std::vector<fl::Dataset<S>> clients;
+    for (const auto& p : part)
+    {
+        clients.push_back(train.Subset(p));
+    }
+
+    std::string spec = o.model;
+    if (spec.empty())
+    {
+        spec = o.dataset == "fashion-mnist" ? "mlp:hidden=128" : "mlp:hidden=64";
+    }
+    auto model = fl::MakeModel<S>(spec, train.Dim(), static_cast<std::size_t>(train.numClasses));
+
+    fl::LocalTrainerConfig tc;
+    tc.batchSize = o.batchSize;
+    tc.learningRate = o.learningRate;
+    tc.localEpochs = o.localEpochs;
+    return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
+}
+
+/// Registers the learning, FedAvg and output flags shared by the FedAvg examples.
+inline void
+AddFedAvgOptions(CommandLine& cmd, FedAvgOptions& o)
+{
+    cmd.AddValue("clients", "Number of clients", o.clients);
+    cmd.AddValue("rounds", "Number of FedAvg rounds", o.rounds);
+    cmd.AddValue(
+        "dataset",
+        "synthetic (10-class Gaussian mixture, 3 clusters per class, no download) or fashion-mnist",
+        o.dataset);
+    cmd.AddValue("model",
+                 "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
+                 "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
+                 o.model);
+    cmd.AddValue("partition", "iid, shards or dirichlet", o.partition);
+    cmd.AddValue("alpha", "Dirichlet concentration for --partition=dirichlet", o.alpha);
+    cmd.AddValue("shards", "Shards per client for --partition=shards", o.shards);
+    cmd.AddValue("samplesPerClient", "Training samples per client", o.samplesPerClient);
+    cmd.AddValue("syntheticDim", "Feature dimension of the synthetic data", o.syntheticDim);
+    cmd.AddValue("clustersPerClass",
+                 "Gaussian clusters per class of the synthetic data (> 1: not linearly separable)",
+                 o.clustersPerClass);
+    cmd.AddValue("separation",
+                 "Spread of the synthetic cluster centres (larger = easier)",
+                 o.separation);
+    cmd.AddValue("testSamples", "Held-out samples for evaluation", o.testSamples);
+    cmd.AddValue("batchSize", "Mini-batch size of local SGD", o.batchSize);
+    cmd.AddValue("learningRate", "Learning rate of local SGD", o.learningRate);
+    cmd.AddValue("localEpochs", "Local epochs per round", o.localEpochs);
+    cmd.AddValue("precision", "Scalar type of learning: float32 or float64", o.precision);
+    cmd.AddValue(
+        "wirePrecision",
+        "Encoding on the wire: float64, float32, float16 or int8 (default: same as --precision)",
+        o.wirePrecision);
+    cmd.AddValue("secondsPerSample",
+                 "Simulated compute time per training sample [s]",
+                 o.secondsPerSample);
+    cmd.AddValue("deadline", "Round deadline [s] (0 = wait for every client)", o.deadline);
+    cmd.AddValue("output", "CSV output file", o.output);
+    cmd.AddValue("targetAccuracy", "Accuracy for the time-to-accuracy summary", o.targetAccuracy);
+    cmd.AddValue("maxTime",
+                 "Stop the simulation at this simulated time [s] even if rounds remain",
+                 o.maxTime);
+    cmd.AddValue("quiet", "Do not print a line per round", o.quiet);
+}
+
+/**
+ * Validates the shared options and builds the learning task. Data, partition and initialisation
+ * are drawn from an ns-3 stream, so --RngRun changes them. Returns null after printing the
+ * error if an option is invalid (the caller exits with status 2).
+ */
+inline std::shared_ptr<fl::LearningTask>
+BuildFedAvgTask(FedAvgOptions& o)
+{
+    try
+    {
+        if (o.clients == 0)
+        {
+            throw fl::ConfigError("--clients", "is 0", "use at least one client");
+        }
+        const fl::Precision precision = fl::ParsePrecision(o.precision, "--precision");
+        if (o.wirePrecision.empty())
+        {
+            o.wirePrecision = o.precision;
+        }
+        fl::ParseWireEncoding(o.wirePrecision, "--wirePrecision");
+        Ptr<UniformRandomVariable> seedStream = CreateObject<UniformRandomVariable>();
+        seedStream->SetStream(1 << 20);
+        fl::Rng rng(seedStream->GetInteger(1, std::numeric_limits<uint32_t>::max()));
+        return precision == fl::Precision::Float32 ? BuildTaskT<float>(o, rng)
+                                                   : BuildTaskT<double>(o, rng);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << e.what() << std::endl;
+        return nullptr;
+    }
+}
+
+/**
+ * Installs the server on `serverNode` and one client per node of `clients`, attaches a learning
+ * monitor, runs the simulation, prints the summary and destroys the simulator.
+ * @param assignNetworkStreams fixes the network's random streams from a first stream number and
+ *        returns how many it used
+ * @return the process exit status: 0 if every round completed, 1 otherwise
+ */
+inline int
+RunFedAvg(const std::string& name,
+          const FedAvgOptions& o,
+          std::shared_ptr<fl::LearningTask> task,
+          Ptr<Node> serverNode,
+          const NodeContainer& clients,
+          Ipv4Address serverAddress,
+          const std::function<int64_t(int64_t)>& assignNetworkStreams,
+          std::chrono::steady_clock::time_point wallStart)
+{
+    FlServerHelper serverHelper(task);
+    serverHelper.SetAttribute("Rounds", UintegerValue(o.rounds));
+    serverHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
+    serverHelper.SetAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
+    ApplicationContainer serverApps = serverHelper.Install(serverNode);
+
+    FlClientHelper clientHelper(task, serverAddress);
+    clientHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
+    clientHelper.SetAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
+    ApplicationContainer clientApps = clientHelper.Install(clients);
+
+    int64_t stream = 100;
+    stream += assignNetworkStreams(stream);
+    stream += FlAssignStreams(serverApps, stream);
+    FlAssignStreams(clientApps, stream);
+
+    serverApps.Start(Seconds(0.0));
+    clientApps.Start(Seconds(0.5)); // after association / attachment
+
+    Ptr<LearningMonitor> monitor = CreateObject<LearningMonitor>();
+    monitor->SetAttribute("OutputFile", StringValue(o.output));
+    monitor->SetAttribute("Verbose", BooleanValue(!o.quiet));
+    monitor->Install(DynamicCast<FlServerApplication>(serverApps.Get(0)));
+
+    // The server stops the simulation after its last round; maxTime bounds a stalled run.
+    Simulator::Stop(Seconds(o.maxTime));
+    Simulator::Run();
+
+    Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(serverApps.Get(0));
+    const auto& rec = monitor->GetRecords();
+    uint64_t bytes = 0;
+    for (const auto& r : rec)
+    {
+        bytes += r.bytesDown + r.bytesUp;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    std::cout << "summary: rounds=" << server->GetCompletedRounds();
+    if (!rec.empty())
+    {
+        std::cout << " final_accuracy=" << rec.back().testAccuracy
+                  << " final_loss=" << rec.back().testLoss
+                  << " simulated_time_s=" << rec.back().timeS;
+    }
+    const double tta = monitor->TimeToAccuracy(o.targetAccuracy);
+    std::cout << " time_to_" << o.targetAccuracy
+              << "_s=" << (tta < 0 ? std::string("never") : std::to_string(tta))
+              << " bytes=" << bytes << " malformed=" << server->GetCounters().malformedHeaders
+              << " wall_s=" << std::setprecision(3) << wall << "\n"
+              << "results: " << o.output << std::endl;
+    const bool finished = server->IsFinished();
+    if (!finished)
+    {
+        std::cerr << name << ": stopped at --maxTime=" << o.maxTime << " s after "
+                  << server->GetCompletedRounds() << " of " << o.rounds
+                  << " rounds (a round did not complete; see --deadline)" << std::endl;
+    }
+    Simulator::Destroy();
+    return finished ? 0 : 1;
+}
+
+} // namespace flexample
+} // namespace ns3
+
+#endif // FL_EXAMPLE_COMMON_H
