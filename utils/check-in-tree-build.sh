@@ -38,7 +38,7 @@ mkdir -p "$src/contrib/fl"
 
 cd "$src"
 ./ns3 configure --build-profile=release --enable-examples --disable-python --disable-tests \
-  --enable-modules="fl;wifi;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;energy"
+  --enable-modules="fl;wifi;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;lte;energy"
 ./ns3 build fl fl-fedavg-wifi
 ./ns3 run --no-build "fl-fedavg-wifi --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200 --output=/tmp/fl-in-tree.csv"
 echo "check-in-tree-build: OK"
