@@ -4,6 +4,8 @@
  * End to end: FedAvg over a simulated Wi-Fi network (TCP, real parameter bytes) gives global
  * models bit-identical to an in-process FedAvg run with the same seeds.
  */
+#include "fl-test-task.h"
+
 #include "ns3/core-module.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-helper.h"
@@ -17,36 +19,10 @@
 #include <gtest/gtest.h>
 
 using namespace ns3;
+using fltest::MakeTask;
 
 namespace
 {
-
-template <typename S>
-std::shared_ptr<fl::SupervisedTask<S>>
-MakeTask(std::size_t clients, const std::string& modelSpec, std::size_t dim = 8)
-{
-    fl::Rng rng(42);
-    fl::GaussianMixtureConfig cfg;
-    cfg.dim = dim;
-    cfg.classes = 4;
-    cfg.separation = 1.0;
-    const Eigen::MatrixXd centres = fl::MakeMixtureCentres(cfg, rng);
-    fl::Dataset<S> train = fl::SampleGaussianMixture<S>(centres, clients * 60, rng);
-    fl::Dataset<S> test = fl::SampleGaussianMixture<S>(centres, 200, rng);
-    // Unequal client sizes so that the sample weighting matters.
-    fl::Partition part = fl::PartitionUnequal(train.Size(), clients, 0.8, 10, rng);
-    std::vector<fl::Dataset<S>> parts;
-    for (const auto& p : part)
-    {
-        parts.push_back(train.Subset(p));
-    }
-    fl::LocalTrainerConfig tc;
-    tc.batchSize = 8;
-    tc.learningRate = 0.1;
-    tc.localSteps = 5;
-    auto model = fl::MakeModel<S>(modelSpec, train.Dim(), 4);
-    return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(parts), std::move(test));
-}
 
 /// In-process FedAvg with the seeds the applications use; every vector goes through the codec,
 /// with the quantiser seeds the applications derive (int8 only).

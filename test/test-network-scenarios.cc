@@ -5,6 +5,8 @@
  * hoc, LTE): every round completes with every client, and a lossless wired network gives global
  * models bit-identical to those of a Wi-Fi run with the same seeds.
  */
+#include "fl-test-task.h"
+
 #include "ns3/core-module.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
@@ -25,29 +27,7 @@ namespace
 std::shared_ptr<fl::SupervisedTask<float>>
 MakeTask(std::size_t clients)
 {
-    fl::Rng rng(42);
-    fl::GaussianMixtureConfig cfg;
-    cfg.dim = 8;
-    cfg.classes = 4;
-    cfg.separation = 1.0;
-    const Eigen::MatrixXd centres = fl::MakeMixtureCentres(cfg, rng);
-    fl::Dataset<float> train = fl::SampleGaussianMixture<float>(centres, clients * 60, rng);
-    fl::Dataset<float> test = fl::SampleGaussianMixture<float>(centres, 200, rng);
-    fl::Partition part = fl::PartitionUnequal(train.Size(), clients, 0.8, 10, rng);
-    std::vector<fl::Dataset<float>> parts;
-    for (const auto& p : part)
-    {
-        parts.push_back(train.Subset(p));
-    }
-    fl::LocalTrainerConfig tc;
-    tc.batchSize = 8;
-    tc.learningRate = 0.1;
-    tc.localSteps = 5;
-    auto model = fl::MakeModel<float>("mlp:hidden=16", train.Dim(), 4);
-    return std::make_shared<fl::SupervisedTask<float>>(model,
-                                                       tc,
-                                                       std::move(parts),
-                                                       std::move(test));
+    return fltest::MakeTask<float>(clients, "mlp:hidden=16");
 }
 
 struct SceneRun
