@@ -55,6 +55,9 @@ struct FedAvgOptions
     double deadline = 0.0;
     double targetAccuracy = 0.8;
     double maxTime = 3600.0;
+    double proxMu = 0.0;
+    double serverMomentum = 0.0;
+    double serverLearningRate = 1.0;
     bool quiet = false;
     std::string output; ///< CSV file (each example sets its default)
 };
@@ -150,6 +153,7 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     tc.batchSize = o.batchSize;
     tc.learningRate = o.learningRate;
     tc.localEpochs = o.localEpochs;
+    tc.proxMu = o.proxMu;
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
 }
 
@@ -196,6 +200,9 @@ AddFedAvgOptions(CommandLine& cmd, FedAvgOptions& o)
     cmd.AddValue("maxTime",
                  "Stop the simulation at this simulated time [s] even if rounds remain",
                  o.maxTime);
+    cmd.AddValue("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu);
+    cmd.AddValue("serverMomentum", "FedAvgM server momentum beta in [0, 1)", o.serverMomentum);
+    cmd.AddValue("serverLearningRate", "FedAvgM server learning rate", o.serverLearningRate);
     cmd.AddValue("quiet", "Do not print a line per round", o.quiet);
 }
 
@@ -253,6 +260,8 @@ RunFedAvg(const std::string& name,
     serverHelper.SetAttribute("Rounds", UintegerValue(o.rounds));
     serverHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
     serverHelper.SetAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
+    serverHelper.SetAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
+    serverHelper.SetAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
     ApplicationContainer serverApps = serverHelper.Install(serverNode);
 
     FlClientHelper clientHelper(task, serverAddress);

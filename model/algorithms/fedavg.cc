@@ -80,6 +80,75 @@ FedAvgAggregate(const std::vector<const ParamVector*>& models, const std::vector
     return ParamVector(WeightedAverage<float>(v, weights));
 }
 
+template <typename S>
+void
+ServerMomentumStep(Vec<S>& w, const Vec<S>& avg, Vec<S>& velocity, double beta, double eta)
+{
+    if (!(beta >= 0.0 && beta < 1.0))
+    {
+        throw ConfigError("ServerMomentum",
+                          "beta = " + std::to_string(beta) + " is outside [0, 1)",
+                          "use e.g. 0.9, or 0 for no momentum");
+    }
+    if (!(eta > 0.0))
+    {
+        throw ConfigError("ServerLearningRate",
+                          "eta = " + std::to_string(eta) + " is not positive",
+                          "use e.g. 1");
+    }
+    if (w.size() != avg.size())
+    {
+        throw ConfigError("avg",
+                          "has " + std::to_string(avg.size()) + " parameters, the model " +
+                              std::to_string(w.size()),
+                          "average models of the global model's architecture");
+    }
+    if (velocity.size() == 0)
+    {
+        velocity = Vec<S>::Zero(w.size());
+    }
+    if (velocity.size() != w.size())
+    {
+        throw ConfigError("velocity",
+                          "size differs from the model's",
+                          "reset the momentum when the model changes");
+    }
+    velocity = static_cast<S>(beta) * velocity + (w - avg);
+    w.noalias() -= static_cast<S>(eta) * velocity;
+}
+
+void
+ServerMomentumStep(ParamVector& w,
+                   const ParamVector& avg,
+                   ParamVector& velocity,
+                   double beta,
+                   double eta)
+{
+    if (velocity.Size() == 0)
+    {
+        velocity = ParamVector::Zeros(w.GetPrecision(), w.Size());
+    }
+    if (w.GetPrecision() == Precision::Float64)
+    {
+        ServerMomentumStep<double>(w.Get<double>(),
+                                   avg.Get<double>(),
+                                   velocity.Get<double>(),
+                                   beta,
+                                   eta);
+    }
+    else
+    {
+        ServerMomentumStep<float>(w.Get<float>(),
+                                  avg.Get<float>(),
+                                  velocity.Get<float>(),
+                                  beta,
+                                  eta);
+    }
+}
+
+template void ServerMomentumStep(Vec<double>&, const Vec<double>&, Vec<double>&, double, double);
+template void ServerMomentumStep(Vec<float>&, const Vec<float>&, Vec<float>&, double, double);
+
 template Vec<double> WeightedAverage(const std::vector<const Vec<double>*>&,
                                      const std::vector<double>&);
 template Vec<float> WeightedAverage(const std::vector<const Vec<float>*>&,

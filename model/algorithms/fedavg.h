@@ -28,6 +28,24 @@ Vec<S> WeightedAverage(const std::vector<const Vec<S>*>& models,
 ParamVector FedAvgAggregate(const std::vector<const ParamVector*>& models,
                             const std::vector<double>& weights);
 
+/**
+ * Server momentum (FedAvgM, Hsu et al. 2019), applied after averaging:
+ *   delta = w - avg;  velocity <- beta * velocity + delta;  w <- w - eta * velocity.
+ * With beta = 0 and eta = 1 this is w <- avg (up to rounding; callers that want plain FedAvg
+ * bit for bit use the average directly). `velocity` starts as zeros of w's size (it is resized
+ * and zeroed if empty). Throws ConfigError on mismatched sizes or precisions, eta <= 0 or
+ * beta outside [0, 1).
+ */
+template <typename S>
+void ServerMomentumStep(Vec<S>& w, const Vec<S>& avg, Vec<S>& velocity, double beta, double eta);
+
+/// ServerMomentumStep on ParamVectors of one precision.
+void ServerMomentumStep(ParamVector& w,
+                        const ParamVector& avg,
+                        ParamVector& velocity,
+                        double beta,
+                        double eta);
+
 } // namespace fl
 } // namespace ns3
 

@@ -4,6 +4,7 @@
 #include "ns3/fl-server-application.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/fedavg.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -79,6 +80,17 @@ FlServerApplication::GetTypeId()
                 StringValue("float64"),
                 MakeStringAccessor(&FlServerApplication::m_wirePrecision),
                 MakeStringChecker())
+            .AddAttribute("ServerMomentum",
+                          "FedAvgM server momentum beta in [0, 1) (0 = plain FedAvg).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlServerApplication::m_serverMomentum),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("ServerLearningRate",
+                          "FedAvgM server learning rate eta > 0 (used when ServerMomentum > 0 or "
+                          "eta != 1).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&FlServerApplication::m_serverLearningRate),
+                          MakeDoubleChecker<double>(0.0))
             .AddAttribute("InitSeed",
                           "Seed of the initial global model (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
@@ -106,6 +118,8 @@ FlServerApplication::FlServerApplication()
       m_clientsPerRound(0),
       m_expectedClients(0),
       m_initSeed(0),
+      m_serverMomentum(0.0),
+      m_serverLearningRate(1.0),
       m_stopSimulation(true)
 {
     NS_LOG_FUNCTION(this);
@@ -430,7 +444,26 @@ FlServerApplication::CloseRound(bool deadlineHit)
             models.push_back(&kv.second.params);
             weights.push_back(static_cast<double>(kv.second.header.sampleCount));
         }
-        m_global = fl::FedAvgAggregate(models, weights);
+        fl::ParamVector avg = fl::FedAvgAggregate(models, weights);
+        if (m_serverMomentum == 0.0 && m_serverLearningRate == 1.0)
+        {
+            m_global = std::move(avg); // plain FedAvg, bit for bit
+        }
+        else
+        {
+            try
+            {
+                fl::ServerMomentumStep(m_global,
+                                       avg,
+                                       m_velocity,
+                                       m_serverMomentum,
+                                       m_serverLearningRate);
+            }
+            catch (const fl::ConfigError& e)
+            {
+                NS_FATAL_ERROR(e.what());
+            }
+        }
     }
     m_received.clear();
     report.globalModel = &m_global;

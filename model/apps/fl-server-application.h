@@ -119,6 +119,8 @@ class FlServerApplication : public Application
     std::string m_wirePrecision;
     uint32_t m_tcpSegmentSize{1448};
     uint64_t m_initSeed;
+    double m_serverMomentum;
+    double m_serverLearningRate;
     bool m_stopSimulation;
 
     std::shared_ptr<const fl::LearningTask> m_task;
@@ -131,6 +133,7 @@ class FlServerApplication : public Application
     Ptr<UniformRandomVariable> m_rng;
 
     fl::ParamVector m_global;
+    fl::ParamVector m_velocity; ///< FedAvgM server momentum buffer
     uint32_t m_round{0};
     bool m_roundOpen{false};
     bool m_finished{false};
