@@ -8,6 +8,8 @@
  * standard deviation s is checked to within 5 s/sqrt(n) (central limit theorem), an empirical
  * CDF with the Kolmogorov-Smirnov critical value 1.95/sqrt(n) (significance 0.001).
  */
+#include "fl-test-stats.h"
+
 #include "ns3/core-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/ota-channel.h"
@@ -29,6 +31,7 @@
 
 using namespace ns3;
 using fl::Complex;
+using namespace fltest;
 
 namespace
 {
@@ -120,49 +123,6 @@ RandomSymbols(Eigen::Index n, uint64_t seed)
         (*s)[m] = Complex(g(rng), g(rng));
     }
     return s;
-}
-
-double
-RelErr(const fl::SymbolVector& a, const fl::SymbolVector& b)
-{
-    return (a - b).norm() / std::max(1e-300, b.norm());
-}
-
-double
-Mean(const std::vector<double>& v)
-{
-    double s = 0.0;
-    for (double x : v)
-    {
-        s += x;
-    }
-    return s / static_cast<double>(v.size());
-}
-
-double
-SampleSd(const std::vector<double>& v)
-{
-    const double m = Mean(v);
-    double s = 0.0;
-    for (double x : v)
-    {
-        s += (x - m) * (x - m);
-    }
-    return std::sqrt(s / static_cast<double>(v.size() - 1));
-}
-
-double
-KsStatistic(std::vector<double> x, const std::function<double(double)>& cdf)
-{
-    std::sort(x.begin(), x.end());
-    const double n = static_cast<double>(x.size());
-    double d = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i)
-    {
-        const double f = cdf(x[i]);
-        d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
-    }
-    return d;
 }
 
 const std::vector<Vector> kSixNodes = {Vector(0, 0, 0),

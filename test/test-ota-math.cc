@@ -10,6 +10,8 @@
  *  - an empirical CDF of n samples is checked with the Kolmogorov-Smirnov statistic against
  *    the asymptotic critical value 1.95/sqrt(n) (significance level 0.001).
  */
+#include "fl-test-stats.h"
+
 #include "ns3/ota-fading.h"
 #include "ns3/ota-power-control.h"
 #include "ns3/ota-signal.h"
@@ -25,62 +27,12 @@
 
 using namespace ns3;
 using fl::Complex;
+using namespace fltest;
 
 namespace
 {
 
 constexpr double kTwoPi = 6.283185307179586;
-
-/// Kolmogorov-Smirnov statistic of samples against a continuous CDF.
-double
-KsStatistic(std::vector<double> x, const std::function<double(double)>& cdf)
-{
-    std::sort(x.begin(), x.end());
-    const double n = static_cast<double>(x.size());
-    double d = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i)
-    {
-        const double f = cdf(x[i]);
-        d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
-    }
-    return d;
-}
-
-/// Asymptotic KS critical value at significance 0.001.
-double
-KsCritical(std::size_t n)
-{
-    return 1.95 / std::sqrt(static_cast<double>(n));
-}
-
-double
-Mean(const std::vector<double>& v)
-{
-    double s = 0.0;
-    for (double x : v)
-    {
-        s += x;
-    }
-    return s / static_cast<double>(v.size());
-}
-
-double
-SampleSd(const std::vector<double>& v)
-{
-    const double m = Mean(v);
-    double s = 0.0;
-    for (double x : v)
-    {
-        s += (x - m) * (x - m);
-    }
-    return std::sqrt(s / static_cast<double>(v.size() - 1));
-}
-
-double
-RelErr(const fl::SymbolVector& a, const fl::SymbolVector& b)
-{
-    return (a - b).norm() / std::max(1e-300, b.norm());
-}
 
 /// |h| CDF of each fading model.
 double
