@@ -11,6 +11,7 @@
 #include "ns3/core-module.h"
 #include "ns3/data-io.h"
 #include "ns3/fl-helper.h"
+#include "ns3/flow-monitor-helper.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -60,6 +62,50 @@ struct FedAvgOptions
     double serverLearningRate = 1.0;
     bool quiet = false;
     std::string output; ///< CSV file (each example sets its default)
+    // transport
+    std::string transport = "tcp";
+    std::string holePolicy = "retransmit";
+    double udpPacingMbps = 20.0;
+    uint32_t retryLimit = 5;
+    // rounds under pressure
+    uint32_t clientsPerRound = 0;
+    std::string sampling = "uniform";
+    std::string stragglerPolicy = "drop";
+    uint32_t maxStaleness = 2;
+    double stalenessExponent = 0.5;
+    uint32_t minQuorum = 0;
+    std::string quorumPolicy = "skip";
+    // devices
+    double flopRateMedian = 0.0;
+    double flopRateSigma = 0.0;
+    double computePower = 2.0;
+    double dropout = 0.0;
+    uint32_t leaveClients = 0;
+    double leaveTime = 0.0;
+    // output
+    std::string clientOutput; ///< per-client CSV (empty = none)
+    std::string flowMonitor;  ///< FlowMonitor XML file (empty = none)
+    bool timeBudget = false;  ///< sweeps: stopping at --maxTime is the plan, not an error
+};
+
+/// What RunFedAvg measured (for examples that sweep a parameter over several runs).
+struct RunResult
+{
+    std::vector<FlRoundRecord> records;
+    double finalAccuracy{0.0};
+    double finalLoss{0.0};
+    double simulatedTimeS{0.0};
+    double timeToAccuracyS{-1.0}; ///< negative: never reached
+    uint32_t completedRounds{0};
+    uint64_t bytes{0};
+    uint64_t chunksLost{0};
+    uint64_t chunksRetx{0};
+    uint32_t stale{0};
+    uint32_t stragglers{0};
+    double meanParticipants{0.0};
+    double energyRadioJ{0.0};
+    double energyComputeJ{0.0};
+    double wallS{0.0};
 };
 
 /// Builds the task for scalar S (see BuildFedAvgTask).
@@ -204,6 +250,37 @@ AddFedAvgOptions(CommandLine& cmd, FedAvgOptions& o)
     cmd.AddValue("serverMomentum", "FedAvgM server momentum beta in [0, 1)", o.serverMomentum);
     cmd.AddValue("serverLearningRate", "FedAvgM server learning rate", o.serverLearningRate);
     cmd.AddValue("quiet", "Do not print a line per round", o.quiet);
+    cmd.AddValue("transport", "tcp, or udp (chunked datagrams, see --holePolicy)", o.transport);
+    cmd.AddValue("holePolicy",
+                 "UDP: drop, keep-previous or retransmit (lost chunks of a model)",
+                 o.holePolicy);
+    cmd.AddValue("udpPacingMbps", "UDP: sending rate of each application [Mb/s]", o.udpPacingMbps);
+    cmd.AddValue("retryLimit", "UDP retransmit: NACK rounds / probes per message", o.retryLimit);
+    cmd.AddValue("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
+    cmd.AddValue("sampling", "Client sampling: uniform or weighted (by data size)", o.sampling);
+    cmd.AddValue("stragglerPolicy",
+                 "Late updates: drop, or accept into a later round (with staleness)",
+                 o.stragglerPolicy);
+    cmd.AddValue("maxStaleness", "accept: most rounds an update may be late", o.maxStaleness);
+    cmd.AddValue("stalenessExponent",
+                 "accept: stale weight factor (1 + staleness)^-a",
+                 o.stalenessExponent);
+    cmd.AddValue("minQuorum", "Fewest updates per round (0 = none)", o.minQuorum);
+    cmd.AddValue("quorumPolicy", "Below quorum: skip or repeat the round", o.quorumPolicy);
+    cmd.AddValue("flopRateMedian",
+                 "Device speed [FLOP/s], median of a log-normal law (0 = use --secondsPerSample)",
+                 o.flopRateMedian);
+    cmd.AddValue("flopRateSigma",
+                 "Log-normal sigma of device speeds (0 = identical devices)",
+                 o.flopRateSigma);
+    cmd.AddValue("computePower", "Power drawn while training [W]", o.computePower);
+    cmd.AddValue("dropout", "Probability that a client stays silent in a round", o.dropout);
+    cmd.AddValue("leaveClients", "Number of clients (the first ones) that leave", o.leaveClients);
+    cmd.AddValue("leaveTime", "Time [s] at which --leaveClients leave", o.leaveTime);
+    cmd.AddValue("clientOutput", "Per-client CSV output file (empty = none)", o.clientOutput);
+    cmd.AddValue("flowMonitor",
+                 "Write ns-3 FlowMonitor statistics to this XML file (empty = off)",
+                 o.flowMonitor);
 }
 
 /**
@@ -254,20 +331,62 @@ RunFedAvg(const std::string& name,
           const NodeContainer& clients,
           Ipv4Address serverAddress,
           const std::function<int64_t(int64_t)>& assignNetworkStreams,
-          std::chrono::steady_clock::time_point wallStart)
+          std::chrono::steady_clock::time_point wallStart,
+          const std::function<double(uint32_t)>& radioEnergy = {},
+          RunResult* result = nullptr)
 {
+    if (o.leaveClients > clients.GetN())
+    {
+        std::cerr << name << ": --leaveClients=" << o.leaveClients << " exceeds --clients="
+                  << clients.GetN() << " (fix: lower it)" << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
     FlServerHelper serverHelper(task);
     serverHelper.SetAttribute("Rounds", UintegerValue(o.rounds));
     serverHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
     serverHelper.SetAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
     serverHelper.SetAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
     serverHelper.SetAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
-    ApplicationContainer serverApps = serverHelper.Install(serverNode);
+    serverHelper.SetAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
+    serverHelper.SetAttribute("ClientSampling", StringValue(o.sampling));
+    serverHelper.SetAttribute("StragglerPolicy", StringValue(o.stragglerPolicy));
+    serverHelper.SetAttribute("MaxStaleness", UintegerValue(o.maxStaleness));
+    serverHelper.SetAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
+    serverHelper.SetAttribute("MinQuorum", UintegerValue(o.minQuorum));
+    serverHelper.SetAttribute("QuorumPolicy", StringValue(o.quorumPolicy));
 
     FlClientHelper clientHelper(task, serverAddress);
     clientHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
     clientHelper.SetAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
+    clientHelper.SetAttribute("ComputePower", DoubleValue(o.computePower));
+    clientHelper.SetAttribute("DropoutProbability", DoubleValue(o.dropout));
+    for (const char* attr : {"Transport", "HolePolicy"})
+    {
+        const std::string& v = std::string(attr) == "Transport" ? o.transport : o.holePolicy;
+        serverHelper.SetAttribute(attr, StringValue(v));
+        clientHelper.SetAttribute(attr, StringValue(v));
+    }
+    const DataRate pacing(static_cast<uint64_t>(o.udpPacingMbps * 1e6));
+    serverHelper.SetAttribute("UdpPacingRate", DataRateValue(pacing));
+    clientHelper.SetAttribute("UdpPacingRate", DataRateValue(pacing));
+    serverHelper.SetAttribute("RetryLimit", UintegerValue(o.retryLimit));
+    clientHelper.SetAttribute("RetryLimit", UintegerValue(o.retryLimit));
+    if (o.flopRateMedian > 0.0)
+    {
+        // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.
+        Ptr<LogNormalRandomVariable> speed = CreateObject<LogNormalRandomVariable>();
+        speed->SetAttribute("Mu", DoubleValue(std::log(o.flopRateMedian)));
+        speed->SetAttribute("Sigma", DoubleValue(o.flopRateSigma));
+        speed->SetStream(50);
+        clientHelper.SetComputeSpeedVariable(speed);
+    }
+    ApplicationContainer serverApps = serverHelper.Install(serverNode);
     ApplicationContainer clientApps = clientHelper.Install(clients);
+    for (uint32_t i = 0; i < o.leaveClients; ++i)
+    {
+        clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
+    }
 
     int64_t stream = 100;
     stream += assignNetworkStreams(stream);
@@ -285,7 +404,19 @@ RunFedAvg(const std::string& name,
     Ptr<LearningMonitor> monitor = CreateObject<LearningMonitor>();
     monitor->SetAttribute("OutputFile", StringValue(o.output));
     monitor->SetAttribute("Verbose", BooleanValue(!o.quiet));
+    monitor->SetAttribute("ClientOutputFile", StringValue(o.clientOutput));
     monitor->Install(DynamicCast<FlServerApplication>(serverApps.Get(0)));
+    monitor->InstallClients(clientApps);
+    if (radioEnergy)
+    {
+        monitor->SetRadioEnergyReader(radioEnergy);
+    }
+    FlowMonitorHelper flowHelper;
+    Ptr<FlowMonitor> flows;
+    if (!o.flowMonitor.empty())
+    {
+        flows = flowHelper.InstallAll();
+    }
 
     // The server stops the simulation after its last round; maxTime bounds a stalled run.
     Simulator::Stop(Seconds(o.maxTime));
@@ -294,9 +425,21 @@ RunFedAvg(const std::string& name,
     Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(serverApps.Get(0));
     const auto& rec = monitor->GetRecords();
     uint64_t bytes = 0;
+    uint64_t chunksLost = 0;
+    uint64_t chunksRetx = 0;
+    uint32_t stale = 0;
+    uint32_t stragglers = 0;
+    double energyRadio = 0.0;
+    double energyCompute = 0.0;
     for (const auto& r : rec)
     {
         bytes += r.bytesDown + r.bytesUp;
+        chunksLost += r.chunksLost;
+        chunksRetx += r.chunksRetx;
+        stale += r.stale;
+        stragglers += r.stragglers;
+        energyRadio += std::isnan(r.energyRadioJ) ? 0.0 : r.energyRadioJ;
+        energyCompute += std::isnan(r.energyComputeJ) ? 0.0 : r.energyComputeJ;
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
@@ -310,10 +453,67 @@ RunFedAvg(const std::string& name,
     const double tta = monitor->TimeToAccuracy(o.targetAccuracy);
     std::cout << " time_to_" << o.targetAccuracy
               << "_s=" << (tta < 0 ? std::string("never") : std::to_string(tta))
-              << " bytes=" << bytes << " malformed=" << server->GetCounters().malformedHeaders
+              << " bytes=" << bytes << " stragglers=" << stragglers << " stale=" << stale;
+    if (o.transport == "udp")
+    {
+        std::cout << " chunks_lost=" << chunksLost << " chunks_retx=" << chunksRetx;
+    }
+    std::cout << " energy_compute_j=" << energyCompute;
+    if (radioEnergy)
+    {
+        std::cout << " energy_radio_j=" << energyRadio;
+    }
+    if (result)
+    {
+        result->records = rec;
+        if (!rec.empty())
+        {
+            result->finalAccuracy = rec.back().testAccuracy;
+            result->finalLoss = rec.back().testLoss;
+            result->simulatedTimeS = rec.back().timeS;
+        }
+        result->timeToAccuracyS = tta;
+        result->completedRounds = server->GetCompletedRounds();
+        result->bytes = bytes;
+        result->chunksLost = chunksLost;
+        result->chunksRetx = chunksRetx;
+        result->stale = stale;
+        result->stragglers = stragglers;
+        double parts = 0.0;
+        for (std::size_t i = 1; i < rec.size(); ++i)
+        {
+            parts += rec[i].participants;
+        }
+        result->meanParticipants = rec.size() > 1 ? parts / (rec.size() - 1) : 0.0;
+        result->energyRadioJ = radioEnergy ? energyRadio : std::nan("");
+        result->energyComputeJ = energyCompute;
+        result->wallS = wall;
+    }
+    const auto counters = server->GetCounters();
+    std::cout << " malformed=" << counters.malformedHeaders + counters.crcErrors + counters.undecodable
               << " wall_s=" << std::setprecision(3) << wall << "\n"
               << "results: " << o.output << std::endl;
-    const bool finished = server->IsFinished();
+    if (flows)
+    {
+        flows->CheckForLostPackets();
+        uint64_t txPackets = 0;
+        uint64_t rxPackets = 0;
+        uint64_t lostPackets = 0;
+        double delaySum = 0.0;
+        for (const auto& kv : flows->GetFlowStats())
+        {
+            txPackets += kv.second.txPackets;
+            rxPackets += kv.second.rxPackets;
+            lostPackets += kv.second.lostPackets;
+            delaySum += kv.second.delaySum.GetSeconds();
+        }
+        flows->SerializeToXmlFile(o.flowMonitor, true, true);
+        std::cout << "flows: " << flows->GetFlowStats().size() << " flows, tx_packets=" << txPackets
+                  << " rx_packets=" << rxPackets << " lost_packets=" << lostPackets
+                  << " mean_delay_ms=" << (rxPackets ? 1e3 * delaySum / rxPackets : 0.0)
+                  << "; details: " << o.flowMonitor << std::endl;
+    }
+    const bool finished = server->IsFinished() || o.timeBudget;
     if (!finished)
     {
         std::cerr << name << ": stopped at --maxTime=" << o.maxTime << " s after "

@@ -16,6 +16,7 @@
 
 #include "fl-example-common.h"
 
+#include "ns3/fl-energy-helper.h"
 #include "ns3/fl-wifi-scenario-helper.h"
 
 using namespace ns3;
@@ -49,7 +50,7 @@ main(int argc, char* argv[])
     }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << standard << " infrastructure, " << o.clients
-              << " stations within " << radius << " m of the AP; TCP; " << o.wirePrecision
+              << " stations within " << radius << " m of the AP; " << o.transport << "; " << o.wirePrecision
               << " on the wire" << std::endl;
 
     FlWifiScenarioHelper wifi;
@@ -57,6 +58,9 @@ main(int argc, char* argv[])
     wifi.SetRadius(radius);
     wifi.SetRateManager(rateManager);
     FlWifiScenario scene = wifi.Build(o.clients);
+    // Radio energy of every station through ns-3's energy framework (CSV column energy_radio_j).
+    Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
+    meter->InstallWifi(scene);
 
     return flexample::RunFedAvg(
         "fl-fedavg-wifi",
@@ -66,5 +70,6 @@ main(int argc, char* argv[])
         scene.stations,
         scene.serverAddress,
         [&scene](int64_t stream) { return FlWifiScenarioHelper::AssignStreams(scene, stream); },
-        wallStart);
+        wallStart,
+        [meter](uint32_t client) { return meter->GetRadioEnergy(client); });
 }

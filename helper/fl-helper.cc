@@ -3,6 +3,8 @@
  */
 #include "ns3/fl-helper.h"
 
+#include "ns3/double.h"
+
 #include "ns3/address.h"
 #include "ns3/uinteger.h"
 
@@ -54,6 +56,12 @@ FlClientHelper::SetAttribute(const std::string& name, const AttributeValue& valu
     m_factory.Set(name, value);
 }
 
+void
+FlClientHelper::SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond)
+{
+    m_speed = flopsPerSecond;
+}
+
 ApplicationContainer
 FlClientHelper::Install(const NodeContainer& nodes, uint32_t firstIndex) const
 {
@@ -70,6 +78,18 @@ FlClientHelper::Install(const NodeContainer& nodes, uint32_t firstIndex) const
     {
         Ptr<FlClientApplication> app = m_factory.Create<FlClientApplication>();
         app->SetAttribute("ClientIndex", UintegerValue(firstIndex + i));
+        if (m_speed)
+        {
+            const double speed = m_speed->GetValue();
+            if (!(speed >= 1.0))
+            {
+                NS_FATAL_ERROR("FlClientHelper::SetComputeSpeedVariable: drew a speed of "
+                               << speed << " FLOP/s for client " << firstIndex + i
+                               << "; use a distribution of positive rates such as "
+                                  "LogNormalRandomVariable with Mu = ln(1e9)");
+            }
+            app->SetAttribute("FlopRate", DoubleValue(speed));
+        }
         app->SetTask(m_task);
         nodes.Get(i)->AddApplication(app);
         apps.Add(app);

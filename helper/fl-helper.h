@@ -12,6 +12,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/random-variable-stream.h"
 
 #include <memory>
 
@@ -55,12 +56,20 @@ class FlClientHelper
                    uint16_t port = 9000);
     /// Sets an attribute of every client application (see FlClientApplication::GetTypeId).
     void SetAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Heterogeneous devices: each client installed afterwards gets its FlopRate attribute
+     * (FLOP/s) drawn from this variable, once, at Install (e.g. a LogNormalRandomVariable).
+     * Draws below 1 FLOP/s are an error. Fix the variable's stream (SetStream) first for
+     * reproducible speeds. nullptr returns to the FlopRate attribute.
+     */
+    void SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond);
     /// Installs one client per node; client indices firstIndex, firstIndex + 1, ...
     ApplicationContainer Install(const NodeContainer& nodes, uint32_t firstIndex = 0) const;
 
   private:
     std::shared_ptr<const fl::LearningTask> m_task;
     ObjectFactory m_factory;
+    Ptr<RandomVariableStream> m_speed;
 };
 
 /**

@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
+#include <random>
+
 using namespace ns3::fl;
 
 TEST(FedAvg, WeightedAverageIsSampleWeighted)
@@ -77,4 +81,103 @@ TEST(FedAvgM, RejectsBadParameters)
     EXPECT_THROW(ServerMomentumStep<double>(w, avg, v, 0.5, 0.0), ConfigError);
     Eigen::VectorXd shorter = Eigen::VectorXd::Zero(1);
     EXPECT_THROW(ServerMomentumStep<double>(w, shorter, v, 0.5, 1.0), ConfigError);
+}
+
+TEST(Staleness, PolynomialDiscount)
+{
+    EXPECT_EQ(StalenessWeight(0, 0.5), 1.0);
+    EXPECT_EQ(StalenessWeight(7, 0.0), 1.0);
+    EXPECT_NEAR(StalenessWeight(3, 0.5), 0.5, 1e-15);
+    EXPECT_NEAR(StalenessWeight(1, 2.0), 0.25, 1e-15);
+    EXPECT_NEAR(StalenessWeight(4, 1.0), 0.2, 1e-15);
+    EXPECT_THROW(StalenessWeight(1, -0.1), ConfigError);
+    try
+    {
+        StalenessWeight(1, std::nan(""));
+        ADD_FAILURE() << "NaN exponent accepted";
+    }
+    catch (const ConfigError& e)
+    {
+        EXPECT_EQ(e.Parameter(), "StalenessExponent");
+    }
+}
+
+TEST(Staleness, TranslateAppliesTheUpdateToTheCurrentModel)
+{
+    Eigen::VectorXd w(3), base(3), cur(3);
+    w << 1.0, 2.0, 3.0;
+    base << 0.5, 2.5, 3.0;
+    cur << 10.0, 20.0, 30.0;
+    const ParamVector t = TranslateStaleModel(ParamVector(w), ParamVector(base), ParamVector(cur));
+    EXPECT_NEAR(t.At(0), 10.5, 1e-12);
+    EXPECT_NEAR(t.At(1), 19.5, 1e-12);
+    EXPECT_NEAR(t.At(2), 30.0, 1e-12);
+    // base == current gives the client's model exactly.
+    const ParamVector same = TranslateStaleModel(ParamVector(w), ParamVector(cur), ParamVector(cur));
+    EXPECT_TRUE(same == ParamVector(Eigen::VectorXd(cur + (w - cur))));
+    EXPECT_THROW(TranslateStaleModel(ParamVector(w), ParamVector(Eigen::VectorXd(2)), ParamVector(cur)),
+                 ConfigError);
+    EXPECT_THROW(TranslateStaleModel(ParamVector(Eigen::VectorXf(3)), ParamVector(base), ParamVector(cur)),
+                 ConfigError);
+}
+
+TEST(ClientSampling, ScriptedDrawsPickByCumulativeWeight)
+{
+    const std::vector<uint32_t> pool = {10, 20, 30};
+    const std::vector<double> w = {1.0, 2.0, 7.0};
+    auto draws = [](std::vector<double> u) {
+        auto it = std::make_shared<std::size_t>(0);
+        return [u, it]() { return u.at((*it)++); };
+    };
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, w, 1, draws({0.05})), (std::vector<uint32_t>{10}));
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, w, 1, draws({0.15})), (std::vector<uint32_t>{20}));
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, w, 1, draws({0.95})), (std::vector<uint32_t>{30}));
+    // 30 first (9.5 of 10), then among {10: 1, 20: 2}: 0.5 x 3 = 1.5 -> 20.
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, w, 2, draws({0.95, 0.5})),
+              (std::vector<uint32_t>{20, 30}));
+    // count >= pool: everything, no draw.
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, w, 3, draws({})), (std::vector<uint32_t>{10, 20, 30}));
+    // Zero weights are never drawn, even with u at the very end.
+    EXPECT_EQ(WeightedSampleWithoutReplacement(pool, {0.0, 1.0, 0.0}, 1, draws({0.999999})),
+              (std::vector<uint32_t>{20}));
+    EXPECT_THROW(WeightedSampleWithoutReplacement(pool, {0.0, 1.0, 0.0}, 2, draws({0.1, 0.1})),
+                 ConfigError);
+    EXPECT_THROW(WeightedSampleWithoutReplacement(pool, {1.0, -1.0, 1.0}, 1, draws({0.1})),
+                 ConfigError);
+    EXPECT_THROW(WeightedSampleWithoutReplacement(pool, {1.0}, 1, draws({0.1})), ConfigError);
+}
+
+// Inclusion frequencies of successive sampling (2 of 4) match their exact probabilities
+// P(i) = p_i + sum_{j != i} p_j p_i / (1 - p_j) within 5 binomial standard deviations.
+TEST(ClientSampling, InclusionFrequenciesMatchSuccessiveSampling)
+{
+    const std::vector<uint32_t> pool = {0, 1, 2, 3};
+    const std::vector<double> w = {1.0, 2.0, 3.0, 4.0};
+    const double total = 10.0;
+    std::mt19937_64 eng(2024);
+    std::uniform_real_distribution<double> unif(0.0, 1.0);
+    const int n = 20000;
+    std::vector<int> hits(4, 0);
+    for (int t = 0; t < n; ++t)
+    {
+        for (uint32_t k : WeightedSampleWithoutReplacement(pool, w, 2, [&]() { return unif(eng); }))
+        {
+            ++hits[k];
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+    {
+        const double pi = w[i] / total;
+        double p = pi;
+        for (int j = 0; j < 4; ++j)
+        {
+            if (j != i)
+            {
+                const double pj = w[j] / total;
+                p += pj * pi / (1.0 - pj);
+            }
+        }
+        const double sd = std::sqrt(p * (1.0 - p) / n);
+        EXPECT_NEAR(static_cast<double>(hits[i]) / n, p, 5.0 * sd) << "item " << i;
+    }
 }

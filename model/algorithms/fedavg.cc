@@ -3,6 +3,10 @@
  */
 #include "ns3/fedavg.h"
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 namespace ns3
 {
 namespace fl
@@ -144,6 +148,131 @@ ServerMomentumStep(ParamVector& w,
                                   beta,
                                   eta);
     }
+}
+
+double
+StalenessWeight(uint32_t staleness, double exponent)
+{
+    if (!(exponent >= 0.0) || !std::isfinite(exponent))
+    {
+        throw ConfigError("StalenessExponent",
+                          "= " + std::to_string(exponent) + " is negative or not finite",
+                          "use 0 (no discount) or e.g. 0.5");
+    }
+    if (exponent == 0.0)
+    {
+        return 1.0;
+    }
+    return std::pow(1.0 + static_cast<double>(staleness), -exponent);
+}
+
+namespace
+{
+template <typename S>
+ParamVector
+Translate(const Vec<S>& w, const Vec<S>& base, const Vec<S>& current)
+{
+    Vec<S> out = current + (w - base);
+    return ParamVector(std::move(out));
+}
+} // namespace
+
+ParamVector
+TranslateStaleModel(const ParamVector& clientModel,
+                    const ParamVector& base,
+                    const ParamVector& current)
+{
+    if (clientModel.GetPrecision() != base.GetPrecision() ||
+        clientModel.GetPrecision() != current.GetPrecision())
+    {
+        throw ConfigError("clientModel",
+                          "precisions of the client model, its base and the current model differ",
+                          "keep every model of a run in the task's precision");
+    }
+    if (clientModel.Size() != base.Size() || clientModel.Size() != current.Size())
+    {
+        throw ConfigError("clientModel",
+                          "sizes " + std::to_string(clientModel.Size()) + ", " +
+                              std::to_string(base.Size()) + " and " +
+                              std::to_string(current.Size()) + " differ",
+                          "translate models of one architecture");
+    }
+    if (clientModel.GetPrecision() == Precision::Float64)
+    {
+        return Translate<double>(clientModel.Get<double>(),
+                                 base.Get<double>(),
+                                 current.Get<double>());
+    }
+    return Translate<float>(clientModel.Get<float>(), base.Get<float>(), current.Get<float>());
+}
+
+std::vector<uint32_t>
+WeightedSampleWithoutReplacement(const std::vector<uint32_t>& pool,
+                                 const std::vector<double>& weights,
+                                 std::size_t count,
+                                 const std::function<double()>& uniform01)
+{
+    if (weights.size() != pool.size())
+    {
+        throw ConfigError("weights",
+                          "has " + std::to_string(weights.size()) + " entries for a pool of " +
+                              std::to_string(pool.size()),
+                          "give one weight per item");
+    }
+    for (double w : weights)
+    {
+        if (!(w >= 0.0) || !std::isfinite(w))
+        {
+            throw ConfigError("weights",
+                              "contains " + std::to_string(w),
+                              "use finite non-negative weights (e.g. sample counts)");
+        }
+    }
+    if (count >= pool.size())
+    {
+        std::vector<uint32_t> all = pool;
+        std::sort(all.begin(), all.end());
+        return all;
+    }
+    std::vector<uint32_t> items = pool;
+    std::vector<double> w = weights;
+    std::vector<uint32_t> chosen;
+    chosen.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        double total = 0.0;
+        for (double x : w)
+        {
+            total += x;
+        }
+        if (!(total > 0.0))
+        {
+            throw ConfigError("weights",
+                              "all remaining items have weight 0 but " +
+                                  std::to_string(count - i) + " more are needed",
+                              "give every eligible item a positive weight");
+        }
+        const double u = uniform01() * total;
+        std::size_t j = 0;
+        double acc = 0.0;
+        for (; j + 1 < w.size(); ++j)
+        {
+            acc += w[j];
+            if (u < acc && w[j] > 0.0)
+            {
+                break;
+            }
+        }
+        while (w[j] == 0.0) // u landed at the very end: take the last positive weight
+        {
+            --j;
+        }
+        chosen.push_back(items[j]);
+        items.erase(items.begin() + static_cast<std::ptrdiff_t>(j));
+        w.erase(w.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
 }
 
 template void ServerMomentumStep(Vec<double>&, const Vec<double>&, Vec<double>&, double, double);

@@ -8,6 +8,8 @@
 
 #include "ns3/param-vector.h"
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -45,6 +47,41 @@ void ServerMomentumStep(ParamVector& w,
                         ParamVector& velocity,
                         double beta,
                         double eta);
+
+/**
+ * Staleness discount of an update trained on a global model `staleness` rounds old (FedAsync's
+ * polynomial rule, Xie et al. 2019): (1 + staleness)^(-exponent). exponent = 0 gives 1 (no
+ * discount). Throws ConfigError naming "StalenessExponent" if exponent < 0 or is not finite.
+ */
+double StalenessWeight(uint32_t staleness, double exponent);
+
+/**
+ * Brings a stale client model into the current round: the client's update (its change of the
+ * model, w_k - base) applied to the current global model,
+ *
+ *     w~_k = current + (w_k - base),
+ *
+ * where base is the global model the client trained from. FedAvg of fresh models w_j and
+ * translated stale models w~_k then equals current + sum_i p_i (update_i), i.e. the average of
+ * all updates applied to the current model. All three vectors must have the same precision and
+ * size (ConfigError otherwise). For base == current it returns w_k exactly.
+ */
+ParamVector TranslateStaleModel(const ParamVector& clientModel,
+                                const ParamVector& base,
+                                const ParamVector& current);
+
+/**
+ * Draws `count` distinct items of `pool` without replacement, each draw choosing among the
+ * remaining items with probability proportional to its weight (successive sampling; with equal
+ * weights this is uniform sampling). `uniform01` returns independent draws in [0, 1); exactly
+ * `count` draws are made (none if count >= pool size: then the whole pool is returned).
+ * Returns the chosen items sorted ascending. Throws ConfigError if the sizes differ or a weight
+ * is negative or not finite, or if all remaining weights are zero while items are still needed.
+ */
+std::vector<uint32_t> WeightedSampleWithoutReplacement(const std::vector<uint32_t>& pool,
+                                                       const std::vector<double>& weights,
+                                                       std::size_t count,
+                                                       const std::function<double()>& uniform01);
 
 } // namespace fl
 } // namespace ns3

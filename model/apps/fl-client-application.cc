@@ -7,10 +7,15 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
+#include "ns3/partial-message.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-socket-factory.h"
+#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
+
+#include <cctype>
+#include <limits>
 
 namespace ns3
 {
@@ -18,12 +23,92 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FlClientApplication");
 NS_OBJECT_ENSURE_REGISTERED(FlClientApplication);
 
+namespace
+{
+constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
+}
+
+namespace fl
+{
+std::set<uint32_t>
+ParseRoundList(const std::string& spec, const std::string& parameter)
+{
+    std::set<uint32_t> out;
+    std::string s;
+    for (char c : spec)
+    {
+        if (!std::isspace(static_cast<unsigned char>(c)))
+        {
+            s.push_back(c);
+        }
+    }
+    std::size_t pos = 0;
+    auto fail = [&](const std::string& what) {
+        throw ConfigError(parameter,
+                          "\"" + spec + "\": " + what,
+                          "give rounds and ranges such as 3,5-7,10");
+    };
+    auto number = [&](std::size_t& p) -> uint32_t {
+        if (p >= s.size() || !std::isdigit(static_cast<unsigned char>(s[p])))
+        {
+            fail("a round number was expected at position " + std::to_string(p));
+        }
+        uint64_t v = 0;
+        while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p])))
+        {
+            v = v * 10 + static_cast<uint64_t>(s[p] - '0');
+            if (v > std::numeric_limits<uint32_t>::max())
+            {
+                fail("round number too large");
+            }
+            ++p;
+        }
+        return static_cast<uint32_t>(v);
+    };
+    while (pos < s.size())
+    {
+        const uint32_t a = number(pos);
+        uint32_t b = a;
+        if (pos < s.size() && s[pos] == '-')
+        {
+            ++pos;
+            b = number(pos);
+            if (b < a)
+            {
+                fail("range " + std::to_string(a) + "-" + std::to_string(b) + " is reversed");
+            }
+        }
+        if (b - a > 10000000u)
+        {
+            fail("range too long");
+        }
+        for (uint64_t r = a; r <= b; ++r)
+        {
+            out.insert(static_cast<uint32_t>(r));
+        }
+        if (pos < s.size())
+        {
+            if (s[pos] != ',')
+            {
+                fail("unexpected character '" + std::string(1, s[pos]) + "'");
+            }
+            ++pos;
+            if (pos == s.size())
+            {
+                fail("trailing comma");
+            }
+        }
+    }
+    return out;
+}
+} // namespace fl
+
 TypeId
 FlClientApplication::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::FlClientApplication")
-            .SetParent<Application>()
+            .SetParent<FlApplicationBase>()
             .SetGroupName("Fl")
             .AddConstructor<FlClientApplication>()
             .AddAttribute("ServerAddress",
@@ -32,7 +117,7 @@ FlClientApplication::GetTypeId()
                           MakeAddressAccessor(&FlClientApplication::m_serverAddress),
                           MakeAddressChecker())
             .AddAttribute("ServerPort",
-                          "TCP port of the server.",
+                          "TCP or UDP port of the server.",
                           UintegerValue(9000),
                           MakeUintegerAccessor(&FlClientApplication::m_serverPort),
                           MakeUintegerChecker<uint16_t>(1))
@@ -49,32 +134,53 @@ FlClientApplication::GetTypeId()
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("FlopRate",
                           "Device speed in FLOP/s; if > 0 the compute time is the training "
-                          "FLOPs divided by this rate.",
+                          "FLOPs (samples x model FLOPs per sample) divided by this rate.",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&FlClientApplication::m_flopRate),
                           MakeDoubleChecker<double>(0.0))
-            .AddAttribute("TcpSegmentSize",
-                          "TCP maximum segment size of this application's sockets in bytes "
-                          "(0 = keep ns3::TcpSocket::SegmentSize; ns-3's default is 536).",
-                          UintegerValue(1448),
-                          MakeUintegerAccessor(&FlClientApplication::m_tcpSegmentSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute(
-                "WirePrecision",
-                "Encoding of the uploaded model: float64, float32, float16 or int8 (unbiased "
-                "stochastic quantisation).",
-                StringValue("float64"),
-                MakeStringAccessor(&FlClientApplication::m_wirePrecision),
-                MakeStringChecker())
+            .AddAttribute("ComputePower",
+                          "Power drawn while training [W]; compute energy = ComputePower x "
+                          "compute time.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlClientApplication::m_computePower),
+                          MakeDoubleChecker<double>(0.0))
             .AddAttribute("TrainingSeed",
                           "Base seed of local training (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlClientApplication::m_trainingSeedAttr),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("SilentRounds",
+                          "Failure injection: rounds (e.g. \"3,5-7\") in which the client gets "
+                          "the global model but does not answer.",
+                          StringValue(""),
+                          MakeStringAccessor(&FlClientApplication::m_silentRoundsSpec),
+                          MakeStringChecker())
+            .AddAttribute("DropoutProbability",
+                          "Failure injection: probability that the client stays silent in a "
+                          "round it was selected for (independent draws per round).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlClientApplication::m_dropoutProbability),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("LeaveTime",
+                          "Failure injection: the client leaves for good at this time after the "
+                          "application started (its connection closes; 0 = never).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlClientApplication::m_leaveTime),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("JoinInterval",
+                          "UDP only: the Join message is repeated at this interval until the "
+                          "first global model arrives.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FlClientApplication::m_joinInterval),
+                          MakeTimeChecker(MilliSeconds(1)))
             .AddTraceSource("TrainingDone",
                             "Local training finished (round, steps, mean loss, compute time).",
                             MakeTraceSourceAccessor(&FlClientApplication::m_trainingDoneTrace),
-                            "ns3::FlClientApplication::TrainingDoneCallback");
+                            "ns3::FlClientApplication::TrainingDoneCallback")
+            .AddTraceSource("RoundTrained",
+                            "Local training finished (full report incl. compute energy).",
+                            MakeTraceSourceAccessor(&FlClientApplication::m_roundTrainedTrace),
+                            "ns3::FlClientApplication::RoundTrainedCallback");
     return tid;
 }
 
@@ -83,10 +189,15 @@ FlClientApplication::FlClientApplication()
       m_clientIndex(0),
       m_secondsPerSample(1e-4),
       m_flopRate(0.0),
-      m_trainingSeedAttr(0)
+      m_computePower(0.0),
+      m_trainingSeedAttr(0),
+      m_dropoutProbability(0.0),
+      m_leaveTime(Seconds(0)),
+      m_joinInterval(Seconds(1))
 {
     NS_LOG_FUNCTION(this);
     m_rng = CreateObject<UniformRandomVariable>();
+    m_dropoutRng = CreateObject<UniformRandomVariable>();
 }
 
 FlClientApplication::~FlClientApplication()
@@ -112,15 +223,35 @@ FlClientApplication::GetRoundsTrained() const
     return m_roundsTrained;
 }
 
+uint32_t
+FlClientApplication::GetRoundsSilent() const
+{
+    return m_roundsSilent;
+}
+
+bool
+FlClientApplication::HasLeft() const
+{
+    return m_left;
+}
+
 uint64_t
 FlClientApplication::GetBytesSent() const
 {
+    if (m_udp)
+    {
+        return m_udp->Stats().bytesSent;
+    }
     return m_conn ? m_conn->BytesSent() : 0;
 }
 
 uint64_t
 FlClientApplication::GetBytesReceived() const
 {
+    if (m_udp)
+    {
+        return m_udp->Stats().bytesReceived;
+    }
     return m_conn ? m_conn->BytesReceived() : 0;
 }
 
@@ -135,11 +266,24 @@ FlClientApplication::GetDroppedMessages() const
     return n;
 }
 
+FlDatagramStats
+FlClientApplication::GetDatagramStats() const
+{
+    return m_udp ? m_udp->Stats() : FlDatagramStats();
+}
+
+double
+FlClientApplication::GetComputeEnergy() const
+{
+    return m_computeEnergy;
+}
+
 int64_t
 FlClientApplication::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
-    return 1;
+    m_dropoutRng->SetStream(stream + 1);
+    return 2;
 }
 
 void
@@ -150,9 +294,14 @@ FlClientApplication::DoDispose()
     {
         m_conn->Close();
     }
+    if (m_udp)
+    {
+        m_udp->Close();
+    }
     m_conn = nullptr;
+    m_udp = nullptr;
     m_socket = nullptr;
-    Application::DoDispose();
+    FlApplicationBase::DoDispose();
 }
 
 void
@@ -176,9 +325,10 @@ FlClientApplication::StartApplication()
         NS_FATAL_ERROR("FlClientApplication: ServerAddress must be an IPv4 address (set it, or use "
                        "FlClientHelper)");
     }
+    ParseTransportAttributes("FlClientApplication");
     try
     {
-        m_wire = fl::ParseWireEncoding(m_wirePrecision, "FlClientApplication::WirePrecision");
+        m_silentRounds = fl::ParseRoundList(m_silentRoundsSpec, "FlClientApplication::SilentRounds");
     }
     catch (const fl::ConfigError& e)
     {
@@ -187,7 +337,32 @@ FlClientApplication::StartApplication()
     m_trainingSeed = m_trainingSeedAttr != 0
                          ? m_trainingSeedAttr
                          : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
+    if (m_leaveTime.IsStrictlyPositive())
+    {
+        m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
+    }
+    const InetSocketAddress server(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
 
+    if (m_transport == FlTransport::Udp)
+    {
+        m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+        if (m_socket->Bind() != 0)
+        {
+            NS_FATAL_ERROR("FlClientApplication: cannot bind a UDP socket on node "
+                           << GetNode()->GetId());
+        }
+        try
+        {
+            m_udp = Create<FlDatagramEndpoint>(m_socket, m_clientIndex, DatagramConfig());
+        }
+        catch (const fl::ConfigError& e)
+        {
+            NS_FATAL_ERROR(e.what());
+        }
+        m_udp->SetDeliverCallback(MakeCallback(&FlClientApplication::HandleDatagram, this));
+        SendJoin();
+        return;
+    }
     m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     if (m_tcpSegmentSize > 0)
     {
@@ -200,21 +375,86 @@ FlClientApplication::StartApplication()
     }
     m_socket->SetConnectCallback(MakeCallback(&FlClientApplication::ConnectionSucceeded, this),
                                  MakeCallback(&FlClientApplication::ConnectionFailed, this));
-    m_socket->Connect(InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort));
+    m_socket->Connect(server);
 }
 
 void
 FlClientApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
+    m_stopped = true;
     Simulator::Cancel(m_sendEvent);
+    Simulator::Cancel(m_joinEvent);
+    Simulator::Cancel(m_leaveEvent);
     if (m_conn)
     {
         m_conn->Close();
     }
+    else if (m_udp)
+    {
+        m_udp->Close();
+    }
     else if (m_socket)
     {
         m_socket->Close();
+    }
+}
+
+void
+FlClientApplication::Leave()
+{
+    NS_LOG_FUNCTION(this);
+    NS_LOG_INFO("client " << m_clientIndex << " leaves at " << Simulator::Now().As(Time::S));
+    m_left = true;
+    Simulator::Cancel(m_sendEvent);
+    Simulator::Cancel(m_joinEvent);
+    if (m_conn)
+    {
+        m_conn->Close(); // the server sees the connection close
+    }
+    if (m_udp)
+    {
+        m_udp->Close(); // nothing to see over UDP: the server's deadline decides
+    }
+}
+
+void
+FlClientApplication::SendJoin()
+{
+    if (m_left || m_stopped)
+    {
+        return;
+    }
+    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    auto bytes = std::make_shared<std::vector<uint8_t>>(fl::EncodeMessage(fl::MessageKind::Join,
+                                                                          0,
+                                                                          m_clientIndex,
+                                                                          samples,
+                                                                          fl::ParamVector(),
+                                                                          fl::Precision::Float64));
+    SendToServer(0, bytes);
+    if (m_udp && !m_heardFromServer)
+    {
+        m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::SendJoin, this);
+    }
+}
+
+void
+FlClientApplication::SendToServer(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes)
+{
+    if (m_left)
+    {
+        return;
+    }
+    if (m_udp)
+    {
+        m_udp->Send(InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort),
+                    round,
+                    std::move(bytes));
+    }
+    else if (m_conn)
+    {
+        m_conn->Send(std::move(bytes));
     }
 }
 
@@ -224,14 +464,12 @@ FlClientApplication::ConnectionSucceeded(Ptr<Socket> socket)
     NS_LOG_FUNCTION(this << socket);
     m_conn = Create<FlMessageSocket>(socket, m_task->GetPrecision());
     m_conn->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleMessage, this));
-    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    auto bytes = std::make_shared<std::vector<uint8_t>>(fl::EncodeMessage(fl::MessageKind::Join,
-                                                                          0,
-                                                                          m_clientIndex,
-                                                                          samples,
-                                                                          fl::ParamVector(),
-                                                                          fl::Precision::Float64));
-    m_conn->Send(bytes);
+    if (m_left)
+    {
+        m_conn->Close();
+        return;
+    }
+    SendJoin();
 }
 
 void
@@ -242,13 +480,76 @@ FlClientApplication::ConnectionFailed(Ptr<Socket> socket)
 }
 
 void
-FlClientApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg)
+FlClientApplication::HandleMessage(Ptr<FlMessageSocket> /* conn */, fl::ReceivedMessage& msg)
+{
+    HandleGlobalModel(msg, 0);
+}
+
+void
+FlClientApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
+{
+    NS_LOG_FUNCTION(this << dm.round << dm.complete);
+    fl::ReceivedMessage msg;
+    std::size_t filled = 0;
+    fl::MessageDecodeStatus st;
+    if (dm.complete)
+    {
+        st = fl::DecodeWholeMessage(dm.bytes.data(),
+                                    dm.bytes.size(),
+                                    m_task->GetPrecision(),
+                                    kMaxPayload,
+                                    msg);
+    }
+    else if (m_lastGlobal.Size() == m_task->NumParameters())
+    {
+        st = fl::DecodePartialMessage(dm.bytes.data(),
+                                      dm.bytes.size(),
+                                      dm.receivedBytes,
+                                      m_lastGlobal,
+                                      m_task->GetPrecision(),
+                                      kMaxPayload,
+                                      msg,
+                                      &filled);
+    }
+    else
+    {
+        ++m_unexpected; // nothing to fill the holes with yet
+        return;
+    }
+    if (st != fl::MessageDecodeStatus::Ok)
+    {
+        ++m_unexpected;
+        return;
+    }
+    HandleGlobalModel(msg, filled);
+}
+
+bool
+FlClientApplication::IsSilent(uint32_t round)
+{
+    bool silent = m_silentRounds.count(round) != 0;
+    if (m_dropoutProbability > 0.0)
+    {
+        // One draw per round received, silent or not, so that draws stay aligned.
+        silent = (m_dropoutRng->GetValue(0.0, 1.0) < m_dropoutProbability) || silent;
+    }
+    return silent;
+}
+
+void
+FlClientApplication::HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missingCoordinates)
 {
     const auto& h = msg.header;
     NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round);
+    if (m_left)
+    {
+        return;
+    }
     if (h.kind == fl::MessageKind::Stop)
     {
+        m_heardFromServer = true;
         Simulator::Cancel(m_sendEvent);
+        Simulator::Cancel(m_joinEvent);
         return;
     }
     if (h.kind != fl::MessageKind::GlobalModel || msg.params.Size() != m_task->NumParameters())
@@ -256,8 +557,20 @@ FlClientApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
         ++m_unexpected;
         return;
     }
+    m_heardFromServer = true;
+    Simulator::Cancel(m_joinEvent);
+    if (m_udp && DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious)
+    {
+        m_lastGlobal = msg.params; // the base for the holes of the next model
+    }
     // A newer global model supersedes an update still "in computation".
     Simulator::Cancel(m_sendEvent);
+    if (IsSilent(h.round))
+    {
+        ++m_roundsSilent;
+        NS_LOG_INFO("client " << m_clientIndex << " silent in round " << h.round);
+        return;
+    }
 
     fl::Rng rng(fl::DeriveSeed(m_trainingSeed, h.round));
     fl::TrainOutcome out = m_task->TrainClient(m_clientIndex, msg.params, rng);
@@ -267,7 +580,20 @@ FlClientApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
                                ? out.flops / m_flopRate
                                : static_cast<double>(out.samplesProcessed) * m_secondsPerSample;
     const Time compute = Seconds(seconds);
+    FlTrainingReport report;
+    report.client = m_clientIndex;
+    report.round = h.round;
+    report.received = Simulator::Now();
+    report.computeTime = compute;
+    report.computeEnergyJ = m_computePower * compute.GetSeconds();
+    report.steps = out.steps;
+    report.samples = out.samplesProcessed;
+    report.flops = out.flops;
+    report.meanLoss = out.meanLoss;
+    report.missingCoordinates = missingCoordinates;
+    m_computeEnergy += report.computeEnergyJ;
     m_trainingDoneTrace(h.round, static_cast<uint32_t>(out.steps), out.meanLoss, compute);
+    m_roundTrainedTrace(report);
 
     auto bytes = std::make_shared<std::vector<uint8_t>>();
     fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, h.round, 0x9A4D)); // int8 only
@@ -287,10 +613,7 @@ void
 FlClientApplication::SendUpdate(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes)
 {
     NS_LOG_FUNCTION(this << round);
-    if (m_conn)
-    {
-        m_conn->Send(std::move(bytes));
-    }
+    SendToServer(round, std::move(bytes));
 }
 
 } // namespace ns3

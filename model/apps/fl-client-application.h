@@ -7,8 +7,9 @@
 #define FL_CLIENT_APPLICATION_H
 
 #include "ns3/address.h"
-#include "ns3/application.h"
 #include "ns3/event-id.h"
+#include "ns3/fl-application-base.h"
+#include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
@@ -16,22 +17,48 @@
 #include "ns3/traced-callback.h"
 
 #include <memory>
+#include <set>
 
 namespace ns3
 {
 
 /**
  * \ingroup fl
+ * One local training of a client, as reported by its "RoundTrained" trace (at the moment the
+ * global model arrived; the update is sent computeTime later).
+ */
+struct FlTrainingReport
+{
+    uint32_t client{0};         ///< client index
+    uint32_t round{0};          ///< round of the global model trained on
+    Time received;              ///< when the whole global model had arrived
+    Time computeTime;           ///< simulated compute time
+    double computeEnergyJ{0.0}; ///< ComputePower x computeTime [J]
+    uint64_t steps{0};          ///< local optimisation steps
+    uint64_t samples{0};        ///< samples processed
+    double flops{0.0};          ///< training FLOPs
+    double meanLoss{0.0};       ///< mean training loss over the local steps
+    uint64_t missingCoordinates{0}; ///< coordinates of the global model filled from the previous
+                                    ///< one (UDP keep-previous)
+};
+
+/**
+ * \ingroup fl
  * Federated-learning client.
  *
- * Connects to the server over TCP and sends a Join message (its index and sample count). For
- * each GlobalModel message it runs the task's local trainer on its own data (real computation,
- * in-process), waits the simulated compute time, and sends its new model back as a LocalModel
- * message. Compute time = FLOPs / FlopRate if FlopRate > 0, else samples processed x
- * SecondsPerSample. Training randomness comes from an engine seeded with
+ * Announces itself to the server with a Join message (its index and sample count) over TCP or
+ * UDP (FlApplicationBase::Transport; over UDP the Join is repeated every JoinInterval until the
+ * first global model arrives). For each GlobalModel message it runs the task's local trainer on
+ * its own data (real computation, in-process), waits the simulated compute time, and sends its
+ * new model back as a LocalModel message. Compute time = FLOPs / FlopRate if FlopRate > 0, else
+ * samples processed x SecondsPerSample. Training randomness comes from an engine seeded with
  * DeriveSeed(TrainingSeed, round), so results do not depend on the order of events.
+ *
+ * Failure injection: SilentRounds and DropoutProbability make the client receive the model but
+ * not answer; LeaveTime makes it leave for good (its connection closes, mid-round if it falls
+ * in one).
  */
-class FlClientApplication : public Application
+class FlClientApplication : public FlApplicationBase
 {
   public:
     /// \return the TypeId
@@ -42,17 +69,31 @@ class FlClientApplication : public Application
     /// Sets the learning task. Must be called before start.
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
 
+    /// The client index.
+    uint32_t GetClientIndex() const
+    {
+        return m_clientIndex;
+    }
+
     /// The seed in use (valid after start: the attribute, or the value drawn from the stream).
     uint64_t GetTrainingSeed() const;
     /// Rounds in which this client trained.
     uint32_t GetRoundsTrained() const;
-    /// Bytes sent and received on the server connection.
+    /// Rounds in which this client got the model but stayed silent (failure injection).
+    uint32_t GetRoundsSilent() const;
+    /// Whether the client has left (LeaveTime).
+    bool HasLeft() const;
+    /// Bytes sent and received (TCP connection, or UDP datagrams incl. feedback).
     uint64_t GetBytesSent() const;
     uint64_t GetBytesReceived() const;
-    /// Messages dropped by the reassembler (malformed headers + CRC errors) and unexpected ones.
+    /// Messages dropped: reassembler drops (TCP), undecodable messages (UDP), unexpected ones.
     uint64_t GetDroppedMessages() const;
+    /// Counters of the UDP endpoint (all zero with TCP).
+    FlDatagramStats GetDatagramStats() const;
+    /// Total compute energy so far [J].
+    double GetComputeEnergy() const;
 
-    /// Assigns a fixed stream number to this application's random variables. \return 1
+    /// Assigns fixed stream numbers to this application's random variables. \return 2
     int64_t AssignStreams(int64_t stream);
 
     /// Signature of the TrainingDone trace: round, local steps, mean loss, compute time.
@@ -60,6 +101,8 @@ class FlClientApplication : public Application
                                           uint32_t steps,
                                           double loss,
                                           Time compute);
+    /// Signature of the RoundTrained trace.
+    using RoundTrainedCallback = void (*)(const FlTrainingReport& report);
 
   protected:
     void DoDispose() override;
@@ -70,7 +113,13 @@ class FlClientApplication : public Application
     void ConnectionSucceeded(Ptr<Socket> socket);
     void ConnectionFailed(Ptr<Socket> socket);
     void HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg);
+    void HandleDatagram(Ptr<FlDatagramEndpoint> ep, FlDatagramMessage& dm);
+    void HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missingCoordinates);
+    void SendJoin();
+    void SendToServer(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
     void SendUpdate(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
+    void Leave();
+    bool IsSilent(uint32_t round);
 
     // Attributes
     Address m_serverAddress;
@@ -78,22 +127,45 @@ class FlClientApplication : public Application
     uint32_t m_clientIndex;
     double m_secondsPerSample;
     double m_flopRate;
-    std::string m_wirePrecision;
-    uint32_t m_tcpSegmentSize{1448};
+    double m_computePower;
     uint64_t m_trainingSeedAttr;
+    std::string m_silentRoundsSpec;
+    double m_dropoutProbability;
+    Time m_leaveTime;
+    Time m_joinInterval;
 
     std::shared_ptr<const fl::LearningTask> m_task;
-    fl::WireEncoding m_wire{fl::WireEncoding::Float64};
     uint64_t m_trainingSeed{0};
+    std::set<uint32_t> m_silentRounds;
     Ptr<UniformRandomVariable> m_rng;
+    Ptr<UniformRandomVariable> m_dropoutRng;
     Ptr<Socket> m_socket;
     Ptr<FlMessageSocket> m_conn;
+    Ptr<FlDatagramEndpoint> m_udp;
+    fl::ParamVector m_lastGlobal; ///< UDP keep-previous: the last global model received
     EventId m_sendEvent;
+    EventId m_joinEvent;
+    EventId m_leaveEvent;
+    bool m_heardFromServer{false};
+    bool m_left{false};
+    bool m_stopped{false};
     uint32_t m_roundsTrained{0};
+    uint32_t m_roundsSilent{0};
     uint64_t m_unexpected{0};
+    double m_computeEnergy{0.0};
 
     TracedCallback<uint32_t, uint32_t, double, Time> m_trainingDoneTrace;
+    TracedCallback<const FlTrainingReport&> m_roundTrainedTrace;
 };
+
+namespace fl
+{
+/**
+ * Parses a list of rounds such as "3,5-7,10" (whitespace allowed, empty = none) into a set.
+ * Throws ConfigError naming `parameter` on malformed input or a reversed range.
+ */
+std::set<uint32_t> ParseRoundList(const std::string& spec, const std::string& parameter);
+} // namespace fl
 
 } // namespace ns3
 

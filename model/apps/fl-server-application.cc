@@ -8,9 +8,11 @@
 #include "ns3/fedavg.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/partial-message.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-socket-factory.h"
+#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -24,6 +26,26 @@ NS_OBJECT_ENSURE_REGISTERED(FlServerApplication);
 namespace
 {
 constexpr uint32_t kServerId = 0xFFFFFFFFu;
+constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
+} // namespace
+
+const char*
+FlRoundStatusName(FlRoundStatus s)
+{
+    switch (s)
+    {
+    case FlRoundStatus::Initial:
+        return "initial";
+    case FlRoundStatus::Aggregated:
+        return "aggregated";
+    case FlRoundStatus::Skipped:
+        return "skipped";
+    case FlRoundStatus::Repeated:
+        return "repeated";
+    case FlRoundStatus::Empty:
+        return "empty";
+    }
+    return "unknown";
 }
 
 TypeId
@@ -31,25 +53,31 @@ FlServerApplication::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::FlServerApplication")
-            .SetParent<Application>()
+            .SetParent<FlApplicationBase>()
             .SetGroupName("Fl")
             .AddConstructor<FlServerApplication>()
             .AddAttribute("Port",
-                          "TCP port the server listens on.",
+                          "TCP or UDP port the server listens on.",
                           UintegerValue(9000),
                           MakeUintegerAccessor(&FlServerApplication::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("Rounds",
-                          "Number of federated rounds to run.",
+                          "Number of federated rounds to run (repeated rounds do not count).",
                           UintegerValue(10),
                           MakeUintegerAccessor(&FlServerApplication::m_rounds),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("ClientsPerRound",
-                          "Clients sampled uniformly without replacement each round "
-                          "(0 = every joined client).",
+                          "Clients sampled without replacement each round among the eligible "
+                          "ones (0 = every eligible client).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlServerApplication::m_clientsPerRound),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ClientSampling",
+                          "How ClientsPerRound clients are drawn: uniform, or weighted (each "
+                          "draw proportional to the clients' announced sample counts).",
+                          StringValue("uniform"),
+                          MakeStringAccessor(&FlServerApplication::m_sampling),
+                          MakeStringChecker())
             .AddAttribute("ExpectedClients",
                           "Number of clients that must join before round 1 starts "
                           "(0 = the task's number of clients).",
@@ -67,19 +95,43 @@ FlServerApplication::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&FlServerApplication::m_roundGap),
                           MakeTimeChecker(Seconds(0)))
-            .AddAttribute("TcpSegmentSize",
-                          "TCP maximum segment size of this application's sockets in bytes "
-                          "(0 = keep ns3::TcpSocket::SegmentSize; ns-3's default is 536).",
-                          UintegerValue(1448),
-                          MakeUintegerAccessor(&FlServerApplication::m_tcpSegmentSize),
+            .AddAttribute("StragglerPolicy",
+                          "Updates that arrive after their round closed: drop, or accept them "
+                          "into the open round with their staleness recorded (clients with an "
+                          "outstanding update are then not selected).",
+                          StringValue("drop"),
+                          MakeStringAccessor(&FlServerApplication::m_stragglerPolicyName),
+                          MakeStringChecker())
+            .AddAttribute("MaxStaleness",
+                          "StragglerPolicy accept: updates more rounds late than this are "
+                          "dropped, and their clients become eligible again.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&FlServerApplication::m_maxStaleness),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("StalenessExponent",
+                          "StragglerPolicy accept: a stale update's weight is multiplied by "
+                          "(1 + staleness)^-a (0 = no discount).",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&FlServerApplication::m_stalenessExponent),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("MinQuorum",
+                          "Fewest updates a round must aggregate (0 = no quorum); below it the "
+                          "model is kept and the round skipped or repeated (QuorumPolicy).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlServerApplication::m_minQuorum),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute(
-                "WirePrecision",
-                "Encoding of the global model on the wire: float64, float32, float16 or int8 "
-                "(unbiased stochastic quantisation).",
-                StringValue("float64"),
-                MakeStringAccessor(&FlServerApplication::m_wirePrecision),
-                MakeStringChecker())
+            .AddAttribute("QuorumPolicy",
+                          "Below MinQuorum: skip (the round counts, model unchanged) or repeat "
+                          "(run it again with a new round number; see MaxRepeats).",
+                          StringValue("skip"),
+                          MakeStringAccessor(&FlServerApplication::m_quorumPolicyName),
+                          MakeStringChecker())
+            .AddAttribute("MaxRepeats",
+                          "QuorumPolicy repeat: after this many repeats in a row the round is "
+                          "skipped instead (so that a dead network cannot loop forever).",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&FlServerApplication::m_maxRepeats),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("ServerMomentum",
                           "FedAvgM server momentum beta in [0, 1) (0 = plain FedAvg).",
                           DoubleValue(0.0),
@@ -102,9 +154,13 @@ FlServerApplication::GetTypeId()
                           MakeBooleanAccessor(&FlServerApplication::m_stopSimulation),
                           MakeBooleanChecker())
             .AddTraceSource("RoundEnd",
-                            "A round closed and a new global model was formed.",
+                            "A round closed (new global model, or unchanged below quorum).",
                             MakeTraceSourceAccessor(&FlServerApplication::m_roundEndTrace),
                             "ns3::FlServerApplication::RoundEndCallback")
+            .AddTraceSource("RoundStart",
+                            "A round started (round number, selected clients).",
+                            MakeTraceSourceAccessor(&FlServerApplication::m_roundStartTrace),
+                            "ns3::FlServerApplication::RoundStartCallback")
             .AddTraceSource("ClientJoined",
                             "A client announced itself (client index, sample count).",
                             MakeTraceSourceAccessor(&FlServerApplication::m_joinTrace),
@@ -116,10 +172,17 @@ FlServerApplication::FlServerApplication()
     : m_port(9000),
       m_rounds(10),
       m_clientsPerRound(0),
+      m_sampling("uniform"),
       m_expectedClients(0),
       m_initSeed(0),
       m_serverMomentum(0.0),
       m_serverLearningRate(1.0),
+      m_stragglerPolicyName("drop"),
+      m_maxStaleness(2),
+      m_stalenessExponent(0.5),
+      m_minQuorum(0),
+      m_quorumPolicyName("skip"),
+      m_maxRepeats(3),
       m_stopSimulation(true)
 {
     NS_LOG_FUNCTION(this);
@@ -152,7 +215,7 @@ FlServerApplication::GetGlobalModel() const
 uint32_t
 FlServerApplication::GetCompletedRounds() const
 {
-    return m_roundOpen ? m_round - 1 : m_round;
+    return m_completed;
 }
 
 bool
@@ -180,6 +243,12 @@ FlServerApplication::GetCounters() const
     return c;
 }
 
+FlDatagramStats
+FlServerApplication::GetDatagramStats() const
+{
+    return m_udp ? m_udp->Stats() : FlDatagramStats();
+}
+
 void
 FlServerApplication::DoDispose()
 {
@@ -190,8 +259,13 @@ FlServerApplication::DoDispose()
     }
     m_connections.clear();
     m_clients.clear();
+    if (m_udp)
+    {
+        m_udp->Close();
+        m_udp = nullptr;
+    }
     m_listen = nullptr;
-    Application::DoDispose();
+    FlApplicationBase::DoDispose();
 }
 
 void
@@ -203,17 +277,35 @@ FlServerApplication::StartApplication()
         NS_FATAL_ERROR(
             "FlServerApplication: no learning task; call SetTask() or use FlServerHelper");
     }
-    try
+    ParseTransportAttributes("FlServerApplication");
+    if (m_sampling != "uniform" && m_sampling != "weighted")
     {
-        m_wire = fl::ParseWireEncoding(m_wirePrecision, "FlServerApplication::WirePrecision");
+        NS_FATAL_ERROR("FlServerApplication::ClientSampling: \"" << m_sampling
+                                                                 << "\" is not a sampling rule "
+                                                                    "(fix: use uniform or weighted)");
     }
-    catch (const fl::ConfigError& e)
+    m_weightedSampling = m_sampling == "weighted";
+    if (m_stragglerPolicyName != "drop" && m_stragglerPolicyName != "accept")
     {
-        NS_FATAL_ERROR(e.what());
+        NS_FATAL_ERROR("FlServerApplication::StragglerPolicy: \""
+                       << m_stragglerPolicyName << "\" is not a policy (fix: use drop or accept)");
     }
+    m_acceptStale = m_stragglerPolicyName == "accept";
+    if (m_quorumPolicyName != "skip" && m_quorumPolicyName != "repeat")
+    {
+        NS_FATAL_ERROR("FlServerApplication::QuorumPolicy: \""
+                       << m_quorumPolicyName << "\" is not a policy (fix: use skip or repeat)");
+    }
+    m_repeatBelowQuorum = m_quorumPolicyName == "repeat";
     if (m_expectedClients == 0)
     {
         m_expectedClients = static_cast<uint32_t>(m_task->NumClients());
+    }
+    if (m_minQuorum > m_expectedClients)
+    {
+        NS_FATAL_ERROR("FlServerApplication::MinQuorum: " << m_minQuorum << " exceeds the "
+                                                          << m_expectedClients
+                                                          << " expected clients (fix: lower it)");
     }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
@@ -225,6 +317,25 @@ FlServerApplication::StartApplication()
     initial.globalModel = &m_global;
     m_roundEndTrace(initial);
 
+    if (m_transport == FlTransport::Udp)
+    {
+        Ptr<Socket> s = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+        if (s->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
+        {
+            NS_FATAL_ERROR("FlServerApplication: cannot bind UDP port "
+                           << m_port << "; set the Port attribute to a free port");
+        }
+        try
+        {
+            m_udp = Create<FlDatagramEndpoint>(s, kServerId, DatagramConfig());
+        }
+        catch (const fl::ConfigError& e)
+        {
+            NS_FATAL_ERROR(e.what());
+        }
+        m_udp->SetDeliverCallback(MakeCallback(&FlServerApplication::HandleDatagram, this));
+        return;
+    }
     m_listen = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     if (m_tcpSegmentSize > 0)
     {
@@ -254,6 +365,10 @@ FlServerApplication::StopApplication()
     {
         m_listen->Close();
     }
+    if (m_udp)
+    {
+        m_udp->Close();
+    }
 }
 
 void
@@ -271,28 +386,30 @@ void
 FlServerApplication::HandlePeerClose(Ptr<Socket> socket)
 {
     NS_LOG_FUNCTION(this << socket);
-    for (auto it = m_clients.begin(); it != m_clients.end(); ++it)
+    for (const auto& kv : m_clients)
     {
-        if (it->second->GetSocket() == socket)
+        if (kv.second.conn && kv.second.conn->GetSocket() == socket)
         {
-            const uint32_t client = it->first;
-            NS_LOG_INFO("client " << client << " disconnected");
-            ++m_counters.disconnects;
-            m_clients.erase(it);
-            // A selected client that can no longer answer is not waited for.
-            auto sel = std::find(m_selected.begin(), m_selected.end(), client);
-            if (m_roundOpen && sel != m_selected.end() && m_received.count(client) == 0)
-            {
-                m_selected.erase(sel);
-                ++m_lostThisRound;
-                if (m_received.size() == m_selected.size())
-                {
-                    Simulator::Cancel(m_deadlineEvent);
-                    CloseRound(false);
-                }
-            }
-            break;
+            ClientGone(kv.first);
+            return;
         }
+    }
+}
+
+void
+FlServerApplication::ClientGone(uint32_t client)
+{
+    NS_LOG_INFO("client " << client << " disconnected");
+    ++m_counters.disconnects;
+    m_clients.erase(client);
+    m_outstanding.erase(client);
+    // A selected client that can no longer answer is not waited for.
+    auto sel = std::find(m_selected.begin(), m_selected.end(), client);
+    if (m_roundOpen && sel != m_selected.end() && m_updates.count({client, m_round}) == 0)
+    {
+        m_selected.erase(sel);
+        ++m_lostThisRound;
+        MaybeClose();
     }
 }
 
@@ -303,20 +420,9 @@ FlServerApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
     NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round << h.sender);
     if (h.kind == fl::MessageKind::Join)
     {
-        if (h.sender >= m_task->NumClients() || m_clients.count(h.sender) != 0)
-        {
-            NS_LOG_WARN("join from unknown or duplicate client " << h.sender << "; ignored");
-            ++m_counters.unexpectedMessages;
-            return;
-        }
-        conn->peerId = h.sender;
-        m_clients[h.sender] = conn;
-        m_clientSamples[h.sender] = h.sampleCount;
-        m_joinTrace(h.sender, h.sampleCount);
-        if (m_round == 0 && !m_roundOpen && m_clients.size() >= m_expectedClients)
-        {
-            Simulator::ScheduleNow(&FlServerApplication::StartRound, this);
-        }
+        Peer p;
+        p.conn = conn;
+        HandleJoin(h, p);
         return;
     }
     if (h.kind != fl::MessageKind::LocalModel || conn->peerId != static_cast<int64_t>(h.sender))
@@ -324,32 +430,238 @@ FlServerApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessag
         ++m_counters.unexpectedMessages;
         return;
     }
-    if (!m_roundOpen || h.round != m_round)
+    HandleUpdate(msg, 0);
+}
+
+const fl::ParamVector*
+FlServerApplication::BaseModel(uint32_t round) const
+{
+    if (round == m_round)
     {
-        NS_LOG_INFO("stale update from client " << h.sender << " for round " << h.round
-                                                << " (current " << m_round << "); dropped");
-        ++m_counters.staleUpdates;
+        return &m_global;
+    }
+    auto it = m_history.find(round);
+    return it == m_history.end() ? nullptr : &it->second;
+}
+
+void
+FlServerApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
+{
+    NS_LOG_FUNCTION(this << dm.sender << dm.round << dm.complete);
+    fl::ReceivedMessage msg;
+    uint64_t missing = 0;
+    fl::MessageDecodeStatus st;
+    if (dm.complete)
+    {
+        st = fl::DecodeWholeMessage(dm.bytes.data(),
+                                    dm.bytes.size(),
+                                    m_task->GetPrecision(),
+                                    kMaxPayload,
+                                    msg);
+    }
+    else
+    {
+        // Holes are filled from the global model the client trained on.
+        const fl::ParamVector* base = BaseModel(dm.round);
+        if (base == nullptr)
+        {
+            NS_LOG_INFO("partial update of round " << dm.round << " has no base model; dropped");
+            ++m_counters.undecodable;
+            return;
+        }
+        std::size_t filled = 0;
+        st = fl::DecodePartialMessage(dm.bytes.data(),
+                                      dm.bytes.size(),
+                                      dm.receivedBytes,
+                                      *base,
+                                      m_task->GetPrecision(),
+                                      kMaxPayload,
+                                      msg,
+                                      &filled);
+        missing = filled;
+    }
+    if (st != fl::MessageDecodeStatus::Ok)
+    {
+        NS_LOG_INFO("undecodable datagram message from " << dm.sender << ": "
+                                                         << fl::MessageDecodeStatusName(st));
+        ++m_counters.undecodable;
         return;
     }
-    if (std::find(m_selected.begin(), m_selected.end(), h.sender) == m_selected.end() ||
-        m_received.count(h.sender) != 0)
+    const auto& h = msg.header;
+    if (h.kind == fl::MessageKind::Join)
+    {
+        Peer p;
+        p.address = dm.from;
+        HandleJoin(h, p);
+        return;
+    }
+    auto it = m_clients.find(h.sender);
+    if (h.kind != fl::MessageKind::LocalModel || h.sender != dm.sender || it == m_clients.end() ||
+        it->second.address != dm.from)
     {
         ++m_counters.unexpectedMessages;
         return;
     }
+    if (!dm.complete)
+    {
+        ++m_counters.partialUpdates;
+    }
+    HandleUpdate(msg, missing);
+}
+
+void
+FlServerApplication::HandleJoin(const fl::MessageHeader& h, const Peer& peer)
+{
+    auto known = m_clients.find(h.sender);
+    if (known != m_clients.end() && !peer.conn && known->second.address == peer.address)
+    {
+        return; // a UDP client repeating its Join until it hears from us
+    }
+    if (h.sender >= m_task->NumClients() || known != m_clients.end())
+    {
+        NS_LOG_WARN("join from unknown or duplicate client " << h.sender << "; ignored");
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    if (peer.conn)
+    {
+        peer.conn->peerId = h.sender;
+    }
+    m_clients[h.sender] = peer;
+    m_clientSamples[h.sender] = h.sampleCount;
+    m_joinTrace(h.sender, h.sampleCount);
+    if (m_round == 0 && !m_roundOpen && m_clients.size() >= m_expectedClients)
+    {
+        Simulator::ScheduleNow(&FlServerApplication::StartRound, this);
+    }
+}
+
+void
+FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg, uint64_t missingCoordinates)
+{
+    const auto& h = msg.header;
+    const uint32_t client = h.sender;
     if (msg.params.Size() != m_task->NumParameters())
     {
-        NS_LOG_WARN("update from client " << h.sender << " has " << msg.params.Size()
+        NS_LOG_WARN("update from client " << client << " has " << msg.params.Size()
                                           << " parameters, expected " << m_task->NumParameters());
         ++m_counters.badModelSize;
         return;
     }
-    m_received.emplace(h.sender, std::move(msg));
-    if (m_received.size() == m_selected.size())
+    Update u;
+    u.info.client = client;
+    u.info.trainedRound = h.round;
+    u.info.sampleCount = h.sampleCount;
+    u.info.arrival = Simulator::Now();
+    u.info.missingCoordinates = missingCoordinates;
+    if (m_roundOpen && h.round == m_round)
+    {
+        if (std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end() ||
+            m_updates.count({client, h.round}) != 0)
+        {
+            ++m_counters.unexpectedMessages;
+            return;
+        }
+        m_outstanding.erase(client);
+        u.msg = std::move(msg);
+        m_updates.emplace(UpdateKey{client, h.round}, std::move(u));
+        ++m_freshReceived;
+        MaybeClose();
+        return;
+    }
+    // A late update: its round has closed.
+    const uint32_t target = m_roundOpen ? m_round : m_round + 1; // round it would join
+    auto out = m_outstanding.find(client);
+    const bool acceptable = m_acceptStale && h.round < target && out != m_outstanding.end() &&
+                            out->second == h.round && target - h.round <= m_maxStaleness &&
+                            !m_finished;
+    if (!acceptable)
+    {
+        NS_LOG_INFO("stale update from client " << client << " for round " << h.round
+                                                << " (current " << m_round << "); dropped");
+        ++m_counters.staleUpdates;
+        return;
+    }
+    m_outstanding.erase(out);
+    u.info.staleness = target - h.round;
+    u.msg = std::move(msg);
+    ++m_counters.staleAccepted;
+    (m_roundOpen ? m_updates : m_pendingStale)[UpdateKey{client, h.round}] = std::move(u);
+}
+
+void
+FlServerApplication::MaybeClose()
+{
+    if (m_roundOpen && !m_closing && m_freshReceived >= m_selected.size())
     {
         Simulator::Cancel(m_deadlineEvent);
         CloseRound(false);
     }
+}
+
+void
+FlServerApplication::SendTo(uint32_t client,
+                            uint32_t round,
+                            std::shared_ptr<const std::vector<uint8_t>> bytes)
+{
+    auto it = m_clients.find(client);
+    if (it == m_clients.end())
+    {
+        return;
+    }
+    if (m_udp)
+    {
+        m_udp->Send(it->second.address, round, std::move(bytes));
+    }
+    else
+    {
+        it->second.conn->Send(std::move(bytes));
+    }
+}
+
+std::vector<uint32_t>
+FlServerApplication::SelectClients()
+{
+    std::vector<uint32_t> pool;
+    for (const auto& kv : m_clients)
+    {
+        if (m_acceptStale && m_outstanding.count(kv.first) != 0)
+        {
+            continue; // still computing (or uploading) an earlier round's update
+        }
+        pool.push_back(kv.first);
+    }
+    const std::size_t want = (m_clientsPerRound == 0 || m_clientsPerRound >= pool.size())
+                                 ? pool.size()
+                                 : m_clientsPerRound;
+    if (m_weightedSampling && want < pool.size())
+    {
+        std::vector<double> weights;
+        for (uint32_t k : pool)
+        {
+            weights.push_back(static_cast<double>(m_clientSamples[k]));
+        }
+        try
+        {
+            return fl::WeightedSampleWithoutReplacement(pool, weights, want, [this]() {
+                return m_rng->GetValue(0.0, 1.0);
+            });
+        }
+        catch (const fl::ConfigError& e)
+        {
+            NS_FATAL_ERROR(e.what());
+        }
+    }
+    // Uniform: partial Fisher-Yates with draws from the ns-3 stream.
+    for (std::size_t i = 0; i < want && pool.size() > want; ++i)
+    {
+        const auto j = static_cast<std::size_t>(
+            m_rng->GetInteger(static_cast<uint32_t>(i), static_cast<uint32_t>(pool.size() - 1)));
+        std::swap(pool[i], pool[j]);
+    }
+    pool.resize(want);
+    std::sort(pool.begin(), pool.end());
+    return pool;
 }
 
 void
@@ -363,34 +675,42 @@ FlServerApplication::StartRound()
     ++m_round;
     m_roundOpen = true;
     m_roundStart = Simulator::Now();
-    m_received.clear();
+    m_updates.clear();
+    m_freshReceived = 0;
     m_lostThisRound = 0;
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
 
-    // Select clients: all joined ones, or a uniform sample without replacement (partial
-    // Fisher-Yates with draws from the ns-3 stream).
-    std::vector<uint32_t> pool;
-    for (const auto& kv : m_clients)
+    if (m_acceptStale)
     {
-        pool.push_back(kv.first);
+        // Outstanding updates too old to be accepted: their clients are eligible again.
+        for (auto it = m_outstanding.begin(); it != m_outstanding.end();)
+        {
+            it = (m_round - it->second > m_maxStaleness) ? m_outstanding.erase(it) : std::next(it);
+        }
+        while (!m_history.empty() && m_round - m_history.begin()->first > m_maxStaleness)
+        {
+            m_history.erase(m_history.begin());
+        }
+        m_history[m_round] = m_global;
+        for (auto& kv : m_pendingStale)
+        {
+            m_updates[kv.first] = std::move(kv.second);
+        }
+        m_pendingStale.clear();
     }
-    const std::size_t want = (m_clientsPerRound == 0 || m_clientsPerRound >= pool.size())
-                                 ? pool.size()
-                                 : m_clientsPerRound;
-    for (std::size_t i = 0; i < want && pool.size() > want; ++i)
+    if (m_udp)
     {
-        const auto j = static_cast<std::size_t>(
-            m_rng->GetInteger(static_cast<uint32_t>(i), static_cast<uint32_t>(pool.size() - 1)));
-        std::swap(pool[i], pool[j]);
+        // Stop (re)sending models nobody will use and give up incoming ones too old to count.
+        const uint32_t keep = m_acceptStale ? m_maxStaleness : 0;
+        m_udp->DiscardBefore(m_round > keep ? m_round - keep : 0);
     }
-    pool.resize(want);
-    std::sort(pool.begin(), pool.end());
-    m_selected = pool;
 
+    m_selected = SelectClients();
+    m_roundStartTrace(m_round, m_selected);
     if (m_selected.empty())
     {
-        NS_LOG_WARN("round " << m_round << ": no connected clients");
+        NS_LOG_WARN("round " << m_round << ": no eligible clients");
         CloseRound(false);
         return;
     }
@@ -406,7 +726,8 @@ FlServerApplication::StartRound()
                       *bytes);
     for (uint32_t k : m_selected)
     {
-        m_clients[k]->Send(bytes);
+        m_outstanding[k] = m_round;
+        SendTo(k, m_round, bytes);
     }
     if (m_roundDeadline.IsStrictlyPositive())
     {
@@ -423,6 +744,14 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         return;
     }
+    if (deadlineHit && m_udp && !m_acceptStale &&
+        DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious)
+    {
+        // Use what arrived of updates still in flight (their holes keep the global values).
+        m_closing = true;
+        m_udp->FlushIncomplete();
+        m_closing = false;
+    }
     m_roundOpen = false;
     FlRoundReport report;
     report.round = m_round;
@@ -431,18 +760,74 @@ FlServerApplication::CloseRound(bool deadlineHit)
     report.selected = m_selected;
     report.disconnected = m_lostThisRound;
     report.deadlineHit = deadlineHit;
+    report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
     report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
-
-    if (!m_received.empty())
+    if (!m_acceptStale)
     {
-        std::vector<const fl::ParamVector*> models;
-        std::vector<double> weights;
-        for (const auto& kv : m_received) // std::map: ascending client index
+        m_outstanding.clear();
+    }
+
+    const bool belowQuorum = m_minQuorum > 0 && m_updates.size() < m_minQuorum;
+    if (belowQuorum)
+    {
+        if (m_repeatBelowQuorum && m_repeatsInARow < m_maxRepeats)
         {
-            report.participants.push_back(kv.first);
-            models.push_back(&kv.second.params);
-            weights.push_back(static_cast<double>(kv.second.header.sampleCount));
+            report.status = FlRoundStatus::Repeated;
+            ++m_repeatsInARow;
+            ++m_counters.roundsRepeated;
+        }
+        else
+        {
+            report.status = FlRoundStatus::Skipped;
+            m_repeatsInARow = 0;
+            ++m_counters.roundsSkipped;
+        }
+        NS_LOG_INFO("round " << m_round << ": " << m_updates.size() << " updates, quorum "
+                             << m_minQuorum << "; " << FlRoundStatusName(report.status));
+    }
+    else if (m_updates.empty())
+    {
+        report.status = FlRoundStatus::Empty;
+        m_repeatsInARow = 0;
+    }
+    else
+    {
+        report.status = FlRoundStatus::Aggregated;
+        m_repeatsInARow = 0;
+        std::vector<const fl::ParamVector*> models;
+        std::vector<fl::ParamVector> translated; // stale models brought to the current round
+        std::vector<double> weights;
+        translated.reserve(m_updates.size());
+        for (auto& kv : m_updates) // std::map: ascending (client index, round)
+        {
+            Update& u = kv.second;
+            const fl::ParamVector* model = &u.msg.params;
+            double weight = static_cast<double>(u.info.sampleCount);
+            if (u.info.staleness > 0)
+            {
+                const fl::ParamVector* base = BaseModel(u.info.trainedRound);
+                try
+                {
+                    weight *= fl::StalenessWeight(u.info.staleness, m_stalenessExponent);
+                    translated.push_back(fl::TranslateStaleModel(u.msg.params, *base, m_global));
+                }
+                catch (const fl::ConfigError& e)
+                {
+                    NS_FATAL_ERROR(e.what());
+                }
+                model = &translated.back();
+                ++report.staleUpdates;
+            }
+            u.info.weight = weight;
+            if (report.participants.empty() || report.participants.back() != kv.first.first)
+            {
+                report.participants.push_back(kv.first.first);
+            }
+            report.updates.push_back(u.info);
+            report.missingCoordinates += u.info.missingCoordinates;
+            models.push_back(model);
+            weights.push_back(weight);
         }
         fl::ParamVector avg = fl::FedAvgAggregate(models, weights);
         if (m_serverMomentum == 0.0 && m_serverLearningRate == 1.0)
@@ -465,11 +850,16 @@ FlServerApplication::CloseRound(bool deadlineHit)
             }
         }
     }
-    m_received.clear();
+    m_updates.clear();
+    if (report.status != FlRoundStatus::Repeated)
+    {
+        ++m_completed;
+    }
+    report.completedRounds = m_completed;
     report.globalModel = &m_global;
     m_roundEndTrace(report);
 
-    if (m_round >= m_rounds)
+    if (m_completed >= m_rounds)
     {
         Finish();
         return;
@@ -490,9 +880,14 @@ FlServerApplication::Finish()
                       fl::ParamVector(),
                       fl::Precision::Float64,
                       *bytes);
-    for (auto& kv : m_clients)
+    std::vector<uint32_t> all;
+    for (const auto& kv : m_clients)
     {
-        kv.second->Send(bytes);
+        all.push_back(kv.first);
+    }
+    for (uint32_t k : all)
+    {
+        SendTo(k, m_round, bytes);
     }
     if (m_stopSimulation)
     {
@@ -504,6 +899,10 @@ FlServerApplication::Finish()
 uint64_t
 FlServerApplication::TotalBytesSent() const
 {
+    if (m_udp)
+    {
+        return m_udp->Stats().bytesSent;
+    }
     uint64_t n = 0;
     for (const auto& c : m_connections)
     {
@@ -515,6 +914,10 @@ FlServerApplication::TotalBytesSent() const
 uint64_t
 FlServerApplication::TotalBytesReceived() const
 {
+    if (m_udp)
+    {
+        return m_udp->Stats().bytesReceived;
+    }
     uint64_t n = 0;
     for (const auto& c : m_connections)
     {

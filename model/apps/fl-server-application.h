@@ -6,8 +6,9 @@
 #ifndef FL_SERVER_APPLICATION_H
 #define FL_SERVER_APPLICATION_H
 
-#include "ns3/application.h"
 #include "ns3/event-id.h"
+#include "ns3/fl-application-base.h"
+#include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
@@ -23,19 +24,57 @@ namespace ns3
 
 /**
  * \ingroup fl
+ * How a round ended.
+ */
+enum class FlRoundStatus : uint8_t
+{
+    Initial = 0,    ///< round 0: the initial model, reported at start
+    Aggregated = 1, ///< updates were aggregated into a new global model
+    Skipped = 2,    ///< fewer updates than MinQuorum: model unchanged, the round counts
+    Repeated = 3,   ///< fewer updates than MinQuorum: model unchanged, the round is run again
+    Empty = 4,      ///< no update at all (and no quorum set): model unchanged
+};
+
+/// "initial", "aggregated", "skipped", "repeated" or "empty".
+const char* FlRoundStatusName(FlRoundStatus s);
+
+/**
+ * \ingroup fl
+ * One update that went into (or was considered for) a round's aggregate.
+ */
+struct FlUpdateInfo
+{
+    uint32_t client{0};            ///< client index
+    uint32_t trainedRound{0};      ///< round whose global model the client trained on
+    uint32_t staleness{0};         ///< rounds between that model and this round (0 = fresh)
+    uint32_t sampleCount{0};       ///< the client's announced sample count
+    double weight{0.0};            ///< aggregation weight before normalisation
+    Time arrival;                  ///< when the server had the whole update
+    uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
+};
+
+/**
+ * \ingroup fl
  * What happened in one round, as reported by FlServerApplication's "RoundEnd" trace.
  */
 struct FlRoundReport
 {
-    uint32_t round{0};                  ///< round number (0 = the initial model, at start)
+    uint32_t round{0};           ///< round number on the wire (0 = the initial model, at start);
+                                 ///< a repeated round gets a new number
+    uint32_t completedRounds{0}; ///< rounds counted towards Rounds so far (incl. this one)
+    FlRoundStatus status{FlRoundStatus::Initial}; ///< how the round ended
     Time start;                         ///< when the global model was sent
-    Time end;                           ///< when the aggregate was formed
+    Time end;                           ///< when the round closed
     std::vector<uint32_t> selected;     ///< clients the model was sent to (and still connected)
     std::vector<uint32_t> participants; ///< clients whose update was aggregated (sorted)
-    uint64_t bytesDown{0};              ///< bytes the server sent this round
-    uint64_t bytesUp{0};                ///< bytes the server received this round
-    bool deadlineHit{false};            ///< the round closed at its deadline
-    uint32_t disconnected{0};           ///< selected clients that disconnected during the round
+    std::vector<FlUpdateInfo> updates;  ///< the aggregated updates, by client index
+    uint32_t stragglers{0};  ///< selected clients whose update had not arrived at the close
+    uint32_t staleUpdates{0}; ///< updates of earlier rounds aggregated (StragglerPolicy accept)
+    uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model, all updates
+    uint64_t bytesDown{0};   ///< bytes the server sent this round
+    uint64_t bytesUp{0};     ///< bytes the server received this round
+    bool deadlineHit{false}; ///< the round closed at its deadline
+    uint32_t disconnected{0}; ///< selected clients that disconnected during the round
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
@@ -43,14 +82,23 @@ struct FlRoundReport
  * \ingroup fl
  * Synchronous FedAvg server.
  *
- * Clients connect over TCP and announce themselves with a Join message. Once ExpectedClients
- * have joined, the server runs Rounds rounds: it samples ClientsPerRound of the joined clients,
- * sends them the global model (encoded once, the same bytes to each), waits until all selected
- * clients answered or RoundDeadline passed, averages the received models weighted by their
- * sample counts (in client-id order, so the result does not depend on arrival order), and starts
- * the next round. Late answers (for an earlier round) are dropped and counted.
+ * Clients connect (TCP) or send datagrams (UDP) and announce themselves with a Join message.
+ * Once ExpectedClients have joined, the server runs Rounds rounds: it samples ClientsPerRound
+ * of the eligible clients (uniformly, or weighted by their sample counts), sends them the
+ * global model (encoded once, the same bytes to each), waits until all selected clients
+ * answered or RoundDeadline passed, averages the received models weighted by their sample
+ * counts (in client-id order, so the result does not depend on arrival order), and starts the
+ * next round.
+ *
+ * Late updates (for an earlier round) are dropped and counted with StragglerPolicy "drop"; with
+ * "accept", a client whose update is outstanding is not selected again, and its update, when
+ * it arrives at most MaxStaleness rounds late, joins the open round: its change of the model is
+ * applied to the current model (fl::TranslateStaleModel) with its weight discounted by
+ * (1 + staleness)^-StalenessExponent. A round with fewer than MinQuorum updates leaves the
+ * model unchanged and is skipped or repeated (QuorumPolicy; at most MaxRepeats repeats in a
+ * row, then skipped).
  */
-class FlServerApplication : public Application
+class FlServerApplication : public FlApplicationBase
 {
   public:
     /// \return the TypeId
@@ -65,24 +113,32 @@ class FlServerApplication : public Application
 
     /// The current global model.
     const fl::ParamVector& GetGlobalModel() const;
-    /// Number of completed rounds.
+    /// Number of rounds counted towards Rounds (aggregated, empty or skipped).
     uint32_t GetCompletedRounds() const;
     /// Whether all rounds are done.
     bool IsFinished() const;
 
-    /// Counters of protocol anomalies: malformed bytes, stale and unexpected messages.
+    /// Counters of protocol anomalies and of the round policies.
     struct Counters
     {
-        uint64_t staleUpdates{0};       ///< updates for an earlier round (dropped)
+        uint64_t staleUpdates{0};       ///< updates for an earlier round dropped
+        uint64_t staleAccepted{0};      ///< updates for an earlier round aggregated
         uint64_t unexpectedMessages{0}; ///< wrong kind, unknown or unselected sender, duplicates
         uint64_t badModelSize{0};       ///< updates whose size differs from the model's
-        uint64_t malformedHeaders{0};   ///< from the connections' reassemblers
-        uint64_t crcErrors{0};          ///< from the connections' reassemblers
+        uint64_t malformedHeaders{0};   ///< from the connections' reassemblers (TCP)
+        uint64_t crcErrors{0};          ///< from the connections' reassemblers (TCP)
+        uint64_t undecodable{0};        ///< UDP messages that failed to decode (or no base model)
+        uint64_t partialUpdates{0};     ///< UDP updates aggregated with holes (keep-previous)
         uint64_t disconnects{0};        ///< client connections closed during the run
+        uint64_t roundsSkipped{0};      ///< rounds below quorum, skipped
+        uint64_t roundsRepeated{0};     ///< rounds below quorum, repeated
     };
 
     /// Current counters (reassembler counts summed over connections).
     Counters GetCounters() const;
+
+    /// Counters of the UDP endpoint (all zero with TCP).
+    FlDatagramStats GetDatagramStats() const;
 
     /**
      * Assigns a fixed stream number to the random variables of this application.
@@ -92,19 +148,43 @@ class FlServerApplication : public Application
 
     /// TracedCallback signature of RoundEnd.
     using RoundEndCallback = void (*)(const FlRoundReport& report);
+    /// TracedCallback signature of RoundStart: round number, selected clients.
+    using RoundStartCallback = void (*)(uint32_t round, const std::vector<uint32_t>& selected);
 
   protected:
     void DoDispose() override;
 
   private:
+    /// How the server reaches a client.
+    struct Peer
+    {
+        Ptr<FlMessageSocket> conn; ///< TCP
+        Address address;           ///< UDP
+    };
+
+    /// An update waiting for aggregation.
+    struct Update
+    {
+        fl::ReceivedMessage msg;
+        FlUpdateInfo info;
+    };
+
     void StartApplication() override;
     void StopApplication() override;
 
     void HandleAccept(Ptr<Socket> socket, const Address& from);
     void HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg);
+    void HandleDatagram(Ptr<FlDatagramEndpoint> ep, FlDatagramMessage& dm);
     void HandlePeerClose(Ptr<Socket> socket);
+    void HandleJoin(const fl::MessageHeader& h, const Peer& peer);
+    void HandleUpdate(fl::ReceivedMessage& msg, uint64_t missingCoordinates);
+    void ClientGone(uint32_t client);
+    const fl::ParamVector* BaseModel(uint32_t round) const;
+    void SendTo(uint32_t client, uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
+    std::vector<uint32_t> SelectClients();
     void StartRound();
     void CloseRound(bool deadlineHit);
+    void MaybeClose();
     void Finish();
     uint64_t TotalBytesSent() const;
     uint64_t TotalBytesReceived() const;
@@ -113,33 +193,51 @@ class FlServerApplication : public Application
     uint16_t m_port;
     uint32_t m_rounds;
     uint32_t m_clientsPerRound;
+    std::string m_sampling;
     uint32_t m_expectedClients;
     Time m_roundDeadline;
     Time m_roundGap;
-    std::string m_wirePrecision;
-    uint32_t m_tcpSegmentSize{1448};
     uint64_t m_initSeed;
     double m_serverMomentum;
     double m_serverLearningRate;
+    std::string m_stragglerPolicyName;
+    uint32_t m_maxStaleness;
+    double m_stalenessExponent;
+    uint32_t m_minQuorum;
+    std::string m_quorumPolicyName;
+    uint32_t m_maxRepeats;
     bool m_stopSimulation;
 
     std::shared_ptr<const fl::LearningTask> m_task;
-    fl::WireEncoding m_wire{fl::WireEncoding::Float64};
+    bool m_weightedSampling{false};
+    bool m_acceptStale{false};
+    bool m_repeatBelowQuorum{false};
     uint64_t m_quantSeed{0}; ///< base seed of the int8 quantiser's draws
     Ptr<Socket> m_listen;
+    Ptr<FlDatagramEndpoint> m_udp;
     std::vector<Ptr<FlMessageSocket>> m_connections;
-    std::map<uint32_t, Ptr<FlMessageSocket>> m_clients; ///< joined clients by index
-    std::map<uint32_t, uint32_t> m_clientSamples;       ///< announced sample counts
+    std::map<uint32_t, Peer> m_clients;           ///< joined clients by index
+    std::map<uint32_t, uint32_t> m_clientSamples; ///< announced sample counts
+    std::map<uint32_t, uint32_t> m_outstanding;   ///< client -> round of its pending update
+    std::map<uint32_t, fl::ParamVector> m_history; ///< global models sent, by round (accept)
     Ptr<UniformRandomVariable> m_rng;
 
     fl::ParamVector m_global;
     fl::ParamVector m_velocity; ///< FedAvgM server momentum buffer
     uint32_t m_round{0};
+    uint32_t m_completed{0};
+    uint32_t m_repeatsInARow{0};
     bool m_roundOpen{false};
+    bool m_closing{false};
     bool m_finished{false};
     Time m_roundStart;
     std::vector<uint32_t> m_selected;
-    std::map<uint32_t, fl::ReceivedMessage> m_received; ///< this round's updates by client
+    /// This round's updates by (client, round trained on): a client may have a stale and a
+    /// fresh update in one round.
+    using UpdateKey = std::pair<uint32_t, uint32_t>;
+    std::map<UpdateKey, Update> m_updates;
+    std::map<UpdateKey, Update> m_pendingStale; ///< stale updates waiting for the next round
+    uint32_t m_freshReceived{0};
     uint32_t m_lostThisRound{0};
     uint64_t m_bytesSentAtStart{0};
     uint64_t m_bytesReceivedAtStart{0};
@@ -147,6 +245,7 @@ class FlServerApplication : public Application
     Counters m_counters;
 
     TracedCallback<const FlRoundReport&> m_roundEndTrace;
+    TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartTrace;
     TracedCallback<uint32_t, uint32_t> m_joinTrace;
 };
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace ns3
@@ -43,6 +44,12 @@ LearningMonitor::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&LearningMonitor::m_outputFile),
                           MakeStringChecker())
+            .AddAttribute("ClientOutputFile",
+                          "CSV file with one row per client and round (needs InstallClients; "
+                          "empty = none).",
+                          StringValue(""),
+                          MakeStringAccessor(&LearningMonitor::m_clientOutputFile),
+                          MakeStringChecker())
             .AddAttribute("Verbose",
                           "Print one progress line per round to standard output.",
                           BooleanValue(false),
@@ -67,9 +74,14 @@ void
 LearningMonitor::DoDispose()
 {
     m_server = nullptr;
+    m_clients.clear();
     if (m_stream.is_open())
     {
         m_stream.close();
+    }
+    if (m_clientStream.is_open())
+    {
+        m_clientStream.close();
     }
     Object::DoDispose();
 }
@@ -84,8 +96,35 @@ LearningMonitor::Install(Ptr<FlServerApplication> server)
             "LearningMonitor: already installed on a server; create one monitor per server");
     }
     m_server = server;
+    server->TraceConnectWithoutContext("RoundStart",
+                                       MakeCallback(&LearningMonitor::HandleRoundStart, this));
     server->TraceConnectWithoutContext("RoundEnd",
                                        MakeCallback(&LearningMonitor::HandleRoundEnd, this));
+}
+
+void
+LearningMonitor::InstallClients(const ApplicationContainer& clients)
+{
+    for (auto it = clients.Begin(); it != clients.End(); ++it)
+    {
+        Ptr<FlClientApplication> c = DynamicCast<FlClientApplication>(*it);
+        if (!c)
+        {
+            NS_FATAL_ERROR("LearningMonitor::InstallClients: application "
+                           << (*it)->GetInstanceTypeId().GetName()
+                           << " is not an FlClientApplication; pass the container FlClientHelper "
+                              "returned");
+        }
+        c->TraceConnectWithoutContext("RoundTrained",
+                                      MakeCallback(&LearningMonitor::HandleTrained, this));
+        m_clients.push_back(c);
+    }
+}
+
+void
+LearningMonitor::SetRadioEnergyReader(std::function<double(uint32_t client)> joulesSoFar)
+{
+    m_radioEnergy = std::move(joulesSoFar);
 }
 
 const std::vector<FlRoundRecord>&
@@ -94,11 +133,19 @@ LearningMonitor::GetRecords() const
     return m_records;
 }
 
+const std::vector<FlClientRoundRecord>&
+LearningMonitor::GetClientRecords() const
+{
+    return m_clientRecords;
+}
+
 std::string
 LearningMonitor::CsvHeader()
 {
-    return "round,time_s,duration_s,test_loss,test_accuracy,train_loss,selected,participants,"
-           "bytes_down,bytes_up,deadline_hit,participant_ids";
+    return "round,time_s,duration_s,test_loss,test_accuracy,train_loss,status,selected,"
+           "participants,stale,stragglers,bytes_down,bytes_up,download_s,compute_s,upload_s,"
+           "waiting_s,chunks_lost,chunks_retx,missing_coords,energy_radio_j,energy_compute_j,"
+           "deadline_hit,participant_ids";
 }
 
 std::string
@@ -106,9 +153,30 @@ LearningMonitor::CsvRow(const FlRoundRecord& r)
 {
     std::ostringstream os;
     os << std::setprecision(10) << r.round << ',' << r.timeS << ',' << r.durationS << ','
-       << r.testLoss << ',' << r.testAccuracy << ',' << r.trainLoss << ',' << r.selected << ','
-       << r.participants << ',' << r.bytesDown << ',' << r.bytesUp << ',' << (r.deadlineHit ? 1 : 0)
-       << ',' << r.participantIds;
+       << r.testLoss << ',' << r.testAccuracy << ',' << r.trainLoss << ',' << r.status << ','
+       << r.selected << ',' << r.participants << ',' << r.stale << ',' << r.stragglers << ','
+       << r.bytesDown << ',' << r.bytesUp << ',' << r.downloadS << ',' << r.computeS << ','
+       << r.uploadS << ',' << r.waitingS << ',' << r.chunksLost << ',' << r.chunksRetx << ','
+       << r.missingCoordinates << ',' << r.energyRadioJ << ',' << r.energyComputeJ << ','
+       << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds;
+    return os.str();
+}
+
+std::string
+LearningMonitor::ClientCsvHeader()
+{
+    return "round,client,selected,participated,trained_round,staleness,download_s,compute_s,"
+           "upload_s,waiting_s,missing_coords,energy_radio_j,energy_compute_j";
+}
+
+std::string
+LearningMonitor::ClientCsvRow(const FlClientRoundRecord& r)
+{
+    std::ostringstream os;
+    os << std::setprecision(10) << r.round << ',' << r.client << ',' << (r.selected ? 1 : 0)
+       << ',' << (r.participated ? 1 : 0) << ',' << r.trainedRound << ',' << r.staleness << ','
+       << r.downloadS << ',' << r.computeS << ',' << r.uploadS << ',' << r.waitingS << ','
+       << r.missingCoordinates << ',' << r.energyRadioJ << ',' << r.energyComputeJ;
     return os.str();
 }
 
@@ -167,16 +235,52 @@ LearningMonitor::Append(const FlRoundRecord& r)
                   << std::setprecision(3) << std::setw(9) << r.timeS
                   << " s  loss=" << std::setprecision(4) << r.testLoss
                   << "  acc=" << std::setprecision(4) << r.testAccuracy
-                  << "  clients=" << r.participants << "/" << r.selected << std::defaultfloat
-                  << std::endl;
+                  << "  clients=" << r.participants << "/" << r.selected;
+        if (r.stale > 0)
+        {
+            std::cout << " (" << r.stale << " stale)";
+        }
+        if (r.status != "aggregated" && r.status != "initial")
+        {
+            std::cout << "  [" << r.status << "]";
+        }
+        std::cout << std::defaultfloat << std::endl;
     }
     m_recordedTrace(r);
+}
+
+void
+LearningMonitor::HandleRoundStart(uint32_t round, const std::vector<uint32_t>& /* selected */)
+{
+    m_roundStarts[round] = Simulator::Now();
+}
+
+void
+LearningMonitor::HandleTrained(const FlTrainingReport& report)
+{
+    m_trainings[{report.client, report.round}] = report;
+    m_computeEnergyWindow[report.client] += report.computeEnergyJ;
+}
+
+uint64_t
+LearningMonitor::ChunkCounter(bool lost) const
+{
+    auto pick = [lost](const FlDatagramStats& s) {
+        return lost ? s.chunksLost : s.chunksRetransmitted;
+    };
+    uint64_t n = pick(m_server->GetDatagramStats());
+    for (const auto& c : m_clients)
+    {
+        n += pick(c->GetDatagramStats());
+    }
+    return n;
 }
 
 void
 LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
 {
     NS_LOG_FUNCTION(this << report.round);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     auto task = m_server->GetTask();
     FlRoundRecord r;
     r.round = report.round;
@@ -186,19 +290,144 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
     r.testLoss = test.loss;
     r.testAccuracy = test.accuracy;
     r.trainLoss = task->EvaluateTraining(*report.globalModel).loss;
+    r.status = FlRoundStatusName(report.status);
     r.selected = static_cast<uint32_t>(report.selected.size());
     r.participants = static_cast<uint32_t>(report.participants.size());
+    r.stale = report.staleUpdates;
+    r.stragglers = report.stragglers;
     r.bytesDown = report.bytesDown;
     r.bytesUp = report.bytesUp;
     r.deadlineHit = report.deadlineHit;
+    r.missingCoordinates = report.missingCoordinates;
     std::ostringstream ids;
     for (std::size_t i = 0; i < report.participants.size(); ++i)
     {
         ids << (i ? ";" : "") << report.participants[i];
     }
     r.participantIds = ids.str();
+
+    // Per-client rows, and the round's breakdown as means over its fresh updates.
+    std::map<uint32_t, FlClientRoundRecord> rows;
+    for (const auto& c : m_clients)
+    {
+        FlClientRoundRecord row;
+        row.round = report.round;
+        row.client = c->GetClientIndex();
+        row.downloadS = row.computeS = row.uploadS = row.waitingS = nan;
+        rows[row.client] = row;
+    }
+    for (uint32_t k : report.selected)
+    {
+        rows[k].selected = true;
+    }
+    double sums[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t fresh = 0;
+    for (const auto& u : report.updates)
+    {
+        FlClientRoundRecord& row = rows[u.client];
+        row.round = report.round;
+        row.client = u.client;
+        row.participated = true;
+        row.trainedRound = u.trainedRound;
+        row.staleness = u.staleness;
+        row.missingCoordinates = u.missingCoordinates;
+        row.waitingS = (report.end - u.arrival).GetSeconds();
+        auto tr = m_trainings.find({u.client, u.trainedRound});
+        auto st = m_roundStarts.find(u.trainedRound);
+        if (tr != m_trainings.end() && st != m_roundStarts.end())
+        {
+            const Time sent = tr->second.received + tr->second.computeTime;
+            row.downloadS = (tr->second.received - st->second).GetSeconds();
+            row.computeS = tr->second.computeTime.GetSeconds();
+            row.uploadS = (u.arrival - sent).GetSeconds();
+        }
+        if (u.staleness == 0)
+        {
+            ++fresh;
+            sums[0] += row.downloadS;
+            sums[1] += row.computeS;
+            sums[2] += row.uploadS;
+            sums[3] += row.waitingS;
+        }
+    }
+    r.downloadS = fresh ? sums[0] / fresh : nan;
+    r.computeS = fresh ? sums[1] / fresh : nan;
+    r.uploadS = fresh ? sums[2] / fresh : nan;
+    r.waitingS = fresh ? sums[3] / fresh : nan;
+
+    // Energy: radio from the reader (difference of readings), compute from the trainings that
+    // started since the previous round end.
+    r.energyRadioJ = m_radioEnergy ? 0.0 : nan;
+    r.energyComputeJ = m_clients.empty() ? nan : 0.0;
+    for (auto& kv : rows)
+    {
+        const uint32_t k = kv.first;
+        FlClientRoundRecord& row = kv.second;
+        if (m_radioEnergy)
+        {
+            const double now = m_radioEnergy(k);
+            row.energyRadioJ = now - m_radioAtLastEnd[k];
+            m_radioAtLastEnd[k] = now;
+            r.energyRadioJ += row.energyRadioJ;
+        }
+        else
+        {
+            row.energyRadioJ = nan;
+        }
+        row.energyComputeJ = m_computeEnergyWindow[k];
+        r.energyComputeJ += row.energyComputeJ;
+    }
+    m_computeEnergyWindow.clear();
+
+    if (m_server)
+    {
+        const uint64_t lost = ChunkCounter(true);
+        const uint64_t retx = ChunkCounter(false);
+        r.chunksLost = lost - m_chunksLostAtLastEnd;
+        r.chunksRetx = retx - m_chunksRetxAtLastEnd;
+        m_chunksLostAtLastEnd = lost;
+        m_chunksRetxAtLastEnd = retx;
+    }
     r.wallS = WallSeconds() - m_wallStart;
     Append(r);
+
+    if (report.round > 0 && !m_clients.empty())
+    {
+        if (m_clientRecords.empty() && !m_clientOutputFile.empty())
+        {
+            m_clientStream.open(m_clientOutputFile);
+            if (!m_clientStream)
+            {
+                NS_FATAL_ERROR("LearningMonitor: cannot open ClientOutputFile '"
+                               << m_clientOutputFile
+                               << "'; check the directory exists and is writable");
+            }
+            m_clientStream << ClientCsvHeader() << '\n';
+        }
+        for (const auto& kv : rows)
+        {
+            m_clientRecords.push_back(kv.second);
+            if (m_clientStream.is_open())
+            {
+                m_clientStream << ClientCsvRow(kv.second) << '\n';
+            }
+        }
+        if (m_clientStream.is_open())
+        {
+            m_clientStream.flush();
+        }
+    }
+    // Forget what no later round can refer to (updates are at most a few rounds stale).
+    const uint32_t keep = 64;
+    if (report.round > keep)
+    {
+        const uint32_t oldest = report.round - keep;
+        m_roundStarts.erase(m_roundStarts.begin(), m_roundStarts.lower_bound(oldest));
+        for (auto it = m_trainings.begin(); it != m_trainings.end();)
+        {
+            it = it->first.second < oldest ? m_trainings.erase(it) : std::next(it);
+        }
+    }
 }
 
 } // namespace ns3

@@ -1,0 +1,197 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * fl-fedavg-lossy: FedAvg over UDP on lossy links, packet loss swept from 0 to 30 %, for each
+ * way of handling the holes lost chunks leave in a model (drop the update, keep the previous
+ * values for the missing coordinates, retransmit the missing chunks).
+ *
+ * The network is a point-to-point star (server at the hub, one 10 Mb/s, 2 ms link per client)
+ * with independent packet losses at the given rate on every device (ns-3 RateErrorModel, both
+ * directions). Models travel as chunked UDP datagrams (FlDatagramEndpoint). Each (loss, policy)
+ * pair is one full simulation of the same learning task; the runs share nothing else.
+ *
+ * Output:
+ *   fl-fedavg-lossy.csv         one row per run: loss, policy, final accuracy, time to the
+ *                               target accuracy, chunks lost and retransmitted, ...
+ *   fl-fedavg-lossy-rounds.csv  every run's learning-monitor rows, with loss and policy first
+ *   utils/plot-lossy.sh fl-fedavg-lossy.csv   -> fl-fedavg-lossy.png (accuracy and time to
+ *                                               accuracy against loss, one line per policy)
+ *
+ *   fl-fedavg-lossy --help
+ *   fl-fedavg-lossy --losses=0,0.1,0.3 --policies=retransmit --rounds=40
+ */
+
+#include "fl-example-common.h"
+
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/network-module.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("FlFedAvgLossy");
+
+namespace
+{
+std::vector<std::string>
+SplitList(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    flexample::FedAvgOptions o;
+    o.output = "fl-fedavg-lossy.csv";
+    o.transport = "udp";
+    o.rounds = 30;
+    o.deadline = 1.0;
+    o.udpPacingMbps = 8.0;
+    o.targetAccuracy = 0.75;
+    o.maxTime = 600.0;
+    std::string losses = "0,0.05,0.1,0.2,0.3";
+    std::string policies = "drop,keep-previous,retransmit";
+    double linkMbps = 10.0;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("FedAvg over UDP on a point-to-point star with packet loss: sweeps the loss rate "
+              "and the hole policy, and writes final accuracy and time-to-accuracy per run "
+              "(plot with utils/plot-lossy.sh). --deadline bounds rounds whose messages were lost "
+              "for good.");
+    flexample::AddFedAvgOptions(cmd, o);
+    cmd.AddValue("losses", "Comma-separated packet loss rates in [0, 1)", losses);
+    cmd.AddValue("policies",
+                 "Comma-separated hole policies: drop, keep-previous, retransmit",
+                 policies);
+    cmd.AddValue("linkMbps", "Rate of every link [Mb/s]", linkMbps);
+    cmd.Parse(argc, argv);
+
+    std::vector<double> lossList;
+    try
+    {
+        for (const auto& s : SplitList(losses))
+        {
+            std::size_t used = 0;
+            double p = std::stod(s, &used);
+            if (used != s.size() || !(p >= 0.0 && p < 1.0))
+            {
+                throw fl::ConfigError("--losses", "'" + s + "' is not a rate in [0, 1)", "e.g. 0,0.1,0.3");
+            }
+            lossList.push_back(p);
+        }
+        for (const auto& p : SplitList(policies))
+        {
+            ParseFlHolePolicy(p, "--policies");
+        }
+        if (lossList.empty() || SplitList(policies).empty())
+        {
+            throw fl::ConfigError("--losses/--policies", "is empty", "give at least one value");
+        }
+        if (o.udpPacingMbps > linkMbps)
+        {
+            throw fl::ConfigError("--udpPacingMbps",
+                                  "exceeds --linkMbps: UDP would only fill queues",
+                                  "keep it below the link rate");
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << e.what() << std::endl;
+        return 2;
+    }
+    if (o.transport != "udp")
+    {
+        std::cerr << "fl-fedavg-lossy: --transport must be udp (the hole policies are UDP's)"
+                  << std::endl;
+        return 2;
+    }
+    std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
+    if (!task)
+    {
+        return 2;
+    }
+    std::cout << "fl-fedavg-lossy: " << task->Describe() << "\n  network: star of " << o.clients
+              << " x " << linkMbps << " Mb/s links; UDP paced at " << o.udpPacingMbps
+              << " Mb/s; deadline " << o.deadline << " s" << std::endl;
+
+    const std::string roundsFile = o.output.substr(0, o.output.rfind(".csv")) + "-rounds.csv";
+    std::ofstream summary(o.output);
+    std::ofstream rounds(roundsFile);
+    if (!summary || !rounds)
+    {
+        std::cerr << "fl-fedavg-lossy: cannot write " << o.output << " or " << roundsFile
+                  << " (fix: check the directory)" << std::endl;
+        return 2;
+    }
+    summary << "loss,policy,final_accuracy,final_loss,time_to_accuracy_s,target_accuracy,"
+               "simulated_time_s,rounds,mean_participants,chunks_lost,chunks_retx,bytes,wall_s\n";
+    rounds << "loss,policy," << LearningMonitor::CsvHeader() << "\n";
+    const bool quiet = o.quiet;
+    int status = 0;
+    for (double loss : lossList)
+    {
+        for (const auto& policy : SplitList(policies))
+        {
+            const auto wallStart = std::chrono::steady_clock::now();
+            flexample::FedAvgOptions run = o;
+            run.holePolicy = policy;
+            run.output = "";
+            run.quiet = true;
+            FlPointToPointStarHelper star;
+            star.SetDataRate(DataRate(static_cast<uint64_t>(linkMbps * 1e6)));
+            FlScene scene = star.Build(o.clients);
+            for (uint32_t i = 0; i < scene.devices.GetN(); ++i)
+            {
+                Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+                em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+                em->SetAttribute("ErrorRate", DoubleValue(loss));
+                em->AssignStreams(5000 + i); // RngRun still changes the draws
+                scene.devices.Get(i)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+            }
+            if (!quiet)
+            {
+                std::cout << "loss " << loss << ", " << policy << ": " << std::flush;
+            }
+            flexample::RunResult res;
+            const int rc = flexample::RunFedAvg(
+                "fl-fedavg-lossy",
+                run,
+                task,
+                scene.serverNode,
+                scene.clients,
+                scene.serverAddress,
+                [&scene](int64_t s) { return FlPointToPointStarHelper::AssignStreams(scene, s); },
+                wallStart,
+                {},
+                &res);
+            status = std::max(status, rc);
+            summary << loss << ',' << policy << ',' << res.finalAccuracy << ',' << res.finalLoss
+                    << ',' << (res.timeToAccuracyS < 0 ? std::string("nan") : std::to_string(res.timeToAccuracyS))
+                    << ',' << o.targetAccuracy << ',' << res.simulatedTimeS << ','
+                    << res.completedRounds << ',' << res.meanParticipants << ',' << res.chunksLost
+                    << ',' << res.chunksRetx << ',' << res.bytes << ',' << res.wallS << '\n';
+            summary.flush();
+            for (const auto& r : res.records)
+            {
+                rounds << loss << ',' << policy << ',' << LearningMonitor::CsvRow(r) << '\n';
+            }
+        }
+    }
+    std::cout << "results: " << o.output << " and " << roundsFile
+              << "\nplot: utils/plot-lossy.sh " << o.output << std::endl;
+    return status;
+}

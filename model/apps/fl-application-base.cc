@@ -1,0 +1,151 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-application-base.h"
+
+#include "ns3/fl-types.h"
+#include "ns3/log.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlApplicationBase");
+NS_OBJECT_ENSURE_REGISTERED(FlApplicationBase);
+
+TypeId
+FlApplicationBase::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlApplicationBase")
+            .SetParent<Application>()
+            .SetGroupName("Fl")
+            .AddAttribute("Transport",
+                          "Transport of model messages: tcp (one connection per client) or udp "
+                          "(chunked datagrams; see HolePolicy). Server and clients must agree.",
+                          StringValue("tcp"),
+                          MakeStringAccessor(&FlApplicationBase::m_transportName),
+                          MakeStringChecker())
+            .AddAttribute(
+                "WirePrecision",
+                "Encoding of the models this application sends: float64, float32, float16 or "
+                "int8 (unbiased stochastic quantisation, float32 scale in the payload).",
+                StringValue("float64"),
+                MakeStringAccessor(&FlApplicationBase::m_wirePrecision),
+                MakeStringChecker())
+            .AddAttribute("TcpSegmentSize",
+                          "TCP maximum segment size of this application's sockets in bytes "
+                          "(0 = keep ns3::TcpSocket::SegmentSize; ns-3's default is 536).",
+                          UintegerValue(1448),
+                          MakeUintegerAccessor(&FlApplicationBase::m_tcpSegmentSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UdpMtu",
+                          "UDP only: IP MTU of the path; a chunk (40-byte header + payload) plus "
+                          "IPv4 and UDP headers fits in it.",
+                          UintegerValue(1500),
+                          MakeUintegerAccessor(&FlApplicationBase::m_udpMtu),
+                          MakeUintegerChecker<uint32_t>(69))
+            .AddAttribute("UdpPacingRate",
+                          "UDP only: rate at which this application emits datagrams (IP bytes). "
+                          "UDP has no congestion control: keep it below the bottleneck's rate.",
+                          DataRateValue(DataRate("20Mb/s")),
+                          MakeDataRateAccessor(&FlApplicationBase::m_pacingRate),
+                          MakeDataRateChecker())
+            .AddAttribute("HolePolicy",
+                          "UDP only: what to do with a model some of whose chunks were lost: "
+                          "drop (discard the message), keep-previous (use the receiver's previous "
+                          "values for the missing coordinates) or retransmit (NACK the missing "
+                          "chunks, up to RetryLimit times, then discard).",
+                          StringValue("retransmit"),
+                          MakeStringAccessor(&FlApplicationBase::m_holePolicy),
+                          MakeStringChecker())
+            .AddAttribute("ReassemblyTimeout",
+                          "UDP only: an incomplete message that received no chunk for this long "
+                          "is resolved by the hole policy.",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&FlApplicationBase::m_reassemblyTimeout),
+                          MakeTimeChecker())
+            .AddAttribute("AckTimeout",
+                          "UDP retransmit only: the sender probes with the last chunk when no "
+                          "feedback came this long after a message went out.",
+                          TimeValue(MilliSeconds(200)),
+                          MakeTimeAccessor(&FlApplicationBase::m_ackTimeout),
+                          MakeTimeChecker())
+            .AddAttribute("RetryLimit",
+                          "UDP retransmit only: NACK rounds per incoming message and probes per "
+                          "outgoing message before giving up.",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&FlApplicationBase::m_retryLimit),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+FlApplicationBase::FlApplicationBase()
+    : m_transportName("tcp"),
+      m_wirePrecision("float64"),
+      m_holePolicy("retransmit"),
+      m_pacingRate("20Mb/s"),
+      m_reassemblyTimeout(MilliSeconds(100)),
+      m_ackTimeout(MilliSeconds(200))
+{
+}
+
+FlApplicationBase::~FlApplicationBase() = default;
+
+void
+FlApplicationBase::ParseTransportAttributes(const char* who)
+{
+    const std::string prefix = std::string(who) + "::";
+    try
+    {
+        m_wire = fl::ParseWireEncoding(m_wirePrecision, prefix + "WirePrecision");
+        if (m_transportName == "tcp")
+        {
+            m_transport = FlTransport::Tcp;
+        }
+        else if (m_transportName == "udp")
+        {
+            m_transport = FlTransport::Udp;
+        }
+        else
+        {
+            throw fl::ConfigError(prefix + "Transport",
+                                  "\"" + m_transportName + "\" is not a transport",
+                                  "use tcp or udp");
+        }
+        m_datagramConfig.mtu = m_udpMtu;
+        m_datagramConfig.pacingRate = m_pacingRate;
+        m_datagramConfig.holePolicy = ParseFlHolePolicy(m_holePolicy, prefix + "HolePolicy");
+        m_datagramConfig.reassemblyTimeout = m_reassemblyTimeout;
+        m_datagramConfig.ackTimeout = m_ackTimeout;
+        m_datagramConfig.retryLimit = m_retryLimit;
+        if (m_transport == FlTransport::Udp)
+        {
+            if (!m_reassemblyTimeout.IsStrictlyPositive())
+            {
+                throw fl::ConfigError(prefix + "ReassemblyTimeout",
+                                      "must be positive",
+                                      "use e.g. 100ms (a few round-trip times)");
+            }
+            if (!m_ackTimeout.IsStrictlyPositive())
+            {
+                throw fl::ConfigError(prefix + "AckTimeout",
+                                      "must be positive",
+                                      "use e.g. 200ms (more than ReassemblyTimeout + an RTT)");
+            }
+            if (m_pacingRate.GetBitRate() == 0)
+            {
+                throw fl::ConfigError(prefix + "UdpPacingRate",
+                                      "must be positive",
+                                      "use a rate below the path's bottleneck, e.g. 20Mb/s");
+            }
+        }
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_FATAL_ERROR(e.what());
+    }
+}
+
+} // namespace ns3

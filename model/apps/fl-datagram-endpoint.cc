@@ -1,0 +1,915 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-datagram-endpoint.h"
+
+#include "ns3/fl-types.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/wire-bytes.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlDatagramEndpoint");
+
+namespace
+{
+
+/// IPv4 (20) and UDP (8) header bytes added to every datagram (for pacing).
+constexpr uint32_t kIpUdpOverhead = 28;
+
+/// Completed incoming messages remembered for re-acknowledging late chunks (Retransmit).
+constexpr std::size_t kCompletedHistory = 4096;
+
+/// Datagram size (chunk header + payload) of chunk `index` of a len-byte message.
+uint32_t
+ChunkDatagramBytes(std::size_t len, uint32_t count, uint32_t index)
+{
+    if (len == 0)
+    {
+        return static_cast<uint32_t>(fl::ChunkHeader::kSize);
+    }
+    const uint64_t p = (len + count - 1) / count;
+    const uint64_t begin = static_cast<uint64_t>(index) * p;
+    const uint64_t size = std::min<uint64_t>(p, len - begin);
+    return static_cast<uint32_t>(fl::ChunkHeader::kSize + size);
+}
+
+/// Strict weak order of message keys (deterministic iteration over incoming messages).
+struct KeyLess
+{
+    bool operator()(const fl::MessageKey& a, const fl::MessageKey& b) const
+    {
+        return a.sender != b.sender ? a.sender < b.sender : a.messageId < b.messageId;
+    }
+};
+
+} // namespace
+
+const char*
+FlHolePolicyName(FlHolePolicy p)
+{
+    switch (p)
+    {
+    case FlHolePolicy::Drop:
+        return "drop";
+    case FlHolePolicy::KeepPrevious:
+        return "keep-previous";
+    case FlHolePolicy::Retransmit:
+        return "retransmit";
+    }
+    return "unknown";
+}
+
+FlHolePolicy
+ParseFlHolePolicy(const std::string& name, const std::string& parameter)
+{
+    if (name == "drop")
+    {
+        return FlHolePolicy::Drop;
+    }
+    if (name == "keep-previous")
+    {
+        return FlHolePolicy::KeepPrevious;
+    }
+    if (name == "retransmit")
+    {
+        return FlHolePolicy::Retransmit;
+    }
+    throw fl::ConfigError(parameter,
+                          "unknown hole policy '" + name + "'",
+                          "use drop, keep-previous or retransmit");
+}
+
+/**
+ * State and logic of an endpoint.
+ *
+ * Sending: three FIFO queues drained by one paced event (SendNext), in priority order:
+ * feedback datagrams (encoded when queued; small), retransmissions (chunk index references),
+ * first transmissions (message references: the front message is sent chunk by chunk). A chunk's
+ * bytes are built (MakeChunk into one reused buffer) only when it is its turn, so queued
+ * messages cost no more than their shared buffers. Entries of messages forgotten meanwhile
+ * (ACKed, discarded) are skipped when they reach the front.
+ *
+ * Receiving: one fl::ChunkReassembler; every open message has an Incoming record with its
+ * peer's address, its last arrival time and one timer. The timer is checked lazily: when it
+ * fires before lastArrival + reassemblyTimeout (chunks arrived meanwhile) it is re-armed for
+ * that instant, so a message costs about one event per reassemblyTimeout, not one per chunk.
+ *
+ * Sender ACK timeouts (Retransmit): one event per message, armed when the last queued datagram
+ * of the message (first transmission or retransmission batch) went out, cancelled by feedback.
+ */
+struct FlDatagramEndpoint::Impl
+{
+    /// An outgoing message, from Send() until it is sent (or, with Retransmit, acknowledged).
+    struct Outgoing
+    {
+        Address to;                                        ///< destination
+        uint32_t id{0};                                    ///< message id
+        uint32_t round{0};                                 ///< round
+        std::shared_ptr<const std::vector<uint8_t>> bytes; ///< the message (shared)
+        uint32_t chunkCount{0};                            ///< chunks of the message
+        uint32_t nextFirst{0};            ///< chunks [0, nextFirst) had their first transmission
+        uint32_t queued{0};               ///< datagrams of this message in the queues
+        uint64_t queuedBytes{0};          ///< their bytes
+        std::vector<uint64_t> retxQueued; ///< bit i: chunk i is in the retransmission queue
+        uint32_t probes{0};               ///< probes since the last feedback
+        EventId ackEvent;                 ///< ACK timeout (Retransmit)
+    };
+
+    /// A retransmission (or probe) waiting in the queue.
+    struct RetxEntry
+    {
+        uint32_t id;    ///< message id
+        uint32_t index; ///< chunk index
+        bool probe;     ///< sent because of an ACK timeout
+    };
+
+    /// A feedback datagram waiting in the queue.
+    struct FeedbackEntry
+    {
+        Address to;                 ///< the original sender
+        fl::FeedbackType type;      ///< ACK or NACK
+        std::vector<uint8_t> bytes; ///< the encoded datagram
+    };
+
+    /// An incoming message being assembled.
+    struct Incoming
+    {
+        Address from;      ///< the sender's address (from its latest chunk)
+        uint32_t round{0}; ///< round from the chunk headers
+        Time lastArrival;  ///< time of the latest new chunk (or of the latest NACK)
+        uint32_t nacks{0}; ///< NACK rounds sent since the last new chunk
+        EventId timer;     ///< reassembly timer (checked lazily)
+    };
+
+    Impl(FlDatagramEndpoint* o, uint32_t id, const FlDatagramConfig& c)
+        : owner(o),
+          localId(id),
+          maxChunkPayload(fl::MaxChunkPayloadForMtu(c.mtu, "mtu")),
+          maxNackIndices(fl::MaxNackIndices(c.mtu - kIpUdpOverhead)),
+          reassembler(c.maxOpenMessages, c.maxMessageBytes)
+    {
+    }
+
+    FlDatagramStats& Stats()
+    {
+        return owner->m_stats;
+    }
+
+    const FlDatagramConfig& Config() const
+    {
+        return owner->m_config;
+    }
+
+    // ------------------------------------------------------------------------------ sending
+
+    /// Schedules SendNext at the next pacing slot if anything is queued and none is pending.
+    void Kick()
+    {
+        if (closed || sendEvent.IsRunning() ||
+            (feedbackQueue.empty() && retxQueue.empty() && firstQueue.empty()))
+        {
+            return;
+        }
+        const Time now = Simulator::Now();
+        const Time delay = nextSendTime > now ? nextSendTime - now : Time();
+        sendEvent = Simulator::Schedule(delay, &Impl::SendNext, this);
+    }
+
+    /// Hands one datagram to the socket (counted even if the socket refuses it: then it also
+    /// counts as a send error and is lost, like a datagram dropped by the network).
+    void Transmit(const Address& to, const uint8_t* data, uint32_t size)
+    {
+        ++Stats().datagramsSent;
+        Stats().bytesSent += size;
+        Ptr<Packet> p = Create<Packet>(data, size);
+        if (owner->m_socket->SendTo(p, 0, to) < 0)
+        {
+            ++Stats().sendErrors;
+            NS_LOG_WARN("socket refused a " << size << "-byte datagram (error "
+                                            << owner->m_socket->GetErrno() << ")");
+        }
+    }
+
+    /// Sends the datagram at the head of the queues (feedback, then retransmissions, then
+    /// first transmissions) and schedules the next one after its pacing interval.
+    void SendNext()
+    {
+        if (closed)
+        {
+            return;
+        }
+        uint32_t size = 0;
+        bool sent = false;
+        while (!sent)
+        {
+            if (!feedbackQueue.empty())
+            {
+                FeedbackEntry e = std::move(feedbackQueue.front());
+                feedbackQueue.pop_front();
+                size = static_cast<uint32_t>(e.bytes.size());
+                Transmit(e.to, e.bytes.data(), size);
+                ++(e.type == fl::FeedbackType::Ack ? Stats().acksSent : Stats().nacksSent);
+                sent = true;
+            }
+            else if (!retxQueue.empty())
+            {
+                const RetxEntry e = retxQueue.front();
+                retxQueue.pop_front();
+                auto it = out.find(e.id);
+                if (it == out.end())
+                {
+                    continue; // forgotten meanwhile
+                }
+                Outgoing& m = it->second;
+                uint64_t& word = m.retxQueued[e.index / 64];
+                const uint64_t bit = 1ull << (e.index % 64);
+                if ((word & bit) == 0)
+                {
+                    continue;
+                }
+                word &= ~bit;
+                size = SendChunk(m, e.index, fl::ChunkHeader::kFlagRetransmission);
+                ++Stats().chunksRetransmitted;
+                if (e.probe)
+                {
+                    ++Stats().probes;
+                }
+                sent = true;
+                Dequeued(it, size);
+            }
+            else if (!firstQueue.empty())
+            {
+                auto it = out.find(firstQueue.front());
+                if (it == out.end() || it->second.nextFirst >= it->second.chunkCount)
+                {
+                    firstQueue.pop_front();
+                    continue;
+                }
+                Outgoing& m = it->second;
+                size = SendChunk(m, m.nextFirst, 0);
+                ++Stats().chunksSent;
+                if (++m.nextFirst == m.chunkCount)
+                {
+                    firstQueue.pop_front();
+                }
+                sent = true;
+                Dequeued(it, size);
+            }
+            else
+            {
+                break;
+            }
+        }
+        if (sent)
+        {
+            nextSendTime =
+                Simulator::Now() + Config().pacingRate.CalculateBytesTxTime(size + kIpUdpOverhead);
+        }
+        Kick();
+    }
+
+    /// Builds chunk `index` of m into the reused buffer and transmits it; returns its size.
+    uint32_t SendChunk(const Outgoing& m, uint32_t index, uint8_t flags)
+    {
+        fl::MakeChunk(m.bytes->data(),
+                      m.bytes->size(),
+                      m.id,
+                      localId,
+                      m.round,
+                      maxChunkPayload,
+                      index,
+                      flags,
+                      txBuffer);
+        const auto size = static_cast<uint32_t>(txBuffer.size());
+        Transmit(m.to, txBuffer.data(), size);
+        return size;
+    }
+
+    /// Accounts one datagram of a message as sent; when none is left queued, arms the ACK
+    /// timeout (Retransmit) or forgets the message.
+    void Dequeued(std::map<uint32_t, Outgoing>::iterator it, uint32_t size)
+    {
+        Outgoing& m = it->second;
+        --m.queued;
+        m.queuedBytes -= size;
+        queuedBytes -= size;
+        if (m.queued > 0)
+        {
+            return;
+        }
+        if (Config().holePolicy == FlHolePolicy::Retransmit)
+        {
+            ArmAck(m);
+        }
+        else
+        {
+            out.erase(it);
+        }
+    }
+
+    /// Queues a retransmission of chunk `index` unless it is queued already.
+    bool QueueRetx(Outgoing& m, uint32_t index, bool probe)
+    {
+        if (m.retxQueued.empty())
+        {
+            m.retxQueued.assign((m.chunkCount + 63) / 64, 0);
+        }
+        uint64_t& word = m.retxQueued[index / 64];
+        const uint64_t bit = 1ull << (index % 64);
+        if (word & bit)
+        {
+            return false;
+        }
+        word |= bit;
+        retxQueue.push_back({m.id, index, probe});
+        const uint32_t size = ChunkDatagramBytes(m.bytes->size(), m.chunkCount, index);
+        ++m.queued;
+        m.queuedBytes += size;
+        queuedBytes += size;
+        return true;
+    }
+
+    void ArmAck(Outgoing& m)
+    {
+        m.ackEvent.Cancel();
+        m.ackEvent = Simulator::Schedule(Config().ackTimeout, &Impl::OnAckTimeout, this, m.id);
+    }
+
+    /// No feedback for ackTimeout after the last datagram of a message: probe or give up.
+    void OnAckTimeout(uint32_t id)
+    {
+        auto it = out.find(id);
+        if (it == out.end() || it->second.queued > 0)
+        {
+            return; // forgotten, or re-armed when the queued datagrams have gone out
+        }
+        Outgoing& m = it->second;
+        if (m.probes >= Config().retryLimit)
+        {
+            NS_LOG_LOGIC("message " << id << " unacknowledged after " << m.probes << " probes");
+            ++Stats().messagesUnacked;
+            Forget(it);
+            return;
+        }
+        ++m.probes;
+        QueueRetx(m, m.chunkCount - 1, true);
+        Kick();
+    }
+
+    /// Drops an outgoing message (its queue entries are skipped when they come up).
+    std::map<uint32_t, Outgoing>::iterator Forget(std::map<uint32_t, Outgoing>::iterator it)
+    {
+        queuedBytes -= it->second.queuedBytes;
+        it->second.ackEvent.Cancel();
+        return out.erase(it);
+    }
+
+    /// Removes the queue entries of forgotten messages (keeps memory bounded after discards).
+    void CompactQueues()
+    {
+        firstQueue.erase(std::remove_if(firstQueue.begin(),
+                                        firstQueue.end(),
+                                        [this](uint32_t id) { return out.count(id) == 0; }),
+                         firstQueue.end());
+        retxQueue.erase(std::remove_if(retxQueue.begin(),
+                                       retxQueue.end(),
+                                       [this](const RetxEntry& e) { return out.count(e.id) == 0; }),
+                        retxQueue.end());
+    }
+
+    void QueueFeedback(const Address& to)
+    {
+        FeedbackEntry e;
+        e.to = to;
+        e.type = feedback.type;
+        fl::EncodeFeedback(feedback, e.bytes);
+        feedbackQueue.push_back(std::move(e));
+        Kick();
+    }
+
+    void SendAck(const fl::MessageKey& key, uint32_t round, const Address& to)
+    {
+        feedback.type = fl::FeedbackType::Ack;
+        feedback.messageId = key.messageId;
+        feedback.sender = key.sender;
+        feedback.round = round;
+        feedback.missing.clear();
+        QueueFeedback(to);
+    }
+
+    /// NACKs the missing chunks of an open message (several datagrams if they do not fit one).
+    void SendNacks(const fl::MessageKey& key, const Incoming& in)
+    {
+        const std::vector<uint32_t> missing = reassembler.MissingChunks(key);
+        feedback.type = fl::FeedbackType::Nack;
+        feedback.messageId = key.messageId;
+        feedback.sender = key.sender;
+        feedback.round = in.round;
+        for (std::size_t b = 0; b < missing.size(); b += maxNackIndices)
+        {
+            const std::size_t e = std::min(missing.size(), b + maxNackIndices);
+            feedback.missing.assign(missing.begin() + static_cast<std::ptrdiff_t>(b),
+                                    missing.begin() + static_cast<std::ptrdiff_t>(e));
+            QueueFeedback(in.from);
+        }
+        NS_LOG_LOGIC("NACK " << missing.size() << " chunks of message (" << key.sender << ", "
+                             << key.messageId << ")");
+    }
+
+    // ---------------------------------------------------------------------------- receiving
+
+    void HandleRead(Ptr<Socket> socket)
+    {
+        Ptr<FlDatagramEndpoint> keep(owner); // the deliver callback may drop the last reference
+        Address from;
+        Ptr<Packet> packet;
+        while (!closed && (packet = socket->RecvFrom(from)))
+        {
+            const uint32_t size = packet->GetSize();
+            ++Stats().datagramsReceived;
+            Stats().bytesReceived += size;
+            if (rxBuffer.size() < size)
+            {
+                rxBuffer.resize(size);
+            }
+            packet->CopyData(rxBuffer.data(), size);
+            const uint8_t* data = size > 0 ? rxBuffer.data() : nullptr;
+            if (fl::IsFeedbackDatagram(data, size))
+            {
+                HandleFeedback(data, size);
+            }
+            else
+            {
+                HandleChunk(data, size, from);
+            }
+        }
+    }
+
+    void HandleFeedback(const uint8_t* data, uint32_t size)
+    {
+        const fl::FeedbackStatus st = fl::ParseFeedback(data, size, feedbackIn);
+        if (st != fl::FeedbackStatus::Ok)
+        {
+            ++Stats().feedbackMalformed;
+            NS_LOG_LOGIC("malformed feedback: " << fl::FeedbackStatusName(st));
+            return;
+        }
+        ++Stats().feedbackReceived;
+        const fl::ChunkFeedback& fb = feedbackIn;
+        auto it = out.find(fb.messageId);
+        if (fb.sender != localId || it == out.end() || it->second.round != fb.round)
+        {
+            NS_LOG_LOGIC("feedback about an unknown or forgotten message " << fb.messageId);
+            return;
+        }
+        Outgoing& m = it->second;
+        if (fb.type == fl::FeedbackType::Ack)
+        {
+            NS_LOG_LOGIC("message " << m.id << " acknowledged");
+            ++Stats().messagesAcked;
+            Forget(it);
+            return;
+        }
+        m.probes = 0;
+        m.ackEvent.Cancel();
+        for (uint32_t index : fb.missing)
+        {
+            if (index >= m.nextFirst)
+            {
+                break; // ascending: the rest has not had its first transmission yet
+            }
+            QueueRetx(m, index, false);
+        }
+        if (m.queued == 0)
+        {
+            ArmAck(m); // nothing to re-send (a bogus NACK): keep waiting for feedback
+        }
+        Kick();
+    }
+
+    void HandleChunk(const uint8_t* data, uint32_t size, const Address& from)
+    {
+        const fl::ChunkReassemblerStats& rs = reassembler.Stats();
+        const uint64_t evicted = rs.messagesEvicted;
+        const uint64_t lost = rs.lostChunks;
+        const fl::ChunkResult r =
+            reassembler.Accept(data, size, completedIn, Simulator::Now().GetSeconds());
+        if (rs.messagesEvicted != evicted)
+        {
+            // Too many messages open: the reassembler gave the oldest up.
+            Stats().messagesDropped += rs.messagesEvicted - evicted;
+            Stats().chunksLost += rs.lostChunks - lost;
+        }
+        switch (r)
+        {
+        case fl::ChunkResult::Malformed:
+            ++Stats().chunksMalformed;
+            NS_LOG_LOGIC("malformed chunk: " << fl::ChunkStatusName(reassembler.LastStatus()));
+            return;
+        case fl::ChunkResult::Duplicate:
+            ++Stats().chunksDuplicate;
+            return;
+        case fl::ChunkResult::Late: {
+            ++Stats().chunksLate;
+            if (Config().holePolicy == FlHolePolicy::Retransmit)
+            {
+                const fl::MessageKey key{fl::GetU32(data + 12), fl::GetU32(data + 8)};
+                auto it = completed.find(key);
+                if (it != completed.end())
+                {
+                    it->second = from;
+                    SendAck(key, fl::GetU32(data + 16), from); // our ACK may have been lost
+                }
+            }
+            return;
+        }
+        case fl::ChunkResult::Accepted: {
+            ++Stats().chunksAccepted;
+            const fl::MessageKey key{fl::GetU32(data + 12), fl::GetU32(data + 8)};
+            auto it = in.find(key);
+            if (it == in.end())
+            {
+                Incoming m;
+                m.from = from;
+                m.round = fl::GetU32(data + 16);
+                m.lastArrival = Simulator::Now();
+                m.timer = Simulator::Schedule(Config().reassemblyTimeout,
+                                              &Impl::OnReassemblyTimer,
+                                              this,
+                                              key);
+                in.emplace(key, std::move(m));
+            }
+            else
+            {
+                it->second.from = from;
+                it->second.lastArrival = Simulator::Now();
+                it->second.nacks = 0; // progress: the retry budget counts fruitless NACKs only
+            }
+            return;
+        }
+        case fl::ChunkResult::Completed:
+            ++Stats().chunksAccepted;
+            Complete(from);
+            return;
+        }
+    }
+
+    /// Delivers the message in completedIn.
+    void Complete(const Address& from)
+    {
+        const fl::MessageKey key = completedIn.key;
+        auto it = in.find(key);
+        if (it != in.end())
+        {
+            it->second.timer.Cancel();
+            in.erase(it);
+        }
+        if (Config().holePolicy == FlHolePolicy::Retransmit)
+        {
+            if (completed.emplace(key, from).second)
+            {
+                completedOrder.push_back(key);
+                while (completedOrder.size() > kCompletedHistory)
+                {
+                    completed.erase(completedOrder.front());
+                    completedOrder.pop_front();
+                }
+            }
+            SendAck(key, completedIn.round, from);
+        }
+        ++Stats().messagesDelivered;
+        FlDatagramMessage msg;
+        msg.from = from;
+        msg.sender = key.sender;
+        msg.round = completedIn.round;
+        msg.complete = true;
+        msg.chunkCount = completedIn.chunkCount;
+        msg.chunksMissing = 0;
+        msg.bytes = std::move(completedIn.bytes);
+        if (!msg.bytes.empty())
+        {
+            msg.receivedBytes.push_back({0, msg.bytes.size()});
+        }
+        Deliver(msg);
+    }
+
+    void Deliver(FlDatagramMessage& msg)
+    {
+        if (!deliver.IsNull())
+        {
+            deliver(Ptr<FlDatagramEndpoint>(owner), msg);
+        }
+    }
+
+    void OnReassemblyTimer(fl::MessageKey key)
+    {
+        Ptr<FlDatagramEndpoint> keep(owner);
+        auto it = in.find(key);
+        if (it == in.end())
+        {
+            return;
+        }
+        if (!reassembler.IsOpen(key))
+        {
+            in.erase(it); // evicted by the reassembler (counted then)
+            return;
+        }
+        const Time deadline = it->second.lastArrival + Config().reassemblyTimeout;
+        const Time now = Simulator::Now();
+        if (now < deadline)
+        {
+            it->second.timer =
+                Simulator::Schedule(deadline - now, &Impl::OnReassemblyTimer, this, key);
+            return;
+        }
+        Resolve(key, Reason::Timeout);
+    }
+
+    /// Why an incoming message is being resolved.
+    enum class Reason
+    {
+        Timeout, ///< reassemblyTimeout without a new chunk: NACK, deliver with holes or drop
+        Flush,   ///< FlushIncomplete(): deliver with holes (KeepPrevious) or drop
+        Discard, ///< DiscardBefore(): drop
+    };
+
+    /**
+     * Resolves an incoming message by the hole policy: NACK (Retransmit, on a timeout while
+     * NACKs remain), deliver with holes (KeepPrevious, unless discarded) or give it up.
+     */
+    void Resolve(const fl::MessageKey& key, Reason reason)
+    {
+        auto it = in.find(key);
+        Address from;
+        if (it != in.end())
+        {
+            Incoming& m = it->second;
+            if (Config().holePolicy == FlHolePolicy::Retransmit && reason == Reason::Timeout &&
+                m.nacks < Config().retryLimit)
+            {
+                ++m.nacks;
+                SendNacks(key, m);
+                m.lastArrival = Simulator::Now();
+                m.timer = Simulator::Schedule(Config().reassemblyTimeout,
+                                              &Impl::OnReassemblyTimer,
+                                              this,
+                                              key);
+                return;
+            }
+            from = m.from;
+            m.timer.Cancel();
+            in.erase(it);
+        }
+        fl::PartialMessage partial;
+        if (!reassembler.Abandon(key, &partial))
+        {
+            return;
+        }
+        const auto missing = static_cast<uint32_t>(partial.missingChunks.size());
+        Stats().chunksLost += missing;
+        if (Config().holePolicy != FlHolePolicy::KeepPrevious || reason == Reason::Discard)
+        {
+            NS_LOG_LOGIC("message (" << key.sender << ", " << key.messageId << ") given up, "
+                                     << missing << " of " << partial.chunkCount
+                                     << " chunks missing");
+            ++Stats().messagesDropped;
+            return;
+        }
+        ++Stats().messagesPartial;
+        FlDatagramMessage msg;
+        msg.from = from;
+        msg.sender = key.sender;
+        msg.round = partial.round;
+        msg.complete = false;
+        msg.chunkCount = partial.chunkCount;
+        msg.chunksMissing = missing;
+        msg.bytes = std::move(partial.bytes);
+        msg.receivedBytes = std::move(partial.receivedBytes);
+        Deliver(msg);
+    }
+
+    FlDatagramEndpoint* owner;
+    uint32_t localId;
+    std::size_t maxChunkPayload;
+    std::size_t maxNackIndices;
+    uint32_t nextMessageId{0};
+    bool closed{false};
+    DeliverCallback deliver;
+
+    // sending
+    std::map<uint32_t, Outgoing> out; ///< by message id
+    std::deque<uint32_t> firstQueue;  ///< message ids with first transmissions left, FIFO
+    std::deque<RetxEntry> retxQueue;
+    std::deque<FeedbackEntry> feedbackQueue;
+    uint64_t queuedBytes{0};
+    Time nextSendTime;
+    EventId sendEvent;
+    std::vector<uint8_t> txBuffer;
+    fl::ChunkFeedback feedback; ///< scratch for outgoing feedback
+
+    // receiving
+    fl::ChunkReassembler reassembler;
+    std::map<fl::MessageKey, Incoming, KeyLess> in;
+    std::unordered_map<fl::MessageKey, Address, fl::MessageKeyHash> completed;
+    std::deque<fl::MessageKey> completedOrder;
+    std::vector<uint8_t> rxBuffer;
+    fl::CompletedMessage completedIn;
+    fl::ChunkFeedback feedbackIn;
+};
+
+// ------------------------------------------------------------------------- FlDatagramEndpoint
+
+FlDatagramEndpoint::FlDatagramEndpoint(Ptr<Socket> socket,
+                                       uint32_t localId,
+                                       const FlDatagramConfig& config)
+    : m_socket(socket),
+      m_config(config)
+{
+    NS_LOG_FUNCTION(this << socket << localId);
+    if (!socket)
+    {
+        throw fl::ConfigError("socket", "no socket given", "pass a bound UDP socket");
+    }
+    if (config.pacingRate.GetBitRate() == 0)
+    {
+        throw fl::ConfigError("pacingRate",
+                              "a zero rate never sends anything",
+                              "use a positive rate, e.g. the link's rate (\"20Mb/s\")");
+    }
+    if (!config.reassemblyTimeout.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("reassemblyTimeout",
+                              "must be positive",
+                              "use a few round-trip times, e.g. 100 ms");
+    }
+    if (!config.ackTimeout.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("ackTimeout",
+                              "must be positive",
+                              "use more than reassemblyTimeout plus a round-trip time");
+    }
+    if (config.maxOpenMessages == 0)
+    {
+        throw fl::ConfigError("maxOpenMessages",
+                              "must be at least 1",
+                              "allow at least one incoming message per peer");
+    }
+    if (config.holePolicy != FlHolePolicy::Drop &&
+        config.holePolicy != FlHolePolicy::KeepPrevious &&
+        config.holePolicy != FlHolePolicy::Retransmit)
+    {
+        throw fl::ConfigError("holePolicy",
+                              "unknown value " +
+                                  std::to_string(static_cast<int>(config.holePolicy)),
+                              "use drop, keep-previous or retransmit");
+    }
+    // Checks the MTU (throws ConfigError naming "mtu").
+    m_impl = std::make_unique<Impl>(this, localId, config);
+    m_socket->SetRecvCallback(MakeCallback(&Impl::HandleRead, m_impl.get()));
+}
+
+FlDatagramEndpoint::~FlDatagramEndpoint()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_impl && !m_impl->closed)
+    {
+        // Events and the socket's callback point at this object: unhook them (the socket
+        // itself stays open; Close() closes it).
+        m_impl->sendEvent.Cancel();
+        for (auto& kv : m_impl->out)
+        {
+            kv.second.ackEvent.Cancel();
+        }
+        for (auto& kv : m_impl->in)
+        {
+            kv.second.timer.Cancel();
+        }
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    }
+}
+
+void
+FlDatagramEndpoint::SetDeliverCallback(DeliverCallback cb)
+{
+    m_impl->deliver = cb;
+}
+
+uint32_t
+FlDatagramEndpoint::Send(const Address& to,
+                         uint32_t round,
+                         std::shared_ptr<const std::vector<uint8_t>> bytes)
+{
+    NS_LOG_FUNCTION(this << to << round << (bytes ? bytes->size() : 0));
+    if (!bytes)
+    {
+        throw fl::ConfigError("bytes", "no message given", "pass an encoded message");
+    }
+    Impl& d = *m_impl;
+    const uint32_t id = d.nextMessageId++;
+    if (d.closed)
+    {
+        return id;
+    }
+    Impl::Outgoing m;
+    m.to = to;
+    m.id = id;
+    m.round = round;
+    m.chunkCount = fl::ChunkCount(bytes->size(), d.maxChunkPayload); // throws if >= 4 GiB
+    m.bytes = std::move(bytes);
+    m.queued = m.chunkCount;
+    m.queuedBytes = static_cast<uint64_t>(fl::ChunkHeader::kSize) * m.chunkCount + m.bytes->size();
+    d.queuedBytes += m.queuedBytes;
+    ++m_stats.messagesSent;
+    d.out.emplace(id, std::move(m));
+    d.firstQueue.push_back(id);
+    d.Kick();
+    return id;
+}
+
+void
+FlDatagramEndpoint::FlushIncomplete()
+{
+    NS_LOG_FUNCTION(this);
+    Ptr<FlDatagramEndpoint> keep(this); // the deliver callback may drop the last reference
+    Impl& d = *m_impl;
+    for (const auto& key : d.reassembler.OpenMessages())
+    {
+        if (d.closed)
+        {
+            return;
+        }
+        d.Resolve(key, Impl::Reason::Flush);
+    }
+}
+
+void
+FlDatagramEndpoint::DiscardBefore(uint32_t round)
+{
+    NS_LOG_FUNCTION(this << round);
+    Impl& d = *m_impl;
+    if (d.closed)
+    {
+        return;
+    }
+    for (auto it = d.out.begin(); it != d.out.end();)
+    {
+        it = it->second.round < round ? d.Forget(it) : std::next(it);
+    }
+    d.CompactQueues();
+    std::vector<fl::MessageKey> old;
+    for (const auto& kv : d.in)
+    {
+        if (kv.second.round < round)
+        {
+            old.push_back(kv.first);
+        }
+    }
+    for (const auto& key : old)
+    {
+        d.Resolve(key, Impl::Reason::Discard);
+    }
+}
+
+void
+FlDatagramEndpoint::Close()
+{
+    NS_LOG_FUNCTION(this);
+    Impl& d = *m_impl;
+    if (d.closed)
+    {
+        return;
+    }
+    d.closed = true;
+    d.sendEvent.Cancel();
+    for (auto& kv : d.out)
+    {
+        kv.second.ackEvent.Cancel();
+    }
+    for (auto& kv : d.in)
+    {
+        kv.second.timer.Cancel();
+    }
+    d.out.clear();
+    d.in.clear();
+    d.firstQueue.clear();
+    d.retxQueue.clear();
+    d.feedbackQueue.clear();
+    d.queuedBytes = 0;
+    m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    m_socket->Close();
+}
+
+uint64_t
+FlDatagramEndpoint::BytesQueued() const
+{
+    return m_impl->queuedBytes;
+}
+
+} // namespace ns3

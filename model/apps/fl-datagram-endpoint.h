@@ -1,0 +1,223 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Model messages over UDP: fragmentation into chunks, paced sending, reassembly, and the
+ * handling of holes left by lost chunks (drop, keep previous values, or selective
+ * retransmission with acknowledgements, a timeout and a retry limit).
+ */
+#ifndef FL_DATAGRAM_ENDPOINT_H
+#define FL_DATAGRAM_ENDPOINT_H
+
+#include "ns3/address.h"
+#include "ns3/callback.h"
+#include "ns3/chunk-feedback.h"
+#include "ns3/chunking.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/simple-ref-count.h"
+#include "ns3/socket.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * What a receiver does with a message some of whose chunks never arrived.
+ */
+enum class FlHolePolicy : uint8_t
+{
+    Drop = 0,         ///< give the whole message up
+    KeepPrevious = 1, ///< deliver it with holes; the application keeps its previous values there
+    Retransmit = 2,   ///< ask the sender for the missing chunks (NACK), up to a retry limit,
+                      ///< then give the message up
+};
+
+/// "drop", "keep-previous" or "retransmit".
+const char* FlHolePolicyName(FlHolePolicy p);
+
+/**
+ * Parses "drop", "keep-previous" or "retransmit". Throws fl::ConfigError naming `parameter`
+ * and the accepted values otherwise.
+ */
+FlHolePolicy ParseFlHolePolicy(const std::string& name, const std::string& parameter);
+
+/**
+ * \ingroup fl
+ * Settings of an FlDatagramEndpoint.
+ */
+struct FlDatagramConfig
+{
+    uint32_t mtu{1500};                   ///< IP MTU; chunk payload = fl::MaxChunkPayloadForMtu(mtu)
+    DataRate pacingRate{DataRate("20Mb/s")}; ///< rate of this endpoint's datagrams (IP bytes)
+    FlHolePolicy holePolicy{FlHolePolicy::Retransmit}; ///< see FlHolePolicy
+    /**
+     * An incomplete incoming message from which no chunk arrived for this long is resolved:
+     * NACKed (Retransmit, while retries remain), delivered with holes (KeepPrevious) or given
+     * up (Drop, or Retransmit after retryLimit NACKs in a row that brought no new chunk).
+     */
+    Time reassemblyTimeout{MilliSeconds(100)};
+    /**
+     * Retransmit only, sender side: if neither an ACK nor a NACK came this long after the last
+     * chunk of a message (or of a retransmission) went out, the last chunk is sent again as a
+     * probe (so that a receiver that got nothing opens the message and NACKs the rest).
+     */
+    Time ackTimeout{MilliSeconds(200)};
+    /// Retransmit: NACK rounds in a row without a new chunk arriving in between, and probes in a
+    /// row without feedback, before a message is given up.
+    uint32_t retryLimit{5};
+    uint32_t maxMessageBytes{256u * 1024u * 1024u}; ///< larger incoming messages are malformed
+    uint32_t maxOpenMessages{256};               ///< incoming messages assembled at once
+};
+
+/**
+ * \ingroup fl
+ * Counters of an FlDatagramEndpoint. Every datagram received is counted once in chunksAccepted,
+ * chunksDuplicate, chunksLate, chunksMalformed, feedbackReceived or feedbackMalformed.
+ */
+struct FlDatagramStats
+{
+    // sending
+    uint64_t datagramsSent{0};      ///< datagrams handed to the socket (chunks and feedback)
+    uint64_t bytesSent{0};          ///< their UDP payload bytes
+    uint64_t messagesSent{0};       ///< messages given to Send()
+    uint64_t chunksSent{0};         ///< first transmissions of chunks
+    uint64_t chunksRetransmitted{0}; ///< chunks sent again after a NACK or as a probe
+    uint64_t probes{0};             ///< of which: probes after an ACK timeout
+    uint64_t messagesAcked{0};      ///< own messages acknowledged by their receiver
+    uint64_t messagesUnacked{0};    ///< own messages given up after retryLimit probes
+    uint64_t sendErrors{0};         ///< socket Send() failures (the datagram is lost)
+    uint64_t acksSent{0};           ///< ACKs sent (Retransmit)
+    uint64_t nacksSent{0};          ///< NACKs sent (Retransmit)
+    // receiving
+    uint64_t datagramsReceived{0};  ///< datagrams read from the socket
+    uint64_t bytesReceived{0};      ///< their bytes
+    uint64_t chunksAccepted{0};     ///< new valid chunks
+    uint64_t chunksDuplicate{0};    ///< chunks already received
+    uint64_t chunksLate{0};         ///< chunks of messages already delivered or given up
+    uint64_t chunksMalformed{0};    ///< rejected chunk datagrams (bad header, size, CRC, ...)
+    uint64_t feedbackReceived{0};   ///< valid ACK/NACK datagrams
+    uint64_t feedbackMalformed{0};  ///< rejected feedback datagrams
+    uint64_t chunksLost{0};         ///< chunks missing from messages given up or delivered with holes
+    uint64_t messagesDelivered{0};  ///< complete messages delivered
+    uint64_t messagesPartial{0};    ///< messages delivered with holes (KeepPrevious)
+    uint64_t messagesDropped{0};    ///< incoming messages given up
+};
+
+/**
+ * \ingroup fl
+ * A message received by an FlDatagramEndpoint, whole or (KeepPrevious) with holes.
+ */
+struct FlDatagramMessage
+{
+    Address from;                               ///< the sender's InetSocketAddress
+    uint32_t sender{0};                         ///< sender id from the chunk headers
+    uint32_t round{0};                          ///< round from the chunk headers
+    bool complete{true};                        ///< all chunks arrived
+    uint32_t chunkCount{0};                     ///< chunks of the message
+    uint32_t chunksMissing{0};                  ///< chunks that never arrived (0 if complete)
+    std::vector<uint8_t> bytes;                 ///< the message; missing bytes are 0
+    std::vector<fl::IndexRange> receivedBytes;  ///< byte ranges received (whole if complete)
+};
+
+/**
+ * \ingroup fl
+ * One UDP endpoint exchanging model messages (fl::EncodeMessage byte strings) with any number
+ * of peers.
+ *
+ * Send() fragments a message into chunks (chunking.h) and queues them; the queue is drained
+ * at the pacing rate (UDP has no flow control: a sender faster than its link only fills
+ * queues), messages in FIFO order. Incoming datagrams go through an fl::ChunkReassembler per
+ * endpoint; complete messages are delivered at once through the deliver callback. Incomplete
+ * ones are resolved by the hole policy after reassemblyTimeout without a new chunk.
+ *
+ * With Retransmit, the receiver ACKs every completed message (and again for each late chunk
+ * of it, in case the ACK was lost) and NACKs the missing chunks of a stalled one; the sender
+ * keeps each message until it is acknowledged or given up, re-sends NACKed chunks (flag
+ * kFlagRetransmission) and probes with the last chunk after ackTimeout. Feedback datagrams
+ * use chunk-feedback.h. With Drop or KeepPrevious no feedback is sent.
+ *
+ * All timing is simulated time; the endpoint draws no random numbers.
+ */
+class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
+{
+  public:
+    /// Called for each delivered message (the receiver may move from it).
+    using DeliverCallback = Callback<void, Ptr<FlDatagramEndpoint>, FlDatagramMessage&>;
+
+    /**
+     * @param socket a bound UDP socket; the endpoint sets its receive callback
+     * @param localId the sender id written into this endpoint's chunks (e.g. client index)
+     * @param config settings (throws fl::ConfigError naming the field if invalid, e.g. an MTU
+     *        too small for a chunk header, a zero pacing rate or timeout)
+     */
+    FlDatagramEndpoint(Ptr<Socket> socket, uint32_t localId, const FlDatagramConfig& config);
+    ~FlDatagramEndpoint();
+
+    /// Sets the callback that receives messages.
+    void SetDeliverCallback(DeliverCallback cb);
+
+    /**
+     * Queues a message for `to` (an InetSocketAddress).
+     * @return the message id used in its chunks
+     */
+    uint32_t Send(const Address& to,
+                  uint32_t round,
+                  std::shared_ptr<const std::vector<uint8_t>> bytes);
+
+    /**
+     * Resolves every incomplete incoming message now, as if its last timeout had expired
+     * (KeepPrevious: delivered with holes; Drop and Retransmit: given up). For example at a
+     * round deadline, before aggregating.
+     */
+    void FlushIncomplete();
+
+    /**
+     * Forgets queued and retained outgoing messages of rounds < round (no more (re)sending of
+     * them) and gives up incoming ones of rounds < round.
+     */
+    void DiscardBefore(uint32_t round);
+
+    /// Stops all timers and drops every queued datagram; the socket is closed.
+    void Close();
+
+    /// Counters.
+    const FlDatagramStats& Stats() const
+    {
+        return m_stats;
+    }
+
+    /// Bytes of chunks queued but not sent yet (first transmissions and retransmissions).
+    uint64_t BytesQueued() const;
+
+    /// The underlying socket.
+    Ptr<Socket> GetSocket() const
+    {
+        return m_socket;
+    }
+
+    /// The settings in use.
+    const FlDatagramConfig& GetConfig() const
+    {
+        return m_config;
+    }
+
+  private:
+    // Implementation state: free to change (see fl-datagram-endpoint.cc).
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    Ptr<Socket> m_socket;
+    FlDatagramConfig m_config;
+    FlDatagramStats m_stats;
+};
+
+} // namespace ns3
+
+#endif // FL_DATAGRAM_ENDPOINT_H
