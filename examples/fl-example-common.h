@@ -491,8 +491,11 @@ RunFedAvg(const std::string& name,
     }
     const auto counters = server->GetCounters();
     std::cout << " malformed=" << counters.malformedHeaders + counters.crcErrors + counters.undecodable
-              << " wall_s=" << std::setprecision(3) << wall << "\n"
-              << "results: " << o.output << std::endl;
+              << " wall_s=" << std::setprecision(3) << wall << std::setprecision(6) << std::endl;
+    if (!o.output.empty())
+    {
+        std::cout << "results: " << o.output << std::endl;
+    }
     if (flows)
     {
         flows->CheckForLostPackets();

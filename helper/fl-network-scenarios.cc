@@ -60,6 +60,15 @@ CheckRadius(const char* who, double meters)
     }
 }
 
+/// Fixes the streams of the Internet stacks (ARP jitter, ...) of the server and the clients.
+int64_t
+AssignInternetStreams(const FlScene& scene, int64_t stream)
+{
+    NodeContainer nodes(scene.serverNode);
+    nodes.Add(scene.clients);
+    return InternetStackHelper().AssignStreams(nodes, stream);
+}
+
 /// Places the nodes uniformly at random on a disc of the radius around the origin.
 void
 PlaceOnDisc(const NodeContainer& nodes, double radius)
@@ -70,6 +79,9 @@ PlaceOnDisc(const NodeContainer& nodes, double radius)
     disc->SetRho(radius);
     disc->SetX(0.0);
     disc->SetY(0.0);
+    // A fixed stream: every scene built in a process gets the same positions for one --RngRun
+    // (parameter sweeps compare like with like); another --RngRun moves the nodes.
+    disc->AssignStreams(kFlPositionStream);
     mobility.SetPositionAllocator(disc);
     mobility.Install(nodes);
 }
@@ -148,7 +160,8 @@ int64_t
 FlCsmaSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
     CsmaHelper csma;
-    return csma.AssignStreams(scene.devices, stream);
+    const int64_t used = csma.AssignStreams(scene.devices, stream);
+    return used + AssignInternetStreams(scene, stream + used);
 }
 
 // ------------------------------------------------------------------------ point-to-point star
@@ -238,9 +251,9 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
 }
 
 int64_t
-FlPointToPointStarHelper::AssignStreams(const FlScene& /* scene */, int64_t /* stream */)
+FlPointToPointStarHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
-    return 0;
+    return AssignInternetStreams(scene, stream);
 }
 
 // ------------------------------------------------------------------------------ Wi-Fi ad hoc
@@ -345,7 +358,8 @@ int64_t
 FlWifiAdhocSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
     WifiHelper wifi;
-    return wifi.AssignStreams(scene.devices, stream);
+    const int64_t used = wifi.AssignStreams(scene.devices, stream);
+    return used + AssignInternetStreams(scene, stream + used);
 }
 
 // -------------------------------------------------------------------------------------- LTE

@@ -98,8 +98,8 @@ class FlPointToPointStarHelper
     /// Creates the nodes, links, Internet stack, addresses and routes.
     FlScene Build(uint32_t numClients) const;
     /**
-     * Point-to-point devices draw no random numbers; provided for symmetry.
-     * @return 0
+     * Fixes the streams of the Internet stacks (point-to-point devices draw no random numbers).
+     * @return the number of streams used
      */
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 

@@ -163,6 +163,7 @@ FlWifiScenarioHelper::Build(uint32_t numStations) const
     disc->SetRho(m_radius);
     disc->SetX(0.0);
     disc->SetY(0.0);
+    disc->AssignStreams(kFlPositionStream); // same positions for every scene of one --RngRun
     mobility.SetPositionAllocator(disc);
     mobility.Install(s.stations);
 
@@ -188,6 +189,9 @@ FlWifiScenarioHelper::AssignStreams(const FlWifiScenario& scenario, int64_t stre
     all.Add(scenario.apDevice);
     all.Add(scenario.staDevices);
     used += wifi.AssignStreams(all, stream);
+    NodeContainer nodes(scenario.apNode);
+    nodes.Add(scenario.stations);
+    used += InternetStackHelper().AssignStreams(nodes, stream + used);
     return used;
 }
 

@@ -61,6 +61,15 @@ struct FlWifiScenario
  * placed uniformly at random on a disc around it, constant positions, log-distance path loss
  * (YansWifiChannelHelper::Default), Internet stack and IPv4 addresses in 10.1.0.0/16.
  */
+/**
+ * \ingroup fl
+ * The ns-3 stream number from which the scene helpers draw node positions at Build(): every
+ * scene built in one process gets the same positions for a given --RngRun, so that the runs of
+ * a parameter sweep share their geometry. Keep other streams below it (AssignStreams numbers
+ * start low) or above it.
+ */
+constexpr int64_t kFlPositionStream = 1 << 22;
+
 class FlWifiScenarioHelper
 {
   public:
@@ -85,7 +94,8 @@ class FlWifiScenarioHelper
     /// Creates the nodes, devices, mobility, Internet stack and addresses.
     FlWifiScenario Build(uint32_t numStations) const;
     /**
-     * Fixes the random streams of the scene's Wi-Fi devices and mobility.
+     * Fixes the random streams of the scene's Wi-Fi devices and Internet stacks (positions
+     * come from kFlPositionStream at Build).
      * @return the number of streams used
      */
     static int64_t AssignStreams(const FlWifiScenario& scenario, int64_t stream);

@@ -12,8 +12,9 @@ policies=$(tail -n +2 "$in" | cut -d, -f2 | awk '!seen[$0]++' | tr '\n' ' ')
 target=$(sed -n 2p "$in" | cut -d, -f6)
 acc=""; tta=""
 for p in $policies; do
-  acc+="'$in' using 1:(strcol(2) eq '$p' ? \$3 : 1/0) with linespoints pt 7 title '$p', "
-  tta+="'$in' using 1:(strcol(2) eq '$p' ? \$5 : 1/0) with linespoints pt 7 title '$p', "
+  rows="< grep -F ',$p,' $in"   # the policy column (names contain no comma)
+  acc+="\"$rows\" using 1:3 with linespoints pt 7 title '$p', "
+  tta+="\"$rows\" using 1:5 with linespoints pt 7 title '$p', "
 done
 gnuplot <<GP
 set datafile separator ','
