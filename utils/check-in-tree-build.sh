@@ -39,6 +39,7 @@ mkdir -p "$src/contrib/fl"
 cd "$src"
 ./ns3 configure --build-profile=release --enable-examples --disable-python --disable-tests \
   --enable-modules="fl;wifi;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;lte;energy"
-./ns3 build fl fl-fedavg-wifi
+./ns3 build fl fl-fedavg-wifi fl-fedavg-lossy fl-stragglers
 ./ns3 run --no-build "fl-fedavg-wifi --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200 --output=/tmp/fl-in-tree.csv"
+./ns3 run --no-build "fl-fedavg-lossy --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200 --losses=0.2 --output=/tmp/fl-in-tree-lossy.csv"
 echo "check-in-tree-build: OK"
