@@ -138,7 +138,7 @@ main(int argc, char* argv[])
         return 2;
     }
     summary << "loss,policy,final_accuracy,final_loss,time_to_accuracy_s,target_accuracy,"
-               "simulated_time_s,rounds,mean_participants,chunks_lost,chunks_retx,bytes,wall_s\n";
+               "simulated_time_s,rounds,mean_participants,chunks_lost,chunks_retx,bytes\n";
     rounds << "loss,policy," << LearningMonitor::CsvHeader() << "\n";
     const bool quiet = o.quiet;
     int status = 0;
@@ -183,7 +183,7 @@ main(int argc, char* argv[])
                     << ',' << (res.timeToAccuracyS < 0 ? std::string("nan") : std::to_string(res.timeToAccuracyS))
                     << ',' << o.targetAccuracy << ',' << res.simulatedTimeS << ','
                     << res.completedRounds << ',' << res.meanParticipants << ',' << res.chunksLost
-                    << ',' << res.chunksRetx << ',' << res.bytes << ',' << res.wallS << '\n';
+                    << ',' << res.chunksRetx << ',' << res.bytes << '\n';
             summary.flush();
             for (const auto& r : res.records)
             {

@@ -11,10 +11,10 @@
  * Radio energy comes from ns-3's Wi-Fi energy model, compute energy from --computePower.
  *
  * Output:
- *   fl-stragglers.csv          every run's learning-monitor rows, deadline and policy first
- *   fl-stragglers-summary.csv  one row per run: final accuracy, time to target, rounds, energy
- *   utils/plot-stragglers.sh fl-stragglers.csv  -> fl-stragglers.png (accuracy against
- *                                                  simulated time, one line per deadline)
+ *   fl-stragglers.csv          one row per run: final accuracy, time to target, rounds, energy
+ *   fl-stragglers-rounds.csv   every run's learning-monitor rows, deadline and policy first
+ *   utils/plot-stragglers.sh fl-stragglers-rounds.csv  -> fl-stragglers-rounds.png (accuracy
+ *                                     against simulated time, one line per deadline)
  *
  *   fl-stragglers --help
  *   fl-stragglers --deadlines=0,1,2 --policies=drop --maxTime=30
@@ -121,18 +121,18 @@ main(int argc, char* argv[])
               << " FLOP/s, sigma " << o.flopRateSigma << "; " << o.maxTime
               << " s of simulated time per run" << std::endl;
 
-    const std::string summaryFile = o.output.substr(0, o.output.rfind(".csv")) + "-summary.csv";
-    std::ofstream rows(o.output);
-    std::ofstream summary(summaryFile);
+    const std::string roundsFile = o.output.substr(0, o.output.rfind(".csv")) + "-rounds.csv";
+    std::ofstream rows(roundsFile);
+    std::ofstream summary(o.output);
     if (!rows || !summary)
     {
-        std::cerr << "fl-stragglers: cannot write " << o.output << " or " << summaryFile
+        std::cerr << "fl-stragglers: cannot write " << o.output << " or " << roundsFile
                   << " (fix: check the directory)" << std::endl;
         return 2;
     }
     rows << "deadline_s,policy," << LearningMonitor::CsvHeader() << "\n";
     summary << "deadline_s,policy,final_accuracy,time_to_accuracy_s,target_accuracy,rounds,"
-               "mean_participants,stragglers,stale,energy_radio_j,energy_compute_j,wall_s\n";
+               "mean_participants,stragglers,stale,energy_radio_j,energy_compute_j\n";
     int status = 0;
     for (double deadline : deadlineList)
     {
@@ -178,12 +178,12 @@ main(int argc, char* argv[])
                     << (res.timeToAccuracyS < 0 ? std::string("nan") : std::to_string(res.timeToAccuracyS))
                     << ',' << o.targetAccuracy << ',' << res.completedRounds << ','
                     << res.meanParticipants << ',' << res.stragglers << ',' << res.stale << ','
-                    << res.energyRadioJ << ',' << res.energyComputeJ << ',' << res.wallS << '\n';
+                    << res.energyRadioJ << ',' << res.energyComputeJ << '\n';
             rows.flush();
             summary.flush();
         }
     }
-    std::cout << "results: " << o.output << " and " << summaryFile
-              << "\nplot: utils/plot-stragglers.sh " << o.output << std::endl;
+    std::cout << "results: " << o.output << " and " << roundsFile
+              << "\nplot: utils/plot-stragglers.sh " << roundsFile << std::endl;
     return status;
 }

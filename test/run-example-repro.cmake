@@ -1,19 +1,22 @@
-# Reproducibility of the main example: the same --RngRun writes byte-identical CSV files, a
-# different --RngRun writes a different one.
-set(args --clients=4 --rounds=3 --samplesPerClient=100 --testSamples=200 --quiet=1)
+# Reproducibility of an example: the same --RngRun writes byte-identical CSV files, a different
+# --RngRun writes a different one. EXTRA: more arguments (a ;-list); TAG: file name prefix.
+set(args --clients=4 --rounds=3 --samplesPerClient=100 --testSamples=200 --quiet=1 ${EXTRA})
+if(NOT TAG)
+  set(TAG repro)
+endif()
 foreach(run a:1 b:1 c:2)
   string(REPLACE ":" ";" parts ${run})
   list(GET parts 0 tag)
   list(GET parts 1 rng)
-  execute_process(COMMAND ${EXE} ${args} --RngRun=${rng} --output=${OUTDIR}/repro-${tag}.csv
+  execute_process(COMMAND ${EXE} ${args} --RngRun=${rng} --output=${OUTDIR}/${TAG}-${tag}.csv
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "run ${tag} (RngRun ${rng}) exited with ${rc}: ${err}")
   endif()
 endforeach()
-file(READ ${OUTDIR}/repro-a.csv a)
-file(READ ${OUTDIR}/repro-b.csv b)
-file(READ ${OUTDIR}/repro-c.csv c)
+file(READ ${OUTDIR}/${TAG}-a.csv a)
+file(READ ${OUTDIR}/${TAG}-b.csv b)
+file(READ ${OUTDIR}/${TAG}-c.csv c)
 if(NOT a STREQUAL b)
   message(FATAL_ERROR "two runs with --RngRun=1 wrote different CSV files")
 endif()

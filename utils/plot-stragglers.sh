@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plots fl-stragglers' rows CSV: test accuracy against simulated time, one line per round
+# Plots fl-stragglers' per-round CSV (fl-stragglers-rounds.csv): test accuracy against simulated time, one line per round
 # deadline, one panel per straggler policy. Usage: plot-stragglers.sh IN.csv [OUT.png]
 set -euo pipefail
 in=${1:?usage: plot-stragglers.sh IN.csv [OUT.png]}
