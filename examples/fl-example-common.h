@@ -303,6 +303,37 @@ BuildFedAvgTask(FedAvgOptions& o)
             o.wirePrecision = o.precision;
         }
         fl::ParseWireEncoding(o.wirePrecision, "--wirePrecision");
+        auto oneOf = [](const std::string& value,
+                        const std::string& flag,
+                        std::initializer_list<const char*> allowed) {
+            std::string list;
+            for (const char* v : allowed)
+            {
+                if (value == v)
+                {
+                    return;
+                }
+                list += (list.empty() ? "" : ", ") + std::string(v);
+            }
+            throw fl::ConfigError(flag, "'" + value + "' is not accepted", "use " + list);
+        };
+        oneOf(o.transport, "--transport", {"tcp", "udp"});
+        oneOf(o.holePolicy, "--holePolicy", {"drop", "keep-previous", "retransmit"});
+        oneOf(o.sampling, "--sampling", {"uniform", "weighted"});
+        oneOf(o.stragglerPolicy, "--stragglerPolicy", {"drop", "accept"});
+        oneOf(o.quorumPolicy, "--quorumPolicy", {"skip", "repeat"});
+        if (!(o.dropout >= 0.0 && o.dropout <= 1.0))
+        {
+            throw fl::ConfigError("--dropout", "must be in [0, 1]", "e.g. 0.1");
+        }
+        if (!(o.udpPacingMbps > 0.0))
+        {
+            throw fl::ConfigError("--udpPacingMbps", "must be positive", "e.g. 20");
+        }
+        if (o.minQuorum > o.clients)
+        {
+            throw fl::ConfigError("--minQuorum", "exceeds --clients", "lower it");
+        }
         Ptr<UniformRandomVariable> seedStream = CreateObject<UniformRandomVariable>();
         seedStream->SetStream(1 << 20);
         fl::Rng rng(seedStream->GetInteger(1, std::numeric_limits<uint32_t>::max()));

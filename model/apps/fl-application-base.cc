@@ -97,6 +97,7 @@ void
 FlApplicationBase::ParseTransportAttributes(const char* who)
 {
     const std::string prefix = std::string(who) + "::";
+    std::string error;
     try
     {
         m_wire = fl::ParseWireEncoding(m_wirePrecision, prefix + "WirePrecision");
@@ -144,7 +145,11 @@ FlApplicationBase::ParseTransportAttributes(const char* who)
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        error = e.what();
+    }
+    if (!error.empty())
+    {
+        NS_FATAL_ERROR(error); // outside the handler: no "terminate called after throwing"
     }
 }
 
