@@ -31,6 +31,7 @@ main(int argc, char* argv[])
     std::string standard = "80211n";
     std::string rateManager = "ns3::IdealWifiManager";
     double radius = 10.0;
+    bool energy = true;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("FedAvg over an 802.11 infrastructure network: one server on the access point, "
@@ -40,6 +41,10 @@ main(int argc, char* argv[])
     cmd.AddValue("standard", "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax", standard);
     cmd.AddValue("rateManager", "Wi-Fi rate control (ns-3 TypeId name)", rateManager);
     cmd.AddValue("radius", "Radius of the disc of stations around the AP [m]", radius);
+    cmd.AddValue("energy",
+                 "Measure radio energy with ns-3's Wi-Fi energy model (slows large runs: every "
+                 "radio state change schedules an event)",
+                 energy);
     cmd.Parse(argc, argv);
 
     const auto wallStart = std::chrono::steady_clock::now();
@@ -59,8 +64,12 @@ main(int argc, char* argv[])
     wifi.SetRateManager(rateManager);
     FlWifiScenario scene = wifi.Build(o.clients);
     // Radio energy of every station through ns-3's energy framework (CSV column energy_radio_j).
-    Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
-    meter->InstallWifi(scene);
+    Ptr<FlRadioEnergyMeter> meter;
+    if (energy)
+    {
+        meter = Create<FlRadioEnergyMeter>();
+        meter->InstallWifi(scene);
+    }
 
     return flexample::RunFedAvg(
         "fl-fedavg-wifi",
@@ -71,5 +80,7 @@ main(int argc, char* argv[])
         scene.serverAddress,
         [&scene](int64_t stream) { return FlWifiScenarioHelper::AssignStreams(scene, stream); },
         wallStart,
-        [meter](uint32_t client) { return meter->GetRadioEnergy(client); });
+        meter ? std::function<double(uint32_t)>(
+                    [meter](uint32_t client) { return meter->GetRadioEnergy(client); })
+              : std::function<double(uint32_t)>());
 }
