@@ -27,6 +27,9 @@
 #include <iostream>
 #include <limits>
 #include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -201,6 +204,23 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     tc.localEpochs = o.localEpochs;
     tc.proxMu = o.proxMu;
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
+}
+
+/// Splits a comma-separated flag value ("0,0.1,0.3"), skipping empty items.
+inline std::vector<std::string>
+SplitList(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
 }
 
 /// Registers the learning, FedAvg and output flags shared by the FedAvg examples.

@@ -27,30 +27,10 @@
 #include "ns3/network-module.h"
 
 #include <fstream>
-#include <sstream>
 
 using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("FlFedAvgLossy");
-
-namespace
-{
-std::vector<std::string>
-SplitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -83,7 +63,7 @@ main(int argc, char* argv[])
     std::vector<double> lossList;
     try
     {
-        for (const auto& s : SplitList(losses))
+        for (const auto& s : flexample::SplitList(losses))
         {
             std::size_t used = 0;
             double p = std::stod(s, &used);
@@ -93,11 +73,11 @@ main(int argc, char* argv[])
             }
             lossList.push_back(p);
         }
-        for (const auto& p : SplitList(policies))
+        for (const auto& p : flexample::SplitList(policies))
         {
             ParseFlHolePolicy(p, "--policies");
         }
-        if (lossList.empty() || SplitList(policies).empty())
+        if (lossList.empty() || flexample::SplitList(policies).empty())
         {
             throw fl::ConfigError("--losses/--policies", "is empty", "give at least one value");
         }
@@ -144,7 +124,7 @@ main(int argc, char* argv[])
     int status = 0;
     for (double loss : lossList)
     {
-        for (const auto& policy : SplitList(policies))
+        for (const auto& policy : flexample::SplitList(policies))
         {
             const auto wallStart = std::chrono::steady_clock::now();
             flexample::FedAvgOptions run = o;

@@ -26,30 +26,10 @@
 #include "ns3/fl-wifi-scenario-helper.h"
 
 #include <fstream>
-#include <sstream>
 
 using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("FlStragglers");
-
-namespace
-{
-std::vector<std::string>
-SplitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -80,7 +60,7 @@ main(int argc, char* argv[])
     std::vector<double> deadlineList;
     try
     {
-        for (const auto& s : SplitList(deadlines))
+        for (const auto& s : flexample::SplitList(deadlines))
         {
             std::size_t used = 0;
             const double d = std::stod(s, &used);
@@ -90,14 +70,14 @@ main(int argc, char* argv[])
             }
             deadlineList.push_back(d);
         }
-        for (const auto& p : SplitList(policies))
+        for (const auto& p : flexample::SplitList(policies))
         {
             if (p != "drop" && p != "accept")
             {
                 throw fl::ConfigError("--policies", "'" + p + "' is not a policy", "use drop and/or accept");
             }
         }
-        if (deadlineList.empty() || SplitList(policies).empty())
+        if (deadlineList.empty() || flexample::SplitList(policies).empty())
         {
             throw fl::ConfigError("--deadlines/--policies", "is empty", "give at least one value");
         }
@@ -136,9 +116,9 @@ main(int argc, char* argv[])
     int status = 0;
     for (double deadline : deadlineList)
     {
-        for (const auto& policy : SplitList(policies))
+        for (const auto& policy : flexample::SplitList(policies))
         {
-            if (deadline == 0.0 && policy == "accept" && SplitList(policies).size() > 1)
+            if (deadline == 0.0 && policy == "accept" && flexample::SplitList(policies).size() > 1)
             {
                 continue; // without a deadline nothing is late: same run as drop
             }
