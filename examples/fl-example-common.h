@@ -223,6 +223,27 @@ SplitList(const std::string& s)
     return out;
 }
 
+/// Parses one number of a list flag; throws ConfigError naming the flag if it is not one.
+inline double
+ParseListNumber(const std::string& text, const std::string& flag)
+{
+    std::size_t used = 0;
+    double v = 0.0;
+    try
+    {
+        v = std::stod(text, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+    {
+        throw fl::ConfigError(flag, "'" + text + "' is not a number", "give numbers such as 0,0.1,2");
+    }
+    return v;
+}
+
 /// Registers the learning, FedAvg and output flags shared by the FedAvg examples.
 inline void
 AddFedAvgOptions(CommandLine& cmd, FedAvgOptions& o)

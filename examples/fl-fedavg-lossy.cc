@@ -65,9 +65,8 @@ main(int argc, char* argv[])
     {
         for (const auto& s : flexample::SplitList(losses))
         {
-            std::size_t used = 0;
-            double p = std::stod(s, &used);
-            if (used != s.size() || !(p >= 0.0 && p < 1.0))
+            const double p = flexample::ParseListNumber(s, "--losses");
+            if (!(p >= 0.0 && p < 1.0))
             {
                 throw fl::ConfigError("--losses", "'" + s + "' is not a rate in [0, 1)", "e.g. 0,0.1,0.3");
             }

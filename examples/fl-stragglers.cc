@@ -62,9 +62,8 @@ main(int argc, char* argv[])
     {
         for (const auto& s : flexample::SplitList(deadlines))
         {
-            std::size_t used = 0;
-            const double d = std::stod(s, &used);
-            if (used != s.size() || !(d >= 0.0))
+            const double d = flexample::ParseListNumber(s, "--deadlines");
+            if (!(d >= 0.0))
             {
                 throw fl::ConfigError("--deadlines", "'" + s + "' is not a time >= 0", "e.g. 0,1,2");
             }
