@@ -23,11 +23,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FlClientApplication");
 NS_OBJECT_ENSURE_REGISTERED(FlClientApplication);
 
-namespace
-{
-constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
-}
-
 namespace fl
 {
 std::set<uint32_t>
@@ -489,33 +484,16 @@ void
 FlClientApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
 {
     NS_LOG_FUNCTION(this << dm.round << dm.complete);
+    // Holes are filled from the last global model received (none yet: undecodable).
     fl::ReceivedMessage msg;
-    std::size_t filled = 0;
-    fl::MessageDecodeStatus st;
-    if (dm.complete)
-    {
-        st = fl::DecodeWholeMessage(dm.bytes.data(),
-                                    dm.bytes.size(),
-                                    m_task->GetPrecision(),
-                                    kMaxPayload,
-                                    msg);
-    }
-    else if (m_lastGlobal.Size() == m_task->NumParameters())
-    {
-        st = fl::DecodePartialMessage(dm.bytes.data(),
-                                      dm.bytes.size(),
-                                      dm.receivedBytes,
-                                      m_lastGlobal,
-                                      m_task->GetPrecision(),
-                                      kMaxPayload,
-                                      msg,
-                                      &filled);
-    }
-    else
-    {
-        ++m_unexpected; // nothing to fill the holes with yet
-        return;
-    }
+    uint64_t filled = 0;
+    const bool havePrevious = m_lastGlobal.Size() == m_task->NumParameters();
+    const fl::MessageDecodeStatus st =
+        DecodeDatagramMessage(dm,
+                              havePrevious ? &m_lastGlobal : nullptr,
+                              m_task->GetPrecision(),
+                              msg,
+                              &filled);
     if (st != fl::MessageDecodeStatus::Ok)
     {
         ++m_unexpected;
@@ -559,22 +537,29 @@ FlClientApplication::HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missin
     }
     m_heardFromServer = true;
     Simulator::Cancel(m_joinEvent);
-    if (m_udp && DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious)
-    {
-        m_lastGlobal = msg.params; // the base for the holes of the next model
-    }
+    // UDP keep-previous: this model is the base for the holes of the next one (moved in once
+    // training no longer needs it, not copied).
+    const bool keepAsPrevious = m_udp && DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious;
     // A newer global model supersedes an update still "in computation".
     Simulator::Cancel(m_sendEvent);
     if (IsSilent(h.round))
     {
         ++m_roundsSilent;
         NS_LOG_INFO("client " << m_clientIndex << " silent in round " << h.round);
+        if (keepAsPrevious)
+        {
+            m_lastGlobal = std::move(msg.params);
+        }
         return;
     }
 
     fl::Rng rng(fl::DeriveSeed(m_trainingSeed, h.round));
     fl::TrainOutcome out = m_task->TrainClient(m_clientIndex, msg.params, rng);
     ++m_roundsTrained;
+    if (keepAsPrevious)
+    {
+        m_lastGlobal = std::move(msg.params);
+    }
 
     const double seconds = m_flopRate > 0.0
                                ? out.flops / m_flopRate

@@ -912,4 +912,40 @@ FlDatagramEndpoint::BytesQueued() const
     return m_impl->queuedBytes;
 }
 
+fl::MessageDecodeStatus
+DecodeDatagramMessage(const FlDatagramMessage& dm,
+                      const fl::ParamVector* previous,
+                      fl::Precision to,
+                      fl::ReceivedMessage& out,
+                      uint64_t* filledCoordinates)
+{
+    constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
+    if (filledCoordinates)
+    {
+        *filledCoordinates = 0;
+    }
+    if (dm.complete)
+    {
+        return fl::DecodeWholeMessage(dm.bytes.data(), dm.bytes.size(), to, kMaxPayload, out);
+    }
+    if (previous == nullptr)
+    {
+        return fl::MessageDecodeStatus::SizeMismatch;
+    }
+    std::size_t filled = 0;
+    const fl::MessageDecodeStatus st = fl::DecodePartialMessage(dm.bytes.data(),
+                                                                dm.bytes.size(),
+                                                                dm.receivedBytes,
+                                                                *previous,
+                                                                to,
+                                                                kMaxPayload,
+                                                                out,
+                                                                &filled);
+    if (filledCoordinates)
+    {
+        *filledCoordinates = filled;
+    }
+    return st;
+}
+
 } // namespace ns3

@@ -15,6 +15,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/partial-message.h"
 #include "ns3/ptr.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/socket.h"
@@ -126,6 +127,20 @@ struct FlDatagramMessage
     std::vector<uint8_t> bytes;                 ///< the message; missing bytes are 0
     std::vector<fl::IndexRange> receivedBytes;  ///< byte ranges received (whole if complete)
 };
+
+/**
+ * \ingroup fl
+ * Decodes a delivered message into a model message: a whole one with its CRC checked
+ * (fl::DecodeWholeMessage), one with holes (KeepPrevious) with the missing coordinates taken from
+ * `previous` (fl::DecodePartialMessage). A message with holes and no `previous` (null) gives
+ * SizeMismatch.
+ * @param filledCoordinates if not null, receives the number of coordinates taken from previous
+ */
+fl::MessageDecodeStatus DecodeDatagramMessage(const FlDatagramMessage& dm,
+                                              const fl::ParamVector* previous,
+                                              fl::Precision to,
+                                              fl::ReceivedMessage& out,
+                                              uint64_t* filledCoordinates = nullptr);
 
 /**
  * \ingroup fl

@@ -26,7 +26,6 @@ NS_OBJECT_ENSURE_REGISTERED(FlServerApplication);
 namespace
 {
 constexpr uint32_t kServerId = 0xFFFFFFFFu;
-constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
 } // namespace
 
 const char*
@@ -448,38 +447,11 @@ void
 FlServerApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
 {
     NS_LOG_FUNCTION(this << dm.sender << dm.round << dm.complete);
+    // Holes are filled from the global model the client trained on (if still known).
     fl::ReceivedMessage msg;
     uint64_t missing = 0;
-    fl::MessageDecodeStatus st;
-    if (dm.complete)
-    {
-        st = fl::DecodeWholeMessage(dm.bytes.data(),
-                                    dm.bytes.size(),
-                                    m_task->GetPrecision(),
-                                    kMaxPayload,
-                                    msg);
-    }
-    else
-    {
-        // Holes are filled from the global model the client trained on.
-        const fl::ParamVector* base = BaseModel(dm.round);
-        if (base == nullptr)
-        {
-            NS_LOG_INFO("partial update of round " << dm.round << " has no base model; dropped");
-            ++m_counters.undecodable;
-            return;
-        }
-        std::size_t filled = 0;
-        st = fl::DecodePartialMessage(dm.bytes.data(),
-                                      dm.bytes.size(),
-                                      dm.receivedBytes,
-                                      *base,
-                                      m_task->GetPrecision(),
-                                      kMaxPayload,
-                                      msg,
-                                      &filled);
-        missing = filled;
-    }
+    const fl::MessageDecodeStatus st = DecodeDatagramMessage(
+        dm, dm.complete ? nullptr : BaseModel(dm.round), m_task->GetPrecision(), msg, &missing);
     if (st != fl::MessageDecodeStatus::Ok)
     {
         NS_LOG_INFO("undecodable datagram message from " << dm.sender << ": "
