@@ -217,14 +217,14 @@ RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
     for (uint32_t k = 0; k < n; ++k)
     {
         const auto samples = static_cast<uint32_t>(task.ClientSamples(k));
-        Deliver(fl::EncodeMessage(fl::MessageKind::Join, 0, k, samples, fl::ParamVector(), kWire),
+        Deliver(fl::EncodeMessage({fl::MessageKind::Join, 0, k, fl::kBroadcastId, samples}, fl::ParamVector(), kWire),
                 serverRx[k]);
         fl::ReceivedMessage msg;
         while (serverRx[k].Pop(msg))
         {
             if (msg.header.kind == fl::MessageKind::Join && msg.header.sender == k)
             {
-                clientSamples[k] = msg.header.sampleCount;
+                clientSamples[k] = msg.header.aux;
             }
         }
     }
@@ -248,7 +248,7 @@ RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
 
         // Server -> clients: one encoded global model, shared by all connections.
         std::vector<uint8_t> down;
-        fl::EncodeMessage(fl::MessageKind::GlobalModel, r, kServerId, 0, global, kWire, down);
+        fl::EncodeMessage({fl::MessageKind::GlobalModel, r, kServerId, fl::kBroadcastId, 0}, global, kWire, down);
         std::map<uint32_t, fl::ReceivedMessage> received;
         for (uint32_t k : selected)
         {
@@ -268,13 +268,7 @@ RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
                 fl::TrainOutcome out = task.TrainClient(k, msg.params, rng);
                 res.samples += out.samplesProcessed;
                 std::vector<uint8_t> up;
-                fl::EncodeMessage(fl::MessageKind::LocalModel,
-                                  h.round,
-                                  k,
-                                  static_cast<uint32_t>(task.ClientSamples(k)),
-                                  out.params,
-                                  kWire,
-                                  up);
+                fl::EncodeMessage({fl::MessageKind::LocalModel, h.round, k, fl::kBroadcastId, static_cast<uint32_t>(task.ClientSamples(k))}, out.params, kWire, up);
                 Deliver(up, serverRx[k]);
                 res.bytes += up.size();
             }
@@ -305,7 +299,7 @@ RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
         for (const auto& kv : received)
         {
             models.push_back(&kv.second.params);
-            weights.push_back(static_cast<double>(kv.second.header.sampleCount));
+            weights.push_back(static_cast<double>(kv.second.header.aux));
         }
         global = fl::FedAvgAggregate(models, weights);
         res.roundWall.push_back(ElapsedS(t0, Clock::now()));

@@ -562,7 +562,7 @@ RunFedAvg(const std::string& name,
         result->wallS = wall;
     }
     const auto counters = server->GetCounters();
-    std::cout << " malformed=" << counters.malformedHeaders + counters.crcErrors + counters.undecodable
+    std::cout << " malformed=" << counters.malformed
               << " wall_s=" << std::setprecision(3) << wall << std::setprecision(6) << std::endl;
     if (!o.output.empty())
     {

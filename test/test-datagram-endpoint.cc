@@ -56,12 +56,7 @@ ModelMessage(std::size_t n, uint64_t seed)
         x = g(rng);
     }
     return std::make_shared<const std::vector<uint8_t>>(
-        fl::EncodeMessage(fl::MessageKind::LocalModel,
-                          1,
-                          kIdA,
-                          10,
-                          fl::ParamVector(v),
-                          fl::Precision::Float32));
+        fl::EncodeMessage({fl::MessageKind::LocalModel, 1, kIdA, fl::kBroadcastId, 10}, fl::ParamVector(v), fl::Precision::Float32));
 }
 
 /// A message of len random bytes (the endpoint carries any byte string).

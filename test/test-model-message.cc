@@ -43,10 +43,7 @@ Concat(const std::vector<std::vector<uint8_t>>& parts)
 
 TEST(ModelMessage, HeaderLayoutIsFixed)
 {
-    const auto bytes = EncodeMessage(MessageKind::LocalModel,
-                                     7,
-                                     3,
-                                     500,
+    const auto bytes = EncodeMessage({MessageKind::LocalModel, 7, 3, 9, 500},
                                      RandomParams(Precision::Float32, 10, 1),
                                      Precision::Float32);
     ASSERT_EQ(bytes.size(), MessageHeader::kSize + 40);
@@ -54,14 +51,65 @@ TEST(ModelMessage, HeaderLayoutIsFixed)
     EXPECT_EQ(bytes[1], 'L');
     EXPECT_EQ(bytes[2], 'M');
     EXPECT_EQ(bytes[3], '1');
-    EXPECT_EQ(bytes[4], 1);                      // version
+    EXPECT_EQ(bytes[4], 2);                      // version
     EXPECT_EQ(bytes[5], 3);                      // LocalModel
     EXPECT_EQ(bytes[6], 2);                      // float32
+    EXPECT_EQ(bytes[7], 0);                      // flags
     EXPECT_EQ(bytes[8], 7);                      // round, little-endian
     EXPECT_EQ(bytes[12], 3);                     // sender
-    EXPECT_EQ(bytes[16], 10);                    // count
-    EXPECT_EQ(bytes[20] + 256 * bytes[21], 500); // sampleCount
-    EXPECT_EQ(bytes[24], 40);                    // payloadBytes
+    EXPECT_EQ(bytes[16], 9);                     // receiver
+    EXPECT_EQ(bytes[20], 10);                    // count
+    EXPECT_EQ(bytes[24] + 256 * bytes[25], 500); // aux (sample count)
+}
+
+TEST(ModelMessage, OldVersionAndNonZeroFlagsAreRejected)
+{
+    auto bytes = EncodeMessage({MessageKind::Join, 0, 1, 2, 3}, ParamVector(), Precision::Float64);
+    MessageHeader h;
+    ASSERT_EQ(ParseHeader(bytes.data(), 1u << 20, h), HeaderStatus::Ok);
+    auto v1 = bytes;
+    v1[4] = 1; // a capture of wire version 1
+    EXPECT_EQ(ParseHeader(v1.data(), 1u << 20, h), HeaderStatus::BadVersion);
+    auto flagged = bytes;
+    flagged[7] = 1; // reserved byte
+    EXPECT_EQ(ParseHeader(flagged.data(), 1u << 20, h), HeaderStatus::BadFlags);
+    auto kind = bytes;
+    kind[5] = kLastMessageKind + 1;
+    EXPECT_EQ(ParseHeader(kind.data(), 1u << 20, h), HeaderStatus::BadKind);
+}
+
+TEST(ModelMessage, RawControlMessagesRoundTripThroughTheReassembler)
+{
+    const std::vector<double> scalars{0.5, -1e300, 3.25};
+    std::vector<uint8_t> bytes;
+    const std::vector<uint8_t> packed = PackF64(scalars);
+    EncodeRawMessage({MessageKind::Control, 4, 11, 12, 77}, packed.data(), packed.size(), bytes);
+    ASSERT_EQ(bytes.size(), MessageHeader::kSize + 24);
+    EXPECT_EQ(bytes[6], kRawPayloadEncoding);
+    MessageReassembler r(Precision::Float32);
+    r.Push(bytes.data(), bytes.size());
+    ReceivedMessage m;
+    ASSERT_TRUE(r.Pop(m));
+    EXPECT_EQ(m.header.kind, MessageKind::Control);
+    EXPECT_TRUE(m.header.raw);
+    EXPECT_EQ(m.header.sender, 11u);
+    EXPECT_EQ(m.header.receiver, 12u);
+    EXPECT_EQ(m.header.aux, 77u);
+    EXPECT_EQ(m.params.Size(), 0u);
+    std::vector<double> back;
+    ASSERT_TRUE(UnpackF64(m.raw, back));
+    EXPECT_EQ(back, scalars);
+    std::vector<uint32_t> ids;
+    EXPECT_TRUE(UnpackU32(PackU32({1, 0xFFFFFFFFu, 7}), ids));
+    EXPECT_EQ(ids, (std::vector<uint32_t>{1, 0xFFFFFFFFu, 7}));
+    EXPECT_FALSE(UnpackU32(std::vector<uint8_t>(5), ids));
+    EXPECT_FALSE(UnpackF64(std::vector<uint8_t>(12), back));
+    // A corrupted raw payload fails the CRC like any other.
+    bytes.back() ^= 1;
+    MessageReassembler r2(Precision::Float32);
+    r2.Push(bytes.data(), bytes.size());
+    EXPECT_FALSE(r2.Pop(m));
+    EXPECT_EQ(r2.Stats().crcErrors, 1u);
 }
 
 TEST(ModelMessage, RoundTripIsBitExactAtTheSamePrecision)
@@ -69,7 +117,7 @@ TEST(ModelMessage, RoundTripIsBitExactAtTheSamePrecision)
     for (Precision p : {Precision::Float64, Precision::Float32})
     {
         const ParamVector w = RandomParams(p, 1001, 2);
-        const auto bytes = EncodeMessage(MessageKind::GlobalModel, 12, 0xFFFFFFFF, 0, w, p);
+        const auto bytes = EncodeMessage({MessageKind::GlobalModel, 12, 0xFFFFFFFF, kBroadcastId, 0}, w, p);
         MessageHeader h;
         ASSERT_EQ(ParseHeader(bytes.data(), 1u << 30, h), HeaderStatus::Ok);
         EXPECT_EQ(h.kind, MessageKind::GlobalModel);
@@ -87,7 +135,7 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
 {
     const ParamVector w64 = RandomParams(Precision::Float64, 257, 3);
     // float64 in memory, float32 on the wire, float64 decoded: equals the float cast.
-    const auto bytes = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, w64, Precision::Float32);
+    const auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w64, Precision::Float32);
     MessageHeader h;
     ASSERT_EQ(ParseHeader(bytes.data(), 1u << 30, h), HeaderStatus::Ok);
     EXPECT_EQ(h.encoding, WireEncoding::Float32);
@@ -96,7 +144,7 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
     EXPECT_TRUE(back == ParamVector(expected));
     // float32 in memory, float64 on the wire: exact.
     const ParamVector w32 = RandomParams(Precision::Float32, 100, 4);
-    const auto b2 = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, w32, Precision::Float64);
+    const auto b2 = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w32, Precision::Float64);
     ASSERT_EQ(ParseHeader(b2.data(), 1u << 30, h), HeaderStatus::Ok);
     EXPECT_TRUE(DecodePayload(h, b2.data() + 32, Precision::Float32) == w32);
 }
@@ -104,7 +152,7 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
 TEST(ModelMessage, HeaderOnlyMessages)
 {
     const auto bytes =
-        EncodeMessage(MessageKind::Join, 0, 5, 321, ParamVector(), Precision::Float32);
+        EncodeMessage({MessageKind::Join, 0, 5, kBroadcastId, 321}, ParamVector(), Precision::Float32);
     ASSERT_EQ(bytes.size(), MessageHeader::kSize);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size());
@@ -112,18 +160,13 @@ TEST(ModelMessage, HeaderOnlyMessages)
     ASSERT_TRUE(r.Pop(m));
     EXPECT_EQ(m.header.kind, MessageKind::Join);
     EXPECT_EQ(m.header.sender, 5u);
-    EXPECT_EQ(m.header.sampleCount, 321u);
+    EXPECT_EQ(m.header.aux, 321u);
     EXPECT_EQ(m.params.Size(), 0u);
 }
 
 TEST(ModelMessage, HeaderValidation)
 {
-    auto bytes = EncodeMessage(MessageKind::LocalModel,
-                               1,
-                               1,
-                               1,
-                               RandomParams(Precision::Float64, 4, 5),
-                               Precision::Float64);
+    auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, RandomParams(Precision::Float64, 4, 5), Precision::Float64);
     MessageHeader h;
     auto bad = bytes;
     bad[0] = 'X';
@@ -138,8 +181,8 @@ TEST(ModelMessage, HeaderValidation)
     bad[6] = 7;
     EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadEncoding);
     bad = bytes;
-    bad[24] = 31; // payloadBytes != count * 8
-    EXPECT_EQ(ParseHeader(bad.data(), 1u << 30, h), HeaderStatus::BadLength);
+    bad[20] = bad[21] = bad[22] = bad[23] = 0xFF; // count x 8 bytes does not fit 32 bits
+    EXPECT_EQ(ParseHeader(bad.data(), 0xFFFFFFFFu, h), HeaderStatus::BadLength);
     EXPECT_EQ(ParseHeader(bytes.data(), 16, h), HeaderStatus::TooLarge);
 }
 
@@ -150,12 +193,7 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
     for (uint32_t i = 0; i < 5; ++i)
     {
         params.push_back(RandomParams(Precision::Float32, 100 + 37 * i, 10 + i));
-        msgs.push_back(EncodeMessage(MessageKind::LocalModel,
-                                     i,
-                                     i,
-                                     10 * i,
-                                     params.back(),
-                                     Precision::Float32));
+        msgs.push_back(EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, 10 * i}, params.back(), Precision::Float32));
     }
     const auto stream = Concat(msgs);
     Rng rng(99);
@@ -180,7 +218,7 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
         for (uint32_t i = 0; i < 5; ++i)
         {
             EXPECT_EQ(got[i].header.round, i);
-            EXPECT_EQ(got[i].header.sampleCount, 10 * i);
+            EXPECT_EQ(got[i].header.aux, 10 * i);
             EXPECT_TRUE(got[i].params == params[i]);
         }
         EXPECT_EQ(r.Stats().messages, 5u);
@@ -191,12 +229,7 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
 
 TEST(MessageReassembler, IncompleteMessageIsNotDelivered)
 {
-    const auto bytes = EncodeMessage(MessageKind::LocalModel,
-                                     1,
-                                     1,
-                                     1,
-                                     RandomParams(Precision::Float64, 50, 6),
-                                     Precision::Float64);
+    const auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, RandomParams(Precision::Float64, 50, 6), Precision::Float64);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size() - 1);
     ReceivedMessage m;
@@ -212,7 +245,7 @@ TEST(MessageReassembler, GarbageBeforeAMessageIsSkippedAndCounted)
     garbage[10] = 'F'; // a false start of the magic
     garbage[11] = 'L';
     const ParamVector w = RandomParams(Precision::Float64, 20, 7);
-    const auto msg = EncodeMessage(MessageKind::LocalModel, 3, 2, 9, w, Precision::Float64);
+    const auto msg = EncodeMessage({MessageKind::LocalModel, 3, 2, kBroadcastId, 9}, w, Precision::Float64);
     const auto stream = Concat({garbage, msg});
     MessageReassembler r;
     r.Push(stream.data(), stream.size());
@@ -227,8 +260,8 @@ TEST(MessageReassembler, CorruptedMessageIsDroppedAndTheNextOneSurvives)
 {
     const ParamVector a = RandomParams(Precision::Float32, 64, 8);
     const ParamVector b = RandomParams(Precision::Float32, 64, 9);
-    auto ma = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, a, Precision::Float32);
-    const auto mb = EncodeMessage(MessageKind::LocalModel, 2, 1, 1, b, Precision::Float32);
+    auto ma = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, a, Precision::Float32);
+    const auto mb = EncodeMessage({MessageKind::LocalModel, 2, 1, kBroadcastId, 1}, b, Precision::Float32);
     ma[32 + 17] ^= 0x10; // flip one payload bit
     const auto stream = Concat({ma, mb});
     MessageReassembler r(Precision::Float32);
@@ -240,7 +273,7 @@ TEST(MessageReassembler, CorruptedMessageIsDroppedAndTheNextOneSurvives)
     EXPECT_EQ(r.Stats().crcErrors, 1u);
     EXPECT_FALSE(r.Pop(m));
     // A flipped bit in a header field covered by the CRC (round) is caught too.
-    auto mc = EncodeMessage(MessageKind::LocalModel, 5, 1, 1, a, Precision::Float32);
+    auto mc = EncodeMessage({MessageKind::LocalModel, 5, 1, kBroadcastId, 1}, a, Precision::Float32);
     mc[8] ^= 0x01;
     r.Push(mc.data(), mc.size());
     EXPECT_FALSE(r.Pop(m));
@@ -291,7 +324,7 @@ TEST(MessageReassembler, FuzzMutatedStreamsDeliverOnlyOriginalMessages)
     {
         params.push_back(RandomParams(Precision::Float64, 16 + i, 100 + i));
         msgs.push_back(
-            EncodeMessage(MessageKind::LocalModel, i, i, i, params.back(), Precision::Float64));
+            EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, i}, params.back(), Precision::Float64));
     }
     const auto clean = Concat(msgs);
     std::uniform_int_distribution<std::size_t> pos(0, clean.size() - 1);

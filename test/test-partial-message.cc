@@ -48,7 +48,7 @@ Encode(const ParamVector& w, WireEncoding e, uint64_t seed)
 {
     Rng rng(seed);
     std::vector<uint8_t> out;
-    EncodeMessage(MessageKind::LocalModel, 5, 3, 100, w, e, &rng, out);
+    EncodeMessage({MessageKind::LocalModel, 5, 3, kBroadcastId, 100}, w, e, &rng, out);
     return out;
 }
 
@@ -78,7 +78,7 @@ ExpectHeadersEqual(const MessageHeader& a, const MessageHeader& b)
     EXPECT_EQ(a.round, b.round);
     EXPECT_EQ(a.sender, b.sender);
     EXPECT_EQ(a.count, b.count);
-    EXPECT_EQ(a.sampleCount, b.sampleCount);
+    EXPECT_EQ(a.aux, b.aux);
     EXPECT_EQ(a.payloadBytes, b.payloadBytes);
     EXPECT_EQ(a.crc, b.crc);
 }

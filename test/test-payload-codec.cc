@@ -388,7 +388,7 @@ TEST(WireEncoding, Float64AndFloat32RoundTripsAreExact)
         DecodePayload(WireEncoding::Float32, bytes.data(), 1000, Precision::Float64);
     EXPECT_TRUE(back ==
                 ParamVector(Eigen::VectorXd(w64.Get<double>().cast<float>().cast<double>())));
-    const auto msg = EncodeMessage(MessageKind::LocalModel, 1, 1, 1, w64, Precision::Float32);
+    const auto msg = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w64, Precision::Float32);
     ASSERT_EQ(msg.size(), MessageHeader::kSize + bytes.size());
     EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), msg.begin() + MessageHeader::kSize));
     // Empty vectors.

@@ -275,6 +275,79 @@ WeightedSampleWithoutReplacement(const std::vector<uint32_t>& pool,
     return chosen;
 }
 
+ParamVector
+AggregateRound(const ParamVector& current,
+               const std::vector<RoundUpdate>& updates,
+               const RoundAggregationConfig& config,
+               ParamVector& velocity,
+               std::vector<double>* weightsOut)
+{
+    std::vector<const ParamVector*> models;
+    std::vector<ParamVector> translated; // stale models brought to the current round
+    std::vector<double> weights;
+    models.reserve(updates.size());
+    translated.reserve(updates.size());
+    weights.reserve(updates.size());
+    for (const RoundUpdate& u : updates)
+    {
+        if (u.model == nullptr)
+        {
+            throw ConfigError("updates", "an update has no model", "pass every update's model");
+        }
+        double weight = u.sampleCount;
+        const ParamVector* model = u.model;
+        if (u.staleness > 0)
+        {
+            if (u.base == nullptr)
+            {
+                throw ConfigError("updates",
+                                  "a stale update has no base model",
+                                  "pass the global model the client trained from");
+            }
+            weight *= StalenessWeight(u.staleness, config.stalenessExponent);
+            translated.push_back(TranslateStaleModel(*u.model, *u.base, current));
+            model = &translated.back();
+        }
+        models.push_back(model);
+        weights.push_back(weight);
+    }
+    ParamVector avg = FedAvgAggregate(models, weights);
+    if (weightsOut != nullptr)
+    {
+        *weightsOut = weights;
+    }
+    if (config.serverMomentum == 0.0 && config.serverLearningRate == 1.0)
+    {
+        return avg; // plain FedAvg, bit for bit
+    }
+    ParamVector w = current;
+    ServerMomentumStep(w, avg, velocity, config.serverMomentum, config.serverLearningRate);
+    return w;
+}
+
+std::vector<uint32_t>
+SampleClients(std::vector<uint32_t> pool,
+              const std::vector<double>& weights,
+              std::size_t count,
+              const std::function<uint32_t(uint32_t lo, uint32_t hi)>& uniformInt,
+              const std::function<double()>& uniform01)
+{
+    const std::size_t want = (count == 0 || count >= pool.size()) ? pool.size() : count;
+    if (!weights.empty() && want < pool.size())
+    {
+        return WeightedSampleWithoutReplacement(pool, weights, want, uniform01);
+    }
+    for (std::size_t i = 0; i < want && pool.size() > want; ++i)
+    {
+        const auto j = static_cast<std::size_t>(
+            uniformInt(static_cast<uint32_t>(i), static_cast<uint32_t>(pool.size() - 1)));
+        std::swap(pool[i], pool[j]);
+    }
+    pool.resize(want);
+    std::sort(pool.begin(), pool.end());
+    return pool;
+}
+
 template void ServerMomentumStep(Vec<double>&, const Vec<double>&, Vec<double>&, double, double);
 template void ServerMomentumStep(Vec<float>&, const Vec<float>&, Vec<float>&, double, double);
 

@@ -83,6 +83,57 @@ std::vector<uint32_t> WeightedSampleWithoutReplacement(const std::vector<uint32_
                                                        std::size_t count,
                                                        const std::function<double()>& uniform01);
 
+
+/**
+ * One update considered by a round's aggregation (see AggregateRound).
+ */
+struct RoundUpdate
+{
+    const ParamVector* model{nullptr}; ///< the client's model w_k after local training
+    const ParamVector* base{nullptr};  ///< the global model it trained from (needed if stale)
+    double sampleCount{0.0};           ///< n_k, the client's announced sample count
+    uint32_t staleness{0};             ///< rounds between base and the current round (0 = fresh)
+};
+
+/**
+ * Server-side settings of a round's aggregation.
+ */
+struct RoundAggregationConfig
+{
+    double stalenessExponent{0.5}; ///< a in (1 + s)^-a (StalenessWeight)
+    double serverMomentum{0.0};    ///< FedAvgM beta in [0, 1) (0 = plain FedAvg)
+    double serverLearningRate{1.0}; ///< FedAvgM eta > 0
+};
+
+/**
+ * The aggregation of one synchronous FedAvg round, as the server applies it:
+ *   weight_k = n_k * (1 + s_k)^-a                      (StalenessWeight; s_k = 0: n_k)
+ *   w~_k     = w_cur + (w_k - base_k) if s_k > 0 else w_k   (TranslateStaleModel)
+ *   avg      = sum_k weight_k w~_k / sum_k weight_k      (FedAvgAggregate, in the given order)
+ *   w_new    = avg if beta = 0 and eta = 1, else ServerMomentumStep(w_cur, avg, velocity).
+ * Updates are accumulated in the order given (callers sort them by client id so that the result
+ * does not depend on arrival order). `weightsOut` (optional) receives weight_k. Throws
+ * ConfigError on empty updates, mismatched sizes/precisions, a stale update without base, or
+ * invalid settings.
+ */
+ParamVector AggregateRound(const ParamVector& current,
+                           const std::vector<RoundUpdate>& updates,
+                           const RoundAggregationConfig& config,
+                           ParamVector& velocity,
+                           std::vector<double>* weightsOut = nullptr);
+
+/**
+ * Client selection of a round: `count` of `pool` (all of it if count = 0 or count >= pool
+ * size). Uniform (empty `weights`): a partial Fisher-Yates shuffle drawing
+ * j = uniformInt(i, pool size - 1) for i = 0 .. count - 1. Weighted: WeightedSampleWithoutReplacement
+ * with `uniform01`. Returns the chosen items sorted ascending.
+ */
+std::vector<uint32_t> SampleClients(std::vector<uint32_t> pool,
+                                    const std::vector<double>& weights,
+                                    std::size_t count,
+                                    const std::function<uint32_t(uint32_t lo, uint32_t hi)>& uniformInt,
+                                    const std::function<double()>& uniform01);
+
 } // namespace fl
 } // namespace ns3
 

@@ -77,7 +77,12 @@ FlApplicationBase::GetTypeId()
                           "outgoing message before giving up.",
                           UintegerValue(5),
                           MakeUintegerAccessor(&FlApplicationBase::m_retryLimit),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("ModelReport",
+                            "A model this node holds (round, node, role, model): every FL "
+                            "application reports through it; observers subscribe to it.",
+                            MakeTraceSourceAccessor(&FlApplicationBase::m_modelReportTrace),
+                            "ns3::FlApplicationBase::ModelReportCallback");
     return tid;
 }
 
@@ -93,21 +98,68 @@ FlApplicationBase::FlApplicationBase()
 
 FlApplicationBase::~FlApplicationBase() = default;
 
+const char*
+FlNodeRoleName(FlNodeRole role)
+{
+    switch (role)
+    {
+    case FlNodeRole::Server:
+        return "server";
+    case FlNodeRole::Client:
+        return "client";
+    case FlNodeRole::Peer:
+        return "peer";
+    }
+    return "unknown";
+}
+
+uint32_t
+FlApplicationBase::GetNodeLevelId() const
+{
+    return GetNode()->GetId();
+}
+
 void
-FlApplicationBase::ParseTransportAttributes(const char* who)
+FlApplicationBase::DoDispose()
+{
+    if (m_transport)
+    {
+        m_transport->Close();
+        m_transport = nullptr;
+    }
+    Application::DoDispose();
+}
+
+void
+FlApplicationBase::ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model)
+{
+    FlModelReport r;
+    r.round = round;
+    r.node = GetNodeLevelId();
+    r.role = role;
+    r.model = &model;
+    m_modelReportTrace(r);
+}
+
+Ptr<FlTransport>
+FlApplicationBase::StartTransport(const char* who, fl::Precision decodeTo, uint16_t listenPort)
 {
     const std::string prefix = std::string(who) + "::";
     std::string error;
     try
     {
+        FlTransportConfig c;
         m_wire = fl::ParseWireEncoding(m_wirePrecision, prefix + "WirePrecision");
+        c.wire = m_wire;
+        c.decodeTo = decodeTo;
+        c.tcpSegmentSize = m_tcpSegmentSize;
         if (m_transportName == "tcp")
         {
-            m_transport = FlTransport::Tcp;
+            m_transportKind = FlTransportKind::Tcp;
         }
         else if (m_transportName == "udp")
         {
-            m_transport = FlTransport::Udp;
+            m_transportKind = FlTransportKind::Udp;
         }
         else
         {
@@ -115,13 +167,14 @@ FlApplicationBase::ParseTransportAttributes(const char* who)
                                   "\"" + m_transportName + "\" is not a transport",
                                   "use tcp or udp");
         }
-        m_datagramConfig.mtu = m_udpMtu;
-        m_datagramConfig.pacingRate = m_pacingRate;
-        m_datagramConfig.holePolicy = ParseFlHolePolicy(m_holePolicy, prefix + "HolePolicy");
-        m_datagramConfig.reassemblyTimeout = m_reassemblyTimeout;
-        m_datagramConfig.ackTimeout = m_ackTimeout;
-        m_datagramConfig.retryLimit = m_retryLimit;
-        if (m_transport == FlTransport::Udp)
+        c.kind = m_transportKind;
+        c.datagram.mtu = m_udpMtu;
+        c.datagram.pacingRate = m_pacingRate;
+        c.datagram.holePolicy = ParseFlHolePolicy(m_holePolicy, prefix + "HolePolicy");
+        c.datagram.reassemblyTimeout = m_reassemblyTimeout;
+        c.datagram.ackTimeout = m_ackTimeout;
+        c.datagram.retryLimit = m_retryLimit;
+        if (m_transportKind == FlTransportKind::Udp)
         {
             if (!m_reassemblyTimeout.IsStrictlyPositive())
             {
@@ -142,6 +195,17 @@ FlApplicationBase::ParseTransportAttributes(const char* who)
                                       "use a rate below the path's bottleneck, e.g. 20Mb/s");
             }
         }
+        m_transport = FlTransport::Create(GetNode(), GetNodeLevelId(), c);
+        const bool bound = listenPort != 0 ? m_transport->Listen(listenPort) : m_transport->Open();
+        if (!bound)
+        {
+            throw fl::ConfigError(prefix + (listenPort != 0 ? "Port" : "transport"),
+                                  "cannot bind a " + m_transportName + " socket on node " +
+                                      std::to_string(GetNode()->GetId()) +
+                                      (listenPort != 0 ? " port " + std::to_string(listenPort)
+                                                       : std::string()),
+                                  "use a free port and give the node an Internet stack");
+        }
     }
     catch (const fl::ConfigError& e)
     {
@@ -151,6 +215,7 @@ FlApplicationBase::ParseTransportAttributes(const char* who)
     {
         NS_FATAL_ERROR(error); // outside the handler: no "terminate called after throwing"
     }
+    return m_transport;
 }
 
 } // namespace ns3

@@ -9,7 +9,8 @@
 
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
-#include "ns3/fl-datagram-endpoint.h"
+#include "ns3/fl-transport.h"
+#include "ns3/traced-callback.h"
 #include "ns3/nstime.h"
 #include "ns3/payload-codec.h"
 
@@ -20,19 +21,36 @@ namespace ns3
 
 /**
  * \ingroup fl
- * Transport of model messages.
+ * The role of a node in a learning system (FlModelReport).
  */
-enum class FlTransport : uint8_t
+enum class FlNodeRole : uint8_t
 {
-    Tcp = 0, ///< one TCP connection per client (reliable, flow-controlled)
-    Udp = 1, ///< UDP datagrams: messages split into chunks, holes handled by a policy
+    Server = 0, ///< holds a global (or server-level) model
+    Client = 1, ///< trains locally and reports to a server
+    Peer = 2,   ///< a decentralised worker or diffusion agent
+};
+
+/// "server", "client" or "peer".
+const char* FlNodeRoleName(FlNodeRole role);
+
+/**
+ * \ingroup fl
+ * A model a node holds, as reported through the "ModelReport" trace of every FL application.
+ */
+struct FlModelReport
+{
+    uint32_t round{0};                     ///< round (iteration) of the model
+    uint32_t node{0};                      ///< node-level id of the reporting node
+    FlNodeRole role{FlNodeRole::Server};   ///< its role
+    const fl::ParamVector* model{nullptr}; ///< the model (valid during the call)
 };
 
 /**
  * \ingroup fl
- * Base of FlServerApplication and FlClientApplication: the transport attributes. Set them to
- * the same values on the server and its clients (FlServerHelper / FlClientHelper, or
- * Config::SetDefault on "ns3::FlApplicationBase::...").
+ * Base of every FL application: the transport attributes (set them to the same values on all
+ * nodes that talk to each other: FlServerHelper / FlClientHelper, or Config::SetDefault on
+ * "ns3::FlApplicationBase::..."), the transport they configure, and the "ModelReport" trace
+ * through which every application reports the models it holds (the observer seam).
  */
 class FlApplicationBase : public Application
 {
@@ -42,41 +60,50 @@ class FlApplicationBase : public Application
     FlApplicationBase();
     ~FlApplicationBase() override;
 
-    /// The transport in use (valid once started).
-    FlTransport GetTransport() const
+    /// The transport kind configured (valid once started).
+    FlTransportKind GetTransportKind() const
     {
-        return m_transport;
+        return m_transportKind;
     }
+
+    /// The node-level id this application writes into its messages (its node's id).
+    uint32_t GetNodeLevelId() const;
+
+    /// TracedCallback signature of ModelReport.
+    using ModelReportCallback = void (*)(const FlModelReport& report);
 
   protected:
-    /**
-     * Parses the transport attributes (Transport, WirePrecision, HolePolicy, the UDP settings);
-     * stops the simulation with NS_FATAL_ERROR naming the attribute if one is invalid. Call it
-     * first in StartApplication.
-     * @param who the class name for error messages
-     */
-    void ParseTransportAttributes(const char* who);
+    void DoDispose() override;
 
-    /// The datagram settings from the attributes (valid after ParseTransportAttributes).
-    const FlDatagramConfig& DatagramConfig() const
-    {
-        return m_datagramConfig;
-    }
+    /**
+     * Parses the transport attributes, creates the transport and makes it listen on
+     * `listenPort` (or open an ephemeral port if 0); stops the simulation with NS_FATAL_ERROR
+     * naming the attribute if one is invalid or the port cannot be bound. Set the transport's
+     * callbacks right after (nothing is delivered before the simulation runs on).
+     * @param who the class name for error messages
+     * @param decodeTo precision of decoded models (the task's)
+     * @param listenPort port to accept peers on, or 0
+     */
+    Ptr<FlTransport> StartTransport(const char* who, fl::Precision decodeTo, uint16_t listenPort);
+
+    /// Reports a model this node holds (the ModelReport trace).
+    void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
 
     fl::WireEncoding m_wire{fl::WireEncoding::Float64}; ///< parsed WirePrecision
-    FlTransport m_transport{FlTransport::Tcp};          ///< parsed Transport
-    uint32_t m_tcpSegmentSize{1448};                    ///< TcpSegmentSize attribute
+    FlTransportKind m_transportKind{FlTransportKind::Tcp}; ///< parsed Transport
+    Ptr<FlTransport> m_transport; ///< created by CreateTransport
 
   private:
     std::string m_transportName;
     std::string m_wirePrecision;
     std::string m_holePolicy;
+    uint32_t m_tcpSegmentSize{1448};
     uint32_t m_udpMtu{1500};
     DataRate m_pacingRate;
     Time m_reassemblyTimeout;
     Time m_ackTimeout;
     uint32_t m_retryLimit{5};
-    FlDatagramConfig m_datagramConfig;
+    TracedCallback<const FlModelReport&> m_modelReportTrace;
 };
 
 } // namespace ns3

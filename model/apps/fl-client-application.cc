@@ -7,11 +7,8 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
-#include "ns3/partial-message.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
-#include "ns3/tcp-socket-factory.h"
-#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
 #include <cctype>
@@ -233,38 +230,25 @@ FlClientApplication::HasLeft() const
 uint64_t
 FlClientApplication::GetBytesSent() const
 {
-    if (m_udp)
-    {
-        return m_udp->Stats().bytesSent;
-    }
-    return m_conn ? m_conn->BytesSent() : 0;
+    return m_transport ? m_transport->Stats().bytesSent : 0;
 }
 
 uint64_t
 FlClientApplication::GetBytesReceived() const
 {
-    if (m_udp)
-    {
-        return m_udp->Stats().bytesReceived;
-    }
-    return m_conn ? m_conn->BytesReceived() : 0;
+    return m_transport ? m_transport->Stats().bytesReceived : 0;
 }
 
 uint64_t
 FlClientApplication::GetDroppedMessages() const
 {
-    uint64_t n = m_unexpected;
-    if (m_conn)
-    {
-        n += m_conn->RxStats().malformedHeaders + m_conn->RxStats().crcErrors;
-    }
-    return n;
+    return m_unexpected + (m_transport ? m_transport->Stats().malformed : 0);
 }
 
 FlDatagramStats
 FlClientApplication::GetDatagramStats() const
 {
-    return m_udp ? m_udp->Stats() : FlDatagramStats();
+    return m_transport ? m_transport->DatagramStats() : FlDatagramStats();
 }
 
 double
@@ -285,17 +269,6 @@ void
 FlClientApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    if (m_conn)
-    {
-        m_conn->Close();
-    }
-    if (m_udp)
-    {
-        m_udp->Close();
-    }
-    m_conn = nullptr;
-    m_udp = nullptr;
-    m_socket = nullptr;
     FlApplicationBase::DoDispose();
 }
 
@@ -320,7 +293,6 @@ FlClientApplication::StartApplication()
         NS_FATAL_ERROR("FlClientApplication: ServerAddress must be an IPv4 address (set it, or use "
                        "FlClientHelper)");
     }
-    ParseTransportAttributes("FlClientApplication");
     try
     {
         m_silentRounds = fl::ParseRoundList(m_silentRoundsSpec, "FlClientApplication::SilentRounds");
@@ -336,41 +308,15 @@ FlClientApplication::StartApplication()
     {
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
-    const InetSocketAddress server(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
-
-    if (m_transport == FlTransport::Udp)
-    {
-        m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-        if (m_socket->Bind() != 0)
-        {
-            NS_FATAL_ERROR("FlClientApplication: cannot bind a UDP socket on node "
-                           << GetNode()->GetId());
-        }
-        try
-        {
-            m_udp = Create<FlDatagramEndpoint>(m_socket, m_clientIndex, DatagramConfig());
-        }
-        catch (const fl::ConfigError& e)
-        {
-            NS_FATAL_ERROR(e.what());
-        }
-        m_udp->SetDeliverCallback(MakeCallback(&FlClientApplication::HandleDatagram, this));
-        SendJoin();
-        return;
-    }
-    m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    if (m_tcpSegmentSize > 0)
-    {
-        m_socket->SetAttribute("SegmentSize", UintegerValue(m_tcpSegmentSize));
-    }
-    if (m_socket->Bind() != 0)
-    {
-        NS_FATAL_ERROR("FlClientApplication: cannot bind a TCP socket on node "
-                       << GetNode()->GetId());
-    }
-    m_socket->SetConnectCallback(MakeCallback(&FlClientApplication::ConnectionSucceeded, this),
-                                 MakeCallback(&FlClientApplication::ConnectionFailed, this));
-    m_socket->Connect(server);
+    m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
+    StartTransport("FlClientApplication", m_task->GetPrecision(), 0);
+    m_transport->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleInbound, this));
+    // Holes of a partial global model are filled from the last one received (none yet:
+    // undecodable).
+    m_transport->SetBaseModelProvider([this](uint32_t, uint32_t) {
+        return m_lastGlobal.Size() == m_task->NumParameters() ? &m_lastGlobal : nullptr;
+    });
+    SendJoin(); // a stream transport connects first and sends it once connected
 }
 
 void
@@ -381,17 +327,9 @@ FlClientApplication::StopApplication()
     Simulator::Cancel(m_sendEvent);
     Simulator::Cancel(m_joinEvent);
     Simulator::Cancel(m_leaveEvent);
-    if (m_conn)
+    if (m_transport)
     {
-        m_conn->Close();
-    }
-    else if (m_udp)
-    {
-        m_udp->Close();
-    }
-    else if (m_socket)
-    {
-        m_socket->Close();
+        m_transport->Close();
     }
 }
 
@@ -403,14 +341,8 @@ FlClientApplication::Leave()
     m_left = true;
     Simulator::Cancel(m_sendEvent);
     Simulator::Cancel(m_joinEvent);
-    if (m_conn)
-    {
-        m_conn->Close(); // the server sees the connection close
-    }
-    if (m_udp)
-    {
-        m_udp->Close(); // nothing to see over UDP: the server's deadline decides
-    }
+    // A stream peer sees the connection close; over UDP the server's deadline decides.
+    m_transport->Close();
 }
 
 void
@@ -421,85 +353,13 @@ FlClientApplication::SendJoin()
         return;
     }
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    auto bytes = std::make_shared<std::vector<uint8_t>>(fl::EncodeMessage(fl::MessageKind::Join,
-                                                                          0,
-                                                                          m_clientIndex,
-                                                                          samples,
-                                                                          fl::ParamVector(),
-                                                                          fl::Precision::Float64));
-    SendToServer(0, bytes);
-    if (m_udp && !m_heardFromServer)
+    m_transport->SendRaw(m_server,
+                         {fl::MessageKind::Join, 0, 0, m_serverNode, samples},
+                         fl::PackU32({m_clientIndex}));
+    if (!m_transport->IsReliable() && !m_heardFromServer)
     {
         m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::SendJoin, this);
     }
-}
-
-void
-FlClientApplication::SendToServer(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes)
-{
-    if (m_left)
-    {
-        return;
-    }
-    if (m_udp)
-    {
-        m_udp->Send(InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort),
-                    round,
-                    std::move(bytes));
-    }
-    else if (m_conn)
-    {
-        m_conn->Send(std::move(bytes));
-    }
-}
-
-void
-FlClientApplication::ConnectionSucceeded(Ptr<Socket> socket)
-{
-    NS_LOG_FUNCTION(this << socket);
-    m_conn = Create<FlMessageSocket>(socket, m_task->GetPrecision());
-    m_conn->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleMessage, this));
-    if (m_left)
-    {
-        m_conn->Close();
-        return;
-    }
-    SendJoin();
-}
-
-void
-FlClientApplication::ConnectionFailed(Ptr<Socket> socket)
-{
-    NS_LOG_FUNCTION(this << socket);
-    NS_LOG_WARN("client " << m_clientIndex << ": connection to the server failed");
-}
-
-void
-FlClientApplication::HandleMessage(Ptr<FlMessageSocket> /* conn */, fl::ReceivedMessage& msg)
-{
-    HandleGlobalModel(msg, 0);
-}
-
-void
-FlClientApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
-{
-    NS_LOG_FUNCTION(this << dm.round << dm.complete);
-    // Holes are filled from the last global model received (none yet: undecodable).
-    fl::ReceivedMessage msg;
-    uint64_t filled = 0;
-    const bool havePrevious = m_lastGlobal.Size() == m_task->NumParameters();
-    const fl::MessageDecodeStatus st =
-        DecodeDatagramMessage(dm,
-                              havePrevious ? &m_lastGlobal : nullptr,
-                              m_task->GetPrecision(),
-                              msg,
-                              &filled);
-    if (st != fl::MessageDecodeStatus::Ok)
-    {
-        ++m_unexpected;
-        return;
-    }
-    HandleGlobalModel(msg, filled);
 }
 
 bool
@@ -515,8 +375,10 @@ FlClientApplication::IsSilent(uint32_t round)
 }
 
 void
-FlClientApplication::HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missingCoordinates)
+FlClientApplication::HandleInbound(FlInboundMessage& in)
 {
+    fl::ReceivedMessage& msg = in.msg;
+    const uint64_t missingCoordinates = in.filledCoordinates;
     const auto& h = msg.header;
     NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round);
     if (m_left)
@@ -536,10 +398,11 @@ FlClientApplication::HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missin
         return;
     }
     m_heardFromServer = true;
+    m_serverNode = h.sender;
     Simulator::Cancel(m_joinEvent);
     // UDP keep-previous: this model is the base for the holes of the next one (moved in once
     // training no longer needs it, not copied).
-    const bool keepAsPrevious = m_udp && DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious;
+    const bool keepAsPrevious = m_transport->DeliversPartial();
     // A newer global model supersedes an update still "in computation".
     Simulator::Cancel(m_sendEvent);
     if (IsSilent(h.round))
@@ -580,25 +443,25 @@ FlClientApplication::HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missin
     m_trainingDoneTrace(h.round, static_cast<uint32_t>(out.steps), out.meanLoss, compute);
     m_roundTrainedTrace(report);
 
-    auto bytes = std::make_shared<std::vector<uint8_t>>();
-    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, h.round, 0x9A4D)); // int8 only
-    fl::EncodeMessage(fl::MessageKind::LocalModel,
-                      h.round,
-                      m_clientIndex,
-                      static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex)),
-                      out.params,
-                      m_wire,
-                      &quantRng,
-                      *bytes);
-    m_sendEvent =
-        Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round, bytes);
+    ReportModel(h.round, FlNodeRole::Client, out.params);
+    m_update = std::move(out.params);
+    m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
 }
 
 void
-FlClientApplication::SendUpdate(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes)
+FlClientApplication::SendUpdate(uint32_t round)
 {
     NS_LOG_FUNCTION(this << round);
-    SendToServer(round, std::move(bytes));
+    if (m_left)
+    {
+        return;
+    }
+    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
+    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    m_transport->SendModel({m_server},
+                           {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
+                           m_update,
+                           &quantRng);
 }
 
 } // namespace ns3

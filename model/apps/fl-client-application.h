@@ -110,14 +110,9 @@ class FlClientApplication : public FlApplicationBase
   private:
     void StartApplication() override;
     void StopApplication() override;
-    void ConnectionSucceeded(Ptr<Socket> socket);
-    void ConnectionFailed(Ptr<Socket> socket);
-    void HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg);
-    void HandleDatagram(Ptr<FlDatagramEndpoint> ep, FlDatagramMessage& dm);
-    void HandleGlobalModel(fl::ReceivedMessage& msg, uint64_t missingCoordinates);
+    void HandleInbound(FlInboundMessage& in);
     void SendJoin();
-    void SendToServer(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
-    void SendUpdate(uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
+    void SendUpdate(uint32_t round);
     void Leave();
     bool IsSilent(uint32_t round);
 
@@ -139,10 +134,10 @@ class FlClientApplication : public FlApplicationBase
     std::set<uint32_t> m_silentRounds;
     Ptr<UniformRandomVariable> m_rng;
     Ptr<UniformRandomVariable> m_dropoutRng;
-    Ptr<Socket> m_socket;
-    Ptr<FlMessageSocket> m_conn;
-    Ptr<FlDatagramEndpoint> m_udp;
+    Address m_server;             ///< the server's transport address
+    uint32_t m_serverNode{fl::kBroadcastId}; ///< the server's node-level id, once heard
     fl::ParamVector m_lastGlobal; ///< UDP keep-previous: the last global model received
+    fl::ParamVector m_update;     ///< the trained model waiting for its compute time
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

@@ -5,14 +5,11 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/fedavg-reference.h"
 #include "ns3/fedavg.h"
-#include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
-#include "ns3/partial-message.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
-#include "ns3/tcp-socket-factory.h"
-#include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -22,11 +19,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlServerApplication");
 NS_OBJECT_ENSURE_REGISTERED(FlServerApplication);
-
-namespace
-{
-constexpr uint32_t kServerId = 0xFFFFFFFFu;
-} // namespace
 
 const char*
 FlRoundStatusName(FlRoundStatus s)
@@ -234,10 +226,9 @@ FlServerApplication::Counters
 FlServerApplication::GetCounters() const
 {
     Counters c = m_counters;
-    for (const auto& conn : m_connections)
+    if (m_transport)
     {
-        c.malformedHeaders += conn->RxStats().malformedHeaders;
-        c.crcErrors += conn->RxStats().crcErrors;
+        c.malformed = m_transport->Stats().malformed;
     }
     return c;
 }
@@ -245,25 +236,21 @@ FlServerApplication::GetCounters() const
 FlDatagramStats
 FlServerApplication::GetDatagramStats() const
 {
-    return m_udp ? m_udp->Stats() : FlDatagramStats();
+    return m_transport ? m_transport->DatagramStats() : FlDatagramStats();
+}
+
+void
+FlServerApplication::SetRoundStep(Ptr<FlRoundStep> step)
+{
+    m_step = step;
 }
 
 void
 FlServerApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    for (auto& c : m_connections)
-    {
-        c->Close();
-    }
-    m_connections.clear();
     m_clients.clear();
-    if (m_udp)
-    {
-        m_udp->Close();
-        m_udp = nullptr;
-    }
-    m_listen = nullptr;
+    m_step = nullptr;
     FlApplicationBase::DoDispose();
 }
 
@@ -276,7 +263,6 @@ FlServerApplication::StartApplication()
         NS_FATAL_ERROR(
             "FlServerApplication: no learning task; call SetTask() or use FlServerHelper");
     }
-    ParseTransportAttributes("FlServerApplication");
     if (m_sampling != "uniform" && m_sampling != "weighted")
     {
         NS_FATAL_ERROR("FlServerApplication::ClientSampling: \"" << m_sampling
@@ -296,6 +282,9 @@ FlServerApplication::StartApplication()
                        << m_quorumPolicyName << "\" is not a policy (fix: use skip or repeat)");
     }
     m_repeatBelowQuorum = m_quorumPolicyName == "repeat";
+    m_aggregation.stalenessExponent = m_stalenessExponent;
+    m_aggregation.serverMomentum = m_serverMomentum;
+    m_aggregation.serverLearningRate = m_serverLearningRate;
     if (m_expectedClients == 0)
     {
         m_expectedClients = static_cast<uint32_t>(m_task->NumClients());
@@ -310,45 +299,19 @@ FlServerApplication::StartApplication()
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
     fl::Rng rng(seed);
     m_global = m_task->InitialParameters(rng);
-    m_quantSeed = fl::DeriveSeed(seed, 0x9A4D);
+    m_quantSeed = fl::ServerQuantSeed(seed);
     FlRoundReport initial; // round 0: the initial model, so that observers see it too
     initial.start = initial.end = Simulator::Now();
     initial.globalModel = &m_global;
     m_roundEndTrace(initial);
+    ReportModel(0, FlNodeRole::Server, m_global);
 
-    if (m_transport == FlTransport::Udp)
-    {
-        Ptr<Socket> s = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-        if (s->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
-        {
-            NS_FATAL_ERROR("FlServerApplication: cannot bind UDP port "
-                           << m_port << "; set the Port attribute to a free port");
-        }
-        try
-        {
-            m_udp = Create<FlDatagramEndpoint>(s, kServerId, DatagramConfig());
-        }
-        catch (const fl::ConfigError& e)
-        {
-            NS_FATAL_ERROR(e.what());
-        }
-        m_udp->SetDeliverCallback(MakeCallback(&FlServerApplication::HandleDatagram, this));
-        return;
-    }
-    m_listen = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    if (m_tcpSegmentSize > 0)
-    {
-        m_listen->SetAttribute("SegmentSize", UintegerValue(m_tcpSegmentSize));
-    }
-    if (m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
-    {
-        NS_FATAL_ERROR("FlServerApplication: cannot bind TCP port " << m_port
-                                                                    << "; set the Port attribute "
-                                                                       "to a free port");
-    }
-    m_listen->Listen();
-    m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                MakeCallback(&FlServerApplication::HandleAccept, this));
+    StartTransport("FlServerApplication", m_task->GetPrecision(), m_port);
+    m_transport->SetReceiveCallback(MakeCallback(&FlServerApplication::HandleInbound, this));
+    m_transport->SetPeerClosedCallback(MakeCallback(&FlServerApplication::HandlePeerClosed, this));
+    // Holes of a partial update are filled from the global model its client trained on.
+    m_transport->SetBaseModelProvider(
+        [this](uint32_t, uint32_t round) { return BaseModel(round); });
 }
 
 void
@@ -356,38 +319,19 @@ FlServerApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
     Simulator::Cancel(m_deadlineEvent);
-    for (auto& c : m_connections)
+    if (m_transport)
     {
-        c->Close();
-    }
-    if (m_listen)
-    {
-        m_listen->Close();
-    }
-    if (m_udp)
-    {
-        m_udp->Close();
+        m_transport->Close();
     }
 }
 
 void
-FlServerApplication::HandleAccept(Ptr<Socket> socket, const Address& from)
+FlServerApplication::HandlePeerClosed(const Address& peer)
 {
-    NS_LOG_FUNCTION(this << socket << from);
-    Ptr<FlMessageSocket> conn = Create<FlMessageSocket>(socket, m_task->GetPrecision());
-    conn->SetReceiveCallback(MakeCallback(&FlServerApplication::HandleMessage, this));
-    socket->SetCloseCallbacks(MakeCallback(&FlServerApplication::HandlePeerClose, this),
-                              MakeCallback(&FlServerApplication::HandlePeerClose, this));
-    m_connections.push_back(conn);
-}
-
-void
-FlServerApplication::HandlePeerClose(Ptr<Socket> socket)
-{
-    NS_LOG_FUNCTION(this << socket);
+    NS_LOG_FUNCTION(this << peer);
     for (const auto& kv : m_clients)
     {
-        if (kv.second.conn && kv.second.conn->GetSocket() == socket)
+        if (kv.second.address == peer)
         {
             ClientGone(kv.first);
             return;
@@ -412,26 +356,6 @@ FlServerApplication::ClientGone(uint32_t client)
     }
 }
 
-void
-FlServerApplication::HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg)
-{
-    const auto& h = msg.header;
-    NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round << h.sender);
-    if (h.kind == fl::MessageKind::Join)
-    {
-        Peer p;
-        p.conn = conn;
-        HandleJoin(h, p);
-        return;
-    }
-    if (h.kind != fl::MessageKind::LocalModel || conn->peerId != static_cast<int64_t>(h.sender))
-    {
-        ++m_counters.unexpectedMessages;
-        return;
-    }
-    HandleUpdate(msg, 0);
-}
-
 const fl::ParamVector*
 FlServerApplication::BaseModel(uint32_t round) const
 {
@@ -444,64 +368,59 @@ FlServerApplication::BaseModel(uint32_t round) const
 }
 
 void
-FlServerApplication::HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)
+FlServerApplication::HandleInbound(FlInboundMessage& in)
 {
-    NS_LOG_FUNCTION(this << dm.sender << dm.round << dm.complete);
-    // Holes are filled from the global model the client trained on (if still known).
-    fl::ReceivedMessage msg;
-    uint64_t missing = 0;
-    const fl::MessageDecodeStatus st = DecodeDatagramMessage(
-        dm, dm.complete ? nullptr : BaseModel(dm.round), m_task->GetPrecision(), msg, &missing);
-    if (st != fl::MessageDecodeStatus::Ok)
-    {
-        NS_LOG_INFO("undecodable datagram message from " << dm.sender << ": "
-                                                         << fl::MessageDecodeStatusName(st));
-        ++m_counters.undecodable;
-        return;
-    }
-    const auto& h = msg.header;
+    const auto& h = in.msg.header;
+    NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round << h.sender);
     if (h.kind == fl::MessageKind::Join)
     {
-        Peer p;
-        p.address = dm.from;
-        HandleJoin(h, p);
+        HandleJoin(in);
         return;
     }
-    auto it = m_clients.find(h.sender);
-    if (h.kind != fl::MessageKind::LocalModel || h.sender != dm.sender || it == m_clients.end() ||
-        it->second.address != dm.from)
+    auto client = m_clientOfNode.find(h.sender);
+    if (h.kind != fl::MessageKind::LocalModel || client == m_clientOfNode.end() ||
+        m_clients.count(client->second) == 0 ||
+        m_clients.at(client->second).address != in.from)
     {
         ++m_counters.unexpectedMessages;
         return;
     }
-    if (!dm.complete)
+    if (!in.complete)
     {
         ++m_counters.partialUpdates;
     }
-    HandleUpdate(msg, missing);
+    HandleUpdate(in.msg, client->second, in.filledCoordinates);
 }
 
 void
-FlServerApplication::HandleJoin(const fl::MessageHeader& h, const Peer& peer)
+FlServerApplication::HandleJoin(const FlInboundMessage& in)
 {
-    auto known = m_clients.find(h.sender);
-    if (known != m_clients.end() && !peer.conn && known->second.address == peer.address)
+    const auto& h = in.msg.header;
+    std::vector<uint32_t> index;
+    if (!fl::UnpackU32(in.msg.raw, index) || index.size() != 1)
     {
-        return; // a UDP client repeating its Join until it hears from us
-    }
-    if (h.sender >= m_task->NumClients() || known != m_clients.end())
-    {
-        NS_LOG_WARN("join from unknown or duplicate client " << h.sender << "; ignored");
+        NS_LOG_WARN("join from node " << h.sender << " without a client index; ignored");
         ++m_counters.unexpectedMessages;
         return;
     }
-    if (peer.conn)
+    const uint32_t client = index[0];
+    auto known = m_clients.find(client);
+    if (known != m_clients.end() && !m_transport->IsReliable() &&
+        known->second.address == in.from && known->second.node == h.sender)
     {
-        peer.conn->peerId = h.sender;
+        return; // a client repeating its Join over a datagram transport until it hears from us
     }
-    m_clients[h.sender] = peer;
-    m_clientSamples[h.sender] = h.sampleCount;
-    m_joinTrace(h.sender, h.sampleCount);
+    if (client >= m_task->NumClients() || known != m_clients.end() ||
+        m_clientOfNode.count(h.sender) != 0)
+    {
+        NS_LOG_WARN("join from unknown or duplicate client " << client << "; ignored");
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    m_clients[client] = Peer{in.from, h.sender};
+    m_clientOfNode[h.sender] = client;
+    m_clientSamples[client] = h.aux;
+    m_joinTrace(client, h.aux);
     if (m_round == 0 && !m_roundOpen && m_clients.size() >= m_expectedClients)
     {
         Simulator::ScheduleNow(&FlServerApplication::StartRound, this);
@@ -509,10 +428,11 @@ FlServerApplication::HandleJoin(const fl::MessageHeader& h, const Peer& peer)
 }
 
 void
-FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg, uint64_t missingCoordinates)
+FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
+                                  uint32_t client,
+                                  uint64_t missingCoordinates)
 {
     const auto& h = msg.header;
-    const uint32_t client = h.sender;
     if (msg.params.Size() != m_task->NumParameters())
     {
         NS_LOG_WARN("update from client " << client << " has " << msg.params.Size()
@@ -523,7 +443,7 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg, uint64_t missingCoor
     Update u;
     u.info.client = client;
     u.info.trainedRound = h.round;
-    u.info.sampleCount = h.sampleCount;
+    u.info.sampleCount = h.aux;
     u.info.arrival = Simulator::Now();
     u.info.missingCoordinates = missingCoordinates;
     if (m_roundOpen && h.round == m_round)
@@ -571,30 +491,27 @@ FlServerApplication::MaybeClose()
     }
 }
 
-void
-FlServerApplication::SendTo(uint32_t client,
-                            uint32_t round,
-                            std::shared_ptr<const std::vector<uint8_t>> bytes)
+std::vector<Address>
+FlServerApplication::AddressesOf(const std::vector<uint32_t>& clients) const
 {
-    auto it = m_clients.find(client);
-    if (it == m_clients.end())
+    std::vector<Address> out;
+    out.reserve(clients.size());
+    for (uint32_t k : clients)
     {
-        return;
+        auto it = m_clients.find(k);
+        if (it != m_clients.end())
+        {
+            out.push_back(it->second.address);
+        }
     }
-    if (m_udp)
-    {
-        m_udp->Send(it->second.address, round, std::move(bytes));
-    }
-    else
-    {
-        it->second.conn->Send(std::move(bytes));
-    }
+    return out;
 }
 
 std::vector<uint32_t>
 FlServerApplication::SelectClients()
 {
     std::vector<uint32_t> pool;
+    std::vector<double> weights;
     for (const auto& kv : m_clients)
     {
         if (m_acceptStale && m_outstanding.count(kv.first) != 0)
@@ -602,38 +519,25 @@ FlServerApplication::SelectClients()
             continue; // still computing (or uploading) an earlier round's update
         }
         pool.push_back(kv.first);
+        if (m_weightedSampling)
+        {
+            weights.push_back(static_cast<double>(m_clientSamples[kv.first]));
+        }
     }
-    const std::size_t want = (m_clientsPerRound == 0 || m_clientsPerRound >= pool.size())
-                                 ? pool.size()
-                                 : m_clientsPerRound;
-    if (m_weightedSampling && want < pool.size())
+    try
     {
-        std::vector<double> weights;
-        for (uint32_t k : pool)
-        {
-            weights.push_back(static_cast<double>(m_clientSamples[k]));
-        }
-        try
-        {
-            return fl::WeightedSampleWithoutReplacement(pool, weights, want, [this]() {
-                return m_rng->GetValue(0.0, 1.0);
-            });
-        }
-        catch (const fl::ConfigError& e)
-        {
-            NS_FATAL_ERROR(e.what());
-        }
+        return fl::SampleClients(
+            std::move(pool),
+            weights,
+            m_clientsPerRound,
+            [this](uint32_t lo, uint32_t hi) { return m_rng->GetInteger(lo, hi); },
+            [this]() { return m_rng->GetValue(0.0, 1.0); });
     }
-    // Uniform: partial Fisher-Yates with draws from the ns-3 stream.
-    for (std::size_t i = 0; i < want && pool.size() > want; ++i)
+    catch (const fl::ConfigError& e)
     {
-        const auto j = static_cast<std::size_t>(
-            m_rng->GetInteger(static_cast<uint32_t>(i), static_cast<uint32_t>(pool.size() - 1)));
-        std::swap(pool[i], pool[j]);
+        NS_FATAL_ERROR(e.what());
     }
-    pool.resize(want);
-    std::sort(pool.begin(), pool.end());
-    return pool;
+    return {};
 }
 
 void
@@ -671,12 +575,9 @@ FlServerApplication::StartRound()
         }
         m_pendingStale.clear();
     }
-    if (m_udp)
-    {
-        // Stop (re)sending models nobody will use and give up incoming ones too old to count.
-        const uint32_t keep = m_acceptStale ? m_maxStaleness : 0;
-        m_udp->DiscardBefore(m_round > keep ? m_round - keep : 0);
-    }
+    // Stop (re)sending models nobody will use and give up incoming ones too old to count.
+    const uint32_t keep = m_acceptStale ? m_maxStaleness : 0;
+    m_transport->DiscardBefore(m_round > keep ? m_round - keep : 0);
 
     m_selected = SelectClients();
     m_roundStartTrace(m_round, m_selected);
@@ -686,21 +587,15 @@ FlServerApplication::StartRound()
         CloseRound(false);
         return;
     }
-    auto bytes = std::make_shared<std::vector<uint8_t>>();
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
-    fl::EncodeMessage(fl::MessageKind::GlobalModel,
-                      m_round,
-                      kServerId,
-                      0,
-                      m_global,
-                      m_wire,
-                      &quantRng,
-                      *bytes);
     for (uint32_t k : m_selected)
     {
         m_outstanding[k] = m_round;
-        SendTo(k, m_round, bytes);
     }
+    m_transport->SendModel(AddressesOf(m_selected),
+                           {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
+                           m_global,
+                           &quantRng);
     if (m_roundDeadline.IsStrictlyPositive())
     {
         m_deadlineEvent =
@@ -716,19 +611,19 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         return;
     }
-    if (deadlineHit && m_udp && !m_acceptStale &&
-        DatagramConfig().holePolicy == FlHolePolicy::KeepPrevious)
+    if (deadlineHit && !m_acceptStale)
     {
-        // Use what arrived of updates still in flight (their holes keep the global values).
+        // Use what arrived of updates still in flight (UDP keep-previous: their holes keep the
+        // global values; other transports and policies: nothing to flush).
         m_closing = true;
-        m_udp->FlushIncomplete();
+        m_transport->FlushPartial();
         m_closing = false;
     }
     m_roundOpen = false;
-    FlRoundReport report;
+    FlRoundReport& report = m_report;
+    report = FlRoundReport();
     report.round = m_round;
     report.start = m_roundStart;
-    report.end = Simulator::Now();
     report.selected = m_selected;
     report.disconnected = m_lostThisRound;
     report.deadlineHit = deadlineHit;
@@ -767,62 +662,58 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         report.status = FlRoundStatus::Aggregated;
         m_repeatsInARow = 0;
-        std::vector<const fl::ParamVector*> models;
-        std::vector<fl::ParamVector> translated; // stale models brought to the current round
-        std::vector<double> weights;
-        translated.reserve(m_updates.size());
+        std::vector<fl::RoundUpdate> updates;
+        updates.reserve(m_updates.size());
         for (auto& kv : m_updates) // std::map: ascending (client index, round)
         {
-            Update& u = kv.second;
-            const fl::ParamVector* model = &u.msg.params;
-            double weight = static_cast<double>(u.info.sampleCount);
-            if (u.info.staleness > 0)
-            {
-                const fl::ParamVector* base = BaseModel(u.info.trainedRound);
-                try
-                {
-                    weight *= fl::StalenessWeight(u.info.staleness, m_stalenessExponent);
-                    translated.push_back(fl::TranslateStaleModel(u.msg.params, *base, m_global));
-                }
-                catch (const fl::ConfigError& e)
-                {
-                    NS_FATAL_ERROR(e.what());
-                }
-                model = &translated.back();
-                ++report.staleUpdates;
-            }
-            u.info.weight = weight;
+            const Update& u = kv.second;
+            fl::RoundUpdate ru;
+            ru.model = &u.msg.params;
+            ru.base = u.info.staleness > 0 ? BaseModel(u.info.trainedRound) : nullptr;
+            ru.sampleCount = static_cast<double>(u.info.sampleCount);
+            ru.staleness = u.info.staleness;
+            updates.push_back(ru);
+            report.staleUpdates += u.info.staleness > 0 ? 1 : 0;
             if (report.participants.empty() || report.participants.back() != kv.first.first)
             {
                 report.participants.push_back(kv.first.first);
             }
             report.updates.push_back(u.info);
             report.missingCoordinates += u.info.missingCoordinates;
-            models.push_back(model);
-            weights.push_back(weight);
         }
-        fl::ParamVector avg = fl::FedAvgAggregate(models, weights);
-        if (m_serverMomentum == 0.0 && m_serverLearningRate == 1.0)
+        std::vector<double> weights;
+        try
         {
-            m_global = std::move(avg); // plain FedAvg, bit for bit
+            m_global = fl::AggregateRound(m_global, updates, m_aggregation, m_velocity, &weights);
         }
-        else
+        catch (const fl::ConfigError& e)
         {
-            try
-            {
-                fl::ServerMomentumStep(m_global,
-                                       avg,
-                                       m_velocity,
-                                       m_serverMomentum,
-                                       m_serverLearningRate);
-            }
-            catch (const fl::ConfigError& e)
-            {
-                NS_FATAL_ERROR(e.what());
-            }
+            NS_FATAL_ERROR(e.what());
+        }
+        for (std::size_t i = 0; i < weights.size(); ++i)
+        {
+            report.updates[i].weight = weights[i];
         }
     }
     m_updates.clear();
+    if (report.status == FlRoundStatus::Repeated || !m_step)
+    {
+        EndRound();
+        return;
+    }
+    // The round seam: a replaceable step acts on the model before the next round starts.
+    FlRoundStep::Context ctx;
+    ctx.round = m_round;
+    ctx.status = report.status;
+    ctx.server = this;
+    m_step->Apply(ctx, m_global, [this]() { EndRound(); });
+}
+
+void
+FlServerApplication::EndRound()
+{
+    FlRoundReport& report = m_report;
+    report.end = Simulator::Now();
     if (report.status != FlRoundStatus::Repeated)
     {
         ++m_completed;
@@ -830,6 +721,10 @@ FlServerApplication::CloseRound(bool deadlineHit)
     report.completedRounds = m_completed;
     report.globalModel = &m_global;
     m_roundEndTrace(report);
+    if (report.status != FlRoundStatus::Repeated)
+    {
+        ReportModel(m_round, FlNodeRole::Server, m_global);
+    }
 
     if (m_completed >= m_rounds)
     {
@@ -844,23 +739,13 @@ FlServerApplication::Finish()
 {
     NS_LOG_FUNCTION(this);
     m_finished = true;
-    auto bytes = std::make_shared<std::vector<uint8_t>>();
-    fl::EncodeMessage(fl::MessageKind::Stop,
-                      m_round,
-                      kServerId,
-                      0,
-                      fl::ParamVector(),
-                      fl::Precision::Float64,
-                      *bytes);
     std::vector<uint32_t> all;
     for (const auto& kv : m_clients)
     {
         all.push_back(kv.first);
     }
-    for (uint32_t k : all)
-    {
-        SendTo(k, m_round, bytes);
-    }
+    m_transport->SendSignal(AddressesOf(all),
+                            {fl::MessageKind::Stop, m_round, 0, fl::kBroadcastId, 0});
     if (m_stopSimulation)
     {
         // Leave a moment for the stop messages to go out.
@@ -871,31 +756,13 @@ FlServerApplication::Finish()
 uint64_t
 FlServerApplication::TotalBytesSent() const
 {
-    if (m_udp)
-    {
-        return m_udp->Stats().bytesSent;
-    }
-    uint64_t n = 0;
-    for (const auto& c : m_connections)
-    {
-        n += c->BytesSent();
-    }
-    return n;
+    return m_transport->Stats().bytesSent;
 }
 
 uint64_t
 FlServerApplication::TotalBytesReceived() const
 {
-    if (m_udp)
-    {
-        return m_udp->Stats().bytesReceived;
-    }
-    uint64_t n = 0;
-    for (const auto& c : m_connections)
-    {
-        n += c->BytesReceived();
-    }
-    return n;
+    return m_transport->Stats().bytesReceived;
 }
 
 } // namespace ns3

@@ -7,9 +7,8 @@
 #define FL_SERVER_APPLICATION_H
 
 #include "ns3/event-id.h"
+#include "ns3/fedavg.h"
 #include "ns3/fl-application-base.h"
-#include "ns3/fl-datagram-endpoint.h"
-#include "ns3/fl-message-socket.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
@@ -78,6 +77,39 @@ struct FlRoundReport
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
+class FlServerApplication;
+
+/**
+ * \ingroup fl
+ * The round seam: what a server does between "aggregate" and "next round". FedAvg commits the
+ * aggregate (no step set); a GFL server adds noise, exchanges with its graph neighbours and
+ * combines; another algorithm decodes an encoded sum. A step may take simulated time (e.g. a
+ * message exchange): the server starts the next round when it calls `done`.
+ */
+class FlRoundStep : public SimpleRefCount<FlRoundStep>
+{
+  public:
+    /// What the step is told about the round.
+    struct Context
+    {
+        uint32_t round{0};                             ///< the round that closed
+        FlRoundStatus status{FlRoundStatus::Aggregated}; ///< aggregated, skipped or empty
+        FlServerApplication* server{nullptr};          ///< the server (node, transport, task)
+    };
+
+    virtual ~FlRoundStep() = default;
+
+    /**
+     * Acts on the server's model after the round's aggregation (or, for a skipped or empty
+     * round, on the unchanged model), then calls `done` exactly once, now or later in
+     * simulated time. Repeated rounds do not call the step.
+     * @param ctx the round
+     * @param model the server's model, changed in place
+     * @param done continuation: reports the round and starts the next one
+     */
+    virtual void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) = 0;
+};
+
 /**
  * \ingroup fl
  * Synchronous FedAvg server.
@@ -118,6 +150,18 @@ class FlServerApplication : public FlApplicationBase
     /// Whether all rounds are done.
     bool IsFinished() const;
 
+    /**
+     * Sets the step applied between a round's aggregation and the next round (the round seam;
+     * none = FedAvg: the aggregate is the next global model). Set it before the server starts.
+     */
+    void SetRoundStep(Ptr<FlRoundStep> step);
+
+    /// The server's transport (valid once started): a round step may use it to talk to peers.
+    Ptr<FlTransport> GetTransport() const
+    {
+        return m_transport;
+    }
+
     /// Counters of protocol anomalies and of the round policies.
     struct Counters
     {
@@ -125,9 +169,7 @@ class FlServerApplication : public FlApplicationBase
         uint64_t staleAccepted{0};      ///< updates for an earlier round aggregated
         uint64_t unexpectedMessages{0}; ///< wrong kind, unknown or unselected sender, duplicates
         uint64_t badModelSize{0};       ///< updates whose size differs from the model's
-        uint64_t malformedHeaders{0};   ///< from the connections' reassemblers (TCP)
-        uint64_t crcErrors{0};          ///< from the connections' reassemblers (TCP)
-        uint64_t undecodable{0};        ///< UDP messages that failed to decode (or no base model)
+        uint64_t malformed{0};          ///< messages the transport rejected (header, CRC, undecodable)
         uint64_t partialUpdates{0};     ///< UDP updates aggregated with holes (keep-previous)
         uint64_t disconnects{0};        ///< client connections closed during the run
         uint64_t roundsSkipped{0};      ///< rounds below quorum, skipped
@@ -158,8 +200,8 @@ class FlServerApplication : public FlApplicationBase
     /// How the server reaches a client.
     struct Peer
     {
-        Ptr<FlMessageSocket> conn; ///< TCP
-        Address address;           ///< UDP
+        Address address;   ///< transport address
+        uint32_t node{0};  ///< node-level id
     };
 
     /// An update waiting for aggregation.
@@ -172,18 +214,17 @@ class FlServerApplication : public FlApplicationBase
     void StartApplication() override;
     void StopApplication() override;
 
-    void HandleAccept(Ptr<Socket> socket, const Address& from);
-    void HandleMessage(Ptr<FlMessageSocket> conn, fl::ReceivedMessage& msg);
-    void HandleDatagram(Ptr<FlDatagramEndpoint> ep, FlDatagramMessage& dm);
-    void HandlePeerClose(Ptr<Socket> socket);
-    void HandleJoin(const fl::MessageHeader& h, const Peer& peer);
-    void HandleUpdate(fl::ReceivedMessage& msg, uint64_t missingCoordinates);
+    void HandleInbound(FlInboundMessage& in);
+    void HandlePeerClosed(const Address& peer);
+    void HandleJoin(const FlInboundMessage& in);
+    void HandleUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
     void ClientGone(uint32_t client);
     const fl::ParamVector* BaseModel(uint32_t round) const;
-    void SendTo(uint32_t client, uint32_t round, std::shared_ptr<const std::vector<uint8_t>> bytes);
+    std::vector<Address> AddressesOf(const std::vector<uint32_t>& clients) const;
     std::vector<uint32_t> SelectClients();
     void StartRound();
     void CloseRound(bool deadlineHit);
+    void EndRound();
     void MaybeClose();
     void Finish();
     uint64_t TotalBytesSent() const;
@@ -213,10 +254,11 @@ class FlServerApplication : public FlApplicationBase
     bool m_acceptStale{false};
     bool m_repeatBelowQuorum{false};
     uint64_t m_quantSeed{0}; ///< base seed of the int8 quantiser's draws
-    Ptr<Socket> m_listen;
-    Ptr<FlDatagramEndpoint> m_udp;
-    std::vector<Ptr<FlMessageSocket>> m_connections;
+    Ptr<FlRoundStep> m_step;                      ///< the round seam (null: FedAvg)
+    fl::RoundAggregationConfig m_aggregation;     ///< parsed aggregation attributes
+    FlRoundReport m_report;                       ///< the round being closed
     std::map<uint32_t, Peer> m_clients;           ///< joined clients by index
+    std::map<uint32_t, uint32_t> m_clientOfNode;  ///< node-level id -> client index
     std::map<uint32_t, uint32_t> m_clientSamples; ///< announced sample counts
     std::map<uint32_t, uint32_t> m_outstanding;   ///< client -> round of its pending update
     std::map<uint32_t, fl::ParamVector> m_history; ///< global models sent, by round (accept)

@@ -58,6 +58,20 @@ MessageReassembler::Compact()
     }
 }
 
+void
+DecodeInto(const MessageHeader& header, const uint8_t* payload, Precision to, ReceivedMessage& out)
+{
+    out.header = header;
+    out.raw.clear();
+    if (header.raw)
+    {
+        out.params = ParamVector();
+        out.raw.assign(payload, payload + header.payloadBytes);
+        return;
+    }
+    out.params = header.count == 0 ? ParamVector() : DecodePayload(header, payload, to);
+}
+
 bool
 MessageReassembler::Pop(ReceivedMessage& out)
 {
@@ -93,8 +107,7 @@ MessageReassembler::Pop(ReceivedMessage& out)
             Discard(total);
             continue;
         }
-        out.header = h;
-        out.params = h.count == 0 ? ParamVector() : DecodePayload(h, payload, m_decodeTo);
+        DecodeInto(h, payload, m_decodeTo, out);
         m_offset += total;
         ++m_stats.messages;
         return true;

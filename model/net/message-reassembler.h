@@ -19,9 +19,19 @@ namespace fl
 /// A complete message taken off a stream.
 struct ReceivedMessage
 {
-    MessageHeader header; ///< validated header
-    ParamVector params;   ///< decoded payload (empty for header-only messages)
+    MessageHeader header;     ///< validated header
+    ParamVector params;       ///< decoded payload (empty for header-only and raw messages)
+    std::vector<uint8_t> raw; ///< the payload of a raw (control) message
 };
+
+/**
+ * Fills `out` from a validated header and its complete payload: the values decoded to
+ * precision `to`, or the raw bytes of a raw message.
+ */
+void DecodeInto(const MessageHeader& header,
+                const uint8_t* payload,
+                Precision to,
+                ReceivedMessage& out);
 
 /// Counters of a reassembler.
 struct ReassemblerStats

@@ -32,6 +32,10 @@ MessageKindName(MessageKind kind)
         return "local";
     case MessageKind::Stop:
         return "stop";
+    case MessageKind::PeerModel:
+        return "peer";
+    case MessageKind::Control:
+        return "control";
     }
     return "unknown";
 }
@@ -52,7 +56,9 @@ HeaderStatusName(HeaderStatus s)
     case HeaderStatus::BadEncoding:
         return "bad payload encoding";
     case HeaderStatus::BadLength:
-        return "payload length does not match count";
+        return "payload length does not fit 32 bits";
+    case HeaderStatus::BadFlags:
+        return "reserved flags not zero";
     case HeaderStatus::TooLarge:
         return "payload too large";
     }
@@ -94,13 +100,13 @@ MessageHeader::Write(uint8_t* out) const
     PutU32(out, kMagic);
     out[4] = kVersion;
     out[5] = static_cast<uint8_t>(kind);
-    out[6] = count == 0 ? 0 : static_cast<uint8_t>(encoding);
+    out[6] = count == 0 ? 0 : (raw ? kRawPayloadEncoding : static_cast<uint8_t>(encoding));
     out[7] = 0;
     PutU32(out + 8, round);
     PutU32(out + 12, sender);
-    PutU32(out + 16, count);
-    PutU32(out + 20, sampleCount);
-    PutU32(out + 24, payloadBytes);
+    PutU32(out + 16, receiver);
+    PutU32(out + 20, count);
+    PutU32(out + 24, aux);
     PutU32(out + 28, crc);
 }
 
@@ -116,37 +122,50 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
         return HeaderStatus::BadVersion;
     }
     const uint8_t kind = in[5];
-    if (kind < static_cast<uint8_t>(MessageKind::Join) ||
-        kind > static_cast<uint8_t>(MessageKind::Stop))
+    if (kind < static_cast<uint8_t>(MessageKind::Join) || kind > kLastMessageKind)
     {
         return HeaderStatus::BadKind;
+    }
+    if (in[7] != 0)
+    {
+        return HeaderStatus::BadFlags;
     }
     out.kind = static_cast<MessageKind>(kind);
     out.round = GetU32(in + 8);
     out.sender = GetU32(in + 12);
-    out.count = GetU32(in + 16);
-    out.sampleCount = GetU32(in + 20);
-    out.payloadBytes = GetU32(in + 24);
+    out.receiver = GetU32(in + 16);
+    out.count = GetU32(in + 20);
+    out.aux = GetU32(in + 24);
     out.crc = GetU32(in + 28);
+    out.raw = false;
     const uint8_t enc = in[6];
     if (out.count == 0)
     {
-        if (enc != 0)
-        {
-            return HeaderStatus::BadEncoding;
-        }
         out.encoding = WireEncoding::Float64;
-        return out.payloadBytes == 0 ? HeaderStatus::Ok : HeaderStatus::BadLength;
+        out.payloadBytes = 0;
+        return enc == 0 ? HeaderStatus::Ok : HeaderStatus::BadEncoding;
     }
-    if (!IsValidWireEncoding(enc))
+    uint64_t size = 0;
+    if (enc == kRawPayloadEncoding)
+    {
+        out.raw = true;
+        out.encoding = WireEncoding::Float64;
+        size = out.count;
+    }
+    else if (IsValidWireEncoding(enc))
+    {
+        out.encoding = static_cast<WireEncoding>(enc);
+        size = EncodedSize(out.encoding, out.count);
+    }
+    else
     {
         return HeaderStatus::BadEncoding;
     }
-    out.encoding = static_cast<WireEncoding>(enc);
-    if (EncodedSize(out.encoding, out.count) != out.payloadBytes)
+    if (size > std::numeric_limits<uint32_t>::max() - MessageHeader::kSize)
     {
         return HeaderStatus::BadLength;
     }
+    out.payloadBytes = static_cast<uint32_t>(size);
     if (out.payloadBytes > maxPayloadBytes)
     {
         return HeaderStatus::TooLarge;
@@ -154,11 +173,33 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
     return HeaderStatus::Ok;
 }
 
+namespace
+{
+/// Fills the header of `address` into out[0..32) with the CRC over it and the payload.
+void
+FinishHeader(const MessageAddress& address,
+             uint32_t count,
+             WireEncoding encoding,
+             bool raw,
+             std::vector<uint8_t>& out)
+{
+    MessageHeader h;
+    h.kind = address.kind;
+    h.encoding = encoding;
+    h.raw = raw;
+    h.round = address.round;
+    h.sender = address.sender;
+    h.receiver = address.receiver;
+    h.count = count;
+    h.aux = address.aux;
+    h.Write(out.data()); // crc field still 0; it is not covered by the CRC
+    const std::size_t payloadLen = out.size() - MessageHeader::kSize;
+    PutU32(out.data() + 28, MessageCrc(out.data(), out.data() + MessageHeader::kSize, payloadLen));
+}
+} // namespace
+
 EncodeReport
-EncodeMessage(MessageKind kind,
-              uint32_t round,
-              uint32_t sender,
-              uint32_t sampleCount,
+EncodeMessage(const MessageAddress& address,
               const ParamVector& params,
               WireEncoding encoding,
               Rng* rng,
@@ -171,58 +212,107 @@ EncodeMessage(MessageKind kind,
                           "model too large for one message",
                           "use fewer than 2^29 parameters");
     }
-    MessageHeader h;
-    h.kind = kind;
-    h.encoding = encoding;
-    h.round = round;
-    h.sender = sender;
-    h.count = static_cast<uint32_t>(n);
-    h.sampleCount = sampleCount;
-    h.payloadBytes = n == 0 ? 0 : static_cast<uint32_t>(EncodedSize(encoding, n));
-    out.resize(MessageHeader::kSize + h.payloadBytes);
-    uint8_t* payload = out.data() + MessageHeader::kSize;
+    out.resize(MessageHeader::kSize + (n == 0 ? 0 : EncodedSize(encoding, n)));
     EncodeReport report{};
     if (n > 0)
     {
-        report = EncodePayload(params, encoding, rng, payload);
+        report = EncodePayload(params, encoding, rng, out.data() + MessageHeader::kSize);
     }
-    h.Write(out.data()); // crc field still 0; it is not covered by the CRC
-    h.crc = MessageCrc(out.data(), payload, h.payloadBytes);
-    PutU32(out.data() + 28, h.crc);
+    FinishHeader(address, static_cast<uint32_t>(n), encoding, false, out);
     return report;
 }
 
 void
-EncodeMessage(MessageKind kind,
-              uint32_t round,
-              uint32_t sender,
-              uint32_t sampleCount,
+EncodeMessage(const MessageAddress& address,
               const ParamVector& params,
               Precision wirePrecision,
               std::vector<uint8_t>& out)
 {
     // Precision codes coincide with the float64/float32 wire encodings.
-    EncodeMessage(kind,
-                  round,
-                  sender,
-                  sampleCount,
-                  params,
-                  static_cast<WireEncoding>(wirePrecision),
-                  nullptr,
-                  out);
+    EncodeMessage(address, params, static_cast<WireEncoding>(wirePrecision), nullptr, out);
 }
 
 std::vector<uint8_t>
-EncodeMessage(MessageKind kind,
-              uint32_t round,
-              uint32_t sender,
-              uint32_t sampleCount,
-              const ParamVector& params,
-              Precision wirePrecision)
+EncodeMessage(const MessageAddress& address, const ParamVector& params, Precision wirePrecision)
 {
     std::vector<uint8_t> out;
-    EncodeMessage(kind, round, sender, sampleCount, params, wirePrecision, out);
+    EncodeMessage(address, params, wirePrecision, out);
     return out;
+}
+
+void
+EncodeRawMessage(const MessageAddress& address,
+                 const uint8_t* data,
+                 std::size_t len,
+                 std::vector<uint8_t>& out)
+{
+    if (len > std::numeric_limits<uint32_t>::max() - MessageHeader::kSize)
+    {
+        throw ConfigError("raw payload", "too large for one message", "send less than 4 GiB");
+    }
+    out.resize(MessageHeader::kSize + len);
+    if (len > 0)
+    {
+        std::memcpy(out.data() + MessageHeader::kSize, data, len);
+    }
+    FinishHeader(address, static_cast<uint32_t>(len), WireEncoding::Float64, true, out);
+}
+
+std::vector<uint8_t>
+PackU32(const std::vector<uint32_t>& values)
+{
+    std::vector<uint8_t> out(4 * values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+    {
+        PutU32(out.data() + 4 * i, values[i]);
+    }
+    return out;
+}
+
+std::vector<uint8_t>
+PackF64(const std::vector<double>& values)
+{
+    std::vector<uint8_t> out(8 * values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+    {
+        uint64_t bits;
+        std::memcpy(&bits, &values[i], 8);
+        PutU32(out.data() + 8 * i, static_cast<uint32_t>(bits));
+        PutU32(out.data() + 8 * i + 4, static_cast<uint32_t>(bits >> 32));
+    }
+    return out;
+}
+
+bool
+UnpackU32(const std::vector<uint8_t>& bytes, std::vector<uint32_t>& out)
+{
+    if (bytes.size() % 4 != 0)
+    {
+        return false;
+    }
+    out.resize(bytes.size() / 4);
+    for (std::size_t i = 0; i < out.size(); ++i)
+    {
+        out[i] = GetU32(bytes.data() + 4 * i);
+    }
+    return true;
+}
+
+bool
+UnpackF64(const std::vector<uint8_t>& bytes, std::vector<double>& out)
+{
+    if (bytes.size() % 8 != 0)
+    {
+        return false;
+    }
+    out.resize(bytes.size() / 8);
+    for (std::size_t i = 0; i < out.size(); ++i)
+    {
+        const uint64_t bits = static_cast<uint64_t>(GetU32(bytes.data() + 8 * i)) |
+                              (static_cast<uint64_t>(GetU32(bytes.data() + 8 * i + 4)) << 32);
+        std::memcpy(&out[i], &bits, 8);
+    }
+    return true;
 }
 
 ParamVector

@@ -21,46 +21,65 @@ namespace fl
 /// What a message carries.
 enum class MessageKind : uint8_t
 {
-    Join = 1,        ///< client -> server: "I am client <sender> with <sampleCount> samples"
-    GlobalModel = 2, ///< server -> client: the global model of round <round>
-    LocalModel = 3,  ///< client -> server: the client's model after local training in <round>
-    Stop = 4,        ///< server -> client: training is over
+    Join = 1,        ///< client -> server: "I am here, with <aux> samples"; raw payload: the
+                     ///< client's data index (uint32)
+    GlobalModel = 2, ///< server -> clients: the global model of round <round>
+    LocalModel = 3,  ///< client -> server: the model after local training in <round>; aux =
+                     ///< the client's sample count (FedAvg weight)
+    Stop = 4,        ///< server -> clients: training is over
+    PeerModel = 5,   ///< node -> peer/neighbour (server to server, agent to agent): a model or
+                     ///< an intermediate iterate of <round>
+    Control = 6,     ///< small control message (a scalar, a key, a list): raw payload; aux =
+                     ///< an application-defined tag
 };
 
-/// Name of a message kind ("join", "global", "local", "stop", or "unknown").
+/// Highest MessageKind value.
+constexpr uint8_t kLastMessageKind = static_cast<uint8_t>(MessageKind::Control);
+
+/// Receiver id of a message meant for several receivers (the same bytes go to each).
+constexpr uint32_t kBroadcastId = 0xFFFFFFFFu;
+
+/// Encoding byte of a raw (uninterpreted bytes) payload: count is then a number of bytes.
+constexpr uint8_t kRawPayloadEncoding = 0x80;
+
+/// Name of a message kind ("join", "global", "local", "stop", "peer", "control", or "unknown").
 const char* MessageKindName(MessageKind kind);
 
 /**
- * Header of a model message. Wire layout (little-endian, 32 bytes):
+ * Header of a model message. Wire layout (little-endian, 32 bytes), version 2:
  *
  *     offset size field
  *     0      4    magic "FLM1"
- *     4      1    version (1)
+ *     4      1    version (2; a capture of version 1 is rejected as BadVersion)
  *     5      1    kind (MessageKind)
  *     6      1    payload encoding (WireEncoding: 1 float64, 2 float32, 3 float16, 4 int8;
- *                 0 if count = 0)
- *     7      1    flags (reserved, 0)
+ *                 0x80 raw bytes; 0 if count = 0)
+ *     7      1    flags (reserved, must be 0)
  *     8      4    round
- *     12     4    sender id
- *     16     4    count: number of parameters in the payload
- *     20     4    sampleCount: the sender's number of training samples (FedAvg weight)
- *     24     4    payloadBytes = EncodedSize(encoding, count) (int8: the float32 scale, then
- *                 count bytes)
+ *     12     4    sender: node-level id of the sender (the ns-3 node id in the apps)
+ *     16     4    receiver: node-level id of the receiver, or kBroadcastId
+ *     20     4    count: number of values in the payload (bytes for a raw payload)
+ *     24     4    aux: kind-specific (LocalModel and Join: sample count; Control: a tag)
  *     28     4    CRC-32 of header bytes 0..27 followed by the payload bytes
+ *
+ * The payload size is not on the wire: it is EncodedSize(encoding, count) (int8: the float32
+ * scale, then count bytes; raw: count bytes).
  */
 struct MessageHeader
 {
     static constexpr std::size_t kSize = 32;        ///< header size in bytes
     static constexpr uint32_t kMagic = 0x314D4C46u; ///< "FLM1" read as little-endian uint32
-    static constexpr uint8_t kVersion = 1;          ///< wire format version
+    static constexpr uint8_t kVersion = 2;          ///< wire format version
 
     MessageKind kind{MessageKind::Join};          ///< kind
     WireEncoding encoding{WireEncoding::Float64}; ///< payload encoding
     uint32_t round{0};                            ///< round number
-    uint32_t sender{0};       ///< sender id (client index, or 0xFFFFFFFF for the server)
-    uint32_t count{0};        ///< number of parameters
-    uint32_t sampleCount{0};  ///< FedAvg weight
-    uint32_t payloadBytes{0}; ///< payload size in bytes
+    uint32_t sender{0};       ///< node-level id of the sender
+    uint32_t receiver{kBroadcastId}; ///< node-level id of the receiver (or kBroadcastId)
+    uint32_t count{0};        ///< number of values (bytes if raw)
+    uint32_t aux{0};          ///< kind-specific (sample count, control tag)
+    bool raw{false};          ///< the payload is raw bytes (encoding is then meaningless)
+    uint32_t payloadBytes{0}; ///< payload size in bytes (derived from encoding and count)
     uint32_t crc{0};          ///< CRC-32 of header bytes 0..27 and the payload
 
     /// Writes the 32 header bytes to out.
@@ -75,12 +94,23 @@ enum class HeaderStatus : uint8_t
     BadVersion,
     BadKind,
     BadEncoding,
-    BadLength, ///< payloadBytes != EncodedSize(encoding, count)
+    BadLength, ///< the payload size does not fit 32 bits
     TooLarge,  ///< payloadBytes above the receiver's limit
+    BadFlags,  ///< reserved flags byte not zero
 };
 
 /// Human-readable name of a header status.
 const char* HeaderStatusName(HeaderStatus s);
+
+/// The fields of a message other than its payload.
+struct MessageAddress
+{
+    MessageKind kind{MessageKind::Join}; ///< kind
+    uint32_t round{0};                   ///< round
+    uint32_t sender{0};                  ///< node-level id of the sender
+    uint32_t receiver{kBroadcastId};     ///< node-level id of the receiver, or kBroadcastId
+    uint32_t aux{0};                     ///< kind-specific (sample count, control tag)
+};
 
 /// Parses and validates 32 header bytes (does not look at the payload).
 HeaderStatus ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out);
@@ -93,31 +123,40 @@ HeaderStatus ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHea
  * header-only message.
  * @return what the codec reported (saturated elements, int8 scale)
  */
-EncodeReport EncodeMessage(MessageKind kind,
-                           uint32_t round,
-                           uint32_t sender,
-                           uint32_t sampleCount,
+EncodeReport EncodeMessage(const MessageAddress& address,
                            const ParamVector& params,
                            WireEncoding encoding,
                            Rng* rng,
                            std::vector<uint8_t>& out);
 
 /// EncodeMessage with a float64 or float32 payload (no random draws).
-void EncodeMessage(MessageKind kind,
-                   uint32_t round,
-                   uint32_t sender,
-                   uint32_t sampleCount,
+void EncodeMessage(const MessageAddress& address,
                    const ParamVector& params,
                    Precision wirePrecision,
                    std::vector<uint8_t>& out);
 
 /// Convenience: EncodeMessage (float64 or float32 payload) into a new buffer.
-std::vector<uint8_t> EncodeMessage(MessageKind kind,
-                                   uint32_t round,
-                                   uint32_t sender,
-                                   uint32_t sampleCount,
+std::vector<uint8_t> EncodeMessage(const MessageAddress& address,
                                    const ParamVector& params,
                                    Precision wirePrecision);
+
+/**
+ * Encodes a message whose payload is raw bytes (a control message: a scalar, a key, a list;
+ * see PackU32 / PackF64), into `out` (resized).
+ */
+void EncodeRawMessage(const MessageAddress& address,
+                      const uint8_t* data,
+                      std::size_t len,
+                      std::vector<uint8_t>& out);
+
+/// Little-endian packing of small lists for raw payloads.
+std::vector<uint8_t> PackU32(const std::vector<uint32_t>& values);
+/// Little-endian packing of doubles (IEEE-754 binary64) for raw payloads.
+std::vector<uint8_t> PackF64(const std::vector<double>& values);
+/// Unpacks PackU32 bytes; false if the length is not a multiple of 4.
+bool UnpackU32(const std::vector<uint8_t>& bytes, std::vector<uint32_t>& out);
+/// Unpacks PackF64 bytes; false if the length is not a multiple of 8.
+bool UnpackF64(const std::vector<uint8_t>& bytes, std::vector<double>& out);
 
 /**
  * Decodes a payload of header.count values into a ParamVector of precision `to`.

@@ -78,6 +78,8 @@ MessageDecodeStatusName(MessageDecodeStatus s)
         return "int8 scale not received";
     case MessageDecodeStatus::SizeMismatch:
         return "previous vector size differs from the message";
+    case MessageDecodeStatus::RawIncomplete:
+        return "raw payload incomplete";
     }
     return "unknown";
 }
@@ -104,8 +106,7 @@ DecodeWholeMessage(const uint8_t* bytes,
     {
         return MessageDecodeStatus::BadCrc;
     }
-    out.header = h;
-    out.params = h.count == 0 ? ParamVector() : DecodePayload(h, payload, to);
+    DecodeInto(h, payload, to, out);
     return MessageDecodeStatus::Ok;
 }
 
@@ -133,6 +134,24 @@ DecodePartialMessage(const uint8_t* bytes,
     {
         return st;
     }
+    if (h.raw)
+    {
+        // Raw bytes have no previous values to fall back on: complete or nothing.
+        if (!RangesCover(receivedBytes, 0, len))
+        {
+            return MessageDecodeStatus::RawIncomplete;
+        }
+        if (MessageCrc(bytes, bytes + MessageHeader::kSize, h.payloadBytes) != h.crc)
+        {
+            return MessageDecodeStatus::BadCrc;
+        }
+        DecodeInto(h, bytes + MessageHeader::kSize, to, out);
+        if (missingCoordinates)
+        {
+            *missingCoordinates = 0;
+        }
+        return MessageDecodeStatus::Ok;
+    }
     const std::size_t dataOffset = MessageHeader::kSize + WireDataOffset(h.encoding);
     if (h.count > 0 && !RangesCover(receivedBytes, MessageHeader::kSize, dataOffset))
     {
@@ -144,8 +163,7 @@ DecodePartialMessage(const uint8_t* bytes,
     }
     if (h.count == 0)
     {
-        out.header = h;
-        out.params = ParamVector();
+        DecodeInto(h, nullptr, to, out);
         if (missingCoordinates != nullptr)
         {
             *missingCoordinates = 0;
@@ -172,6 +190,7 @@ DecodePartialMessage(const uint8_t* bytes,
     }
     out.header = h;
     out.params = std::move(params);
+    out.raw.clear();
     if (missingCoordinates != nullptr)
     {
         *missingCoordinates = filled;

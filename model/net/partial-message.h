@@ -33,6 +33,7 @@ enum class MessageDecodeStatus : uint8_t
     HeaderMissing,  ///< (partial) the 32 header bytes were not all received
     ScaleMissing,   ///< (partial, int8) the 4 scale bytes were not all received
     SizeMismatch,   ///< (partial) the previous vector's size differs from the header's count
+    RawIncomplete,  ///< (partial) a raw (control) payload with holes: it cannot be filled
 };
 
 /// Human-readable name of a decode status.

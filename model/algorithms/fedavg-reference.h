@@ -1,0 +1,79 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The in-process FedAvg reference runner: the same rounds as FlServerApplication and its
+ * FlClientApplications, with the same seeds, called directly (ideal links). Benchmarks measure
+ * learning alone with it; tests compare network runs with it bit for bit.
+ */
+#ifndef FL_FEDAVG_REFERENCE_H
+#define FL_FEDAVG_REFERENCE_H
+
+#include "ns3/fedavg.h"
+#include "ns3/learning-task.h"
+#include "ns3/payload-codec.h"
+
+#include <functional>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/**
+ * How vectors travel in a reference run. An empty function leaves the vector untouched (an
+ * ideal link, no copy).
+ */
+struct ReferenceLink
+{
+    /// What the clients receive of the global model of `round` (the server encodes it once).
+    std::function<ParamVector(uint32_t round, const ParamVector& global)> down;
+    /// What the server receives of client `client`'s model trained in `round`.
+    std::function<ParamVector(uint32_t round, uint32_t client, const ParamVector& local)> up;
+};
+
+/**
+ * A link that passes every vector through the wire codec exactly as the applications do
+ * (encode, decode to the task's precision), with the quantiser seeds the applications derive
+ * for int8: the server's from its InitSeed, each client's from its TrainingSeed.
+ */
+ReferenceLink WireCodecLink(WireEncoding wire,
+                            Precision decodeTo,
+                            uint64_t initSeed,
+                            const std::vector<uint64_t>& clientSeeds);
+
+/// Settings of a reference run.
+struct FedAvgReferenceConfig
+{
+    uint32_t rounds{1};                  ///< rounds to run
+    uint64_t initSeed{1};                ///< as FlServerApplication::InitSeed
+    std::vector<uint64_t> clientSeeds;   ///< as each FlClientApplication::TrainingSeed
+    RoundAggregationConfig aggregation;  ///< momentum etc. (no stale updates in process)
+    ReferenceLink link;                  ///< how vectors travel (default: ideal)
+    /// Called after every round (and with round 0 for the initial model), e.g. for progress.
+    std::function<void(uint32_t round, const ParamVector& global)> onRound;
+};
+
+/// What a reference run produced.
+struct FedAvgReferenceResult
+{
+    ParamVector finalModel;            ///< the global model after the last round
+    std::size_t samplesProcessed{0};   ///< samples processed by all clients in all rounds
+    double flops{0.0};                 ///< training FLOPs of all clients in all rounds
+};
+
+/**
+ * Runs FedAvg in process: every client trains in every round from the global model with
+ * Rng(DeriveSeed(clientSeeds[k], round)); updates are aggregated in client order with
+ * AggregateRound. Throws ConfigError if clientSeeds does not have one seed per client.
+ */
+FedAvgReferenceResult RunFedAvgReference(const LearningTask& task,
+                                         const FedAvgReferenceConfig& config);
+
+/// The seed of the server's int8 quantiser, derived from its initial-model seed.
+uint64_t ServerQuantSeed(uint64_t initSeed);
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_FEDAVG_REFERENCE_H

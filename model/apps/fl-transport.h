@@ -1,0 +1,182 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The transport seam: how FL applications move messages between nodes. One interface for a
+ * reliable stream transport (TCP) and a datagram transport (UDP with chunking and hole
+ * policies); encoding and decoding happen behind it, so applications have one receive path and
+ * no transport branches.
+ */
+#ifndef FL_TRANSPORT_H
+#define FL_TRANSPORT_H
+
+#include "ns3/address.h"
+#include "ns3/callback.h"
+#include "ns3/fl-datagram-endpoint.h"
+#include "ns3/fl-message-socket.h"
+#include "ns3/model-message.h"
+#include "ns3/node.h"
+#include "ns3/ptr.h"
+#include "ns3/simple-ref-count.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * Kind of transport.
+ */
+enum class FlTransportKind : uint8_t
+{
+    Tcp = 0, ///< one TCP connection per peer (reliable, flow-controlled)
+    Udp = 1, ///< UDP datagrams: messages split into chunks, holes handled by a policy
+};
+
+/**
+ * \ingroup fl
+ * A message delivered by a transport: decoded, with the address it came from.
+ */
+struct FlInboundMessage
+{
+    Address from;                  ///< transport address of the sender (InetSocketAddress)
+    fl::ReceivedMessage msg;       ///< header and decoded payload
+    bool complete{true};           ///< false: holes were filled from the receiver's base model
+    uint64_t filledCoordinates{0}; ///< coordinates taken from the base model (holes)
+};
+
+/**
+ * \ingroup fl
+ * Counters of a transport (all peers).
+ */
+struct FlTransportStats
+{
+    uint64_t bytesSent{0};         ///< payload bytes handed to sockets (TCP stream, UDP datagrams)
+    uint64_t bytesReceived{0};     ///< bytes read from sockets
+    uint64_t messagesSent{0};      ///< messages given to Send (one per destination)
+    uint64_t messagesDelivered{0}; ///< messages delivered to the application
+    uint64_t malformed{0};         ///< messages or streams rejected (header, CRC, undecodable)
+    uint64_t chunksLost{0};        ///< UDP chunks given up or left as holes
+    uint64_t chunksRetransmitted{0}; ///< UDP chunks sent again
+};
+
+/**
+ * \ingroup fl
+ * The settings of a transport.
+ */
+struct FlTransportConfig
+{
+    FlTransportKind kind{FlTransportKind::Tcp};              ///< TCP or UDP
+    fl::WireEncoding wire{fl::WireEncoding::Float64};        ///< encoding of model payloads
+    fl::Precision decodeTo{fl::Precision::Float64};          ///< precision of decoded models
+    uint32_t tcpSegmentSize{1448};                           ///< TCP segment size (0 = default)
+    FlDatagramConfig datagram;                               ///< UDP settings
+};
+
+/**
+ * \ingroup fl
+ * Moves messages between FL nodes. Create one with FlTransport::Create, set the callbacks, then
+ * Listen (accept peers on a port) or Open (an ephemeral port; peers are reached by Send).
+ * Any node may send to any node whose address it knows: clients to servers, servers to
+ * servers, peers to peers.
+ */
+class FlTransport : public SimpleRefCount<FlTransport>
+{
+  public:
+    /// Receives every decoded message.
+    using ReceiveCallback = Callback<void, FlInboundMessage&>;
+    /// A reliable peer closed its connection (never called by datagram transports).
+    using PeerClosedCallback = Callback<void, const Address&>;
+    /**
+     * The receiver's base model for a partial message from `sender` (node id) of `round`,
+     * whose holes are filled from it (UDP keep-previous); nullptr if there is none (the message
+     * is then undecodable and counted as malformed).
+     */
+    using BaseModelProvider = std::function<const fl::ParamVector*(uint32_t sender, uint32_t round)>;
+
+    /**
+     * @param node the node the transport's sockets live on
+     * @param localId the node-level id written into every message this transport sends
+     * @param config the settings (throws fl::ConfigError naming the field if invalid)
+     * @return a TCP or UDP transport
+     */
+    static Ptr<FlTransport> Create(Ptr<Node> node, uint32_t localId, const FlTransportConfig& config);
+
+    virtual ~FlTransport();
+
+    /// Sets the receive callback.
+    void SetReceiveCallback(ReceiveCallback cb);
+    /// Sets the peer-closed callback.
+    void SetPeerClosedCallback(PeerClosedCallback cb);
+    /// Sets the provider of base models for partial messages.
+    void SetBaseModelProvider(BaseModelProvider provider);
+
+    /// Accepts peers on `port`; returns false if the port cannot be bound.
+    virtual bool Listen(uint16_t port) = 0;
+    /// Prepares to send from an ephemeral port; returns false if no socket can be bound.
+    virtual bool Open() = 0;
+    /// Closes every socket; nothing is sent or delivered afterwards.
+    virtual void Close() = 0;
+
+    /**
+     * Encodes a model message once (the transport's wire encoding; `quantRng` for int8, may be
+     * null otherwise) and sends the same bytes to every destination. The header's sender is
+     * this transport's local id.
+     */
+    void SendModel(const std::vector<Address>& to,
+                   fl::MessageAddress header,
+                   const fl::ParamVector& params,
+                   fl::Rng* quantRng);
+    /// Sends a raw (control) message, e.g. a Join or a list of scalars.
+    void SendRaw(const Address& to, fl::MessageAddress header, const std::vector<uint8_t>& data);
+    /// Sends a header-only message (e.g. Stop) to every destination.
+    void SendSignal(const std::vector<Address>& to, fl::MessageAddress header);
+
+    /// Whether delivery is reliable (TCP) or best effort (UDP: the application may repeat).
+    virtual bool IsReliable() const = 0;
+    /// Whether messages may be delivered with holes filled from a base model (UDP keep-previous).
+    virtual bool DeliversPartial() const;
+    /// Delivers incomplete incoming messages now, with holes, if DeliversPartial(); else no-op.
+    virtual void FlushPartial();
+    /// Forgets outgoing and incoming messages of rounds < round (UDP; no-op for TCP).
+    virtual void DiscardBefore(uint32_t round);
+
+    /// Counters over all peers.
+    virtual FlTransportStats Stats() const = 0;
+    /// Detailed UDP counters (all zero for TCP).
+    virtual FlDatagramStats DatagramStats() const;
+
+    /// The local node-level id.
+    uint32_t LocalId() const
+    {
+        return m_localId;
+    }
+
+  protected:
+    FlTransport(uint32_t localId, const FlTransportConfig& config);
+
+    /// Sends already encoded bytes to one destination.
+    virtual void SendBytes(const Address& to,
+                           uint32_t round,
+                           std::shared_ptr<const std::vector<uint8_t>> bytes) = 0;
+    /// Hands a decoded message to the application.
+    void Deliver(FlInboundMessage& in);
+
+    uint32_t m_localId;          ///< node-level id of this end
+    FlTransportConfig m_config;  ///< settings
+    BaseModelProvider m_baseModel; ///< see SetBaseModelProvider
+    PeerClosedCallback m_peerClosed; ///< see SetPeerClosedCallback
+    uint64_t m_messagesSent{0};    ///< messages handed to SendBytes
+    uint64_t m_delivered{0};       ///< messages delivered
+    uint64_t m_malformed{0};       ///< undecodable or inconsistent messages
+
+  private:
+    ReceiveCallback m_receive;
+};
+
+} // namespace ns3
+
+#endif // FL_TRANSPORT_H
