@@ -1,0 +1,240 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/dwfl-privacy.h"
+
+#include "ns3/dwfl.h"
+#include "ns3/fl-types.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace ns3
+{
+namespace fl
+{
+
+namespace
+{
+
+/// A number for a message, in %g form (to_string would print small thresholds as 0.000000).
+std::string
+Num(double value)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.6g", value);
+    return buf;
+}
+
+void
+RequireFinite(double value, bool ok, const std::string& name, const std::string& fix)
+{
+    if (!(ok && std::isfinite(value)))
+    {
+        throw ConfigError(name, "is " + Num(value), fix);
+    }
+}
+
+/// Validates channels, params and beta, and that i names a worker.
+void
+ValidateRound(std::size_t i,
+              const std::vector<double>& gainAbs,
+              const std::vector<double>& powerW,
+              const std::vector<double>& beta,
+              double c,
+              const DwflPrivacyParams& params)
+{
+    ValidateDwflChannels(gainAbs, powerW);
+    params.Validate();
+    if (beta.size() != gainAbs.size())
+    {
+        throw ConfigError("beta",
+                          "has " + std::to_string(beta.size()) + " entries for " +
+                              std::to_string(gainAbs.size()) + " workers",
+                          "give one noise power fraction per worker");
+    }
+    if (i >= gainAbs.size())
+    {
+        throw ConfigError("i",
+                          "is " + std::to_string(i) + " with " + std::to_string(gainAbs.size()) +
+                              " workers",
+                          "name a receiver 0 <= i < N");
+    }
+    RequireFinite(c, c > 0.0, "c", "use the positive alignment amplitude");
+}
+
+void
+ValidateTarget(double epsilon)
+{
+    RequireFinite(epsilon, epsilon > 0.0, "epsilon", "use a target privacy budget eps > 0");
+}
+
+} // namespace
+
+void
+DwflPrivacyParams::Validate() const
+{
+    RequireFinite(gamma, gamma > 0.0, "gamma", "use a step size gamma > 0");
+    RequireFinite(gMax, gMax > 0.0, "gMax", "clip gradients to a finite norm g_max > 0");
+    RequireFinite(sigma2, sigma2 >= 0.0, "sigma2", "use an artificial-noise variance >= 0");
+    RequireFinite(sigmaM2, sigmaM2 >= 0.0, "sigmaM2", "use a receiver-noise variance >= 0");
+    RequireFinite(delta, delta > 0.0 && delta < 1.0, "delta", "use 0 < delta < 1, e.g. 1e-5");
+}
+
+double
+DwflPrivacyConstant(double amplitude, const DwflPrivacyParams& params)
+{
+    // K = Delta_2 sqrt(2 ln(1.25/delta)),  Delta_2 = 2 c gamma g_max
+    return 2.0 * params.gamma * params.gMax * amplitude *
+           std::sqrt(2.0 * std::log(1.25 / params.delta));
+}
+
+double
+DwflSenderNoisePower(double gainAbs, double powerW, double beta, double sigma2)
+{
+    return gainAbs * gainAbs * beta * powerW * sigma2; // |h_k|^2 beta_k P_k sigma^2
+}
+
+double
+DwflEpsilon(std::size_t i,
+            const std::vector<double>& gainAbs,
+            const std::vector<double>& powerW,
+            const std::vector<double>& beta,
+            double c,
+            const DwflPrivacyParams& params)
+{
+    ValidateRound(i, gainAbs, powerW, beta, c, params);
+    // sigma_s^2 = sum_{k != i} |h_k|^2 beta_k P_k sigma^2 + sigma_m^2
+    double sigmaS2 = params.sigmaM2;
+    for (std::size_t k = 0; k < gainAbs.size(); ++k)
+    {
+        if (k != i)
+        {
+            sigmaS2 += DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], params.sigma2);
+        }
+    }
+    // eps_i = K / sigma_s  (eq. 11)
+    return DwflPrivacyConstant(c, params) / std::sqrt(sigmaS2);
+}
+
+double
+DwflOrthogonalEpsilon(double gainAbs, double powerW, double beta, const DwflPrivacyParams& params)
+{
+    params.Validate();
+    // eps_{j->i} = 2 gamma g_max sqrt(|h_j|^2 P_j) sqrt(2 ln(1.25/delta))
+    //              / sqrt(|h_j|^2 beta_j P_j sigma^2 + sigma_m^2)
+    return DwflPrivacyConstant(gainAbs * std::sqrt(powerW), params) /
+           std::sqrt(DwflSenderNoisePower(gainAbs, powerW, beta, params.sigma2) + params.sigmaM2);
+}
+
+double
+DwflEpsilonBound(std::size_t i,
+                 const std::vector<double>& gainAbs,
+                 const std::vector<double>& powerW,
+                 const std::vector<double>& beta,
+                 double c,
+                 const DwflPrivacyParams& params)
+{
+    ValidateRound(i, gainAbs, powerW, beta, c, params);
+    // m_0 = min_{k != i} |h_k|^2 beta_k P_k sigma^2
+    double m0 = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < gainAbs.size(); ++k)
+    {
+        if (k != i)
+        {
+            m0 = std::min(m0, DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], params.sigma2));
+        }
+    }
+    const double nMinus1 = static_cast<double>(gainAbs.size() - 1);
+    // eps_i <= K / sqrt((N-1) m_0 + sigma_m^2)
+    return DwflPrivacyConstant(c, params) / std::sqrt(nMinus1 * m0 + params.sigmaM2);
+}
+
+std::vector<double>
+CalibrateDwflBeta(const std::vector<double>& gainAbs,
+                  const std::vector<double>& powerW,
+                  double c,
+                  const DwflPrivacyParams& params,
+                  double epsilon)
+{
+    const std::vector<double> alpha = DwflPowerFractions(gainAbs, powerW, c);
+    params.Validate();
+    ValidateTarget(epsilon);
+    const std::size_t n = gainAbs.size();
+    const double nMinus1 = static_cast<double>(n - 1);
+    // sigma_s,req = K / eps;  S = max(0, sigma_s,req^2 - sigma_m^2)
+    const double sigmaReq = DwflPrivacyConstant(c, params) / epsilon;
+    const double s = std::max(0.0, sigmaReq * sigmaReq - params.sigmaM2);
+    std::vector<double> beta(n, 0.0);
+    if (s == 0.0)
+    {
+        return beta; // the receiver noise alone meets the target
+    }
+    // alpha_k + beta_k = (c^2 + S / ((N-1) sigma^2)) / (|h_k|^2 P_k): the weakest worker binds.
+    std::size_t worst = 0;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        // each sender contributes S / (N-1):  beta_k = S / ((N-1) |h_k|^2 P_k sigma^2)
+        beta[k] = s / (nMinus1 * gainAbs[k] * gainAbs[k] * powerW[k] * params.sigma2);
+        if (alpha[k] > alpha[worst])
+        {
+            worst = k;
+        }
+    }
+    if (alpha[worst] + beta[worst] <= 1.0 + kDwflPowerSlack)
+    {
+        return beta;
+    }
+    // Infeasible. With headroom H = |h|^2 P - c^2 of the weakest worker, the target needs
+    // S <= (N-1) sigma^2 H, i.e. sigma^2 >= S / ((N-1) H) or
+    // eps >= K / sqrt(sigma_m^2 + (N-1) sigma^2 H).
+    const double g = gainAbs[worst] * gainAbs[worst] * powerW[worst];
+    const double headroom = g - c * c > kDwflPowerSlack * g ? g - c * c : 0.0;
+    std::string fix = "lower kappa to <= " + Num(DwflMaxKappa(gainAbs, powerW, params, epsilon)) +
+                      " (c = kappa min_j |h_j| sqrt(P_j))";
+    if (headroom > 0.0)
+    {
+        fix += ", raise sigma^2 to >= " + Num(s / (nMinus1 * headroom));
+    }
+    const double eMin = DwflPrivacyConstant(c, params) /
+                        std::sqrt(params.sigmaM2 + nMinus1 * params.sigma2 * headroom);
+    if (std::isfinite(eMin))
+    {
+        fix += ", or raise eps to >= " + Num(eMin);
+    }
+    throw ConfigError(
+        "beta of worker " + std::to_string(worst),
+        "eps = " + Num(epsilon) + " needs alpha + beta = " + Num(alpha[worst] + beta[worst]) +
+            " > 1 (artificial noise S = " + Num(s) + " per receiver, split over N-1 senders)",
+        fix);
+}
+
+double
+DwflMaxKappa(const std::vector<double>& gainAbs,
+             const std::vector<double>& powerW,
+             const DwflPrivacyParams& params,
+             double epsilon)
+{
+    const double c0 = DwflAlignmentAmplitude(gainAbs, powerW, 1.0); // c_0 = min_j |h_j| sqrt(P_j)
+    params.Validate();
+    ValidateTarget(epsilon);
+    const double nMinus1 = static_cast<double>(gainAbs.size() - 1);
+    const double k1 = DwflPrivacyConstant(1.0, params) / epsilon;
+    const double a = k1 * k1; // A = (K(1) / eps)^2
+    const double spread = nMinus1 * params.sigma2;
+    // u = ((N-1) sigma^2 c_0^2 + sigma_m^2) / ((N-1) sigma^2 + A),  kappa* = min(1, sqrt(u) / c_0)
+    const double u = (spread * c0 * c0 + params.sigmaM2) / (spread + a);
+    if (!(u > 0.0))
+    {
+        throw ConfigError("sigma2",
+                          "and sigmaM2 are both 0: no noise can meet eps = " + Num(epsilon),
+                          "give the workers artificial noise (sigma^2 > 0)");
+    }
+    return std::min(1.0, std::sqrt(u) / c0);
+}
+
+} // namespace fl
+} // namespace ns3

@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * DWFL's own per-round privacy formulas (seed 004, Theorem IV.1 and section 3 of notes/dwfl.md;
+ * pure, no ns-3 header): eps_i of eq. (11), the orthogonal-transmission eps_{j->i}, the
+ * corrected O(1/sqrt N) bound, and the calibration of the artificial-noise power fractions
+ * beta_k (and the largest feasible kappa) for a target (eps, delta) per round.
+ *
+ * All budgets are per round (the paper does not compose over rounds). The Gaussian mechanism
+ * (Lemma IV.1, Dwork & Roth) is stated for eps < 1; the formulas are returned for any eps.
+ */
+#ifndef FL_DWFL_PRIVACY_H
+#define FL_DWFL_PRIVACY_H
+
+#include <cstddef>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/// Round parameters that enter DWFL's privacy formulas.
+struct DwflPrivacyParams
+{
+    double gamma = 0.0;   ///< SGD step size gamma
+    double gMax = 0.0;    ///< gradient-norm bound g_max^(t) (the clipping threshold)
+    double sigma2 = 0.0;  ///< artificial-noise variance sigma^2 per entry of G_k
+    double sigmaM2 = 1.0; ///< receiver-noise variance sigma_m^2 per entry of m_i
+    double delta = 1e-5;  ///< DP delta, in (0, 1)
+
+    /// Throws ConfigError naming the field if gamma or gMax <= 0, sigma2 or sigmaM2 < 0, delta
+    /// outside (0, 1), or any value is not finite.
+    void Validate() const;
+};
+
+/**
+ * The privacy constant K = 2 gamma g_max c sqrt(2 ln(1.25 / delta)): the L2 sensitivity
+ * 2 c gamma g_max of a receiver's query c sum_{k != i} x_k to one worker's data (proof of
+ * Theorem IV.1) times the Gaussian-mechanism factor (Lemma IV.1), so that eps = K / sigma_s for
+ * a total noise standard deviation sigma_s. `amplitude` is c (the aligned amplitude; eq. 11 has
+ * c = sqrt(min_j |h_j|^2 P_j)), or |h_j| sqrt(P_j) for the orthogonal link.
+ */
+double DwflPrivacyConstant(double amplitude, const DwflPrivacyParams& params);
+
+/// Artificial-noise variance per entry that sender k adds at every receiver:
+/// |h_k|^2 beta_k P_k sigma^2.
+double DwflSenderNoisePower(double gainAbs, double powerW, double beta, double sigma2);
+
+/**
+ * eps_i of eq. (11): the per-round (eps_i, delta)-DP that receiver i's signal v_i gives every
+ * other worker,
+ *   eps_i = 2 gamma g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_{k != i} |h_k|^2 beta_k P_k sigma^2
+ *           + sigma_m^2),
+ * from the realised |h_k| (`gainAbs`), P_k (`powerW`), beta_k (`beta`) and the aligned
+ * amplitude c. +inf if there is no noise at all. Throws ConfigError on bad channels or params,
+ * a beta of the wrong size, or i >= N.
+ */
+double DwflEpsilon(std::size_t i,
+                   const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   const std::vector<double>& beta,
+                   double c,
+                   const DwflPrivacyParams& params);
+
+/**
+ * eps_{j->i} of orthogonal transmission (section 3.3): the link j -> i carries only sender j's
+ * noise, and the paper's numerator uses the full amplitude |h_j| sqrt(P_j),
+ *   eps_{j->i} = 2 gamma g_max sqrt(|h_j|^2 P_j) sqrt(2 ln(1.25/delta))
+ *                / sqrt(|h_j|^2 beta_j P_j sigma^2 + sigma_m^2).
+ * It does not depend on the receiver i nor on N.
+ */
+double DwflOrthogonalEpsilon(double gainAbs,
+                             double powerW,
+                             double beta,
+                             const DwflPrivacyParams& params);
+
+/**
+ * The corrected O(1/sqrt N) bound on eq. (11) (notes 3.3; Remark IV.1 as printed is invalid
+ * for N > 2):
+ *   eps_i <= K / sqrt((N-1) m_0 + sigma_m^2) <= K / (sqrt(N-1) sqrt(m_0)),
+ *   m_0 = min_{k != i} |h_k|^2 beta_k P_k sigma^2,  K = DwflPrivacyConstant(c).
+ * Returns the first (finite whenever sigma_m^2 > 0) form. Errors as DwflEpsilon.
+ */
+double DwflEpsilonBound(std::size_t i,
+                        const std::vector<double>& gainAbs,
+                        const std::vector<double>& powerW,
+                        const std::vector<double>& beta,
+                        double c,
+                        const DwflPrivacyParams& params);
+
+/**
+ * Calibration of the artificial noise for a target eps per round (notes 3.2), symmetric split:
+ *   sigma_s,req = K / eps,  S = max(0, sigma_s,req^2 - sigma_m^2),
+ *   beta_k = S / ((N-1) |h_k|^2 P_k sigma^2),
+ * so that every receiver collects exactly S of artificial noise and eps_i = eps for every i
+ * (eps_i < eps when the receiver noise alone suffices, S = 0, beta = 0). Returns beta.
+ * Throws ConfigError on bad inputs, and, if some worker k would need alpha_k + beta_k > 1,
+ * one naming that worker and the changes that make the target feasible: lower kappa (to at
+ * most DwflMaxKappa), raise sigma^2, or raise eps (with the thresholds when they exist).
+ */
+std::vector<double> CalibrateDwflBeta(const std::vector<double>& gainAbs,
+                                      const std::vector<double>& powerW,
+                                      double c,
+                                      const DwflPrivacyParams& params,
+                                      double epsilon);
+
+/**
+ * The largest kappa in (0, 1] (c = kappa min_j sqrt(|h_j|^2 P_j)) for which CalibrateDwflBeta
+ * meets the target eps, derived in closed form from the weakest worker (G_min = c_0^2 =
+ * min_j |h_j|^2 P_j, alpha = kappa^2, all others have more headroom):
+ *   kappa^2 c_0^2 + max(0, kappa^2 c_0^2 A - sigma_m^2) / ((N-1) sigma^2) <= c_0^2,
+ *   A = (K(1) / eps)^2, K(1) = DwflPrivacyConstant(1)
+ *   => kappa* = min(1, sqrt(u) / c_0),  u = ((N-1) sigma^2 c_0^2 + sigma_m^2) / ((N-1) sigma^2 +
+ * A). A larger c lowers the practical decode's residual noise, so kappa* is the best feasible
+ * choice. Throws ConfigError on bad inputs or eps <= 0.
+ */
+double DwflMaxKappa(const std::vector<double>& gainAbs,
+                    const std::vector<double>& powerW,
+                    const DwflPrivacyParams& params,
+                    double epsilon);
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_DWFL_PRIVACY_H

@@ -1,0 +1,675 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * DWFL (seed 004) per-round maths and privacy formulas against hand computations and the exact
+ * identities of notes/dwfl.md: alignment (eq. 3), superposition (eq. 5), the Oracle and
+ * Practical decodes of eq. (7) (eq. 9 and its practical residual), eq. (11), the orthogonal
+ * eps, the corrected O(1/sqrt N) bound and the calibration of beta and kappa (notes 3.2).
+ * Random inputs use fixed seeds; every check is an identity, so no statistical bound is needed.
+ */
+#include "ns3/dwfl-privacy.h"
+#include "ns3/dwfl.h"
+#include "ns3/ota-fading.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace ns3::fl;
+
+namespace
+{
+
+using VecD = Vec<double>;
+
+/// A realised DWFL network: N workers with Rayleigh amplitudes |h_k| and budgets P_k.
+struct Network
+{
+    std::vector<double> gainAbs;
+    std::vector<double> powerW;
+};
+
+Network
+RandomNetwork(std::size_t n, Rng& rng)
+{
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> power(0.5, 2.0);
+    Network net;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        const double g1 = normal(rng);
+        const double g2 = normal(rng);
+        net.gainAbs.push_back(std::abs(RayleighCoefficient(g1, g2)));
+        net.powerW.push_back(power(rng));
+    }
+    return net;
+}
+
+VecD
+RandomVec(std::size_t d, double stddev, Rng& rng)
+{
+    if (stddev == 0.0)
+    {
+        return VecD::Zero(d);
+    }
+    std::normal_distribution<double> normal(0.0, stddev);
+    VecD v(d);
+    for (auto& e : v)
+    {
+        e = normal(rng);
+    }
+    return v;
+}
+
+VecD
+Mean(const std::vector<VecD>& xs)
+{
+    VecD m = VecD::Zero(xs.front().size());
+    for (const auto& x : xs)
+    {
+        m += x;
+    }
+    return m / static_cast<double>(xs.size());
+}
+
+DwflPrivacyParams
+Params(double sigma2, double sigmaM2)
+{
+    DwflPrivacyParams p;
+    p.gamma = 0.1;
+    p.gMax = 1.0;
+    p.sigma2 = sigma2;
+    p.sigmaM2 = sigmaM2;
+    p.delta = 1e-5;
+    return p;
+}
+
+enum class Decode
+{
+    Oracle,
+    Practical
+};
+
+/**
+ * One DWFL round for all workers in process: local step (clip, SGD), signals, superposition,
+ * update. `x` holds x^(t-1/2) on entry and x^(t+1/2) on return; `stepped` receives x^(t).
+ */
+void
+Round(std::vector<VecD>& x,
+      std::vector<VecD> gradients,
+      const Network& net,
+      double c,
+      const std::vector<double>& beta,
+      const std::vector<VecD>& g,
+      const std::vector<VecD>& m,
+      double gamma,
+      double gMax,
+      double eta,
+      Decode decode,
+      std::vector<VecD>* stepped = nullptr)
+{
+    const std::size_t n = x.size();
+    const std::vector<double> alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
+    std::vector<VecD> s(n);
+    std::vector<const VecD*> sp, mp;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        DwflLocalStep(x[k], gradients[k], gamma, gMax);
+        DwflTransmitSignal(x[k], g[k], alpha[k], beta[k], net.powerW[k], s[k]);
+        sp.push_back(&s[k]);
+        mp.push_back(&m[k]);
+    }
+    if (stepped)
+    {
+        *stepped = x;
+    }
+    std::vector<VecD> v;
+    DwflSuperpose(sp, net.gainAbs, mp, v);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const double a = DwflNoiseGain(net.gainAbs[i], net.powerW[i], beta[i], c);
+        if (decode == Decode::Oracle)
+        {
+            DwflOracleUpdate(x[i], v[i], g[i], m[i], a, c, n, eta);
+        }
+        else
+        {
+            DwflPracticalUpdate(x[i], v[i], g[i], a, c, n, eta);
+        }
+    }
+}
+
+/// Random round inputs: models, gradients (some above the clip norm), G_k and m_i.
+struct RoundInputs
+{
+    std::vector<VecD> x, grad, g, m;
+};
+
+RoundInputs
+RandomInputs(std::size_t n, std::size_t d, double sigma2, double sigmaM2, Rng& rng)
+{
+    RoundInputs in;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        in.x.push_back(RandomVec(d, 1.0, rng));
+        in.grad.push_back(RandomVec(d, 1.0, rng));
+        in.g.push_back(RandomVec(d, std::sqrt(sigma2), rng));
+        in.m.push_back(RandomVec(d, std::sqrt(sigmaM2), rng));
+    }
+    return in;
+}
+
+/// Clipped gradients, as the local step uses them.
+VecD
+MeanClippedGradient(const std::vector<VecD>& grads, double gMax)
+{
+    std::vector<VecD> clipped;
+    for (const auto& g : grads)
+    {
+        clipped.push_back(g * std::min(1.0, gMax / g.norm()));
+    }
+    return Mean(clipped);
+}
+
+/// Calibrated beta at 0.9 kappa* for a target eps (feasible with headroom), all positive.
+std::vector<double>
+CalibratedBeta(const Network& net, const DwflPrivacyParams& p, double eps, double& c)
+{
+    const double kappa = 0.9 * DwflMaxKappa(net.gainAbs, net.powerW, p, eps);
+    c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappa);
+    auto beta = CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, eps);
+    for (double b : beta)
+    {
+        EXPECT_GT(b, 0.0) << "the test needs artificial noise; lower eps";
+    }
+    return beta;
+}
+
+// delta = 1.25 e^{-2} makes sqrt(2 ln(1.25/delta)) = 2; with gamma = 0.5, g_max = 1: K = 2 c.
+DwflPrivacyParams
+HandParams(double sigma2, double sigmaM2)
+{
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.sigma2 = sigma2;
+    p.sigmaM2 = sigmaM2;
+    p.delta = 1.25 * std::exp(-2.0);
+    return p;
+}
+
+// |h| = {1, 2, 3}, P = {4, 2, 1}: |h|^2 P = {4, 8, 9}, c = 2, alpha = {1, 1/2, 4/9}.
+const Network kHand{{1.0, 2.0, 3.0}, {4.0, 2.0, 1.0}};
+
+} // namespace
+
+// ------------------------------------------------------------------------------ alignment
+
+TEST(DwflAlignment, HandCase)
+{
+    EXPECT_DOUBLE_EQ(DwflAlignmentAmplitude(kHand.gainAbs, kHand.powerW, 1.0), 2.0);
+    EXPECT_DOUBLE_EQ(DwflAlignmentAmplitude(kHand.gainAbs, kHand.powerW, 0.5), 1.0);
+    const auto alpha = DwflPowerFractions(kHand.gainAbs, kHand.powerW, 2.0);
+    EXPECT_NEAR(alpha[0], 1.0, 1e-15);
+    EXPECT_NEAR(alpha[1], 0.5, 1e-15);
+    EXPECT_NEAR(alpha[2], 4.0 / 9.0, 1e-15);
+}
+
+TEST(DwflAlignment, EveryModelArrivesWithAmplitudeC)
+{
+    Rng rng(11);
+    for (double kappa : {1.0, 0.7})
+    {
+        const Network net = RandomNetwork(8, rng);
+        const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappa);
+        const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
+        double maxAlpha = 0.0;
+        for (std::size_t k = 0; k < alpha.size(); ++k)
+        {
+            EXPECT_NEAR(net.gainAbs[k] * std::sqrt(alpha[k] * net.powerW[k]), c, 1e-12);
+            maxAlpha = std::max(maxAlpha, alpha[k]);
+        }
+        EXPECT_NEAR(maxAlpha, kappa * kappa, 1e-12); // the weakest worker has alpha = kappa^2
+    }
+}
+
+TEST(DwflAlignment, RejectsBadConfiguration)
+{
+    EXPECT_THROW(DwflAlignmentAmplitude(kHand.gainAbs, kHand.powerW, 0.0), ConfigError);
+    EXPECT_THROW(DwflAlignmentAmplitude(kHand.gainAbs, kHand.powerW, 1.5), ConfigError);
+    EXPECT_THROW(DwflAlignmentAmplitude({1.0}, {1.0}, 1.0), ConfigError);
+    EXPECT_THROW(DwflAlignmentAmplitude({1.0, 2.0}, {1.0}, 1.0), ConfigError);
+    EXPECT_THROW(DwflAlignmentAmplitude({1.0, 0.0}, {1.0, 1.0}, 1.0), ConfigError);
+    EXPECT_THROW(DwflPowerFractions(kHand.gainAbs, kHand.powerW, 2.0 * (1 + 1e-9)), ConfigError);
+    EXPECT_THROW(DwflPowerFractions(kHand.gainAbs, kHand.powerW, 0.0), ConfigError);
+}
+
+TEST(DwflAlignment, PowerBudgetNamesTheWorker)
+{
+    EXPECT_NO_THROW(CheckDwflPowerBudget({1.0, 0.5}, {0.0, 0.5}));
+    try
+    {
+        CheckDwflPowerBudget({1.0, 0.5, 0.25}, {0.0, 0.5, 0.8});
+        FAIL() << "alpha + beta = 1.05 was accepted";
+    }
+    catch (const ConfigError& e)
+    {
+        EXPECT_EQ(e.Parameter(), "beta of worker 2");
+        EXPECT_NE(std::string(e.what()).find("0.75"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(CheckDwflPowerBudget({0.5, 0.5}, {-0.1, 0.0}), ConfigError);
+    EXPECT_THROW(CheckDwflPowerBudget({0.5, 0.5}, {0.1}), ConfigError);
+}
+
+// ------------------------------------------------------------------ signal and superposition
+
+TEST(DwflSignal, TransmitAndNoiseGainHandValues)
+{
+    VecD x(2), g(2), s;
+    x << 1.0, 2.0;
+    g << 3.0, -1.0;
+    // alpha = 1/4, beta = 1/2, P = 4: s = 1 x + sqrt(2) G
+    DwflTransmitSignal(x, g, 0.25, 0.5, 4.0, s);
+    EXPECT_NEAR(s[0], 1.0 + 3.0 * std::sqrt(2.0), 1e-15);
+    EXPECT_NEAR(s[1], 2.0 - std::sqrt(2.0), 1e-15);
+    // a = |h| sqrt(beta P) / c = 3 sqrt(2) / 2
+    EXPECT_NEAR(DwflNoiseGain(3.0, 4.0, 0.5, 2.0), 1.5 * std::sqrt(2.0), 1e-15);
+    EXPECT_THROW(DwflTransmitSignal(x, VecD::Zero(3), 0.25, 0.5, 4.0, s), ConfigError);
+}
+
+TEST(DwflSuperpose, EqualsTheSumOverTheOthersPlusOwnNoise)
+{
+    Rng rng(3);
+    const std::size_t n = 6, d = 5;
+    const Network net = RandomNetwork(n, rng);
+    std::vector<VecD> s, m;
+    std::vector<const VecD*> sp, mp;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        s.push_back(RandomVec(d, 1.0, rng));
+        m.push_back(RandomVec(d, 0.5, rng));
+    }
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        sp.push_back(&s[k]);
+        mp.push_back(&m[k]);
+    }
+    std::vector<VecD> v;
+    DwflSuperpose(sp, net.gainAbs, mp, v);
+    ASSERT_EQ(v.size(), n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        VecD direct = m[i];
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            if (k != i)
+            {
+                direct += net.gainAbs[k] * s[k];
+            }
+        }
+        EXPECT_LT((v[i] - direct).lpNorm<Eigen::Infinity>(), 1e-12);
+    }
+    mp.pop_back();
+    EXPECT_THROW(DwflSuperpose(sp, net.gainAbs, mp, v), ConfigError);
+}
+
+TEST(DwflSuperpose, AlignedModelsArriveAsCTimesTheirSum)
+{
+    // beta = 0, no receiver noise: v_i = c sum_{k != i} x_k (eq. 5).
+    Rng rng(4);
+    const std::size_t n = 5, d = 3;
+    const Network net = RandomNetwork(n, rng);
+    const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 1.0);
+    const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
+    std::vector<VecD> x, s(n);
+    const VecD zero = VecD::Zero(d);
+    std::vector<const VecD*> sp, mp;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        x.push_back(RandomVec(d, 1.0, rng));
+    }
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        DwflTransmitSignal(x[k], zero, alpha[k], 0.0, net.powerW[k], s[k]);
+        sp.push_back(&s[k]);
+        mp.push_back(&zero);
+    }
+    std::vector<VecD> v;
+    DwflSuperpose(sp, net.gainAbs, mp, v);
+    const VecD sum = Mean(x) * static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        EXPECT_LT((v[i] - c * (sum - x[i])).lpNorm<Eigen::Infinity>(), 1e-12);
+    }
+}
+
+// ------------------------------------------------------------------------- local step, update
+
+TEST(DwflLocalStep, ClipsToGMaxThenSteps)
+{
+    VecD x(2), g(2);
+    x << 1.0, 1.0;
+    g << 3.0, 4.0; // norm 5, clipped to 1: (0.6, 0.8)
+    EXPECT_NEAR(DwflLocalStep(x, g, 0.5, 1.0), 1.0, 1e-15);
+    EXPECT_NEAR(x[0], 0.7, 1e-15);
+    EXPECT_NEAR(x[1], 0.6, 1e-15);
+    g << 0.3, 0.4; // norm 0.5 < g_max: unchanged
+    EXPECT_NEAR(DwflLocalStep(x, g, 0.5, 1.0), 0.5, 1e-15);
+    EXPECT_NEAR(x[0], 0.55, 1e-15);
+    EXPECT_NEAR(x[1], 0.4, 1e-15);
+    EXPECT_THROW(DwflLocalStep(x, g, 0.5, 0.0), ConfigError);
+    EXPECT_THROW(DwflLocalStep(x, g, 0.0, 1.0), ConfigError);
+}
+
+TEST(DwflUpdate, HandValues)
+{
+    // N = 3, c = 2, a = 1/2, eta = 1/2, x = 1, v = 8, G = 1, m = 4.
+    // Practical: 1 + 0.5 (8 / 4 - 1 - 0.5) = 1.25.
+    // Oracle (eq. 7): Phi = a G + m / (c (N-1)) = 1.5; 1 + (0.5 / 2) (8 / 2 - 2 (1 + 1.5)) = 0.75.
+    VecD x(1), v(1), g(1), m(1);
+    v << 8.0;
+    g << 1.0;
+    m << 4.0;
+    std::vector<double> buffer{1.0}; // an Eigen::Map over a buffer is updated in place
+    DwflPracticalUpdate(Eigen::Map<VecD>(buffer.data(), 1), v, g, 0.5, 2.0, 3, 0.5);
+    EXPECT_NEAR(buffer[0], 1.25, 1e-15);
+    x << 1.0;
+    DwflOracleUpdate(x, v, g, m, 0.5, 2.0, 3, 0.5);
+    EXPECT_NEAR(x[0], 0.75, 1e-15);
+    EXPECT_THROW(DwflPracticalUpdate(x, v, g, 0.5, 2.0, 1, 0.5), ConfigError);
+    EXPECT_THROW(DwflPracticalUpdate(x, v, g, 0.5, 0.0, 3, 0.5), ConfigError);
+    EXPECT_THROW(DwflPracticalUpdate(x, v, g, 0.5, 2.0, 3, 0.0), ConfigError);
+    EXPECT_THROW(DwflOracleUpdate(x, v, g, VecD::Zero(2), 0.5, 2.0, 3, 0.5), ConfigError);
+}
+
+TEST(DwflOracle, NetworkAverageFollowsNoiselessSgd)
+{
+    // Eq. (9): xbar^(t+1/2) = xbar^(t-1/2) - gamma gbar, whatever h, sigma^2 and sigma_m^2.
+    Rng rng(21);
+    const std::size_t n = 5, d = 4;
+    const double gamma = 0.3, gMax = 1.0, eta = 0.7;
+    const DwflPrivacyParams p = Params(4.0, 0.05);
+    for (int trial = 0; trial < 3; ++trial)
+    {
+        const Network net = RandomNetwork(n, rng);
+        double c = 0.0;
+        const auto beta = CalibratedBeta(net, p, 0.3, c);
+        RoundInputs in = RandomInputs(n, d, p.sigma2, p.sigmaM2, rng);
+        const VecD expected = Mean(in.x) - gamma * MeanClippedGradient(in.grad, gMax);
+        Round(in.x, in.grad, net, c, beta, in.g, in.m, gamma, gMax, eta, Decode::Oracle);
+        EXPECT_LT((Mean(in.x) - expected).lpNorm<Eigen::Infinity>(), 1e-10);
+    }
+}
+
+TEST(DwflOracle, UpdateDoesNotDependOnTheReceiverNoise)
+{
+    Rng rng(22);
+    const std::size_t n = 4, d = 3;
+    const DwflPrivacyParams p = Params(4.0, 0.05);
+    const Network net = RandomNetwork(n, rng);
+    double c = 0.0;
+    const auto beta = CalibratedBeta(net, p, 0.3, c);
+    RoundInputs a = RandomInputs(n, d, p.sigma2, p.sigmaM2, rng);
+    RoundInputs b = a;
+    for (auto& m : b.m)
+    {
+        m = RandomVec(d, 10.0, rng);
+    }
+    Round(a.x, a.grad, net, c, beta, a.g, a.m, 0.2, 1.0, 0.6, Decode::Oracle);
+    Round(b.x, b.grad, net, c, beta, b.g, b.m, 0.2, 1.0, 0.6, Decode::Oracle);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        EXPECT_LT((a.x[i] - b.x[i]).lpNorm<Eigen::Infinity>(), 1e-10);
+    }
+}
+
+TEST(DwflPractical, AverageDeviatesByTheReceiverNoise)
+{
+    // xbar^(t+1/2) = xbar^(t-1/2) - gamma gbar + eta sum_i m_i / (c N (N-1)).
+    Rng rng(23);
+    const std::size_t n = 6, d = 4;
+    const double gamma = 0.3, gMax = 1.0, eta = 0.8;
+    const DwflPrivacyParams p = Params(4.0, 0.05);
+    const Network net = RandomNetwork(n, rng);
+    double c = 0.0;
+    const auto beta = CalibratedBeta(net, p, 0.3, c);
+    RoundInputs in = RandomInputs(n, d, p.sigma2, p.sigmaM2, rng);
+    const VecD sgd = Mean(in.x) - gamma * MeanClippedGradient(in.grad, gMax);
+    const VecD residual =
+        eta * Mean(in.m) * static_cast<double>(n) / (c * static_cast<double>(n * (n - 1)));
+    Round(in.x, in.grad, net, c, beta, in.g, in.m, gamma, gMax, eta, Decode::Practical);
+    EXPECT_GT(residual.lpNorm<Eigen::Infinity>(), 1e-3); // the residual is really there
+    EXPECT_LT((Mean(in.x) - sgd - residual).lpNorm<Eigen::Infinity>(), 1e-10);
+}
+
+TEST(DwflPractical, EtaNMinus1OverNAveragesExactlyWithoutNoise)
+{
+    Rng rng(24);
+    const std::size_t n = 5, d = 3;
+    const Network net = RandomNetwork(n, rng);
+    const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 0.8);
+    const std::vector<double> beta(n, 0.0);
+    RoundInputs in = RandomInputs(n, d, 1.0, 0.0, rng); // G_k is drawn but beta = 0, m = 0
+    std::vector<VecD> stepped;
+    const double eta = static_cast<double>(n - 1) / static_cast<double>(n);
+    Round(in.x, in.grad, net, c, beta, in.g, in.m, 0.3, 1.0, eta, Decode::Practical, &stepped);
+    const VecD avg = Mean(stepped);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        EXPECT_LT((in.x[i] - avg).lpNorm<Eigen::Infinity>(), 1e-12);
+    }
+}
+
+// ---------------------------------------------------------------------------------- privacy
+
+TEST(DwflPrivacy, Eq11HandValues)
+{
+    // beta = {0, 1/2, 1/2}, sigma^2 = 1, sigma_m^2 = 1/2: sender noise {0, 4, 9/2}; K = 2 c = 4.
+    const std::vector<double> beta{0.0, 0.5, 0.5};
+    const DwflPrivacyParams p = HandParams(1.0, 0.5);
+    EXPECT_NEAR(DwflPrivacyConstant(2.0, p), 4.0, 1e-14);
+    EXPECT_NEAR(DwflEpsilon(0, kHand.gainAbs, kHand.powerW, beta, 2.0, p), 4.0 / 3.0, 1e-12);
+    EXPECT_NEAR(DwflEpsilon(1, kHand.gainAbs, kHand.powerW, beta, 2.0, p),
+                4.0 / std::sqrt(5.0),
+                1e-12);
+    EXPECT_NEAR(DwflEpsilon(2, kHand.gainAbs, kHand.powerW, beta, 2.0, p),
+                4.0 * std::sqrt(2.0) / 3.0,
+                1e-12);
+    EXPECT_THROW(DwflEpsilon(3, kHand.gainAbs, kHand.powerW, beta, 2.0, p), ConfigError);
+    EXPECT_THROW(DwflEpsilon(0, kHand.gainAbs, kHand.powerW, {0.0}, 2.0, p), ConfigError);
+    DwflPrivacyParams bad = p;
+    bad.delta = 1.0;
+    EXPECT_THROW(DwflEpsilon(0, kHand.gainAbs, kHand.powerW, beta, 2.0, bad), ConfigError);
+}
+
+TEST(DwflPrivacy, ChannelNoiseAloneGivesAFiniteEps)
+{
+    // sigma = 0: eps_i = 2 gamma g_max c sqrt(2 ln(1.25/delta)) / sigma_m = 4 / 0.5 = 8.
+    const std::vector<double> beta{0.0, 0.5, 0.5};
+    const DwflPrivacyParams p = HandParams(0.0, 0.25);
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        EXPECT_NEAR(DwflEpsilon(i, kHand.gainAbs, kHand.powerW, beta, 2.0, p), 8.0, 1e-12);
+    }
+}
+
+TEST(DwflPrivacy, OrthogonalHandValues)
+{
+    // j = 1: 2 (1/2) sqrt(8) 2 / sqrt(4 + 1/2) = 8/3;  j = 2: 6 / sqrt(9/2 + 1/2) = 6 / sqrt(5).
+    const DwflPrivacyParams p = HandParams(1.0, 0.5);
+    EXPECT_NEAR(DwflOrthogonalEpsilon(2.0, 2.0, 0.5, p), 8.0 / 3.0, 1e-12);
+    EXPECT_NEAR(DwflOrthogonalEpsilon(3.0, 1.0, 0.5, p), 6.0 / std::sqrt(5.0), 1e-12);
+}
+
+TEST(DwflPrivacy, CorrectedBoundHoldsAndIsTightForEqualSenders)
+{
+    // Hand: i = 0, m_0 = min(4, 9/2) = 4: K / sqrt(2 * 4 + 1/2) = 4 / sqrt(8.5).
+    const DwflPrivacyParams hand = HandParams(1.0, 0.5);
+    const std::vector<double> hb{0.0, 0.5, 0.5};
+    EXPECT_NEAR(DwflEpsilonBound(0, kHand.gainAbs, kHand.powerW, hb, 2.0, hand),
+                4.0 / std::sqrt(8.5),
+                1e-12);
+
+    Rng rng(31);
+    const std::size_t n = 7;
+    const Network net = RandomNetwork(n, rng);
+    const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 0.5);
+    const DwflPrivacyParams p = Params(2.0, 1.0);
+    std::uniform_real_distribution<double> frac(0.0, 0.75); // alpha <= 1/4 at kappa = 1/2
+    std::vector<double> beta(n), equal(n);
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        beta[k] = frac(rng);
+        // equal sender noise 0.3: |h_k|^2 beta_k P_k sigma^2 = 0.3
+        equal[k] = 0.3 / (net.gainAbs[k] * net.gainAbs[k] * net.powerW[k] * p.sigma2);
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const double eps = DwflEpsilon(i, net.gainAbs, net.powerW, beta, c, p);
+        const double bound = DwflEpsilonBound(i, net.gainAbs, net.powerW, beta, c, p);
+        EXPECT_LT(eps, bound);
+        EXPECT_NEAR(DwflEpsilon(i, net.gainAbs, net.powerW, equal, c, p),
+                    DwflEpsilonBound(i, net.gainAbs, net.powerW, equal, c, p),
+                    1e-12);
+    }
+}
+
+TEST(DwflPrivacy, EpsTimesSqrtNMinus1TendsToAConstant)
+{
+    // Each sender adds q = |h_k|^2 beta_k P_k sigma^2 at a fixed c: eps_i sqrt(N-1) =
+    // K / sqrt(q + sigma_m^2 / (N-1)) -> K / sqrt(q), from below, within K/sqrt(q) x/2,
+    // x = sigma_m^2 / (q (N-1)) (1/sqrt(1 + x) >= 1 - x/2).
+    Rng rng(32);
+    const DwflPrivacyParams p = Params(1.0, 1.0);
+    const double c = 0.5, q = 0.2;
+    std::uniform_real_distribution<double> gain(1.0, 2.0);
+    const double limit = DwflPrivacyConstant(c, p) / std::sqrt(q);
+    double previous = 0.0;
+    for (std::size_t n : {2u, 5u, 20u, 100u, 1000u})
+    {
+        Network net;
+        std::vector<double> beta;
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            net.gainAbs.push_back(gain(rng));
+            net.powerW.push_back(1.0);
+            beta.push_back(q / (net.gainAbs[k] * net.gainAbs[k] * p.sigma2));
+        }
+        const double scaled =
+            DwflEpsilon(0, net.gainAbs, net.powerW, beta, c, p) * std::sqrt(double(n - 1));
+        const double x = p.sigmaM2 / (q * static_cast<double>(n - 1));
+        EXPECT_GT(scaled, previous);
+        EXPECT_LE(scaled, limit);
+        EXPECT_GE(scaled, limit * (1.0 - x / 2.0));
+        previous = scaled;
+    }
+    EXPECT_NEAR(previous / limit, 1.0, 0.003);
+}
+
+// ------------------------------------------------------------------------------ calibration
+
+TEST(DwflCalibration, MeetsTheTargetWithinThePowerBudget)
+{
+    Rng rng(41);
+    for (std::size_t n : {3u, 10u})
+    {
+        const Network net = RandomNetwork(n, rng);
+        const DwflPrivacyParams p = Params(1.0, 0.01);
+        for (double target : {0.1, 0.5})
+        {
+            const double kappaStar = DwflMaxKappa(net.gainAbs, net.powerW, p, target);
+            ASSERT_LT(kappaStar, 1.0);
+            for (double kappa : {0.5 * kappaStar, kappaStar})
+            {
+                const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappa);
+                const auto beta = CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, target);
+                const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
+                EXPECT_NO_THROW(CheckDwflPowerBudget(alpha, beta));
+                double maxUse = 0.0;
+                for (std::size_t k = 0; k < n; ++k)
+                {
+                    maxUse = std::max(maxUse, alpha[k] + beta[k]);
+                }
+                if (kappa == kappaStar)
+                {
+                    EXPECT_NEAR(maxUse, 1.0, 1e-12); // kappa* uses the weakest worker's budget
+                }
+                for (std::size_t i = 0; i < n; ++i)
+                {
+                    EXPECT_NEAR(DwflEpsilon(i, net.gainAbs, net.powerW, beta, c, p) / target,
+                                1.0,
+                                1e-12);
+                }
+            }
+        }
+    }
+}
+
+TEST(DwflCalibration, ReceiverNoiseAloneNeedsNoArtificialNoise)
+{
+    // sigma_s,req = K / eps = 4 / 8 = 1/2 < sigma_m = 1: S = 0, beta = 0, eps_i = 4 < 8.
+    const DwflPrivacyParams p = HandParams(1.0, 1.0);
+    const auto beta = CalibrateDwflBeta(kHand.gainAbs, kHand.powerW, 2.0, p, 8.0);
+    for (std::size_t k = 0; k < 3; ++k)
+    {
+        EXPECT_EQ(beta[k], 0.0);
+        EXPECT_NEAR(DwflEpsilon(k, kHand.gainAbs, kHand.powerW, beta, 2.0, p), 4.0, 1e-12);
+    }
+    EXPECT_DOUBLE_EQ(DwflMaxKappa(kHand.gainAbs, kHand.powerW, p, 8.0), 1.0);
+}
+
+TEST(DwflCalibration, HandKappaStar)
+{
+    // c_0 = 2, K(1) = 2, eps = 1: A = 4; N-1 = 2, sigma^2 = 1, sigma_m^2 = 1/2:
+    // u = (2 * 4 + 1/2) / (2 + 4) = 17/12, kappa* = sqrt(17/12) / 2.
+    const DwflPrivacyParams p = HandParams(1.0, 0.5);
+    EXPECT_NEAR(DwflMaxKappa(kHand.gainAbs, kHand.powerW, p, 1.0),
+                std::sqrt(17.0 / 12.0) / 2.0,
+                1e-15);
+}
+
+TEST(DwflCalibration, InfeasibleTargetsThrowNamingTheWorkerAndTheFix)
+{
+    Rng rng(42);
+    const std::size_t n = 6;
+    const Network net = RandomNetwork(n, rng);
+    const DwflPrivacyParams p = Params(1.0, 0.01);
+    const double target = 0.2;
+    std::size_t weakest = 0;
+    for (std::size_t k = 1; k < n; ++k)
+    {
+        if (net.gainAbs[k] * net.gainAbs[k] * net.powerW[k] <
+            net.gainAbs[weakest] * net.gainAbs[weakest] * net.powerW[weakest])
+        {
+            weakest = k;
+        }
+    }
+    const double kappaStar = DwflMaxKappa(net.gainAbs, net.powerW, p, target);
+    ASSERT_LT(kappaStar, 1.0);
+    for (double kappa : {1.0, kappaStar * (1.0 + 1e-6)})
+    {
+        const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappa);
+        try
+        {
+            CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, target);
+            FAIL() << "kappa " << kappa << " above kappa* " << kappaStar << " was accepted";
+        }
+        catch (const ConfigError& e)
+        {
+            const std::string what = e.what();
+            EXPECT_EQ(e.Parameter(), "beta of worker " + std::to_string(weakest));
+            EXPECT_NE(what.find("lower kappa"), std::string::npos) << what;
+            EXPECT_NE(what.find("raise eps"), std::string::npos) << what;
+            // at kappa = 1 the weakest worker has no headroom: raising sigma^2 cannot help
+            EXPECT_EQ(what.find("raise sigma^2") == std::string::npos, kappa == 1.0) << what;
+        }
+    }
+    // No noise at all cannot meet any eps.
+    const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 0.5);
+    EXPECT_THROW(CalibrateDwflBeta(net.gainAbs, net.powerW, c, Params(0.0, 0.0), target),
+                 ConfigError);
+    EXPECT_THROW(DwflMaxKappa(net.gainAbs, net.powerW, Params(0.0, 0.0), target), ConfigError);
+    EXPECT_THROW(CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, 0.0), ConfigError);
+}
