@@ -414,36 +414,28 @@ RunFedAvg(const std::string& name,
         Simulator::Destroy();
         return 2;
     }
-    FlServerHelper serverHelper(task);
-    serverHelper.SetAttribute("Rounds", UintegerValue(o.rounds));
-    serverHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
-    serverHelper.SetAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
-    serverHelper.SetAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
-    serverHelper.SetAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
-    serverHelper.SetAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
-    serverHelper.SetAttribute("ClientSampling", StringValue(o.sampling));
-    serverHelper.SetAttribute("StragglerPolicy", StringValue(o.stragglerPolicy));
-    serverHelper.SetAttribute("MaxStaleness", UintegerValue(o.maxStaleness));
-    serverHelper.SetAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
-    serverHelper.SetAttribute("MinQuorum", UintegerValue(o.minQuorum));
-    serverHelper.SetAttribute("QuorumPolicy", StringValue(o.quorumPolicy));
-
-    FlClientHelper clientHelper(task, serverAddress);
-    clientHelper.SetAttribute("WirePrecision", StringValue(o.wirePrecision));
-    clientHelper.SetAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
-    clientHelper.SetAttribute("ComputePower", DoubleValue(o.computePower));
-    clientHelper.SetAttribute("DropoutProbability", DoubleValue(o.dropout));
-    for (const char* attr : {"Transport", "HolePolicy"})
-    {
-        const std::string& v = std::string(attr) == "Transport" ? o.transport : o.holePolicy;
-        serverHelper.SetAttribute(attr, StringValue(v));
-        clientHelper.SetAttribute(attr, StringValue(v));
-    }
-    const DataRate pacing(static_cast<uint64_t>(o.udpPacingMbps * 1e6));
-    serverHelper.SetAttribute("UdpPacingRate", DataRateValue(pacing));
-    clientHelper.SetAttribute("UdpPacingRate", DataRateValue(pacing));
-    serverHelper.SetAttribute("RetryLimit", UintegerValue(o.retryLimit));
-    clientHelper.SetAttribute("RetryLimit", UintegerValue(o.retryLimit));
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(o.rounds));
+    fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
+    fedavg.SetServerAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
+    fedavg.SetServerAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
+    fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
+    fedavg.SetServerAttribute("ClientSampling", StringValue(o.sampling));
+    fedavg.SetServerAttribute("StragglerPolicy", StringValue(o.stragglerPolicy));
+    fedavg.SetServerAttribute("MaxStaleness", UintegerValue(o.maxStaleness));
+    fedavg.SetServerAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
+    fedavg.SetServerAttribute("MinQuorum", UintegerValue(o.minQuorum));
+    fedavg.SetServerAttribute("QuorumPolicy", StringValue(o.quorumPolicy));
+    fedavg.SetClientAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
+    fedavg.SetClientAttribute("ComputePower", DoubleValue(o.computePower));
+    fedavg.SetClientAttribute("DropoutProbability", DoubleValue(o.dropout));
+    fedavg.SetTransportAttribute("WirePrecision", StringValue(o.wirePrecision));
+    fedavg.SetTransportAttribute("Transport", StringValue(o.transport));
+    fedavg.SetTransportAttribute("HolePolicy", StringValue(o.holePolicy));
+    fedavg.SetTransportAttribute(
+        "UdpPacingRate",
+        DataRateValue(DataRate(static_cast<uint64_t>(o.udpPacingMbps * 1e6))));
+    fedavg.SetTransportAttribute("RetryLimit", UintegerValue(o.retryLimit));
     if (o.flopRateMedian > 0.0)
     {
         // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.
@@ -451,34 +443,23 @@ RunFedAvg(const std::string& name,
         speed->SetAttribute("Mu", DoubleValue(std::log(o.flopRateMedian)));
         speed->SetAttribute("Sigma", DoubleValue(o.flopRateSigma));
         speed->SetStream(50);
-        clientHelper.SetComputeSpeedVariable(speed);
+        fedavg.SetComputeSpeedVariable(speed);
     }
-    ApplicationContainer serverApps = serverHelper.Install(serverNode);
-    ApplicationContainer clientApps = clientHelper.Install(clients);
+    fedavg.SetMonitorAttribute("OutputFile", StringValue(o.output));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(!o.quiet));
+    fedavg.SetMonitorAttribute("ClientOutputFile", StringValue(o.clientOutput));
+    // Clients join 20 ms apart after association/attachment, as unsynchronised devices would
+    // (the helper's default start times).
+    FlFedAvgStack stack = fedavg.Install(serverNode, clients, serverAddress);
     for (uint32_t i = 0; i < o.leaveClients; ++i)
     {
-        clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
+        stack.clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
     }
-
     int64_t stream = 100;
     stream += assignNetworkStreams(stream);
-    stream += FlAssignStreams(serverApps, stream);
-    FlAssignStreams(clientApps, stream);
+    FlFedAvgHelper::AssignStreams(stack, stream);
 
-    serverApps.Start(Seconds(0.0));
-    // Clients join 20 ms apart after association/attachment, as unsynchronised devices would;
-    // simultaneous joins make ns-3.37's Wi-Fi block-ack set-up fail more often (doc/fl.rst).
-    for (uint32_t i = 0; i < clientApps.GetN(); ++i)
-    {
-        clientApps.Get(i)->SetStartTime(Seconds(0.5) + MilliSeconds(20) * i);
-    }
-
-    Ptr<LearningMonitor> monitor = CreateObject<LearningMonitor>();
-    monitor->SetAttribute("OutputFile", StringValue(o.output));
-    monitor->SetAttribute("Verbose", BooleanValue(!o.quiet));
-    monitor->SetAttribute("ClientOutputFile", StringValue(o.clientOutput));
-    monitor->Install(DynamicCast<FlServerApplication>(serverApps.Get(0)));
-    monitor->InstallClients(clientApps);
+    Ptr<LearningMonitor> monitor = stack.monitor;
     if (radioEnergy)
     {
         monitor->SetRadioEnergyReader(radioEnergy);
@@ -494,7 +475,7 @@ RunFedAvg(const std::string& name,
     Simulator::Stop(Seconds(o.maxTime));
     Simulator::Run();
 
-    Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(serverApps.Get(0));
+    Ptr<FlServerApplication> server = stack.server;
     const auto& rec = monitor->GetRecords();
     uint64_t bytes = 0;
     uint64_t chunksLost = 0;

@@ -115,4 +115,101 @@ FlAssignStreams(const ApplicationContainer& apps, int64_t stream)
     return used;
 }
 
+FlFedAvgHelper::FlFedAvgHelper(std::shared_ptr<const fl::LearningTask> task)
+    : m_task(task),
+      m_server(task)
+{
+}
+
+void
+FlFedAvgHelper::SetServerAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_server.SetAttribute(name, value);
+}
+
+void
+FlFedAvgHelper::SetClientAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_clientAttributes.emplace_back(name, value.Copy());
+}
+
+void
+FlFedAvgHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    SetServerAttribute(name, value);
+    SetClientAttribute(name, value);
+}
+
+void
+FlFedAvgHelper::SetMonitorAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_monitorAttributes.emplace_back(name, value.Copy());
+}
+
+void
+FlFedAvgHelper::SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond)
+{
+    m_speed = flopsPerSecond;
+}
+
+void
+FlFedAvgHelper::SetRoundStep(Ptr<FlRoundStep> step)
+{
+    m_step = step;
+}
+
+void
+FlFedAvgHelper::SetStartTimes(Time server, Time firstClient, Time clientSpacing)
+{
+    m_serverStart = server;
+    m_firstClient = firstClient;
+    m_clientSpacing = clientSpacing;
+}
+
+FlFedAvgStack
+FlFedAvgHelper::Install(Ptr<Node> serverNode,
+                        const NodeContainer& clients,
+                        Ipv4Address serverAddress) const
+{
+    FlFedAvgStack stack;
+    stack.serverApps = m_server.Install(serverNode);
+    stack.server = DynamicCast<FlServerApplication>(stack.serverApps.Get(0));
+    if (m_step)
+    {
+        stack.server->SetRoundStep(m_step);
+    }
+    UintegerValue port;
+    stack.server->GetAttribute("Port", port);
+    FlClientHelper clientHelper(m_task, serverAddress, static_cast<uint16_t>(port.Get()));
+    for (const auto& kv : m_clientAttributes)
+    {
+        clientHelper.SetAttribute(kv.first, *kv.second);
+    }
+    if (m_speed)
+    {
+        clientHelper.SetComputeSpeedVariable(m_speed);
+    }
+    stack.clientApps = clientHelper.Install(clients);
+    stack.serverApps.Start(m_serverStart);
+    for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
+    {
+        stack.clientApps.Get(i)->SetStartTime(m_firstClient + m_clientSpacing * i);
+    }
+    stack.monitor = CreateObject<LearningMonitor>();
+    for (const auto& kv : m_monitorAttributes)
+    {
+        stack.monitor->SetAttribute(kv.first, *kv.second);
+    }
+    stack.monitor->Install(stack.server);
+    stack.monitor->InstallClients(stack.clientApps);
+    return stack;
+}
+
+int64_t
+FlFedAvgHelper::AssignStreams(const FlFedAvgStack& stack, int64_t stream)
+{
+    const int64_t used = FlAssignStreams(stack.serverApps, stream);
+    return used + FlAssignStreams(stack.clientApps, stream + used);
+}
+
 } // namespace ns3

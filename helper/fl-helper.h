@@ -10,11 +10,16 @@
 #include "ns3/fl-client-application.h"
 #include "ns3/fl-server-application.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/learning-monitor.h"
+#include "ns3/nstime.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -77,6 +82,81 @@ class FlClientHelper
  * @return the number of streams used
  */
 int64_t FlAssignStreams(const ApplicationContainer& apps, int64_t stream);
+
+/**
+ * \ingroup fl
+ * What FlFedAvgHelper::Install built.
+ */
+struct FlFedAvgStack
+{
+    ApplicationContainer serverApps;  ///< the server (one application)
+    ApplicationContainer clientApps;  ///< one client per node, in client-index order
+    Ptr<FlServerApplication> server;  ///< the server application
+    Ptr<LearningMonitor> monitor;     ///< observes the server and the clients
+};
+
+/**
+ * \ingroup fl
+ * The whole FedAvg stack in one call: a server on one node, one client per node (client i
+ * trains on the task's data set i), the transport attributes set alike on both sides, clients
+ * started one after another (unsynchronised devices; simultaneous joins make ns-3.37's Wi-Fi
+ * block-ack set-up fail more often), and a LearningMonitor on the server and the clients.
+ *
+ * \code
+ *   FlFedAvgHelper fedavg(task);
+ *   fedavg.SetServerAttribute("Rounds", UintegerValue(20));
+ *   fedavg.SetTransportAttribute("Transport", StringValue("udp"));
+ *   fedavg.SetMonitorAttribute("OutputFile", StringValue("run.csv"));
+ *   FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+ *   fedavg.AssignStreams(stack, 100);
+ *   Simulator::Run();
+ * \endcode
+ */
+class FlFedAvgHelper
+{
+  public:
+    /// @param task the learning task (shared by the server, the clients and the monitor)
+    explicit FlFedAvgHelper(std::shared_ptr<const fl::LearningTask> task);
+
+    /// Sets an attribute of the server (FlServerApplication).
+    void SetServerAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets an attribute of every client (FlClientApplication).
+    void SetClientAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets an FlApplicationBase (transport) attribute on the server and every client alike.
+    void SetTransportAttribute(const std::string& name, const AttributeValue& value);
+    /// Sets an attribute of the LearningMonitor (OutputFile, ClientOutputFile, Verbose).
+    void SetMonitorAttribute(const std::string& name, const AttributeValue& value);
+    /// Per-client compute speeds (see FlClientHelper::SetComputeSpeedVariable).
+    void SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond);
+    /// The server's round step (the round seam; none = FedAvg).
+    void SetRoundStep(Ptr<FlRoundStep> step);
+    /// Server start time, first client start and the spacing of client starts.
+    void SetStartTimes(Time server, Time firstClient, Time clientSpacing);
+
+    /**
+     * Installs the server on `serverNode` and one client per node of `clients`, connected to
+     * `serverAddress`, and a monitor; sets the start times.
+     */
+    FlFedAvgStack Install(Ptr<Node> serverNode,
+                          const NodeContainer& clients,
+                          Ipv4Address serverAddress) const;
+
+    /// Fixes the random streams of the stack's applications; returns how many it used.
+    static int64_t AssignStreams(const FlFedAvgStack& stack, int64_t stream);
+
+  private:
+    using AttributeList = std::vector<std::pair<std::string, Ptr<AttributeValue>>>;
+
+    std::shared_ptr<const fl::LearningTask> m_task;
+    FlServerHelper m_server;
+    AttributeList m_clientAttributes;  ///< applied to every client in order
+    AttributeList m_monitorAttributes; ///< applied to the monitor in order
+    Ptr<RandomVariableStream> m_speed;
+    Ptr<FlRoundStep> m_step;
+    Time m_serverStart{Seconds(0)};
+    Time m_firstClient{Seconds(0.5)};
+    Time m_clientSpacing{MilliSeconds(20)};
+};
 
 } // namespace ns3
 

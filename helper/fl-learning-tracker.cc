@@ -1,0 +1,317 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-learning-tracker.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/log.h"
+#include "ns3/network-metrics.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlLearningTracker");
+NS_OBJECT_ENSURE_REGISTERED(FlLearningTracker);
+
+namespace
+{
+/// Models of one role as typed pointers, for the pure metrics.
+template <typename S>
+std::vector<const fl::Vec<S>*>
+Typed(const std::vector<const fl::ParamVector*>& models)
+{
+    std::vector<const fl::Vec<S>*> out;
+    out.reserve(models.size());
+    for (const auto* m : models)
+    {
+        out.push_back(&m->Get<S>());
+    }
+    return out;
+}
+
+template <typename S>
+void
+RoleAggregates(const std::vector<const fl::ParamVector*>& models,
+           const Eigen::VectorXd* optimum,
+           fl::ParamVector& centroid,
+           double& disagreement,
+           double& avgMsdDb)
+{
+    const auto typed = Typed<S>(models);
+    centroid = fl::ParamVector(fl::Centroid<S>(typed));
+    disagreement = fl::Disagreement<S>(typed);
+    avgMsdDb = optimum ? fl::AverageMsdDb<S>(typed, *optimum)
+                       : std::numeric_limits<double>::quiet_NaN();
+}
+
+double
+MsdDbOf(const fl::ParamVector& w, const Eigen::VectorXd& optimum)
+{
+    return w.GetPrecision() == fl::Precision::Float64 ? fl::MsdDb<double>(w.Get<double>(), optimum)
+                                                      : fl::MsdDb<float>(w.Get<float>(), optimum);
+}
+} // namespace
+
+TypeId
+FlLearningTracker::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlLearningTracker")
+            .SetParent<Object>()
+            .SetGroupName("Fl")
+            .AddConstructor<FlLearningTracker>()
+            .AddAttribute("OutputFile",
+                          "Long, tidy CSV (round,time_s,node,role,metric,value), written as rounds "
+                          "close (empty = none).",
+                          StringValue(""),
+                          MakeStringAccessor(&FlLearningTracker::m_outputFile),
+                          MakeStringChecker())
+            .AddAttribute("EvaluateNodes",
+                          "Also evaluate every node's model (test loss/accuracy, MSD), not only "
+                          "the aggregates (costs one evaluation per node and round).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlLearningTracker::m_evaluateNodes),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+FlLearningTracker::FlLearningTracker()
+    : m_evaluateNodes(true)
+{
+}
+
+FlLearningTracker::~FlLearningTracker() = default;
+
+void
+FlLearningTracker::DoDispose()
+{
+    Flush();
+    if (m_stream.is_open())
+    {
+        m_stream.close();
+    }
+    m_task = nullptr;
+    m_accountant = nullptr;
+    Object::DoDispose();
+}
+
+void
+FlLearningTracker::SetTask(std::shared_ptr<const fl::LearningTask> task)
+{
+    m_task = std::move(task);
+}
+
+void
+FlLearningTracker::SetReferenceOptimum(const Eigen::VectorXd& optimum)
+{
+    m_optimum = optimum;
+    m_haveOptimum = true;
+}
+
+void
+FlLearningTracker::SetAccountant(std::shared_ptr<const fl::PrivacyAccountant> accountant,
+                                 double delta,
+                                 fl::Composition composition)
+{
+    m_accountant = std::move(accountant);
+    m_delta = delta;
+    m_composition = composition;
+}
+
+void
+FlLearningTracker::Install(const ApplicationContainer& apps)
+{
+    for (auto it = apps.Begin(); it != apps.End(); ++it)
+    {
+        Ptr<FlApplicationBase> app = DynamicCast<FlApplicationBase>(*it);
+        if (!app)
+        {
+            NS_FATAL_ERROR("FlLearningTracker::Install: application "
+                           << (*it)->GetInstanceTypeId().GetName()
+                           << " is not an FL application (FlApplicationBase); pass the "
+                              "containers the FL helpers return");
+        }
+        app->TraceConnectWithoutContext("ModelReport",
+                                        MakeCallback(&FlLearningTracker::HandleReport, this));
+    }
+}
+
+void
+FlLearningTracker::InstallAll()
+{
+    Config::ConnectWithoutContextFailSafe(
+        "/NodeList/*/ApplicationList/*/$ns3::FlApplicationBase/ModelReport",
+        MakeCallback(&FlLearningTracker::HandleReport, this));
+}
+
+std::string
+FlLearningTracker::CsvHeader()
+{
+    return "round,time_s,node,role,metric,value";
+}
+
+const std::vector<FlMetricRow>&
+FlLearningTracker::GetRows() const
+{
+    return m_rows;
+}
+
+double
+FlLearningTracker::GetLast(const std::string& node, const std::string& metric) const
+{
+    for (auto it = m_rows.rbegin(); it != m_rows.rend(); ++it)
+    {
+        if (it->node == node && it->metric == metric)
+        {
+            return it->value;
+        }
+    }
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+void
+FlLearningTracker::HandleReport(const FlModelReport& report)
+{
+    if (report.model == nullptr)
+    {
+        return;
+    }
+    // Rounds before this one are complete: no node reports an older round afterwards.
+    while (!m_open.empty() && m_open.begin()->first < report.round)
+    {
+        CloseRound(m_open.begin()->first);
+    }
+    OpenRound& r = m_open[report.round];
+    r.timeS = Simulator::Now().GetSeconds();
+    Held& h = r.models[report.node];
+    h.role = report.role;
+    h.model = *report.model;
+    if (m_accountant)
+    {
+        // The privacy spent up to this report (the algorithm feeds the accountant before it
+        // reports the round's models).
+        r.epsilon = m_accountant->Report(m_delta, m_composition).epsilon;
+    }
+}
+
+void
+FlLearningTracker::Flush()
+{
+    while (!m_open.empty())
+    {
+        CloseRound(m_open.begin()->first);
+    }
+    if (m_stream.is_open())
+    {
+        m_stream.flush();
+    }
+}
+
+void
+FlLearningTracker::Emit(uint32_t round,
+                        double timeS,
+                        const std::string& node,
+                        FlNodeRole role,
+                        const std::string& metric,
+                        double value)
+{
+    FlMetricRow row{round, timeS, node, FlNodeRoleName(role), metric, value};
+    if (!m_outputFile.empty())
+    {
+        if (!m_stream.is_open())
+        {
+            m_stream.open(m_outputFile);
+            if (!m_stream)
+            {
+                NS_FATAL_ERROR("FlLearningTracker::OutputFile: cannot write \""
+                               << m_outputFile << "\" (fix: choose a writable path)");
+            }
+            m_stream << CsvHeader() << '\n';
+        }
+        m_stream << std::setprecision(10) << row.round << ',' << row.timeS << ',' << row.node
+                 << ',' << row.role << ',' << row.metric << ',' << row.value << '\n';
+    }
+    m_rows.push_back(std::move(row));
+}
+
+void
+FlLearningTracker::CloseRound(uint32_t round)
+{
+    auto it = m_open.find(round);
+    if (it == m_open.end())
+    {
+        return;
+    }
+    const OpenRound& r = it->second;
+    const Eigen::VectorXd* optimum = m_haveOptimum ? &m_optimum : nullptr;
+    std::map<FlNodeRole, std::vector<const fl::ParamVector*>> byRole;
+    for (const auto& kv : r.models)
+    {
+        const Held& h = kv.second;
+        byRole[h.role].push_back(&h.model);
+        if (!m_evaluateNodes)
+        {
+            continue;
+        }
+        const std::string node = std::to_string(kv.first);
+        if (m_task)
+        {
+            const fl::Evaluation e = m_task->Evaluate(h.model);
+            Emit(round, r.timeS, node, h.role, "test_loss", e.loss);
+            if (!std::isnan(e.accuracy))
+            {
+                Emit(round, r.timeS, node, h.role, "test_accuracy", e.accuracy);
+            }
+        }
+        if (optimum)
+        {
+            Emit(round, r.timeS, node, h.role, "msd_db", MsdDbOf(h.model, *optimum));
+        }
+    }
+    for (const auto& kv : byRole)
+    {
+        const auto& models = kv.second;
+        fl::ParamVector centroid;
+        double disagreement = 0.0;
+        double avgMsd = 0.0;
+        if (models.front()->GetPrecision() == fl::Precision::Float64)
+        {
+            RoleAggregates<double>(models, optimum, centroid, disagreement, avgMsd);
+        }
+        else
+        {
+            RoleAggregates<float>(models, optimum, centroid, disagreement, avgMsd);
+        }
+        Emit(round, r.timeS, "network", kv.first, "nodes", static_cast<double>(models.size()));
+        Emit(round, r.timeS, "network", kv.first, "disagreement", disagreement);
+        if (optimum)
+        {
+            Emit(round, r.timeS, "centroid", kv.first, "msd_db", MsdDbOf(centroid, *optimum));
+            Emit(round, r.timeS, "network", kv.first, "avg_msd_db", avgMsd);
+        }
+        if (m_task)
+        {
+            const fl::Evaluation e = m_task->Evaluate(centroid);
+            Emit(round, r.timeS, "centroid", kv.first, "test_loss", e.loss);
+            if (!std::isnan(e.accuracy))
+            {
+                Emit(round, r.timeS, "centroid", kv.first, "test_accuracy", e.accuracy);
+            }
+        }
+    }
+    if (m_accountant)
+    {
+        Emit(round, r.timeS, "network", byRole.begin()->first, "epsilon", r.epsilon);
+    }
+    m_open.erase(it);
+}
+
+} // namespace ns3

@@ -1,0 +1,133 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The observer seam's generic tracker: subscribes to the "ModelReport" trace of FL
+ * applications (whatever their class) and turns the models they report into metrics, one tidy
+ * CSV row per (round, node or aggregate, metric), like lorawan's packet tracker does for packets.
+ */
+#ifndef FL_LEARNING_TRACKER_H
+#define FL_LEARNING_TRACKER_H
+
+#include "ns3/application-container.h"
+#include "ns3/fl-application-base.h"
+#include "ns3/learning-task.h"
+#include "ns3/object.h"
+#include "ns3/privacy-accountant.h"
+
+#include <Eigen/Core>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * One row of the long, tidy results: (round, time, node, role, metric, value).
+ */
+struct FlMetricRow
+{
+    uint32_t round{0};  ///< round (iteration)
+    double timeS{0.0};  ///< simulated time of the last report of that round [s]
+    std::string node;   ///< node-level id, or "centroid" / "network" for aggregates
+    std::string role;   ///< FlNodeRoleName of the reporting nodes
+    std::string metric; ///< test_loss, test_accuracy, msd_db, avg_msd_db, disagreement, epsilon, ...
+    double value{0.0};  ///< its value
+};
+
+/**
+ * \ingroup fl
+ * Observes the models that FL applications report (the ModelReport trace of FlApplicationBase)
+ * and computes, per round and role:
+ *  - per node (EvaluateNodes): test loss and accuracy on the task's held-out data; MSD in dB
+ *    against a reference optimum when one is set;
+ *  - aggregates over the nodes of a role that reported in the round: the centroid's test loss,
+ *    accuracy and MSD [dB], the average individual MSD [dB], the disagreement
+ *    (1/N) sum ||w_k - centroid||^2, and the node count;
+ *  - epsilon of an attached privacy accountant (its composition, at its delta), as it stood
+ *    at the round's last report.
+ * A round's aggregates are computed when a report of a later round arrives, or at Flush()
+ * (called by Simulator::Destroy through DoDispose, or by the user after Simulator::Run()).
+ * Reports of one node replace its earlier report of the same round.
+ */
+class FlLearningTracker : public Object
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    FlLearningTracker();
+    ~FlLearningTracker() override;
+
+    /// The task whose held-out data evaluates models (optional: no loss/accuracy without it).
+    void SetTask(std::shared_ptr<const fl::LearningTask> task);
+    /// A reference optimum w° (e.g. the closed-form ridge solution): enables the MSD metrics.
+    void SetReferenceOptimum(const Eigen::VectorXd& optimum);
+    /**
+     * Attaches a privacy accountant (kept by the caller and fed by the algorithm); its epsilon
+     * at `delta` under `composition` is written once per round.
+     */
+    void SetAccountant(std::shared_ptr<const fl::PrivacyAccountant> accountant,
+                       double delta,
+                       fl::Composition composition);
+
+    /// Subscribes to the ModelReport trace of every FL application in the container.
+    void Install(const ApplicationContainer& apps);
+    /// Subscribes to every FL application of every node (Config path).
+    void InstallAll();
+
+    /// Computes the aggregates of the rounds still open and flushes the CSV.
+    void Flush();
+
+    /// Rows recorded so far.
+    const std::vector<FlMetricRow>& GetRows() const;
+    /// The last value of a metric for a node ("centroid", "network" or an id), NaN if none.
+    double GetLast(const std::string& node, const std::string& metric) const;
+
+    /// The CSV header line (without newline).
+    static std::string CsvHeader();
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void HandleReport(const FlModelReport& report);
+    void CloseRound(uint32_t round);
+    void Emit(uint32_t round,
+              double timeS,
+              const std::string& node,
+              FlNodeRole role,
+              const std::string& metric,
+              double value);
+
+    struct Held
+    {
+        FlNodeRole role{FlNodeRole::Server};
+        fl::ParamVector model;
+    };
+
+    struct OpenRound
+    {
+        double timeS{0.0};
+        double epsilon{0.0};             ///< the accountant's epsilon at the last report
+        std::map<uint32_t, Held> models; ///< by node-level id
+    };
+
+    std::string m_outputFile;
+    bool m_evaluateNodes;
+    std::shared_ptr<const fl::LearningTask> m_task;
+    Eigen::VectorXd m_optimum;
+    bool m_haveOptimum{false};
+    std::shared_ptr<const fl::PrivacyAccountant> m_accountant;
+    double m_delta{1e-5};
+    fl::Composition m_composition{fl::Composition::Rdp};
+    std::map<uint32_t, OpenRound> m_open; ///< rounds not yet aggregated
+    std::vector<FlMetricRow> m_rows;
+    std::ofstream m_stream;
+};
+
+} // namespace ns3
+
+#endif // FL_LEARNING_TRACKER_H
