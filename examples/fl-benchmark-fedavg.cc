@@ -27,7 +27,7 @@
 #include "ns3/data-io.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-helper.h"
-#include "ns3/fl-wifi-scenario-helper.h"
+#include "ns3/fl-network-scenarios.h"
 #include "ns3/learning-task.h"
 #include "ns3/message-reassembler.h"
 #include "ns3/mlp-model.h"
@@ -360,17 +360,17 @@ RunWifi(std::shared_ptr<const fl::SupervisedTask<float>> task, uint32_t rounds)
     g_probe.res = &res;
 
     FlWifiScenarioHelper wifi; // 802.11n, defaults
-    FlWifiScenario scene = wifi.Build(n);
+    FlScene scene = wifi.Build(n);
 
     FlServerHelper serverHelper(task);
     serverHelper.SetAttribute("Rounds", UintegerValue(rounds));
     serverHelper.SetAttribute("WirePrecision", StringValue(fl::PrecisionName(kWire)));
     serverHelper.SetAttribute("InitSeed", UintegerValue(kInitSeed));
-    ApplicationContainer serverApps = serverHelper.Install(scene.apNode);
+    ApplicationContainer serverApps = serverHelper.Install(scene.serverNode);
 
     FlClientHelper clientHelper(task, scene.serverAddress);
     clientHelper.SetAttribute("WirePrecision", StringValue(fl::PrecisionName(kWire)));
-    ApplicationContainer clientApps = clientHelper.Install(scene.stations);
+    ApplicationContainer clientApps = clientHelper.Install(scene.clients);
     for (uint32_t k = 0; k < n; ++k)
     {
         clientApps.Get(k)->SetAttribute("TrainingSeed", UintegerValue(TrainingSeed(k)));

@@ -17,7 +17,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-energy-helper.h"
-#include "ns3/fl-wifi-scenario-helper.h"
+#include "ns3/fl-network-scenarios.h"
 
 using namespace ns3;
 
@@ -62,7 +62,7 @@ main(int argc, char* argv[])
     wifi.SetStandard(standard);
     wifi.SetRadius(radius);
     wifi.SetRateManager(rateManager);
-    FlWifiScenario scene = wifi.Build(o.clients);
+    FlScene scene = wifi.Build(o.clients);
     // Radio energy of every station through ns-3's energy framework (CSV column energy_radio_j).
     Ptr<FlRadioEnergyMeter> meter;
     if (energy)
@@ -75,8 +75,8 @@ main(int argc, char* argv[])
         "fl-fedavg-wifi",
         o,
         task,
-        scene.apNode,
-        scene.stations,
+        scene.serverNode,
+        scene.clients,
         scene.serverAddress,
         [&scene](int64_t stream) { return FlWifiScenarioHelper::AssignStreams(scene, stream); },
         wallStart,

@@ -164,8 +164,7 @@ RunPoint(const Options& o, uint32_t n, double snrDb, int64_t stream)
         auto it = truth.find(r.slot);
         NS_ABORT_MSG_IF(it == truth.end(), "reception for an unplanned slot");
         const SlotTruth& t = it->second;
-        const Eigen::VectorXd estimate =
-            fl::UnpackReal(r.symbols, o.dim) / (t.c * static_cast<double>(t.active));
+        const Eigen::VectorXd estimate = fl::AirCompDecodeAverage(r.symbols, o.dim, t.c, t.active);
         mse[r.slot] = (estimate - t.mean).squaredNorm() / o.dim;
     }));
 

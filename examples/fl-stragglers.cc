@@ -23,7 +23,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-energy-helper.h"
-#include "ns3/fl-wifi-scenario-helper.h"
+#include "ns3/fl-network-scenarios.h"
 
 #include <fstream>
 
@@ -129,7 +129,7 @@ main(int argc, char* argv[])
             run.quiet = true;
             FlWifiScenarioHelper wifi;
             wifi.SetStandard(standard);
-            FlWifiScenario scene = wifi.Build(o.clients);
+            FlScene scene = wifi.Build(o.clients);
             Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
             meter->InstallWifi(scene);
             if (!o.quiet)
@@ -141,8 +141,8 @@ main(int argc, char* argv[])
                 "fl-stragglers",
                 run,
                 task,
-                scene.apNode,
-                scene.stations,
+                scene.serverNode,
+                scene.clients,
                 scene.serverAddress,
                 [&scene](int64_t s) { return FlWifiScenarioHelper::AssignStreams(scene, s); },
                 wallStart,

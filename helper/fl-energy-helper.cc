@@ -7,7 +7,6 @@
 #include "ns3/double.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-types.h"
-#include "ns3/fl-wifi-scenario-helper.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -72,8 +71,7 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
     if (devices.GetN() == 0)
     {
         NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi: no devices; pass the clients' Wi-Fi "
-                       "devices (FlWifiScenario::staDevices, or FlScene::devices.Get(1..N) of a "
-                       "Wi-Fi ad hoc scene)");
+                       "devices (FlScene::devices.Get(1..N) of a Wi-Fi scene)");
     }
     // Check every device before installing anything.
     std::set<uint32_t> nodes;
@@ -92,8 +90,8 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
             NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi: device "
                            << i << " is a " << type
                            << ", not a WifiNetDevice; the meter measures Wi-Fi radios only: pass "
-                              "FlWifiScenario::staDevices of an infrastructure BSS, or "
-                              "FlScene::devices.Get(1..N) of an FlWifiAdhocSceneHelper scene");
+                              "FlScene::devices.Get(1..N) of a Wi-Fi scene (FlWifiScenarioHelper, "
+                              "FlWifiAdhocSceneHelper)");
         }
         Ptr<WifiNetDevice> wifi = DynamicCast<WifiNetDevice>(dev);
         if (wifi->GetNPhys() != 1)
@@ -141,12 +139,6 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
 }
 
 DeviceEnergyModelContainer
-FlRadioEnergyMeter::InstallWifi(const FlWifiScenario& scenario)
-{
-    return InstallWifi(scenario.staDevices);
-}
-
-DeviceEnergyModelContainer
 FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
 {
     const uint32_t n = scene.clients.GetN();
@@ -161,8 +153,9 @@ FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
         NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi(FlScene): the scene's "
                        << scene.devices.GetN() << " devices are not the server's followed by one "
                        << "per client (" << n
-                       << " clients); pass a scene of FlWifiAdhocSceneHelper, or the clients' "
-                          "Wi-Fi devices as a NetDeviceContainer");
+                       << " clients); pass a scene of FlWifiScenarioHelper or "
+                          "FlWifiAdhocSceneHelper, or the clients' Wi-Fi devices as a "
+                          "NetDeviceContainer");
     }
     NetDeviceContainer clients;
     for (uint32_t i = 1; i <= n; ++i)

@@ -22,7 +22,6 @@ namespace ns3
 {
 
 struct FlScene;
-struct FlWifiScenario;
 
 /**
  * \ingroup fl
@@ -33,10 +32,10 @@ struct FlWifiScenario;
  * V * sum over states of (state current x time in state).
  *
  * Which devices to pass:
- *  - Wi-Fi infrastructure BSS (FlWifiScenarioHelper): the stations, FlWifiScenario::staDevices
- *    (the AP hosts the server and is no client), or simply InstallWifi(scenario);
- *  - Wi-Fi ad hoc (FlWifiAdhocSceneHelper): FlScene::devices holds the server's device first,
- *    so client i is devices.Get(i + 1); InstallWifi(scene) passes devices.Get(1..N);
+ *  - Wi-Fi infrastructure BSS (FlWifiScenarioHelper) and Wi-Fi ad hoc (FlWifiAdhocSceneHelper):
+ *    FlScene::devices holds the server's device first (for the BSS, the AP's: it hosts the
+ *    server and is no client), so client i is devices.Get(i + 1); InstallWifi(scene) passes
+ *    devices.Get(1..N);
  *  - CSMA, point-to-point and LTE scenes have no Wi-Fi radio: the meter does not apply.
  *
  * Install before Simulator::Run() (or at any time: energies count from the installation), read
@@ -55,7 +54,7 @@ struct FlWifiScenario;
  * \code
  *   Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
  *   meter->SetRadioAttribute("TxCurrentA", DoubleValue(0.45));
- *   meter->InstallWifi(scenario.staDevices);
+ *   meter->InstallWifi(scene);
  *   Simulator::Run();
  *   double joules = meter->GetRadioEnergy(0);
  * \endcode
@@ -95,11 +94,8 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
      */
     DeviceEnergyModelContainer InstallWifi(const NetDeviceContainer& devices);
 
-    /// Installs on the stations of an infrastructure BSS (scenario.staDevices).
-    DeviceEnergyModelContainer InstallWifi(const FlWifiScenario& scenario);
-
     /**
-     * Installs on the clients of a Wi-Fi ad hoc scene of FlWifiAdhocSceneHelper:
+     * Installs on the clients of a Wi-Fi scene of FlWifiScenarioHelper or FlWifiAdhocSceneHelper:
      * scene.devices.Get(1), ..., scene.devices.Get(N) (device 0 is the server's). Stops on a
      * scene whose devices are not the server's then one per client, in order.
      */

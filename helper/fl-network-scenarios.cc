@@ -7,7 +7,6 @@
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
-#include "ns3/fl-wifi-scenario-helper.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -24,6 +23,7 @@
 #include "ns3/position-allocator.h"
 #include "ns3/qos-txop.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/ssid.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
@@ -42,21 +42,93 @@ NS_LOG_COMPONENT_DEFINE("FlNetworkScenarios");
 namespace
 {
 
-void
-CheckClients(const char* who, uint32_t numClients)
+/**
+ * Wi-Fi standard and channel settings ("{number, width, band, 0}") for a standard name:
+ * 80211a (ch. 36, 20 MHz), 80211g (ch. 1, 2.4 GHz), 80211n (ch. 36, 20 MHz), 80211ac and
+ * 80211ax (ch. 42, 80 MHz). Stops with a message naming `who` on an unknown name.
+ */
+std::pair<WifiStandard, std::string>
+WifiStandardSettings(const std::string& name, const char* who)
 {
-    if (numClients == 0)
+    if (name == "80211a")
     {
-        NS_FATAL_ERROR(who << ": numClients is 0; build at least one client");
+        return {WIFI_STANDARD_80211a, "{36, 20, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211g")
+    {
+        return {WIFI_STANDARD_80211g, "{1, 20, BAND_2_4GHZ, 0}"};
+    }
+    if (name == "80211n")
+    {
+        return {WIFI_STANDARD_80211n, "{36, 20, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211ac")
+    {
+        return {WIFI_STANDARD_80211ac, "{42, 80, BAND_5GHZ, 0}"};
+    }
+    if (name == "80211ax")
+    {
+        return {WIFI_STANDARD_80211ax, "{42, 80, BAND_5GHZ, 0}"};
+    }
+    NS_FATAL_ERROR(who << ": unknown Wi-Fi standard '" << name
+                       << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
+}
+
+/**
+ * Second half of the block-ack workaround (FlWifiSceneHelperBase::SetBlockAckWorkaround), after
+ * installation: BE_BlockAckThreshold = 1 and AddBaResponseTimeout = 200 ms on the best-effort
+ * queue of every Wi-Fi device.
+ */
+void
+ApplyBlockAckWorkaround(const NetDeviceContainer& devices)
+{
+    for (auto it = devices.Begin(); it != devices.End(); ++it)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
+        // Block-ack agreement before the first burst; a longer wait for the ADDBA response.
+        dev->GetMac()->SetAttribute("BE_BlockAckThreshold", UintegerValue(1));
+        Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        if (be)
+        {
+            be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));
+        }
     }
 }
 
-void
-CheckRadius(const char* who, double meters)
+/// A scene with a new server node and numClients new client nodes, created in that order.
+FlScene
+CreateServerAndClients(uint32_t numClients)
 {
-    if (!(meters >= 0.0))
+    FlScene s;
+    s.serverNode = CreateObject<Node>();
+    s.clients.Create(numClients);
+    return s;
+}
+
+/// The scene's server node followed by its client nodes.
+NodeContainer
+ServerAndClients(const FlScene& scene)
+{
+    return NodeContainer(NodeContainer(scene.serverNode), scene.clients);
+}
+
+/**
+ * One subnet for the whole scene: Internet stack on the server and the clients, IPv4 addresses
+ * in 10.1.0.0/16 on scene.devices (the server's first, then one per client in order); sets
+ * serverAddress (10.1.0.1) and clientInterfaces.
+ */
+void
+AddressOneSubnet(FlScene& scene)
+{
+    InternetStackHelper internet;
+    internet.Install(ServerAndClients(scene));
+    Ipv4AddressHelper address;
+    address.SetBase("10.1.0.0", "255.255.0.0");
+    Ipv4InterfaceContainer ifaces = address.Assign(scene.devices);
+    scene.serverAddress = ifaces.GetAddress(0);
+    for (uint32_t i = 1; i < ifaces.GetN(); ++i)
     {
-        NS_FATAL_ERROR(who << ": radius " << meters << " m is invalid; use a radius >= 0");
+        scene.clientInterfaces.Add(ifaces.Get(i));
     }
 }
 
@@ -64,9 +136,17 @@ CheckRadius(const char* who, double meters)
 int64_t
 AssignInternetStreams(const FlScene& scene, int64_t stream)
 {
-    NodeContainer nodes(scene.serverNode);
-    nodes.Add(scene.clients);
-    return InternetStackHelper().AssignStreams(nodes, stream);
+    return InternetStackHelper().AssignStreams(ServerAndClients(scene), stream);
+}
+
+/// Fixes the streams of the scene's devices (with a DeviceHelper), then of its Internet stacks.
+template <typename DeviceHelper>
+int64_t
+AssignDeviceAndInternetStreams(const FlScene& scene, int64_t stream)
+{
+    DeviceHelper helper;
+    const int64_t used = helper.AssignStreams(scene.devices, stream);
+    return used + AssignInternetStreams(scene, stream + used);
 }
 
 /// Places the nodes uniformly at random on a disc of the radius around the origin.
@@ -97,60 +177,223 @@ PlaceAtOrigin(Ptr<Node> node)
 
 } // namespace
 
-// ------------------------------------------------------------------------------------- CSMA
+// --------------------------------------------------------------------- shared settings
 
-FlCsmaSceneHelper::FlCsmaSceneHelper()
-    : m_dataRate("100Mb/s"),
-      m_delay(NanoSeconds(6560))
+FlSceneHelperBase::FlSceneHelperBase(const char* name)
+    : m_name(name)
 {
 }
 
 void
-FlCsmaSceneHelper::SetDataRate(DataRate rate)
+FlSceneHelperBase::CheckClients(uint32_t numClients) const
+{
+    if (numClients == 0)
+    {
+        NS_FATAL_ERROR(m_name << ": numClients is 0; build at least one client");
+    }
+}
+
+void
+FlSceneHelperBase::CheckDataRate(const char* what, DataRate rate) const
 {
     if (rate.GetBitRate() == 0)
     {
-        NS_FATAL_ERROR("FlCsmaSceneHelper: data rate is 0; use a positive rate, e.g. 100Mb/s");
+        NS_FATAL_ERROR(m_name << ": " << what << " is 0; use a positive rate, e.g. 10Mb/s");
     }
+}
+
+void
+FlSceneHelperBase::CheckDelay(const char* what, Time delay) const
+{
+    if (delay.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR(m_name << ": " << what << " " << delay << " is negative; use a delay >= 0");
+    }
+}
+
+FlWiredSceneHelperBase::FlWiredSceneHelperBase(const char* name, DataRate rate, Time delay)
+    : FlSceneHelperBase(name),
+      m_dataRate(rate),
+      m_delay(delay)
+{
+}
+
+void
+FlWiredSceneHelperBase::SetDataRate(DataRate rate)
+{
+    CheckDataRate("data rate", rate);
     m_dataRate = rate;
 }
 
 void
-FlCsmaSceneHelper::SetDelay(Time delay)
+FlWiredSceneHelperBase::SetDelay(Time delay)
 {
-    if (delay.IsStrictlyNegative())
-    {
-        NS_FATAL_ERROR("FlCsmaSceneHelper: delay " << delay << " is negative; use a delay >= 0");
-    }
+    CheckDelay("delay", delay);
     m_delay = delay;
+}
+
+FlRadioSceneHelperBase::FlRadioSceneHelperBase(const char* name, double radius)
+    : FlSceneHelperBase(name),
+      m_radius(radius)
+{
+}
+
+void
+FlRadioSceneHelperBase::SetRadius(double meters)
+{
+    if (!(meters >= 0.0))
+    {
+        NS_FATAL_ERROR(m_name << ": radius " << meters << " m is invalid; use a radius >= 0");
+    }
+    m_radius = meters;
+}
+
+// ------------------------------------------------------------------------------------ Wi-Fi
+
+FlWifiSceneHelperBase::FlWifiSceneHelperBase(const char* name)
+    : FlRadioSceneHelperBase(name, 10.0),
+      m_standard("80211n"),
+      m_rateManager("ns3::IdealWifiManager"),
+      m_blockAckWorkaround(true)
+{
+}
+
+void
+FlWifiSceneHelperBase::SetStandard(const std::string& standard)
+{
+    m_standard = standard;
+}
+
+void
+FlWifiSceneHelperBase::SetRateManager(const std::string& typeName)
+{
+    m_rateManager = typeName;
+}
+
+void
+FlWifiSceneHelperBase::SetBlockAckWorkaround(bool enable)
+{
+    m_blockAckWorkaround = enable;
+}
+
+FlScene
+FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
+{
+    CheckClients(numClients);
+    const auto [standard, channel] = WifiStandardSettings(m_standard, m_name);
+
+    FlScene s = CreateServerAndClients(numClients);
+
+    YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channelHelper.Create());
+    phy.Set("ChannelSettings", StringValue(channel));
+
+    WifiHelper wifi;
+    wifi.SetStandard(standard);
+    wifi.SetRemoteStationManager(m_rateManager);
+
+    WifiMacHelper mac;
+    if (m_blockAckWorkaround)
+    {
+        // First half of the workaround: explicit BlockAckReq after a missed BlockAck.
+        mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
+    }
+    s.devices = InstallDevices(s, wifi, phy, mac);
+    if (m_blockAckWorkaround)
+    {
+        ApplyBlockAckWorkaround(s.devices);
+    }
+
+    PlaceAtOrigin(s.serverNode);
+    PlaceOnDisc(s.clients, m_radius);
+    AddressOneSubnet(s);
+    return s;
+}
+
+int64_t
+FlWifiSceneHelperBase::AssignStreams(const FlScene& scene, int64_t stream)
+{
+    return AssignDeviceAndInternetStreams<WifiHelper>(scene, stream);
+}
+
+FlWifiScenarioHelper::FlWifiScenarioHelper()
+    : FlWifiSceneHelperBase("FlWifiScenarioHelper")
+{
+}
+
+FlScene
+FlWifiScenarioHelper::Build(uint32_t numStations) const
+{
+    return BuildWifi(numStations);
+}
+
+NetDeviceContainer
+FlWifiScenarioHelper::InstallDevices(const FlScene& scene,
+                                     const WifiHelper& wifi,
+                                     const YansWifiPhyHelper& phy,
+                                     WifiMacHelper& mac) const
+{
+    Ssid ssid("fl-bss");
+    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+    const NetDeviceContainer stations = wifi.Install(phy, mac, scene.clients);
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+    const NetDeviceContainer ap = wifi.Install(phy, mac, scene.serverNode);
+    return NetDeviceContainer(ap, stations);
+}
+
+FlWifiAdhocSceneHelper::FlWifiAdhocSceneHelper()
+    : FlWifiSceneHelperBase("FlWifiAdhocSceneHelper"),
+      m_staticArp(true)
+{
+}
+
+void
+FlWifiAdhocSceneHelper::SetStaticArp(bool enable)
+{
+    m_staticArp = enable;
+}
+
+FlScene
+FlWifiAdhocSceneHelper::Build(uint32_t numClients) const
+{
+    FlScene s = BuildWifi(numClients);
+    if (m_staticArp)
+    {
+        // See SetStaticArp(): no broadcast ARP requests to collide.
+        NeighborCacheHelper arp;
+        arp.PopulateNeighborCache(s.devices);
+    }
+    return s;
+}
+
+NetDeviceContainer
+FlWifiAdhocSceneHelper::InstallDevices(const FlScene& scene,
+                                       const WifiHelper& wifi,
+                                       const YansWifiPhyHelper& phy,
+                                       WifiMacHelper& mac) const
+{
+    mac.SetType("ns3::AdhocWifiMac");
+    return wifi.Install(phy, mac, ServerAndClients(scene));
+}
+
+// ------------------------------------------------------------------------------------- CSMA
+
+FlCsmaSceneHelper::FlCsmaSceneHelper()
+    : FlWiredSceneHelperBase("FlCsmaSceneHelper", DataRate("100Mb/s"), NanoSeconds(6560))
+{
 }
 
 FlScene
 FlCsmaSceneHelper::Build(uint32_t numClients) const
 {
-    CheckClients("FlCsmaSceneHelper", numClients);
-    FlScene s;
-    NodeContainer server;
-    server.Create(1);
-    s.serverNode = server.Get(0);
-    s.clients.Create(numClients);
-    NodeContainer all(server, s.clients);
-
+    CheckClients(numClients);
+    FlScene s = CreateServerAndClients(numClients);
     CsmaHelper csma;
     csma.SetChannelAttribute("DataRate", DataRateValue(m_dataRate));
     csma.SetChannelAttribute("Delay", TimeValue(m_delay));
-    s.devices = csma.Install(all);
-
-    InternetStackHelper internet;
-    internet.Install(all);
-    Ipv4AddressHelper address;
-    address.SetBase("10.1.0.0", "255.255.0.0");
-    Ipv4InterfaceContainer ifaces = address.Assign(s.devices);
-    s.serverAddress = ifaces.GetAddress(0);
-    for (uint32_t i = 1; i < ifaces.GetN(); ++i)
-    {
-        s.clientInterfaces.Add(ifaces.Get(i));
-    }
+    s.devices = csma.Install(ServerAndClients(s));
+    AddressOneSubnet(s);
     NS_LOG_INFO("CSMA LAN: server " << s.serverAddress << " and " << numClients << " clients at "
                                     << m_dataRate);
     return s;
@@ -159,39 +402,14 @@ FlCsmaSceneHelper::Build(uint32_t numClients) const
 int64_t
 FlCsmaSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
-    CsmaHelper csma;
-    const int64_t used = csma.AssignStreams(scene.devices, stream);
-    return used + AssignInternetStreams(scene, stream + used);
+    return AssignDeviceAndInternetStreams<CsmaHelper>(scene, stream);
 }
 
 // ------------------------------------------------------------------------ point-to-point star
 
 FlPointToPointStarHelper::FlPointToPointStarHelper()
-    : m_dataRate("10Mb/s"),
-      m_delay(MilliSeconds(2))
+    : FlWiredSceneHelperBase("FlPointToPointStarHelper", DataRate("10Mb/s"), MilliSeconds(2))
 {
-}
-
-void
-FlPointToPointStarHelper::SetDataRate(DataRate rate)
-{
-    if (rate.GetBitRate() == 0)
-    {
-        NS_FATAL_ERROR(
-            "FlPointToPointStarHelper: data rate is 0; use a positive rate, e.g. 10Mb/s");
-    }
-    m_dataRate = rate;
-}
-
-void
-FlPointToPointStarHelper::SetDelay(Time delay)
-{
-    if (delay.IsStrictlyNegative())
-    {
-        NS_FATAL_ERROR("FlPointToPointStarHelper: delay " << delay
-                                                          << " is negative; use a delay >= 0");
-    }
-    m_delay = delay;
 }
 
 void
@@ -203,21 +421,16 @@ FlPointToPointStarHelper::SetDataRateVariable(Ptr<RandomVariableStream> mbps)
 FlScene
 FlPointToPointStarHelper::Build(uint32_t numClients) const
 {
-    CheckClients("FlPointToPointStarHelper", numClients);
+    CheckClients(numClients);
     if (numClients > (1u << 22))
     {
         NS_FATAL_ERROR("FlPointToPointStarHelper: numClients " << numClients
                                                                << " exceeds the /30 subnets of "
                                                                   "10.0.0.0/8; use fewer clients");
     }
-    FlScene s;
-    NodeContainer server;
-    server.Create(1);
-    s.serverNode = server.Get(0);
-    s.clients.Create(numClients);
+    FlScene s = CreateServerAndClients(numClients);
     InternetStackHelper internet;
-    internet.Install(server);
-    internet.Install(s.clients);
+    internet.Install(ServerAndClients(s));
 
     Ipv4AddressHelper address;
     address.SetBase("10.2.0.0", "255.255.255.252");
@@ -256,128 +469,15 @@ FlPointToPointStarHelper::AssignStreams(const FlScene& scene, int64_t stream)
     return AssignInternetStreams(scene, stream);
 }
 
-// ------------------------------------------------------------------------------ Wi-Fi ad hoc
-
-FlWifiAdhocSceneHelper::FlWifiAdhocSceneHelper()
-    : m_standard("80211n"),
-      m_radius(10.0),
-      m_rateManager("ns3::IdealWifiManager"),
-      m_blockAckWorkaround(true),
-      m_staticArp(true)
-{
-}
-
-void
-FlWifiAdhocSceneHelper::SetStaticArp(bool enable)
-{
-    m_staticArp = enable;
-}
-
-void
-FlWifiAdhocSceneHelper::SetStandard(const std::string& standard)
-{
-    m_standard = standard;
-}
-
-void
-FlWifiAdhocSceneHelper::SetRadius(double meters)
-{
-    CheckRadius("FlWifiAdhocSceneHelper", meters);
-    m_radius = meters;
-}
-
-void
-FlWifiAdhocSceneHelper::SetRateManager(const std::string& typeName)
-{
-    m_rateManager = typeName;
-}
-
-void
-FlWifiAdhocSceneHelper::SetBlockAckWorkaround(bool enable)
-{
-    m_blockAckWorkaround = enable;
-}
-
-FlScene
-FlWifiAdhocSceneHelper::Build(uint32_t numClients) const
-{
-    CheckClients("FlWifiAdhocSceneHelper", numClients);
-    const auto [standard, channel] = FlWifiStandardSettings(m_standard, "FlWifiAdhocSceneHelper");
-
-    FlScene s;
-    NodeContainer server;
-    server.Create(1);
-    s.serverNode = server.Get(0);
-    s.clients.Create(numClients);
-    NodeContainer all(server, s.clients);
-
-    YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
-    YansWifiPhyHelper phy;
-    phy.SetChannel(channelHelper.Create());
-    phy.Set("ChannelSettings", StringValue(channel));
-
-    WifiHelper wifi;
-    wifi.SetStandard(standard);
-    wifi.SetRemoteStationManager(m_rateManager);
-
-    WifiMacHelper mac;
-    if (m_blockAckWorkaround)
-    {
-        FlConfigureBlockAckWorkaround(mac);
-    }
-    mac.SetType("ns3::AdhocWifiMac");
-    s.devices = wifi.Install(phy, mac, all);
-    if (m_blockAckWorkaround)
-    {
-        FlApplyBlockAckWorkaround(s.devices);
-    }
-
-    PlaceAtOrigin(s.serverNode);
-    PlaceOnDisc(s.clients, m_radius);
-
-    InternetStackHelper internet;
-    internet.Install(all);
-    Ipv4AddressHelper address;
-    address.SetBase("10.1.0.0", "255.255.0.0");
-    Ipv4InterfaceContainer ifaces = address.Assign(s.devices);
-    s.serverAddress = ifaces.GetAddress(0);
-    for (uint32_t i = 1; i < ifaces.GetN(); ++i)
-    {
-        s.clientInterfaces.Add(ifaces.Get(i));
-    }
-    if (m_staticArp)
-    {
-        // See SetStaticArp(): no broadcast ARP requests to collide.
-        NeighborCacheHelper arp;
-        arp.PopulateNeighborCache(ifaces);
-    }
-    return s;
-}
-
-int64_t
-FlWifiAdhocSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
-{
-    WifiHelper wifi;
-    const int64_t used = wifi.AssignStreams(scene.devices, stream);
-    return used + AssignInternetStreams(scene, stream + used);
-}
-
 // -------------------------------------------------------------------------------------- LTE
 
 FlLteSceneHelper::FlLteSceneHelper()
-    : m_radius(50.0),
+    : FlRadioSceneHelperBase("FlLteSceneHelper", 50.0),
       m_bandwidth(25),
       m_rlcMode("am"),
       m_backhaulRate("1Gb/s"),
       m_backhaulDelay(MilliSeconds(10))
 {
-}
-
-void
-FlLteSceneHelper::SetRadius(double meters)
-{
-    CheckRadius("FlLteSceneHelper", meters);
-    m_radius = meters;
 }
 
 void
@@ -413,28 +513,21 @@ FlLteSceneHelper::SetRlcMode(const std::string& mode)
 void
 FlLteSceneHelper::SetBackhaulDataRate(DataRate rate)
 {
-    if (rate.GetBitRate() == 0)
-    {
-        NS_FATAL_ERROR("FlLteSceneHelper: backhaul data rate is 0; use a positive rate");
-    }
+    CheckDataRate("backhaul data rate", rate);
     m_backhaulRate = rate;
 }
 
 void
 FlLteSceneHelper::SetBackhaulDelay(Time delay)
 {
-    if (delay.IsStrictlyNegative())
-    {
-        NS_FATAL_ERROR("FlLteSceneHelper: backhaul delay " << delay
-                                                           << " is negative; use a delay >= 0");
-    }
+    CheckDelay("backhaul delay", delay);
     m_backhaulDelay = delay;
 }
 
 FlScene
 FlLteSceneHelper::Build(uint32_t numClients) const
 {
-    CheckClients("FlLteSceneHelper", numClients);
+    CheckClients(numClients);
     // LteEnbRrc allots each UE an SRS configuration index; the periodicity bounds the UE count.
     static const uint32_t kSrs[] = {2, 5, 10, 20, 40, 80, 160, 320};
     uint32_t srs = 0;

@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * One call each for the network scenes of federated learning other than Wi-Fi infrastructure
- * (see fl-wifi-scenario-helper.h): CSMA LAN, point-to-point star, Wi-Fi ad hoc and LTE.
+ * One call each for the network scenes of federated learning: Wi-Fi infrastructure BSS, Wi-Fi ad
+ * hoc, CSMA LAN, point-to-point star and LTE. Every helper's Build(n) returns an FlScene.
  */
 #ifndef FL_NETWORK_SCENARIOS_H
 #define FL_NETWORK_SCENARIOS_H
@@ -23,6 +23,10 @@
 namespace ns3
 {
 
+class WifiHelper;
+class WifiMacHelper;
+class YansWifiPhyHelper;
+
 /**
  * \ingroup fl
  * The nodes and addresses of a federated-learning network scene: one server node and N client
@@ -35,10 +39,11 @@ struct FlScene
     NodeContainer clients;     ///< one FL client each, in client-index order
     Ipv4Address serverAddress; ///< the address clients connect to
     /**
-     * The access-network devices the helper created: for CSMA and Wi-Fi ad hoc the server's
-     * device first, then the clients' in order; for the point-to-point star the server's and the
-     * client's device of each link in turn (server 0, client 0, server 1, client 1, ...); for
-     * LTE the eNB's device first, then the UEs' in order.
+     * The access-network devices the helper created: for CSMA, Wi-Fi ad hoc and Wi-Fi
+     * infrastructure the server's (for the BSS, the AP's) device first, then the clients' in order;
+     * for the point-to-point star the server's and the client's device of each link in turn (server
+     * 0, client 0, server 1, client 1, ...); for LTE the eNB's device first, then the UEs' in
+     * order.
      */
     NetDeviceContainer devices;
     Ipv4InterfaceContainer clientInterfaces; ///< the clients' IPv4 interfaces, in order
@@ -49,17 +54,198 @@ struct FlScene
 
 /**
  * \ingroup fl
+ * The ns-3 stream number from which the scene helpers draw node positions at Build(): every
+ * scene built in one process gets the same positions for a given --RngRun, so that the runs of
+ * a parameter sweep share their geometry. Keep other streams below it (AssignStreams numbers
+ * start low) or above it.
+ */
+constexpr int64_t kFlPositionStream = 1 << 22;
+
+/**
+ * \ingroup fl
+ * What every scene helper shares: its name in error messages and the checks of its settings.
+ * Not used on its own.
+ */
+class FlSceneHelperBase
+{
+  protected:
+    /// @param name the helper's class name, which starts every error message
+    explicit FlSceneHelperBase(const char* name);
+    /// Stops if numClients is 0.
+    void CheckClients(uint32_t numClients) const;
+    /// Stops, naming the setting `what`, if the rate is 0.
+    void CheckDataRate(const char* what, DataRate rate) const;
+    /// Stops, naming the setting `what`, if the delay is negative.
+    void CheckDelay(const char* what, Time delay) const;
+
+    const char* m_name; ///< the helper's class name
+};
+
+/**
+ * \ingroup fl
+ * The settings of the wired scenes (CSMA LAN, point-to-point star): a data rate and a
+ * propagation delay, with the defaults of each helper.
+ */
+class FlWiredSceneHelperBase : public FlSceneHelperBase
+{
+  public:
+    /// Data rate of the links (> 0).
+    void SetDataRate(DataRate rate);
+    /// Propagation delay of the links (>= 0).
+    void SetDelay(Time delay);
+
+  protected:
+    /**
+     * @param name the helper's class name
+     * @param rate the default data rate
+     * @param delay the default propagation delay
+     */
+    FlWiredSceneHelperBase(const char* name, DataRate rate, Time delay);
+
+    DataRate m_dataRate; ///< see SetDataRate
+    Time m_delay;        ///< see SetDelay
+};
+
+/**
+ * \ingroup fl
+ * The setting of the radio scenes (Wi-Fi, LTE): the clients are placed uniformly at random on a
+ * disc around the origin, positions drawn from kFlPositionStream.
+ */
+class FlRadioSceneHelperBase : public FlSceneHelperBase
+{
+  public:
+    /// Radius of the disc on which the clients are placed [m] (>= 0).
+    void SetRadius(double meters);
+
+  protected:
+    /**
+     * @param name the helper's class name
+     * @param radius the default radius [m]
+     */
+    FlRadioSceneHelperBase(const char* name, double radius);
+
+    double m_radius; ///< see SetRadius
+};
+
+/**
+ * \ingroup fl
+ * What the Wi-Fi scenes share: the server at the origin, the clients on a disc of radius 10 m by
+ * default, one YANS channel with log-distance path loss (YansWifiChannelHelper::Default),
+ * constant positions, Internet stack and IPv4 addresses in 10.1.0.0/16 (server 10.1.0.1). The
+ * subclasses choose the MACs.
+ */
+class FlWifiSceneHelperBase : public FlRadioSceneHelperBase
+{
+  public:
+    virtual ~FlWifiSceneHelperBase() = default;
+    /// Wi-Fi standard: "80211a", "80211g", "80211n" (default, 5 GHz), "80211ac", "80211ax".
+    void SetStandard(const std::string& standard);
+    /// Remote station manager TypeId name (default "ns3::IdealWifiManager").
+    void SetRateManager(const std::string& typeName);
+    /**
+     * Works around an ns-3.37 Wi-Fi stall (on by default; it matters only for standards with
+     * A-MPDU, 802.11n and later). With HT/VHT/HE A-MPDU and several stations receiving bursts at
+     * once, the ADDBA Request/Response exchange can outlast QosTxop::AddBaResponseTimeout
+     * (default 5 ms); the MPDUs queued meanwhile are then handled inconsistently by originator
+     * and recipient, and the recipient's reordering buffer waits for a sequence number that never
+     * comes: every later frame to that station is buffered, TCP retransmits until it gives up.
+     * The workaround sets AddBaResponseTimeout = 200 ms, BE_BlockAckThreshold = 1 (agreement set
+     * up before the first burst) and WifiDefaultAckManager::UseExplicitBar = true. Disable it to
+     * study the stock behaviour.
+     */
+    void SetBlockAckWorkaround(bool enable);
+    /**
+     * Fixes the random streams of the scene's Wi-Fi devices and Internet stacks (positions
+     * come from kFlPositionStream at Build).
+     * @return the number of streams used
+     */
+    static int64_t AssignStreams(const FlScene& scene, int64_t stream);
+
+  protected:
+    /// @param name the helper's class name
+    explicit FlWifiSceneHelperBase(const char* name);
+    /// Creates the nodes, devices (InstallDevices), mobility, Internet stack and addresses.
+    FlScene BuildWifi(uint32_t numClients) const;
+
+  private:
+    /**
+     * Installs the Wi-Fi devices on scene.serverNode and scene.clients.
+     * @param scene the scene's nodes
+     * @param wifi the Wi-Fi helper, standard and rate manager set
+     * @param phy the PHY helper, channel set
+     * @param mac the MAC helper, ack manager set; the subclass sets the MAC type
+     * @return the server's device first, then the clients' in order
+     */
+    virtual NetDeviceContainer InstallDevices(const FlScene& scene,
+                                              const WifiHelper& wifi,
+                                              const YansWifiPhyHelper& phy,
+                                              WifiMacHelper& mac) const = 0;
+
+    std::string m_standard;    ///< see SetStandard
+    std::string m_rateManager; ///< see SetRateManager
+    bool m_blockAckWorkaround; ///< see SetBlockAckWorkaround
+};
+
+/**
+ * \ingroup fl
+ * Builds an 802.11 infrastructure BSS: the server on the AP at the origin, the clients are the
+ * stations, placed uniformly at random on a disc around it (FlWifiSceneHelperBase).
+ */
+class FlWifiScenarioHelper : public FlWifiSceneHelperBase
+{
+  public:
+    FlWifiScenarioHelper();
+    /// Creates the nodes, devices, mobility, Internet stack and addresses.
+    FlScene Build(uint32_t numStations) const;
+
+  private:
+    NetDeviceContainer InstallDevices(const FlScene& scene,
+                                      const WifiHelper& wifi,
+                                      const YansWifiPhyHelper& phy,
+                                      WifiMacHelper& mac) const override;
+};
+
+/**
+ * \ingroup fl
+ * Builds an 802.11 ad hoc network (independent BSS): the server at the origin and N clients
+ * placed uniformly at random on a disc around it, all within range of each other for the
+ * default radius (FlWifiSceneHelperBase).
+ */
+class FlWifiAdhocSceneHelper : public FlWifiSceneHelperBase
+{
+  public:
+    FlWifiAdhocSceneHelper();
+    /**
+     * Fills every node's ARP cache with the other nodes' addresses (NeighborCacheHelper; on by
+     * default). Ad hoc stations send ARP requests as broadcast frames, which are neither
+     * acknowledged nor retried by the MAC: clients that start at the same time send them at the
+     * same instant, they collide again at every ARP retry, the entry goes dead for
+     * ArpCache::DeadTimeout (100 s) and the TCP connection attempt gives up. Disable it to study
+     * the stock behaviour (then stagger the clients' start times).
+     */
+    void SetStaticArp(bool enable);
+    /// Creates the nodes, devices, mobility, Internet stack and addresses.
+    FlScene Build(uint32_t numClients) const;
+
+  private:
+    NetDeviceContainer InstallDevices(const FlScene& scene,
+                                      const WifiHelper& wifi,
+                                      const YansWifiPhyHelper& phy,
+                                      WifiMacHelper& mac) const override;
+
+    bool m_staticArp; ///< see SetStaticArp
+};
+
+/**
+ * \ingroup fl
  * Builds one CSMA (Ethernet-like) LAN holding the server and N clients, Internet stack and IPv4
  * addresses in 10.1.0.0/16 (server 10.1.0.1). No mobility: CSMA has no propagation model.
+ * Defaults: 100 Mb/s, 6560 ns (about 2 km of cable).
  */
-class FlCsmaSceneHelper
+class FlCsmaSceneHelper : public FlWiredSceneHelperBase
 {
   public:
     FlCsmaSceneHelper();
-    /// Data rate of the shared channel (default 100 Mb/s).
-    void SetDataRate(DataRate rate);
-    /// Propagation delay of the shared channel (default 6560 ns, about 2 km of cable).
-    void SetDelay(Time delay);
     /// Creates the nodes, devices, Internet stack and addresses.
     FlScene Build(uint32_t numClients) const;
     /**
@@ -67,10 +253,6 @@ class FlCsmaSceneHelper
      * @return the number of streams used
      */
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
-
-  private:
-    DataRate m_dataRate;
-    Time m_delay;
 };
 
 /**
@@ -78,16 +260,13 @@ class FlCsmaSceneHelper
  * Builds a star: the server at the hub, one point-to-point link to each client, one /30 subnet
  * per link from 10.2.0.0 on. Clients connect to the server's address on the first link
  * (FlScene::serverAddress) through a static default route to their own link; the server answers
- * over the link of each client. Links may have heterogeneous rates drawn from a random variable.
+ * over the link of each client. Defaults: 10 Mb/s, 2 ms. Links may have heterogeneous rates
+ * drawn from a random variable; SetDataRate is then ignored.
  */
-class FlPointToPointStarHelper
+class FlPointToPointStarHelper : public FlWiredSceneHelperBase
 {
   public:
     FlPointToPointStarHelper();
-    /// Data rate of every link (default 10 Mb/s); ignored when a rate variable is set.
-    void SetDataRate(DataRate rate);
-    /// Propagation delay of every link (default 2 ms).
-    void SetDelay(Time delay);
     /**
      * Draws each link's rate in Mb/s from the variable (the same rate both ways). Values are
      * clamped to at least 1 kb/s. Pass nullptr to return to the fixed rate of SetDataRate.
@@ -104,76 +283,24 @@ class FlPointToPointStarHelper
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 
   private:
-    DataRate m_dataRate;
-    Time m_delay;
-    Ptr<RandomVariableStream> m_rateVariable;
-};
-
-/**
- * \ingroup fl
- * Builds an 802.11 ad hoc network (independent BSS): the server at the origin and N clients placed
- * uniformly at random on a disc around it, all within range of each other for the default radius;
- * constant positions, log-distance path loss (YansWifiChannelHelper::Default), Internet stack and
- * IPv4 addresses in 10.1.0.0/16 (server 10.1.0.1).
- */
-class FlWifiAdhocSceneHelper
-{
-  public:
-    FlWifiAdhocSceneHelper();
-    /// Wi-Fi standard: "80211a", "80211g", "80211n" (default, 5 GHz), "80211ac", "80211ax".
-    void SetStandard(const std::string& standard);
-    /// Radius of the disc on which clients are placed [m] (default 10).
-    void SetRadius(double meters);
-    /// Remote station manager TypeId name (default "ns3::IdealWifiManager").
-    void SetRateManager(const std::string& typeName);
-    /**
-     * Applies to the ad hoc MACs the ns-3.37 block-ack stall workaround of
-     * FlWifiScenarioHelper::SetBlockAckWorkaround (on by default; it matters only for standards
-     * with A-MPDU, 802.11n and later): AddBaResponseTimeout = 200 ms, BE_BlockAckThreshold = 1,
-     * WifiDefaultAckManager::UseExplicitBar = true.
-     */
-    void SetBlockAckWorkaround(bool enable);
-    /**
-     * Fills every node's ARP cache with the other nodes' addresses (NeighborCacheHelper; on by
-     * default). Ad hoc stations send ARP requests as broadcast frames, which are neither
-     * acknowledged nor retried by the MAC: clients that start at the same time send them at the
-     * same instant, they collide again at every ARP retry, the entry goes dead for
-     * ArpCache::DeadTimeout (100 s) and the TCP connection attempt gives up. Disable it to study
-     * the stock behaviour (then stagger the clients' start times).
-     */
-    void SetStaticArp(bool enable);
-    /// Creates the nodes, devices, mobility, Internet stack and addresses.
-    FlScene Build(uint32_t numClients) const;
-    /**
-     * Fixes the random streams of the scene's Wi-Fi devices.
-     * @return the number of streams used
-     */
-    static int64_t AssignStreams(const FlScene& scene, int64_t stream);
-
-  private:
-    std::string m_standard;
-    double m_radius;
-    std::string m_rateManager;
-    bool m_blockAckWorkaround;
-    bool m_staticArp;
+    Ptr<RandomVariableStream> m_rateVariable; ///< see SetDataRateVariable
 };
 
 /**
  * \ingroup fl
  * Builds an LTE cell with an EPC core, as ns-3's lena-simple-epc example: the clients are UEs
  * attached to one eNB at the origin, placed uniformly at random on a disc around it (constant
- * positions); the server is a remote host behind the PGW over a point-to-point link
- * (1.0.0.0/8; UEs get 7.0.0.0/8 from the EPC), with static routes both ways. Uses LteHelper's
- * defaults (Friis path loss, proportional-fair scheduler, ideal RRC) except the settings below.
- * The UEs attach at time 0 and need a few tens of milliseconds; start the clients after that
- * (e.g. at 0.5 s). The scene's helpers are kept in FlScene::lteHelper and FlScene::epcHelper.
+ * positions, radius 50 m by default); the server is a remote host behind the PGW over a
+ * point-to-point link (1.0.0.0/8; UEs get 7.0.0.0/8 from the EPC), with static routes both ways.
+ * Uses LteHelper's defaults (Friis path loss, proportional-fair scheduler, ideal RRC) except the
+ * settings below. The UEs attach at time 0 and need a few tens of milliseconds; start the
+ * clients after that (e.g. at 0.5 s). The scene's helpers are kept in FlScene::lteHelper and
+ * FlScene::epcHelper.
  */
-class FlLteSceneHelper
+class FlLteSceneHelper : public FlRadioSceneHelperBase
 {
   public:
     FlLteSceneHelper();
-    /// Radius of the disc on which UEs are placed [m] (default 50).
-    void SetRadius(double meters);
     /// Downlink and uplink bandwidth in resource blocks: 6, 15, 25 (default), 50, 75 or 100.
     void SetBandwidth(uint16_t resourceBlocks);
     /**
@@ -194,11 +321,10 @@ class FlLteSceneHelper
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 
   private:
-    double m_radius;
-    uint16_t m_bandwidth;
-    std::string m_rlcMode;
-    DataRate m_backhaulRate;
-    Time m_backhaulDelay;
+    uint16_t m_bandwidth;    ///< see SetBandwidth
+    std::string m_rlcMode;   ///< see SetRlcMode
+    DataRate m_backhaulRate; ///< see SetBackhaulDataRate
+    Time m_backhaulDelay;    ///< see SetBackhaulDelay
 };
 
 } // namespace ns3

@@ -16,7 +16,6 @@
 #include "ns3/fl-energy-helper.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-types.h"
-#include "ns3/fl-wifi-scenario-helper.h"
 #include "ns3/udp-client-server-helper.h"
 #include "ns3/udp-server.h"
 #include "ns3/wifi-net-device.h"
@@ -242,11 +241,11 @@ TEST(RadioEnergy, InfrastructureIdleStationAboveIdleByBeaconsOnly)
     AirtimeLog log;
     {
         FlWifiScenarioHelper h; // 802.11n, 5 GHz, 20 MHz: beacons at 6 Mb/s OFDM
-        FlWifiScenario w = h.Build(1);
+        FlScene w = h.Build(1);
         FlWifiScenarioHelper::AssignStreams(w, 100);
         Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
         meter->InstallWifi(w);
-        Ptr<WifiPhy> phy = DynamicCast<WifiNetDevice>(w.staDevices.Get(0))->GetPhy();
+        Ptr<WifiPhy> phy = DynamicCast<WifiNetDevice>(w.devices.Get(1))->GetPhy();
         phy->TraceConnectWithoutContext("MonitorSnifferRx", MakeBoundCallback(&LogRx, &log));
         phy->TraceConnectWithoutContext("MonitorSnifferTx", MakeBoundCallback(&LogTx, &log));
         Simulator::Stop(Seconds(simS));

@@ -9,7 +9,7 @@
 #include "ns3/core-module.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-helper.h"
-#include "ns3/fl-wifi-scenario-helper.h"
+#include "ns3/fl-network-scenarios.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
 #include "ns3/model-message.h"
@@ -89,16 +89,16 @@ RunOverWifi(std::shared_ptr<const fl::LearningTask> task,
     NetworkRun out;
     FlWifiScenarioHelper wifi;
     wifi.SetStandard(standard);
-    FlWifiScenario scene = wifi.Build(static_cast<uint32_t>(task->NumClients()));
+    FlScene scene = wifi.Build(static_cast<uint32_t>(task->NumClients()));
 
     FlServerHelper sh(task);
     sh.SetAttribute("Rounds", UintegerValue(rounds));
     sh.SetAttribute("WirePrecision", StringValue(wire));
     sh.SetAttribute("InitSeed", UintegerValue(initSeed));
-    ApplicationContainer sapps = sh.Install(scene.apNode);
+    ApplicationContainer sapps = sh.Install(scene.serverNode);
     FlClientHelper ch(task, scene.serverAddress);
     ch.SetAttribute("WirePrecision", StringValue(wire));
-    ApplicationContainer capps = ch.Install(scene.stations);
+    ApplicationContainer capps = ch.Install(scene.clients);
     for (uint32_t i = 0; i < capps.GetN(); ++i)
     {
         out.clientSeeds.push_back(seedBase + 17 * i);

@@ -3,19 +3,23 @@
  *
  * FedAvg over every network scene of fl-network-scenarios.h (CSMA, point-to-point star, Wi-Fi ad
  * hoc, LTE): every round completes with every client, and a lossless wired network gives global
- * models bit-identical to those of a Wi-Fi run with the same seeds.
+ * models bit-identical to those of a Wi-Fi run with the same seeds. The layout of the Wi-Fi
+ * infrastructure scene, and the settings checks the helpers share.
  */
 #include "fl-test-task.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
-#include "ns3/fl-wifi-scenario-helper.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
+#include "ns3/mobility-model.h"
 #include "ns3/partition.h"
 #include "ns3/synthetic-data.h"
+#include "ns3/wifi-mac.h"
+#include "ns3/wifi-net-device.h"
 
+#include <cmath>
 #include <functional>
 #include <gtest/gtest.h>
 
@@ -116,12 +120,8 @@ TEST(NetworkScenes, CsmaEveryRoundEveryClientAndSameModelsAsWifi)
 
     SceneRun wifi = RunFedAvg(task, rounds, [n] {
         FlWifiScenarioHelper h;
-        FlWifiScenario w = h.Build(n);
-        FlWifiScenarioHelper::AssignStreams(w, 100);
-        FlScene s;
-        s.serverNode = w.apNode;
-        s.clients = w.stations;
-        s.serverAddress = w.serverAddress;
+        FlScene s = h.Build(n);
+        FlWifiScenarioHelper::AssignStreams(s, 100);
         return s;
     });
     ExpectEveryRoundWithEveryClient(wifi, rounds, n);
@@ -202,4 +202,61 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
     SceneRun csma = RunFedAvg(task, 3, [n] { return BuildCsma(n); });
     ASSERT_EQ(csma.globals.size(), run.globals.size());
     EXPECT_TRUE(csma.globals.back() == run.globals.back());
+}
+
+// The infrastructure BSS as an FlScene: the AP hosts the server, its device comes first, then
+// the stations' in client order; the server at the origin, the stations within the radius.
+TEST(NetworkScenes, WifiInfrastructureSceneLayout)
+{
+    const uint32_t n = 3;
+    const double radius = 7.0;
+    {
+        FlWifiScenarioHelper h;
+        h.SetRadius(radius);
+        FlScene s = h.Build(n);
+        ASSERT_EQ(s.clients.GetN(), n);
+        ASSERT_EQ(s.devices.GetN(), n + 1);
+        ASSERT_EQ(s.clientInterfaces.GetN(), n);
+        auto macType = [&s](uint32_t i) {
+            return DynamicCast<WifiNetDevice>(s.devices.Get(i))->GetMac()->GetInstanceTypeId();
+        };
+        EXPECT_EQ(s.devices.Get(0)->GetNode(), s.serverNode);
+        EXPECT_EQ(macType(0).GetName(), "ns3::ApWifiMac");
+        EXPECT_EQ(s.serverAddress, Ipv4Address("10.1.0.1"));
+        EXPECT_EQ(s.serverNode->GetObject<MobilityModel>()->GetPosition(), Vector(0, 0, 0));
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            EXPECT_EQ(s.devices.Get(i + 1)->GetNode(), s.clients.Get(i));
+            EXPECT_EQ(macType(i + 1).GetName(), "ns3::StaWifiMac");
+            EXPECT_EQ(s.clientInterfaces.GetAddress(i), Ipv4Address(0x0a010002 + i));
+            EXPECT_NE(s.clients.Get(i), s.serverNode);
+            const Vector p = s.clients.Get(i)->GetObject<MobilityModel>()->GetPosition();
+            EXPECT_LE(std::hypot(p.x, p.y), radius);
+        }
+        EXPECT_EQ(s.infrastructure.GetN(), 0u);
+    }
+    Simulator::Destroy();
+}
+
+// The checks shared by the scene helpers stop with the helper's name, the setting and the fix.
+TEST(NetworkScenesDeathTest, SharedSettingChecks)
+{
+    EXPECT_DEATH(FlCsmaSceneHelper().SetDataRate(DataRate(0)),
+                 "FlCsmaSceneHelper: data rate is 0; use a positive rate");
+    EXPECT_DEATH(FlPointToPointStarHelper().SetDelay(Seconds(-1)),
+                 "FlPointToPointStarHelper: delay .* is negative; use a delay >= 0");
+    EXPECT_DEATH(FlLteSceneHelper().SetBackhaulDataRate(DataRate(0)),
+                 "FlLteSceneHelper: backhaul data rate is 0");
+    EXPECT_DEATH(FlLteSceneHelper().SetBackhaulDelay(MilliSeconds(-1)),
+                 "FlLteSceneHelper: backhaul delay .* is negative");
+    EXPECT_DEATH(FlLteSceneHelper().SetRadius(-1.0), "FlLteSceneHelper: radius -1 m is invalid");
+    EXPECT_DEATH(FlWifiScenarioHelper().SetRadius(std::nan("")),
+                 "FlWifiScenarioHelper: radius nan m is invalid; use a radius >= 0");
+    EXPECT_DEATH(FlWifiAdhocSceneHelper().SetRadius(-2.0), "FlWifiAdhocSceneHelper: radius -2 m");
+    EXPECT_DEATH(FlWifiScenarioHelper().Build(0),
+                 "FlWifiScenarioHelper: numClients is 0; build at least one client");
+    EXPECT_DEATH(FlCsmaSceneHelper().Build(0), "FlCsmaSceneHelper: numClients is 0");
+    FlWifiAdhocSceneHelper adhoc;
+    adhoc.SetStandard("80211z");
+    EXPECT_DEATH(adhoc.Build(1), "FlWifiAdhocSceneHelper: unknown Wi-Fi standard '80211z'");
 }

@@ -835,7 +835,7 @@ TEST_F(OtaChannelTest, AirCompMseMatchesAnalytic)
     std::map<uint64_t, double> mse;
     s->phys.Get(0)->SetReceiveCallback(OtaPhy::ReceiveCallback([&](const OtaReception& r) {
         const SlotTruth& t = truth.at(r.slot);
-        const Eigen::VectorXd est = fl::UnpackReal(r.symbols, d) / (t.c * double(t.active));
+        const Eigen::VectorXd est = fl::AirCompDecodeAverage(r.symbols, d, t.c, t.active);
         mse[r.slot] = (est - t.mean).squaredNorm() / double(d);
     }));
     std::function<void(uint64_t)> plan = [&](uint64_t slot) {

@@ -375,6 +375,49 @@ TEST(OtaAnalytic, ScaledExpIntMatchesBoost)
     EXPECT_TRUE(std::isinf(fl::ScaledExpIntE1(0.0)));
 }
 
+/**
+ * AirComp decode x_hat = UnpackReal(y, d) / (c a): hand-computed values, then a noiseless
+ * superposition of aligned senders (each arriving with amplitude c) decodes to the average of
+ * the active senders' vectors; nobody active decodes to 0.
+ */
+TEST(OtaAnalytic, AirCompDecodeAverage)
+{
+    // y = (3 + 6j, 9 - 1.5j), d = 3, c = 1.5, a = 2: c a = 3.
+    fl::SymbolVector y(2);
+    y << Complex(3.0, 6.0), Complex(9.0, -1.5);
+    const Eigen::VectorXd hand = fl::AirCompDecodeAverage(y, 3, 1.5, 2);
+    ASSERT_EQ(hand.size(), 3);
+    EXPECT_NEAR(hand[0], 1.0, 1e-12);
+    EXPECT_NEAR(hand[1], 2.0, 1e-12);
+    EXPECT_NEAR(hand[2], 3.0, 1e-12);
+
+    const std::size_t d = 5;
+    const double c = 0.37;
+    std::vector<Eigen::VectorXd> x(3);
+    x[0] = Eigen::VectorXd::LinSpaced(d, -1.0, 1.0);
+    x[1] = Eigen::VectorXd::LinSpaced(d, 4.0, 0.0);
+    x[2] = Eigen::VectorXd::Constant(d, 2.5);
+    fl::SymbolVector sum = fl::SymbolVector::Zero(static_cast<Eigen::Index>(fl::SymbolCount(d)));
+    for (const auto& xk : x)
+    {
+        fl::Superpose(sum, Complex(c, 0.0), fl::PackReal(xk));
+    }
+    // Entry j of the mean: (x0[j] + x1[j] + 2.5) / 3 with x0[j] = -1 + j/2, x1[j] = 4 - j.
+    const Eigen::VectorXd est = fl::AirCompDecodeAverage(sum, d, c, x.size());
+    ASSERT_EQ(est.size(), static_cast<Eigen::Index>(d));
+    for (std::size_t j = 0; j < d; ++j)
+    {
+        const double mean = ((-1.0 + 0.5 * j) + (4.0 - double(j)) + 2.5) / 3.0;
+        EXPECT_NEAR(est[static_cast<Eigen::Index>(j)], mean, 1e-12) << j;
+    }
+
+    EXPECT_EQ(fl::AirCompDecodeAverage(sum, d, 0.0, 0), Eigen::VectorXd::Zero(d));
+    EXPECT_THROW(fl::AirCompDecodeAverage(sum, d, 0.0, 3), fl::ConfigError);
+    EXPECT_THROW(fl::AirCompDecodeAverage(sum, d, -c, 3), fl::ConfigError);
+    EXPECT_THROW(fl::AirCompDecodeAverage(sum, d, std::nan(""), 3), fl::ConfigError);
+    EXPECT_THROW(fl::AirCompDecodeAverage(sum, d + 2, c, 3), fl::ConfigError);
+}
+
 TEST(OtaAnalytic, MseGivenChannel)
 {
     EXPECT_NEAR(fl::AirCompMseGivenChannel(10, 10, 2.0, 0.5, 1.0),

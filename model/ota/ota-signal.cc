@@ -226,6 +226,24 @@ ScaledExpIntE1(double x)
     return h;
 }
 
+Eigen::VectorXd
+AirCompDecodeAverage(const SymbolVector& y, std::size_t d, double c, std::size_t active)
+{
+    if (active == 0)
+    {
+        return Eigen::VectorXd::Zero(static_cast<Eigen::Index>(d));
+    }
+    if (!(c > 0.0))
+    {
+        throw ConfigError("c",
+                          "is " + std::to_string(c) + " with " + std::to_string(active) +
+                              " active senders",
+                          "pass the positive common amplitude of the alignment (AlignmentPlan::c)");
+    }
+    // x_hat = y / (c a): every active sender arrived with amplitude c.
+    return UnpackReal(y, d) / (c * static_cast<double>(active));
+}
+
 double
 AirCompMseGivenChannel(std::size_t n,
                        std::size_t active,

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Analog signals of the over-the-air channel (pure; no ns-3 header): real vectors as complex
- * baseband symbols, superposition, receiver noise, airtime, and the analytic MSE of an
- * over-the-air (AirComp) average.
+ * baseband symbols, superposition, receiver noise, airtime, and the decode and analytic MSE of
+ * an over-the-air (AirComp) average.
  */
 #ifndef FL_OTA_SIGNAL_H
 #define FL_OTA_SIGNAL_H
@@ -86,6 +86,20 @@ double AnalogAirtime(std::size_t symbols, double bandwidthHz, double preambleS);
  * fraction above; relative error ~1e-15). +inf at x = 0.
  */
 double ScaledExpIntE1(double x);
+
+/**
+ * AirComp decode: the estimate of the average of the senders' real vectors from the received
+ * superposition y = c sum_{k active} PackReal(x_k) + z, where every active sender arrives with
+ * amplitude c (power alignment):
+ *   x_hat = UnpackReal(y, d) / (c a),  a = active > 0,
+ *   x_hat = 0                          if a = 0 (nobody sent).
+ * Throws ConfigError if a > 0 and c is not positive, or if y has fewer than SymbolCount(d)
+ * symbols.
+ */
+Eigen::VectorXd AirCompDecodeAverage(const SymbolVector& y,
+                                     std::size_t d,
+                                     double c,
+                                     std::size_t active);
 
 /**
  * MSE per real entry of the AirComp estimate of the average of n zero-mean vectors with i.i.d.
