@@ -132,24 +132,6 @@ GemmRate(int m, int k, int n, int reps)
     return best;
 }
 
-/// The MLP's real GEMM FLOPs per training sample: forward 2W, backward 4W - 2W_first.
-double
-MlpGemmFlopsPerSample(const std::vector<std::size_t>& layers)
-{
-    double w = 0.0;
-    double wFirst = 0.0;
-    for (std::size_t l = 1; l < layers.size(); ++l)
-    {
-        const double lw = static_cast<double>(layers[l] * layers[l - 1]);
-        w += lw;
-        if (l == 1)
-        {
-            wFirst = lw;
-        }
-    }
-    return 2.0 * w + 4.0 * w - 2.0 * wFirst;
-}
-
 std::vector<double>
 SampleWeights(const fl::LearningTask& task)
 {
@@ -533,7 +515,7 @@ main(int argc, char* argv[])
         std::cerr << "fl-benchmark-fedavg: " << e.what() << std::endl;
         return 2;
     }
-    const double gemmFlopsPerSample = MlpGemmFlopsPerSample(layers);
+    const double gemmFlopsPerSample = fl::MlpGemmFlopsPerSample(layers);
     const double modelFlopsPerSample = task->GetModel().FlopsPerSample();
     std::cout << "workload: " << task->Describe() << "\n"
               << "  parameters: " << task->NumParameters() << " (float32), rounds: " << rounds

@@ -27,7 +27,6 @@
 #include <iostream>
 #include <limits>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -204,44 +203,6 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     tc.localEpochs = o.localEpochs;
     tc.proxMu = o.proxMu;
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
-}
-
-/// Splits a comma-separated flag value ("0,0.1,0.3"), skipping empty items.
-inline std::vector<std::string>
-SplitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
-/// Parses one number of a list flag; throws ConfigError naming the flag if it is not one.
-inline double
-ParseListNumber(const std::string& text, const std::string& flag)
-{
-    std::size_t used = 0;
-    double v = 0.0;
-    try
-    {
-        v = std::stod(text, &used);
-    }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    if (used == 0 || used != text.size())
-    {
-        throw fl::ConfigError(flag, "'" + text + "' is not a number", "give numbers such as 0,0.1,2");
-    }
-    return v;
 }
 
 /// Registers the learning, FedAvg and output flags shared by the FedAvg examples.

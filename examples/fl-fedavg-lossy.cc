@@ -25,6 +25,7 @@
 
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/network-module.h"
+#include "ns3/text-parse.h"
 
 #include <fstream>
 
@@ -61,24 +62,15 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     std::vector<double> lossList;
+    std::vector<std::string> policyList;
     try
     {
-        for (const auto& s : flexample::SplitList(losses))
-        {
-            const double p = flexample::ParseListNumber(s, "--losses");
-            if (!(p >= 0.0 && p < 1.0))
-            {
-                throw fl::ConfigError("--losses", "'" + s + "' is not a rate in [0, 1)", "e.g. 0,0.1,0.3");
-            }
-            lossList.push_back(p);
-        }
-        for (const auto& p : flexample::SplitList(policies))
+        // Loss rates in [0, 1): the largest double below 1 is the upper bound.
+        lossList = fl::ParseDoubleList(losses, "--losses", 0.0, std::nextafter(1.0, 0.0));
+        policyList = fl::SplitList(policies, "--policies");
+        for (const auto& p : policyList)
         {
             ParseFlHolePolicy(p, "--policies");
-        }
-        if (lossList.empty() || flexample::SplitList(policies).empty())
-        {
-            throw fl::ConfigError("--losses/--policies", "is empty", "give at least one value");
         }
         if (o.udpPacingMbps > linkMbps)
         {
@@ -123,7 +115,7 @@ main(int argc, char* argv[])
     int status = 0;
     for (double loss : lossList)
     {
-        for (const auto& policy : flexample::SplitList(policies))
+        for (const auto& policy : policyList)
         {
             const auto wallStart = std::chrono::steady_clock::now();
             flexample::FedAvgOptions run = o;

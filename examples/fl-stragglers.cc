@@ -24,6 +24,7 @@
 
 #include "ns3/fl-energy-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/text-parse.h"
 
 #include <fstream>
 
@@ -58,27 +59,17 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     std::vector<double> deadlineList;
+    std::vector<std::string> policyList;
     try
     {
-        for (const auto& s : flexample::SplitList(deadlines))
-        {
-            const double d = flexample::ParseListNumber(s, "--deadlines");
-            if (!(d >= 0.0))
-            {
-                throw fl::ConfigError("--deadlines", "'" + s + "' is not a time >= 0", "e.g. 0,1,2");
-            }
-            deadlineList.push_back(d);
-        }
-        for (const auto& p : flexample::SplitList(policies))
+        deadlineList = fl::ParseDoubleList(deadlines, "--deadlines", 0.0);
+        policyList = fl::SplitList(policies, "--policies");
+        for (const auto& p : policyList)
         {
             if (p != "drop" && p != "accept")
             {
                 throw fl::ConfigError("--policies", "'" + p + "' is not a policy", "use drop and/or accept");
             }
-        }
-        if (deadlineList.empty() || flexample::SplitList(policies).empty())
-        {
-            throw fl::ConfigError("--deadlines/--policies", "is empty", "give at least one value");
         }
         if (!(o.flopRateMedian > 0.0))
         {
@@ -115,9 +106,9 @@ main(int argc, char* argv[])
     int status = 0;
     for (double deadline : deadlineList)
     {
-        for (const auto& policy : flexample::SplitList(policies))
+        for (const auto& policy : policyList)
         {
-            if (deadline == 0.0 && policy == "accept" && flexample::SplitList(policies).size() > 1)
+            if (deadline == 0.0 && policy == "accept" && policyList.size() > 1)
             {
                 continue; // without a deadline nothing is late: same run as drop
             }

@@ -7,6 +7,7 @@
 #include "ns3/linear-models.h"
 #include "ns3/metrics.h"
 #include "ns3/mlp-model.h"
+#include "ns3/softmax-cross-entropy.h"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -535,6 +536,76 @@ TEST(Models, ConstructorValidation)
     EXPECT_NO_THROW(RidgeRegression<double>(3, 0.0));
 }
 
+TEST(Models, SoftmaxCrossEntropyClosedForm)
+{
+    // Row 0: exp(z) = (1, 2, 5), label 2: ln 8 - ln 5. Row 1: equal logits, label 0: ln 3.
+    Mat<double> Z(2, 3);
+    Z << 0.0, std::log(2.0), std::log(5.0), 1.0, 1.0, 1.0;
+    const Mat<double> logits = Z;
+    Vec<double> y(2);
+    y << 2, 0;
+    const double expected = 0.5 * (std::log(8.0 / 5.0) + std::log(3.0));
+    EXPECT_NEAR(SoftmaxCrossEntropy<double>(Z, y, false), expected, 1e-12);
+    EXPECT_TRUE(Z == logits); // the loss alone leaves the logits alone
+    EXPECT_NEAR(SoftmaxCrossEntropy<double>(Z, y, true), expected, 1e-12);
+    // dLoss/dZ = (softmax - onehot) / n.
+    Mat<double> grad(2, 3);
+    grad << 1.0 / 16, 1.0 / 8, -3.0 / 16, -1.0 / 3, 1.0 / 6, 1.0 / 6;
+    EXPECT_LT((Z - grad).cwiseAbs().maxCoeff(), 1e-12);
+
+    // Shifting every logit of a row by a constant changes nothing; large logits do not overflow.
+    Mat<double> big = logits.array() + 1000.0;
+    EXPECT_NEAR(SoftmaxCrossEntropy<double>(big, y, false), expected, 1e-12);
+
+    y << 3, 0;
+    EXPECT_THROW(SoftmaxCrossEntropy<double>(Z, y, false), ConfigError);
+    EXPECT_EQ(ClassIndex(2.0, 3), 2);
+    EXPECT_THROW(ClassIndex(-1.0, 3), ConfigError);
+}
+
+TEST(Models, MlpGemmFlopsClosedForm)
+{
+    // 6 W - 2 W_1: W = 784*128 + 128*10, W_1 = 784*128.
+    EXPECT_EQ(MlpGemmFlopsPerSample({784, 128, 10}), 4.0 * 784 * 128 + 6.0 * 128 * 10);
+    // W = 5*4 + 4*3 + 3*2 = 38, W_1 = 20: 228 - 40.
+    EXPECT_EQ(MlpGemmFlopsPerSample({5, 4, 3, 2}), 188.0);
+    // The model adds 6 FLOPs per unit.
+    MlpClassifier<float> mlp({5, 4, 3, 2}, Activation::Tanh, 0.0);
+    EXPECT_EQ(mlp.FlopsPerSample(), 188.0 + 6.0 * (4 + 3 + 2));
+}
+
+TEST(Models, RidgeAndLogisticShareTheLinearScoreModel)
+{
+    RidgeRegression<double> ridge(3, 0.25);
+    LogisticRegression<double> logistic(3, 0.5);
+    const std::vector<const LinearScoreModel<double>*> models{&ridge, &logistic};
+    Rng rng(3);
+    Mat<double> X(2, 3);
+    X << 1, 2, 3, -1, 0, 4;
+    Vec<double> w(3);
+    w << 0.5, -1, 2;
+    for (const auto* m : models)
+    {
+        EXPECT_EQ(m->NumParameters(), 3u);
+        EXPECT_EQ(m->InputDim(), 3u);
+        EXPECT_EQ(m->NumOutputs(), 1u);
+        EXPECT_TRUE(m->InitialParameters(rng) == Vec<double>::Zero(3));
+        const Mat<double> p = m->Predict(w, X);
+        ASSERT_EQ(p.rows(), 2);
+        ASSERT_EQ(p.cols(), 1);
+        EXPECT_EQ(p(0, 0), 4.5); // 0.5 - 2 + 6
+        EXPECT_EQ(p(1, 0), 7.5); // -0.5 + 8
+        // Size errors name the model.
+        ExpectConfigError([&] { m->Predict(Vec<double>::Zero(4), X); }, "parameters", m->Name());
+    }
+    EXPECT_EQ(ridge.Name(), "ridge");
+    EXPECT_EQ(ridge.Kind(), TargetKind::Regression);
+    EXPECT_EQ(ridge.Rho(), 0.25);
+    EXPECT_EQ(logistic.Name(), "logistic");
+    EXPECT_EQ(logistic.Kind(), TargetKind::BinarySigned);
+    EXPECT_EQ(logistic.Rho(), 0.5);
+}
+
 TEST(Models, MakeModelParsesSpecs)
 {
     auto ridge = MakeModel<double>("ridge:rho=0.1", 5, 0);
@@ -563,6 +634,8 @@ TEST(Models, MakeModelParsesSpecs)
     auto tanh = MakeModel<double>("mlp:hidden=8,activation=tanh,l2=0.5", 3, 2);
     EXPECT_EQ(tanh->Name(), "mlp-3-8-2-tanh");
     EXPECT_EQ(MakeModel<double>("mlp", 3, 2)->Name(), "mlp-3-128-2");
+    // Spaces around options are trimmed.
+    EXPECT_EQ(MakeModel<double>("mlp: hidden=8 , l2=0", 3, 2)->Name(), "mlp-3-8-2");
 }
 
 TEST(Models, MakeModelRejectsBadSpecs)
@@ -578,6 +651,10 @@ TEST(Models, MakeModelRejectsBadSpecs)
     ExpectConfigError([] { MakeModel<double>("mlp:hidden=0", 4, 3); }, "model", "hidden");
     ExpectConfigError([] { MakeModel<double>("mlp:hidden=12-", 4, 3); }, "model", "hidden");
     ExpectConfigError([] { MakeModel<double>("mlp:hidden=a", 4, 3); }, "model", "hidden");
+    ExpectConfigError([] { MakeModel<double>("mlp:hidden=1000000000", 4, 3); }, "model", "hidden");
+    ExpectConfigError([] { MakeModel<double>("ridge:rho=1e999", 4, 0); }, "model", "rho");
+    ExpectConfigError([] { MakeModel<double>("mlp:hidden=8,", 4, 3); }, "model", "ends with");
+    ExpectConfigError([] { MakeModel<double>("mlp:hidden=8,,l2=0", 4, 3); }, "model", "item 2");
     ExpectConfigError([] { MakeModel<double>("mlp:activation=sigmoid", 4, 3); }, "model", "tanh");
     ExpectConfigError([] { MakeModel<double>("mlp:dropout=0.5", 4, 3); }, "model", "activation");
     ExpectConfigError([] { MakeModel<double>("logistic", 4, 3); }, "model", "softmax");

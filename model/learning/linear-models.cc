@@ -4,12 +4,13 @@
 #include "ns3/linear-models.h"
 
 #include "ns3/mlp-model.h"
+#include "ns3/softmax-cross-entropy.h"
+#include "ns3/text-parse.h"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace ns3
 {
@@ -125,62 +126,20 @@ Sigmoid(T x)
     return e / (T(1) + e);
 }
 
-/// Class index stored in a categorical target; throws if it is not in [0, classes).
-template <typename S>
-inline Eigen::Index
-ClassIndex(S target, std::size_t classes)
-{
-    if (!(target >= S(0) && target < static_cast<S>(classes)))
-    {
-        throw ConfigError("targets",
-                          "class label " + std::to_string(static_cast<double>(target)) +
-                              " is not in [0, " + std::to_string(classes) + ")",
-                          "store class indices 0..C-1 and build the model with C classes");
-    }
-    return static_cast<Eigen::Index>(target);
-}
-
-/**
- * Turns logits Z (n x C, row-major) into the mean softmax cross-entropy over the rows. If
- * `gradient` is true, Z is overwritten with dLoss/dZ = (softmax(Z) - onehot(y)) / n.
- */
-template <typename S>
-S
-SoftmaxCrossEntropy(Eigen::Ref<Mat<S>> Z, const Eigen::Ref<const Vec<S>>& y, bool gradient)
-{
-    const Eigen::Index n = Z.rows();
-    const auto classes = static_cast<std::size_t>(Z.cols());
-    S loss(0);
-    const S invN = S(1) / static_cast<S>(n);
-    for (Eigen::Index i = 0; i < n; ++i)
-    {
-        auto z = Z.row(i);
-        const Eigen::Index label = ClassIndex(y[i], classes);
-        const S mx = z.maxCoeff();
-        const S zy = z[label] - mx;
-        if (!gradient)
-        {
-            loss += std::log((z.array() - mx).exp().sum()) - zy;
-            continue;
-        }
-        z.array() = (z.array() - mx).exp();
-        const S sum = z.sum();
-        loss += std::log(sum) - zy;
-        z *= invN / sum;
-        z[label] -= invN;
-    }
-    return loss * invN;
-}
-
 } // namespace
 
 // ------------------------------------------------------------------------------------------
-// RidgeRegression
+// LinearScoreModel
 // ------------------------------------------------------------------------------------------
 
 template <typename S>
-RidgeRegression<S>::RidgeRegression(std::size_t dim, double rho)
-    : m_dim(dim),
+LinearScoreModel<S>::LinearScoreModel(std::string name,
+                                      TargetKind kind,
+                                      std::size_t dim,
+                                      double rho)
+    : m_name(std::move(name)),
+      m_kind(kind),
+      m_dim(dim),
       m_rho(rho)
 {
     CheckPositive(dim, "dim");
@@ -189,52 +148,79 @@ RidgeRegression<S>::RidgeRegression(std::size_t dim, double rho)
 
 template <typename S>
 std::string
-RidgeRegression<S>::Name() const
+LinearScoreModel<S>::Name() const
 {
-    return "ridge";
+    return m_name;
 }
 
 template <typename S>
 std::size_t
-RidgeRegression<S>::NumParameters() const
+LinearScoreModel<S>::NumParameters() const
 {
     return m_dim;
 }
 
 template <typename S>
 std::size_t
-RidgeRegression<S>::InputDim() const
+LinearScoreModel<S>::InputDim() const
 {
     return m_dim;
 }
 
 template <typename S>
 TargetKind
-RidgeRegression<S>::Kind() const
+LinearScoreModel<S>::Kind() const
 {
-    return TargetKind::Regression;
+    return m_kind;
 }
 
 template <typename S>
 std::size_t
-RidgeRegression<S>::NumOutputs() const
+LinearScoreModel<S>::NumOutputs() const
 {
     return 1;
 }
 
 template <typename S>
 Vec<S>
-RidgeRegression<S>::InitialParameters(Rng& /* rng */) const
+LinearScoreModel<S>::InitialParameters(Rng& /* rng */) const
 {
     return Vec<S>::Zero(static_cast<Eigen::Index>(m_dim));
+}
+
+template <typename S>
+Mat<S>
+LinearScoreModel<S>::Predict(const Vec<S>& w, const MatRef& X) const
+{
+    CheckSizes(w, X, nullptr);
+    Mat<S> out(X.rows(), 1);
+    out.col(0).noalias() = X * w;
+    return out;
+}
+
+template <typename S>
+void
+LinearScoreModel<S>::CheckSizes(const Vec<S>& w, const MatRef& X, const VecRef* y) const
+{
+    CheckShapes<S>(m_name, m_dim, m_dim, w, X, y);
+}
+
+// ------------------------------------------------------------------------------------------
+// RidgeRegression
+// ------------------------------------------------------------------------------------------
+
+template <typename S>
+RidgeRegression<S>::RidgeRegression(std::size_t dim, double rho)
+    : LinearScoreModel<S>("ridge", TargetKind::Regression, dim, rho)
+{
 }
 
 template <typename S>
 S
 RidgeRegression<S>::Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const
 {
-    CheckShapes<S>("ridge", m_dim, m_dim, w, X, &y);
-    S loss = static_cast<S>(m_rho) * w.squaredNorm();
+    this->CheckSizes(w, X, &y);
+    S loss = static_cast<S>(this->Rho()) * w.squaredNorm();
     const Eigen::Index n = X.rows();
     if (n > 0)
     {
@@ -253,9 +239,9 @@ RidgeRegression<S>::LossAndGradient(const Vec<S>& w,
                                     const VecRef& y,
                                     Vec<S>& grad) const
 {
-    CheckShapes<S>("ridge", m_dim, m_dim, w, X, &y);
-    const S rho = static_cast<S>(m_rho);
-    grad.resize(static_cast<Eigen::Index>(m_dim));
+    this->CheckSizes(w, X, &y);
+    const S rho = static_cast<S>(this->Rho());
+    grad.resize(static_cast<Eigen::Index>(this->InputDim()));
     S loss = rho * w.squaredNorm();
     const Eigen::Index n = X.rows();
     if (n > 0)
@@ -275,21 +261,11 @@ RidgeRegression<S>::LossAndGradient(const Vec<S>& w,
 }
 
 template <typename S>
-Mat<S>
-RidgeRegression<S>::Predict(const Vec<S>& w, const MatRef& X) const
-{
-    CheckShapes<S>("ridge", m_dim, m_dim, w, X, nullptr);
-    Mat<S> out(X.rows(), 1);
-    out.col(0).noalias() = X * w;
-    return out;
-}
-
-template <typename S>
 double
 RidgeRegression<S>::FlopsPerSample() const
 {
     // Forward u^T w (2M), backward u * residual accumulated into the gradient (2M).
-    return 4.0 * static_cast<double>(m_dim);
+    return 4.0 * static_cast<double>(this->InputDim());
 }
 
 template <typename S>
@@ -339,61 +315,16 @@ RidgeOptimum(const std::vector<const Dataset<S>*>& parts, double rho)
 
 template <typename S>
 LogisticRegression<S>::LogisticRegression(std::size_t dim, double rho)
-    : m_dim(dim),
-      m_rho(rho)
+    : LinearScoreModel<S>("logistic", TargetKind::BinarySigned, dim, rho)
 {
-    CheckPositive(dim, "dim");
-    CheckNonNegative(rho, "rho");
-}
-
-template <typename S>
-std::string
-LogisticRegression<S>::Name() const
-{
-    return "logistic";
-}
-
-template <typename S>
-std::size_t
-LogisticRegression<S>::NumParameters() const
-{
-    return m_dim;
-}
-
-template <typename S>
-std::size_t
-LogisticRegression<S>::InputDim() const
-{
-    return m_dim;
-}
-
-template <typename S>
-TargetKind
-LogisticRegression<S>::Kind() const
-{
-    return TargetKind::BinarySigned;
-}
-
-template <typename S>
-std::size_t
-LogisticRegression<S>::NumOutputs() const
-{
-    return 1;
-}
-
-template <typename S>
-Vec<S>
-LogisticRegression<S>::InitialParameters(Rng& /* rng */) const
-{
-    return Vec<S>::Zero(static_cast<Eigen::Index>(m_dim));
 }
 
 template <typename S>
 S
 LogisticRegression<S>::Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const
 {
-    CheckShapes<S>("logistic", m_dim, m_dim, w, X, &y);
-    S loss = static_cast<S>(0.5 * m_rho) * w.squaredNorm();
+    this->CheckSizes(w, X, &y);
+    S loss = static_cast<S>(0.5 * this->Rho()) * w.squaredNorm();
     const Eigen::Index n = X.rows();
     if (n > 0)
     {
@@ -416,9 +347,9 @@ LogisticRegression<S>::LossAndGradient(const Vec<S>& w,
                                        const VecRef& y,
                                        Vec<S>& grad) const
 {
-    CheckShapes<S>("logistic", m_dim, m_dim, w, X, &y);
-    const S rho = static_cast<S>(m_rho);
-    grad.resize(static_cast<Eigen::Index>(m_dim));
+    this->CheckSizes(w, X, &y);
+    const S rho = static_cast<S>(this->Rho());
+    grad.resize(static_cast<Eigen::Index>(this->InputDim()));
     S loss = S(0.5) * rho * w.squaredNorm();
     const Eigen::Index n = X.rows();
     if (n > 0)
@@ -446,21 +377,11 @@ LogisticRegression<S>::LossAndGradient(const Vec<S>& w,
 }
 
 template <typename S>
-Mat<S>
-LogisticRegression<S>::Predict(const Vec<S>& w, const MatRef& X) const
-{
-    CheckShapes<S>("logistic", m_dim, m_dim, w, X, nullptr);
-    Mat<S> out(X.rows(), 1);
-    out.col(0).noalias() = X * w;
-    return out;
-}
-
-template <typename S>
 double
 LogisticRegression<S>::FlopsPerSample() const
 {
     // 2M forward, 2M for the gradient accumulation, plus the exp/log1p of the sample.
-    return 4.0 * static_cast<double>(m_dim) + 20.0;
+    return 4.0 * static_cast<double>(this->InputDim()) + 20.0;
 }
 
 template <typename S>
@@ -714,53 +635,42 @@ const char* const kModelChoices =
     "use one of ridge[:rho=R], logistic[:rho=R], softmax[:l2=L], "
     "mlp[:hidden=H1-H2-...,l2=L,activation=relu|tanh], e.g. \"mlp:hidden=128,l2=0\"";
 
+/// Largest layer size a specification may ask for.
+constexpr std::size_t kMaxLayerSize = 999999999;
+
+/// Value of a numeric option (rho, l2): a finite number >= 0.
 double
 ParseSpecNumber(const std::string& key, const std::string& value)
 {
-    std::size_t used = 0;
-    double v = 0.0;
     try
     {
-        v = std::stod(value, &used);
+        return ParseDouble(value, "model", 0.0);
     }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    if (used == 0 || used != value.size() || !std::isfinite(v) || v < 0.0)
+    catch (const ConfigError&)
     {
         throw ConfigError("model",
                           "option " + key + "='" + value + "' is not a finite number >= 0",
                           "write e.g. " + key + "=0.01");
     }
-    return v;
 }
 
+/// Layer sizes of option hidden, e.g. "256-64".
 std::vector<std::size_t>
 ParseHidden(const std::string& value)
 {
     std::vector<std::size_t> sizes;
-    std::size_t begin = 0;
-    while (true)
+    try
     {
-        const std::size_t end = value.find('-', begin);
-        const std::string item =
-            value.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-        const bool digits =
-            !item.empty() && item.size() <= 9 &&
-            std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!digits || std::stoul(item) == 0)
+        for (const std::string& item : SplitList(value, "model", kDefaultMaxListItems, '-'))
         {
-            throw ConfigError("model",
-                              "option hidden='" + value + "' is not a list of positive layer sizes",
-                              "write e.g. hidden=128 or hidden=256-64");
+            sizes.push_back(ParseSize(item, "model", 1, kMaxLayerSize));
         }
-        sizes.push_back(static_cast<std::size_t>(std::stoul(item)));
-        if (end == std::string::npos)
-        {
-            break;
-        }
-        begin = end + 1;
+    }
+    catch (const ConfigError&)
+    {
+        throw ConfigError("model",
+                          "option hidden='" + value + "' is not a list of positive layer sizes",
+                          "write e.g. hidden=128 or hidden=256-64");
     }
     return sizes;
 }
@@ -776,12 +686,10 @@ MakeModel(const std::string& spec, std::size_t inputDim, std::size_t numClasses)
     std::vector<std::pair<std::string, std::string>> options;
     if (colon != std::string::npos)
     {
-        std::stringstream ss(spec.substr(colon + 1));
-        std::string item;
-        while (std::getline(ss, item, ','))
+        for (const std::string& item : SplitList(spec.substr(colon + 1), "model"))
         {
             const std::size_t eq = item.find('=');
-            if (item.empty() || eq == std::string::npos || eq == 0)
+            if (eq == std::string::npos || eq == 0)
             {
                 throw ConfigError("model",
                                   "option '" + item + "' in \"" + spec + "\" is not key=value",
@@ -881,6 +789,7 @@ MakeModel(const std::string& spec, std::size_t inputDim, std::size_t numClasses)
 }
 
 #define FL_INSTANTIATE_LINEAR_MODELS(S)                                                            \
+    template class LinearScoreModel<S>;                                                            \
     template class RidgeRegression<S>;                                                             \
     template class LogisticRegression<S>;                                                          \
     template class SoftmaxRegression<S>;                                                           \

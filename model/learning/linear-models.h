@@ -16,31 +16,25 @@ namespace fl
 {
 
 /**
- * Ridge regression in the GFL convention (seed 000 eq. 54):
- * J(w) = (1/N) sum_n (d_n - u_n^T w)^2 + rho ||w||^2, gradient (2/N) sum u (u^T w - d) + 2 rho w.
- * No intercept (append a constant feature if one is wanted). Parameters: w in R^M.
+ * What ridge and logistic regression share: parameters w in R^M (no intercept; append a constant
+ * feature if one is wanted), one score u^T w per sample, zero initial parameters and a
+ * regulariser weight rho >= 0. Subclasses give the loss and its gradient.
  */
 template <typename S>
-class RidgeRegression : public Model<S>
+class LinearScoreModel : public Model<S>
 {
   public:
     using typename Model<S>::MatRef;
     using typename Model<S>::VecRef;
-    /// @param rho regulariser rho >= 0
-    RidgeRegression(std::size_t dim, double rho);
     std::string Name() const override;
     std::size_t NumParameters() const override;
     std::size_t InputDim() const override;
     TargetKind Kind() const override;
     std::size_t NumOutputs() const override;
+    /// Zeros.
     Vec<S> InitialParameters(Rng& rng) const override;
-    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
-    S LossAndGradient(const Vec<S>& w,
-                      const MatRef& X,
-                      const VecRef& y,
-                      Vec<S>& grad) const override;
+    /// Scores X w (n x 1).
     Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
-    double FlopsPerSample() const override;
 
     /// Regulariser rho.
     double Rho() const
@@ -48,9 +42,45 @@ class RidgeRegression : public Model<S>
         return m_rho;
     }
 
+  protected:
+    /**
+     * @param name short model name
+     * @param kind target kind the model expects
+     * @param dim feature dimension M > 0
+     * @param rho regulariser rho >= 0
+     * Throws ConfigError naming `dim` or `rho` if they are out of range.
+     */
+    LinearScoreModel(std::string name, TargetKind kind, std::size_t dim, double rho);
+
+    /// Throws ConfigError unless w and X (and y, if given) have the sizes this model expects.
+    void CheckSizes(const Vec<S>& w, const MatRef& X, const VecRef* y) const;
+
   private:
+    std::string m_name;
+    TargetKind m_kind;
     std::size_t m_dim;
     double m_rho;
+};
+
+/**
+ * Ridge regression in the GFL convention (seed 000 eq. 54):
+ * J(w) = (1/N) sum_n (d_n - u_n^T w)^2 + rho ||w||^2, gradient (2/N) sum u (u^T w - d) + 2 rho w.
+ * No intercept (append a constant feature if one is wanted). Parameters: w in R^M.
+ */
+template <typename S>
+class RidgeRegression : public LinearScoreModel<S>
+{
+  public:
+    using typename Model<S>::MatRef;
+    using typename Model<S>::VecRef;
+    /// @param rho regulariser rho >= 0
+    RidgeRegression(std::size_t dim, double rho);
+    S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
+    S LossAndGradient(const Vec<S>& w,
+                      const MatRef& X,
+                      const VecRef& y,
+                      Vec<S>& grad) const override;
+    double FlopsPerSample() const override;
 };
 
 /**
@@ -66,34 +96,19 @@ Eigen::VectorXd RidgeOptimum(const std::vector<const Dataset<S>*>& parts, double
  * J(w) = (1/N) sum ln(1 + exp(-gamma h^T w)) + (rho/2) ||w||^2. No intercept.
  */
 template <typename S>
-class LogisticRegression : public Model<S>
+class LogisticRegression : public LinearScoreModel<S>
 {
   public:
     using typename Model<S>::MatRef;
     using typename Model<S>::VecRef;
+    /// @param rho regulariser rho >= 0
     LogisticRegression(std::size_t dim, double rho);
-    std::string Name() const override;
-    std::size_t NumParameters() const override;
-    std::size_t InputDim() const override;
-    TargetKind Kind() const override;
-    std::size_t NumOutputs() const override;
-    Vec<S> InitialParameters(Rng& rng) const override;
     S Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const override;
     S LossAndGradient(const Vec<S>& w,
                       const MatRef& X,
                       const VecRef& y,
                       Vec<S>& grad) const override;
-    Mat<S> Predict(const Vec<S>& w, const MatRef& X) const override;
     double FlopsPerSample() const override;
-
-    double Rho() const
-    {
-        return m_rho;
-    }
-
-  private:
-    std::size_t m_dim;
-    double m_rho;
 };
 
 /**

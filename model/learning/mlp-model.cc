@@ -3,6 +3,8 @@
  */
 #include "ns3/mlp-model.h"
 
+#include "ns3/softmax-cross-entropy.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -29,53 +31,6 @@ Rows(Mat<S>& buf, Eigen::Index rows, Eigen::Index cols)
         buf.resize(buf.cols() == cols ? std::max(rows, buf.rows()) : rows, cols);
     }
     return buf.topRows(rows);
-}
-
-/// Class index stored in a categorical target; throws if it is not in [0, classes).
-template <typename S>
-inline Eigen::Index
-ClassIndex(S target, Eigen::Index classes)
-{
-    if (!(target >= S(0) && target < static_cast<S>(classes)))
-    {
-        throw ConfigError("targets",
-                          "class label " + std::to_string(static_cast<double>(target)) +
-                              " is not in [0, " + std::to_string(classes) + ")",
-                          "store class indices 0..C-1 and build the model with C classes");
-    }
-    return static_cast<Eigen::Index>(target);
-}
-
-/**
- * Mean softmax cross-entropy of logits Z (n x C) against class indices y. If `gradient`, Z is
- * overwritten with dLoss/dZ = (softmax(Z) - onehot(y)) / n.
- */
-template <typename S>
-S
-SoftmaxCrossEntropy(Eigen::Ref<Mat<S>> Z, const Eigen::Ref<const Vec<S>>& y, bool gradient)
-{
-    const Eigen::Index n = Z.rows();
-    const Eigen::Index classes = Z.cols();
-    const S invN = S(1) / static_cast<S>(n);
-    S loss(0);
-    for (Eigen::Index i = 0; i < n; ++i)
-    {
-        auto z = Z.row(i);
-        const Eigen::Index label = ClassIndex(y[i], classes);
-        const S mx = z.maxCoeff();
-        const S zy = z[label] - mx;
-        if (!gradient)
-        {
-            loss += std::log((z.array() - mx).exp().sum()) - zy;
-            continue;
-        }
-        z.array() = (z.array() - mx).exp();
-        const S sum = z.sum();
-        loss += std::log(sum) - zy;
-        z *= invN / sum;
-        z[label] -= invN;
-    }
-    return loss * invN;
 }
 
 } // namespace
@@ -404,27 +359,35 @@ MlpClassifier<S>::Predict(const Vec<S>& w, const MatRef& X) const
     return m_act.back().topRows(X.rows());
 }
 
-template <typename S>
 double
-MlpClassifier<S>::FlopsPerSample() const
+MlpGemmFlopsPerSample(const std::vector<std::size_t>& layers)
 {
-    // Work actually done per sample: 2 FLOPs per weight forward (multiply-add), 2 for its
-    // gradient, and 2 to back-propagate the error to the layer below, which the first layer
-    // does not need. Per unit: bias, activation and its derivative, bias gradient (~6).
-    double weights = 0.0;
-    double firstLayerWeights = 0.0;
-    double units = 0.0;
-    for (std::size_t l = 1; l < m_layers.size(); ++l)
+    double weights = 0.0;           // W
+    double firstLayerWeights = 0.0; // W_1
+    for (std::size_t l = 1; l < layers.size(); ++l)
     {
-        const auto w = static_cast<double>(m_layers[l] * m_layers[l - 1]);
+        const auto w = static_cast<double>(layers[l] * layers[l - 1]);
         weights += w;
         if (l == 1)
         {
             firstLayerWeights = w;
         }
+    }
+    return 6.0 * weights - 2.0 * firstLayerWeights;
+}
+
+template <typename S>
+double
+MlpClassifier<S>::FlopsPerSample() const
+{
+    // The weight matrices' work (MlpGemmFlopsPerSample), plus per unit: bias, activation and its
+    // derivative, bias gradient (~6).
+    double units = 0.0;
+    for (std::size_t l = 1; l < m_layers.size(); ++l)
+    {
         units += static_cast<double>(m_layers[l]);
     }
-    return 6.0 * weights - 2.0 * firstLayerWeights + 6.0 * units;
+    return MlpGemmFlopsPerSample(m_layers) + 6.0 * units;
 }
 
 template class MlpClassifier<double>;

@@ -67,6 +67,16 @@ class MlpClassifier : public Model<S>
     mutable std::vector<Mat<S>> m_delta;
 };
 
+/**
+ * Floating-point operations of the weight matrices for one training sample of an MLP with the
+ * given layer sizes n_0 (input), n_1, ..., n_L: 2 per weight forward (multiply-add), 2 for its
+ * gradient, and 2 to back-propagate the error to the layer below, which the first layer does not
+ * need: 6 W - 2 W_1, with W = sum_l n_l n_{l-1} and W_1 = n_1 n_0. These are the GEMM FLOPs;
+ * MlpClassifier::FlopsPerSample adds the per-unit work.
+ * @param layers sizes input, hidden..., classes
+ */
+double MlpGemmFlopsPerSample(const std::vector<std::size_t>& layers);
+
 } // namespace fl
 } // namespace ns3
 
