@@ -83,6 +83,10 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             updates[k].sampleCount = static_cast<double>(task.ClientSamples(k));
         }
         global = AggregateRound(global, updates, config.aggregation, velocity);
+        if (config.step)
+        {
+            config.step(r, global);
+        }
         if (config.onRound)
         {
             config.onRound(r, global);

@@ -50,6 +50,8 @@ struct FedAvgReferenceConfig
     std::vector<uint64_t> clientSeeds;   ///< as each FlClientApplication::TrainingSeed
     RoundAggregationConfig aggregation;  ///< momentum etc. (no stale updates in process)
     ReferenceLink link;                  ///< how vectors travel (default: ideal)
+    /// The in-process mirror of FlRoundStep: acts on the aggregate before the next round.
+    std::function<void(uint32_t round, ParamVector& model)> step;
     /// Called after every round (and with round 0 for the initial model), e.g. for progress.
     std::function<void(uint32_t round, const ParamVector& global)> onRound;
 };
