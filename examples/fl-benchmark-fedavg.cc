@@ -25,6 +25,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/data-io.h"
+#include "ns3/fedavg-reference.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
@@ -55,7 +56,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kInitSeed = 12345;       ///< initial global model (all modes)
 constexpr uint64_t kTrainingSeedBase = 777; ///< per-client training seeds (all modes)
-constexpr uint32_t kServerId = 0xFFFFFFFFu; ///< sender id of the server
 constexpr std::size_t kSegmentBytes = 1448; ///< TCP segment size used by the apps
 constexpr fl::Precision kWire = fl::Precision::Float32;
 
@@ -132,45 +132,53 @@ GemmRate(int m, int k, int n, int reps)
     return best;
 }
 
-std::vector<double>
-SampleWeights(const fl::LearningTask& task)
+/// The training seeds of all clients (as mode (b) gives its applications).
+std::vector<uint64_t>
+TrainingSeeds(const fl::LearningTask& task)
 {
-    std::vector<double> weights;
-    for (std::size_t k = 0; k < task.NumClients(); ++k)
+    std::vector<uint64_t> seeds;
+    for (uint32_t k = 0; k < task.NumClients(); ++k)
     {
-        weights.push_back(static_cast<double>(task.ClientSamples(k)));
+        seeds.push_back(TrainingSeed(k));
     }
-    return weights;
+    return seeds;
+}
+
+/// Runs the shared in-process reference runner with `link`, timing every round.
+ModeResult
+RunReference(const fl::SupervisedTask<float>& task,
+             uint32_t rounds,
+             const fl::ReferenceLink& link,
+             const char* label)
+{
+    ModeResult res;
+    fl::FedAvgReferenceConfig cfg;
+    cfg.rounds = rounds;
+    cfg.initSeed = kInitSeed;
+    cfg.clientSeeds = TrainingSeeds(task);
+    cfg.link = link;
+    auto t0 = Clock::now();
+    cfg.onRound = [&](uint32_t r, const fl::ParamVector&) {
+        const auto now = Clock::now();
+        if (r > 0)
+        {
+            res.roundWall.push_back(ElapsedS(t0, now));
+            std::cout << "  " << label << " round " << r << "/" << rounds << ": " << std::fixed
+                      << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
+        }
+        t0 = now;
+    };
+    fl::FedAvgReferenceResult out = fl::RunFedAvgReference(task, cfg);
+    res.samples = out.samplesProcessed;
+    res.finalModel = std::move(out.finalModel);
+    return res;
 }
 
 /// Mode (a): learning only.
 ModeResult
 RunLearningOnly(const fl::SupervisedTask<float>& task, uint32_t rounds)
 {
-    ModeResult res;
-    fl::Rng initRng(kInitSeed);
-    fl::ParamVector global = task.InitialParameters(initRng);
-    const std::vector<double> weights = SampleWeights(task);
-    std::vector<fl::ParamVector> local(task.NumClients());
-    for (uint32_t r = 1; r <= rounds; ++r)
-    {
-        const auto t0 = Clock::now();
-        std::vector<const fl::ParamVector*> models;
-        for (uint32_t k = 0; k < task.NumClients(); ++k)
-        {
-            fl::Rng rng(fl::DeriveSeed(TrainingSeed(k), r));
-            fl::TrainOutcome out = task.TrainClient(k, global, rng);
-            res.samples += out.samplesProcessed;
-            local[k] = std::move(out.params);
-            models.push_back(&local[k]);
-        }
-        global = fl::FedAvgAggregate(models, weights);
-        res.roundWall.push_back(ElapsedS(t0, Clock::now()));
-        std::cout << "  (a) round " << r << "/" << rounds << ": " << std::fixed
-                  << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
-    }
-    res.finalModel = global;
-    return res;
+    return RunReference(task, rounds, fl::ReferenceLink(), "(a)");
 }
 
 /// Hands `bytes` to `rx` in TCP-segment-sized pieces (an ideal zero-delay link).
@@ -183,112 +191,60 @@ Deliver(const std::vector<uint8_t>& bytes, fl::MessageReassembler& rx)
     }
 }
 
-/// Mode (c): the apps' serialisation, framing, reassembly and bookkeeping over an ideal link.
+/// Mode (c): the apps' serialisation, framing and reassembly over an ideal link, on the
+/// reference runner: the global model is encoded once and reassembled by every client's
+/// connection; every update is encoded and reassembled by the server's.
 ModeResult
 RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
 {
-    ModeResult res;
     const fl::Precision decodeTo = task.GetPrecision();
     const auto n = static_cast<uint32_t>(task.NumClients());
+    constexpr uint32_t kServerNode = 0; // node-level ids: the server 0, client k is k + 1
     // One reassembler per direction and client, as each TCP connection has one on each side.
     std::vector<fl::MessageReassembler> serverRx(n, fl::MessageReassembler(decodeTo));
     std::vector<fl::MessageReassembler> clientRx(n, fl::MessageReassembler(decodeTo));
-
-    // Joins (not timed: connection set-up).
-    std::map<uint32_t, uint32_t> clientSamples;
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        const auto samples = static_cast<uint32_t>(task.ClientSamples(k));
-        Deliver(fl::EncodeMessage({fl::MessageKind::Join, 0, k, fl::kBroadcastId, samples}, fl::ParamVector(), kWire),
-                serverRx[k]);
+    uint64_t bytes = 0;
+    auto popOne = [](fl::MessageReassembler& rx, fl::MessageKind kind, uint32_t round) {
         fl::ReceivedMessage msg;
-        while (serverRx[k].Pop(msg))
+        if (!rx.Pop(msg) || msg.header.kind != kind || msg.header.round != round)
         {
-            if (msg.header.kind == fl::MessageKind::Join && msg.header.sender == k)
-            {
-                clientSamples[k] = msg.header.aux;
-            }
+            throw std::runtime_error("mode c: a message was lost in round " +
+                                     std::to_string(round));
         }
-    }
-    if (clientSamples.size() != n)
-    {
-        throw std::runtime_error("mode c: a join message was lost");
-    }
-
-    fl::Rng initRng(kInitSeed);
-    fl::ParamVector global = task.InitialParameters(initRng);
-    for (uint32_t r = 1; r <= rounds; ++r)
-    {
-        const auto t0 = Clock::now();
-        // Selection: every joined client, sorted (as FlServerApplication::StartRound).
-        std::vector<uint32_t> selected;
-        for (const auto& kv : clientSamples)
-        {
-            selected.push_back(kv.first);
-        }
-        std::sort(selected.begin(), selected.end());
-
-        // Server -> clients: one encoded global model, shared by all connections.
-        std::vector<uint8_t> down;
-        fl::EncodeMessage({fl::MessageKind::GlobalModel, r, kServerId, fl::kBroadcastId, 0}, global, kWire, down);
-        std::map<uint32_t, fl::ReceivedMessage> received;
-        for (uint32_t k : selected)
+        return msg;
+    };
+    fl::ReferenceLink link;
+    std::vector<uint8_t> down;
+    link.down = [&](uint32_t r, const fl::ParamVector& global) {
+        fl::EncodeMessage({fl::MessageKind::GlobalModel, r, kServerNode, fl::kBroadcastId, 0},
+                          global,
+                          kWire,
+                          down);
+        fl::ParamVector received;
+        for (uint32_t k = 0; k < n; ++k)
         {
             Deliver(down, clientRx[k]);
-            res.bytes += down.size();
-            fl::ReceivedMessage msg;
-            while (clientRx[k].Pop(msg))
-            {
-                // Client side (FlClientApplication::HandleMessage).
-                const auto& h = msg.header;
-                if (h.kind != fl::MessageKind::GlobalModel ||
-                    msg.params.Size() != task.NumParameters())
-                {
-                    continue;
-                }
-                fl::Rng rng(fl::DeriveSeed(TrainingSeed(k), h.round));
-                fl::TrainOutcome out = task.TrainClient(k, msg.params, rng);
-                res.samples += out.samplesProcessed;
-                std::vector<uint8_t> up;
-                fl::EncodeMessage({fl::MessageKind::LocalModel, h.round, k, fl::kBroadcastId, static_cast<uint32_t>(task.ClientSamples(k))}, out.params, kWire, up);
-                Deliver(up, serverRx[k]);
-                res.bytes += up.size();
-            }
-            // Server side (FlServerApplication::HandleMessage).
-            fl::ReceivedMessage upd;
-            while (serverRx[k].Pop(upd))
-            {
-                const auto& h = upd.header;
-                if (h.kind != fl::MessageKind::LocalModel || h.sender != k || h.round != r)
-                {
-                    continue;
-                }
-                if (std::find(selected.begin(), selected.end(), h.sender) == selected.end() ||
-                    received.count(h.sender) != 0 || upd.params.Size() != task.NumParameters())
-                {
-                    continue;
-                }
-                received.emplace(h.sender, std::move(upd));
-            }
+            bytes += down.size();
+            received = popOne(clientRx[k], fl::MessageKind::GlobalModel, r).params;
         }
-        if (received.size() != selected.size())
-        {
-            throw std::runtime_error("mode c: an update was lost in round " + std::to_string(r));
-        }
-        // Aggregation in client order, weighted by the announced sample counts.
-        std::vector<const fl::ParamVector*> models;
-        std::vector<double> weights;
-        for (const auto& kv : received)
-        {
-            models.push_back(&kv.second.params);
-            weights.push_back(static_cast<double>(kv.second.header.aux));
-        }
-        global = fl::FedAvgAggregate(models, weights);
-        res.roundWall.push_back(ElapsedS(t0, Clock::now()));
-        std::cout << "  (c) round " << r << "/" << rounds << ": " << std::fixed
-                  << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
-    }
-    res.finalModel = global;
+        return received;
+    };
+    std::vector<uint8_t> up;
+    link.up = [&](uint32_t r, uint32_t k, const fl::ParamVector& local) {
+        fl::EncodeMessage({fl::MessageKind::LocalModel,
+                           r,
+                           k + 1,
+                           kServerNode,
+                           static_cast<uint32_t>(task.ClientSamples(k))},
+                          local,
+                          kWire,
+                          up);
+        Deliver(up, serverRx[k]);
+        bytes += up.size();
+        return popOne(serverRx[k], fl::MessageKind::LocalModel, r).params;
+    };
+    ModeResult res = RunReference(task, rounds, link, "(c)");
+    res.bytes = bytes;
     return res;
 }
 

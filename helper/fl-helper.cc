@@ -3,9 +3,8 @@
  */
 #include "ns3/fl-helper.h"
 
-#include "ns3/double.h"
-
 #include "ns3/address.h"
+#include "ns3/double.h"
 #include "ns3/uinteger.h"
 
 namespace ns3

@@ -11,8 +11,8 @@
 #include "ns3/fl-server-application.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/learning-monitor.h"
-#include "ns3/nstime.h"
 #include "ns3/node-container.h"
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
 
@@ -89,10 +89,10 @@ int64_t FlAssignStreams(const ApplicationContainer& apps, int64_t stream);
  */
 struct FlFedAvgStack
 {
-    ApplicationContainer serverApps;  ///< the server (one application)
-    ApplicationContainer clientApps;  ///< one client per node, in client-index order
-    Ptr<FlServerApplication> server;  ///< the server application
-    Ptr<LearningMonitor> monitor;     ///< observes the server and the clients
+    ApplicationContainer serverApps; ///< the server (one application)
+    ApplicationContainer clientApps; ///< one client per node, in client-index order
+    Ptr<FlServerApplication> server; ///< the server application
+    Ptr<LearningMonitor> monitor;    ///< observes the server and the clients
 };
 
 /**

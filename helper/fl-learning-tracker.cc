@@ -40,16 +40,16 @@ Typed(const std::vector<const fl::ParamVector*>& models)
 template <typename S>
 void
 RoleAggregates(const std::vector<const fl::ParamVector*>& models,
-           const Eigen::VectorXd* optimum,
-           fl::ParamVector& centroid,
-           double& disagreement,
-           double& avgMsdDb)
+               const Eigen::VectorXd* optimum,
+               fl::ParamVector& centroid,
+               double& disagreement,
+               double& avgMsdDb)
 {
     const auto typed = Typed<S>(models);
     centroid = fl::ParamVector(fl::Centroid<S>(typed));
     disagreement = fl::Disagreement<S>(typed);
-    avgMsdDb = optimum ? fl::AverageMsdDb<S>(typed, *optimum)
-                       : std::numeric_limits<double>::quiet_NaN();
+    avgMsdDb =
+        optimum ? fl::AverageMsdDb<S>(typed, *optimum) : std::numeric_limits<double>::quiet_NaN();
 }
 
 double
@@ -236,8 +236,8 @@ FlLearningTracker::Emit(uint32_t round,
             }
             m_stream << CsvHeader() << '\n';
         }
-        m_stream << std::setprecision(10) << row.round << ',' << row.timeS << ',' << row.node
-                 << ',' << row.role << ',' << row.metric << ',' << row.value << '\n';
+        m_stream << std::setprecision(10) << row.round << ',' << row.timeS << ',' << row.node << ','
+                 << row.role << ',' << row.metric << ',' << row.value << '\n';
     }
     m_rows.push_back(std::move(row));
 }

@@ -30,12 +30,13 @@ namespace ns3
  */
 struct FlMetricRow
 {
-    uint32_t round{0};  ///< round (iteration)
-    double timeS{0.0};  ///< simulated time of the last report of that round [s]
-    std::string node;   ///< node-level id, or "centroid" / "network" for aggregates
-    std::string role;   ///< FlNodeRoleName of the reporting nodes
-    std::string metric; ///< test_loss, test_accuracy, msd_db, avg_msd_db, disagreement, epsilon, ...
-    double value{0.0};  ///< its value
+    uint32_t round{0}; ///< round (iteration)
+    double timeS{0.0}; ///< simulated time of the last report of that round [s]
+    std::string node;  ///< node-level id, or "centroid" / "network" for aggregates
+    std::string role;  ///< FlNodeRoleName of the reporting nodes
+    std::string
+        metric;        ///< test_loss, test_accuracy, msd_db, avg_msd_db, disagreement, epsilon, ...
+    double value{0.0}; ///< its value
 };
 
 /**

@@ -7,6 +7,7 @@
 #include "fl-test-task.h"
 
 #include "ns3/core-module.h"
+#include "ns3/fedavg-reference.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
@@ -24,8 +25,8 @@ using fltest::MakeTask;
 namespace
 {
 
-/// In-process FedAvg with the seeds the applications use; every vector goes through the codec,
-/// with the quantiser seeds the applications derive (int8 only).
+/// In-process FedAvg (the shared reference runner) with the seeds the applications use; every
+/// vector goes through the codec, with the quantiser seeds the applications derive (int8 only).
 std::vector<fl::ParamVector>
 ReferenceFedAvg(const fl::LearningTask& task,
                 uint64_t initSeed,
@@ -33,39 +34,14 @@ ReferenceFedAvg(const fl::LearningTask& task,
                 uint32_t rounds,
                 fl::WireEncoding wire)
 {
-    auto viaWire = [&](const fl::ParamVector& v, uint64_t quantSeed) {
-        fl::Rng quant(quantSeed);
-        std::vector<uint8_t> bytes;
-        fl::EncodeMessage({fl::MessageKind::LocalModel, 0, 0, fl::kBroadcastId, 0}, v, wire, &quant, bytes);
-        fl::MessageHeader h;
-        EXPECT_EQ(fl::ParseHeader(bytes.data(), 1u << 30, h), fl::HeaderStatus::Ok);
-        return fl::DecodePayload(h, bytes.data() + fl::MessageHeader::kSize, task.GetPrecision());
-    };
     std::vector<fl::ParamVector> globals;
-    fl::Rng initRng(initSeed);
-    fl::ParamVector global = task.InitialParameters(initRng);
-    globals.push_back(global);
-    for (uint32_t r = 1; r <= rounds; ++r)
-    {
-        const fl::ParamVector received =
-            viaWire(global, fl::DeriveSeed(fl::DeriveSeed(initSeed, 0x9A4D), r));
-        std::vector<fl::ParamVector> locals;
-        std::vector<double> weights;
-        for (std::size_t k = 0; k < task.NumClients(); ++k)
-        {
-            fl::Rng rng(fl::DeriveSeed(clientSeeds[k], r));
-            locals.push_back(viaWire(task.TrainClient(k, received, rng).params,
-                                     fl::DeriveSeed(clientSeeds[k], r, 0x9A4D)));
-            weights.push_back(static_cast<double>(task.ClientSamples(k)));
-        }
-        std::vector<const fl::ParamVector*> ptrs;
-        for (const auto& l : locals)
-        {
-            ptrs.push_back(&l);
-        }
-        global = fl::FedAvgAggregate(ptrs, weights);
-        globals.push_back(global);
-    }
+    fl::FedAvgReferenceConfig cfg;
+    cfg.rounds = rounds;
+    cfg.initSeed = initSeed;
+    cfg.clientSeeds = clientSeeds;
+    cfg.link = fl::WireCodecLink(wire, task.GetPrecision(), initSeed, clientSeeds);
+    cfg.onRound = [&globals](uint32_t, const fl::ParamVector& g) { globals.push_back(g); };
+    fl::RunFedAvgReference(task, cfg);
     return globals;
 }
 

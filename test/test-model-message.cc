@@ -117,7 +117,8 @@ TEST(ModelMessage, RoundTripIsBitExactAtTheSamePrecision)
     for (Precision p : {Precision::Float64, Precision::Float32})
     {
         const ParamVector w = RandomParams(p, 1001, 2);
-        const auto bytes = EncodeMessage({MessageKind::GlobalModel, 12, 0xFFFFFFFF, kBroadcastId, 0}, w, p);
+        const auto bytes =
+            EncodeMessage({MessageKind::GlobalModel, 12, 0xFFFFFFFF, kBroadcastId, 0}, w, p);
         MessageHeader h;
         ASSERT_EQ(ParseHeader(bytes.data(), 1u << 30, h), HeaderStatus::Ok);
         EXPECT_EQ(h.kind, MessageKind::GlobalModel);
@@ -135,7 +136,8 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
 {
     const ParamVector w64 = RandomParams(Precision::Float64, 257, 3);
     // float64 in memory, float32 on the wire, float64 decoded: equals the float cast.
-    const auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w64, Precision::Float32);
+    const auto bytes =
+        EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w64, Precision::Float32);
     MessageHeader h;
     ASSERT_EQ(ParseHeader(bytes.data(), 1u << 30, h), HeaderStatus::Ok);
     EXPECT_EQ(h.encoding, WireEncoding::Float32);
@@ -144,15 +146,17 @@ TEST(ModelMessage, PrecisionConversionOnTheWire)
     EXPECT_TRUE(back == ParamVector(expected));
     // float32 in memory, float64 on the wire: exact.
     const ParamVector w32 = RandomParams(Precision::Float32, 100, 4);
-    const auto b2 = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w32, Precision::Float64);
+    const auto b2 =
+        EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, w32, Precision::Float64);
     ASSERT_EQ(ParseHeader(b2.data(), 1u << 30, h), HeaderStatus::Ok);
     EXPECT_TRUE(DecodePayload(h, b2.data() + 32, Precision::Float32) == w32);
 }
 
 TEST(ModelMessage, HeaderOnlyMessages)
 {
-    const auto bytes =
-        EncodeMessage({MessageKind::Join, 0, 5, kBroadcastId, 321}, ParamVector(), Precision::Float32);
+    const auto bytes = EncodeMessage({MessageKind::Join, 0, 5, kBroadcastId, 321},
+                                     ParamVector(),
+                                     Precision::Float32);
     ASSERT_EQ(bytes.size(), MessageHeader::kSize);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size());
@@ -166,7 +170,9 @@ TEST(ModelMessage, HeaderOnlyMessages)
 
 TEST(ModelMessage, HeaderValidation)
 {
-    auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, RandomParams(Precision::Float64, 4, 5), Precision::Float64);
+    auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1},
+                               RandomParams(Precision::Float64, 4, 5),
+                               Precision::Float64);
     MessageHeader h;
     auto bad = bytes;
     bad[0] = 'X';
@@ -193,7 +199,9 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
     for (uint32_t i = 0; i < 5; ++i)
     {
         params.push_back(RandomParams(Precision::Float32, 100 + 37 * i, 10 + i));
-        msgs.push_back(EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, 10 * i}, params.back(), Precision::Float32));
+        msgs.push_back(EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, 10 * i},
+                                     params.back(),
+                                     Precision::Float32));
     }
     const auto stream = Concat(msgs);
     Rng rng(99);
@@ -229,7 +237,9 @@ TEST(MessageReassembler, ArbitrarySplitsGiveTheSameMessages)
 
 TEST(MessageReassembler, IncompleteMessageIsNotDelivered)
 {
-    const auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, RandomParams(Precision::Float64, 50, 6), Precision::Float64);
+    const auto bytes = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1},
+                                     RandomParams(Precision::Float64, 50, 6),
+                                     Precision::Float64);
     MessageReassembler r;
     r.Push(bytes.data(), bytes.size() - 1);
     ReceivedMessage m;
@@ -245,7 +255,8 @@ TEST(MessageReassembler, GarbageBeforeAMessageIsSkippedAndCounted)
     garbage[10] = 'F'; // a false start of the magic
     garbage[11] = 'L';
     const ParamVector w = RandomParams(Precision::Float64, 20, 7);
-    const auto msg = EncodeMessage({MessageKind::LocalModel, 3, 2, kBroadcastId, 9}, w, Precision::Float64);
+    const auto msg =
+        EncodeMessage({MessageKind::LocalModel, 3, 2, kBroadcastId, 9}, w, Precision::Float64);
     const auto stream = Concat({garbage, msg});
     MessageReassembler r;
     r.Push(stream.data(), stream.size());
@@ -260,8 +271,10 @@ TEST(MessageReassembler, CorruptedMessageIsDroppedAndTheNextOneSurvives)
 {
     const ParamVector a = RandomParams(Precision::Float32, 64, 8);
     const ParamVector b = RandomParams(Precision::Float32, 64, 9);
-    auto ma = EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, a, Precision::Float32);
-    const auto mb = EncodeMessage({MessageKind::LocalModel, 2, 1, kBroadcastId, 1}, b, Precision::Float32);
+    auto ma =
+        EncodeMessage({MessageKind::LocalModel, 1, 1, kBroadcastId, 1}, a, Precision::Float32);
+    const auto mb =
+        EncodeMessage({MessageKind::LocalModel, 2, 1, kBroadcastId, 1}, b, Precision::Float32);
     ma[32 + 17] ^= 0x10; // flip one payload bit
     const auto stream = Concat({ma, mb});
     MessageReassembler r(Precision::Float32);
@@ -273,7 +286,8 @@ TEST(MessageReassembler, CorruptedMessageIsDroppedAndTheNextOneSurvives)
     EXPECT_EQ(r.Stats().crcErrors, 1u);
     EXPECT_FALSE(r.Pop(m));
     // A flipped bit in a header field covered by the CRC (round) is caught too.
-    auto mc = EncodeMessage({MessageKind::LocalModel, 5, 1, kBroadcastId, 1}, a, Precision::Float32);
+    auto mc =
+        EncodeMessage({MessageKind::LocalModel, 5, 1, kBroadcastId, 1}, a, Precision::Float32);
     mc[8] ^= 0x01;
     r.Push(mc.data(), mc.size());
     EXPECT_FALSE(r.Pop(m));
@@ -323,8 +337,9 @@ TEST(MessageReassembler, FuzzMutatedStreamsDeliverOnlyOriginalMessages)
     for (uint32_t i = 0; i < 8; ++i)
     {
         params.push_back(RandomParams(Precision::Float64, 16 + i, 100 + i));
-        msgs.push_back(
-            EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, i}, params.back(), Precision::Float64));
+        msgs.push_back(EncodeMessage({MessageKind::LocalModel, i, i, kBroadcastId, i},
+                                     params.back(),
+                                     Precision::Float64));
     }
     const auto clean = Concat(msgs);
     std::uniform_int_distribution<std::size_t> pos(0, clean.size() - 1);

@@ -153,12 +153,14 @@ TEST(ReferenceRunner, Float64CodecLinkEqualsTheIdealLink)
     const fl::FedAvgReferenceResult ideal = fl::RunFedAvgReference(*task, cfg);
     EXPECT_EQ(seen.size(), 4u); // round 0 and three rounds
     cfg.onRound = nullptr;
-    cfg.link = fl::WireCodecLink(fl::WireEncoding::Float64, fl::Precision::Float64, 7, cfg.clientSeeds);
+    cfg.link =
+        fl::WireCodecLink(fl::WireEncoding::Float64, fl::Precision::Float64, 7, cfg.clientSeeds);
     const fl::FedAvgReferenceResult coded = fl::RunFedAvgReference(*task, cfg);
     EXPECT_EQ(ideal.finalModel.Get<double>(), coded.finalModel.Get<double>());
     EXPECT_GT(ideal.samplesProcessed, 0u);
     // float16 on the wire is lossy: the models differ.
-    cfg.link = fl::WireCodecLink(fl::WireEncoding::Float16, fl::Precision::Float64, 7, cfg.clientSeeds);
+    cfg.link =
+        fl::WireCodecLink(fl::WireEncoding::Float16, fl::Precision::Float64, 7, cfg.clientSeeds);
     const fl::FedAvgReferenceResult half = fl::RunFedAvgReference(*task, cfg);
     EXPECT_NE(ideal.finalModel.Get<double>(), half.finalModel.Get<double>());
     cfg.clientSeeds.pop_back();
@@ -219,8 +221,8 @@ TEST(RoundStep, ToyAlgorithmOnTheSeamMatchesItsInProcessMirror)
     stack.server->TraceConnectWithoutContext(
         "RoundEnd",
         MakeCallback(+[](std::vector<FlRoundReport>* out, const FlRoundReport& r) {
-                         out->push_back(r);
-                     }).Bind(&reports));
+            out->push_back(r);
+        }).Bind(&reports));
     Simulator::Stop(Seconds(60));
     Simulator::Run();
     ASSERT_TRUE(stack.server->IsFinished());
@@ -279,26 +281,19 @@ ExchangePeerMessages(FlTransportKind kind)
     ASSERT_TRUE(p.a->Listen(7000));
     ASSERT_TRUE(p.b->Listen(7000));
     p.a->SetReceiveCallback(
-        MakeCallback(+[](PeerPair* pp, FlInboundMessage& in) { pp->Receive(true, in); })
-            .Bind(&p));
+        MakeCallback(+[](PeerPair* pp, FlInboundMessage& in) { pp->Receive(true, in); }).Bind(&p));
     p.b->SetReceiveCallback(
-        MakeCallback(+[](PeerPair* pp, FlInboundMessage& in) { pp->Receive(false, in); })
-            .Bind(&p));
+        MakeCallback(+[](PeerPair* pp, FlInboundMessage& in) { pp->Receive(false, in); }).Bind(&p));
     const Address addrA = InetSocketAddress(p.scene.serverAddress, 7000);
     const Address addrB = InetSocketAddress(p.scene.clientInterfaces.GetAddress(0), 7000);
     const fl::ParamVector model = Vec3(0.5, -2.0, 1e-3);
     Simulator::Schedule(Seconds(1), [&]() {
         // a -> b: a neighbour model and a control list; b -> a: a control scalar.
-        p.a->SendModel({addrB},
-                       {fl::MessageKind::PeerModel, 4, 0, nb->GetId(), 0},
-                       model,
-                       nullptr);
+        p.a->SendModel({addrB}, {fl::MessageKind::PeerModel, 4, 0, nb->GetId(), 0}, model, nullptr);
         p.a->SendRaw(addrB,
                      {fl::MessageKind::Control, 4, 0, nb->GetId(), 9},
                      fl::PackU32({1, 2, 3}));
-        p.b->SendRaw(addrA,
-                     {fl::MessageKind::Control, 4, 0, na->GetId(), 1},
-                     fl::PackF64({0.125}));
+        p.b->SendRaw(addrA, {fl::MessageKind::Control, 4, 0, na->GetId(), 1}, fl::PackF64({0.125}));
     });
     Simulator::Stop(Seconds(5));
     Simulator::Run();
@@ -359,7 +354,8 @@ TEST(LearningTracker, AggregatesTheReportedModelsOfEveryRole)
     Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
     tracker->SetTask(task);
     // A reference point (the origin) makes the MSD metrics appear.
-    tracker->SetReferenceOptimum(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(task->NumParameters())));
+    tracker->SetReferenceOptimum(
+        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(task->NumParameters())));
     auto accountant = std::make_shared<fl::PrivacyAccountant>();
     tracker->SetAccountant(accountant, 1e-5, fl::Composition::Zcdp);
     tracker->InstallAll();
@@ -367,8 +363,8 @@ TEST(LearningTracker, AggregatesTheReportedModelsOfEveryRole)
     stack.server->TraceConnectWithoutContext(
         "RoundStart",
         MakeCallback(+[](fl::PrivacyAccountant* acc, uint32_t, const std::vector<uint32_t>&) {
-                         acc->AddGaussian(1.0, 4.0);
-                     }).Bind(accountant.get()));
+            acc->AddGaussian(1.0, 4.0);
+        }).Bind(accountant.get()));
     Simulator::Stop(Seconds(60));
     Simulator::Run();
     tracker->Flush();

@@ -148,27 +148,25 @@ ReferenceAggregate(const fl::LearningTask& task,
     };
     const fl::ParamVector& current = sentIn(rep.round);
     std::vector<fl::ParamVector> models;
-    std::vector<double> weights;
+    models.reserve(rep.updates.size());
+    std::vector<fl::RoundUpdate> updates;
     for (const auto& u : rep.updates)
     {
+        // Each client's training recomputed in process from the model it was sent.
         fl::Rng rng(fl::DeriveSeed(run.clientSeeds[u.client], u.trainedRound));
         const fl::ParamVector& base = sentIn(u.trainedRound);
-        fl::ParamVector w = task.TrainClient(u.client, base, rng).params;
-        double weight = static_cast<double>(task.ClientSamples(u.client));
-        if (u.staleness > 0)
-        {
-            w = fl::TranslateStaleModel(w, base, current);
-            weight *= fl::StalenessWeight(u.staleness, stalenessExponent);
-        }
-        models.push_back(std::move(w));
-        weights.push_back(weight);
+        models.push_back(task.TrainClient(u.client, base, rng).params);
+        fl::RoundUpdate ru;
+        ru.model = &models.back();
+        ru.base = &base;
+        ru.sampleCount = static_cast<double>(task.ClientSamples(u.client));
+        ru.staleness = u.staleness;
+        updates.push_back(ru);
     }
-    std::vector<const fl::ParamVector*> ptrs;
-    for (const auto& m : models)
-    {
-        ptrs.push_back(&m);
-    }
-    return fl::FedAvgAggregate(ptrs, weights);
+    fl::RoundAggregationConfig cfg;
+    cfg.stalenessExponent = stalenessExponent;
+    fl::ParamVector velocity;
+    return fl::AggregateRound(current, updates, cfg, velocity);
 }
 
 std::vector<uint32_t>

@@ -45,11 +45,11 @@ ReferenceLink WireCodecLink(WireEncoding wire,
 /// Settings of a reference run.
 struct FedAvgReferenceConfig
 {
-    uint32_t rounds{1};                  ///< rounds to run
-    uint64_t initSeed{1};                ///< as FlServerApplication::InitSeed
-    std::vector<uint64_t> clientSeeds;   ///< as each FlClientApplication::TrainingSeed
-    RoundAggregationConfig aggregation;  ///< momentum etc. (no stale updates in process)
-    ReferenceLink link;                  ///< how vectors travel (default: ideal)
+    uint32_t rounds{1};                 ///< rounds to run
+    uint64_t initSeed{1};               ///< as FlServerApplication::InitSeed
+    std::vector<uint64_t> clientSeeds;  ///< as each FlClientApplication::TrainingSeed
+    RoundAggregationConfig aggregation; ///< momentum etc. (no stale updates in process)
+    ReferenceLink link;                 ///< how vectors travel (default: ideal)
     /// The in-process mirror of FlRoundStep: acts on the aggregate before the next round.
     std::function<void(uint32_t round, ParamVector& model)> step;
     /// Called after every round (and with round 0 for the initial model), e.g. for progress.
@@ -59,9 +59,9 @@ struct FedAvgReferenceConfig
 /// What a reference run produced.
 struct FedAvgReferenceResult
 {
-    ParamVector finalModel;            ///< the global model after the last round
-    std::size_t samplesProcessed{0};   ///< samples processed by all clients in all rounds
-    double flops{0.0};                 ///< training FLOPs of all clients in all rounds
+    ParamVector finalModel;          ///< the global model after the last round
+    std::size_t samplesProcessed{0}; ///< samples processed by all clients in all rounds
+    double flops{0.0};               ///< training FLOPs of all clients in all rounds
 };
 
 /**

@@ -248,8 +248,8 @@ WeightedSampleWithoutReplacement(const std::vector<uint32_t>& pool,
         if (!(total > 0.0))
         {
             throw ConfigError("weights",
-                              "all remaining items have weight 0 but " +
-                                  std::to_string(count - i) + " more are needed",
+                              "all remaining items have weight 0 but " + std::to_string(count - i) +
+                                  " more are needed",
                               "give every eligible item a positive weight");
         }
         const double u = uniform01() * total;

@@ -83,7 +83,6 @@ std::vector<uint32_t> WeightedSampleWithoutReplacement(const std::vector<uint32_
                                                        std::size_t count,
                                                        const std::function<double()>& uniform01);
 
-
 /**
  * One update considered by a round's aggregation (see AggregateRound).
  */
@@ -100,8 +99,8 @@ struct RoundUpdate
  */
 struct RoundAggregationConfig
 {
-    double stalenessExponent{0.5}; ///< a in (1 + s)^-a (StalenessWeight)
-    double serverMomentum{0.0};    ///< FedAvgM beta in [0, 1) (0 = plain FedAvg)
+    double stalenessExponent{0.5};  ///< a in (1 + s)^-a (StalenessWeight)
+    double serverMomentum{0.0};     ///< FedAvgM beta in [0, 1) (0 = plain FedAvg)
     double serverLearningRate{1.0}; ///< FedAvgM eta > 0
 };
 
@@ -125,14 +124,15 @@ ParamVector AggregateRound(const ParamVector& current,
 /**
  * Client selection of a round: `count` of `pool` (all of it if count = 0 or count >= pool
  * size). Uniform (empty `weights`): a partial Fisher-Yates shuffle drawing
- * j = uniformInt(i, pool size - 1) for i = 0 .. count - 1. Weighted: WeightedSampleWithoutReplacement
- * with `uniform01`. Returns the chosen items sorted ascending.
+ * j = uniformInt(i, pool size - 1) for i = 0 .. count - 1. Weighted:
+ * WeightedSampleWithoutReplacement with `uniform01`. Returns the chosen items sorted ascending.
  */
-std::vector<uint32_t> SampleClients(std::vector<uint32_t> pool,
-                                    const std::vector<double>& weights,
-                                    std::size_t count,
-                                    const std::function<uint32_t(uint32_t lo, uint32_t hi)>& uniformInt,
-                                    const std::function<double()>& uniform01);
+std::vector<uint32_t> SampleClients(
+    std::vector<uint32_t> pool,
+    const std::vector<double>& weights,
+    std::size_t count,
+    const std::function<uint32_t(uint32_t lo, uint32_t hi)>& uniformInt,
+    const std::function<double()>& uniform01);
 
 } // namespace fl
 } // namespace ns3

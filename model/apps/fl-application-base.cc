@@ -199,12 +199,12 @@ FlApplicationBase::StartTransport(const char* who, fl::Precision decodeTo, uint1
         const bool bound = listenPort != 0 ? m_transport->Listen(listenPort) : m_transport->Open();
         if (!bound)
         {
-            throw fl::ConfigError(prefix + (listenPort != 0 ? "Port" : "transport"),
-                                  "cannot bind a " + m_transportName + " socket on node " +
-                                      std::to_string(GetNode()->GetId()) +
-                                      (listenPort != 0 ? " port " + std::to_string(listenPort)
-                                                       : std::string()),
-                                  "use a free port and give the node an Internet stack");
+            throw fl::ConfigError(
+                prefix + (listenPort != 0 ? "Port" : "transport"),
+                "cannot bind a " + m_transportName + " socket on node " +
+                    std::to_string(GetNode()->GetId()) +
+                    (listenPort != 0 ? " port " + std::to_string(listenPort) : std::string()),
+                "use a free port and give the node an Internet stack");
         }
     }
     catch (const fl::ConfigError& e)

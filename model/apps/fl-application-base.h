@@ -10,9 +10,9 @@
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
 #include "ns3/fl-transport.h"
-#include "ns3/traced-callback.h"
 #include "ns3/nstime.h"
 #include "ns3/payload-codec.h"
+#include "ns3/traced-callback.h"
 
 #include <string>
 
@@ -89,9 +89,9 @@ class FlApplicationBase : public Application
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
 
-    fl::WireEncoding m_wire{fl::WireEncoding::Float64}; ///< parsed WirePrecision
+    fl::WireEncoding m_wire{fl::WireEncoding::Float64};    ///< parsed WirePrecision
     FlTransportKind m_transportKind{FlTransportKind::Tcp}; ///< parsed Transport
-    Ptr<FlTransport> m_transport; ///< created by CreateTransport
+    Ptr<FlTransport> m_transport;                          ///< created by CreateTransport
 
   private:
     std::string m_transportName;

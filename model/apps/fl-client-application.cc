@@ -295,7 +295,8 @@ FlClientApplication::StartApplication()
     }
     try
     {
-        m_silentRounds = fl::ParseRoundList(m_silentRoundsSpec, "FlClientApplication::SilentRounds");
+        m_silentRounds =
+            fl::ParseRoundList(m_silentRoundsSpec, "FlClientApplication::SilentRounds");
     }
     catch (const fl::ConfigError& e)
     {

@@ -29,15 +29,15 @@ namespace ns3
  */
 struct FlTrainingReport
 {
-    uint32_t client{0};         ///< client index
-    uint32_t round{0};          ///< round of the global model trained on
-    Time received;              ///< when the whole global model had arrived
-    Time computeTime;           ///< simulated compute time
-    double computeEnergyJ{0.0}; ///< ComputePower x computeTime [J]
-    uint64_t steps{0};          ///< local optimisation steps
-    uint64_t samples{0};        ///< samples processed
-    double flops{0.0};          ///< training FLOPs
-    double meanLoss{0.0};       ///< mean training loss over the local steps
+    uint32_t client{0};             ///< client index
+    uint32_t round{0};              ///< round of the global model trained on
+    Time received;                  ///< when the whole global model had arrived
+    Time computeTime;               ///< simulated compute time
+    double computeEnergyJ{0.0};     ///< ComputePower x computeTime [J]
+    uint64_t steps{0};              ///< local optimisation steps
+    uint64_t samples{0};            ///< samples processed
+    double flops{0.0};              ///< training FLOPs
+    double meanLoss{0.0};           ///< mean training loss over the local steps
     uint64_t missingCoordinates{0}; ///< coordinates of the global model filled from the previous
                                     ///< one (UDP keep-previous)
 };
@@ -134,10 +134,10 @@ class FlClientApplication : public FlApplicationBase
     std::set<uint32_t> m_silentRounds;
     Ptr<UniformRandomVariable> m_rng;
     Ptr<UniformRandomVariable> m_dropoutRng;
-    Address m_server;             ///< the server's transport address
+    Address m_server;                        ///< the server's transport address
     uint32_t m_serverNode{fl::kBroadcastId}; ///< the server's node-level id, once heard
-    fl::ParamVector m_lastGlobal; ///< UDP keep-previous: the last global model received
-    fl::ParamVector m_update;     ///< the trained model waiting for its compute time
+    fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
+    fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

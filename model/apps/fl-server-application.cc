@@ -265,9 +265,10 @@ FlServerApplication::StartApplication()
     }
     if (m_sampling != "uniform" && m_sampling != "weighted")
     {
-        NS_FATAL_ERROR("FlServerApplication::ClientSampling: \"" << m_sampling
-                                                                 << "\" is not a sampling rule "
-                                                                    "(fix: use uniform or weighted)");
+        NS_FATAL_ERROR("FlServerApplication::ClientSampling: \""
+                       << m_sampling
+                       << "\" is not a sampling rule "
+                          "(fix: use uniform or weighted)");
     }
     m_weightedSampling = m_sampling == "weighted";
     if (m_stragglerPolicyName != "drop" && m_stragglerPolicyName != "accept")
@@ -379,8 +380,7 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
     }
     auto client = m_clientOfNode.find(h.sender);
     if (h.kind != fl::MessageKind::LocalModel || client == m_clientOfNode.end() ||
-        m_clients.count(client->second) == 0 ||
-        m_clients.at(client->second).address != in.from)
+        m_clients.count(client->second) == 0 || m_clients.at(client->second).address != in.from)
     {
         ++m_counters.unexpectedMessages;
         return;

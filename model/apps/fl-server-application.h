@@ -43,12 +43,12 @@ const char* FlRoundStatusName(FlRoundStatus s);
  */
 struct FlUpdateInfo
 {
-    uint32_t client{0};            ///< client index
-    uint32_t trainedRound{0};      ///< round whose global model the client trained on
-    uint32_t staleness{0};         ///< rounds between that model and this round (0 = fresh)
-    uint32_t sampleCount{0};       ///< the client's announced sample count
-    double weight{0.0};            ///< aggregation weight before normalisation
-    Time arrival;                  ///< when the server had the whole update
+    uint32_t client{0};             ///< client index
+    uint32_t trainedRound{0};       ///< round whose global model the client trained on
+    uint32_t staleness{0};          ///< rounds between that model and this round (0 = fresh)
+    uint32_t sampleCount{0};        ///< the client's announced sample count
+    double weight{0.0};             ///< aggregation weight before normalisation
+    Time arrival;                   ///< when the server had the whole update
     uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
 };
 
@@ -62,18 +62,18 @@ struct FlRoundReport
                                  ///< a repeated round gets a new number
     uint32_t completedRounds{0}; ///< rounds counted towards Rounds so far (incl. this one)
     FlRoundStatus status{FlRoundStatus::Initial}; ///< how the round ended
-    Time start;                         ///< when the global model was sent
-    Time end;                           ///< when the round closed
+    Time start;                                   ///< when the global model was sent
+    Time end;                                     ///< when the round closed
     std::vector<uint32_t> selected;     ///< clients the model was sent to (and still connected)
     std::vector<uint32_t> participants; ///< clients whose update was aggregated (sorted)
     std::vector<FlUpdateInfo> updates;  ///< the aggregated updates, by client index
-    uint32_t stragglers{0};  ///< selected clients whose update had not arrived at the close
+    uint32_t stragglers{0};   ///< selected clients whose update had not arrived at the close
     uint32_t staleUpdates{0}; ///< updates of earlier rounds aggregated (StragglerPolicy accept)
     uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model, all updates
-    uint64_t bytesDown{0};   ///< bytes the server sent this round
-    uint64_t bytesUp{0};     ///< bytes the server received this round
-    bool deadlineHit{false}; ///< the round closed at its deadline
-    uint32_t disconnected{0}; ///< selected clients that disconnected during the round
+    uint64_t bytesDown{0};          ///< bytes the server sent this round
+    uint64_t bytesUp{0};            ///< bytes the server received this round
+    bool deadlineHit{false};        ///< the round closed at its deadline
+    uint32_t disconnected{0};       ///< selected clients that disconnected during the round
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
@@ -92,9 +92,9 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
     /// What the step is told about the round.
     struct Context
     {
-        uint32_t round{0};                             ///< the round that closed
+        uint32_t round{0};                               ///< the round that closed
         FlRoundStatus status{FlRoundStatus::Aggregated}; ///< aggregated, skipped or empty
-        FlServerApplication* server{nullptr};          ///< the server (node, transport, task)
+        FlServerApplication* server{nullptr};            ///< the server (node, transport, task)
     };
 
     virtual ~FlRoundStep() = default;
@@ -169,11 +169,11 @@ class FlServerApplication : public FlApplicationBase
         uint64_t staleAccepted{0};      ///< updates for an earlier round aggregated
         uint64_t unexpectedMessages{0}; ///< wrong kind, unknown or unselected sender, duplicates
         uint64_t badModelSize{0};       ///< updates whose size differs from the model's
-        uint64_t malformed{0};          ///< messages the transport rejected (header, CRC, undecodable)
-        uint64_t partialUpdates{0};     ///< UDP updates aggregated with holes (keep-previous)
-        uint64_t disconnects{0};        ///< client connections closed during the run
-        uint64_t roundsSkipped{0};      ///< rounds below quorum, skipped
-        uint64_t roundsRepeated{0};     ///< rounds below quorum, repeated
+        uint64_t malformed{0};      ///< messages the transport rejected (header, CRC, undecodable)
+        uint64_t partialUpdates{0}; ///< UDP updates aggregated with holes (keep-previous)
+        uint64_t disconnects{0};    ///< client connections closed during the run
+        uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
+        uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -200,8 +200,8 @@ class FlServerApplication : public FlApplicationBase
     /// How the server reaches a client.
     struct Peer
     {
-        Address address;   ///< transport address
-        uint32_t node{0};  ///< node-level id
+        Address address;  ///< transport address
+        uint32_t node{0}; ///< node-level id
     };
 
     /// An update waiting for aggregation.
@@ -253,14 +253,14 @@ class FlServerApplication : public FlApplicationBase
     bool m_weightedSampling{false};
     bool m_acceptStale{false};
     bool m_repeatBelowQuorum{false};
-    uint64_t m_quantSeed{0}; ///< base seed of the int8 quantiser's draws
-    Ptr<FlRoundStep> m_step;                      ///< the round seam (null: FedAvg)
-    fl::RoundAggregationConfig m_aggregation;     ///< parsed aggregation attributes
-    FlRoundReport m_report;                       ///< the round being closed
-    std::map<uint32_t, Peer> m_clients;           ///< joined clients by index
-    std::map<uint32_t, uint32_t> m_clientOfNode;  ///< node-level id -> client index
-    std::map<uint32_t, uint32_t> m_clientSamples; ///< announced sample counts
-    std::map<uint32_t, uint32_t> m_outstanding;   ///< client -> round of its pending update
+    uint64_t m_quantSeed{0};                       ///< base seed of the int8 quantiser's draws
+    Ptr<FlRoundStep> m_step;                       ///< the round seam (null: FedAvg)
+    fl::RoundAggregationConfig m_aggregation;      ///< parsed aggregation attributes
+    FlRoundReport m_report;                        ///< the round being closed
+    std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
+    std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index
+    std::map<uint32_t, uint32_t> m_clientSamples;  ///< announced sample counts
+    std::map<uint32_t, uint32_t> m_outstanding;    ///< client -> round of its pending update
     std::map<uint32_t, fl::ParamVector> m_history; ///< global models sent, by round (accept)
     Ptr<UniformRandomVariable> m_rng;
 

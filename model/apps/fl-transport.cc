@@ -308,7 +308,7 @@ class FlTcpTransport : public FlTransport
     Ptr<Node> m_node;
     Ptr<Socket> m_listen;
     bool m_closed{false};
-    std::vector<Ptr<FlMessageSocket>> m_connections; ///< every connection ever (for counters)
+    std::vector<Ptr<FlMessageSocket>> m_connections;     ///< every connection ever (for counters)
     std::map<Address, Ptr<FlMessageSocket>> m_byAddress; ///< open connections by peer address
     std::map<const FlMessageSocket*, Address> m_addressOf;
     std::map<Address, Pending> m_connecting;
@@ -439,8 +439,8 @@ class FlUdpTransport : public FlTransport
             DecodeDatagramMessage(dm, base, m_config.decodeTo, in.msg, &in.filledCoordinates);
         if (st != fl::MessageDecodeStatus::Ok || in.msg.header.sender != dm.sender)
         {
-            NS_LOG_INFO("undecodable datagram message from "
-                        << dm.sender << ": " << fl::MessageDecodeStatusName(st));
+            NS_LOG_INFO("undecodable datagram message from " << dm.sender << ": "
+                                                             << fl::MessageDecodeStatusName(st));
             ++m_malformed;
             return;
         }

@@ -69,11 +69,11 @@ struct FlTransportStats
  */
 struct FlTransportConfig
 {
-    FlTransportKind kind{FlTransportKind::Tcp};              ///< TCP or UDP
-    fl::WireEncoding wire{fl::WireEncoding::Float64};        ///< encoding of model payloads
-    fl::Precision decodeTo{fl::Precision::Float64};          ///< precision of decoded models
-    uint32_t tcpSegmentSize{1448};                           ///< TCP segment size (0 = default)
-    FlDatagramConfig datagram;                               ///< UDP settings
+    FlTransportKind kind{FlTransportKind::Tcp};       ///< TCP or UDP
+    fl::WireEncoding wire{fl::WireEncoding::Float64}; ///< encoding of model payloads
+    fl::Precision decodeTo{fl::Precision::Float64};   ///< precision of decoded models
+    uint32_t tcpSegmentSize{1448};                    ///< TCP segment size (0 = default)
+    FlDatagramConfig datagram;                        ///< UDP settings
 };
 
 /**
@@ -95,7 +95,8 @@ class FlTransport : public SimpleRefCount<FlTransport>
      * whose holes are filled from it (UDP keep-previous); nullptr if there is none (the message
      * is then undecodable and counted as malformed).
      */
-    using BaseModelProvider = std::function<const fl::ParamVector*(uint32_t sender, uint32_t round)>;
+    using BaseModelProvider =
+        std::function<const fl::ParamVector*(uint32_t sender, uint32_t round)>;
 
     /**
      * @param node the node the transport's sockets live on
@@ -103,7 +104,9 @@ class FlTransport : public SimpleRefCount<FlTransport>
      * @param config the settings (throws fl::ConfigError naming the field if invalid)
      * @return a TCP or UDP transport
      */
-    static Ptr<FlTransport> Create(Ptr<Node> node, uint32_t localId, const FlTransportConfig& config);
+    static Ptr<FlTransport> Create(Ptr<Node> node,
+                                   uint32_t localId,
+                                   const FlTransportConfig& config);
 
     virtual ~FlTransport();
 
@@ -165,13 +168,13 @@ class FlTransport : public SimpleRefCount<FlTransport>
     /// Hands a decoded message to the application.
     void Deliver(FlInboundMessage& in);
 
-    uint32_t m_localId;          ///< node-level id of this end
-    FlTransportConfig m_config;  ///< settings
-    BaseModelProvider m_baseModel; ///< see SetBaseModelProvider
+    uint32_t m_localId;              ///< node-level id of this end
+    FlTransportConfig m_config;      ///< settings
+    BaseModelProvider m_baseModel;   ///< see SetBaseModelProvider
     PeerClosedCallback m_peerClosed; ///< see SetPeerClosedCallback
-    uint64_t m_messagesSent{0};    ///< messages handed to SendBytes
-    uint64_t m_delivered{0};       ///< messages delivered
-    uint64_t m_malformed{0};       ///< undecodable or inconsistent messages
+    uint64_t m_messagesSent{0};      ///< messages handed to SendBytes
+    uint64_t m_delivered{0};         ///< messages delivered
+    uint64_t m_malformed{0};         ///< undecodable or inconsistent messages
 
   private:
     ReceiveCallback m_receive;

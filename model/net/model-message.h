@@ -74,13 +74,13 @@ struct MessageHeader
     MessageKind kind{MessageKind::Join};          ///< kind
     WireEncoding encoding{WireEncoding::Float64}; ///< payload encoding
     uint32_t round{0};                            ///< round number
-    uint32_t sender{0};       ///< node-level id of the sender
+    uint32_t sender{0};                           ///< node-level id of the sender
     uint32_t receiver{kBroadcastId}; ///< node-level id of the receiver (or kBroadcastId)
-    uint32_t count{0};        ///< number of values (bytes if raw)
-    uint32_t aux{0};          ///< kind-specific (sample count, control tag)
-    bool raw{false};          ///< the payload is raw bytes (encoding is then meaningless)
-    uint32_t payloadBytes{0}; ///< payload size in bytes (derived from encoding and count)
-    uint32_t crc{0};          ///< CRC-32 of header bytes 0..27 and the payload
+    uint32_t count{0};               ///< number of values (bytes if raw)
+    uint32_t aux{0};                 ///< kind-specific (sample count, control tag)
+    bool raw{false};                 ///< the payload is raw bytes (encoding is then meaningless)
+    uint32_t payloadBytes{0};        ///< payload size in bytes (derived from encoding and count)
+    uint32_t crc{0};                 ///< CRC-32 of header bytes 0..27 and the payload
 
     /// Writes the 32 header bytes to out.
     void Write(uint8_t* out) const;
