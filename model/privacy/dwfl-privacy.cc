@@ -5,6 +5,7 @@
 
 #include "ns3/dwfl.h"
 #include "ns3/fl-types.h"
+#include "ns3/privacy-accountant.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,9 +88,9 @@ DwflPrivacyParams::Validate() const
 double
 DwflPrivacyConstant(double amplitude, const DwflPrivacyParams& params)
 {
-    // K = Delta_2 sqrt(2 ln(1.25/delta)),  Delta_2 = 2 c gamma g_max
-    return 2.0 * params.gamma * params.gMax * amplitude *
-           std::sqrt(2.0 * std::log(1.25 / params.delta));
+    // K = Delta_2 sqrt(2 ln(1.25/delta)),  Delta_2 = 2 c gamma g_max: the Gaussian mechanism's
+    // eps (Lemma IV.1) at unit noise standard deviation.
+    return GaussianEpsilonClassic(2.0 * params.gamma * params.gMax * amplitude, 1.0, params.delta);
 }
 
 double
