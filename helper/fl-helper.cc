@@ -158,6 +158,12 @@ FlFedAvgHelper::SetRoundStep(Ptr<FlRoundStep> step)
 }
 
 void
+FlFedAvgHelper::SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturbation>()> make)
+{
+    m_makePerturbation = std::move(make);
+}
+
+void
 FlFedAvgHelper::SetStartTimes(Time server, Time firstClient, Time clientSpacing)
 {
     m_serverStart = server;
@@ -189,6 +195,11 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         clientHelper.SetComputeSpeedVariable(m_speed);
     }
     stack.clientApps = clientHelper.Install(clients);
+    for (uint32_t i = 0; m_makePerturbation && i < stack.clientApps.GetN(); ++i)
+    {
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
+            ->SetUplinkPerturbation(m_makePerturbation());
+    }
     stack.serverApps.Start(m_serverStart);
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
     {

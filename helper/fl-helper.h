@@ -16,6 +16,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -130,6 +131,12 @@ class FlFedAvgHelper
     void SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond);
     /// The server's round step (the round seam; none = FedAvg).
     void SetRoundStep(Ptr<FlRoundStep> step);
+    /**
+     * The privacy seam at every client's uplink: `make` is called once per client (a
+     * perturbation may keep per-sender state) and its result set with
+     * FlClientApplication::SetUplinkPerturbation.
+     */
+    void SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturbation>()> make);
     /// Server start time, first client start and the spacing of client starts.
     void SetStartTimes(Time server, Time firstClient, Time clientSpacing);
 
@@ -153,6 +160,7 @@ class FlFedAvgHelper
     AttributeList m_monitorAttributes; ///< applied to the monitor in order
     Ptr<RandomVariableStream> m_speed;
     Ptr<FlRoundStep> m_step;
+    std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     Time m_serverStart{Seconds(0)};
     Time m_firstClient{Seconds(0.5)};
     Time m_clientSpacing{MilliSeconds(20)};

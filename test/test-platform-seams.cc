@@ -15,6 +15,7 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-transport.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/perturbation.h"
 
 #include <gtest/gtest.h>
 
@@ -244,6 +245,54 @@ TEST(RoundStep, ToyAlgorithmOnTheSeamMatchesItsInProcessMirror)
     cfg.step = [](uint32_t, fl::ParamVector& m) { m.Get<double>().array() += 0.25; };
     const fl::FedAvgReferenceResult ref = fl::RunFedAvgReference(*task, cfg);
     EXPECT_EQ(network.Get<double>(), ref.finalModel.Get<double>());
+}
+
+TEST(PrivacySeam, UplinkNoiseOverTheNetworkEqualsTheInProcessMirror)
+{
+    const uint32_t n = 3;
+    const uint32_t rounds = 2;
+    const double sigma = 0.05;
+    auto task = fltest::MakeTask<double>(n, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(n);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+    fedavg.SetServerAttribute("InitSeed", UintegerValue(9));
+    fedavg.SetUplinkPerturbation([sigma]() {
+        return std::make_shared<fl::GaussianPerturbation>(sigma, fl::NoiseScope::PerLink);
+    });
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    std::vector<uint64_t> seeds{21, 22, 23};
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        stack.clientApps.Get(i)->SetAttribute("TrainingSeed", UintegerValue(seeds[i]));
+    }
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    ASSERT_TRUE(stack.server->IsFinished());
+    const fl::ParamVector network = stack.server->GetGlobalModel();
+    Simulator::Destroy();
+
+    fl::FedAvgReferenceConfig cfg;
+    cfg.rounds = rounds;
+    cfg.initSeed = 9;
+    cfg.clientSeeds = seeds;
+    cfg.link.up = [&](uint32_t r, uint32_t k, const fl::ParamVector& w) {
+        fl::ParamVector noisy = w;
+        fl::GaussianPerturbation p(sigma, fl::NoiseScope::PerLink);
+        fl::Rng rng(fl::UplinkNoiseSeed(seeds[k], r));
+        p.BeginIteration(noisy.Size(), rng);
+        p.PerturbOutgoing(noisy, 0, rng);
+        return noisy;
+    };
+    const fl::FedAvgReferenceResult noisy = fl::RunFedAvgReference(*task, cfg);
+    EXPECT_EQ(network.Get<double>(), noisy.finalModel.Get<double>());
+    cfg.link.up = nullptr;
+    const fl::FedAvgReferenceResult clean = fl::RunFedAvgReference(*task, cfg);
+    // The noise moved the model, by about sigma / sqrt(n) per coordinate.
+    const double rms = (network.Get<double>() - clean.finalModel.Get<double>()).norm() /
+                       std::sqrt(static_cast<double>(network.Size()));
+    EXPECT_GT(rms, 0.1 * sigma / std::sqrt(n));
 }
 
 namespace

@@ -203,6 +203,12 @@ FlClientApplication::SetTask(std::shared_ptr<const fl::LearningTask> task)
     m_task = std::move(task);
 }
 
+void
+FlClientApplication::SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation)
+{
+    m_uplinkPerturbation = std::move(perturbation);
+}
+
 uint64_t
 FlClientApplication::GetTrainingSeed() const
 {
@@ -446,6 +452,12 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
 
     ReportModel(h.round, FlNodeRole::Client, out.params);
     m_update = std::move(out.params);
+    if (m_uplinkPerturbation)
+    {
+        fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
+        m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
+        m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
+    }
     m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
 }
 

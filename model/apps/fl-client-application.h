@@ -13,6 +13,7 @@
 #include "ns3/fl-message-socket.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
+#include "ns3/perturbation.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
@@ -68,6 +69,14 @@ class FlClientApplication : public FlApplicationBase
 
     /// Sets the learning task. Must be called before start.
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
+
+    /**
+     * The privacy seam at the client's uplink: noise added to every update where it leaves the
+     * client (e.g. fl::GaussianPerturbation), drawn from an engine seeded by the training seed
+     * and the round. None (default) sends the trained model untouched. The model the client
+     * reports (ModelReport) is the clean one it holds.
+     */
+    void SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation);
 
     /// The client index.
     uint32_t GetClientIndex() const
@@ -138,6 +147,7 @@ class FlClientApplication : public FlApplicationBase
     uint32_t m_serverNode{fl::kBroadcastId}; ///< the server's node-level id, once heard
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
+    std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

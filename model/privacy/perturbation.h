@@ -19,6 +19,16 @@ namespace fl
 {
 
 /**
+ * Seed of the engine that draws a client's uplink noise in `round` from its training seed (so
+ * that an in-process run can draw the same noise as the applications).
+ */
+inline uint64_t
+UplinkNoiseSeed(uint64_t trainingSeed, uint32_t round)
+{
+    return DeriveSeed(trainingSeed, round, 0x501E);
+}
+
+/**
  * What a sender adds to the vectors it releases. Per iteration the sender calls
  * BeginIteration once, then PerturbOutgoing on the copy for each receiver, and PerturbKept on
  * the copy it keeps. Noise is drawn in double precision from the Rng passed in (so a seeded
