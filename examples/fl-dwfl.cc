@@ -88,10 +88,13 @@ struct Choices
 struct RunSpec
 {
     std::string series; ///< legend label
-    std::string scheme; ///< digital (more schemes: see the integration point below)
-    uint32_t n = 10;    ///< workers N
-    double pDbm = 60.0; ///< transmit power P [dBm]
-    double epsilon = 0.5;
+    /// dwfl (non-orthogonal), orthogonal, centralized (analog), or digital
+    std::string scheme;
+    uint32_t n = 10;      ///< workers N
+    double pDbm = 60.0;   ///< transmit power P [dBm]
+    double epsilon = 0.5; ///< target eps per round (0: no artificial noise)
+    std::string group;    ///< runs whose order the paper states (empty: none)
+    int rank = 0;         ///< expected place in the group, 0 = best
 };
 
 /// One CSV row: a run's state after `round` rounds.
@@ -110,20 +113,165 @@ const char* const kCsvHeader =
     "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,"
     "worker_test_loss,worker_test_accuracy,disagreement";
 
-/// The runs of a figure (the paper's sweeps); empty if the name is unknown.
+/// "name=value" with the value as printed by a stream (60, 0.25).
+std::string
+Label(const std::string& name, double value)
+{
+    std::ostringstream os;
+    os << name << "=" << value;
+    return os.str();
+}
+
+/// The runs of a figure (the paper's sweeps, best expected first); empty if the name is unknown.
 std::vector<RunSpec>
 FigureRuns(const std::string& figure)
 {
     std::vector<RunSpec> runs;
-    if (figure == "digital")
+    if (figure == "power") // Fig. 2: 80 >= 60 >= 40 >= 20 dBm
     {
-        runs.push_back({"digital Wi-Fi N=10", "digital", 10, 60.0, 0.5});
+        for (uint32_t n : {10u, 30u})
+        {
+            int rank = 0;
+            for (double p : {80.0, 60.0, 40.0, 20.0})
+            {
+                runs.push_back({Label("N", n) + " " + Label("P", p) + " dBm",
+                                "dwfl",
+                                n,
+                                p,
+                                0.5,
+                                Label("N", n),
+                                rank++});
+            }
+        }
     }
-    else if (figure == "quick")
+    else if (figure == "workers") // Fig. 3: 30 >= 25 >= 20 >= 15 workers
     {
-        runs.push_back({"digital Wi-Fi N=4", "digital", 4, 60.0, 0.5});
+        for (double eps : {0.1, 0.5})
+        {
+            int rank = 0;
+            for (uint32_t n : {30u, 25u, 20u, 15u})
+            {
+                runs.push_back({Label("eps", eps) + " " + Label("N", n),
+                                "dwfl",
+                                n,
+                                60.0,
+                                eps,
+                                Label("eps", eps),
+                                rank++});
+            }
+        }
+    }
+    else if (figure == "epsilon") // Fig. 4: larger eps, less noise (erratum: the text says both)
+    {
+        for (uint32_t n : {10u, 30u})
+        {
+            int rank = 0;
+            for (double eps : {1.0, 0.5, 0.25, 0.1})
+            {
+                runs.push_back({Label("N", n) + " " + Label("eps", eps),
+                                "dwfl",
+                                n,
+                                60.0,
+                                eps,
+                                Label("N", n),
+                                rank++});
+            }
+        }
+    }
+    else if (figure == "orthogonal") // Fig. 5: non-orthogonal beats orthogonal at the same eps
+    {
+        for (uint32_t n : {10u, 30u})
+        {
+            runs.push_back(
+                {Label("N", n) + " non-orthogonal", "dwfl", n, 60.0, 0.1, Label("N", n), 0});
+            runs.push_back(
+                {Label("N", n) + " orthogonal", "orthogonal", n, 60.0, 0.1, Label("N", n), 1});
+        }
+    }
+    else if (figure == "centralized") // Fig. 6: decentralized beats the centralized PS
+    {
+        for (uint32_t n : {10u, 30u})
+        {
+            runs.push_back(
+                {Label("N", n) + " decentralized", "dwfl", n, 60.0, 0.5, Label("N", n), 0});
+            runs.push_back(
+                {Label("N", n) + " centralized", "centralized", n, 60.0, 0.5, Label("N", n), 1});
+        }
+    }
+    else if (figure == "digital") // no ordering stated: the point is the time axis
+    {
+        // INTEGRATION POINT (h-dwflapp): the analog runs, "analog DWFL eps=0.5" (dwfl, 10,
+        // 60 dBm, 0.5) and "analog DWFL no artificial noise" (dwfl, 10, 60 dBm, 0).
+        runs.push_back({"digital Wi-Fi", "digital", 10, 60.0, 0.0, "", 0});
+    }
+    else if (figure == "quick") // INTEGRATION POINT: add {"analog DWFL N=4", "dwfl", 4, ...}
+    {
+        runs.push_back({"digital Wi-Fi N=4", "digital", 4, 60.0, 0.0, "", 0});
     }
     return runs;
+}
+
+/// The accuracy a run is ranked by: the centroid's mean test accuracy over the last tenth of
+/// the rounds (at least one), which smooths the round-to-round noise.
+double
+FinalAccuracy(const std::vector<Row>& rows)
+{
+    const std::size_t k = std::max<std::size_t>(1, (rows.size() - 1) / 10);
+    double sum = 0.0;
+    for (std::size_t i = rows.size() - k; i < rows.size(); ++i)
+    {
+        sum += rows[i].accuracy;
+    }
+    return sum / k;
+}
+
+/**
+ * Prints, for every group of runs whose order the paper states, the runs' final accuracies in
+ * the expected order and whether the order holds: "holds", "holds within noise" when a run
+ * beats its predecessor by less than two standard errors of a test accuracy measured on
+ * `testSamples` images (sqrt(p (1 - p) / m)), or "does not hold".
+ */
+void
+PrintOrderings(const std::vector<RunSpec>& runs,
+               const std::vector<double>& accuracy,
+               uint32_t testSamples,
+               std::ostream& os)
+{
+    std::map<std::string, std::vector<std::size_t>> groups;
+    for (std::size_t k = 0; k < runs.size(); ++k)
+    {
+        if (!runs[k].group.empty())
+        {
+            groups[runs[k].group].push_back(k);
+        }
+    }
+    for (auto& kv : groups)
+    {
+        std::vector<std::size_t>& g = kv.second;
+        std::sort(g.begin(), g.end(), [&runs](std::size_t a, std::size_t b) {
+            return runs[a].rank < runs[b].rank;
+        });
+        std::string verdict = "holds";
+        os << "  ordering stated by the paper, " << kv.first << ":";
+        for (std::size_t j = 0; j < g.size(); ++j)
+        {
+            os << (j ? " >= " : " ") << runs[g[j]].series << " (" << accuracy[g[j]] << ")";
+            if (j > 0 && accuracy[g[j]] > accuracy[g[j - 1]])
+            {
+                const double p = accuracy[g[j - 1]];
+                const double se = std::sqrt(p * (1.0 - p) / testSamples);
+                if (accuracy[g[j]] - p > 2.0 * se)
+                {
+                    verdict = "does not hold";
+                }
+                else if (verdict == "holds")
+                {
+                    verdict = "holds within noise (2 standard errors)";
+                }
+            }
+        }
+        os << ": " << verdict << std::endl;
+    }
 }
 
 /// Evaluations of the initial model (round 0, time 0).
@@ -419,6 +567,17 @@ main(int argc, char* argv[])
         c.gamma = std::max(c.gamma, 0.2); // a visible fall of the loss in 5 rounds
     }
     const std::vector<RunSpec> runs = FigureRuns(figure);
+    for (const RunSpec& run : runs)
+    {
+        if (run.scheme != "digital")
+        {
+            // INTEGRATION POINT (h-dwflapp): the analog schemes run DwflWorkerApplication.
+            std::cerr << "fl-dwfl: --figure=" << figure << " needs the analog DWFL worker "
+                      << "(scheme " << run.scheme << "), which is not in this build yet; "
+                      << "--figure=digital, --quick and --privacyTable run" << std::endl;
+            return 2;
+        }
+    }
     if (runs.empty())
     {
         std::cerr << "fl: invalid --figure: '" << figure
@@ -441,6 +600,7 @@ main(int argc, char* argv[])
     csv << kCsvHeader << '\n' << std::setprecision(10);
     std::map<uint32_t, std::shared_ptr<fl::LearningTask>> tasks; // one data split per N
     int status = 0;
+    std::vector<double> finalAccuracy;
     for (std::size_t k = 0; k < runs.size(); ++k)
     {
         const RunSpec& run = runs[k];
@@ -469,11 +629,11 @@ main(int argc, char* argv[])
         for (const Row& r : rows)
         {
             csv << figure << ',' << run.series << ',' << run.scheme << ',' << run.n << ','
-                << run.pDbm << ','
-                << (run.scheme == "digital" ? std::string("inf") : std::to_string(run.epsilon))
-                << ',' << r.round << ',' << r.timeS << ',' << r.loss << ',' << r.accuracy << ','
-                << r.workerLoss << ',' << r.workerAccuracy << ',' << r.disagreement << '\n';
+                << run.pDbm << ',' << run.epsilon << ',' << r.round << ',' << r.timeS << ','
+                << r.loss << ',' << r.accuracy << ',' << r.workerLoss << ',' << r.workerAccuracy
+                << ',' << r.disagreement << '\n';
         }
+        finalAccuracy.push_back(FinalAccuracy(rows));
         const Row& last = rows.back();
         std::cout << "  done: " << last.round << " rounds in " << last.timeS
                   << " s simulated, test accuracy " << last.accuracy << ", loss " << last.loss
@@ -485,6 +645,9 @@ main(int argc, char* argv[])
             status = 1;
         }
     }
+    std::cout << "final accuracy = the centroid's mean test accuracy over the last tenth of the "
+                 "rounds\n";
+    PrintOrderings(runs, finalAccuracy, c.testSamples, std::cout);
     std::cout << "summary: " << runs.size() << " runs written to " << output << std::endl;
     return status;
 }
