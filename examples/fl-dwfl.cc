@@ -22,10 +22,12 @@
 #include "fl-example-common.h"
 
 #include "ns3/dwfl-digital-helper.h"
+#include "ns3/dwfl-helper.h"
 #include "ns3/dwfl-privacy.h"
 #include "ns3/dwfl.h"
 #include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/mobility-helper.h"
 #include "ns3/text-parse.h"
 
 #include <fstream>
@@ -200,12 +202,13 @@ FigureRuns(const std::string& figure)
     }
     else if (figure == "digital") // no ordering stated: the point is the time axis
     {
-        // INTEGRATION POINT (h-dwflapp): the analog runs, "analog DWFL eps=0.5" (dwfl, 10,
-        // 60 dBm, 0.5) and "analog DWFL no artificial noise" (dwfl, 10, 60 dBm, 0).
+        runs.push_back({"analog DWFL eps=0.5", "dwfl", 10, 60.0, 0.5, "", 0});
+        runs.push_back({"analog DWFL no artificial noise", "dwfl", 10, 60.0, 0.0, "", 0});
         runs.push_back({"digital Wi-Fi", "digital", 10, 60.0, 0.0, "", 0});
     }
-    else if (figure == "quick") // INTEGRATION POINT: add {"analog DWFL N=4", "dwfl", 4, ...}
+    else if (figure == "quick")
     {
+        runs.push_back({"analog DWFL N=4", "dwfl", 4, 60.0, 1.0, "", 0});
         runs.push_back({"digital Wi-Fi N=4", "digital", 4, 60.0, 0.0, "", 0});
     }
     return runs;
@@ -274,15 +277,8 @@ PrintOrderings(const std::vector<RunSpec>& runs,
     }
 }
 
-/// Evaluations of the initial model (round 0, time 0).
-Row
-InitialRow(const fl::LearningTask& task, const fl::ParamVector& x0)
-{
-    const fl::Evaluation e = task.Evaluate(x0);
-    return Row{0, 0.0, e.loss, e.accuracy, e.loss, e.accuracy, 0.0};
-}
-
-/// Turns the tracker's long rows into one Row per round (round r = after r rounds).
+/// Turns the tracker's long rows into one Row per round (round r = after r rounds; the
+/// workers report their initial model as round 0).
 std::vector<Row>
 CollectRows(const FlLearningTracker& tracker)
 {
@@ -290,8 +286,8 @@ CollectRows(const FlLearningTracker& tracker)
     std::map<uint32_t, uint32_t> workers;
     for (const FlMetricRow& m : tracker.GetRows())
     {
-        Row& r = byRound[m.round + 1];
-        r.round = m.round + 1;
+        Row& r = byRound[m.round];
+        r.round = m.round;
         r.timeS = m.timeS;
         if (m.node == "centroid" && m.metric == "test_loss")
         {
@@ -308,7 +304,7 @@ CollectRows(const FlLearningTracker& tracker)
         else if (m.node != "centroid" && m.node != "network" && m.metric == "test_loss")
         {
             r.workerLoss += m.value;
-            ++workers[m.round + 1];
+            ++workers[m.round];
         }
         else if (m.node != "centroid" && m.node != "network" && m.metric == "test_accuracy")
         {
@@ -351,6 +347,49 @@ InstallDigital(const Choices& c,
     DwflDigitalHelper::AssignStreams(apps, stream);
 }
 
+/**
+ * The analog runs: N DwflWorkerApplications on one OtaChannel (DwflHelper). The paper's channel:
+ * sender-only Rayleigh |h_k| drawn once for the run, no path loss; P = run.pDbm over a noise of
+ * 1 mW per real entry (sigma_m^2 = 1 in mW units: NoiseVariance = 2 sigma_m^2 mW per complex
+ * symbol); artificial noise sigma^2 = 1 calibrated per round for run.epsilon (0: none), with the
+ * largest feasible kappa; Practical decode; symbol rate c.bandwidthHz.
+ */
+void
+InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> task)
+{
+    NodeContainer nodes;
+    nodes.Create(run.n);
+    MobilityHelper mobility; // positions only set the propagation delays (a 10 m circle)
+    Ptr<ListPositionAllocator> positions = CreateObject<ListPositionAllocator>();
+    for (uint32_t k = 0; k < run.n; ++k)
+    {
+        const double a = 2.0 * M_PI * k / run.n;
+        positions->Add(Vector(10.0 * std::cos(a), 10.0 * std::sin(a), 0.0));
+    }
+    mobility.SetPositionAllocator(positions);
+    mobility.Install(nodes);
+    DwflHelper dwfl;
+    dwfl.SetBandwidth(c.bandwidthHz);
+    dwfl.Ota().DisablePropagationLoss();
+    dwfl.Ota().SetChannelAttribute("FadingModel", StringValue("Rayleigh"));
+    dwfl.Ota().SetChannelAttribute("Coherence", StringValue("Fixed"));
+    dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(run.pDbm));
+    dwfl.Ota().SetPhyAttribute("NoiseModel", StringValue("Fixed"));
+    dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(2e-3 * c.sigmaM2));
+    dwfl.SetWorkerAttribute("Rounds", UintegerValue(c.rounds));
+    dwfl.SetWorkerAttribute("Eta", DoubleValue(c.EtaFor(run.n)));
+    dwfl.SetWorkerAttribute("Kappa", DoubleValue(run.epsilon > 0.0 ? 0.0 : 1.0));
+    dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(run.epsilon));
+    dwfl.SetWorkerAttribute("Delta", DoubleValue(c.delta));
+    dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(c.computeTime)));
+    dwfl.SetWorkerAttribute(
+        "Transmission",
+        StringValue(run.scheme == "orthogonal" ? "Orthogonal" : "NonOrthogonal"));
+    DwflNetwork net = dwfl.Install(nodes, task);
+    net.workers.Start(Seconds(0.1));
+    DwflHelper::AssignStreams(net, 100);
+}
+
 /// Runs one figure run and returns its rows (the initial model first).
 std::vector<Row>
 RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> task, bool quiet)
@@ -361,9 +400,10 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
     {
         InstallDigital(c, run, task, x0);
     }
-    // INTEGRATION POINT (h-dwflapp): the analog schemes (non-orthogonal DWFL, orthogonal TDMA,
-    // centralized over-the-air PS) install DwflWorkerApplication through helper/dwfl-helper
-    // here, with P = run.pDbm and the target eps = run.epsilon.
+    else
+    {
+        InstallAnalog(c, run, task);
+    }
     Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
     tracker->SetAttribute("EvaluateNodes", BooleanValue(c.evaluateWorkers));
     tracker->SetTask(task);
@@ -372,10 +412,10 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
     std::function<void(const FlModelReport&)> progress;
     uint32_t lastPrinted = std::numeric_limits<uint32_t>::max();
     progress = [&](const FlModelReport& r) {
-        if (!quiet && (r.round + 1) % every == 0 && r.round != lastPrinted)
+        if (!quiet && r.round > 0 && r.round % every == 0 && r.round != lastPrinted)
         {
             lastPrinted = r.round;
-            std::cout << "    round " << r.round + 1 << "/" << c.rounds << " at "
+            std::cout << "    round " << r.round << "/" << c.rounds << " at "
                       << Simulator::Now().GetSeconds() << " s" << std::endl;
         }
     };
@@ -385,11 +425,7 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
     Simulator::Stop(Seconds(c.maxTime));
     Simulator::Run();
     tracker->Flush();
-    std::vector<Row> rows{InitialRow(*task, x0)};
-    for (const Row& r : CollectRows(*tracker))
-    {
-        rows.push_back(r);
-    }
+    std::vector<Row> rows = CollectRows(*tracker);
     Simulator::Destroy();
     return rows;
 }
@@ -569,12 +605,13 @@ main(int argc, char* argv[])
     const std::vector<RunSpec> runs = FigureRuns(figure);
     for (const RunSpec& run : runs)
     {
-        if (run.scheme != "digital")
+        if (run.scheme == "centralized")
         {
-            // INTEGRATION POINT (h-dwflapp): the analog schemes run DwflWorkerApplication.
-            std::cerr << "fl-dwfl: --figure=" << figure << " needs the analog DWFL worker "
-                      << "(scheme " << run.scheme << "), which is not in this build yet; "
-                      << "--figure=digital, --quick and --privacyTable run" << std::endl;
+            // INTEGRATION POINT: the over-the-air parameter server of Seif et al. (issue 9
+            // part 1) is not on h-dwflapp yet.
+            std::cerr << "fl-dwfl: --figure=" << figure << " needs the centralized "
+                      << "over-the-air parameter server, which is not in this build yet"
+                      << std::endl;
             return 2;
         }
     }
@@ -626,6 +663,11 @@ main(int argc, char* argv[])
         }
         std::cout << "run " << k + 1 << "/" << runs.size() << ": " << run.series << std::endl;
         const std::vector<Row> rows = RunOne(c, run, task, quiet);
+        if (rows.empty())
+        {
+            std::cerr << "  run reported no model (see --maxTime)" << std::endl;
+            return 1;
+        }
         for (const Row& r : rows)
         {
             csv << figure << ',' << run.series << ',' << run.scheme << ',' << run.n << ','

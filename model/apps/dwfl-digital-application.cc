@@ -199,6 +199,7 @@ DwflDigitalApplication::StartApplication()
                          : m_seedRng->GetInteger(1, std::numeric_limits<uint32_t>::max());
     StartTransport("DwflDigitalApplication", fl::Precision::Float64, m_port);
     m_transport->SetReceiveCallback(MakeCallback(&DwflDigitalApplication::HandleInbound, this));
+    ReportModel(0, FlNodeRole::Peer, m_model);
     BeginRound();
 }
 
@@ -284,7 +285,7 @@ DwflDigitalApplication::TryCompleteRound()
     m_incoming.erase(it);
     std::swap(m_model, m_local);
     m_lastRoundTime = Simulator::Now();
-    ReportModel(m_round, FlNodeRole::Peer, m_model);
+    ReportModel(m_round + 1, FlNodeRole::Peer, m_model);
     m_roundCompletedTrace(m_round, m_lastRoundTime);
     ++m_round;
     if (m_round < m_rounds)

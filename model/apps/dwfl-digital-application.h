@@ -38,7 +38,8 @@ namespace ns3
  *  3. when the N-1 models of round t have arrived (messages of later rounds wait in a buffer),
  *     x_i^(t+1/2) = x_i^(t) + eta (sum_{k != i} x_k^(t) / (N-1) - x_i^(t)): eq. (7) without
  *     noise (fl::DwflPracticalUpdate with v_i = sum_{k != i} x_k^(t), c = 1, a_i = 0);
- *  4. x_i^(t+1/2) is reported through ModelReport (round t, role Peer).
+ *  4. x_i^(t+1/2) is reported through ModelReport (round t + 1, role Peer; round 0 is the
+ *     initial model, reported at start).
  * N is the number of peers plus one. A peer's model that never arrives (UDP that gave up)
  * stalls the worker: use TCP (default) or UDP with HolePolicy retransmit.
  */
