@@ -381,6 +381,8 @@ InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::Learning
     dwfl.SetWorkerAttribute("Kappa", DoubleValue(run.epsilon > 0.0 ? 0.0 : 1.0));
     dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(run.epsilon));
     dwfl.SetWorkerAttribute("Delta", DoubleValue(c.delta));
+    // Orthogonal links need (N-1) times the noise of the sum: sigma^2 = 100 keeps beta <= 1.
+    dwfl.SetWorkerAttribute("Sigma2", DoubleValue(run.scheme == "orthogonal" ? 100.0 : 1.0));
     dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(c.computeTime)));
     dwfl.SetWorkerAttribute(
         "Transmission",
