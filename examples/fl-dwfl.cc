@@ -79,6 +79,9 @@ struct Choices
            << "rounds)\n"
            << "  power: P in dBm is read as the SNR over a unit receiver noise sigma_m^2 = "
            << sigmaM2 << " (P_lin = 10^(P/10), i.e. noise of 1 mW)\n"
+           << "  channel: sender-only Rayleigh h_k ~ CN(0,1) drawn once per run, no path loss, "
+              "full duplex, Practical decode; artificial noise sigma^2 = 1 (100 for the "
+              "orthogonal baseline), beta calibrated per round for eps, largest feasible kappa\n"
            << "  timing: compute " << computeTime * 1e3
            << " ms per round; analog symbol rate B = " << bandwidthHz / 1e6
            << " MHz (ceil(d/2) complex symbols per model); digital: "
