@@ -60,6 +60,7 @@ struct FedAvgOptions
     double targetAccuracy = 0.8;
     double maxTime = 3600.0;
     double proxMu = 0.0;
+    double clipNorm = 0.0; ///< clip every mini-batch gradient to this L2 norm (0 = off)
     double serverMomentum = 0.0;
     double serverLearningRate = 1.0;
     bool quiet = false;
@@ -202,6 +203,7 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     tc.learningRate = o.learningRate;
     tc.localEpochs = o.localEpochs;
     tc.proxMu = o.proxMu;
+    tc.clipNorm = o.clipNorm;
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
 }
 

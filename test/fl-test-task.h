@@ -19,9 +19,23 @@ namespace fltest
 
 using namespace ns3;
 
+/// The local training of MakeTask: batch 8, learning rate 0.1, 5 steps.
+inline fl::LocalTrainerConfig
+TestTrainer()
+{
+    fl::LocalTrainerConfig tc;
+    tc.batchSize = 8;
+    tc.learningRate = 0.1;
+    tc.localSteps = 5;
+    return tc;
+}
+
 template <typename S>
 std::shared_ptr<fl::SupervisedTask<S>>
-MakeTask(std::size_t clients, const std::string& modelSpec, std::size_t dim = 8)
+MakeTask(std::size_t clients,
+         const std::string& modelSpec,
+         std::size_t dim = 8,
+         fl::LocalTrainerConfig tc = TestTrainer())
 {
     fl::Rng rng(42);
     fl::GaussianMixtureConfig cfg;
@@ -38,10 +52,6 @@ MakeTask(std::size_t clients, const std::string& modelSpec, std::size_t dim = 8)
     {
         parts.push_back(train.Subset(p));
     }
-    fl::LocalTrainerConfig tc;
-    tc.batchSize = 8;
-    tc.learningRate = 0.1;
-    tc.localSteps = 5;
     auto model = fl::MakeModel<S>(modelSpec, train.Dim(), 4);
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(parts), std::move(test));
 }

@@ -673,3 +673,79 @@ TEST(DwflCalibration, InfeasibleTargetsThrowNamingTheWorkerAndTheFix)
     EXPECT_THROW(DwflMaxKappa(net.gainAbs, net.powerW, Params(0.0, 0.0), target), ConfigError);
     EXPECT_THROW(CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, 0.0), ConfigError);
 }
+
+// ------------------------------------------- mechanisms, orthogonal calibration (issue 9, part 1)
+
+TEST(DwflPrivacy, MechanismsGiveTheEpsOfEq11AndTheOrthogonalLink)
+{
+    // Receiver 0: sensitivity 2 gamma g_max c = 2, sigma_s = sqrt(4 + 9/2 + 1/2) = 3;
+    // with sqrt(2 ln(1.25/delta)) = 2 the classic Gaussian eps is 4/3 = eq. (11).
+    const std::vector<double> beta{0.0, 0.5, 0.5};
+    const DwflPrivacyParams p = HandParams(1.0, 0.5);
+    const MechanismSpec rx = DwflReceiverMechanism(0, kHand.gainAbs, kHand.powerW, beta, 2.0, p);
+    EXPECT_EQ(rx.kind, MechanismKind::Gaussian);
+    EXPECT_NEAR(rx.sensitivity, 2.0, 1e-14);
+    EXPECT_NEAR(rx.scale, 3.0, 1e-14);
+    EXPECT_NEAR(GaussianEpsilonClassic(rx.sensitivity, rx.scale, p.delta), 4.0 / 3.0, 1e-12);
+    // Link 1 -> i: sensitivity 2 (1/2) sqrt(8) = sqrt(8), sigma = sqrt(4 + 1/2): eps 8/3.
+    const MechanismSpec link = DwflOrthogonalMechanism(2.0, 2.0, 0.5, p);
+    EXPECT_NEAR(link.sensitivity, std::sqrt(8.0), 1e-14);
+    EXPECT_NEAR(link.scale, std::sqrt(4.5), 1e-14);
+    EXPECT_NEAR(GaussianEpsilonClassic(link.sensitivity, link.scale, p.delta), 8.0 / 3.0, 1e-12);
+    // No noise at all: no guarantee.
+    const DwflPrivacyParams silent = HandParams(0.0, 0.0);
+    EXPECT_EQ(DwflReceiverMechanism(0, kHand.gainAbs, kHand.powerW, beta, 2.0, silent).kind,
+              MechanismKind::None);
+    EXPECT_EQ(DwflOrthogonalMechanism(2.0, 2.0, 0.5, silent).kind, MechanismKind::None);
+}
+
+TEST(DwflCalibration, OrthogonalLinksMeetTheTargetHandValues)
+{
+    // eps = 2, K_j = 2 sqrt(|h_j|^2 P_j): sigma_req^2 = |h_j|^2 P_j, beta_j = (g_j - 1/2) / g_j
+    // with g = {4, 8, 9}.
+    const DwflPrivacyParams p = HandParams(1.0, 0.5);
+    const std::vector<double> beta =
+        CalibrateDwflOrthogonalBeta(kHand.gainAbs, kHand.powerW, p, 2.0);
+    const std::vector<double> expected{3.5 / 4.0, 7.5 / 8.0, 8.5 / 9.0};
+    for (std::size_t j = 0; j < 3; ++j)
+    {
+        EXPECT_NEAR(beta[j], expected[j], 1e-12);
+        EXPECT_NEAR(DwflOrthogonalEpsilon(kHand.gainAbs[j], kHand.powerW[j], beta[j], p),
+                    2.0,
+                    1e-12);
+    }
+    // Receiver noise above every sigma_req^2: no artificial noise.
+    for (double b :
+         CalibrateDwflOrthogonalBeta(kHand.gainAbs, kHand.powerW, HandParams(1.0, 10.0), 2.0))
+    {
+        EXPECT_EQ(b, 0.0);
+    }
+    EXPECT_THROW(
+        CalibrateDwflOrthogonalBeta(kHand.gainAbs, kHand.powerW, HandParams(0.0, 0.5), 2.0),
+        ConfigError);
+    EXPECT_THROW(CalibrateDwflOrthogonalBeta(kHand.gainAbs, kHand.powerW, p, 0.0), ConfigError);
+}
+
+TEST(DwflAlignment, MaxKappaForFixedNoiseFractions)
+{
+    // |h|^2 P = {4, 8, 9}: kappa* = sqrt(min_k (1 - beta_k) g_k / 4).
+    EXPECT_NEAR(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.5, 0.5, 0.5}),
+                std::sqrt(0.5),
+                1e-14);
+    EXPECT_NEAR(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0, 0.9, 0.0}),
+                std::sqrt(0.2),
+                1e-14);
+    EXPECT_EQ(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0, 0.0, 0.0}), 1.0);
+    EXPECT_EQ(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0, 0.5, 0.5}), 1.0);
+    // At kappa* the budget holds with the binding worker at alpha + beta = 1.
+    const std::vector<double> beta{0.0, 0.9, 0.0};
+    const double c =
+        DwflAlignmentAmplitude(kHand.gainAbs,
+                               kHand.powerW,
+                               DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, beta));
+    const std::vector<double> alpha = DwflPowerFractions(kHand.gainAbs, kHand.powerW, c);
+    EXPECT_NO_THROW(CheckDwflPowerBudget(alpha, beta));
+    EXPECT_NEAR(alpha[1] + beta[1], 1.0, 1e-12);
+    EXPECT_THROW(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0, 1.0, 0.0}), ConfigError);
+    EXPECT_THROW(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0}), ConfigError);
+}

@@ -7,6 +7,7 @@
 #include "ns3/ota-power-control.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace ns3
@@ -139,6 +140,37 @@ CheckDwflPowerBudget(const std::vector<double>& alpha, const std::vector<double>
                                   " for this worker, or lower c (kappa) to free power");
         }
     }
+}
+
+double
+DwflMaxKappaForBudget(const std::vector<double>& gainAbs,
+                      const std::vector<double>& powerW,
+                      const std::vector<double>& beta)
+{
+    ValidateDwflChannels(gainAbs, powerW);
+    if (beta.size() != gainAbs.size())
+    {
+        throw ConfigError("beta",
+                          "has " + std::to_string(beta.size()) + " entries for " +
+                              std::to_string(gainAbs.size()) + " workers",
+                          "give one noise power fraction per worker");
+    }
+    double minGain2 = std::numeric_limits<double>::infinity(); // min_j |h_j|^2 P_j
+    double minRoom = std::numeric_limits<double>::infinity();  // min_k (1 - beta_k) |h_k|^2 P_k
+    for (std::size_t k = 0; k < gainAbs.size(); ++k)
+    {
+        if (!(beta[k] >= 0.0 && beta[k] < 1.0))
+        {
+            throw ConfigError("beta",
+                              "beta_" + std::to_string(k) + " is " + std::to_string(beta[k]) +
+                                  ", leaving no power for the model",
+                              "use noise fractions 0 <= beta_k < 1 (lower the noise or raise eps)");
+        }
+        const double g2 = gainAbs[k] * gainAbs[k] * powerW[k];
+        minGain2 = std::min(minGain2, g2);
+        minRoom = std::min(minRoom, (1.0 - beta[k]) * g2);
+    }
+    return std::min(1.0, std::sqrt(minRoom / minGain2));
 }
 
 double

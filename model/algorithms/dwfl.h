@@ -59,6 +59,17 @@ constexpr double kDwflPowerSlack = 1e-12;
 void CheckDwflPowerBudget(const std::vector<double>& alpha, const std::vector<double>& beta);
 
 /**
+ * The largest kappa in (0, 1] for which fixed noise fractions beta_k fit the power budget:
+ * alpha_k = kappa^2 min_j |h_j|^2 P_j / (|h_k|^2 P_k) <= 1 - beta_k for every k, i.e.
+ *   kappa* = min(1, sqrt(min_k (1 - beta_k) |h_k|^2 P_k / min_j |h_j|^2 P_j)).
+ * (For DWFL's symmetric calibration, where beta depends on c, see DwflMaxKappa.) Throws
+ * ConfigError on bad channels, a beta of the wrong size, or some beta_k outside [0, 1).
+ */
+double DwflMaxKappaForBudget(const std::vector<double>& gainAbs,
+                             const std::vector<double>& powerW,
+                             const std::vector<double>& beta);
+
+/**
  * Gain of a worker's own artificial noise in its normalised received sum,
  * a_k = |h_k| sqrt(beta_k P_k) / c (the G_k coefficient of Phi_k in eq. 6).
  */

@@ -140,6 +140,13 @@ SupervisedTask<S>::InitialParameters(Rng& rng) const
 }
 
 template <typename S>
+const LocalTrainerConfig&
+SupervisedTask<S>::GetTrainerConfig() const
+{
+    return m_trainer.Config();
+}
+
+template <typename S>
 TrainOutcome
 SupervisedTask<S>::TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const
 {

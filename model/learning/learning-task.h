@@ -48,6 +48,9 @@ class LearningTask
     virtual std::size_t ClientSamples(std::size_t client) const = 0;
     /// Initial global model.
     virtual ParamVector InitialParameters(Rng& rng) const = 0;
+    /// The local trainer's configuration (step size, clipping, steps: what privacy accounting and
+    /// one-step algorithms such as DWFL need to know about TrainClient).
+    virtual const LocalTrainerConfig& GetTrainerConfig() const = 0;
     /// Runs the local trainer of `client` from `start`.
     virtual TrainOutcome TrainClient(std::size_t client,
                                      const ParamVector& start,
@@ -83,6 +86,7 @@ class SupervisedTask : public LearningTask
     std::size_t NumClients() const override;
     std::size_t ClientSamples(std::size_t client) const override;
     ParamVector InitialParameters(Rng& rng) const override;
+    const LocalTrainerConfig& GetTrainerConfig() const override;
     TrainOutcome TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const override;
     Evaluation Evaluate(const ParamVector& w) const override;
     Evaluation EvaluateTraining(const ParamVector& w) const override;

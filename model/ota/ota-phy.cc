@@ -135,6 +135,13 @@ OtaPhy::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&OtaPhy::m_tdmaIndex),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RecordNoise",
+                          "Keep the Gaussian vector added to each reception in "
+                          "OtaReception::noise (genie knowledge, for analysis and DWFL's "
+                          "Oracle decode; costs one copy per reception).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&OtaPhy::m_recordNoise),
+                          MakeBooleanChecker())
             .AddAttribute("ReceiveEnabled",
                           "Whether the phy listens (a transmit-only phy costs nothing).",
                           BooleanValue(true),
@@ -650,7 +657,17 @@ OtaPhy::EndRx(uint64_t slot)
     if (gaussian > 0.0)
     {
         fl::Rng rng(fl::DeriveSeed(fl::DeriveSeed(BaseSeed(), 1), slot, m_rxCount));
-        fl::AddComplexNoise(rx.symbols, gaussian, rng);
+        if (m_recordNoise)
+        {
+            // The same draws as without recording: y + n with n drawn into a zero vector.
+            rx.noise = fl::SymbolVector::Zero(rx.symbols.size());
+            fl::AddComplexNoise(rx.noise, gaussian, rng);
+            rx.symbols += rx.noise;
+        }
+        else
+        {
+            fl::AddComplexNoise(rx.symbols, gaussian, rng);
+        }
     }
     ++m_rxCount;
     const double inf = std::numeric_limits<double>::infinity();

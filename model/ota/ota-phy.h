@@ -65,6 +65,9 @@ struct OtaPhyCounters
  * CN(0, P_own 10^{SelfInterferenceDb/10}) is added. Half duplex: a slot in which the phy
  * transmits is not received.
  *
+ * With RecordNoise the Gaussian part of each reception is also handed up (OtaReception::noise),
+ * for analysis and genie decoders; the received vector is the same with or without it.
+ *
  * TDMA: with TdmaSlots = N > 0, round r uses slots r N ... r N + N - 1 and this phy transmits
  * in slot r N + TdmaIndex: N orthogonal slots per round, one sender each.
  */
@@ -226,6 +229,7 @@ class OtaPhy : public Object
     uint32_t m_tdmaSlots;
     uint32_t m_tdmaIndex;
     bool m_rxEnabled;
+    bool m_recordNoise{false};
 
     Ptr<UniformRandomVariable> m_seedRv;
     mutable bool m_seedDrawn{false};

@@ -108,6 +108,9 @@ struct OtaReception
     Time windowStart;         ///< start of the receive window (slot start + clock offset)
     Time deliveredAt;         ///< end of the window, when the vector is delivered
     fl::SymbolVector symbols; ///< received vector y (length: longest arrival)
+    /// The Gaussian vector added to y (receiver noise + interference + self-interference), kept
+    /// only with OtaPhy::RecordNoise (genie: for analysis and DWFL's Oracle decode); else empty.
+    fl::SymbolVector noise;
     std::vector<OtaContribution> contributions; ///< every arrival, aligned or not
     uint32_t contributors{0};                   ///< aligned arrivals (superposed)
     uint32_t misaligned{0};                     ///< arrivals outside the tolerance

@@ -67,6 +67,32 @@ ValidateRound(std::size_t i,
     RequireFinite(c, c > 0.0, "c", "use the positive alignment amplitude");
 }
 
+/// The Gaussian mechanism of a query with amplitude a (sensitivity 2 gamma g_max a) and noise
+/// variance sigmaS2; kind None without noise.
+MechanismSpec
+GaussianSpec(double amplitude, double sigmaS2, const DwflPrivacyParams& params)
+{
+    MechanismSpec spec;
+    spec.sensitivity = DwflSensitivity(amplitude, params);
+    if (sigmaS2 > 0.0)
+    {
+        spec.kind = MechanismKind::Gaussian;
+        spec.scale = std::sqrt(sigmaS2);
+    }
+    return spec;
+}
+
+/// eps = K / sigma_s of a spec built by GaussianSpec (+inf without noise).
+double
+EpsilonOf(const MechanismSpec& spec, double amplitude, const DwflPrivacyParams& params)
+{
+    if (spec.kind == MechanismKind::None)
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    return DwflPrivacyConstant(amplitude, params) / spec.scale;
+}
+
 void
 ValidateTarget(double epsilon)
 {
@@ -90,7 +116,13 @@ DwflPrivacyConstant(double amplitude, const DwflPrivacyParams& params)
 {
     // K = Delta_2 sqrt(2 ln(1.25/delta)),  Delta_2 = 2 c gamma g_max: the Gaussian mechanism's
     // eps (Lemma IV.1) at unit noise standard deviation.
-    return GaussianEpsilonClassic(2.0 * params.gamma * params.gMax * amplitude, 1.0, params.delta);
+    return GaussianEpsilonClassic(DwflSensitivity(amplitude, params), 1.0, params.delta);
+}
+
+double
+DwflSensitivity(double amplitude, const DwflPrivacyParams& params)
+{
+    return 2.0 * params.gamma * params.gMax * amplitude; // Delta_2 = 2 gamma g_max c
 }
 
 double
@@ -99,13 +131,13 @@ DwflSenderNoisePower(double gainAbs, double powerW, double beta, double sigma2)
     return gainAbs * gainAbs * beta * powerW * sigma2; // |h_k|^2 beta_k P_k sigma^2
 }
 
-double
-DwflEpsilon(std::size_t i,
-            const std::vector<double>& gainAbs,
-            const std::vector<double>& powerW,
-            const std::vector<double>& beta,
-            double c,
-            const DwflPrivacyParams& params)
+MechanismSpec
+DwflReceiverMechanism(std::size_t i,
+                      const std::vector<double>& gainAbs,
+                      const std::vector<double>& powerW,
+                      const std::vector<double>& beta,
+                      double c,
+                      const DwflPrivacyParams& params)
 {
     ValidateRound(i, gainAbs, powerW, beta, c, params);
     // sigma_s^2 = sum_{k != i} |h_k|^2 beta_k P_k sigma^2 + sigma_m^2
@@ -117,18 +149,67 @@ DwflEpsilon(std::size_t i,
             sigmaS2 += DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], params.sigma2);
         }
     }
+    return GaussianSpec(c, sigmaS2, params);
+}
+
+double
+DwflEpsilon(std::size_t i,
+            const std::vector<double>& gainAbs,
+            const std::vector<double>& powerW,
+            const std::vector<double>& beta,
+            double c,
+            const DwflPrivacyParams& params)
+{
     // eps_i = K / sigma_s  (eq. 11)
-    return DwflPrivacyConstant(c, params) / std::sqrt(sigmaS2);
+    return EpsilonOf(DwflReceiverMechanism(i, gainAbs, powerW, beta, c, params), c, params);
+}
+
+MechanismSpec
+DwflOrthogonalMechanism(double gainAbs, double powerW, double beta, const DwflPrivacyParams& params)
+{
+    params.Validate();
+    // amplitude |h_j| sqrt(P_j), noise |h_j|^2 beta_j P_j sigma^2 + sigma_m^2
+    return GaussianSpec(gainAbs * std::sqrt(powerW),
+                        DwflSenderNoisePower(gainAbs, powerW, beta, params.sigma2) + params.sigmaM2,
+                        params);
 }
 
 double
 DwflOrthogonalEpsilon(double gainAbs, double powerW, double beta, const DwflPrivacyParams& params)
 {
-    params.Validate();
     // eps_{j->i} = 2 gamma g_max sqrt(|h_j|^2 P_j) sqrt(2 ln(1.25/delta))
     //              / sqrt(|h_j|^2 beta_j P_j sigma^2 + sigma_m^2)
-    return DwflPrivacyConstant(gainAbs * std::sqrt(powerW), params) /
-           std::sqrt(DwflSenderNoisePower(gainAbs, powerW, beta, params.sigma2) + params.sigmaM2);
+    return EpsilonOf(DwflOrthogonalMechanism(gainAbs, powerW, beta, params),
+                     gainAbs * std::sqrt(powerW),
+                     params);
+}
+
+std::vector<double>
+CalibrateDwflOrthogonalBeta(const std::vector<double>& gainAbs,
+                            const std::vector<double>& powerW,
+                            const DwflPrivacyParams& params,
+                            double epsilon)
+{
+    ValidateDwflChannels(gainAbs, powerW);
+    params.Validate();
+    ValidateTarget(epsilon);
+    std::vector<double> beta(gainAbs.size(), 0.0);
+    for (std::size_t j = 0; j < gainAbs.size(); ++j)
+    {
+        const double amplitude2 = gainAbs[j] * gainAbs[j] * powerW[j]; // |h_j|^2 P_j
+        // sigma_req = K_j / eps;  S_j = max(0, sigma_req^2 - sigma_m^2)
+        const double sigmaReq = DwflPrivacyConstant(std::sqrt(amplitude2), params) / epsilon;
+        const double s = std::max(0.0, sigmaReq * sigmaReq - params.sigmaM2);
+        if (s > 0.0 && params.sigma2 <= 0.0)
+        {
+            throw ConfigError("sigma2",
+                              "is 0 but link " + std::to_string(j) + " needs artificial noise " +
+                                  Num(s) + " for eps " + Num(epsilon),
+                              "use an artificial-noise variance sigma^2 > 0 or raise eps");
+        }
+        beta[j] = s > 0.0 ? s / (amplitude2 * params.sigma2) : 0.0; // S_j / (|h_j|^2 P_j sigma^2)
+    }
+    return beta;
 }
 
 double

@@ -12,6 +12,8 @@
 #ifndef FL_DWFL_PRIVACY_H
 #define FL_DWFL_PRIVACY_H
 
+#include "ns3/privacy-accountant.h"
+
 #include <cstddef>
 #include <vector>
 
@@ -42,6 +44,10 @@ struct DwflPrivacyParams
  * c = sqrt(min_j |h_j|^2 P_j)), or |h_j| sqrt(P_j) for the orthogonal link.
  */
 double DwflPrivacyConstant(double amplitude, const DwflPrivacyParams& params);
+
+/// L2 sensitivity 2 gamma g_max a of a received aligned query with amplitude a (c, or
+/// |h_j| sqrt(P_j) for an orthogonal link): proof of Theorem IV.1.
+double DwflSensitivity(double amplitude, const DwflPrivacyParams& params);
 
 /// Artificial-noise variance per entry that sender k adds at every receiver:
 /// |h_k|^2 beta_k P_k sigma^2.
@@ -88,6 +94,44 @@ double DwflEpsilonBound(std::size_t i,
                         const std::vector<double>& beta,
                         double c,
                         const DwflPrivacyParams& params);
+
+/**
+ * The Gaussian mechanism behind eq. (11), for a privacy accountant: receiver i's query
+ * c sum_{k != i} x_k has L2 sensitivity 2 gamma g_max c and noise standard deviation
+ *   sigma_s = sqrt(sum_{k != i} |h_k|^2 beta_k P_k sigma^2 + sigma_m^2),
+ * so that GaussianEpsilonClassic(sensitivity, sigma_s, delta) = eps_i. Kind None if there is no
+ * noise at all. Errors as DwflEpsilon.
+ */
+MechanismSpec DwflReceiverMechanism(std::size_t i,
+                                    const std::vector<double>& gainAbs,
+                                    const std::vector<double>& powerW,
+                                    const std::vector<double>& beta,
+                                    double c,
+                                    const DwflPrivacyParams& params);
+
+/**
+ * The Gaussian mechanism of the orthogonal link j -> i (section 3.3): sensitivity
+ * 2 gamma g_max |h_j| sqrt(P_j) (the paper's full-amplitude numerator), noise standard deviation
+ * sqrt(|h_j|^2 beta_j P_j sigma^2 + sigma_m^2); GaussianEpsilonClassic of it is
+ * DwflOrthogonalEpsilon. Kind None if there is no noise at all.
+ */
+MechanismSpec DwflOrthogonalMechanism(double gainAbs,
+                                      double powerW,
+                                      double beta,
+                                      const DwflPrivacyParams& params);
+
+/**
+ * Calibration of the orthogonal baseline's per-link noise for a target eps per round: the link
+ * j -> i carries only sender j's noise, so (inverting DwflOrthogonalEpsilon)
+ *   beta_j = max(0, (K_j / eps)^2 - sigma_m^2) / (|h_j|^2 P_j sigma^2),
+ *   K_j = DwflPrivacyConstant(|h_j| sqrt(P_j)).
+ * Returns beta; the caller checks alpha_j + beta_j <= 1 (CheckDwflPowerBudget). Throws
+ * ConfigError on bad inputs, eps <= 0, or sigma^2 = 0 when artificial noise is needed.
+ */
+std::vector<double> CalibrateDwflOrthogonalBeta(const std::vector<double>& gainAbs,
+                                                const std::vector<double>& powerW,
+                                                const DwflPrivacyParams& params,
+                                                double epsilon);
 
 /**
  * Calibration of the artificial noise for a target eps per round (notes 3.2), symmetric split:

@@ -1,0 +1,297 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/dwfl-digital-application.h"
+
+#include "ns3/double.h"
+#include "ns3/dwfl.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DwflDigitalApplication");
+NS_OBJECT_ENSURE_REGISTERED(DwflDigitalApplication);
+
+TypeId
+DwflDigitalApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::DwflDigitalApplication")
+            .SetParent<FlApplicationBase>()
+            .SetGroupName("Fl")
+            .AddConstructor<DwflDigitalApplication>()
+            .AddAttribute("Rounds",
+                          "Number of rounds T.",
+                          UintegerValue(10),
+                          MakeUintegerAccessor(&DwflDigitalApplication::m_rounds),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("WorkerIndex",
+                          "Index of this worker's data set in the learning task.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DwflDigitalApplication::m_workerIndex),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Port",
+                          "Port on which the worker accepts its peers' models (the same on all).",
+                          UintegerValue(9100),
+                          MakeUintegerAccessor(&DwflDigitalApplication::m_port),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("Eta",
+                          "Averaging rate eta of eq. (7), 0 < eta < 2 (N-1)/N; (N-1)/N averages "
+                          "exactly in one round.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&DwflDigitalApplication::m_eta),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("ComputeTime",
+                          "Simulated time of the local step (between the start of a round and "
+                          "the sending of x_i^(t)).",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&DwflDigitalApplication::m_computeTime),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("TrainingSeed",
+                          "Base seed of the mini-batch draws (0 = drawn from the ns-3 stream).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DwflDigitalApplication::m_trainingSeedAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("RoundCompleted",
+                            "The update of a round was applied (round, simulated time).",
+                            MakeTraceSourceAccessor(&DwflDigitalApplication::m_roundCompletedTrace),
+                            "ns3::DwflDigitalApplication::RoundCompletedCallback");
+    return tid;
+}
+
+DwflDigitalApplication::DwflDigitalApplication()
+    : m_rounds(10),
+      m_workerIndex(0),
+      m_port(9100),
+      m_eta(0.5),
+      m_computeTime(MilliSeconds(10)),
+      m_trainingSeedAttr(0)
+{
+    m_seedRng = CreateObject<UniformRandomVariable>();
+}
+
+DwflDigitalApplication::~DwflDigitalApplication() = default;
+
+void
+DwflDigitalApplication::SetTask(std::shared_ptr<const fl::LearningTask> task)
+{
+    m_task = std::move(task);
+}
+
+void
+DwflDigitalApplication::SetPeers(const std::vector<Address>& peers)
+{
+    m_peers = peers;
+}
+
+void
+DwflDigitalApplication::SetInitialModel(const fl::ParamVector& x0)
+{
+    m_model = x0;
+}
+
+uint32_t
+DwflDigitalApplication::GetRoundsCompleted() const
+{
+    return m_round;
+}
+
+Time
+DwflDigitalApplication::GetLastRoundTime() const
+{
+    return m_lastRoundTime;
+}
+
+const fl::ParamVector&
+DwflDigitalApplication::GetModel() const
+{
+    return m_model;
+}
+
+uint64_t
+DwflDigitalApplication::GetIgnoredMessages() const
+{
+    return m_ignored;
+}
+
+int64_t
+DwflDigitalApplication::AssignStreams(int64_t stream)
+{
+    m_seedRng->SetStream(stream);
+    return 1;
+}
+
+void
+DwflDigitalApplication::DoDispose()
+{
+    m_task.reset();
+    m_incoming.clear();
+    FlApplicationBase::DoDispose();
+}
+
+void
+DwflDigitalApplication::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    std::string error;
+    try
+    {
+        if (!m_task)
+        {
+            throw fl::ConfigError("DwflDigitalApplication task",
+                                  "is not set",
+                                  "call SetTask() before the application starts");
+        }
+        if (m_task->GetPrecision() != fl::Precision::Float64)
+        {
+            throw fl::ConfigError("DwflDigitalApplication task",
+                                  "is float32",
+                                  "build the task in float64 (DWFL's update is float64)");
+        }
+        if (m_workerIndex >= m_task->NumClients())
+        {
+            throw fl::ConfigError("DwflDigitalApplication::WorkerIndex",
+                                  std::to_string(m_workerIndex) + " but the task has " +
+                                      std::to_string(m_task->NumClients()) + " data sets",
+                                  "give every worker the index of its own data set");
+        }
+        if (m_peers.empty())
+        {
+            throw fl::ConfigError("DwflDigitalApplication peers",
+                                  "are not set",
+                                  "call SetPeers() with the other workers' addresses");
+        }
+        const double n = static_cast<double>(m_peers.size() + 1);
+        if (!(m_eta > 0.0 && m_eta < 2.0 * (n - 1.0) / n))
+        {
+            throw fl::ConfigError("DwflDigitalApplication::Eta",
+                                  "is " + std::to_string(m_eta),
+                                  "use 0 < eta < 2 (N-1)/N; (N-1)/N averages exactly");
+        }
+        if (m_model.Size() == 0)
+        {
+            fl::Rng rng(1);
+            m_model = m_task->InitialParameters(rng);
+        }
+        if (m_model.Size() != m_task->NumParameters() ||
+            m_model.GetPrecision() != fl::Precision::Float64)
+        {
+            throw fl::ConfigError("DwflDigitalApplication initial model",
+                                  "does not match the task (size or precision)",
+                                  "give SetInitialModel a float64 vector of the task's size");
+        }
+    }
+    catch (const fl::ConfigError& e)
+    {
+        error = e.what();
+    }
+    if (!error.empty())
+    {
+        NS_FATAL_ERROR(error);
+    }
+    m_trainingSeed = m_trainingSeedAttr != 0
+                         ? m_trainingSeedAttr
+                         : m_seedRng->GetInteger(1, std::numeric_limits<uint32_t>::max());
+    StartTransport("DwflDigitalApplication", fl::Precision::Float64, m_port);
+    m_transport->SetReceiveCallback(MakeCallback(&DwflDigitalApplication::HandleInbound, this));
+    ReportModel(0, FlNodeRole::Peer, m_model);
+    BeginRound();
+}
+
+void
+DwflDigitalApplication::StopApplication()
+{
+    NS_LOG_FUNCTION(this);
+    m_stopped = true;
+    Simulator::Cancel(m_sendEvent);
+    if (m_transport)
+    {
+        m_transport->Close();
+    }
+}
+
+void
+DwflDigitalApplication::BeginRound()
+{
+    // x_i^(t) = x_i^(t-1/2) - gamma clip(g_i^(t)): the task's trainer (one clipped step).
+    fl::Rng rng(fl::DeriveSeed(m_trainingSeed, m_round));
+    m_local = m_task->TrainClient(m_workerIndex, m_model, rng).params;
+    m_sent = false;
+    m_sendEvent = Simulator::Schedule(m_computeTime, &DwflDigitalApplication::SendLocalModel, this);
+}
+
+void
+DwflDigitalApplication::SendLocalModel()
+{
+    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, m_round, 0x9A4D)); // int8 only
+    m_transport->SendModel(m_peers,
+                           {fl::MessageKind::PeerModel, m_round, 0, fl::kBroadcastId, 0},
+                           m_local,
+                           &quantRng);
+    m_sent = true;
+    TryCompleteRound();
+}
+
+void
+DwflDigitalApplication::HandleInbound(FlInboundMessage& in)
+{
+    const fl::MessageHeader& h = in.msg.header;
+    if (m_stopped || h.kind != fl::MessageKind::PeerModel || h.round < m_round ||
+        h.round >= m_rounds || in.msg.params.Size() != m_model.Size())
+    {
+        ++m_ignored;
+        return;
+    }
+    Incoming& inc = m_incoming[h.round];
+    if (!inc.senders.insert(h.sender).second)
+    {
+        ++m_ignored;
+        return;
+    }
+    const Eigen::VectorXd& x = in.msg.params.Get<double>();
+    if (inc.sum.size() == 0)
+    {
+        inc.sum = x;
+    }
+    else
+    {
+        inc.sum += x;
+    }
+    TryCompleteRound();
+}
+
+void
+DwflDigitalApplication::TryCompleteRound()
+{
+    auto it = m_incoming.find(m_round);
+    if (!m_sent || it == m_incoming.end() || it->second.senders.size() < m_peers.size())
+    {
+        return;
+    }
+    // Eq. (7) without noise: v_i = sum_{k != i} x_k^(t), c = 1, a_i G_i = 0.
+    Eigen::VectorXd& x = m_local.Get<double>();
+    fl::DwflPracticalUpdate(x,
+                            it->second.sum,
+                            Eigen::VectorXd::Zero(x.size()),
+                            0.0,
+                            1.0,
+                            m_peers.size() + 1,
+                            m_eta);
+    m_incoming.erase(it);
+    std::swap(m_model, m_local);
+    m_lastRoundTime = Simulator::Now();
+    ReportModel(m_round + 1, FlNodeRole::Peer, m_model);
+    m_roundCompletedTrace(m_round, m_lastRoundTime);
+    ++m_round;
+    if (m_round < m_rounds)
+    {
+        BeginRound();
+    }
+}
+
+} // namespace ns3

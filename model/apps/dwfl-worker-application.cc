@@ -1,0 +1,495 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/dwfl-worker-application.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/dwfl-privacy.h"
+#include "ns3/dwfl.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/ota-channel.h"
+#include "ns3/ota-signal.h"
+#include "ns3/perturbation.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DwflWorkerApplication");
+
+NS_OBJECT_ENSURE_REGISTERED(DwflWorkerApplication);
+
+TypeId
+DwflWorkerApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::DwflWorkerApplication")
+            .SetParent<FlApplicationBase>()
+            .SetGroupName("Fl")
+            .AddConstructor<DwflWorkerApplication>()
+            .AddAttribute("Rounds",
+                          "Number of rounds T.",
+                          UintegerValue(10),
+                          MakeUintegerAccessor(&DwflWorkerApplication::m_rounds),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("Eta",
+                          "Averaging rate eta of eq. (7); (N-1)/N averages exactly in one round.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&DwflWorkerApplication::m_eta),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("Kappa",
+                          "c = Kappa min_j sqrt(|h_j|^2 P_j), in (0, 1] (1: the paper's eq. 4); "
+                          "0: the largest kappa for which the calibrated noise fits the power "
+                          "budget (DwflMaxKappa, or DwflMaxKappaForBudget if orthogonal).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&DwflWorkerApplication::m_kappa),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("TargetEpsilon",
+                          "Per-round eps the artificial noise is calibrated for (notes 3.2; "
+                          "per link when orthogonal); 0: no artificial noise (beta = 0).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&DwflWorkerApplication::m_targetEpsilon),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("Delta",
+                          "DP delta of the per-round guarantee.",
+                          DoubleValue(1e-5),
+                          MakeDoubleAccessor(&DwflWorkerApplication::m_delta),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Sigma2",
+                          "Variance sigma^2 of each entry of the artificial noise G.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&DwflWorkerApplication::m_sigma2),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("ComputeTime",
+                          "Simulated time of the local step (rounded up to whole slots).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&DwflWorkerApplication::m_computeTime),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("DecodeMode",
+                          "Practical (what a worker knows) or Oracle (paper-literal eq. 7: the "
+                          "simulation hands the worker its receiver noise).",
+                          EnumValue(DwflWorkerApplication::DECODE_PRACTICAL),
+                          MakeEnumAccessor(&DwflWorkerApplication::m_decode),
+                          MakeEnumChecker(DwflWorkerApplication::DECODE_PRACTICAL,
+                                          "Practical",
+                                          DwflWorkerApplication::DECODE_ORACLE,
+                                          "Oracle"))
+            .AddAttribute("Transmission",
+                          "NonOrthogonal (DWFL: one shared slot) or Orthogonal (TDMA baseline: "
+                          "one slot per worker, per-link noise for the same eps).",
+                          EnumValue(DwflWorkerApplication::NON_ORTHOGONAL),
+                          MakeEnumAccessor(&DwflWorkerApplication::m_transmission),
+                          MakeEnumChecker(DwflWorkerApplication::NON_ORTHOGONAL,
+                                          "NonOrthogonal",
+                                          DwflWorkerApplication::ORTHOGONAL,
+                                          "Orthogonal"))
+            .AddAttribute("InitSeed",
+                          "Seed of the initial model, the same on every worker.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&DwflWorkerApplication::m_initSeed),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Seed",
+                          "Seed of the mini-batches and the artificial noise (0 = drawn from "
+                          "the ns-3 stream).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DwflWorkerApplication::m_seedAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("Round",
+                            "End of a round, before the update of eq. (7): the transmitted "
+                            "model, the noises, c, alpha, beta, eps and the round's duration.",
+                            MakeTraceSourceAccessor(&DwflWorkerApplication::m_roundTrace),
+                            "ns3::DwflWorkerApplication::RoundTracedCallback");
+    return tid;
+}
+
+DwflWorkerApplication::DwflWorkerApplication()
+    : m_rounds(10),
+      m_eta(0.5),
+      m_kappa(1.0),
+      m_targetEpsilon(0.0),
+      m_delta(1e-5),
+      m_sigma2(1.0),
+      m_decode(DECODE_PRACTICAL),
+      m_transmission(NON_ORTHOGONAL),
+      m_initSeed(1),
+      m_seedAttr(0)
+{
+    m_seedRv = CreateObject<UniformRandomVariable>();
+}
+
+DwflWorkerApplication::~DwflWorkerApplication() = default;
+
+void
+DwflWorkerApplication::DoDispose()
+{
+    m_workers.clear();
+    m_phy = nullptr;
+    m_task.reset();
+    m_accountant.reset();
+    FlApplicationBase::DoDispose();
+}
+
+void
+DwflWorkerApplication::SetTask(std::shared_ptr<const fl::LearningTask> task, uint32_t client)
+{
+    if (!task)
+    {
+        throw fl::ConfigError("task", "is null", "pass the shared learning task");
+    }
+    if (task->GetPrecision() != fl::Precision::Float64)
+    {
+        throw fl::ConfigError("task",
+                              "is float32; DWFL's signal and update are float64",
+                              "build the task with SupervisedTask<double>");
+    }
+    const fl::LocalTrainerConfig& cfg = task->GetTrainerConfig();
+    if (cfg.localSteps != 1 || cfg.localEpochs != 0.0 || cfg.stepRule != fl::StepRule::Fixed ||
+        cfg.proxMu != 0.0)
+    {
+        throw fl::ConfigError("trainer",
+                              "must make exactly one plain SGD step per round (Algorithm 1)",
+                              "set localSteps=1, localEpochs=0, stepRule Fixed, proxMu=0");
+    }
+    if (!(cfg.clipNorm > 0.0))
+    {
+        throw fl::ConfigError("clipNorm",
+                              "is 0; DWFL's privacy needs a gradient bound g_max",
+                              "set the trainer's clipNorm to g_max, e.g. 1");
+    }
+    if (client >= task->NumClients())
+    {
+        throw fl::ConfigError("client",
+                              "is " + std::to_string(client) + " but the task has " +
+                                  std::to_string(task->NumClients()) + " clients",
+                              "give each worker one of the task's client data sets");
+    }
+    m_task = std::move(task);
+    m_client = client;
+}
+
+void
+DwflWorkerApplication::SetWorkers(const std::vector<Ptr<DwflWorkerApplication>>& workers)
+{
+    m_workers = workers;
+}
+
+void
+DwflWorkerApplication::SetPrivacyAccountant(std::shared_ptr<fl::PrivacyAccountant> accountant)
+{
+    m_accountant = std::move(accountant);
+}
+
+const fl::ParamVector&
+DwflWorkerApplication::GetModel() const
+{
+    return m_model;
+}
+
+uint32_t
+DwflWorkerApplication::GetRoundsDone() const
+{
+    return m_round;
+}
+
+uint32_t
+DwflWorkerApplication::GetDataSlotsPerRound() const
+{
+    return m_transmission == ORTHOGONAL ? static_cast<uint32_t>(m_workers.size()) : 1;
+}
+
+std::pair<double, double>
+DwflWorkerApplication::GetAnnouncedChannel() const
+{
+    return {m_announcedGain, m_announcedPower};
+}
+
+int64_t
+DwflWorkerApplication::AssignStreams(int64_t stream)
+{
+    m_seedRv->SetStream(stream);
+    return 1;
+}
+
+void
+DwflWorkerApplication::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(!m_task, "DwflWorkerApplication: no task (fix: SetTask or DwflHelper)");
+    m_phy = GetNode()->GetObject<OtaPhy>();
+    NS_ABORT_MSG_IF(!m_phy,
+                    "DwflWorkerApplication: no OtaPhy on node " << GetNode()->GetId()
+                                                                << " (fix: OtaHelper or "
+                                                                   "DwflHelper)");
+    auto self = std::find(m_workers.begin(), m_workers.end(), Ptr<DwflWorkerApplication>(this));
+    NS_ABORT_MSG_IF(m_workers.size() < 2 || self == m_workers.end(),
+                    "DwflWorkerApplication: SetWorkers must list all N >= 2 workers, this one "
+                    "included (fix: DwflHelper::Install)");
+    m_index = static_cast<uint32_t>(self - m_workers.begin());
+    EnumValue duplex;
+    m_phy->GetAttribute("Duplex", duplex);
+    NS_ABORT_MSG_IF(m_transmission == NON_ORTHOGONAL && duplex.Get() != OtaPhy::FULL_DUPLEX,
+                    "DwflWorkerApplication: non-orthogonal DWFL transmits and receives in the "
+                    "same slot (fix: OtaPhy::Duplex FullDuplex, or Transmission Orthogonal)");
+    if (m_decode == DECODE_ORACLE)
+    {
+        m_phy->SetAttribute("RecordNoise", BooleanValue(true));
+    }
+    m_phy->SetReceiveCallback(MakeCallback(&DwflWorkerApplication::Receive, this));
+    m_seed = m_seedAttr != 0 ? m_seedAttr
+                             : m_seedRv->GetInteger(1, std::numeric_limits<uint32_t>::max());
+    fl::Rng init(m_initSeed);
+    m_model = m_task->InitialParameters(init);
+    m_running = true;
+    m_round = 0;
+    ReportModel(0, FlNodeRole::Peer, m_model);
+    BeginRound(m_phy->GetChannel()->GetNextSlot(Simulator::Now()));
+}
+
+void
+DwflWorkerApplication::StopApplication()
+{
+    NS_LOG_FUNCTION(this);
+    m_running = false;
+}
+
+void
+DwflWorkerApplication::BeginRound(uint64_t firstSlot)
+{
+    Ptr<OtaChannel> channel = m_phy->GetChannel();
+    const uint64_t n = m_workers.size();
+    m_roundFirstSlot = firstSlot;
+    m_roundStart = channel->GetSlotStart(firstSlot);
+    m_setupThisRound = !m_aligned || channel->GetCoherence() != OtaChannel::COHERENCE_FIXED;
+    const uint64_t control = m_setupThisRound ? n : 0;
+    const int64_t slotSteps = channel->GetSlotDuration().GetTimeStep();
+    const auto compute =
+        static_cast<uint64_t>((m_computeTime.GetTimeStep() + slotSteps - 1) / slotSteps);
+    m_dataSlot = firstSlot + control + compute;
+    if (m_setupThisRound)
+    {
+        // Control burst: one full-power symbol in this worker's control slot.
+        static const auto kPilot =
+            std::make_shared<const fl::SymbolVector>(fl::SymbolVector::Ones(1));
+        NS_ABORT_MSG_IF(
+            !m_phy->Transmit(firstSlot + m_index, kPilot, std::sqrt(m_phy->GetTxPowerW())),
+            "DwflWorkerApplication: control slot refused by the phy");
+        // The announcement: own CSI towards the reference receiver for the data slot.
+        Ptr<const OtaPhy> reference =
+            channel->GetStructure() == OtaChannel::STRUCTURE_SENDER_ONLY
+                ? nullptr
+                : m_workers[(m_index + 1) % n]->GetNode()->GetObject<OtaPhy>();
+        const uint64_t mySlot = m_dataSlot + (m_transmission == ORTHOGONAL ? m_index : 0);
+        const fl::Complex h = m_phy->GetChannelEstimate(reference, mySlot);
+        m_announcedGain = std::abs(h);
+        m_announcedPhase = std::arg(h);
+        m_announcedPower = m_phy->GetTxPowerW();
+        m_announcedRound = m_round;
+    }
+    Simulator::Schedule(channel->GetSlotStart(firstSlot + control) - Simulator::Now(),
+                        &DwflWorkerApplication::TransmitData,
+                        this);
+}
+
+fl::DwflPrivacyParams
+DwflWorkerApplication::PrivacyParams() const
+{
+    const fl::LocalTrainerConfig& cfg = m_task->GetTrainerConfig();
+    fl::DwflPrivacyParams params;
+    params.gamma = cfg.learningRate; // gamma
+    params.gMax = cfg.clipNorm;      // g_max
+    params.sigma2 = m_sigma2;
+    params.sigmaM2 = m_phy->GetNoiseVariance() / 2.0; // per real entry: half a complex symbol's
+    params.delta = m_delta;
+    return params;
+}
+
+void
+DwflWorkerApplication::Align()
+{
+    const std::size_t n = m_workers.size();
+    m_gain.assign(n, 0.0);
+    m_power.assign(n, 0.0);
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        NS_ABORT_MSG_IF(m_workers[k]->m_announcedRound != m_round,
+                        "DwflWorkerApplication: worker " << k << " did not announce its channel "
+                                                         << "in round " << m_round
+                                                         << " (fix: start all workers together)");
+        m_gain[k] = m_workers[k]->m_announcedGain;
+        m_power[k] = m_workers[k]->m_announcedPower;
+    }
+    const fl::DwflPrivacyParams params = PrivacyParams();
+    const bool calibrate = m_targetEpsilon > 0.0;
+    if (m_transmission == ORTHOGONAL)
+    {
+        // Per-link noise does not depend on c: calibrate first, then align.
+        m_beta = calibrate
+                     ? fl::CalibrateDwflOrthogonalBeta(m_gain, m_power, params, m_targetEpsilon)
+                     : std::vector<double>(n, 0.0);
+        const double kappa =
+            m_kappa > 0.0 ? m_kappa : fl::DwflMaxKappaForBudget(m_gain, m_power, m_beta);
+        m_c = fl::DwflAlignmentAmplitude(m_gain, m_power, kappa);
+    }
+    else
+    {
+        const double kappa =
+            m_kappa > 0.0
+                ? m_kappa
+                : (calibrate ? fl::DwflMaxKappa(m_gain, m_power, params, m_targetEpsilon) : 1.0);
+        m_c = fl::DwflAlignmentAmplitude(m_gain, m_power, kappa);
+        m_beta = calibrate ? fl::CalibrateDwflBeta(m_gain, m_power, m_c, params, m_targetEpsilon)
+                           : std::vector<double>(n, 0.0);
+    }
+    m_alpha = fl::DwflPowerFractions(m_gain, m_power, m_c);
+    fl::CheckDwflPowerBudget(m_alpha, m_beta);
+    m_aligned = true;
+}
+
+void
+DwflWorkerApplication::TransmitData()
+{
+    if (!m_running)
+    {
+        return;
+    }
+    if (m_setupThisRound)
+    {
+        Align();
+    }
+    // Algorithm 1, steps 1-2: one clipped SGD step through the task's trainer.
+    const fl::LocalTrainerConfig& cfg = m_task->GetTrainerConfig();
+    fl::Rng trainRng(fl::DeriveSeed(m_seed, m_round, 1));
+    fl::TrainOutcome out = m_task->TrainClient(m_client, m_model, trainRng);
+    m_local = std::move(out.params.Get<double>());
+    m_gradientNorm = (m_model.Get<double>() - m_local).norm() / cfg.learningRate;
+    const auto d = m_local.size();
+
+    // Step 3: artificial noise G_i ~ N(0, sigma^2 I) through the privacy seam, and the signal.
+    const double beta = m_beta[m_index];
+    fl::ParamVector noise = fl::ParamVector::Zeros(fl::Precision::Float64, d);
+    if (beta > 0.0 && m_sigma2 > 0.0)
+    {
+        fl::Rng noiseRng(fl::DeriveSeed(m_seed, m_round, 2));
+        fl::GaussianPerturbation g(std::sqrt(m_sigma2), fl::NoiseScope::PerSender);
+        g.BeginIteration(d, noiseRng);
+        g.PerturbOutgoing(noise, m_index, noiseRng);
+    }
+    m_ownNoise = std::move(noise.Get<double>());
+    Eigen::VectorXd signal;
+    fl::DwflTransmitSignal(m_local, m_ownNoise, m_alpha[m_index], beta, m_power[m_index], signal);
+    // Phase pre-compensation e^{-j theta_i}: the model arrives with the real gain |h_i|.
+    const fl::Complex precoder = std::polar(1.0, -m_announcedPhase);
+    const uint64_t slot = m_dataSlot + (m_transmission == ORTHOGONAL ? m_index : 0);
+    NS_ABORT_MSG_IF(!m_phy->TransmitReal(slot, signal, precoder),
+                    "DwflWorkerApplication: data slot " << slot << " refused by the phy");
+    m_received = Eigen::VectorXd::Zero(d);
+    m_receiverNoise = Eigen::VectorXd::Zero(d);
+    m_noiseRecorded = false;
+    m_receptions = 0;
+}
+
+void
+DwflWorkerApplication::Receive(const OtaReception& rx)
+{
+    if (!m_running || rx.slot < m_dataSlot || rx.slot >= m_dataSlot + GetDataSlotsPerRound())
+    {
+        return; // control slots
+    }
+    const auto d = static_cast<std::size_t>(m_local.size());
+    m_received += fl::UnpackReal(rx.symbols, d);
+    if (rx.noise.size() > 0)
+    {
+        m_receiverNoise += fl::UnpackReal(rx.noise, d);
+        m_noiseRecorded = true;
+    }
+    ++m_receptions;
+    const uint32_t expected = m_transmission == ORTHOGONAL ? GetDataSlotsPerRound() - 1 : 1;
+    if (m_receptions == expected)
+    {
+        FinishRound();
+    }
+}
+
+void
+DwflWorkerApplication::FinishRound()
+{
+    const std::size_t n = m_workers.size();
+    const fl::DwflPrivacyParams params = PrivacyParams();
+
+    // This receiver's mechanism: eq. (11), or the least private orthogonal link.
+    fl::MechanismSpec mechanism;
+    double epsilon = 0.0;
+    if (m_transmission == ORTHOGONAL)
+    {
+        for (std::size_t j = 0; j < n; ++j)
+        {
+            if (j == m_index)
+            {
+                continue;
+            }
+            const double e = fl::DwflOrthogonalEpsilon(m_gain[j], m_power[j], m_beta[j], params);
+            if (e >= epsilon)
+            {
+                epsilon = e;
+                mechanism = fl::DwflOrthogonalMechanism(m_gain[j], m_power[j], m_beta[j], params);
+            }
+        }
+    }
+    else
+    {
+        mechanism = fl::DwflReceiverMechanism(m_index, m_gain, m_power, m_beta, m_c, params);
+        epsilon = fl::DwflEpsilon(m_index, m_gain, m_power, m_beta, m_c, params);
+    }
+    if (m_accountant)
+    {
+        m_accountant->Add(mechanism);
+    }
+
+    Ptr<OtaChannel> channel = m_phy->GetChannel();
+    const uint64_t nextSlot = m_dataSlot + GetDataSlotsPerRound();
+    DwflRoundReport report;
+    report.round = m_round;
+    report.node = GetNodeLevelId();
+    report.localModel = &m_local;
+    report.ownNoise = &m_ownNoise;
+    report.receiverNoise = m_noiseRecorded ? &m_receiverNoise : nullptr;
+    report.received = m_receptions;
+    report.c = m_c;
+    report.alpha = m_alpha[m_index];
+    report.beta = m_beta[m_index];
+    report.epsilon = epsilon;
+    report.gradientNorm = m_gradientNorm;
+    report.roundDuration = channel->GetSlotStart(nextSlot) - m_roundStart;
+    m_roundTrace(report);
+
+    // Eq. (7) on x_i^(t) with the own virtual noise a_i G_i (+ m_i / (c (N-1)) if Oracle).
+    const double a = fl::DwflNoiseGain(m_gain[m_index], m_power[m_index], m_beta[m_index], m_c);
+    Eigen::VectorXd x = m_local;
+    if (m_decode == DECODE_ORACLE)
+    {
+        NS_ABORT_MSG_IF(!m_noiseRecorded && m_phy->GetNoiseVariance() > 0.0,
+                        "DwflWorkerApplication: Oracle decode without the receiver noise "
+                        "(fix: OtaPhy::RecordNoise true; the application sets it at start)");
+        fl::DwflOracleUpdate(x, m_received, m_ownNoise, m_receiverNoise, a, m_c, n, m_eta);
+    }
+    else
+    {
+        fl::DwflPracticalUpdate(x, m_received, m_ownNoise, a, m_c, n, m_eta);
+    }
+    m_model = fl::ParamVector(std::move(x));
+    ++m_round;
+    ReportModel(m_round, FlNodeRole::Peer, m_model);
+    if (m_round < m_rounds && m_running)
+    {
+        BeginRound(nextSlot);
+    }
+}
+
+} // namespace ns3
