@@ -26,6 +26,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -372,8 +373,8 @@ RunFedAvg(const std::string& name,
 {
     if (o.leaveClients > clients.GetN())
     {
-        std::cerr << name << ": --leaveClients=" << o.leaveClients << " exceeds --clients="
-                  << clients.GetN() << " (fix: lower it)" << std::endl;
+        std::cerr << name << ": --leaveClients=" << o.leaveClients
+                  << " exceeds --clients=" << clients.GetN() << " (fix: lower it)" << std::endl;
         Simulator::Destroy();
         return 2;
     }
@@ -439,6 +440,7 @@ RunFedAvg(const std::string& name,
     Simulator::Run();
 
     Ptr<FlServerApplication> server = stack.server;
+    server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
     const auto& rec = monitor->GetRecords();
     uint64_t bytes = 0;
     uint64_t chunksLost = 0;
@@ -447,6 +449,11 @@ RunFedAvg(const std::string& name,
     uint32_t stragglers = 0;
     double energyRadio = 0.0;
     double energyCompute = 0.0;
+    std::map<std::string, uint32_t> statuses; // rounds by status (row 0, the initial model, aside)
+    for (std::size_t i = 1; i < rec.size(); ++i)
+    {
+        ++statuses[rec[i].status];
+    }
     for (const auto& r : rec)
     {
         bytes += r.bytesDown + r.bytesUp;
@@ -459,7 +466,12 @@ RunFedAvg(const std::string& name,
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    std::cout << "summary: rounds=" << server->GetCompletedRounds();
+    std::cout << "summary: rounds=" << server->GetCompletedRounds()
+              << " rounds_started=" << (rec.empty() ? 0 : rec.size() - 1)
+              << " rounds_aggregated=" << statuses["aggregated"]
+              << " rounds_skipped=" << statuses["skipped"] + statuses["empty"]
+              << " rounds_repeated=" << statuses["repeated"]
+              << " rounds_timeout=" << statuses["timeout"];
     if (!rec.empty())
     {
         std::cout << " final_accuracy=" << rec.back().testAccuracy
@@ -506,8 +518,8 @@ RunFedAvg(const std::string& name,
         result->wallS = wall;
     }
     const auto counters = server->GetCounters();
-    std::cout << " malformed=" << counters.malformed
-              << " wall_s=" << std::setprecision(3) << wall << std::setprecision(6) << std::endl;
+    std::cout << " malformed=" << counters.malformed << " wall_s=" << std::setprecision(3) << wall
+              << std::setprecision(6) << std::endl;
     if (!o.output.empty())
     {
         std::cout << "results: " << o.output << std::endl;
@@ -539,8 +551,21 @@ RunFedAvg(const std::string& name,
                   << server->GetCompletedRounds() << " of " << o.rounds
                   << " rounds (a round did not complete; see --deadline)" << std::endl;
     }
+    const bool aggregated = o.rounds == 0 || statuses["aggregated"] > 0;
+    if (!aggregated)
+    {
+        std::cerr << name << ": no round aggregated an update ("
+                  << (rec.empty() ? 0 : rec.size() - 1)
+                  << " started: " << statuses["skipped"] + statuses["empty"]
+                  << " skipped or empty, " << statuses["repeated"] << " repeated, "
+                  << statuses["timeout"] << " timed out): no update reached the server"
+                  << (o.transport == "udp" ? " (chunks_lost=" + std::to_string(chunksLost) +
+                                                 "; see --holePolicy, --retryLimit)"
+                                           : std::string())
+                  << "; see --deadline, --minQuorum" << std::endl;
+    }
     Simulator::Destroy();
-    return finished ? 0 : 1;
+    return finished && aggregated ? 0 : 1;
 }
 
 } // namespace flexample
