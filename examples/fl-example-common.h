@@ -576,8 +576,10 @@ RunFedAvg(const std::string& name,
     Simulator::Stop(Seconds(o.maxTime));
     Simulator::Run();
 
-    Ptr<FlServerApplication> server = stack.server;
-    server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
+    if (!diverged)
+    {
+        server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
+    }
     const auto& rec = monitor->GetRecords();
     uint64_t bytes = 0;
     uint64_t chunksLost = 0;
