@@ -12,6 +12,7 @@
 #include "ns3/ota-channel.h"
 #include "ns3/ota-signal.h"
 #include "ns3/perturbation.h"
+#include "ns3/phase-timer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -365,9 +366,13 @@ DwflWorkerApplication::TransmitData()
     }
     // Algorithm 1, steps 1-2: one clipped SGD step through the task's trainer.
     const fl::LocalTrainerConfig& cfg = m_task->GetTrainerConfig();
-    fl::Rng trainRng(fl::DeriveSeed(m_seed, m_round, 1));
-    fl::TrainOutcome out = m_task->TrainClient(m_client, m_model, trainRng);
-    m_local = std::move(out.params.Get<double>());
+    {
+        fl::PhaseScope learning(fl::Phase::Learning);
+        fl::Rng trainRng(fl::DeriveSeed(m_seed, m_round, 1));
+        fl::TrainOutcome out = m_task->TrainClient(m_client, m_model, trainRng);
+        m_local = std::move(out.params.Get<double>());
+    }
+    fl::PhaseScope channel(fl::Phase::Channel);
     m_gradientNorm = (m_model.Get<double>() - m_local).norm() / cfg.learningRate;
     const auto d = m_local.size();
 
@@ -376,6 +381,7 @@ DwflWorkerApplication::TransmitData()
     fl::ParamVector noise = fl::ParamVector::Zeros(fl::Precision::Float64, d);
     if (beta > 0.0 && m_sigma2 > 0.0)
     {
+        fl::PhaseScope noiseScope(fl::Phase::Noise);
         fl::Rng noiseRng(fl::DeriveSeed(m_seed, m_round, 2));
         fl::GaussianPerturbation g(std::sqrt(m_sigma2), fl::NoiseScope::PerSender);
         g.BeginIteration(d, noiseRng);
@@ -402,6 +408,7 @@ DwflWorkerApplication::Receive(const OtaReception& rx)
     {
         return; // control slots
     }
+    fl::PhaseScope channel(fl::Phase::Channel);
     const auto d = static_cast<std::size_t>(m_local.size());
     m_received += fl::UnpackReal(rx.symbols, d);
     if (rx.noise.size() > 0)

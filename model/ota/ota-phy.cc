@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/ota-channel.h"
 #include "ns3/ota-power-control.h"
+#include "ns3/phase-timer.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -547,6 +548,7 @@ OtaPhy::EndRx(uint64_t slot)
         return;
     }
 
+    fl::PhaseScope channel(fl::Phase::Channel);
     OtaReception rx;
     rx.receiver = m_index;
     rx.receiverNode = m_node ? m_node->GetId() : std::numeric_limits<uint32_t>::max();
@@ -656,6 +658,7 @@ OtaPhy::EndRx(uint64_t slot)
     const double gaussian = rx.noiseVarianceW + rx.interferencePowerW + rx.selfInterferencePowerW;
     if (gaussian > 0.0)
     {
+        fl::PhaseScope noise(fl::Phase::Noise);
         fl::Rng rng(fl::DeriveSeed(fl::DeriveSeed(BaseSeed(), 1), slot, m_rxCount));
         if (m_recordNoise)
         {
@@ -670,6 +673,7 @@ OtaPhy::EndRx(uint64_t slot)
         }
     }
     ++m_rxCount;
+    fl::PhaseScope other(fl::Phase::Other); // the layers above mark their own phases
     const double inf = std::numeric_limits<double>::infinity();
     rx.snr = rx.noiseVarianceW > 0.0 ? rx.signalPowerW / rx.noiseVarianceW : inf;
     rx.sinr = gaussian > 0.0 ? rx.signalPowerW / gaussian : inf;
