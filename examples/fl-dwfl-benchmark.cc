@@ -83,9 +83,12 @@ struct RoundTimes
     double phase[static_cast<std::size_t>(fl::Phase::Count)]{};
 };
 
-/// Runs `rounds` + 1 DWFL rounds and times the last `rounds` of them.
+/// Runs 1 + `warmup` + `rounds` DWFL rounds and times the last `rounds` of them.
 RoundTimes
-TimeRounds(std::shared_ptr<const fl::LearningTask> task, uint32_t workers, uint32_t rounds)
+TimeRounds(std::shared_ptr<const fl::LearningTask> task,
+           uint32_t workers,
+           uint32_t rounds,
+           uint32_t warmup)
 {
     NodeContainer nodes;
     nodes.Create(workers);
@@ -101,24 +104,26 @@ TimeRounds(std::shared_ptr<const fl::LearningTask> task, uint32_t workers, uint3
     dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(60.0));
     dwfl.Ota().SetPhyAttribute("NoiseModel", StringValue("Fixed"));
     dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(2e-3));
-    dwfl.SetWorkerAttribute("Rounds", UintegerValue(rounds + 1));
+    dwfl.SetWorkerAttribute("Rounds", UintegerValue(1 + warmup + rounds));
     dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
     dwfl.SetWorkerAttribute("Kappa", DoubleValue(0.0));
     DwflNetwork net = dwfl.Install(nodes, task);
     DwflHelper::AssignStreams(net, 1);
     struct Marks
     {
+        uint32_t start{0};
         Clock::time_point first;
         Clock::time_point last;
         double cpuFirst{0.0};
         double cpuLast{0.0};
     } marks;
+    marks.start = 1 + warmup;
     // Worker 0 reports round r once its update of round r - 1 is done; all workers update in
-    // the same simulated instant, so the timed span is rounds 1 .. rounds (after the setup).
+    // the same simulated instant, so the timed span is the last `rounds` rounds.
     net.workers.Get(0)->TraceConnectWithoutContext(
         "ModelReport",
         MakeCallback(+[](Marks* m, const FlModelReport& r) {
-            if (r.round == 1)
+            if (r.round == m->start)
             {
                 fl::PhaseTimer::Start();
                 m->first = Clock::now();
@@ -154,6 +159,7 @@ main(int argc, char* argv[])
 {
     uint32_t workers = 100;
     uint32_t rounds = 5;
+    uint32_t warmup = 3;
     uint32_t batch = 16;
     bool scaling = true;
     std::string model = "mlp:hidden=128";
@@ -171,6 +177,11 @@ main(int argc, char* argv[])
                   rounds,
                   1U,
                   flexample::Bound{1000, "fl-dwfl-benchmark.cc, flag --rounds"});
+    flags.AddSize("warmup",
+                  "Untimed rounds after the setup round (buffers settle)",
+                  warmup,
+                  0U,
+                  flexample::Bound{1000, "fl-dwfl-benchmark.cc, flag --warmup"});
     flags.AddSize("batch",
                   "Mini-batch size of the local step",
                   batch,
@@ -199,8 +210,8 @@ main(int argc, char* argv[])
     const std::size_t d = task->NumParameters();
     std::cout << "DWFL round benchmark: N = " << workers << ", d = " << d << " (" << model
               << ", batch " << batch << "), eps = 0.5, one core, " << rounds
-              << " timed rounds after the setup round" << std::endl;
-    const RoundTimes t = TimeRounds(task, workers, rounds);
+              << " timed rounds after the setup round and " << warmup << " more" << std::endl;
+    const RoundTimes t = TimeRounds(task, workers, rounds, warmup);
     const double nd = static_cast<double>(workers) * static_cast<double>(d);
     std::cout << std::fixed << std::setprecision(4);
     std::cout << "wall time per round      " << t.wall << " s (target <= 0.5 s at N = 100, "
@@ -225,7 +236,7 @@ main(int argc, char* argv[])
                 continue;
             }
             const RoundTimes s =
-                n == workers ? t : TimeRounds(MakeBenchmarkTask(n, 2 * batch, batch, model), n, rounds);
+                n == workers ? t : TimeRounds(MakeBenchmarkTask(n, 2 * batch, batch, model), n, rounds, warmup);
             const double channel = PhaseOf(s, fl::Phase::Channel);
             std::cout << "  N = " << std::setw(4) << n << ": channel " << std::setprecision(4)
                       << channel << " s per round, " << std::setprecision(2)

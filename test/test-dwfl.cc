@@ -117,6 +117,7 @@ Round(std::vector<VecD>& x,
     for (std::size_t k = 0; k < n; ++k)
     {
         DwflLocalStep(x[k], gradients[k], gamma, gMax);
+        s[k].resize(x[k].size());
         DwflTransmitSignal(x[k], g[k], alpha[k], beta[k], net.powerW[k], s[k]);
         sp.push_back(&s[k]);
         mp.push_back(&m[k]);
@@ -267,7 +268,7 @@ TEST(DwflAlignment, PowerBudgetNamesTheWorker)
 
 TEST(DwflSignal, TransmitAndNoiseGainHandValues)
 {
-    VecD x(2), g(2), s;
+    VecD x(2), g(2), s(2);
     x << 1.0, 2.0;
     g << 3.0, -1.0;
     // alpha = 1/4, beta = 1/2, P = 4: s = 1 x + sqrt(2) G
@@ -323,7 +324,7 @@ TEST(DwflSuperpose, AlignedModelsArriveAsCTimesTheirSum)
     const Network net = RandomNetwork(n, rng);
     const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 1.0);
     const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
-    std::vector<VecD> x, s(n);
+    std::vector<VecD> x, s(n, VecD(d));
     const VecD zero = VecD::Zero(d);
     std::vector<const VecD*> sp, mp;
     for (std::size_t k = 0; k < n; ++k)
