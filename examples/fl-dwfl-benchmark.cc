@@ -167,26 +167,31 @@ main(int argc, char* argv[])
     flags.Cmd().Usage("Wall time of one DWFL round (N workers over the analog channel, eps = 0.5 "
                       "per round, receiver noise) split into learning, noise generation, channel "
                       "and the rest; target <= 0.5 s at N = 100, d ~ 1e5 on one core.");
-    flags.AddSize("workers",
-                  "Number of workers N",
-                  workers,
-                  2U,
-                  flexample::Bound{1000, "fl-dwfl-benchmark.cc, flag --workers"});
-    flags.AddSize("rounds",
-                  "Timed rounds (after the setup round)",
-                  rounds,
-                  1U,
-                  flexample::Bound{1000, "fl-dwfl-benchmark.cc, flag --rounds"});
-    flags.AddSize("warmup",
-                  "Untimed rounds after the setup round (buffers settle)",
-                  warmup,
-                  0U,
-                  flexample::Bound{1000, "fl-dwfl-benchmark.cc, flag --warmup"});
-    flags.AddSize("batch",
-                  "Mini-batch size of the local step",
-                  batch,
-                  1U,
-                  flexample::Bound{10000, "fl-dwfl-benchmark.cc, flag --batch"});
+    struct SizeFlag
+    {
+        const char* name;
+        const char* help;
+        uint32_t& value;
+        uint32_t min;
+        flexample::Bound bound;
+    };
+
+    for (const SizeFlag& f : std::initializer_list<SizeFlag>{
+             {"workers", "Number of workers N", workers, 2, {1000, "fl-dwfl-benchmark.cc"}},
+             {"rounds",
+              "Timed rounds (after the setup round and the warm-up)",
+              rounds,
+              1,
+              {1000, "fl-dwfl-benchmark.cc"}},
+             {"warmup",
+              "Untimed rounds after the setup round (buffers settle)",
+              warmup,
+              0,
+              {1000, "fl-dwfl-benchmark.cc"}},
+             {"batch", "Mini-batch size of the local step", batch, 1, {10000, "fl-dwfl-benchmark.cc"}}})
+    {
+        flags.AddSize(f.name, f.help, f.value, f.min, f.bound);
+    }
     flags.AddText("model", "Model spec (fl::MakeModel), input 784, 10 classes", model);
     flags.AddBool("scaling", "Also time the channel part at N/4 and N/2", scaling);
     flags.AddCheck([&model]() {

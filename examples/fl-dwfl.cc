@@ -792,36 +792,38 @@ main(int argc, char* argv[])
                   c.batch,
                   1U,
                   flexample::Bound{60000, "the Fashion-MNIST training set"});
-    flags.AddReal("gamma", "SGD step size gamma", c.gamma, flexample::Range::Above(0.0));
-    flags.AddReal("gmax",
-                  "Clipping threshold g_max (gradient-norm bound)",
-                  c.gMax,
-                  flexample::Range::Above(0.0));
-    flags.AddReal("eta",
-                  "Averaging rate eta (0 = (N-1)/N)",
-                  c.eta,
-                  flexample::Range{0.0, 2.0, false, true});
-    flags.AddReal("delta", "DP delta", c.delta, flexample::Range{0.0, 1.0, true, true});
-    flags.AddReal("sigmaM2",
-                  "Receiver noise variance sigma_m^2",
-                  c.sigmaM2,
-                  flexample::Range::AtLeast(0.0));
-    flags.AddReal("sigma2",
-                  "Artificial-noise variance sigma^2 (DWFL, the server, --privacyTable)",
-                  c.sigma2,
-                  flexample::Range::AtLeast(0.0));
-    flags.AddReal("orthSigma2",
-                  "Artificial-noise variance sigma^2 of the orthogonal baseline",
-                  c.orthSigma2,
-                  flexample::Range::Above(0.0));
-    flags.AddReal("computeTime",
-                  "Simulated compute time of a local step [s]",
-                  c.computeTime,
-                  flexample::Range::AtLeast(0.0));
-    flags.AddReal("maxTime",
-                  "Bound on the simulated time of a run [s]",
-                  c.maxTime,
-                  flexample::Range::Above(0.0));
+    struct RealFlag
+    {
+        const char* name;
+        const char* help;
+        double& value;
+        flexample::Range range;
+    };
+
+    const flexample::Range positive = flexample::Range::Above(0.0);
+    const flexample::Range nonNegative = flexample::Range::AtLeast(0.0);
+    for (const RealFlag& f : std::initializer_list<RealFlag>{
+             {"gamma", "SGD step size gamma", c.gamma, positive},
+             {"gmax", "Clipping threshold g_max (gradient-norm bound)", c.gMax, positive},
+             {"eta", "Averaging rate eta (0 = (N-1)/N)", c.eta, {0.0, 2.0, false, true}},
+             {"delta", "DP delta", c.delta, {0.0, 1.0, true, true}},
+             {"sigmaM2", "Receiver noise variance sigma_m^2", c.sigmaM2, nonNegative},
+             {"sigma2",
+              "Artificial-noise variance sigma^2 (DWFL, the server, --privacyTable)",
+              c.sigma2,
+              nonNegative},
+             {"orthSigma2",
+              "Artificial-noise variance sigma^2 of the orthogonal baseline",
+              c.orthSigma2,
+              positive},
+             {"computeTime",
+              "Simulated compute time of a local step [s]",
+              c.computeTime,
+              nonNegative},
+             {"maxTime", "Bound on the simulated time of a run [s]", c.maxTime, positive}})
+    {
+        flags.AddReal(f.name, f.help, f.value, f.range);
+    }
     flags.AddBool("evaluateWorkers",
                   "Evaluate every worker's model each round (the worker_* columns)",
                   c.evaluateWorkers);

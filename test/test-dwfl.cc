@@ -202,6 +202,18 @@ HandParams(double sigma2, double sigmaM2)
     return p;
 }
 
+/// The largest share of its power budget any worker uses, max_k alpha_k + beta_k.
+double
+MaxPowerUse(const std::vector<double>& alpha, const std::vector<double>& beta)
+{
+    double use = 0.0;
+    for (std::size_t k = 0; k < alpha.size(); ++k)
+    {
+        use = std::max(use, alpha[k] + beta[k]);
+    }
+    return use;
+}
+
 // |h| = {1, 2, 3}, P = {4, 2, 1}: |h|^2 P = {4, 8, 9}, c = 2, alpha = {1, 1/2, 4/9}.
 const Network kHand{{1.0, 2.0, 3.0}, {4.0, 2.0, 1.0}};
 
@@ -589,14 +601,10 @@ TEST(DwflCalibration, MeetsTheTargetWithinThePowerBudget)
                 const auto beta = CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, target);
                 const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
                 EXPECT_NO_THROW(CheckDwflPowerBudget(alpha, beta));
-                double maxUse = 0.0;
-                for (std::size_t k = 0; k < n; ++k)
-                {
-                    maxUse = std::max(maxUse, alpha[k] + beta[k]);
-                }
                 if (kappa == kappaStar)
                 {
-                    EXPECT_NEAR(maxUse, 1.0, 1e-12); // kappa* uses the weakest worker's budget
+                    // kappa* uses the weakest worker's budget
+                    EXPECT_NEAR(MaxPowerUse(alpha, beta), 1.0, 1e-12);
                 }
                 for (std::size_t i = 0; i < n; ++i)
                 {
@@ -891,13 +899,7 @@ TEST(OtaPs, CalibrationMeetsTheTargetAndKappaStarIsTight)
         ASSERT_LT(kappaStar, 1.0);
         const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappaStar);
         const auto beta = CalibrateOtaPsBeta(net.gainAbs, net.powerW, c, p, target);
-        const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
-        double maxUse = 0.0;
-        for (std::size_t k = 0; k < n; ++k)
-        {
-            maxUse = std::max(maxUse, alpha[k] + beta[k]);
-        }
-        EXPECT_NEAR(maxUse, 1.0, 1e-12);
+        EXPECT_NEAR(MaxPowerUse(DwflPowerFractions(net.gainAbs, net.powerW, c), beta), 1.0, 1e-12);
         EXPECT_NEAR(OtaPsEpsilon(net.gainAbs, net.powerW, beta, c, p) / target, 1.0, 1e-12);
         const double above = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappaStar * 1.001);
         try

@@ -19,21 +19,20 @@ mapfile -t series < <(tail -n +2 "$in" | cut -d, -f2 | awk '!seen[$0]++')
 logtime=$(tail -n +2 "$in" | awk -F, '{ if ($8 > last[$2]) last[$2] = $8 }
   END { lo = -1; hi = 0; for (s in last) { if (lo < 0 || last[s] < lo) lo = last[s]; if (last[s] > hi) hi = last[s] }
         print (lo > 0 && hi > 10 * lo) ? 1 : 0 }')
-lines() { # $1 = x column, $2 = y column
-  local plot="" s i=1
+each_series() { # $1: a plot clause per series; SERIES and COLOR stand for its name and colour
+  local plot="" s i=1 clause
   for s in "${series[@]}"; do
-    plot+="'$in' using (strcol(2) eq '$s' ? \$$1 : 1/0):(strcol(2) eq '$s' ? \$$2 : 1/0) with lines lw 2 lc $i title '$s', "
+    clause=${1//SERIES/$s}
+    plot+="${clause//COLOR/$i}, "
     i=$((i + 1))
   done
   echo "${plot%, }"
 }
+lines() { # $1 = x column, $2 = y column: a line per series
+  each_series "'$in' using (strcol(2) eq 'SERIES' ? \$$1 : 1/0):(strcol(2) eq 'SERIES' ? \$$2 : 1/0) with lines lw 2 lc COLOR title 'SERIES'"
+}
 bands() { # $1 = x column, $2 = y column, $3 = its CI column: a translucent band per series
-  local plot="" s i=1
-  for s in "${series[@]}"; do
-    plot+="'$in' using (strcol(2) eq '$s' ? \$$1 : 1/0):(\$$2 - \$$3):(\$$2 + \$$3) with filledcurves fs transparent solid 0.15 noborder lc $i notitle, "
-    i=$((i + 1))
-  done
-  echo "${plot%, }"
+  each_series "'$in' using (strcol(2) eq 'SERIES' ? \$$1 : 1/0):(\$$2 - \$$3):(\$$2 + \$$3) with filledcurves fs transparent solid 0.15 noborder lc COLOR notitle"
 }
 accuracy_round="$(lines 7 10)"
 if [ "$runs" -gt 1 ] 2>/dev/null; then

@@ -90,6 +90,22 @@ ForEachSenderNoise(std::size_t except,
     }
 }
 
+/// Total noise variance of a query: sigma_m^2 plus every sender's artificial noise that reaches
+/// the receiver (all k != except; except >= N: all N senders).
+double
+QueryNoiseVariance(std::size_t except,
+                   const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   const std::vector<double>& beta,
+                   const DwflPrivacyParams& params)
+{
+    double sigmaS2 = params.sigmaM2;
+    ForEachSenderNoise(except, gainAbs, powerW, beta, params.sigma2, [&sigmaS2](double p) {
+        sigmaS2 += p;
+    });
+    return sigmaS2;
+}
+
 /// The Gaussian mechanism of a query with amplitude a (sensitivity 2 gamma g_max a) and noise
 /// variance sigmaS2; kind None without noise.
 MechanismSpec
@@ -164,11 +180,7 @@ DwflReceiverMechanism(std::size_t i,
 {
     ValidateRound(i, gainAbs, powerW, beta, c, params);
     // sigma_s^2 = sum_{k != i} |h_k|^2 beta_k P_k sigma^2 + sigma_m^2
-    double sigmaS2 = params.sigmaM2;
-    ForEachSenderNoise(i, gainAbs, powerW, beta, params.sigma2, [&sigmaS2](double p) {
-        sigmaS2 += p;
-    });
-    return GaussianSpec(c, sigmaS2, params);
+    return GaussianSpec(c, QueryNoiseVariance(i, gainAbs, powerW, beta, params), params);
 }
 
 double
@@ -360,17 +372,26 @@ MaxKappaSymmetric(const std::vector<double>& gainAbs,
     return std::min(1.0, std::sqrt(u) / c0);
 }
 
-/// Validates a calibration's inputs (channels, c, params, eps).
-void
-ValidateCalibration(const std::vector<double>& gainAbs,
-                    const std::vector<double>& powerW,
-                    double c,
-                    const DwflPrivacyParams& params,
-                    double epsilon)
+/// Validates a calibration's inputs (channels, 0 < c <= c_0, params, eps) and calibrates for
+/// `senders` senders per receiver (CalibrateSymmetric, with the largest kappa in the fix).
+std::vector<double>
+CalibrateFor(const std::vector<double>& gainAbs,
+             const std::vector<double>& powerW,
+             double c,
+             const DwflPrivacyParams& params,
+             double epsilon,
+             std::size_t senders)
 {
     DwflPowerFractions(gainAbs, powerW, c); // channels and 0 < c <= c_0
     params.Validate();
     ValidateTarget(epsilon);
+    return CalibrateSymmetric(gainAbs,
+                              powerW,
+                              c,
+                              params,
+                              epsilon,
+                              senders,
+                              MaxKappaSymmetric(gainAbs, powerW, params, epsilon, senders));
 }
 
 } // namespace
@@ -382,15 +403,8 @@ CalibrateDwflBeta(const std::vector<double>& gainAbs,
                   const DwflPrivacyParams& params,
                   double epsilon)
 {
-    ValidateCalibration(gainAbs, powerW, c, params, epsilon);
-    const std::size_t senders = gainAbs.size() - 1; // receiver i hears every k != i
-    return CalibrateSymmetric(gainAbs,
-                              powerW,
-                              c,
-                              params,
-                              epsilon,
-                              senders,
-                              MaxKappaSymmetric(gainAbs, powerW, params, epsilon, senders));
+    // receiver i hears every k != i
+    return CalibrateFor(gainAbs, powerW, c, params, epsilon, gainAbs.size() - 1);
 }
 
 double
@@ -409,14 +423,11 @@ OtaPsServerMechanism(const std::vector<double>& gainAbs,
                      double c,
                      const DwflPrivacyParams& params)
 {
-    const std::size_t n = gainAbs.size();
     ValidateRound(0, gainAbs, powerW, beta, c, params);
     // sigma_s^2 = sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2 (all N senders reach the server)
-    double sigmaS2 = params.sigmaM2;
-    ForEachSenderNoise(n, gainAbs, powerW, beta, params.sigma2, [&sigmaS2](double p) {
-        sigmaS2 += p;
-    });
-    return GaussianSpec(c, sigmaS2, GradientQuery(params));
+    return GaussianSpec(c,
+                        QueryNoiseVariance(gainAbs.size(), gainAbs, powerW, beta, params),
+                        GradientQuery(params));
 }
 
 double
@@ -439,16 +450,8 @@ CalibrateOtaPsBeta(const std::vector<double>& gainAbs,
                    const DwflPrivacyParams& params,
                    double epsilon)
 {
-    ValidateCalibration(gainAbs, powerW, c, params, epsilon);
-    const std::size_t senders = gainAbs.size(); // the server hears all N workers
-    const DwflPrivacyParams query = GradientQuery(params);
-    return CalibrateSymmetric(gainAbs,
-                              powerW,
-                              c,
-                              query,
-                              epsilon,
-                              senders,
-                              MaxKappaSymmetric(gainAbs, powerW, query, epsilon, senders));
+    // the server hears all N workers, and the query carries gradients
+    return CalibrateFor(gainAbs, powerW, c, GradientQuery(params), epsilon, gainAbs.size());
 }
 
 double
