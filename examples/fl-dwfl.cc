@@ -4,19 +4,23 @@
  * fl-dwfl: the experiments of DWFL (seed 004: Chen et al., "Decentralized Wireless Federated
  * Learning with Differential Privacy"), issue 9. Reproduces the orderings the paper states for
  * its Figs. 2-6 on Fashion-MNIST (the paper uses CIFAR-10, which is not available offline),
- * plus the digital reference: the same decentralized averaging, noiseless, over Wi-Fi ad hoc.
+ * plus the digital reference (the same decentralized averaging, noiseless, over Wi-Fi ad hoc)
+ * and the per-link fading study (no paper has it).
  *
  *   fl-dwfl --figure=power       # Fig. 2: P in {20,40,60,80} dBm at N = 10 and 30
  *   fl-dwfl --figure=workers     # Fig. 3: N in {15,20,25,30} at eps = 0.1 and 0.5
  *   fl-dwfl --figure=epsilon     # Fig. 4: eps in {0.1,0.25,0.5,1} at N = 10 and 30
  *   fl-dwfl --figure=orthogonal  # Fig. 5: orthogonal vs non-orthogonal
  *   fl-dwfl --figure=centralized # Fig. 6: centralized (Seif et al.) vs decentralized
+ *   fl-dwfl --figure=perlink     # sender-only vs per-link channels, fixed vs block fading
  *   fl-dwfl --figure=digital     # analog vs digital on comparable radios
+ *   fl-dwfl --figure=workers --runs=10   # 10 seeds (RngRun, RngRun + 1, ...): mean and 95 % CI
  *   fl-dwfl --quick --output=F.csv
  *   fl-dwfl --privacyTable --nList=2,10,30 --gainPower=1e6 --kappa=0.5
  *
- * One CSV row per (run, round): the centroid's and the workers' mean test loss and accuracy,
- * the disagreement, against round and simulated time. Plot with utils/plot-dwfl.sh.
+ * One CSV row per (run, round), averaged over the seeds: the centroid's and the workers' mean
+ * test loss and accuracy, the disagreement, against round and simulated time, with the 95 %
+ * confidence half-widths over the seeds. Plot with utils/plot-dwfl.sh.
  */
 
 #include "fl-example-common.h"
@@ -27,11 +31,12 @@
 #include "ns3/dwfl.h"
 #include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/metrics.h"
 #include "ns3/mobility-helper.h"
-#include "ns3/text-parse.h"
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace ns3;
@@ -54,14 +59,30 @@ struct Choices
     double eta = 0.0;          ///< averaging rate; 0 = (N-1)/N (exact averaging without noise)
     double delta = 1e-5;       ///< DP delta
     double sigmaM2 = 1.0;      ///< receiver noise variance sigma_m^2 (the unit of power)
+    double sigma2 = 1.0;       ///< artificial-noise variance sigma^2 (DWFL, server)
+    double orthSigma2 = 100.0; ///< artificial-noise variance of the orthogonal baseline
     double computeTime = 0.01; ///< simulated compute time of a local step [s]
     double bandwidthHz = 20e6; ///< analog symbol rate B = the Wi-Fi channel width
     double maxTime = 3600.0;   ///< bound on the simulated time of a run [s]
     bool evaluateWorkers = true;
+    uint32_t runs = 1;         ///< seeds per run (RngRun, RngRun + 1, ...)
+    bool perLink = false;      ///< analog channel: per-link coefficients (else sender-only)
+    bool blockFading = false;  ///< analog channel: redrawn every slot (else fixed for the run)
 
     double EtaFor(uint32_t n) const
     {
         return eta > 0.0 ? eta : (n - 1.0) / n;
+    }
+
+    fl::DwflPrivacyParams Privacy(double sigma2Value) const
+    {
+        fl::DwflPrivacyParams p;
+        p.gamma = gamma;
+        p.gMax = gMax;
+        p.delta = delta;
+        p.sigmaM2 = sigmaM2;
+        p.sigma2 = sigma2Value;
+        return p;
     }
 
     void Print(std::ostream& os) const
@@ -76,16 +97,24 @@ struct Choices
            << (eta > 0.0 ? std::to_string(eta) : std::string("(N-1)/N")) << ", T = " << rounds
            << " rounds, x^(-1/2) = the model's initial parameters (zeros for softmax)\n"
            << "  privacy: delta = " << delta << ", per round (the paper does not compose over "
-           << "rounds)\n"
+           << "rounds); DWFL: eps of eq. (11) against a curious peer; centralized: eps at the "
+              "server (Seif et al.)\n"
            << "  power: P in dBm is read as the SNR over a unit receiver noise sigma_m^2 = "
            << sigmaM2 << " (P_lin = 10^(P/10), i.e. noise of 1 mW)\n"
-           << "  channel: sender-only Rayleigh h_k ~ CN(0,1) drawn once per run, no path loss, "
-              "full duplex, Practical decode; artificial noise sigma^2 = 1 (100 for the "
-              "orthogonal baseline), beta calibrated per round for eps, largest feasible kappa\n"
+           << "  channel: " << (perLink ? "per-link" : "sender-only") << " Rayleigh h ~ CN(0,1), "
+           << (blockFading ? "redrawn every slot (block fading; alignment redone every round)"
+                           : "drawn once per run")
+           << ", no path loss, full duplex, Practical decode; artificial noise sigma^2 = "
+           << sigma2 << " (" << orthSigma2
+           << " for the orthogonal baseline), beta calibrated per round for eps, largest "
+              "feasible kappa\n"
            << "  timing: compute " << computeTime * 1e3
            << " ms per round; analog symbol rate B = " << bandwidthHz / 1e6
            << " MHz (ceil(d/2) complex symbols per model); digital: "
-           << "802.11n ad hoc, 20 MHz, TCP, float32 on the wire\n";
+           << "802.11n ad hoc, 20 MHz, TCP, float32 on the wire\n"
+           << "  seeds: " << runs << " per run (RngRun, RngRun + 1, ...; the data split is "
+           << "that of RngRun); CSV rows are means over the seeds, *_ci95 the 95 % confidence "
+              "half-widths (Student t)\n";
     }
 };
 
@@ -98,9 +127,23 @@ struct RunSpec
     uint32_t n = 10;      ///< workers N
     double pDbm = 60.0;   ///< transmit power P [dBm]
     double epsilon = 0.5; ///< target eps per round (0: no artificial noise)
-    std::string group;    ///< runs whose order the paper states (empty: none)
+    std::string group;    ///< runs whose order is checked (empty: none)
     int rank = 0;         ///< expected place in the group, 0 = best
+    bool perLink = false;     ///< per-link channel coefficients
+    bool blockFading = false; ///< coefficients redrawn every slot
 };
+
+/// The CSV name of a run's channel.
+std::string
+ChannelName(const RunSpec& run)
+{
+    if (run.scheme == "digital")
+    {
+        return "wifi";
+    }
+    return std::string(run.perLink ? "perlink" : "sender") +
+           (run.blockFading ? "-block" : "-fixed");
+}
 
 /// One CSV row: a run's state after `round` rounds.
 struct Row
@@ -116,7 +159,8 @@ struct Row
 
 const char* const kCsvHeader =
     "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,"
-    "worker_test_loss,worker_test_accuracy,disagreement";
+    "worker_test_loss,worker_test_accuracy,disagreement,channel,runs,test_loss_ci95,"
+    "test_accuracy_ci95,disagreement_ci95";
 
 /// "name=value" with the value as printed by a stream (60, 0.25).
 std::string
@@ -127,92 +171,128 @@ Label(const std::string& name, double value)
     return os.str();
 }
 
+/**
+ * Appends one group of runs whose order is checked: `make(v)` for every value, in the order the
+ * paper expects (best first), ranked 0, 1, ...
+ */
+template <typename T, typename Make>
+void
+AddGroup(std::vector<RunSpec>& runs,
+         const std::string& group,
+         std::initializer_list<T> values,
+         Make make)
+{
+    int rank = 0;
+    for (T v : values)
+    {
+        RunSpec run = make(v);
+        run.group = group;
+        run.rank = rank++;
+        runs.push_back(run);
+    }
+}
+
+/// A run of `scheme` with N workers, P dBm and eps on the channel of the flags.
+RunSpec
+Run(const Choices& c,
+    const std::string& series,
+    const std::string& scheme,
+    uint32_t n,
+    double pDbm,
+    double epsilon)
+{
+    RunSpec r;
+    r.series = series;
+    r.scheme = scheme;
+    r.n = n;
+    r.pDbm = pDbm;
+    r.epsilon = epsilon;
+    r.perLink = c.perLink;
+    r.blockFading = c.blockFading;
+    return r;
+}
+
 /// The runs of a figure (the paper's sweeps, best expected first); empty if the name is unknown.
 std::vector<RunSpec>
-FigureRuns(const std::string& figure)
+FigureRuns(const std::string& figure, const Choices& c)
 {
     std::vector<RunSpec> runs;
     if (figure == "power") // Fig. 2: 80 >= 60 >= 40 >= 20 dBm
     {
         for (uint32_t n : {10u, 30u})
         {
-            int rank = 0;
-            for (double p : {80.0, 60.0, 40.0, 20.0})
-            {
-                runs.push_back({Label("N", n) + " " + Label("P", p) + " dBm",
-                                "dwfl",
-                                n,
-                                p,
-                                0.5,
-                                Label("N", n),
-                                rank++});
-            }
+            AddGroup(runs, Label("N", n), {80.0, 60.0, 40.0, 20.0}, [&](double p) {
+                return Run(c, Label("N", n) + " " + Label("P", p) + " dBm", "dwfl", n, p, 0.5);
+            });
         }
     }
     else if (figure == "workers") // Fig. 3: 30 >= 25 >= 20 >= 15 workers
     {
         for (double eps : {0.1, 0.5})
         {
-            int rank = 0;
-            for (uint32_t n : {30u, 25u, 20u, 15u})
-            {
-                runs.push_back({Label("eps", eps) + " " + Label("N", n),
-                                "dwfl",
-                                n,
-                                60.0,
-                                eps,
-                                Label("eps", eps),
-                                rank++});
-            }
+            AddGroup(runs, Label("eps", eps), {30u, 25u, 20u, 15u}, [&](uint32_t n) {
+                return Run(c, Label("eps", eps) + " " + Label("N", n), "dwfl", n, 60.0, eps);
+            });
         }
     }
     else if (figure == "epsilon") // Fig. 4: larger eps, less noise (erratum: the text says both)
     {
         for (uint32_t n : {10u, 30u})
         {
-            int rank = 0;
-            for (double eps : {1.0, 0.5, 0.25, 0.1})
+            AddGroup(runs, Label("N", n), {1.0, 0.5, 0.25, 0.1}, [&](double eps) {
+                return Run(c, Label("N", n) + " " + Label("eps", eps), "dwfl", n, 60.0, eps);
+            });
+        }
+    }
+    else if (figure == "orthogonal" || figure == "centralized")
+    {
+        // Fig. 5 (eps = 0.1): non-orthogonal beats orthogonal at the same eps;
+        // Fig. 6 (eps = 0.5): decentralized beats the centralized parameter server.
+        const bool orthogonal = figure == "orthogonal";
+        const double eps = orthogonal ? 0.1 : 0.5;
+        const std::string baseline = orthogonal ? "orthogonal" : "centralized";
+        const std::string dwfl = orthogonal ? "non-orthogonal" : "decentralized";
+        for (uint32_t n : {10u, 30u})
+        {
+            AddGroup(runs, Label("N", n), {0, 1}, [&](int baselineRun) {
+                return baselineRun
+                           ? Run(c, Label("N", n) + " " + baseline, baseline, n, 60.0, eps)
+                           : Run(c, Label("N", n) + " " + dwfl, "dwfl", n, 60.0, eps);
+            });
+        }
+    }
+    else if (figure == "perlink")
+    {
+        // No paper has it. Expected: the paper's sender-only channel beats per-link channels,
+        // on which alignment holds only at each sender's reference receiver (fixed or block
+        // fading alike).
+        for (uint32_t n : {10u, 30u})
+        {
+            for (bool block : {false, true})
             {
-                runs.push_back({Label("N", n) + " " + Label("eps", eps),
-                                "dwfl",
-                                n,
-                                60.0,
-                                eps,
-                                Label("N", n),
-                                rank++});
+                const std::string fading = block ? "block fading" : "fixed";
+                AddGroup(runs, Label("N", n) + " " + fading, {false, true}, [&](bool perLink) {
+                    RunSpec r = Run(c, "", "dwfl", n, 60.0, 0.5);
+                    r.perLink = perLink;
+                    r.blockFading = block;
+                    r.series = Label("N", n) + " " + (perLink ? "per-link" : "sender-only") +
+                               " " + fading;
+                    return r;
+                });
             }
-        }
-    }
-    else if (figure == "orthogonal") // Fig. 5: non-orthogonal beats orthogonal at the same eps
-    {
-        for (uint32_t n : {10u, 30u})
-        {
-            runs.push_back(
-                {Label("N", n) + " non-orthogonal", "dwfl", n, 60.0, 0.1, Label("N", n), 0});
-            runs.push_back(
-                {Label("N", n) + " orthogonal", "orthogonal", n, 60.0, 0.1, Label("N", n), 1});
-        }
-    }
-    else if (figure == "centralized") // Fig. 6: decentralized beats the centralized PS
-    {
-        for (uint32_t n : {10u, 30u})
-        {
-            runs.push_back(
-                {Label("N", n) + " decentralized", "dwfl", n, 60.0, 0.5, Label("N", n), 0});
-            runs.push_back(
-                {Label("N", n) + " centralized", "centralized", n, 60.0, 0.5, Label("N", n), 1});
         }
     }
     else if (figure == "digital") // no ordering stated: the point is the time axis
     {
-        runs.push_back({"analog DWFL eps=0.5", "dwfl", 10, 60.0, 0.5, "", 0});
-        runs.push_back({"analog DWFL no artificial noise", "dwfl", 10, 60.0, 0.0, "", 0});
-        runs.push_back({"digital Wi-Fi", "digital", 10, 60.0, 0.0, "", 0});
+        runs.push_back(Run(c, "analog DWFL eps=0.5", "dwfl", 10, 60.0, 0.5));
+        runs.push_back(Run(c, "analog DWFL no artificial noise", "dwfl", 10, 60.0, 0.0));
+        runs.push_back(Run(c, "digital Wi-Fi", "digital", 10, 60.0, 0.0));
     }
     else if (figure == "quick")
     {
-        runs.push_back({"analog DWFL N=4", "dwfl", 4, 60.0, 1.0, "", 0});
-        runs.push_back({"digital Wi-Fi N=4", "digital", 4, 60.0, 0.0, "", 0});
+        runs.push_back(Run(c, "analog DWFL N=4", "dwfl", 4, 60.0, 1.0));
+        runs.push_back(Run(c, "analog server N=4 no artificial noise", "centralized", 4, 60.0, 0.0));
+        runs.push_back(Run(c, "digital Wi-Fi N=4", "digital", 4, 60.0, 0.0));
     }
     return runs;
 }
@@ -231,15 +311,39 @@ FinalAccuracy(const std::vector<Row>& rows)
     return sum / k;
 }
 
+/// A run's results over its seeds.
+struct RunResult
+{
+    std::vector<std::vector<Row>> seeds; ///< the rows of every seed
+    fl::MeanCi accuracy;                 ///< FinalAccuracy over the seeds
+    fl::MeanCi workerAccuracy;           ///< the workers' own models, last round
+    fl::MeanCi disagreement;             ///< last round
+};
+
+/// "0.652 +- 0.004" (or without the CI for one seed).
+std::string
+MeanText(const fl::MeanCi& m)
+{
+    std::ostringstream os;
+    os << std::setprecision(4) << m.mean;
+    if (m.n > 1)
+    {
+        os << " +- " << std::setprecision(2) << m.halfWidth;
+    }
+    return os.str();
+}
+
 /**
- * Prints, for every group of runs whose order the paper states, the runs' final accuracies in
- * the expected order and whether the order holds: "holds", "holds within noise" when a run
- * beats its predecessor by less than two standard errors of a test accuracy measured on
- * `testSamples` images (sqrt(p (1 - p) / m)), or "does not hold".
+ * Prints, for every group of runs whose order is checked, the runs' final accuracies (mean and
+ * 95 % CI over the seeds) in the expected order and the verdict: "holds" if the means are in
+ * that order; "holds within noise" if every inversion is smaller than the 95 % CI of the
+ * difference (sqrt of the sum of the squared half-widths; with one seed, two standard errors of
+ * a test accuracy measured on `testSamples` images, sqrt(p (1 - p) / m)); "does not hold"
+ * otherwise.
  */
 void
 PrintOrderings(const std::vector<RunSpec>& runs,
-               const std::vector<double>& accuracy,
+               const std::vector<RunResult>& results,
                uint32_t testSamples,
                std::ostream& os)
 {
@@ -258,22 +362,29 @@ PrintOrderings(const std::vector<RunSpec>& runs,
             return runs[a].rank < runs[b].rank;
         });
         std::string verdict = "holds";
-        os << "  ordering stated by the paper, " << kv.first << ":";
+        os << "  ordering, " << kv.first << ":";
         for (std::size_t j = 0; j < g.size(); ++j)
         {
-            os << (j ? " >= " : " ") << runs[g[j]].series << " (" << accuracy[g[j]] << ")";
-            if (j > 0 && accuracy[g[j]] > accuracy[g[j - 1]])
+            const fl::MeanCi& now = results[g[j]].accuracy;
+            os << (j ? " >= " : " ") << runs[g[j]].series << " (" << MeanText(now) << ")";
+            if (j == 0 || !(now.mean > results[g[j - 1]].accuracy.mean))
             {
-                const double p = accuracy[g[j - 1]];
-                const double se = std::sqrt(p * (1.0 - p) / testSamples);
-                if (accuracy[g[j]] - p > 2.0 * se)
-                {
-                    verdict = "does not hold";
-                }
-                else if (verdict == "holds")
-                {
-                    verdict = "holds within noise (2 standard errors)";
-                }
+                continue;
+            }
+            const fl::MeanCi& before = results[g[j - 1]].accuracy;
+            const double p = before.mean;
+            const double noise =
+                before.n > 1 && now.n > 1
+                    ? std::sqrt(before.halfWidth * before.halfWidth + now.halfWidth * now.halfWidth)
+                    : 2.0 * std::sqrt(p * (1.0 - p) / testSamples);
+            if (now.mean - p > noise)
+            {
+                verdict = "does not hold";
+            }
+            else if (verdict == "holds")
+            {
+                verdict = results[g[j]].accuracy.n > 1 ? "holds within noise (95 % CI)"
+                                                        : "holds within noise (2 standard errors)";
             }
         }
         os << ": " << verdict << std::endl;
@@ -281,7 +392,7 @@ PrintOrderings(const std::vector<RunSpec>& runs,
 }
 
 /// Turns the tracker's long rows into one Row per round (round r = after r rounds; the
-/// workers report their initial model as round 0).
+/// workers, or the server, report their initial model as round 0).
 std::vector<Row>
 CollectRows(const FlLearningTracker& tracker)
 {
@@ -351,17 +462,19 @@ InstallDigital(const Choices& c,
 }
 
 /**
- * The analog runs: N DwflWorkerApplications on one OtaChannel (DwflHelper). The paper's channel:
- * sender-only Rayleigh |h_k| drawn once for the run, no path loss; P = run.pDbm over a noise of
- * 1 mW per real entry (sigma_m^2 = 1 in mW units: NoiseVariance = 2 sigma_m^2 mW per complex
- * symbol); artificial noise sigma^2 = 1 calibrated per round for run.epsilon (0: none), with the
- * largest feasible kappa; Practical decode; symbol rate c.bandwidthHz.
+ * The analog runs: N DwflWorkerApplications on one OtaChannel (DwflHelper), plus the parameter
+ * server on a node at the centre for the centralized baseline. The paper's channel: sender-only
+ * Rayleigh |h_k| drawn once for the run, no path loss (per-link and block fading on request);
+ * P = run.pDbm over a noise of 1 mW per real entry (sigma_m^2 = 1 in mW units: NoiseVariance =
+ * 2 sigma_m^2 mW per complex symbol); artificial noise calibrated per round for run.epsilon (0:
+ * none), with the largest feasible kappa; Practical decode; symbol rate c.bandwidthHz.
  */
 void
 InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> task)
 {
+    const bool centralized = run.scheme == "centralized";
     NodeContainer nodes;
-    nodes.Create(run.n);
+    nodes.Create(run.n + (centralized ? 1 : 0));
     MobilityHelper mobility; // positions only set the propagation delays (a 10 m circle)
     Ptr<ListPositionAllocator> positions = CreateObject<ListPositionAllocator>();
     for (uint32_t k = 0; k < run.n; ++k)
@@ -369,13 +482,16 @@ InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::Learning
         const double a = 2.0 * M_PI * k / run.n;
         positions->Add(Vector(10.0 * std::cos(a), 10.0 * std::sin(a), 0.0));
     }
+    positions->Add(Vector(0.0, 0.0, 0.0)); // the server, if any
     mobility.SetPositionAllocator(positions);
     mobility.Install(nodes);
     DwflHelper dwfl;
     dwfl.SetBandwidth(c.bandwidthHz);
     dwfl.Ota().DisablePropagationLoss();
     dwfl.Ota().SetChannelAttribute("FadingModel", StringValue("Rayleigh"));
-    dwfl.Ota().SetChannelAttribute("Coherence", StringValue("Fixed"));
+    dwfl.Ota().SetChannelAttribute("Structure",
+                                   StringValue(run.perLink ? "PerLink" : "SenderOnly"));
+    dwfl.Ota().SetChannelAttribute("Coherence", StringValue(run.blockFading ? "PerSlot" : "Fixed"));
     dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(run.pDbm));
     dwfl.Ota().SetPhyAttribute("NoiseModel", StringValue("Fixed"));
     dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(2e-3 * c.sigmaM2));
@@ -384,18 +500,29 @@ InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::Learning
     dwfl.SetWorkerAttribute("Kappa", DoubleValue(run.epsilon > 0.0 ? 0.0 : 1.0));
     dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(run.epsilon));
     dwfl.SetWorkerAttribute("Delta", DoubleValue(c.delta));
-    // Orthogonal links need (N-1) times the noise of the sum: sigma^2 = 100 keeps beta <= 1.
-    dwfl.SetWorkerAttribute("Sigma2", DoubleValue(run.scheme == "orthogonal" ? 100.0 : 1.0));
+    // Orthogonal links need (N-1) times the noise of the sum (see CheckFeasible).
+    dwfl.SetWorkerAttribute("Sigma2",
+                            DoubleValue(run.scheme == "orthogonal" ? c.orthSigma2 : c.sigma2));
     dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(c.computeTime)));
     dwfl.SetWorkerAttribute(
         "Transmission",
         StringValue(run.scheme == "orthogonal" ? "Orthogonal" : "NonOrthogonal"));
-    DwflNetwork net = dwfl.Install(nodes, task);
+    NodeContainer workers;
+    for (uint32_t k = 0; k < run.n; ++k)
+    {
+        workers.Add(nodes.Get(k));
+    }
+    DwflNetwork net = centralized ? dwfl.InstallCentralized(workers, nodes.Get(run.n), task)
+                                  : dwfl.Install(workers, task);
+    if (net.server)
+    {
+        net.server->SetStartTime(Seconds(0.1));
+    }
     net.workers.Start(Seconds(0.1));
     DwflHelper::AssignStreams(net, 100);
 }
 
-/// Runs one figure run and returns its rows (the initial model first).
+/// Runs one seed of one figure run and returns its rows (the initial model first).
 std::vector<Row>
 RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> task, bool quiet)
 {
@@ -436,6 +563,67 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
 }
 
 /**
+ * Throws fl::ConfigError naming the flag and the fix unless every run of the figure can meet its
+ * eps whatever channels the run draws, so that no run stops half-way:
+ *  - orthogonal: link j needs beta_j = max(0, (K_1 / eps)^2 - sigma_m^2 / (|h_j|^2 P)) / sigma^2
+ *    < 1 (then a kappa > 0 fits the power budget, DwflMaxKappaForBudget), K_1 =
+ *    2 gamma g_max sqrt(2 ln(1.25/delta)); as |h_j| grows this tends to (K_1 / eps)^2 / sigma^2,
+ *    so the orthogonal baseline is feasible for every channel iff sigma^2 > (K_1 / eps)^2;
+ *  - DWFL and the server: the largest kappa (DwflMaxKappa, OtaPsMaxKappa) is positive unless
+ *    there is no noise at all (sigma^2 = sigma_m^2 = 0).
+ */
+void
+CheckFeasible(const Choices& c, const std::vector<RunSpec>& runs)
+{
+    for (const RunSpec& run : runs)
+    {
+        if (run.scheme == "digital" || run.epsilon <= 0.0)
+        {
+            continue;
+        }
+        if (run.scheme == "orthogonal")
+        {
+            const double k1 = fl::DwflPrivacyConstant(1.0, c.Privacy(c.orthSigma2));
+            const double need = (k1 / run.epsilon) * (k1 / run.epsilon);
+            if (!(c.orthSigma2 > need))
+            {
+                std::ostringstream problem;
+                problem << c.orthSigma2 << " is too small for the orthogonal baseline at eps = "
+                        << run.epsilon << " per link with gamma = " << c.gamma
+                        << ", g_max = " << c.gMax << ", delta = " << c.delta
+                        << ": a link needs artificial noise of variance sigma^2 > (2 gamma g_max "
+                           "sqrt(2 ln(1.25/delta)) / eps)^2 = "
+                        << need << " to fit the power budget whatever its channel";
+                std::ostringstream fix;
+                fix << "raise --orthSigma2 above " << need << ", or lower --gamma or --gmax";
+                throw fl::ConfigError("--orthSigma2", problem.str(), fix.str());
+            }
+        }
+        else if (c.sigma2 <= 0.0 && c.sigmaM2 <= 0.0)
+        {
+            std::ostringstream problem;
+            problem << "is 0 and so is --sigmaM2: no noise can give eps = " << run.epsilon;
+            throw fl::ConfigError("--sigma2",
+                                  problem.str(),
+                                  "give the workers artificial noise (--sigma2 > 0)");
+        }
+    }
+}
+
+/// Smallest and largest of the values added.
+struct Range2
+{
+    double min = std::numeric_limits<double>::infinity();
+    double max = 0.0;
+
+    void Add(double v)
+    {
+        min = std::min(min, v);
+        max = std::max(max, v);
+    }
+};
+
+/**
  * --privacyTable: eps_i of eq. (11) (largest and smallest over the receivers i) and the
  * orthogonal eps_{j->i} (over the senders j) for every N of nList, with |h_k|^2 P_k = gainPower
  * (one value for all, or the first N of a list), c = kappa min_k sqrt(|h_k|^2 P_k) and all
@@ -448,14 +636,6 @@ PrivacyTable(const std::vector<uint32_t>& nList,
              const fl::DwflPrivacyParams& params,
              std::ostream& os)
 {
-    const uint32_t nMax = *std::max_element(nList.begin(), nList.end());
-    if (gainPower.size() > 1 && gainPower.size() < nMax)
-    {
-        throw fl::ConfigError("--gainPower",
-                              "lists " + std::to_string(gainPower.size()) +
-                                  " workers but --nList asks for N = " + std::to_string(nMax),
-                              "give one value for all or at least max(--nList) values");
-    }
     os << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n";
     os << std::setprecision(12);
     for (uint32_t n : nList)
@@ -473,23 +653,71 @@ PrivacyTable(const std::vector<uint32_t>& nList,
         {
             beta[k] = std::max(0.0, 1.0 - alpha[k]);
         }
-        double epsMax = 0.0;
-        double epsMin = std::numeric_limits<double>::infinity();
-        double orthMax = 0.0;
-        double orthMin = std::numeric_limits<double>::infinity();
+        Range2 eps;
+        Range2 orth;
         for (uint32_t i = 0; i < n; ++i)
         {
-            const double e = fl::DwflEpsilon(i, gainAbs, powerW, beta, c, params);
-            const double o = fl::DwflOrthogonalEpsilon(gainAbs[i], powerW[i], beta[i], params);
-            epsMax = std::max(epsMax, e);
-            epsMin = std::min(epsMin, e);
-            orthMax = std::max(orthMax, o);
-            orthMin = std::min(orthMin, o);
+            eps.Add(fl::DwflEpsilon(i, gainAbs, powerW, beta, c, params));
+            orth.Add(fl::DwflOrthogonalEpsilon(gainAbs[i], powerW[i], beta[i], params));
         }
-        os << n << ',' << c << ',' << epsMax << ',' << epsMin << ',' << orthMax << ',' << orthMin
-           << ',' << epsMax * std::sqrt(n - 1.0) << '\n';
+        os << n << ',' << c << ',' << eps.max << ',' << eps.min << ',' << orth.max << ','
+           << orth.min << ',' << eps.max * std::sqrt(n - 1.0) << '\n';
     }
     return 0;
+}
+
+/// The learning task of N workers (one data split per N).
+std::shared_ptr<fl::LearningTask>
+BuildTask(const Choices& c, uint32_t n)
+{
+    flexample::FedAvgOptions o;
+    o.clients = n;
+    o.dataset = "fashion-mnist";
+    o.model = c.model;
+    o.samplesPerClient = c.samplesPerWorker;
+    o.testSamples = c.testSamples;
+    o.batchSize = c.batch;
+    o.learningRate = c.gamma;
+    o.localEpochs = 0.0; // one step per round
+    o.clipNorm = c.gMax;
+    o.precision = "float64";
+    return flexample::BuildFedAvgTask(o);
+}
+
+/// Writes the CSV rows of one run: per round, the means over the seeds and the 95 % CIs.
+void
+WriteRows(std::ostream& csv,
+          const std::string& figure,
+          const RunSpec& run,
+          const RunResult& result)
+{
+    std::size_t rounds = std::numeric_limits<std::size_t>::max();
+    for (const auto& rows : result.seeds)
+    {
+        rounds = std::min(rounds, rows.size());
+    }
+    for (std::size_t r = 0; r < rounds; ++r)
+    {
+        std::vector<double> time, loss, acc, wLoss, wAcc, dis;
+        for (const auto& rows : result.seeds)
+        {
+            time.push_back(rows[r].timeS);
+            loss.push_back(rows[r].loss);
+            acc.push_back(rows[r].accuracy);
+            wLoss.push_back(rows[r].workerLoss);
+            wAcc.push_back(rows[r].workerAccuracy);
+            dis.push_back(rows[r].disagreement);
+        }
+        const fl::MeanCi l = fl::MeanCi95(loss);
+        const fl::MeanCi a = fl::MeanCi95(acc);
+        const fl::MeanCi g = fl::MeanCi95(dis);
+        csv << figure << ',' << run.series << ',' << run.scheme << ',' << run.n << ',' << run.pDbm
+            << ',' << run.epsilon << ',' << result.seeds.front()[r].round << ','
+            << fl::MeanCi95(time).mean << ',' << l.mean << ',' << a.mean << ','
+            << fl::MeanCi95(wLoss).mean << ',' << fl::MeanCi95(wAcc).mean << ',' << g.mean << ','
+            << ChannelName(run) << ',' << result.seeds.size() << ',' << l.halfWidth << ','
+            << a.halfWidth << ',' << g.halfWidth << '\n';
+    }
 }
 
 } // namespace
@@ -503,100 +731,145 @@ main(int argc, char* argv[])
     bool quiet = false;
     std::string output = "fl-dwfl.csv";
     bool privacyTable = false;
-    // Flags read as text and parsed strictly (text-parse.h): a bad value exits with status 2.
-    std::string rounds = std::to_string(c.rounds);
-    std::string samplesPerWorker = std::to_string(c.samplesPerWorker);
-    std::string testSamples = std::to_string(c.testSamples);
-    std::string batch = std::to_string(c.batch);
-    std::string gamma = "0.05";
-    std::string gMax = "1";
-    std::string eta = "0";
-    std::string delta = "1e-5";
-    std::string sigmaM2 = "1";
-    std::string computeTime = "0.01";
-    std::string maxTime = "3600";
+    std::string channel = "sender";
     std::string nList = "2,5,10,15,20,25,30,50,100";
-    std::string kappa = "1";
-    std::string sigma2 = "1";
+    double kappa = 1.0;
     std::string gainPower = "1e6";
+    std::vector<uint32_t> ns;
+    std::vector<double> gains;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
         "DWFL (seed 004) experiments on Fashion-MNIST (CIFAR-10, the paper's data set, is not "
         "available offline). --figure picks the paper's sweep: power (Fig. 2: P in "
         "{20,40,60,80} dBm at N = 10, 30), workers (Fig. 3: N in {15,20,25,30} at eps = 0.1, "
         "0.5), epsilon (Fig. 4: eps in {0.1,0.25,0.5,1} at N = 10, 30), orthogonal (Fig. 5), "
-        "centralized (Fig. 6), digital (analog vs digital Wi-Fi ad hoc). Writes one CSV row per "
-        "(run, round); plot with utils/plot-dwfl.sh. --privacyTable prints eps_i of eq. (11) "
-        "and the orthogonal eps for N in --nList without training.");
-    cmd.AddValue("figure", "power, workers, epsilon, orthogonal, centralized or digital", figure);
-    cmd.AddValue("quick", "A small case in seconds (N = 4, 5 rounds; the test suite)", quick);
-    cmd.AddValue("output", "CSV output file", output);
-    cmd.AddValue("quiet", "No progress lines", quiet);
-    cmd.AddValue("rounds", "Rounds T per run", rounds);
-    cmd.AddValue("samplesPerWorker", "Training images per worker (IID)", samplesPerWorker);
-    cmd.AddValue("testSamples", "Test images for the evaluation", testSamples);
-    cmd.AddValue("model", "Model spec (softmax:l2=0, mlp:hidden=64, ...)", c.model);
-    cmd.AddValue("batch", "Mini-batch size of the local step", batch);
-    cmd.AddValue("gamma", "SGD step size gamma", gamma);
-    cmd.AddValue("gmax", "Clipping threshold g_max (gradient-norm bound)", gMax);
-    cmd.AddValue("eta", "Averaging rate eta (0 = (N-1)/N)", eta);
-    cmd.AddValue("delta", "DP delta", delta);
-    cmd.AddValue("sigmaM2", "Receiver noise variance sigma_m^2", sigmaM2);
-    cmd.AddValue("computeTime", "Simulated compute time of a local step [s]", computeTime);
-    cmd.AddValue("maxTime", "Bound on the simulated time of a run [s]", maxTime);
-    cmd.AddValue("evaluateWorkers",
-                 "Evaluate every worker's model each round (the worker_* columns)",
-                 c.evaluateWorkers);
-    cmd.AddValue("privacyTable", "Print the eps table (CSV on stdout) and exit", privacyTable);
-    cmd.AddValue("nList", "--privacyTable: the values of N", nList);
-    cmd.AddValue("kappa",
-                 "--privacyTable: c = kappa min_k sqrt(|h_k|^2 P_k), 0 < kappa <= 1",
-                 kappa);
-    cmd.AddValue("sigma2", "--privacyTable: artificial-noise variance sigma^2", sigma2);
-    cmd.AddValue("gainPower",
-                 "--privacyTable: |h_k|^2 P_k in units of sigma_m^2, one value or a list",
-                 gainPower);
-    cmd.Parse(argc, argv);
-
-    fl::DwflPrivacyParams params;
-    std::vector<uint32_t> ns;
-    std::vector<double> gains;
-    double kappaValue = 1.0;
-    try
+        "centralized (Fig. 6: the over-the-air parameter server of Seif et al.), perlink "
+        "(sender-only vs per-link channels, fixed vs block fading), digital (analog vs digital "
+        "Wi-Fi ad hoc). --runs repeats every run over seeds RngRun, RngRun + 1, ... and checks "
+        "the orderings on the means. Writes one CSV row per (run, round); plot with "
+        "utils/plot-dwfl.sh. --privacyTable prints eps_i of eq. (11) and the orthogonal eps for "
+        "N in --nList without training.");
+    flags.AddChoice("figure",
+                    "power, workers, epsilon, orthogonal, centralized, perlink or digital",
+                    figure,
+                    {"power", "workers", "epsilon", "orthogonal", "centralized", "perlink",
+                     "digital"});
+    flags.AddBool("quick", "A small case in seconds (N = 4, 5 rounds; the test suite)", quick);
+    flags.AddOutput("output", "CSV output file", output, false);
+    flags.AddBool("quiet", "No progress lines", quiet);
+    flags.AddSize("runs",
+                  "Seeds per run (RngRun, RngRun + 1, ...): means and 95 % CIs",
+                  c.runs,
+                  1U,
+                  flexample::Bound{1000, "fl-dwfl.cc, flag --runs"});
+    flags.AddChoice("channel",
+                    "Analog channel: sender (the paper's: one h_k per sender) or per-link "
+                    "(h_k->i; each worker aligns to the next one)",
+                    channel,
+                    {"sender", "per-link"});
+    flags.AddBool("blockFading",
+                  "Redraw the analog channel every slot (alignment redone every round)",
+                  c.blockFading);
+    flags.AddSize("rounds",
+                  "Rounds T per run",
+                  c.rounds,
+                  1U,
+                  flexample::Bound{100000, "fl-dwfl.cc, flag --rounds"});
+    flags.AddSize("samplesPerWorker",
+                  "Training images per worker (IID)",
+                  c.samplesPerWorker,
+                  1U,
+                  flexample::Bound{60000, "the Fashion-MNIST training set"});
+    flags.AddSize("testSamples",
+                  "Test images for the evaluation",
+                  c.testSamples,
+                  1U,
+                  flexample::Bound{10000, "the Fashion-MNIST test set"});
+    flags.AddText("model", "Model spec (softmax:l2=0, mlp:hidden=64, ...)", c.model);
+    flags.AddSize("batch",
+                  "Mini-batch size of the local step",
+                  c.batch,
+                  1U,
+                  flexample::Bound{60000, "the Fashion-MNIST training set"});
+    struct RealFlag
     {
-        c.rounds = fl::ParseUint32(rounds, "--rounds", 1);
-        c.samplesPerWorker = fl::ParseUint32(samplesPerWorker, "--samplesPerWorker", 1);
-        c.testSamples = fl::ParseUint32(testSamples, "--testSamples", 1, 10000);
-        c.batch = fl::ParseUint32(batch, "--batch", 1);
-        c.gamma = fl::ParseDouble(gamma, "--gamma", 1e-12);
-        c.gMax = fl::ParseDouble(gMax, "--gmax", 1e-12);
-        c.eta = fl::ParseDouble(eta, "--eta", 0.0, 2.0);
-        c.delta = fl::ParseDouble(delta, "--delta", 1e-300, 1.0 - 1e-12);
-        c.sigmaM2 = fl::ParseDouble(sigmaM2, "--sigmaM2", 0.0);
-        c.computeTime = fl::ParseDouble(computeTime, "--computeTime", 0.0);
-        c.maxTime = fl::ParseDouble(maxTime, "--maxTime", 1e-9);
-        params.gamma = c.gamma;
-        params.gMax = c.gMax;
-        params.delta = c.delta;
-        params.sigmaM2 = c.sigmaM2;
-        params.sigma2 = fl::ParseDouble(sigma2, "--sigma2", 0.0);
-        params.Validate();
+        const char* name;
+        const char* help;
+        double& value;
+        flexample::Range range;
+    };
+
+    const flexample::Range positive = flexample::Range::Above(0.0);
+    const flexample::Range nonNegative = flexample::Range::AtLeast(0.0);
+    for (const RealFlag& f : std::initializer_list<RealFlag>{
+             {"gamma", "SGD step size gamma", c.gamma, positive},
+             {"gmax", "Clipping threshold g_max (gradient-norm bound)", c.gMax, positive},
+             {"eta", "Averaging rate eta (0 = (N-1)/N)", c.eta, {0.0, 2.0, false, true}},
+             {"delta", "DP delta", c.delta, {0.0, 1.0, true, true}},
+             {"sigmaM2", "Receiver noise variance sigma_m^2", c.sigmaM2, nonNegative},
+             {"sigma2",
+              "Artificial-noise variance sigma^2 (DWFL, the server, --privacyTable)",
+              c.sigma2,
+              nonNegative},
+             {"orthSigma2",
+              "Artificial-noise variance sigma^2 of the orthogonal baseline",
+              c.orthSigma2,
+              positive},
+             {"computeTime",
+              "Simulated compute time of a local step [s]",
+              c.computeTime,
+              nonNegative},
+             {"maxTime", "Bound on the simulated time of a run [s]", c.maxTime, positive}})
+    {
+        flags.AddReal(f.name, f.help, f.value, f.range);
+    }
+    flags.AddBool("evaluateWorkers",
+                  "Evaluate every worker's model each round (the worker_* columns)",
+                  c.evaluateWorkers);
+    flags.AddBool("privacyTable", "Print the eps table (CSV on stdout) and exit", privacyTable);
+    flags.AddText("nList", "--privacyTable: the values of N", nList);
+    flags.AddReal("kappa",
+                  "--privacyTable: c = kappa min_k sqrt(|h_k|^2 P_k), 0 < kappa <= 1",
+                  kappa,
+                  flexample::Range{0.0, 1.0, true, false});
+    flags.AddText("gainPower",
+                  "--privacyTable: |h_k|^2 P_k in units of sigma_m^2, one value or a list",
+                  gainPower);
+    flags.AddCheck([&]() {
         ns = fl::ParseUnsignedList<uint32_t>(nList, "--nList", 2, 100000);
         gains = fl::ParseDoubleList(gainPower, "--gainPower", 1e-300);
-        kappaValue = fl::ParseDouble(kappa, "--kappa", 1e-12, 1.0);
-        if (privacyTable)
+        const uint32_t nMax = *std::max_element(ns.begin(), ns.end());
+        if (gains.size() > 1 && gains.size() < nMax)
         {
-            std::cerr << "fl-dwfl --privacyTable: eps per round (the paper's privacy is per "
-                         "round), beta_k = 1 - alpha_k (all spare power on artificial noise), "
-                         "|h_k|^2 P_k and the variances in units of the receiver noise\n";
-            return PrivacyTable(ns, gains, kappaValue, params, std::cout);
+            throw fl::ConfigError("--gainPower",
+                                  "lists " + std::to_string(gains.size()) +
+                                      " workers but --nList asks for N = " + std::to_string(nMax),
+                                  "give one value for all or at least max(--nList) values");
         }
-    }
-    catch (const fl::ConfigError& e)
+        try
+        {
+            fl::MakeModel<double>(c.model, 784, 10);
+        }
+        catch (const fl::ConfigError&)
+        {
+            throw fl::ConfigError("--model",
+                                  "'" + c.model + "' is not a model specification",
+                                  "use e.g. softmax:l2=0 or mlp:hidden=64 (fl::MakeModel)");
+        }
+        c.perLink = channel == "per-link";
+        c.Privacy(c.sigma2).Validate();
+    });
+    if (!flags.Parse(argc, argv))
     {
-        std::cerr << e.what() << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
+    }
+    if (privacyTable)
+    {
+        std::cerr << "fl-dwfl --privacyTable: eps per round (the paper's privacy is per round), "
+                     "beta_k = 1 - alpha_k (all spare power on artificial noise), |h_k|^2 P_k "
+                     "and the variances in units of the receiver noise\n";
+        return PrivacyTable(ns, gains, kappa, c.Privacy(c.sigma2), std::cout);
     }
 
     if (quick)
@@ -607,94 +880,106 @@ main(int argc, char* argv[])
         c.testSamples = std::min<uint32_t>(c.testSamples, 500);
         c.gamma = std::max(c.gamma, 0.2); // a visible fall of the loss in 5 rounds
     }
-    const std::vector<RunSpec> runs = FigureRuns(figure);
-    for (const RunSpec& run : runs)
+    const std::vector<RunSpec> runs = FigureRuns(figure, c);
+    try
     {
-        if (run.scheme == "centralized")
-        {
-            // INTEGRATION POINT: the over-the-air parameter server of Seif et al. (issue 9
-            // part 1) is not on h-dwflapp yet.
-            std::cerr << "fl-dwfl: --figure=" << figure << " needs the centralized "
-                      << "over-the-air parameter server, which is not in this build yet"
-                      << std::endl;
-            return 2;
-        }
+        CheckFeasible(c, runs);
     }
-    if (runs.empty())
+    catch (const fl::ConfigError& e)
     {
-        std::cerr << "fl: invalid --figure: '" << figure
-                  << "' is not a figure (fix: use power, workers, epsilon, orthogonal, "
-                     "centralized or digital)"
-                  << std::endl;
-        return 2;
+        std::cerr << "fl-dwfl: " << e.what() << std::endl;
+        return flexample::kExitBadFlag;
     }
     std::ofstream csv(output);
     if (!csv)
     {
-        std::cerr << "fl: invalid --output: cannot write '" << output
+        std::cerr << "fl-dwfl: invalid --output: cannot write '" << output
                   << "' (fix: choose a writable path)" << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
-    std::cout << "fl-dwfl: figure " << figure << ", " << runs.size() << " runs -> " << output
-              << "\n";
+    std::cout << "fl-dwfl: figure " << figure << ", " << runs.size() << " runs x " << c.runs
+              << " seeds -> " << output << "\n";
     c.Print(std::cout);
 
+    // One data split per N, drawn at the base RngRun; the seeds vary the rest.
+    const uint32_t baseRun = RngSeedManager::GetRun();
+    std::map<uint32_t, std::shared_ptr<fl::LearningTask>> tasks;
+    for (const RunSpec& run : runs)
+    {
+        if (!tasks[run.n] && !(tasks[run.n] = BuildTask(c, run.n)))
+        {
+            return flexample::kExitBadFlag;
+        }
+    }
+
     csv << kCsvHeader << '\n' << std::setprecision(10);
-    std::map<uint32_t, std::shared_ptr<fl::LearningTask>> tasks; // one data split per N
     int status = 0;
-    std::vector<double> finalAccuracy;
+    std::vector<RunResult> results(runs.size());
     for (std::size_t k = 0; k < runs.size(); ++k)
     {
         const RunSpec& run = runs[k];
-        std::shared_ptr<fl::LearningTask>& task = tasks[run.n];
-        if (!task)
+        RunResult& result = results[k];
+        std::vector<double> acc, wAcc, dis;
+        for (uint32_t seed = 0; seed < c.runs; ++seed)
         {
-            flexample::FedAvgOptions o;
-            o.clients = run.n;
-            o.dataset = "fashion-mnist";
-            o.model = c.model;
-            o.samplesPerClient = c.samplesPerWorker;
-            o.testSamples = c.testSamples;
-            o.batchSize = c.batch;
-            o.learningRate = c.gamma;
-            o.localEpochs = 0.0; // one step per round
-            o.clipNorm = c.gMax;
-            o.precision = "float64";
-            task = flexample::BuildFedAvgTask(o);
-            if (!task)
+            std::cout << "run " << k + 1 << "/" << runs.size() << ": " << run.series;
+            if (c.runs > 1)
             {
-                return 2;
+                std::cout << ", seed " << seed + 1 << "/" << c.runs << " (RngRun "
+                          << baseRun + seed << ")";
             }
+            std::cout << std::endl;
+            RngSeedManager::SetRun(baseRun + seed);
+            std::vector<Row> rows;
+            try
+            {
+                rows = RunOne(c, run, tasks[run.n], quiet);
+            }
+            catch (const fl::ConfigError& e)
+            {
+                // A configuration that the drawn channels make infeasible (CheckFeasible rules
+                // out the ones it can foresee).
+                std::cerr << "fl-dwfl: " << e.what() << std::endl;
+                return flexample::kExitBadFlag;
+            }
+            if (rows.empty())
+            {
+                std::cerr << "  run reported no model (see --maxTime)" << std::endl;
+                return 1;
+            }
+            const Row& last = rows.back();
+            std::cout << "  done: " << last.round << " rounds in " << last.timeS
+                      << " s simulated, test accuracy " << last.accuracy << ", loss " << last.loss
+                      << ", disagreement " << last.disagreement << std::endl;
+            if (last.round < c.rounds)
+            {
+                std::cerr << "  run stopped after " << last.round << " of " << c.rounds
+                          << " rounds (see --maxTime)" << std::endl;
+                status = 1;
+            }
+            acc.push_back(FinalAccuracy(rows));
+            wAcc.push_back(last.workerAccuracy);
+            dis.push_back(last.disagreement);
+            result.seeds.push_back(std::move(rows));
         }
-        std::cout << "run " << k + 1 << "/" << runs.size() << ": " << run.series << std::endl;
-        const std::vector<Row> rows = RunOne(c, run, task, quiet);
-        if (rows.empty())
-        {
-            std::cerr << "  run reported no model (see --maxTime)" << std::endl;
-            return 1;
-        }
-        for (const Row& r : rows)
-        {
-            csv << figure << ',' << run.series << ',' << run.scheme << ',' << run.n << ','
-                << run.pDbm << ',' << run.epsilon << ',' << r.round << ',' << r.timeS << ','
-                << r.loss << ',' << r.accuracy << ',' << r.workerLoss << ',' << r.workerAccuracy
-                << ',' << r.disagreement << '\n';
-        }
-        finalAccuracy.push_back(FinalAccuracy(rows));
-        const Row& last = rows.back();
-        std::cout << "  done: " << last.round << " rounds in " << last.timeS
-                  << " s simulated, test accuracy " << last.accuracy << ", loss " << last.loss
-                  << std::endl;
-        if (last.round < c.rounds)
-        {
-            std::cerr << "  run stopped after " << last.round << " of " << c.rounds
-                      << " rounds (see --maxTime)" << std::endl;
-            status = 1;
-        }
+        result.accuracy = fl::MeanCi95(acc);
+        result.workerAccuracy = fl::MeanCi95(wAcc);
+        result.disagreement = fl::MeanCi95(dis);
+        WriteRows(csv, figure, run, result);
     }
+    RngSeedManager::SetRun(baseRun);
     std::cout << "final accuracy = the centroid's mean test accuracy over the last tenth of the "
-                 "rounds\n";
-    PrintOrderings(runs, finalAccuracy, c.testSamples, std::cout);
-    std::cout << "summary: " << runs.size() << " runs written to " << output << std::endl;
+                 "rounds; worker accuracy and disagreement at the last round"
+              << (c.runs > 1 ? "; mean +- 95 % CI over the seeds" : "") << "\n";
+    for (std::size_t k = 0; k < runs.size(); ++k)
+    {
+        std::cout << "  " << runs[k].series << " [" << ChannelName(runs[k]) << "]: accuracy "
+                  << MeanText(results[k].accuracy) << ", worker accuracy "
+                  << MeanText(results[k].workerAccuracy) << ", disagreement "
+                  << MeanText(results[k].disagreement) << "\n";
+    }
+    PrintOrderings(runs, results, c.testSamples, std::cout);
+    std::cout << "summary: " << runs.size() << " runs x " << c.runs << " seeds written to "
+              << output << std::endl;
     return status;
 }

@@ -5,6 +5,7 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/nstime.h"
 
 namespace ns3
@@ -54,6 +55,25 @@ DwflHelper::Install(const NodeContainer& nodes,
                     std::shared_ptr<const fl::LearningTask> task,
                     uint32_t firstClient) const
 {
+    return DoInstall(nodes, nullptr, std::move(task), firstClient);
+}
+
+DwflNetwork
+DwflHelper::InstallCentralized(const NodeContainer& nodes,
+                               Ptr<Node> server,
+                               std::shared_ptr<const fl::LearningTask> task,
+                               uint32_t firstClient) const
+{
+    NS_ABORT_MSG_IF(!server, "DwflHelper::InstallCentralized: no server node");
+    return DoInstall(nodes, server, std::move(task), firstClient);
+}
+
+DwflNetwork
+DwflHelper::DoInstall(const NodeContainer& nodes,
+                      Ptr<Node> server,
+                      std::shared_ptr<const fl::LearningTask> task,
+                      uint32_t firstClient) const
+{
     const std::size_t d = task ? task->NumParameters() : 0;
     OtaHelper ota = m_ota;
     ota.SetChannelAttribute("Bandwidth", DoubleValue(m_bandwidth));
@@ -61,21 +81,36 @@ DwflHelper::Install(const NodeContainer& nodes,
         "SlotDuration",
         TimeValue(OtaHelper::SlotDurationFor(d, m_bandwidth, m_preamble, m_guard)));
     ota.SetPhyAttribute("PreambleDuration", TimeValue(m_preamble));
+    ObjectFactory factory = m_worker;
+    if (server)
+    {
+        factory.Set("Transmission", EnumValue(DwflWorkerApplication::CENTRALIZED_PS));
+    }
     DwflNetwork net;
     std::vector<Ptr<DwflWorkerApplication>> workers;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
-        Ptr<DwflWorkerApplication> app = m_worker.Create<DwflWorkerApplication>();
+        Ptr<DwflWorkerApplication> app = factory.Create<DwflWorkerApplication>();
         app->SetTask(task, firstClient + i);
         nodes.Get(i)->AddApplication(app);
         workers.push_back(app);
         net.workers.Add(app);
     }
-    net.phys = ota.Install(nodes);
+    NodeContainer all = nodes;
+    if (server)
+    {
+        net.server = CreateObject<OtaParameterServerApplication>();
+        net.server->SetTask(task);
+        net.server->SetWorkers(workers);
+        server->AddApplication(net.server);
+        all.Add(server);
+    }
+    net.phys = ota.Install(all);
     net.channel = net.phys.GetChannel();
     for (const auto& w : workers)
     {
         w->SetWorkers(workers);
+        w->SetParameterServer(net.server);
     }
     return net;
 }

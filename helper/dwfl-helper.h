@@ -9,6 +9,7 @@
 
 #include "ns3/application-container.h"
 #include "ns3/dwfl-worker-application.h"
+#include "ns3/ota-parameter-server-application.h"
 #include "ns3/learning-task.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
@@ -27,8 +28,10 @@ namespace ns3
 struct DwflNetwork
 {
     ApplicationContainer workers; ///< one DwflWorkerApplication per node, in node order
-    OtaPhyContainer phys;         ///< their phys, same order
+    OtaPhyContainer phys;         ///< their phys, same order (then the server's, if any)
     Ptr<OtaChannel> channel;      ///< the shared analog channel
+    /// InstallCentralized: the parameter server (null for DWFL)
+    Ptr<OtaParameterServerApplication> server;
 };
 
 /**
@@ -71,12 +74,28 @@ class DwflHelper
                         std::shared_ptr<const fl::LearningTask> task,
                         uint32_t firstClient = 0) const;
     /**
+     * The centralized baseline (Seif et al.): the same workers with Transmission CentralizedPs
+     * on `nodes` and an OtaParameterServerApplication on `server` (one more phy on the same
+     * channel, installed last); the workers align to the server's phy. Start the server and the
+     * workers at the same time (e.g. net.workers.Add(net.server) then Start). Errors as Install.
+     */
+    DwflNetwork InstallCentralized(const NodeContainer& nodes,
+                                   Ptr<Node> server,
+                                   std::shared_ptr<const fl::LearningTask> task,
+                                   uint32_t firstClient = 0) const;
+    /**
      * Assigns fixed streams to the channel, the phys and the workers.
      * \return the number of streams used
      */
     static int64_t AssignStreams(const DwflNetwork& network, int64_t stream);
 
   private:
+    /// Install and InstallCentralized (server null: DWFL).
+    DwflNetwork DoInstall(const NodeContainer& nodes,
+                          Ptr<Node> server,
+                          std::shared_ptr<const fl::LearningTask> task,
+                          uint32_t firstClient) const;
+
     ObjectFactory m_worker;
     OtaHelper m_ota;
     double m_bandwidth{1e6};

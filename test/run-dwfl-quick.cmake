@@ -1,6 +1,7 @@
-# fl-dwfl --quick: runs the small case and checks its CSV: the header, rounds 0..R of every run
-# in order with non-decreasing simulated time, accuracies in [0, 1], and a centroid test loss
-# that fell from the initial model to the last round in every run.
+# fl-dwfl --quick: runs the small case (analog DWFL, the analog parameter server, the digital
+# reference) and checks its CSV: the header, rounds 0..R of every run in order with
+# non-decreasing simulated time, accuracies in [0, 1], and a centroid test loss that fell from
+# the initial model to the last round in every run.
 execute_process(COMMAND ${EXE} --quick --quiet=1 --output=${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
@@ -12,7 +13,7 @@ if(NOT out MATCHES "CIFAR-10 is not available offline")
 endif()
 file(STRINGS ${OUT} lines)
 list(GET lines 0 header)
-set(want "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,worker_test_loss,worker_test_accuracy,disagreement")
+set(want "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,worker_test_loss,worker_test_accuracy,disagreement,channel,runs,test_loss_ci95,test_accuracy_ci95,disagreement_ci95")
 if(NOT header STREQUAL want)
   message(FATAL_ERROR "unexpected CSV header: ${header}")
 endif()
@@ -22,8 +23,8 @@ set(runs 0)
 foreach(line ${lines})
   string(REPLACE "," ";" f "${line}")
   list(LENGTH f nf)
-  if(NOT nf EQUAL 13)
-    message(FATAL_ERROR "expected 13 fields: ${line}")
+  if(NOT nf EQUAL 18)
+    message(FATAL_ERROR "expected 18 fields: ${line}")
   endif()
   list(GET f 1 s)
   list(GET f 6 round)
@@ -56,5 +57,8 @@ foreach(line ${lines})
 endforeach()
 if(runs EQUAL 0 OR NOT last LESS first)
   message(FATAL_ERROR "no run, or the last run's test loss did not fall (${first} -> ${last})")
+endif()
+if(NOT runs EQUAL 3 OR NOT out MATCHES "analog server")
+  message(FATAL_ERROR "expected 3 runs (DWFL, the parameter server, digital), got ${runs}")
 endif()
 message("${runs} runs, well-formed CSV, the loss fell in every run")

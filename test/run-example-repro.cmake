@@ -1,6 +1,11 @@
 # Reproducibility of an example: the same --RngRun writes byte-identical CSV files, a different
 # --RngRun writes a different one. EXTRA: more arguments (a ;-list); TAG: file name prefix.
-set(args --clients=4 --rounds=3 --samplesPerClient=100 --testSamples=200 --quiet=1 ${EXTRA})
+# ARGS (a ;-list) replaces the FedAvg examples' small case.
+if(DEFINED ARGS)
+  set(args ${ARGS} ${EXTRA})
+else()
+  set(args --clients=4 --rounds=3 --samplesPerClient=100 --testSamples=200 --quiet=1 ${EXTRA})
+endif()
 if(NOT TAG)
   set(TAG repro)
 endif()

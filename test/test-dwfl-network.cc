@@ -14,12 +14,15 @@
 #include "ns3/core-module.h"
 #include "ns3/dwfl-helper.h"
 #include "ns3/dwfl-privacy.h"
+#include "ns3/dwfl.h"
 #include "ns3/dwfl-worker-application.h"
 #include "ns3/mobility-module.h"
 #include "ns3/ota-channel.h"
+#include "ns3/ota-signal.h"
 
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -51,6 +54,10 @@ struct DwflRun
     std::map<uint32_t, std::map<uint32_t, Eigen::VectorXd>>
         model;                             ///< x_i after round (ModelReport)
     std::map<uint32_t, double> finishedAt; ///< sim time of round ends
+    std::map<uint32_t, Eigen::VectorXd> serverModel; ///< centralized: w after round (server)
+    std::map<uint32_t, Eigen::VectorXd> serverNoise; ///< centralized: m of the uplink of round
+    /// every data-slot reception: (round, receiver phy) -> the reception (Rx trace)
+    std::map<std::pair<uint32_t, uint32_t>, OtaReception> receptions;
 
     /// Network average of map[round] over the workers.
     static Eigen::VectorXd Mean(const std::map<uint32_t, Eigen::VectorXd>& byWorker)
@@ -87,12 +94,13 @@ class DwflNetworkTest : public ::testing::Test
                                       double noiseVariance,
                                       const std::function<void(DwflHelper&)>& configure,
                                       std::shared_ptr<fl::PrivacyAccountant> accountant = nullptr,
-                                      fl::LocalTrainerConfig trainer = OneStep())
+                                      fl::LocalTrainerConfig trainer = OneStep(),
+                                      bool centralized = false)
     {
         auto run = std::make_unique<DwflRun>();
         run->task = fltest::MakeTask<double>(n, "softmax", 8, trainer);
         NodeContainer nodes;
-        nodes.Create(n);
+        nodes.Create(n + (centralized ? 1 : 0));
         MobilityHelper mobility;
         mobility.SetPositionAllocator("ns3::GridPositionAllocator",
                                       "DeltaX",
@@ -108,7 +116,19 @@ class DwflNetworkTest : public ::testing::Test
         dwfl.Ota().SetPhyAttribute("RecordNoise", BooleanValue(true));
         dwfl.SetWorkerAttribute("Rounds", UintegerValue(rounds));
         configure(dwfl);
-        run->net = dwfl.Install(nodes, run->task);
+        if (centralized)
+        {
+            NodeContainer workers;
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                workers.Add(nodes.Get(i));
+            }
+            run->net = dwfl.InstallCentralized(workers, nodes.Get(n), run->task);
+        }
+        else
+        {
+            run->net = dwfl.Install(nodes, run->task);
+        }
         DwflHelper::AssignStreams(run->net, 11);
         DynamicCast<DwflWorkerApplication>(run->net.workers.Get(0))
             ->SetPrivacyAccountant(accountant);
@@ -133,6 +153,40 @@ class DwflNetworkTest : public ::testing::Test
                     r->model[rep.round][i] = rep.model->Get<double>();
                     r->finishedAt[rep.round] = Simulator::Now().GetSeconds();
                 }).Bind(r, i));
+        }
+        // Every data-slot reception of every worker's phy, keyed by the worker's round (the
+        // trace fires before the worker's own callback finishes the round).
+        for (uint32_t p = 0; p < n; ++p)
+        {
+            run->net.phys.Get(p)->TraceConnectWithoutContext(
+                "Rx",
+                MakeCallback(+[](DwflRun* r, uint32_t p, const OtaReception& rx) {
+                    auto worker = DynamicCast<DwflWorkerApplication>(r->net.workers.Get(p));
+                    if (rx.slot >= worker->GetDataSlot() && rx.contributors > 1)
+                    {
+                        r->receptions[{worker->GetRoundsDone(), p}] = rx;
+                    }
+                }).Bind(r, p));
+        }
+        if (run->net.server)
+        {
+            const auto d = static_cast<Eigen::Index>(run->task->NumParameters());
+            run->net.server->TraceConnectWithoutContext(
+                "ModelReport",
+                MakeCallback(+[](DwflRun* r, const FlModelReport& rep) {
+                    r->serverModel[rep.round] = rep.model->Get<double>();
+                    r->finishedAt[rep.round] = Simulator::Now().GetSeconds();
+                }).Bind(r));
+            run->net.phys.Get(n)->TraceConnectWithoutContext(
+                "Rx",
+                MakeCallback(+[](DwflRun* r, Eigen::Index d, const OtaReception& rx) {
+                    if (rx.noise.size() > 0 && rx.contributors > 1)
+                    {
+                        r->serverNoise[r->net.server->GetRoundsDone()] =
+                            fl::RealView(rx.noise).head(d);
+                    }
+                }).Bind(r, d));
+            run->net.server->SetStartTime(Seconds(0));
         }
         run->net.workers.Start(Seconds(0));
         Simulator::Run();
@@ -337,6 +391,155 @@ TEST_F(DwflNetworkTest, TaskMustMakeOneClippedStep)
     EXPECT_THROW(app->SetTask(fltest::MakeTask<float>(2, "softmax", 8, OneStep()), 0),
                  fl::ConfigError);
     EXPECT_NO_THROW(app->SetTask(fltest::MakeTask<double>(2, "softmax", 8, OneStep()), 1));
+}
+
+// The centralized parameter server over the simulated channel (Seif et al.): every round the
+// server's model moves from w by -gamma (mean clipped gradient + (sum_k a_k G_k + m / c) / N)
+// exactly, for the artificial noise the workers drew and the receiver noise the server's phy
+// realised; the realised eps at the server equals the target; a round is N control slots (setup
+// round), one compute slot, the uplink and the downlink; the workers hold the server's model.
+TEST_F(DwflNetworkTest, CentralizedServerReceivesTheAlignedSumOfGradients)
+{
+    const uint32_t n = 5;
+    const uint32_t rounds = 3;
+    const double eps = 1.0;
+    const double gamma = 0.1; // OneStep()
+    auto run = Simulate(
+        n,
+        rounds,
+        0.02,
+        [eps](DwflHelper& h) {
+            h.SetWorkerAttribute("TargetEpsilon", DoubleValue(eps));
+            h.SetWorkerAttribute("Kappa", DoubleValue(0.0));
+            h.SetWorkerAttribute("ComputeTime", TimeValue(MicroSeconds(1)));
+        },
+        nullptr,
+        OneStep(),
+        true);
+    ASSERT_TRUE(run->net.server);
+    ASSERT_EQ(run->serverModel.size(), rounds + 1);
+    ASSERT_EQ(run->serverNoise.size(), rounds);
+    const double slot = run->net.channel->GetSlotDuration().GetSeconds();
+    for (uint32_t t = 0; t < rounds; ++t)
+    {
+        const Eigen::VectorXd& w = run->serverModel[t];
+        const double c = run->report[t][0].c;
+        Eigen::VectorXd meanGradient = Eigen::VectorXd::Zero(w.size());
+        Eigen::VectorXd noise = run->serverNoise[t] / c;
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            const DwflRoundReport& rep = run->report[t][k];
+            EXPECT_DOUBLE_EQ(rep.c, c);
+            EXPECT_NEAR(rep.epsilon, eps, 1e-9 * eps);
+            EXPECT_LE(rep.alpha + rep.beta, 1.0 + 1e-12);
+            EXPECT_GT(rep.beta, 0.0);
+            EXPECT_NEAR(rep.roundDuration.GetSeconds(), ((t == 0 ? n : 0) + 3) * slot, 1e-12);
+            meanGradient += (w - run->local[t][k]) / (gamma * n); // x_k^(t) = w - gamma g_k
+            auto worker = DynamicCast<DwflWorkerApplication>(run->net.workers.Get(k));
+            const auto [gain, power] = worker->GetAnnouncedChannel();
+            noise += fl::DwflNoiseGain(gain, power, rep.beta, c) * run->ownNoise[t][k];
+        }
+        const Eigen::VectorXd expected = w - gamma * meanGradient - gamma * noise / n;
+        EXPECT_GT((gamma * noise / n).norm(), 1e-3); // the noise is there, and it stays
+        EXPECT_LT(MaxAbsDiff(run->serverModel[t + 1], expected), 1e-10) << "round " << t;
+    }
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        auto worker = DynamicCast<DwflWorkerApplication>(run->net.workers.Get(k));
+        EXPECT_EQ(worker->GetRoundsDone(), rounds);
+        EXPECT_TRUE(worker->GetModel().Get<double>() == run->serverModel[rounds]);
+    }
+    EXPECT_EQ(run->model.size(), 0U); // the workers do not report: the server holds the model
+}
+
+/// The effective coefficient (h b) with which sender `k` arrived in a reception.
+fl::Complex
+EffectiveOf(const OtaReception& rx, uint32_t k)
+{
+    for (const OtaContribution& c : rx.contributions)
+    {
+        if (c.sender == k)
+        {
+            return c.effective;
+        }
+    }
+    ADD_FAILURE() << "sender " << k << " not in the reception of " << rx.receiver;
+    return {0.0, 0.0};
+}
+
+// Per-link channels: each worker aligns to its reference receiver (the next worker), so the
+// model of sender k arrives there with amplitude |h b| sqrt(alpha_k P_k) = c and phase 0 exactly, but every other receiver
+// sees it with another amplitude and phase: its sum of the others is not c sum_{k != i} x_k. With
+// block fading the alignment is recomputed every round (a new c) and again holds only at the
+// reference. On the paper's sender-only channel every receiver sees exactly c sum x_k.
+TEST_F(DwflNetworkTest, PerLinkChannelsAlignOnlyAtTheReferenceReceiver)
+{
+    const uint32_t n = 5;
+    const uint32_t rounds = 3;
+    for (std::string structure : {"SenderOnly", "PerLink"})
+    {
+        for (std::string coherence : {"Fixed", "PerSlot"})
+        {
+            SCOPED_TRACE(structure + " " + coherence);
+            auto run = Simulate(n, rounds, 0.0, [&](DwflHelper& h) {
+                h.Ota().SetChannelAttribute("Structure", StringValue(structure));
+                h.Ota().SetChannelAttribute("Coherence", StringValue(coherence));
+            });
+            const bool perLink = structure == "PerLink";
+            std::set<double> cs;
+            for (uint32_t t = 0; t < rounds; ++t)
+            {
+                const double c = run->report[t][0].c;
+                cs.insert(c);
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    const auto it = run->receptions.find({t, i});
+                    ASSERT_NE(it, run->receptions.end()) << "round " << t << " receiver " << i;
+                    const OtaReception& rx = it->second;
+                    EXPECT_EQ(rx.contributors, n - 1);
+                    Eigen::VectorXd aligned = Eigen::VectorXd::Zero(run->local[t][0].size());
+                    uint32_t misaligned = 0;
+                    for (uint32_t k = 0; k < n; ++k)
+                    {
+                        if (k == i)
+                        {
+                            continue;
+                        }
+                        aligned += c * run->local[t][k];
+                        // h b of the arrival times the model's amplitude sqrt(alpha_k P_k)
+                        auto sender = DynamicCast<DwflWorkerApplication>(run->net.workers.Get(k));
+                        const fl::Complex e =
+                            EffectiveOf(rx, k) *
+                            std::sqrt(run->report[t][k].alpha * sender->GetAnnouncedChannel().second);
+                        if (!perLink || (k + 1) % n == i)
+                        {
+                            // the reference receiver (every receiver if sender-only)
+                            EXPECT_NEAR(e.real(), c, 1e-12 * c);
+                            EXPECT_NEAR(e.imag(), 0.0, 1e-12 * c);
+                        }
+                        else if (std::abs(e - c) > 1e-3 * c)
+                        {
+                            ++misaligned;
+                        }
+                    }
+                    const Eigen::VectorXd v =
+                        fl::RealView(rx.symbols).head(aligned.size()); // noiseless channel
+                    const double error = (v - aligned).norm() / aligned.norm();
+                    if (perLink)
+                    {
+                        EXPECT_EQ(misaligned, n - 2); // all but the one it is the reference of
+                        EXPECT_GT(error, 1e-2) << "receiver " << i << " round " << t;
+                    }
+                    else
+                    {
+                        EXPECT_LT(error, 1e-12) << "receiver " << i << " round " << t;
+                    }
+                }
+            }
+            // block fading re-aligns every round: c changes; fixed fading keeps it
+            EXPECT_EQ(cs.size(), coherence == "PerSlot" ? rounds : 1U);
+        }
+    }
 }
 
 } // namespace

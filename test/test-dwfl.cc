@@ -10,6 +10,7 @@
 #include "ns3/dwfl-privacy.h"
 #include "ns3/dwfl.h"
 #include "ns3/ota-fading.h"
+#include "ns3/ota-parameter-server.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -117,6 +118,7 @@ Round(std::vector<VecD>& x,
     for (std::size_t k = 0; k < n; ++k)
     {
         DwflLocalStep(x[k], gradients[k], gamma, gMax);
+        s[k].resize(x[k].size());
         DwflTransmitSignal(x[k], g[k], alpha[k], beta[k], net.powerW[k], s[k]);
         sp.push_back(&s[k]);
         mp.push_back(&m[k]);
@@ -200,6 +202,18 @@ HandParams(double sigma2, double sigmaM2)
     return p;
 }
 
+/// The largest share of its power budget any worker uses, max_k alpha_k + beta_k.
+double
+MaxPowerUse(const std::vector<double>& alpha, const std::vector<double>& beta)
+{
+    double use = 0.0;
+    for (std::size_t k = 0; k < alpha.size(); ++k)
+    {
+        use = std::max(use, alpha[k] + beta[k]);
+    }
+    return use;
+}
+
 // |h| = {1, 2, 3}, P = {4, 2, 1}: |h|^2 P = {4, 8, 9}, c = 2, alpha = {1, 1/2, 4/9}.
 const Network kHand{{1.0, 2.0, 3.0}, {4.0, 2.0, 1.0}};
 
@@ -267,7 +281,7 @@ TEST(DwflAlignment, PowerBudgetNamesTheWorker)
 
 TEST(DwflSignal, TransmitAndNoiseGainHandValues)
 {
-    VecD x(2), g(2), s;
+    VecD x(2), g(2), s(2);
     x << 1.0, 2.0;
     g << 3.0, -1.0;
     // alpha = 1/4, beta = 1/2, P = 4: s = 1 x + sqrt(2) G
@@ -323,7 +337,7 @@ TEST(DwflSuperpose, AlignedModelsArriveAsCTimesTheirSum)
     const Network net = RandomNetwork(n, rng);
     const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 1.0);
     const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
-    std::vector<VecD> x, s(n);
+    std::vector<VecD> x, s(n, VecD(d));
     const VecD zero = VecD::Zero(d);
     std::vector<const VecD*> sp, mp;
     for (std::size_t k = 0; k < n; ++k)
@@ -587,14 +601,10 @@ TEST(DwflCalibration, MeetsTheTargetWithinThePowerBudget)
                 const auto beta = CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, target);
                 const auto alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
                 EXPECT_NO_THROW(CheckDwflPowerBudget(alpha, beta));
-                double maxUse = 0.0;
-                for (std::size_t k = 0; k < n; ++k)
-                {
-                    maxUse = std::max(maxUse, alpha[k] + beta[k]);
-                }
                 if (kappa == kappaStar)
                 {
-                    EXPECT_NEAR(maxUse, 1.0, 1e-12); // kappa* uses the weakest worker's budget
+                    // kappa* uses the weakest worker's budget
+                    EXPECT_NEAR(MaxPowerUse(alpha, beta), 1.0, 1e-12);
                 }
                 for (std::size_t i = 0; i < n; ++i)
                 {
@@ -748,4 +758,160 @@ TEST(DwflAlignment, MaxKappaForFixedNoiseFractions)
     EXPECT_NEAR(alpha[1] + beta[1], 1.0, 1e-12);
     EXPECT_THROW(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0, 1.0, 0.0}), ConfigError);
     EXPECT_THROW(DwflMaxKappaForBudget(kHand.gainAbs, kHand.powerW, {0.0}), ConfigError);
+}
+
+// ------------------------------------- centralized over-the-air parameter server (Seif et al.)
+
+TEST(OtaPs, HandValues)
+{
+    // w = (1, 2), y = (4, -2), c = 2, N = 2, gamma = 0.5: w - gamma y / (c N) = (0.5, 2.25).
+    VecD w(2), y(2), g(2);
+    w << 1.0, 2.0;
+    y << 4.0, -2.0;
+    OtaPsAverageGradient(y, 2.0, 2, g);
+    EXPECT_DOUBLE_EQ(g[0], 1.0);
+    EXPECT_DOUBLE_EQ(g[1], -0.5);
+    OtaPsUpdate(w, y, 2.0, 2, 0.5);
+    EXPECT_DOUBLE_EQ(w[0], 0.5);
+    EXPECT_DOUBLE_EQ(w[1], 2.25);
+    // the gradient of a step: (start - stepped) / gamma
+    VecD start(2), stepped(2), out(2);
+    start << 1.0, -1.0;
+    stepped << 0.5, -0.75;
+    GradientFromStep(start, stepped, 0.25, out);
+    EXPECT_DOUBLE_EQ(out[0], 2.0);
+    EXPECT_DOUBLE_EQ(out[1], -1.0);
+    EXPECT_THROW(OtaPsUpdate(w, VecD::Zero(3), 2.0, 2, 0.5), ConfigError);
+    EXPECT_THROW(OtaPsUpdate(w, y, 0.0, 2, 0.5), ConfigError);
+    EXPECT_THROW(OtaPsUpdate(w, y, 2.0, 0, 0.5), ConfigError);
+    EXPECT_THROW(OtaPsUpdate(w, y, 2.0, 2, 0.0), ConfigError);
+    EXPECT_THROW(GradientFromStep(start, stepped, 0.0, out), ConfigError);
+}
+
+/// One round of the parameter server in process from w: every worker's clipped gradient at w
+/// (DwflLocalStep, recovered by GradientFromStep), signals, superposition at the server, update.
+/// Returns the new w; `meanGradient` gets the average clipped gradient.
+VecD
+ServerRound(const VecD& w,
+            std::vector<VecD> gradients,
+            const Network& net,
+            double c,
+            const std::vector<double>& beta,
+            const std::vector<VecD>& g,
+            const VecD& m,
+            double gamma,
+            VecD& meanGradient)
+{
+    const std::size_t n = gradients.size();
+    const std::vector<double> alpha = DwflPowerFractions(net.gainAbs, net.powerW, c);
+    std::vector<VecD> s(n, VecD(w.size()));
+    std::vector<const VecD*> sp;
+    meanGradient = VecD::Zero(w.size());
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        VecD x = w;
+        DwflLocalStep(x, gradients[k], gamma, 1.0);
+        VecD clipped(w.size());
+        GradientFromStep(w, x, gamma, clipped);
+        EXPECT_LT((clipped - gradients[k]).lpNorm<Eigen::Infinity>(), 1e-12);
+        meanGradient += clipped / static_cast<double>(n);
+        DwflTransmitSignal(clipped, g[k], alpha[k], beta[k], net.powerW[k], s[k]);
+        sp.push_back(&s[k]);
+    }
+    VecD y;
+    OtaPsSuperpose(sp, net.gainAbs, m, y);
+    VecD next = w;
+    OtaPsUpdate(next, y, c, n, gamma);
+    return next;
+}
+
+// Without noise the aligned server is mini-batch SGD on the average clipped gradient; with the
+// calibrated artificial noise and receiver noise, the model moves off it by exactly
+// -gamma (sum_k a_k G_k + m / c) / N: nothing cancels (unlike DWFL's eq. 9).
+TEST(OtaPs, ServerIsSgdPlusTheNoiseItReceives)
+{
+    Rng rng(51);
+    const std::size_t n = 7, d = 6;
+    const double gamma = 0.2;
+    const Network net = RandomNetwork(n, rng);
+    const VecD w = RandomVec(d, 1.0, rng);
+    std::vector<VecD> gradients, g, zeros(n, VecD::Zero(d));
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        gradients.push_back(RandomVec(d, 1.0, rng)); // some above g_max = 1: clipped
+        g.push_back(RandomVec(d, 1.0, rng));
+    }
+    const VecD m = RandomVec(d, 0.3, rng);
+    const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, 1.0);
+    VecD mean;
+    const VecD quiet =
+        ServerRound(w, gradients, net, c, std::vector<double>(n, 0.0), zeros, VecD::Zero(d), gamma, mean);
+    EXPECT_LT((quiet - (w - gamma * mean)).lpNorm<Eigen::Infinity>(), 1e-12);
+
+    DwflPrivacyParams p = Params(1.0, 0.09);
+    p.gamma = gamma;
+    const double eps = 2.0;
+    const double cn = DwflAlignmentAmplitude(net.gainAbs,
+                                             net.powerW,
+                                             OtaPsMaxKappa(net.gainAbs, net.powerW, p, eps));
+    const auto beta = CalibrateOtaPsBeta(net.gainAbs, net.powerW, cn, p, eps);
+    const VecD noisy = ServerRound(w, gradients, net, cn, beta, g, m, gamma, mean);
+    VecD expected = m / cn;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        EXPECT_GT(beta[k], 0.0);
+        expected += DwflNoiseGain(net.gainAbs[k], net.powerW[k], beta[k], cn) * g[k];
+    }
+    expected *= -gamma / static_cast<double>(n);
+    EXPECT_GT(expected.norm(), 1e-3);
+    EXPECT_LT((noisy - (w - gamma * mean) - expected).lpNorm<Eigen::Infinity>(), 1e-12);
+}
+
+// The server's eps by hand: kHand (c = 2), g_max = 1, sqrt(2 ln(1.25/delta)) = 2, so
+// K = 2 g_max c 2 = 8 whatever gamma; beta = {1/8, 1/4, 0}, sigma^2 = 1, sigma_m^2 = 1:
+// noise = 4/8 + 8/4 + 0 + 1 = 3.5, eps_PS = 8 / sqrt(3.5).
+TEST(OtaPs, ServerEpsilonHandValues)
+{
+    const DwflPrivacyParams p = HandParams(1.0, 1.0);
+    const std::vector<double> beta{1.0 / 8.0, 1.0 / 4.0, 0.0};
+    EXPECT_NEAR(OtaPsEpsilon(kHand.gainAbs, kHand.powerW, beta, 2.0, p), 8.0 / std::sqrt(3.5), 1e-12);
+    const MechanismSpec spec = OtaPsServerMechanism(kHand.gainAbs, kHand.powerW, beta, 2.0, p);
+    EXPECT_EQ(spec.kind, MechanismKind::Gaussian);
+    EXPECT_NEAR(spec.sensitivity, 4.0, 1e-15); // 2 g_max c, gamma does not enter
+    EXPECT_NEAR(spec.scale, std::sqrt(3.5), 1e-15);
+    // DWFL's receiver 2 hears workers 0 and 1 only, with the step's sensitivity 2 gamma g_max c.
+    EXPECT_NEAR(DwflEpsilon(2, kHand.gainAbs, kHand.powerW, beta, 2.0, p),
+                4.0 / std::sqrt(3.5),
+                1e-12);
+}
+
+// Calibration at the server: eps_PS = the target to 1e-12 within the power budget, the largest
+// kappa uses the weakest worker's whole budget, and a larger kappa is refused naming the fix.
+TEST(OtaPs, CalibrationMeetsTheTargetAndKappaStarIsTight)
+{
+    Rng rng(52);
+    const std::size_t n = 8;
+    const Network net = RandomNetwork(n, rng);
+    const DwflPrivacyParams p = Params(1.0, 0.01);
+    for (double target : {0.5, 2.0})
+    {
+        const double kappaStar = OtaPsMaxKappa(net.gainAbs, net.powerW, p, target);
+        ASSERT_LT(kappaStar, 1.0);
+        const double c = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappaStar);
+        const auto beta = CalibrateOtaPsBeta(net.gainAbs, net.powerW, c, p, target);
+        EXPECT_NEAR(MaxPowerUse(DwflPowerFractions(net.gainAbs, net.powerW, c), beta), 1.0, 1e-12);
+        EXPECT_NEAR(OtaPsEpsilon(net.gainAbs, net.powerW, beta, c, p) / target, 1.0, 1e-12);
+        const double above = DwflAlignmentAmplitude(net.gainAbs, net.powerW, kappaStar * 1.001);
+        try
+        {
+            CalibrateOtaPsBeta(net.gainAbs, net.powerW, above, p, target);
+            FAIL() << "kappa above kappa* accepted";
+        }
+        catch (const ConfigError& e)
+        {
+            EXPECT_NE(std::string(e.what()).find("split over 8 senders"), std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find("lower kappa"), std::string::npos) << e.what();
+        }
+    }
 }

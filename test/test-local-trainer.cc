@@ -534,7 +534,9 @@ TEST(LocalTrainer, NoAllocationPerStep)
             const LocalTrainer<float> few(c);
             c.localSteps = 60;
             const LocalTrainer<float> many(c);
-            few.Train(*k.model, start, *k.data, rng); // warm up the model's scratch buffers
+            // warm up the model's and the trainers' scratch buffers
+            few.Train(*k.model, start, *k.data, rng);
+            many.Train(*k.model, start, *k.data, rng);
 
             g_allocations = 0;
             g_countAllocations = true;
@@ -552,6 +554,18 @@ TEST(LocalTrainer, NoAllocationPerStep)
             EXPECT_EQ(b.steps, 60u);
             EXPECT_GT(fewAllocations, 0); // the counter works (result vectors, batch buffer)
             EXPECT_EQ(manyAllocations, fewAllocations);
+
+            // TrainInto a vector of the right size allocates nothing at all, and gives Train's
+            // parameters bit for bit.
+            Vec<float> w = start;
+            Rng r1(15);
+            Rng r2(15);
+            g_allocations = 0;
+            g_countAllocations = true;
+            many.TrainInto(*k.model, start, *k.data, r1, w);
+            g_countAllocations = false;
+            EXPECT_EQ(g_allocations.load(), 0);
+            EXPECT_TRUE(w == many.Train(*k.model, start, *k.data, r2).params);
         }
     }
 }

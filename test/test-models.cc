@@ -738,3 +738,21 @@ TEST(Metrics, MsdAndDecibels)
     EXPECT_DOUBLE_EQ(ToDb(1e-3), -30.0);
     EXPECT_EQ(ToDb(0.0), -std::numeric_limits<double>::infinity());
 }
+
+// Mean and 95 % confidence half-width by hand: {1, 2, 3, 4}: mean 2.5, s = sqrt(5/3),
+// t_{0.975,3} = 3.182446, half-width 3.182446 sqrt(5/3) / 2; beyond the table the t quantile's
+// expansion is within 1e-4 of the exact values (t_{0.975,31} = 2.039513, t_{0.975,60} = 2.000298)
+// and tends to 1.96.
+TEST(Metrics, MeanAndConfidenceInterval)
+{
+    const MeanCi ci = MeanCi95({1.0, 2.0, 3.0, 4.0});
+    EXPECT_EQ(ci.n, 4U);
+    EXPECT_DOUBLE_EQ(ci.mean, 2.5);
+    EXPECT_NEAR(ci.halfWidth, 3.182446 * std::sqrt(5.0 / 3.0) / 2.0, 1e-12);
+    EXPECT_TRUE(std::isnan(MeanCi95({7.0}).halfWidth));
+    EXPECT_DOUBLE_EQ(MeanCi95({7.0}).mean, 7.0);
+    EXPECT_TRUE(std::isnan(MeanCi95({}).mean));
+    EXPECT_NEAR(StudentT975(31), 2.039513, 1e-4);
+    EXPECT_NEAR(StudentT975(100000), 1.959964, 1e-4);
+    EXPECT_NEAR(StudentT975(60), 2.000298, 1e-4);
+}

@@ -5,9 +5,11 @@
  * accountant (each formula and each composition against hand computations from the closed
  * forms). Reference values with many digits were evaluated at 40 significant digits (mpmath).
  */
+#include "ns3/fast-normal.h"
 #include "ns3/perturbation.h"
 #include "ns3/privacy-accountant.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>
@@ -579,4 +581,74 @@ TEST(Perturbation, BadParametersThrowNamingTheParameter)
     ExpectConfigError([&] { gauss.PerturbOutgoing(v, 0, rng); }, "dim");
     gauss.BeginIteration(5, rng);
     ExpectConfigError([&] { gauss.PerturbOutgoing(v, 0, rng); }, "dim");
+}
+
+// ------------------------------------------------------------- the fast Gaussian generator
+
+// The ziggurat's tables: 256 layers of area v = r f(r) + int_r^inf f, f(x) = exp(-x^2/2), with
+// x[1] = r and x[256] = 0; the recursion closes (the top layer's area is v too) to 1e-12.
+TEST(FastNormal, ZigguratTablesCloseTheCurve)
+{
+    const ZigguratNormal::Tables& t = ZigguratNormal::GetTables();
+    const auto f = [](double x) { return std::exp(-0.5 * x * x); };
+    ExpectRel(t.v, t.r * f(t.r) + std::sqrt(M_PI / 2.0) * std::erfc(t.r / std::sqrt(2.0)));
+    EXPECT_EQ(t.x[1], t.r);
+    EXPECT_EQ(t.x[256], 0.0);
+    for (std::size_t i = 1; i < 255; ++i)
+    {
+        ExpectRel(t.x[i] * (f(t.x[i + 1]) - f(t.x[i])), t.v); // every layer has area v
+    }
+    // The top layer [0, x[255]] x [f(x[255]), 1] also has area v: the tables close.
+    EXPECT_NEAR(t.x[255] * (1.0 - f(t.x[255])), t.v, 1e-12);
+}
+
+// N(0, 1) draws: moments within 5 standard errors, the Kolmogorov-Smirnov statistic below its
+// 0.001 critical value 1.95 / sqrt(n), and the tail beyond r (the ziggurat's slow path) and
+// beyond 4 with the normal's probability.
+TEST(FastNormal, DrawsAreStandardNormal)
+{
+    const std::size_t n = 1000000;
+    Eigen::VectorXd x(n);
+    FillNormal(x, 1.0, 20240611);
+    const double sn = std::sqrt(static_cast<double>(n));
+    EXPECT_NEAR(x.mean(), 0.0, 5.0 / sn);
+    EXPECT_NEAR(x.squaredNorm() / n, 1.0, 5.0 * std::sqrt(2.0) / sn);          // Var x^2 = 2
+    EXPECT_NEAR(x.array().pow(4).mean(), 3.0, 5.0 * std::sqrt(96.0) / sn);     // Var x^4 = 96
+    EXPECT_NEAR(x.array().cube().mean(), 0.0, 5.0 * std::sqrt(15.0) / sn);     // E x^6 = 15
+    const double r = ZigguratNormal::GetTables().r;
+    for (double c : {1.0, r, 4.0})
+    {
+        const double p = std::erfc(c / std::sqrt(2.0)); // P(|x| > c)
+        const double tail = (x.array().abs() > c).cast<double>().mean();
+        EXPECT_NEAR(tail, p, 5.0 * std::sqrt(p * (1.0 - p)) / sn) << "beyond " << c;
+    }
+    std::vector<double> sorted(x.data(), x.data() + n);
+    std::sort(sorted.begin(), sorted.end());
+    double ks = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const double cdf = 0.5 * std::erfc(-sorted[i] / std::sqrt(2.0));
+        ks = std::max({ks, cdf - double(i) / n, double(i + 1) / n - cdf});
+    }
+    EXPECT_LT(ks, 1.95 / sn);
+}
+
+// A generator is a function of its seed (--RngRun reproduces a run); Fill and Add draw the same
+// numbers; the standard deviation scales them; neighbouring seeds give unrelated draws.
+TEST(FastNormal, ReproducibleFromTheSeed)
+{
+    Eigen::VectorXd a(1000), b(1000), c = Eigen::VectorXd::Constant(1000, 2.0), e(1000);
+    FillNormal(a, 0.5, 7);
+    FillNormal(b, 0.5, 7);
+    AddNormal(c, 0.5, 7);
+    FillNormal(e, 0.5, 8);
+    EXPECT_TRUE(a == b);
+    EXPECT_LT((c.array() - 2.0 - a.array()).abs().maxCoeff(), 1e-15);
+    ZigguratNormal one(7);
+    for (Eigen::Index i = 0; i < 10; ++i)
+    {
+        EXPECT_EQ(0.5 * one(), a[i]);
+    }
+    const double corr = a.dot(e) / (a.norm() * e.norm());
+    EXPECT_LT(std::abs(corr), 5.0 / std::sqrt(1000.0));
 }

@@ -205,11 +205,11 @@ DwflTransmitSignal(const Eigen::Ref<const Vec<double>>& x,
                    double alpha,
                    double beta,
                    double powerW,
-                   Vec<double>& out)
+                   Eigen::Ref<Vec<double>> out)
 {
     RequireSameSize(noise, x, "noise");
+    RequireSameSize(out, x, "out");
     // sqrt(alpha_k P_k) x_k^(t) + sqrt(beta_k P_k) G_k^(t)
-    out.resize(x.size());
     out.noalias() = std::sqrt(alpha * powerW) * x + std::sqrt(beta * powerW) * noise;
 }
 

@@ -86,15 +86,17 @@ double DwflLocalStep(Eigen::Ref<Vec<double>> x, Vec<double>& gradient, double ga
 /**
  * The real signal worker k transmits before phase pre-compensation (eq. 2 without e^{-j theta_k}):
  *   out = sqrt(alpha_k P_k) x_k + sqrt(beta_k P_k) G_k,
- * with the model x_k = x_k^(t) and the artificial noise G_k drawn by the caller. `out` is
- * resized; it must not alias x or noise. Throws ConfigError if the sizes differ.
+ * with the model x_k = x_k^(t) and the artificial noise G_k drawn by the caller, written into
+ * `out` (of d entries: a vector, or in place the real view of the symbols to send,
+ * RealView(symbols).head(d)); it must not alias x or noise. Throws ConfigError if the sizes
+ * differ.
  */
 void DwflTransmitSignal(const Eigen::Ref<const Vec<double>>& x,
                         const Eigen::Ref<const Vec<double>>& noise,
                         double alpha,
                         double beta,
                         double powerW,
-                        Vec<double>& out);
+                        Eigen::Ref<Vec<double>> out);
 
 /**
  * What every receiver sees over the sender-only channel (eqs. 1, 5), for all workers at once:

@@ -8,10 +8,13 @@
 #include "ns3/dwfl-privacy.h"
 #include "ns3/dwfl.h"
 #include "ns3/enum.h"
+#include "ns3/fast-normal.h"
 #include "ns3/log.h"
 #include "ns3/ota-channel.h"
+#include "ns3/ota-parameter-server-application.h"
+#include "ns3/ota-parameter-server.h"
 #include "ns3/ota-signal.h"
-#include "ns3/perturbation.h"
+#include "ns3/phase-timer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -82,14 +85,18 @@ DwflWorkerApplication::GetTypeId()
                                           DwflWorkerApplication::DECODE_ORACLE,
                                           "Oracle"))
             .AddAttribute("Transmission",
-                          "NonOrthogonal (DWFL: one shared slot) or Orthogonal (TDMA baseline: "
-                          "one slot per worker, per-link noise for the same eps).",
+                          "NonOrthogonal (DWFL: one shared slot), Orthogonal (TDMA baseline: "
+                          "one slot per worker, per-link noise for the same eps) or "
+                          "CentralizedPs (Seif et al.: gradients to a parameter server over the "
+                          "analog channel, the model back; DwflHelper::InstallCentralized).",
                           EnumValue(DwflWorkerApplication::NON_ORTHOGONAL),
                           MakeEnumAccessor(&DwflWorkerApplication::m_transmission),
                           MakeEnumChecker(DwflWorkerApplication::NON_ORTHOGONAL,
                                           "NonOrthogonal",
                                           DwflWorkerApplication::ORTHOGONAL,
-                                          "Orthogonal"))
+                                          "Orthogonal",
+                                          DwflWorkerApplication::CENTRALIZED_PS,
+                                          "CentralizedPs"))
             .AddAttribute("InitSeed",
                           "Seed of the initial model, the same on every worker.",
                           UintegerValue(1),
@@ -130,6 +137,8 @@ void
 DwflWorkerApplication::DoDispose()
 {
     m_workers.clear();
+    m_server = nullptr;
+    m_txBuffers.clear();
     m_phy = nullptr;
     m_task.reset();
     m_accountant.reset();
@@ -181,6 +190,12 @@ DwflWorkerApplication::SetWorkers(const std::vector<Ptr<DwflWorkerApplication>>&
 }
 
 void
+DwflWorkerApplication::SetParameterServer(Ptr<OtaParameterServerApplication> server)
+{
+    m_server = server;
+}
+
+void
 DwflWorkerApplication::SetPrivacyAccountant(std::shared_ptr<fl::PrivacyAccountant> accountant)
 {
     m_accountant = std::move(accountant);
@@ -201,7 +216,33 @@ DwflWorkerApplication::GetRoundsDone() const
 uint32_t
 DwflWorkerApplication::GetDataSlotsPerRound() const
 {
-    return m_transmission == ORTHOGONAL ? static_cast<uint32_t>(m_workers.size()) : 1;
+    switch (m_transmission)
+    {
+    case ORTHOGONAL:
+        return static_cast<uint32_t>(m_workers.size());
+    case CENTRALIZED_PS:
+        return 2; // uplink, downlink
+    default:
+        return 1;
+    }
+}
+
+uint64_t
+DwflWorkerApplication::GetDataSlot() const
+{
+    return m_dataSlot;
+}
+
+double
+DwflWorkerApplication::GetAlignment() const
+{
+    return m_c;
+}
+
+DwflWorkerApplication::Transmission
+DwflWorkerApplication::GetTransmission() const
+{
+    return m_transmission;
 }
 
 std::pair<double, double>
@@ -237,6 +278,9 @@ DwflWorkerApplication::StartApplication()
     NS_ABORT_MSG_IF(m_transmission == NON_ORTHOGONAL && duplex.Get() != OtaPhy::FULL_DUPLEX,
                     "DwflWorkerApplication: non-orthogonal DWFL transmits and receives in the "
                     "same slot (fix: OtaPhy::Duplex FullDuplex, or Transmission Orthogonal)");
+    NS_ABORT_MSG_IF((m_transmission == CENTRALIZED_PS) != bool(m_server),
+                    "DwflWorkerApplication: Transmission CentralizedPs goes with a parameter "
+                    "server, and only it (fix: DwflHelper::InstallCentralized)");
     if (m_decode == DECODE_ORACLE)
     {
         m_phy->SetAttribute("RecordNoise", BooleanValue(true));
@@ -244,11 +288,21 @@ DwflWorkerApplication::StartApplication()
     m_phy->SetReceiveCallback(MakeCallback(&DwflWorkerApplication::Receive, this));
     m_seed = m_seedAttr != 0 ? m_seedAttr
                              : m_seedRv->GetInteger(1, std::numeric_limits<uint32_t>::max());
-    fl::Rng init(m_initSeed);
-    m_model = m_task->InitialParameters(init);
+    if (m_server)
+    {
+        m_model = m_server->GetModel(); // the workers hold the server's model
+    }
+    else
+    {
+        fl::Rng init(m_initSeed);
+        m_model = m_task->InitialParameters(init);
+    }
     m_running = true;
     m_round = 0;
-    ReportModel(0, FlNodeRole::Peer, m_model);
+    if (!m_server)
+    {
+        ReportModel(0, FlNodeRole::Peer, m_model);
+    }
     BeginRound(m_phy->GetChannel()->GetNextSlot(Simulator::Now()));
 }
 
@@ -281,10 +335,7 @@ DwflWorkerApplication::BeginRound(uint64_t firstSlot)
             !m_phy->Transmit(firstSlot + m_index, kPilot, std::sqrt(m_phy->GetTxPowerW())),
             "DwflWorkerApplication: control slot refused by the phy");
         // The announcement: own CSI towards the reference receiver for the data slot.
-        Ptr<const OtaPhy> reference =
-            channel->GetStructure() == OtaChannel::STRUCTURE_SENDER_ONLY
-                ? nullptr
-                : m_workers[(m_index + 1) % n]->GetNode()->GetObject<OtaPhy>();
+        Ptr<const OtaPhy> reference = ReferenceReceiver();
         const uint64_t mySlot = m_dataSlot + (m_transmission == ORTHOGONAL ? m_index : 0);
         const fl::Complex h = m_phy->GetChannelEstimate(reference, mySlot);
         m_announcedGain = std::abs(h);
@@ -297,6 +348,20 @@ DwflWorkerApplication::BeginRound(uint64_t firstSlot)
                         this);
 }
 
+Ptr<const OtaPhy>
+DwflWorkerApplication::ReferenceReceiver() const
+{
+    if (m_server)
+    {
+        return m_server->GetNode()->GetObject<OtaPhy>();
+    }
+    if (m_phy->GetChannel()->GetStructure() == OtaChannel::STRUCTURE_SENDER_ONLY)
+    {
+        return nullptr; // every receiver sees the same h_k
+    }
+    return m_workers[(m_index + 1) % m_workers.size()]->GetNode()->GetObject<OtaPhy>();
+}
+
 fl::DwflPrivacyParams
 DwflWorkerApplication::PrivacyParams() const
 {
@@ -305,7 +370,9 @@ DwflWorkerApplication::PrivacyParams() const
     params.gamma = cfg.learningRate; // gamma
     params.gMax = cfg.clipNorm;      // g_max
     params.sigma2 = m_sigma2;
-    params.sigmaM2 = m_phy->GetNoiseVariance() / 2.0; // per real entry: half a complex symbol's
+    // per real entry: half a complex symbol's, at the receiver of the query
+    const Ptr<const OtaPhy> receiver = m_server ? ReferenceReceiver() : Ptr<const OtaPhy>(m_phy);
+    params.sigmaM2 = receiver->GetNoiseVariance() / 2.0;
     params.delta = m_delta;
     return params;
 }
@@ -339,17 +406,39 @@ DwflWorkerApplication::Align()
     }
     else
     {
+        // DWFL: N-1 senders per receiver, the step's sensitivity; the server: N senders, the
+        // gradient's sensitivity. Both: the largest kappa, then the symmetric split.
+        const bool server = m_transmission == CENTRALIZED_PS;
+        const auto maxKappa = server ? &fl::OtaPsMaxKappa : &fl::DwflMaxKappa;
+        const auto calibrateBeta = server ? &fl::CalibrateOtaPsBeta : &fl::CalibrateDwflBeta;
         const double kappa =
-            m_kappa > 0.0
-                ? m_kappa
-                : (calibrate ? fl::DwflMaxKappa(m_gain, m_power, params, m_targetEpsilon) : 1.0);
+            m_kappa > 0.0 ? m_kappa
+                          : (calibrate ? maxKappa(m_gain, m_power, params, m_targetEpsilon) : 1.0);
         m_c = fl::DwflAlignmentAmplitude(m_gain, m_power, kappa);
-        m_beta = calibrate ? fl::CalibrateDwflBeta(m_gain, m_power, m_c, params, m_targetEpsilon)
+        m_beta = calibrate ? calibrateBeta(m_gain, m_power, m_c, params, m_targetEpsilon)
                            : std::vector<double>(n, 0.0);
     }
     m_alpha = fl::DwflPowerFractions(m_gain, m_power, m_c);
     fl::CheckDwflPowerBudget(m_alpha, m_beta);
     m_aligned = true;
+}
+
+std::shared_ptr<fl::SymbolVector>
+DwflWorkerApplication::TxBuffer(std::size_t symbols)
+{
+    // A buffer is free again once the channel and every receiver have let go of the signal
+    // that carried it (a few slots later): a handful of them serve the whole run.
+    for (auto& buffer : m_txBuffers)
+    {
+        if (buffer.use_count() == 1)
+        {
+            buffer->resize(static_cast<Eigen::Index>(symbols));
+            return buffer;
+        }
+    }
+    m_txBuffers.push_back(
+        std::make_shared<fl::SymbolVector>(static_cast<Eigen::Index>(symbols)));
+    return m_txBuffers.back();
 }
 
 void
@@ -365,32 +454,60 @@ DwflWorkerApplication::TransmitData()
     }
     // Algorithm 1, steps 1-2: one clipped SGD step through the task's trainer.
     const fl::LocalTrainerConfig& cfg = m_task->GetTrainerConfig();
-    fl::Rng trainRng(fl::DeriveSeed(m_seed, m_round, 1));
-    fl::TrainOutcome out = m_task->TrainClient(m_client, m_model, trainRng);
-    m_local = std::move(out.params.Get<double>());
-    m_gradientNorm = (m_model.Get<double>() - m_local).norm() / cfg.learningRate;
+    {
+        fl::PhaseScope learning(fl::Phase::Learning);
+        fl::Rng trainRng(fl::DeriveSeed(m_seed, m_round, 1));
+        // into x^(t)'s storage: no allocation per round
+        fl::TrainOutcome out;
+        out.params = fl::ParamVector(std::move(m_local));
+        m_task->TrainClientInto(m_client, m_model, trainRng, out);
+        m_local = std::move(out.params.Get<double>());
+    }
+    const Eigen::VectorXd& start = m_model.Get<double>();
     const auto d = m_local.size();
+    m_gradientNorm = (start - m_local).norm() / cfg.learningRate;
 
-    // Step 3: artificial noise G_i ~ N(0, sigma^2 I) through the privacy seam, and the signal.
+    // Step 3: artificial noise G_i ~ N(0, sigma^2 I) (the ziggurat generator of the Gaussian
+    // perturbation, seeded per round from the worker's seed).
     const double beta = m_beta[m_index];
-    fl::ParamVector noise = fl::ParamVector::Zeros(fl::Precision::Float64, d);
+    m_ownNoise.resize(d);
     if (beta > 0.0 && m_sigma2 > 0.0)
     {
-        fl::Rng noiseRng(fl::DeriveSeed(m_seed, m_round, 2));
-        fl::GaussianPerturbation g(std::sqrt(m_sigma2), fl::NoiseScope::PerSender);
-        g.BeginIteration(d, noiseRng);
-        g.PerturbOutgoing(noise, m_index, noiseRng);
+        fl::PhaseScope noise(fl::Phase::Noise);
+        fl::FillNormal(m_ownNoise, std::sqrt(m_sigma2), fl::DeriveSeed(m_seed, m_round, 2));
     }
-    m_ownNoise = std::move(noise.Get<double>());
-    Eigen::VectorXd signal;
-    fl::DwflTransmitSignal(m_local, m_ownNoise, m_alpha[m_index], beta, m_power[m_index], signal);
-    // Phase pre-compensation e^{-j theta_i}: the model arrives with the real gain |h_i|.
+    else
+    {
+        m_ownNoise.setZero();
+    }
+
+    // The signal, written straight into the symbols to send (I and Q carry two values each):
+    // the model x^(t) (DWFL) or the clipped gradient (parameter server).
+    fl::PhaseScope channel(fl::Phase::Channel);
+    std::shared_ptr<fl::SymbolVector> symbols = TxBuffer(fl::SymbolCount(d));
+    auto real = fl::RealView(*symbols);
+    if (m_transmission == CENTRALIZED_PS)
+    {
+        m_gradient.resize(d);
+        fl::GradientFromStep(start, m_local, cfg.learningRate, m_gradient);
+    }
+    const Eigen::VectorXd& payload = m_transmission == CENTRALIZED_PS ? m_gradient : m_local;
+    fl::DwflTransmitSignal(payload,
+                           m_ownNoise,
+                           m_alpha[m_index],
+                           beta,
+                           m_power[m_index],
+                           real.head(d));
+    real.tail(real.size() - d).setZero();
+    // Phase pre-compensation e^{-j theta_i}: the payload arrives with the real gain |h_i|.
     const fl::Complex precoder = std::polar(1.0, -m_announcedPhase);
     const uint64_t slot = m_dataSlot + (m_transmission == ORTHOGONAL ? m_index : 0);
-    NS_ABORT_MSG_IF(!m_phy->TransmitReal(slot, signal, precoder),
+    NS_ABORT_MSG_IF(!m_phy->Transmit(slot, std::move(symbols), precoder),
                     "DwflWorkerApplication: data slot " << slot << " refused by the phy");
-    m_received = Eigen::VectorXd::Zero(d);
-    m_receiverNoise = Eigen::VectorXd::Zero(d);
+    if (m_transmission == ORTHOGONAL)
+    {
+        m_received.setZero(d);
+    }
     m_noiseRecorded = false;
     m_receptions = 0;
 }
@@ -402,32 +519,56 @@ DwflWorkerApplication::Receive(const OtaReception& rx)
     {
         return; // control slots
     }
-    const auto d = static_cast<std::size_t>(m_local.size());
-    m_received += fl::UnpackReal(rx.symbols, d);
+    fl::PhaseScope channel(fl::Phase::Channel);
+    const auto d = m_local.size();
+    if (m_transmission == CENTRALIZED_PS)
+    {
+        if (rx.slot == m_dataSlot + 1)
+        {
+            ++m_receptions;
+            FinishCentralizedRound(); // the downlink: the server's new model
+        }
+        return; // the uplink slot: the other workers' gradients, not for this worker
+    }
+    // v_i in place: the real values the received symbols carry (no copy).
+    const auto received = fl::RealView(rx.symbols).head(d);
     if (rx.noise.size() > 0)
     {
-        m_receiverNoise += fl::UnpackReal(rx.noise, d);
+        // genie record (RecordNoise), summed over the receptions of the round
+        if (m_noiseRecorded)
+        {
+            m_receiverNoise += fl::RealView(rx.noise).head(d);
+        }
+        else
+        {
+            m_receiverNoise = fl::RealView(rx.noise).head(d);
+        }
         m_noiseRecorded = true;
     }
     ++m_receptions;
-    const uint32_t expected = m_transmission == ORTHOGONAL ? GetDataSlotsPerRound() - 1 : 1;
-    if (m_receptions == expected)
+    if (m_transmission == NON_ORTHOGONAL)
     {
-        FinishRound();
+        FinishRound(received);
+        return;
+    }
+    m_received += received; // orthogonal: the N-1 links summed
+    if (m_receptions == GetDataSlotsPerRound() - 1)
+    {
+        FinishRound(m_received);
     }
 }
 
-void
-DwflWorkerApplication::FinishRound()
+std::pair<fl::MechanismSpec, double>
+DwflWorkerApplication::RoundMechanism() const
 {
     const std::size_t n = m_workers.size();
     const fl::DwflPrivacyParams params = PrivacyParams();
-
-    // This receiver's mechanism: eq. (11), or the least private orthogonal link.
     fl::MechanismSpec mechanism;
     double epsilon = 0.0;
-    if (m_transmission == ORTHOGONAL)
+    switch (m_transmission)
     {
+    case ORTHOGONAL:
+        // the least private link j -> i
         for (std::size_t j = 0; j < n; ++j)
         {
             if (j == m_index)
@@ -441,18 +582,27 @@ DwflWorkerApplication::FinishRound()
                 mechanism = fl::DwflOrthogonalMechanism(m_gain[j], m_power[j], m_beta[j], params);
             }
         }
-    }
-    else
-    {
+        break;
+    case CENTRALIZED_PS:
+        mechanism = fl::OtaPsServerMechanism(m_gain, m_power, m_beta, m_c, params);
+        epsilon = fl::OtaPsEpsilon(m_gain, m_power, m_beta, m_c, params);
+        break;
+    default:
         mechanism = fl::DwflReceiverMechanism(m_index, m_gain, m_power, m_beta, m_c, params);
         epsilon = fl::DwflEpsilon(m_index, m_gain, m_power, m_beta, m_c, params);
+        break;
     }
+    return {mechanism, epsilon};
+}
+
+void
+DwflWorkerApplication::ReportRound(uint32_t receptions)
+{
+    const auto [mechanism, epsilon] = RoundMechanism();
     if (m_accountant)
     {
         m_accountant->Add(mechanism);
     }
-
-    Ptr<OtaChannel> channel = m_phy->GetChannel();
     const uint64_t nextSlot = m_dataSlot + GetDataSlotsPerRound();
     DwflRoundReport report;
     report.round = m_round;
@@ -460,35 +610,62 @@ DwflWorkerApplication::FinishRound()
     report.localModel = &m_local;
     report.ownNoise = &m_ownNoise;
     report.receiverNoise = m_noiseRecorded ? &m_receiverNoise : nullptr;
-    report.received = m_receptions;
+    report.received = receptions;
     report.c = m_c;
     report.alpha = m_alpha[m_index];
     report.beta = m_beta[m_index];
     report.epsilon = epsilon;
     report.gradientNorm = m_gradientNorm;
-    report.roundDuration = channel->GetSlotStart(nextSlot) - m_roundStart;
+    report.roundDuration = m_phy->GetChannel()->GetSlotStart(nextSlot) - m_roundStart;
     m_roundTrace(report);
+}
 
-    // Eq. (7) on x_i^(t) with the own virtual noise a_i G_i (+ m_i / (c (N-1)) if Oracle).
+void
+DwflWorkerApplication::FinishRound(const Eigen::Ref<const Eigen::VectorXd>& received)
+{
+    const std::size_t n = m_workers.size();
+    ReportRound(m_receptions);
+    // Eq. (7) on x_i^(t), in place, with the own virtual noise a_i G_i (+ m_i / (c (N-1)) if
+    // Oracle); x_i^(t) then becomes the model and the old model's storage the next x^(t).
     const double a = fl::DwflNoiseGain(m_gain[m_index], m_power[m_index], m_beta[m_index], m_c);
-    Eigen::VectorXd x = m_local;
     if (m_decode == DECODE_ORACLE)
     {
         NS_ABORT_MSG_IF(!m_noiseRecorded && m_phy->GetNoiseVariance() > 0.0,
                         "DwflWorkerApplication: Oracle decode without the receiver noise "
                         "(fix: OtaPhy::RecordNoise true; the application sets it at start)");
-        fl::DwflOracleUpdate(x, m_received, m_ownNoise, m_receiverNoise, a, m_c, n, m_eta);
+        if (!m_noiseRecorded)
+        {
+            m_receiverNoise.setZero(m_local.size()); // a noiseless receiver
+        }
+        fl::DwflOracleUpdate(m_local, received, m_ownNoise, m_receiverNoise, a, m_c, n, m_eta);
     }
     else
     {
-        fl::DwflPracticalUpdate(x, m_received, m_ownNoise, a, m_c, n, m_eta);
+        fl::DwflPracticalUpdate(m_local, received, m_ownNoise, a, m_c, n, m_eta);
     }
-    m_model = fl::ParamVector(std::move(x));
+    m_model.Get<double>().swap(m_local);
+    NextRound();
+}
+
+void
+DwflWorkerApplication::FinishCentralizedRound()
+{
+    ReportRound(m_receptions);
+    m_model = m_server->GetModel(); // the downlink, decoded without error as in [11]
+    NextRound();
+}
+
+void
+DwflWorkerApplication::NextRound()
+{
     ++m_round;
-    ReportModel(m_round, FlNodeRole::Peer, m_model);
+    if (!m_server)
+    {
+        ReportModel(m_round, FlNodeRole::Peer, m_model);
+    }
     if (m_round < m_rounds && m_running)
     {
-        BeginRound(nextSlot);
+        BeginRound(m_dataSlot + GetDataSlotsPerRound());
     }
 }
 

@@ -22,6 +22,8 @@
 namespace ns3
 {
 
+class OtaParameterServerApplication;
+
 /**
  * \ingroup fl
  * What a DWFL worker reports through its "Round" trace at the end of each round, before the
@@ -31,14 +33,16 @@ struct DwflRoundReport
 {
     uint32_t round{0};                             ///< round t (0, 1, ...)
     uint32_t node{0};                              ///< node id of the worker
-    const Eigen::VectorXd* localModel{nullptr};    ///< x_i^(t): after the local step, transmitted
+    const Eigen::VectorXd* localModel{nullptr};    ///< x_i^(t): after the local step
     const Eigen::VectorXd* ownNoise{nullptr};      ///< artificial noise G_i^(t)
     const Eigen::VectorXd* receiverNoise{nullptr}; ///< realised m_i^(t) (null unless recorded)
-    uint32_t received{0};     ///< receptions that made up v_i (1, or N-1 if orthogonal)
+    uint32_t received{0}; ///< receptions that made up v_i (1, or N-1 if orthogonal; centralized:
+                          ///< the downlink)
     double c{0.0};            ///< aligned amplitude c
     double alpha{0.0};        ///< alpha_i
     double beta{0.0};         ///< beta_i
-    double epsilon{0.0};      ///< per-round eps of this receiver (eq. 11, or worst orthogonal link)
+    double epsilon{0.0};      ///< per-round eps of this receiver (eq. 11, or worst orthogonal
+                              ///< link; centralized: the server's, OtaPsEpsilon)
     double gradientNorm{0.0}; ///< ||g_i^(t)|| after clipping (<= g_max)
     Time roundDuration;       ///< simulated time of the round (control + compute + data slots)
 };
@@ -72,10 +76,20 @@ struct DwflRoundReport
  * SlotDuration) compute slots + 1 (or N) data slots; the next round starts at the slot after the
  * last data slot. Use DwflHelper, which sizes SlotDuration as preamble + ceil(d/2) / B + guard.
  *
+ * Centralized parameter server (baseline of Fig. 6, Seif et al.; Transmission CentralizedPs, set
+ * up by DwflHelper::InstallCentralized): the worker holds the server's model w, sends its clipped
+ * gradient g = (w - x^(t)) / gamma (not its model) aligned to c with artificial noise calibrated
+ * for TargetEpsilon at the server (CalibrateOtaPsBeta), in the uplink slot; the server
+ * (OtaParameterServerApplication) applies w <- w - gamma y / (c N) and sends w in the next slot
+ * (the downlink, taken as decoded without error as in [11]); at the end of that slot the worker
+ * takes w and starts the next round. The worker's setup, local step, noise and signal are the
+ * same code as DWFL's; only the payload, the receiver and the update differ. The server reports
+ * the model (role server); the workers do not.
+ *
  * Channel: with a sender-only channel (the paper's) the alignment holds at every receiver; with
- * a per-link channel each worker aligns to its reference receiver (the next worker, i+1 mod N)
- * and the others see a misaligned sum. sigma_m^2 per real entry is OtaPhy noise variance / 2
- * (a complex symbol carries two real values).
+ * a per-link channel each worker aligns to its reference receiver (the next worker, i+1 mod N;
+ * the server if centralized) and the others see a misaligned sum. sigma_m^2 per real entry is
+ * OtaPhy noise variance / 2 (a complex symbol carries two real values).
  */
 class DwflWorkerApplication : public FlApplicationBase
 {
@@ -92,6 +106,7 @@ class DwflWorkerApplication : public FlApplicationBase
     {
         NON_ORTHOGONAL, ///< DWFL: everyone in one slot (over-the-air superposition)
         ORTHOGONAL,     ///< TDMA baseline: one slot per worker
+        CENTRALIZED_PS, ///< Seif et al.'s baseline: gradients to a parameter server, model back
     };
 
     /// \return the TypeId
@@ -107,15 +122,24 @@ class DwflWorkerApplication : public FlApplicationBase
     void SetTask(std::shared_ptr<const fl::LearningTask> task, uint32_t client);
     /// Sets all N workers of the network, in order (this one included). Done by DwflHelper.
     void SetWorkers(const std::vector<Ptr<DwflWorkerApplication>>& workers);
-    /// Optional accountant fed each round with the mechanism of this worker's reception.
+    /// The parameter server (Transmission CentralizedPs). Done by DwflHelper::InstallCentralized.
+    void SetParameterServer(Ptr<OtaParameterServerApplication> server);
+    /// Optional accountant fed each round with the mechanism of this worker's reception (the
+    /// server's reception if centralized).
     void SetPrivacyAccountant(std::shared_ptr<fl::PrivacyAccountant> accountant);
 
     /// The current model x_i.
     const fl::ParamVector& GetModel() const;
     /// Rounds completed.
     uint32_t GetRoundsDone() const;
-    /// Data slots per round: 1, or N (orthogonal).
+    /// Data slots per round: 1, N (orthogonal) or 2 (centralized: uplink and downlink).
     uint32_t GetDataSlotsPerRound() const;
+    /// The first data slot of the current round (centralized: the uplink slot).
+    uint64_t GetDataSlot() const;
+    /// The aligned amplitude c of the last setup (0 before the first).
+    double GetAlignment() const;
+    /// The transmission scheme.
+    Transmission GetTransmission() const;
     /// |h_i| and P_i announced in the last setup (valid once a setup ran).
     std::pair<double, double> GetAnnouncedChannel() const;
     /// Assigns the stream of the seed draw. \return 1
@@ -135,14 +159,28 @@ class DwflWorkerApplication : public FlApplicationBase
     void BeginRound(uint64_t firstSlot);
     /// Setup (if due), local step, signal and transmission in the data slot.
     void TransmitData();
-    /// gamma, g_max (the task's trainer), sigma^2, sigma_m^2 (the phy's) and delta.
+    /// gamma, g_max (the task's trainer), sigma^2, sigma_m^2 (of the receiving phy: this one,
+    /// or the server's if centralized) and delta.
     fl::DwflPrivacyParams PrivacyParams() const;
+    /// The phy the alignment is computed for: null (sender-only channel: every receiver), the
+    /// next worker's (per-link), or the server's (centralized).
+    Ptr<const OtaPhy> ReferenceReceiver() const;
     /// Computes c, alpha, beta from the announced channels.
     void Align();
+    /// A symbol buffer of `symbols` entries that no transmission still holds (reused).
+    std::shared_ptr<fl::SymbolVector> TxBuffer(std::size_t symbols);
     /// Phy callback.
     void Receive(const OtaReception& rx);
-    /// Update of eq. (7), reports, next round.
-    void FinishRound();
+    /// This round's reception mechanism and eps (eq. 11, worst orthogonal link, or the server's).
+    std::pair<fl::MechanismSpec, double> RoundMechanism() const;
+    /// Reports the round (Round trace, accountant); `received` = v_i (null if centralized).
+    void ReportRound(uint32_t receptions);
+    /// Update of eq. (7) on x^(t) with v_i, reports, next round.
+    void FinishRound(const Eigen::Ref<const Eigen::VectorXd>& received);
+    /// Centralized: takes the server's model after the downlink, next round.
+    void FinishCentralizedRound();
+    /// Counts the round and starts the next one (or stops).
+    void NextRound();
 
     // Attributes
     uint32_t m_rounds;
@@ -161,6 +199,7 @@ class DwflWorkerApplication : public FlApplicationBase
     uint32_t m_client{0};
     std::vector<Ptr<DwflWorkerApplication>> m_workers;
     std::shared_ptr<fl::PrivacyAccountant> m_accountant;
+    Ptr<OtaParameterServerApplication> m_server;
     Ptr<OtaPhy> m_phy;
     Ptr<UniformRandomVariable> m_seedRv;
     uint64_t m_seed{0};
@@ -187,8 +226,10 @@ class DwflWorkerApplication : public FlApplicationBase
     fl::ParamVector m_model;
     Eigen::VectorXd m_local; ///< x_i^(t)
     Eigen::VectorXd m_ownNoise;
-    Eigen::VectorXd m_received;
-    Eigen::VectorXd m_receiverNoise;
+    Eigen::VectorXd m_gradient;      ///< centralized: the clipped gradient sent
+    Eigen::VectorXd m_received;      ///< orthogonal: the sum of the receptions
+    Eigen::VectorXd m_receiverNoise; ///< recorded receiver noise (RecordNoise only)
+    std::vector<std::shared_ptr<fl::SymbolVector>> m_txBuffers; ///< reused symbol buffers
     bool m_noiseRecorded{false};
     uint32_t m_receptions{0};
 

@@ -150,6 +150,19 @@ template <typename S>
 TrainOutcome
 SupervisedTask<S>::TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const
 {
+    TrainOutcome out;
+    out.params = ParamVector(Vec<S>());
+    TrainClientInto(client, start, rng, out);
+    return out;
+}
+
+template <typename S>
+void
+SupervisedTask<S>::TrainClientInto(std::size_t client,
+                                   const ParamVector& start,
+                                   Rng& rng,
+                                   TrainOutcome& out) const
+{
     CheckClient(client);
     const Vec<S>& w0 = start.Get<S>();
     if (static_cast<std::size_t>(w0.size()) != m_model->NumParameters())
@@ -159,14 +172,16 @@ SupervisedTask<S>::TrainClient(std::size_t client, const ParamVector& start, Rng
                               m_model->Name() + " has " + std::to_string(m_model->NumParameters()),
                           "send the client a model of the task's size");
     }
-    LocalResult<S> r = m_trainer.Train(*m_model, w0, m_clients[client], rng);
-    TrainOutcome out;
-    out.params = ParamVector(std::move(r.params));
+    if (out.params.GetPrecision() != PrecisionOf<S>())
+    {
+        out.params = ParamVector(Vec<S>());
+    }
+    const LocalResult<S> r =
+        m_trainer.TrainInto(*m_model, w0, m_clients[client], rng, out.params.Get<S>());
     out.steps = r.steps;
     out.samplesProcessed = r.samplesProcessed;
     out.meanLoss = r.meanLoss;
     out.flops = static_cast<double>(r.samplesProcessed) * m_model->FlopsPerSample();
-    return out;
 }
 
 template <typename S>

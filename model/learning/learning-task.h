@@ -55,6 +55,18 @@ class LearningTask
     virtual TrainOutcome TrainClient(std::size_t client,
                                      const ParamVector& start,
                                      Rng& rng) const = 0;
+    /**
+     * TrainClient into `out`, whose parameter storage is reused when it already holds a vector
+     * of the task's precision and size (a client that trains every round allocates nothing).
+     * The default calls TrainClient.
+     */
+    virtual void TrainClientInto(std::size_t client,
+                                 const ParamVector& start,
+                                 Rng& rng,
+                                 TrainOutcome& out) const
+    {
+        out = TrainClient(client, start, rng);
+    }
     /// Loss and accuracy of w on the held-out test set.
     virtual Evaluation Evaluate(const ParamVector& w) const = 0;
     /// Loss and accuracy of w on the union of the clients' training data (sampled, see impl).
@@ -88,6 +100,10 @@ class SupervisedTask : public LearningTask
     ParamVector InitialParameters(Rng& rng) const override;
     const LocalTrainerConfig& GetTrainerConfig() const override;
     TrainOutcome TrainClient(std::size_t client, const ParamVector& start, Rng& rng) const override;
+    void TrainClientInto(std::size_t client,
+                         const ParamVector& start,
+                         Rng& rng,
+                         TrainOutcome& out) const override;
     Evaluation Evaluate(const ParamVector& w) const override;
     Evaluation EvaluateTraining(const ParamVector& w) const override;
     std::string Describe() const override;

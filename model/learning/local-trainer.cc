@@ -92,6 +92,21 @@ LocalTrainer<S>::Train(const Model<S>& model,
                        const Dataset<S>& data,
                        Rng& rng) const
 {
+    Vec<S> w;
+    LocalResult<S> result = TrainInto(model, start, data, rng, w);
+    result.update = w - start;
+    result.params = std::move(w);
+    return result;
+}
+
+template <typename S>
+LocalResult<S>
+LocalTrainer<S>::TrainInto(const Model<S>& model,
+                           const Vec<S>& start,
+                           const Dataset<S>& data,
+                           Rng& rng,
+                           Vec<S>& w) const
+{
     if (static_cast<std::size_t>(start.size()) != model.NumParameters())
     {
         throw ConfigError("start",
@@ -109,11 +124,10 @@ LocalTrainer<S>::Train(const Model<S>& model,
 
     const std::size_t n = data.Size();
     LocalResult<S> result;
-    result.params = start;
+    w = start; // reuses w's storage when it has the right size
     result.steps = m_config.StepsFor(n);
     if (result.steps == 0)
     {
-        result.update = Vec<S>::Zero(start.size());
         return result;
     }
 
@@ -125,8 +139,8 @@ LocalTrainer<S>::Train(const Model<S>& model,
     const S etaS = static_cast<S>(eta);
     const S proxMu = static_cast<S>(m_config.proxMu);
 
-    Vec<S>& w = result.params;
-    Vec<S> grad(start.size());
+    Vec<S>& grad = m_grad;
+    grad.resize(start.size());
     double lossSum = 0.0;
 
     if (fullBatch)
@@ -151,13 +165,16 @@ LocalTrainer<S>::Train(const Model<S>& model,
         // the permutation runs out (also in the middle of a batch) it is reshuffled and the walk
         // restarts, so every pass over the data sees each sample once and E * B samples are
         // processed in total (as tf.data's shuffle-repeat-batch).
-        std::vector<std::size_t> perm(n);
+        std::vector<std::size_t>& perm = m_perm;
+        perm.resize(n);
         std::iota(perm.begin(), perm.end(), 0);
         std::shuffle(perm.begin(), perm.end(), rng);
         std::size_t pos = 0;
         const auto B = static_cast<Eigen::Index>(batch);
-        Mat<S> batchX(B, data.features.cols());
-        Vec<S> batchY(B);
+        Mat<S>& batchX = m_batchX;
+        Vec<S>& batchY = m_batchY;
+        batchX.resize(B, data.features.cols());
+        batchY.resize(B);
         for (std::size_t e = 0; e < result.steps; ++e)
         {
             for (Eigen::Index r = 0; r < B; ++r)
@@ -183,7 +200,6 @@ LocalTrainer<S>::Train(const Model<S>& model,
 
     result.samplesProcessed = result.steps * batch;
     result.meanLoss = lossSum / static_cast<double>(result.steps);
-    result.update = w - start;
     return result;
 }
 

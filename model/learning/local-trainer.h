@@ -8,6 +8,8 @@
 
 #include "ns3/fl-model.h"
 
+#include <vector>
+
 namespace ns3
 {
 namespace fl
@@ -71,8 +73,25 @@ class LocalTrainer
                          const Dataset<S>& data,
                          Rng& rng) const;
 
+    /**
+     * The same training with the result written into `w` (resized; its storage is reused when
+     * it already has the model's size): w becomes Train(...).params, bit for bit. The returned
+     * result has empty params and update (no vector of the model's size is allocated: the
+     * gradient lives in a workspace of the trainer, so a trainer must not be used by two threads
+     * at once, as for the models' own workspaces).
+     */
+    LocalResult<S> TrainInto(const Model<S>& model,
+                             const Vec<S>& start,
+                             const Dataset<S>& data,
+                             Rng& rng,
+                             Vec<S>& w) const;
+
   private:
     LocalTrainerConfig m_config;
+    mutable Vec<S> m_grad;   ///< gradient workspace
+    mutable Mat<S> m_batchX; ///< mini-batch workspace
+    mutable Vec<S> m_batchY; ///< mini-batch targets workspace
+    mutable std::vector<std::size_t> m_perm; ///< sample permutation workspace
 };
 
 /// Scales g in place so that ||g|| <= clipNorm (no-op if clipNorm <= 0). Returns the factor.

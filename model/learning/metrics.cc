@@ -161,5 +161,61 @@ ToDb(double x)
 FL_INSTANTIATE_METRICS(double)
 FL_INSTANTIATE_METRICS(float)
 
+double
+StudentT975(std::size_t dof)
+{
+    // t_{0.975, dof}, dof = 1 .. 30 (Fisher & Yates' tables).
+    static const double kTable[] = {12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912,
+                                    2.364624,  2.306004, 2.262157, 2.228139, 2.200985, 2.178813,
+                                    2.160369,  2.144787, 2.131450, 2.119905, 2.109816, 2.100922,
+                                    2.093024,  2.085963, 2.079614, 2.073873, 2.068658, 2.063899,
+                                    2.059539,  2.055529, 2.051831, 2.048407, 2.045230, 2.042272};
+    if (dof == 0)
+    {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    if (dof <= 30)
+    {
+        return kTable[dof - 1];
+    }
+    // Cornish-Fisher: z + (z^3 + z) / (4 v) + (5 z^5 + 16 z^3 + 3 z) / (96 v^2), z = 1.959964.
+    const double z = 1.959963984540054;
+    const double v = static_cast<double>(dof);
+    return z + (z * z * z + z) / (4.0 * v) +
+           (5.0 * std::pow(z, 5) + 16.0 * z * z * z + 3.0 * z) / (96.0 * v * v);
+}
+
+MeanCi
+MeanCi95(const std::vector<double>& xs)
+{
+    MeanCi r;
+    r.n = xs.size();
+    if (xs.empty())
+    {
+        r.mean = std::numeric_limits<double>::quiet_NaN();
+        r.halfWidth = r.mean;
+        return r;
+    }
+    double sum = 0.0;
+    for (double x : xs)
+    {
+        sum += x;
+    }
+    r.mean = sum / static_cast<double>(r.n);
+    if (r.n < 2)
+    {
+        r.halfWidth = std::numeric_limits<double>::quiet_NaN();
+        return r;
+    }
+    double ss = 0.0;
+    for (double x : xs)
+    {
+        ss += (x - r.mean) * (x - r.mean);
+    }
+    const double sd = std::sqrt(ss / static_cast<double>(r.n - 1));
+    r.halfWidth = StudentT975(r.n - 1) * sd / std::sqrt(static_cast<double>(r.n));
+    return r;
+}
+
 } // namespace fl
 } // namespace ns3

@@ -8,6 +8,8 @@
 
 #include "ns3/fl-model.h"
 
+#include <vector>
+
 namespace ns3
 {
 namespace fl
@@ -35,6 +37,25 @@ double Msd(const Vec<S>& w, const Eigen::VectorXd& wOpt);
 
 /// 10 log10(x); -inf for x = 0.
 double ToDb(double x);
+
+/// The mean of repeated measurements and the half-width of its 95 % confidence interval.
+struct MeanCi
+{
+    double mean{0.0};      ///< sample mean
+    double halfWidth{0.0}; ///< t_{0.975, n-1} s / sqrt(n); NaN for n < 2
+    std::size_t n{0};      ///< measurements
+};
+
+/**
+ * Mean and Student-t 95 % confidence half-width t_{0.975, n-1} s / sqrt(n) (s: sample standard
+ * deviation) of independent measurements, e.g. one per seed. Non-finite inputs give a
+ * non-finite mean. n = 0: NaN mean.
+ */
+MeanCi MeanCi95(const std::vector<double>& xs);
+
+/// The 0.975 quantile of Student's t with `dof` >= 1 degrees of freedom (exact table to 30,
+/// then the Cornish-Fisher expansion; 1.96 in the limit).
+double StudentT975(std::size_t dof);
 
 } // namespace fl
 } // namespace ns3

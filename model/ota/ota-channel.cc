@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/ota-phy.h"
 #include "ns3/ota-power-control.h"
+#include "ns3/phase-timer.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 
@@ -452,6 +453,7 @@ OtaChannel::StartTx(Ptr<OtaSignal> signal)
         sharedGainDb = GetLargeScaleGainDb(k, k);
         shared = std::pow(10.0, sharedGainDb / 20.0) * GetFading(k, k, block);
         sum = GetSlotSum(signal->slot);
+        fl::PhaseScope channel(fl::Phase::Channel);
         sum->Add(signal, fl::EffectiveCoefficient(shared, signal->precoder));
     }
     for (uint32_t i = 0; i < m_phys.size(); ++i)

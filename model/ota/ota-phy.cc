@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 #include "ns3/ota-channel.h"
 #include "ns3/ota-power-control.h"
+#include "ns3/phase-timer.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -17,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
 
 namespace ns3
 {
@@ -547,6 +547,7 @@ OtaPhy::EndRx(uint64_t slot)
         return;
     }
 
+    fl::PhaseScope channel(fl::Phase::Channel);
     OtaReception rx;
     rx.receiver = m_index;
     rx.receiverNode = m_node ? m_node->GetId() : std::numeric_limits<uint32_t>::max();
@@ -557,7 +558,8 @@ OtaPhy::EndRx(uint64_t slot)
     rx.contributions.reserve(rec.arrivals.size());
 
     Eigen::Index len = 0;
-    std::unordered_set<uint64_t> alignedIds;
+    std::vector<uint64_t> alignedIds; // sorted below
+    alignedIds.reserve(rec.arrivals.size());
     for (const OtaArrival& a : rec.arrivals)
     {
         const OtaSignal& sig = *a.signal;
@@ -577,7 +579,7 @@ OtaPhy::EndRx(uint64_t slot)
         len = std::max(len, sig.symbols->size());
         if (c.aligned)
         {
-            alignedIds.insert(sig.txId);
+            alignedIds.push_back(sig.txId);
             ++rx.contributors;
             rx.signalPowerW += c.rxPowerW;
         }
@@ -612,15 +614,46 @@ OtaPhy::EndRx(uint64_t slot)
             sums.push_back(PeekPointer(a.slotSum));
         }
     }
+    std::sort(alignedIds.begin(), alignedIds.end());
+    auto alignedHere = [&alignedIds](uint64_t txId) {
+        return std::binary_search(alignedIds.begin(), alignedIds.end(), txId);
+    };
+    // The received vector reuses the phy's buffer (swapped back after the delivery): no
+    // allocation per reception.
+    rx.symbols.swap(m_rxBuffer);
     std::size_t firstSum = 0;
     if (!perLink && sums.size() == 1 && sums[0]->sum.size() >= len)
     {
-        rx.symbols = sums[0]->sum.head(len); // copy the shared sum once
+        // One shared sum: S minus the signals not received aligned here (usually just the own
+        // one: then y = S - a_i s_i in one pass).
+        const OtaSlotSum* sum = sums[0];
+        std::vector<std::size_t> strip;
+        for (std::size_t j = 0; j < sum->signals.size(); ++j)
+        {
+            if (!alignedHere(sum->signals[j]->txId))
+            {
+                strip.push_back(j);
+            }
+        }
+        rx.symbols.resize(len);
+        if (strip.size() == 1 && sum->signals[strip[0]]->symbols->size() == len)
+        {
+            rx.symbols.noalias() =
+                sum->sum.head(len) - sum->effective[strip[0]] * *sum->signals[strip[0]]->symbols;
+        }
+        else
+        {
+            rx.symbols = sum->sum.head(len);
+            for (std::size_t j : strip)
+            {
+                SuperposeHead(rx.symbols, -sum->effective[j], *sum->signals[j]->symbols);
+            }
+        }
         firstSum = 1;
     }
     else
     {
-        rx.symbols = fl::SymbolVector::Zero(len);
+        rx.symbols.setZero(len);
     }
     for (std::size_t j = 0; j < rec.arrivals.size(); ++j)
     {
@@ -631,16 +664,13 @@ OtaPhy::EndRx(uint64_t slot)
                           *rec.arrivals[j].signal->symbols);
         }
     }
-    for (std::size_t u = 0; u < sums.size(); ++u)
+    for (std::size_t u = firstSum; u < sums.size(); ++u)
     {
         const OtaSlotSum* sum = sums[u];
-        if (u >= firstSum)
-        {
-            SuperposeHead(rx.symbols, fl::Complex(1.0, 0.0), sum->sum);
-        }
+        SuperposeHead(rx.symbols, fl::Complex(1.0, 0.0), sum->sum);
         for (std::size_t j = 0; j < sum->signals.size(); ++j)
         {
-            if (alignedIds.count(sum->signals[j]->txId) == 0)
+            if (!alignedHere(sum->signals[j]->txId))
             {
                 SuperposeHead(rx.symbols, -sum->effective[j], *sum->signals[j]->symbols);
             }
@@ -656,6 +686,7 @@ OtaPhy::EndRx(uint64_t slot)
     const double gaussian = rx.noiseVarianceW + rx.interferencePowerW + rx.selfInterferencePowerW;
     if (gaussian > 0.0)
     {
+        fl::PhaseScope noise(fl::Phase::Noise);
         fl::Rng rng(fl::DeriveSeed(fl::DeriveSeed(BaseSeed(), 1), slot, m_rxCount));
         if (m_recordNoise)
         {
@@ -670,6 +701,7 @@ OtaPhy::EndRx(uint64_t slot)
         }
     }
     ++m_rxCount;
+    fl::PhaseScope other(fl::Phase::Other); // the layers above mark their own phases
     const double inf = std::numeric_limits<double>::infinity();
     rx.snr = rx.noiseVarianceW > 0.0 ? rx.signalPowerW / rx.noiseVarianceW : inf;
     rx.sinr = gaussian > 0.0 ? rx.signalPowerW / gaussian : inf;
@@ -684,6 +716,7 @@ OtaPhy::EndRx(uint64_t slot)
     {
         m_receiveCallback(rx);
     }
+    m_rxBuffer.swap(rx.symbols);
 }
 
 } // namespace ns3

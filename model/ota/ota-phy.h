@@ -240,6 +240,7 @@ class OtaPhy : public Object
     Time m_busyUntil;
     std::map<uint64_t, double> m_txSlots; ///< slot -> mean transmitted symbol energy
     std::map<uint64_t, RxSlot> m_rxSlots;
+    fl::SymbolVector m_rxBuffer; ///< storage of the received vector, reused every reception
     OtaPhyCounters m_counters;
 
     TracedCallback<Ptr<const OtaSignal>> m_txStartTrace;

@@ -3,6 +3,8 @@
  */
 #include "ns3/ota-signal.h"
 
+#include "ns3/fast-normal.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,11 +25,9 @@ PackReal(const Eigen::VectorXd& x)
 {
     const std::size_t d = static_cast<std::size_t>(x.size());
     SymbolVector s(static_cast<Eigen::Index>(SymbolCount(d)));
-    for (std::size_t m = 0; 2 * m < d; ++m)
-    {
-        const double q = 2 * m + 1 < d ? x[static_cast<Eigen::Index>(2 * m + 1)] : 0.0;
-        s[static_cast<Eigen::Index>(m)] = Complex(x[static_cast<Eigen::Index>(2 * m)], q);
-    }
+    auto real = RealView(s);
+    real.head(x.size()) = x; // s_m = x_2m + j x_2m+1: the same memory layout
+    real.tail(real.size() - x.size()).setZero(); // the Q part of the last symbol if d is odd
     return s;
 }
 
@@ -42,13 +42,7 @@ UnpackReal(const SymbolVector& s, std::size_t d)
                               std::to_string(s.size()),
                           "unpack at most 2 x (number of symbols) values");
     }
-    Eigen::VectorXd x(static_cast<Eigen::Index>(d));
-    for (std::size_t i = 0; i < d; ++i)
-    {
-        const Complex v = s[static_cast<Eigen::Index>(i / 2)];
-        x[static_cast<Eigen::Index>(i)] = (i % 2 == 0) ? v.real() : v.imag();
-    }
-    return x;
+    return RealView(s).head(static_cast<Eigen::Index>(d));
 }
 
 double
@@ -145,13 +139,9 @@ AddComplexNoise(SymbolVector& y, double variance, Rng& rng)
     {
         return;
     }
-    std::normal_distribution<double> normal(0.0, std::sqrt(variance / 2.0));
-    for (Eigen::Index m = 0; m < y.size(); ++m)
-    {
-        const double i = normal(rng);
-        const double q = normal(rng);
-        y[m] += Complex(i, q);
-    }
+    // I and Q of every symbol in place (I of symbol m, then its Q), from one 64-bit seed of the
+    // engine through the ziggurat generator (fast-normal.h).
+    AddNormal(RealView(y), std::sqrt(variance / 2.0), rng());
 }
 
 double

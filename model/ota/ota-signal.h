@@ -36,6 +36,25 @@ SymbolVector PackReal(const Eigen::VectorXd& x);
 /// Unpacks the first d real values from symbols (I of symbol m -> 2m, Q -> 2m + 1).
 Eigen::VectorXd UnpackReal(const SymbolVector& s, std::size_t d);
 
+/**
+ * The real values that symbols carry, in place and without a copy: entry 2m is the I part of
+ * symbol m and entry 2m + 1 its Q part (std::complex<double> is laid out as double[2]), so
+ * RealView(PackReal(x)).head(d) == x. 2 s.size() entries.
+ */
+inline Eigen::Map<Eigen::VectorXd>
+RealView(SymbolVector& s)
+{
+    return Eigen::Map<Eigen::VectorXd>(reinterpret_cast<double*>(s.data()), 2 * s.size());
+}
+
+/// Read-only RealView.
+inline Eigen::Map<const Eigen::VectorXd>
+RealView(const SymbolVector& s)
+{
+    return Eigen::Map<const Eigen::VectorXd>(reinterpret_cast<const double*>(s.data()),
+                                             2 * s.size());
+}
+
 /// Mean symbol energy (1/n) sum_m |s_m|^2; 0 for an empty vector.
 double MeanSymbolEnergy(const SymbolVector& s);
 

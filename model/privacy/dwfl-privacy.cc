@@ -67,6 +67,45 @@ ValidateRound(std::size_t i,
     RequireFinite(c, c > 0.0, "c", "use the positive alignment amplitude");
 }
 
+/**
+ * Artificial-noise variance |h_k|^2 beta_k P_k sigma^2 of every sender k that reaches a
+ * receiver (all k != `except`; except >= N: all N senders, the parameter server's case),
+ * passed to `visit` one at a time.
+ */
+template <typename Visit>
+void
+ForEachSenderNoise(std::size_t except,
+                   const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   const std::vector<double>& beta,
+                   double sigma2,
+                   Visit visit)
+{
+    for (std::size_t k = 0; k < gainAbs.size(); ++k)
+    {
+        if (k != except)
+        {
+            visit(DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], sigma2));
+        }
+    }
+}
+
+/// Total noise variance of a query: sigma_m^2 plus every sender's artificial noise that reaches
+/// the receiver (all k != except; except >= N: all N senders).
+double
+QueryNoiseVariance(std::size_t except,
+                   const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   const std::vector<double>& beta,
+                   const DwflPrivacyParams& params)
+{
+    double sigmaS2 = params.sigmaM2;
+    ForEachSenderNoise(except, gainAbs, powerW, beta, params.sigma2, [&sigmaS2](double p) {
+        sigmaS2 += p;
+    });
+    return sigmaS2;
+}
+
 /// The Gaussian mechanism of a query with amplitude a (sensitivity 2 gamma g_max a) and noise
 /// variance sigmaS2; kind None without noise.
 MechanismSpec
@@ -141,15 +180,7 @@ DwflReceiverMechanism(std::size_t i,
 {
     ValidateRound(i, gainAbs, powerW, beta, c, params);
     // sigma_s^2 = sum_{k != i} |h_k|^2 beta_k P_k sigma^2 + sigma_m^2
-    double sigmaS2 = params.sigmaM2;
-    for (std::size_t k = 0; k < gainAbs.size(); ++k)
-    {
-        if (k != i)
-        {
-            sigmaS2 += DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], params.sigma2);
-        }
-    }
-    return GaussianSpec(c, sigmaS2, params);
+    return GaussianSpec(c, QueryNoiseVariance(i, gainAbs, powerW, beta, params), params);
 }
 
 double
@@ -223,30 +254,46 @@ DwflEpsilonBound(std::size_t i,
     ValidateRound(i, gainAbs, powerW, beta, c, params);
     // m_0 = min_{k != i} |h_k|^2 beta_k P_k sigma^2
     double m0 = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < gainAbs.size(); ++k)
-    {
-        if (k != i)
-        {
-            m0 = std::min(m0, DwflSenderNoisePower(gainAbs[k], powerW[k], beta[k], params.sigma2));
-        }
-    }
+    ForEachSenderNoise(i, gainAbs, powerW, beta, params.sigma2, [&m0](double p) {
+        m0 = std::min(m0, p);
+    });
     const double nMinus1 = static_cast<double>(gainAbs.size() - 1);
     // eps_i <= K / sqrt((N-1) m_0 + sigma_m^2)
     return DwflPrivacyConstant(c, params) / std::sqrt(nMinus1 * m0 + params.sigmaM2);
 }
 
+namespace
+{
+
+/// The parameter server's query carries the clipped gradients themselves (Seif et al.), not the
+/// step gamma g: its sensitivity is 2 g_max c, i.e. DWFL's with gamma = 1.
+DwflPrivacyParams
+GradientQuery(const DwflPrivacyParams& params)
+{
+    DwflPrivacyParams p = params;
+    p.gamma = 1.0;
+    return p;
+}
+
+/**
+ * Symmetric calibration for a target eps (notes 3.2): every receiver hears `senders` senders
+ * (N-1 for DWFL, N at the parameter server) and needs S = max(0, (K/eps)^2 - sigma_m^2) of
+ * artificial noise, K = DwflPrivacyConstant(c, params); each sender contributes S / senders:
+ *   beta_k = S / (senders |h_k|^2 P_k sigma^2).
+ * Throws ConfigError naming the weakest worker and the fixes if it would need alpha + beta > 1.
+ */
 std::vector<double>
-CalibrateDwflBeta(const std::vector<double>& gainAbs,
-                  const std::vector<double>& powerW,
-                  double c,
-                  const DwflPrivacyParams& params,
-                  double epsilon)
+CalibrateSymmetric(const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   double c,
+                   const DwflPrivacyParams& params,
+                   double epsilon,
+                   std::size_t senders,
+                   double maxKappa)
 {
     const std::vector<double> alpha = DwflPowerFractions(gainAbs, powerW, c);
-    params.Validate();
-    ValidateTarget(epsilon);
     const std::size_t n = gainAbs.size();
-    const double nMinus1 = static_cast<double>(n - 1);
+    const double spread = static_cast<double>(senders);
     // sigma_s,req = K / eps;  S = max(0, sigma_s,req^2 - sigma_m^2)
     const double sigmaReq = DwflPrivacyConstant(c, params) / epsilon;
     const double s = std::max(0.0, sigmaReq * sigmaReq - params.sigmaM2);
@@ -255,12 +302,12 @@ CalibrateDwflBeta(const std::vector<double>& gainAbs,
     {
         return beta; // the receiver noise alone meets the target
     }
-    // alpha_k + beta_k = (c^2 + S / ((N-1) sigma^2)) / (|h_k|^2 P_k): the weakest worker binds.
+    // alpha_k + beta_k = (c^2 + S / (senders sigma^2)) / (|h_k|^2 P_k): the weakest worker binds.
     std::size_t worst = 0;
     for (std::size_t k = 0; k < n; ++k)
     {
-        // each sender contributes S / (N-1):  beta_k = S / ((N-1) |h_k|^2 P_k sigma^2)
-        beta[k] = s / (nMinus1 * gainAbs[k] * gainAbs[k] * powerW[k] * params.sigma2);
+        // each sender contributes S / senders:  beta_k = S / (senders |h_k|^2 P_k sigma^2)
+        beta[k] = s / (spread * gainAbs[k] * gainAbs[k] * powerW[k] * params.sigma2);
         if (alpha[k] > alpha[worst])
         {
             worst = k;
@@ -271,43 +318,50 @@ CalibrateDwflBeta(const std::vector<double>& gainAbs,
         return beta;
     }
     // Infeasible. With headroom H = |h|^2 P - c^2 of the weakest worker, the target needs
-    // S <= (N-1) sigma^2 H, i.e. sigma^2 >= S / ((N-1) H) or
-    // eps >= K / sqrt(sigma_m^2 + (N-1) sigma^2 H).
+    // S <= senders sigma^2 H, i.e. sigma^2 >= S / (senders H) or
+    // eps >= K / sqrt(sigma_m^2 + senders sigma^2 H).
     const double g = gainAbs[worst] * gainAbs[worst] * powerW[worst];
     const double headroom = g - c * c > kDwflPowerSlack * g ? g - c * c : 0.0;
-    std::string fix = "lower kappa to <= " + Num(DwflMaxKappa(gainAbs, powerW, params, epsilon)) +
-                      " (c = kappa min_j |h_j| sqrt(P_j))";
+    std::string fix =
+        "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
     if (headroom > 0.0)
     {
-        fix += ", raise sigma^2 to >= " + Num(s / (nMinus1 * headroom));
+        fix += ", raise sigma^2 to >= " + Num(s / (spread * headroom));
     }
     const double eMin = DwflPrivacyConstant(c, params) /
-                        std::sqrt(params.sigmaM2 + nMinus1 * params.sigma2 * headroom);
+                        std::sqrt(params.sigmaM2 + spread * params.sigma2 * headroom);
     if (std::isfinite(eMin))
     {
         fix += ", or raise eps to >= " + Num(eMin);
     }
-    throw ConfigError(
-        "beta of worker " + std::to_string(worst),
-        "eps = " + Num(epsilon) + " needs alpha + beta = " + Num(alpha[worst] + beta[worst]) +
-            " > 1 (artificial noise S = " + Num(s) + " per receiver, split over N-1 senders)",
-        fix);
+    throw ConfigError("beta of worker " + std::to_string(worst),
+                      "eps = " + Num(epsilon) + " needs alpha + beta = " +
+                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " +
+                          Num(s) + " per receiver, split over " + std::to_string(senders) +
+                          " senders)",
+                      fix);
 }
 
+/**
+ * The largest kappa in (0, 1] for which CalibrateSymmetric meets eps, from the weakest worker
+ * (G_min = c_0^2 = min_j |h_j|^2 P_j, alpha = kappa^2):
+ *   kappa^2 c_0^2 + max(0, kappa^2 c_0^2 A - sigma_m^2) / (senders sigma^2) <= c_0^2,
+ *   A = (K(1) / eps)^2  =>  kappa* = min(1, sqrt(u) / c_0),
+ *   u = (senders sigma^2 c_0^2 + sigma_m^2) / (senders sigma^2 + A).
+ */
 double
-DwflMaxKappa(const std::vector<double>& gainAbs,
-             const std::vector<double>& powerW,
-             const DwflPrivacyParams& params,
-             double epsilon)
+MaxKappaSymmetric(const std::vector<double>& gainAbs,
+                  const std::vector<double>& powerW,
+                  const DwflPrivacyParams& params,
+                  double epsilon,
+                  std::size_t senders)
 {
     const double c0 = DwflAlignmentAmplitude(gainAbs, powerW, 1.0); // c_0 = min_j |h_j| sqrt(P_j)
     params.Validate();
     ValidateTarget(epsilon);
-    const double nMinus1 = static_cast<double>(gainAbs.size() - 1);
     const double k1 = DwflPrivacyConstant(1.0, params) / epsilon;
     const double a = k1 * k1; // A = (K(1) / eps)^2
-    const double spread = nMinus1 * params.sigma2;
-    // u = ((N-1) sigma^2 c_0^2 + sigma_m^2) / ((N-1) sigma^2 + A),  kappa* = min(1, sqrt(u) / c_0)
+    const double spread = static_cast<double>(senders) * params.sigma2;
     const double u = (spread * c0 * c0 + params.sigmaM2) / (spread + a);
     if (!(u > 0.0))
     {
@@ -316,6 +370,97 @@ DwflMaxKappa(const std::vector<double>& gainAbs,
                           "give the workers artificial noise (sigma^2 > 0)");
     }
     return std::min(1.0, std::sqrt(u) / c0);
+}
+
+/// Validates a calibration's inputs (channels, 0 < c <= c_0, params, eps) and calibrates for
+/// `senders` senders per receiver (CalibrateSymmetric, with the largest kappa in the fix).
+std::vector<double>
+CalibrateFor(const std::vector<double>& gainAbs,
+             const std::vector<double>& powerW,
+             double c,
+             const DwflPrivacyParams& params,
+             double epsilon,
+             std::size_t senders)
+{
+    DwflPowerFractions(gainAbs, powerW, c); // channels and 0 < c <= c_0
+    params.Validate();
+    ValidateTarget(epsilon);
+    return CalibrateSymmetric(gainAbs,
+                              powerW,
+                              c,
+                              params,
+                              epsilon,
+                              senders,
+                              MaxKappaSymmetric(gainAbs, powerW, params, epsilon, senders));
+}
+
+} // namespace
+
+std::vector<double>
+CalibrateDwflBeta(const std::vector<double>& gainAbs,
+                  const std::vector<double>& powerW,
+                  double c,
+                  const DwflPrivacyParams& params,
+                  double epsilon)
+{
+    // receiver i hears every k != i
+    return CalibrateFor(gainAbs, powerW, c, params, epsilon, gainAbs.size() - 1);
+}
+
+double
+DwflMaxKappa(const std::vector<double>& gainAbs,
+             const std::vector<double>& powerW,
+             const DwflPrivacyParams& params,
+             double epsilon)
+{
+    return MaxKappaSymmetric(gainAbs, powerW, params, epsilon, gainAbs.size() - 1);
+}
+
+MechanismSpec
+OtaPsServerMechanism(const std::vector<double>& gainAbs,
+                     const std::vector<double>& powerW,
+                     const std::vector<double>& beta,
+                     double c,
+                     const DwflPrivacyParams& params)
+{
+    ValidateRound(0, gainAbs, powerW, beta, c, params);
+    // sigma_s^2 = sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2 (all N senders reach the server)
+    return GaussianSpec(c,
+                        QueryNoiseVariance(gainAbs.size(), gainAbs, powerW, beta, params),
+                        GradientQuery(params));
+}
+
+double
+OtaPsEpsilon(const std::vector<double>& gainAbs,
+             const std::vector<double>& powerW,
+             const std::vector<double>& beta,
+             double c,
+             const DwflPrivacyParams& params)
+{
+    // eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2)
+    return EpsilonOf(OtaPsServerMechanism(gainAbs, powerW, beta, c, params),
+                     c,
+                     GradientQuery(params));
+}
+
+std::vector<double>
+CalibrateOtaPsBeta(const std::vector<double>& gainAbs,
+                   const std::vector<double>& powerW,
+                   double c,
+                   const DwflPrivacyParams& params,
+                   double epsilon)
+{
+    // the server hears all N workers, and the query carries gradients
+    return CalibrateFor(gainAbs, powerW, c, GradientQuery(params), epsilon, gainAbs.size());
+}
+
+double
+OtaPsMaxKappa(const std::vector<double>& gainAbs,
+              const std::vector<double>& powerW,
+              const DwflPrivacyParams& params,
+              double epsilon)
+{
+    return MaxKappaSymmetric(gainAbs, powerW, GradientQuery(params), epsilon, gainAbs.size());
 }
 
 } // namespace fl

@@ -164,6 +164,57 @@ double DwflMaxKappa(const std::vector<double>& gainAbs,
                     const DwflPrivacyParams& params,
                     double epsilon);
 
+// ------------------------------------------------------------------------------------------
+// The centralized over-the-air parameter server of Seif, Tandon, Li (ISIT 2020; seed 004's ref.
+// [11], notes/dwfl.md section 4): the N workers send their clipped gradients g_k (not models),
+// aligned to amplitude c with artificial noise, and the server receives
+// y = sum_k |h_k| (sqrt(alpha_k P_k) g_k + sqrt(beta_k P_k) G_k) + m. The adversary is the
+// server; the query c sum_k g_k has L2 sensitivity 2 g_max c (gamma does not enter), and the
+// noise is that of all N senders plus the server's receiver noise.
+
+/**
+ * The Gaussian mechanism of the server's reception: sensitivity 2 g_max c, noise standard
+ * deviation sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2) (every worker, none excluded).
+ * params.gamma is not used. Kind None if there is no noise. Errors as DwflEpsilon.
+ */
+MechanismSpec OtaPsServerMechanism(const std::vector<double>& gainAbs,
+                                   const std::vector<double>& powerW,
+                                   const std::vector<double>& beta,
+                                   double c,
+                                   const DwflPrivacyParams& params);
+
+/**
+ * Per-round eps of the server's reception against every worker's data:
+ *   eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2).
+ * +inf without noise. Errors as DwflEpsilon.
+ */
+double OtaPsEpsilon(const std::vector<double>& gainAbs,
+                    const std::vector<double>& powerW,
+                    const std::vector<double>& beta,
+                    double c,
+                    const DwflPrivacyParams& params);
+
+/**
+ * Calibration of the workers' artificial noise for a target eps per round at the server:
+ * S = max(0, (2 g_max c sqrt(2 ln(1.25/delta)) / eps)^2 - sigma_m^2) split over the N senders,
+ *   beta_k = S / (N |h_k|^2 P_k sigma^2),
+ * so that OtaPsEpsilon = eps. Errors as CalibrateDwflBeta (with OtaPsMaxKappa in the fix).
+ */
+std::vector<double> CalibrateOtaPsBeta(const std::vector<double>& gainAbs,
+                                       const std::vector<double>& powerW,
+                                       double c,
+                                       const DwflPrivacyParams& params,
+                                       double epsilon);
+
+/**
+ * The largest kappa in (0, 1] for which CalibrateOtaPsBeta meets eps: DwflMaxKappa's closed
+ * form with N senders and the gradient's sensitivity (gamma = 1).
+ */
+double OtaPsMaxKappa(const std::vector<double>& gainAbs,
+                     const std::vector<double>& powerW,
+                     const DwflPrivacyParams& params,
+                     double epsilon);
+
 } // namespace fl
 } // namespace ns3
 
