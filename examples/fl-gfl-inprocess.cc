@@ -68,8 +68,13 @@ struct Options
     uint32_t iterations = 0; ///< 0 = the figure's default
     uint64_t seed = 1;
     double clip = 0.0;
-    std::string weights = "lazy"; ///< GHP combination weights: lazy (default) or metropolis
-    double ghpB = 1.0;                  ///< GHP Laplace scale b_v
+    std::string weights = "lazy";  ///< GHP combination weights: lazy (default) or metropolis
+    double ghpB = 1.0;             ///< GHP Laplace scale b_v
+    uint32_t servers = 0;          ///< GFL P (0 = the figure's default)
+    uint32_t clientsPerServer = 0; ///< GFL K (0 = default)
+    uint32_t sampled = 0;          ///< GFL L (0 = default)
+    bool secure = false;           ///< GFL: secure-aggregation masks on the uplink
+    double dropout = 0.0;          ///< GFL: P(a sampled client drops after the mask setup)
 };
 
 using SeriesMap = std::map<std::string, Series>; // "figure/variant" -> series
@@ -186,9 +191,9 @@ MakeRegression(std::size_t agents, std::size_t samples, double rho, uint64_t see
 void
 RunGflFigure(const Options& o, SeriesMap& out)
 {
-    const std::size_t P = o.quick ? 4 : 10;
-    const std::size_t K = o.quick ? 10 : 100;
-    const std::size_t L = o.quick ? 4 : 11;
+    const std::size_t P = o.servers ? o.servers : (o.quick ? 4 : 10);
+    const std::size_t K = o.clientsPerServer ? o.clientsPerServer : (o.quick ? 10 : 100);
+    const std::size_t L = o.sampled ? o.sampled : (o.quick ? 4 : 11);
     const uint32_t T = o.iterations ? o.iterations : (o.quick ? 150 : 500);
     const double mu = 0.7;
     const double rho = 0.1;
@@ -196,7 +201,13 @@ RunGflFigure(const Options& o, SeriesMap& out)
     std::cout << "GFL Fig. 2: P = " << P << ", K = " << K << ", L = " << L
               << ", N = 100, M = 2, E ~ U{1..10}, B ~ U{5..10}, mu = " << mu << ", rho = " << rho
               << ", sigma_g^2 = " << sigma2 << " (Laplace b = " << Fmt(std::sqrt(sigma2 / 2), 4)
-              << "), " << T << " iterations, " << o.runs << " run(s)" << std::endl;
+              << "), " << T << " iterations, " << o.runs << " run(s)"
+              << (o.secure ? ", secure aggregation" : "") << (o.dropout > 0 ? ", dropout " : "");
+    if (o.dropout > 0)
+    {
+        std::cout << o.dropout;
+    }
+    std::cout << std::endl;
     const std::vector<std::pair<std::string, fl::NodeNoiseKind>> variants = {
         {"none", fl::NodeNoiseKind::None},
         {"iid-per-link", fl::NodeNoiseKind::IidPerLink},
@@ -220,18 +231,22 @@ RunGflFigure(const Options& o, SeriesMap& out)
         c.iterations = T;
         c.seed = fl::DeriveSeed(runSeed, 4);
         c.reference = setup.wOpt;
+        c.secureAggregation = o.secure;
+        c.dropoutProbability = o.dropout;
         for (const auto& [name, kind] : variants)
         {
-            c.serverNoise = fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace,
-                                                std::sqrt(sigma2 / 2.0)};
+            c.serverNoise =
+                fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
             auto& series = out["gfl/" + name];
             const auto t0 = std::chrono::steady_clock::now();
-            fl::RunGflInProcess(*setup.task, c, Progress(o, "gfl/" + name, run, T, series, o.clip > 0));
+            fl::RunGflInProcess(*setup.task,
+                                c,
+                                Progress(o, "gfl/" + name, run, T, series, o.clip > 0));
             series.runs++;
             const double wall =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::cout << "  gfl/" << name << " run " << run + 1 << ": " << Fmt(wall, 3)
-                      << " s wall" << std::endl;
+            std::cout << "  gfl/" << name << " run " << run + 1 << ": " << Fmt(wall, 3) << " s wall"
+                      << std::endl;
         }
     }
 }
@@ -251,12 +266,14 @@ RunFlFigure(const Options& o, SeriesMap& out)
               << ", N = 100, M = 2, E ~ U{1..10}, B ~ U{5..10}, mu = " << mu << ", rho = " << rho
               << ", client sigma_g^2 = " << sigma2 << ", " << T << " iterations, " << o.runs
               << " run(s)" << std::endl;
+
     struct Variant
     {
         std::string name;
         fl::GflUplink uplink;
         bool noisy;
     };
+
     const std::vector<Variant> variants = {{"none", fl::GflUplink::Models, false},
                                            {"noisy-models", fl::GflUplink::Models, true},
                                            {"noisy-updates", fl::GflUplink::Updates, true}};
@@ -285,11 +302,11 @@ RunFlFigure(const Options& o, SeriesMap& out)
             const auto t0 = std::chrono::steady_clock::now();
             fl::RunGflInProcess(*setup.task, c, Progress(o, "fl/" + v.name, run, T, series, false));
             series.runs++;
-            std::cout << "  fl/" << v.name << " run " << run + 1 << ": "
-                      << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                 .count(),
-                             3)
-                      << " s wall" << std::endl;
+            std::cout
+                << "  fl/" << v.name << " run " << run + 1 << ": "
+                << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                       3)
+                << " s wall" << std::endl;
         }
     }
 }
@@ -317,8 +334,7 @@ RunGhpFigure(const Options& o, SeriesMap& out)
     {
         const uint64_t runSeed = fl::DeriveSeed(o.seed, 0x6A9, run);
         fl::Rng dataRng(fl::DeriveSeed(runSeed, 1));
-        const Eigen::VectorXd mean =
-            Eigen::VectorXd::Ones(M) / std::sqrt(static_cast<double>(M));
+        const Eigen::VectorXd mean = Eigen::VectorXd::Ones(M) / std::sqrt(static_cast<double>(M));
         std::vector<fl::Dataset<double>> parts;
         for (std::size_t k = 0; k < K; ++k)
         {
@@ -348,13 +364,15 @@ RunGhpFigure(const Options& o, SeriesMap& out)
             c.noise = fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b};
             auto& series = out["ghp/" + name];
             const auto t0 = std::chrono::steady_clock::now();
-            fl::RunDiffusionInProcess(task, c, Progress(o, "ghp/" + name, run, T, series, o.clip > 0));
+            fl::RunDiffusionInProcess(task,
+                                      c,
+                                      Progress(o, "ghp/" + name, run, T, series, o.clip > 0));
             series.runs++;
-            std::cout << "  ghp/" << name << " run " << run + 1 << ": "
-                      << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                 .count(),
-                             3)
-                      << " s wall" << std::endl;
+            std::cout
+                << "  ghp/" << name << " run " << run + 1 << ": "
+                << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                       3)
+                << " s wall" << std::endl;
         }
     }
 }
@@ -412,6 +430,13 @@ main(int argc, char* argv[])
     cmd.AddValue("clip", "Gradient clipping G (> 0 also reports epsilon)", o.clip);
     cmd.AddValue("weights", "GHP combination weights: metropolis or lazy", o.weights);
     cmd.AddValue("ghpB", "GHP Laplace scale b_v (sigma_p^2 = 2 b_v^2)", o.ghpB);
+    cmd.AddValue("servers", "GFL: servers P (0 = 10, quick 4)", o.servers);
+    cmd.AddValue("clientsPerServer",
+                 "GFL: clients per server K (0 = 100, quick 10)",
+                 o.clientsPerServer);
+    cmd.AddValue("sampled", "GFL: clients sampled per iteration L (0 = 11, quick 4)", o.sampled);
+    cmd.AddValue("secure", "GFL: secure-aggregation masks (X25519 pairwise seeds)", o.secure);
+    cmd.AddValue("dropout", "GFL: probability that a sampled client drops out", o.dropout);
     cmd.Parse(argc, argv);
     if (o.quick)
     {

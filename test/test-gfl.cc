@@ -15,12 +15,12 @@
 #include "ns3/linear-models.h"
 #include "ns3/synthetic-data.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <gtest/gtest.h>
 #include <iostream>
 #include <map>
-#include <gtest/gtest.h>
 #include <memory>
 #include <random>
 #include <string>
@@ -129,11 +129,11 @@ MakeFixture(std::size_t agents, std::size_t samples, double rho, uint64_t seed)
     }
     RegressionFixture f;
     f.wOpt = RidgeOptimum(ptrs, rho);
-    f.task = std::make_shared<SupervisedTask<double>>(
-        std::make_shared<RidgeRegression<double>>(2, rho),
-        LocalTrainerConfig{},
-        std::move(parts),
-        Dataset<double>{});
+    f.task =
+        std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(2, rho),
+                                                 LocalTrainerConfig{},
+                                                 std::move(parts),
+                                                 Dataset<double>{});
     return f;
 }
 
@@ -260,12 +260,13 @@ TEST(GflEquations, CombineEq8ByHand)
     ExpectNear(D(w[2]), V({1.75, 1.5}));
     // The same through CombineMessages, as a server application calls it.
     ParamVector out;
-    const CombineOutcome o = CombineMessages(psi[0],
-                                             psi[0],
-                                             0.5,
-                                             {{1, 0.25, &psi[1], nullptr}, {2, 0.25, &psi[2], nullptr}},
-                                             MissingMessagePolicy::Renormalize,
-                                             out);
+    const CombineOutcome o =
+        CombineMessages(psi[0],
+                        psi[0],
+                        0.5,
+                        {{1, 0.25, &psi[1], nullptr}, {2, 0.25, &psi[2], nullptr}},
+                        MissingMessagePolicy::Renormalize,
+                        out);
     ExpectNear(D(out), D(w[0]));
     EXPECT_EQ(o.missing, 0U);
     EXPECT_DOUBLE_EQ(o.weightUsed, 1.0);
@@ -311,9 +312,9 @@ TEST(ServerPerturbation, GraphHomomorphicEq47Terms)
     gh.PerturbOutgoing(toA, 1, unused);
     gh.PerturbOutgoing(toB, 2, unused);
     gh.PerturbKept(kept, unused);
-    ExpectNear(D(toA), V({1, 2, 3}) + v);                       // g_{mp} = g_p, m != p
-    EXPECT_EQ(toA, toB);                                        // same message to every neighbour
-    ExpectNear(D(kept), V({1, 2, 3}) - (0.75 / 0.25) * v);     // g_pp = -((1-a)/a) g_p
+    ExpectNear(D(toA), V({1, 2, 3}) + v);                  // g_{mp} = g_p, m != p
+    EXPECT_EQ(toA, toB);                                   // same message to every neighbour
+    ExpectNear(D(kept), V({1, 2, 3}) - (0.75 / 0.25) * v); // g_pp = -((1-a)/a) g_p
     EXPECT_DOUBLE_EQ(gh.CompensationFactor(), 3.0);
     EXPECT_TRUE(gh.SameForEveryReceiver());
     EXPECT_EQ(gh.Name(), "graph-homomorphic-laplace");
@@ -481,7 +482,9 @@ TEST(ServerPerturbation, ZeroSelfWeightIsRejectedNamingTheWeight)
     ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "combination", "a_{0,0}");
     // The exchange alone names the weight the same way.
     ExpectConfigError(
-        [&] { GraphExchange(A, c.serverNoise, {1, 2, 3}, MissingMessagePolicy::Skip); },
+        [&] {
+            GraphExchange(A, c.serverNoise, {1, 2, 3}, MissingMessagePolicy::Skip);
+        },
         "combination weight a_{0,0}");
 }
 
@@ -506,9 +509,9 @@ TEST(SecureAggregation, X25519AgreementIsSymmetric)
 
 TEST(SecureAggregation, MaskPrgIsDeterministicAndInvertible)
 {
-    const MaskSecret seed = IterationMaskSeed(AgreeMaskSecret(MaskKeyPairFromSeed(4),
-                                                               MaskKeyPairFromSeed(5).publicKey),
-                                              9);
+    const MaskSecret seed =
+        IterationMaskSeed(AgreeMaskSecret(MaskKeyPairFromSeed(4), MaskKeyPairFromSeed(5).publicKey),
+                          9);
     std::vector<uint64_t> a(17, 123);
     std::vector<uint64_t> b(17, 123);
     ApplyPairwiseMask(a, seed, true);
@@ -542,8 +545,8 @@ struct MaskFixture
                 if (a != b)
                 {
                     // each client computes its own side of the agreement
-                    seed[a][b] = IterationMaskSeed(AgreeMaskSecret(keys[a], keys[b].publicKey),
-                                                   iteration);
+                    seed[a][b] =
+                        IterationMaskSeed(AgreeMaskSecret(keys[a], keys[b].publicKey), iteration);
                 }
             }
         }
@@ -677,7 +680,7 @@ TEST(SecureAggregation, SecureAverageEqualsThePlainAverage)
 
 TEST(LossPolicies, HandCases)
 {
-    const ParamVector own = PV({1, 1});     // kept (perturbed) own term
+    const ParamVector own = PV({1, 1});       // kept (perturbed) own term
     const ParamVector clean = PV({0.5, 0.5}); // psi_p before perturbation
     const ParamVector m1 = PV({2, 0});
     const ParamVector m2 = PV({0, 4});
@@ -727,21 +730,27 @@ TEST(LossPolicies, HandCases)
     EXPECT_EQ(out, clean);
     // Errors.
     ExpectConfigError(
-        [&] {
-            CombineMessages(own, clean, -0.1, {}, MissingMessagePolicy::Skip, out);
-        },
+        [&] { CombineMessages(own, clean, -0.1, {}, MissingMessagePolicy::Skip, out); },
         "weights");
     ExpectConfigError(
         [&] {
-            CombineMessages(own, clean, 0.0, {{1, 0.5, nullptr, nullptr}},
-                            MissingMessagePolicy::Renormalize, out);
+            CombineMessages(own,
+                            clean,
+                            0.0,
+                            {{1, 0.5, nullptr, nullptr}},
+                            MissingMessagePolicy::Renormalize,
+                            out);
         },
         "weights");
     const ParamVector short1 = PV({1});
     ExpectConfigError(
         [&] {
-            CombineMessages(own, clean, 0.5, {{1, 0.5, &short1, nullptr}},
-                            MissingMessagePolicy::Renormalize, out);
+            CombineMessages(own,
+                            clean,
+                            0.5,
+                            {{1, 0.5, &short1, nullptr}},
+                            MissingMessagePolicy::Renormalize,
+                            out);
         },
         "messages");
     EXPECT_EQ(ParseMissingMessagePolicy("renormalise", "p"), MissingMessagePolicy::Renormalize);
@@ -797,13 +806,12 @@ TEST(LossPolicies, ReuseLastUsesTheMessageOfTheLastIterationThatArrived)
 {
     const Eigen::MatrixXd A = HandA();
     // Server 1's message to server 0 arrives in iteration 1 and is lost in iteration 2.
-    GraphExchange ex(A,
-                     NodeNoiseConfig{},
-                     {1, 2, 3},
-                     MissingMessagePolicy::ReuseLast,
-                     [](uint32_t i, uint32_t from, uint32_t to) {
-                         return !(i == 2 && from == 1 && to == 0);
-                     });
+    GraphExchange ex(
+        A,
+        NodeNoiseConfig{},
+        {1, 2, 3},
+        MissingMessagePolicy::ReuseLast,
+        [](uint32_t i, uint32_t from, uint32_t to) { return !(i == 2 && from == 1 && to == 0); });
     std::vector<ParamVector> w;
     ex.Step(1, {PV({1, 0}), PV({0, 1}), PV({2, 2})}, w);
     ex.Step(2, {PV({3, 3}), PV({5, 5}), PV({1, 1})}, w);
@@ -920,19 +928,17 @@ TEST(GflRunner, HandWrittenLoopOverTheStepFunctionsReproducesTheRunnerBitForBit)
             {
                 LaplacePerturbation noise(0.05, NoiseScope::PerLink);
                 const std::size_t tc = p * K + k;
-                up.push_back(GflClientStep(*f.task,
-                                           tc,
-                                           w[p],
-                                           GflTrainerConfig(c.mu,
-                                                            c.work.localSteps[tc],
-                                                            c.work.batchSizes[tc],
-                                                            0.0),
-                                           GflUplink::Updates,
-                                           c.mu,
-                                           &noise,
-                                           p,
-                                           GflClientSeed(c.seed, p, k),
-                                           i));
+                up.push_back(GflClientStep(
+                    *f.task,
+                    tc,
+                    w[p],
+                    GflTrainerConfig(c.mu, c.work.localSteps[tc], c.work.batchSizes[tc], 0.0),
+                    GflUplink::Updates,
+                    c.mu,
+                    &noise,
+                    p,
+                    GflClientSeed(c.seed, p, k),
+                    i));
             }
             for (const auto& u : up)
             {
@@ -993,9 +999,10 @@ TEST(GflRunner, SecureAggregationGivesThePlainRunAndSurvivesDropouts)
     c.iterations = 200;
     double first = 0.0;
     double last = 0.0;
-    const NetworkRunResult dropped = RunGflInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
-        (r.iteration == 0 ? first : last) = r.centroidMsd;
-    });
+    const NetworkRunResult dropped =
+        RunGflInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
+            (r.iteration == 0 ? first : last) = r.centroidMsd;
+        });
     EXPECT_GT(dropped.droppedClients, 0U);
     EXPECT_EQ(dropped.clientUploads + dropped.droppedClients, P * 4 * c.iterations);
     EXPECT_LT(last, first / 100.0);
@@ -1044,9 +1051,8 @@ TEST(GflRunner, NoisyUpdatesBeatNoisyModels)
     c.seed = 41;
     c.reference = f.wOpt;
     const double none = Db(SteadyCentroidMsd(*f.task, c));
-    c.clientNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink,
-                                    NoiseDistribution::Laplace,
-                                    std::sqrt(0.02 / 2)};
+    c.clientNoise =
+        NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, std::sqrt(0.02 / 2)};
     const double models = Db(SteadyCentroidMsd(*f.task, c));
     c.uplink = GflUplink::Updates;
     const double updates = Db(SteadyCentroidMsd(*f.task, c));

@@ -17,8 +17,8 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <functional>
-#include <iostream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -159,11 +159,12 @@ TEST(GhpEquations, AdaptEq3ByHand)
                                 {d},
                                 Dataset<double>{});
     Rng rng(1);
-    const TrainOutcome out = TrainClientWith(task,
-                                             0,
-                                             ParamVector(Eigen::VectorXd(Eigen::Vector2d(0.5, 0.25))),
-                                             DiffusionAdaptConfig(0.3, 1, 0.0),
-                                             rng);
+    const TrainOutcome out =
+        TrainClientWith(task,
+                        0,
+                        ParamVector(Eigen::VectorXd(Eigen::Vector2d(0.5, 0.25))),
+                        DiffusionAdaptConfig(0.3, 1, 0.0),
+                        rng);
     EXPECT_NEAR(D(out.params)[0], 0.5 - 0.3 * -0.45, 1e-12);
     EXPECT_NEAR(D(out.params)[1], 0.25 - 0.3 * 1.025, 1e-12);
     ExpectConfigError([] { DiffusionAdaptConfig(0.0, 1, 0.0); }, "mu");
@@ -175,10 +176,11 @@ TEST(GhpClaims, C1PerAgentNullspaceAndC6IdenticalMessages)
     const std::size_t K = 15;
     const Eigen::MatrixXd A = GeometricMetropolis(K, 0.4, 3);
     const auto phi = RandomModels(K, 4, 5);
-    GraphExchange ex(A,
-                     NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 1.0},
-                     Seeds(K),
-                     MissingMessagePolicy::ReuseLast);
+    GraphExchange ex(
+        A,
+        NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 1.0},
+        Seeds(K),
+        MissingMessagePolicy::ReuseLast);
     std::vector<ParamVector> w;
     ex.Step(1, phi, w);
     for (uint32_t l = 0; l < K; ++l)
@@ -339,12 +341,14 @@ TEST(GhpClaims, C9Fig1OrderingOnFixedSeeds)
     c.iterations = 600;
     c.seed = 17;
     c.reference = f.wOpt;
+
     struct Level
     {
         double first{0.0};
         double centroid{0.0};
         double average{0.0};
     };
+
     auto run = [&](NodeNoiseKind kind) {
         c.noise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, 1.0};
         Level l;
@@ -371,9 +375,9 @@ TEST(GhpClaims, C9Fig1OrderingOnFixedSeeds)
     // The non-private run learns: its steady state is 6 dB below w_0 = 0 (mu = 1 with one sample
     // per step leaves a large gradient-noise floor).
     EXPECT_LT(none.centroid, Db(none.first) - 6.0);
-    std::cout << "centroid MSD: none " << none.centroid << " dB, GH " << gh.centroid
-              << " dB, iid " << iid.centroid << " dB; average MSD: GH " << gh.average
-              << " dB, iid " << iid.average << " dB" << std::endl;
+    std::cout << "centroid MSD: none " << none.centroid << " dB, GH " << gh.centroid << " dB, iid "
+              << iid.centroid << " dB; average MSD: GH " << gh.average << " dB, iid " << iid.average
+              << " dB" << std::endl;
     EXPECT_LT(gh.centroid + 3.0, iid.centroid)
         << "GH " << gh.centroid << " dB, iid " << iid.centroid << " dB";
     EXPECT_LT(none.centroid, gh.centroid + 0.5);
@@ -431,13 +435,12 @@ TEST(GhpClaims, LostMessagesLeakGhpNoiseIntoTheCentroid)
             Rng r(DeriveSeed(i, from, to));
             return std::uniform_real_distribution<double>(0.0, 1.0)(r) >= loss;
         };
-        GraphExchange ex(A,
-                         NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic,
-                                         NoiseDistribution::Laplace,
-                                         1.0},
-                         Seeds(K),
-                         MissingMessagePolicy::Renormalize,
-                         d);
+        GraphExchange ex(
+            A,
+            NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 1.0},
+            Seeds(K),
+            MissingMessagePolicy::Renormalize,
+            d);
         std::vector<ParamVector> w(K, ParamVector(Eigen::VectorXd(Eigen::VectorXd::Zero(3))));
         std::vector<ParamVector> next;
         double total = 0.0;

@@ -38,8 +38,7 @@ RequireSameShape(const ParamVector& v, const ParamVector& ref, const std::string
         throw ConfigError("messages",
                           what + " has " + std::to_string(v.Size()) + " " +
                               PrecisionName(v.GetPrecision()) + " entries, the own term " +
-                              std::to_string(ref.Size()) + " " +
-                              PrecisionName(ref.GetPrecision()),
+                              std::to_string(ref.Size()) + " " + PrecisionName(ref.GetPrecision()),
                           "combine vectors of one model and precision");
     }
 }
@@ -242,8 +241,7 @@ CombineMessages(const ParamVector& ownKept,
         if (nb.message != nullptr && nb.message == &out)
         {
             throw ConfigError("messages",
-                              "the output aliases the message of node " +
-                                  std::to_string(nb.sender),
+                              "the output aliases the message of node " + std::to_string(nb.sender),
                               "combine into a separate vector");
         }
     }
@@ -461,8 +459,10 @@ GraphExchange::Step(uint32_t iteration,
         {
             const uint32_t l = nbs[j];
             const NodeRelease& rel = m_releases[l];
-            const ParamVector* msg = rel.broadcast ? &rel.message : &rel.perLink[m_indexAtSender[k][j]];
-            const bool arrived = !m_delivered || m_delivered(iteration, l, static_cast<uint32_t>(k));
+            const ParamVector* msg =
+                rel.broadcast ? &rel.message : &rel.perLink[m_indexAtSender[k][j]];
+            const bool arrived =
+                !m_delivered || m_delivered(iteration, l, static_cast<uint32_t>(k));
             if (!arrived)
             {
                 ++lost;

@@ -89,10 +89,10 @@ LocalTrainerConfig DiffusionAdaptConfig(double mu, std::size_t batchSize, double
 /// What one node sends and keeps in an iteration (buffers are reused between iterations).
 struct NodeRelease
 {
-    bool broadcast{true};            ///< one message for every neighbour (SameForEveryReceiver)
-    ParamVector message;             ///< the broadcast message phi_k + v_k (if broadcast)
+    bool broadcast{true};             ///< one message for every neighbour (SameForEveryReceiver)
+    ParamVector message;              ///< the broadcast message phi_k + v_k (if broadcast)
     std::vector<ParamVector> perLink; ///< one message per neighbour, in `neighbors` order
-    ParamVector kept;                ///< phi_k + q_kk, the node's own (untransmitted) term
+    ParamVector kept;                 ///< phi_k + q_kk, the node's own (untransmitted) term
 };
 
 /**
@@ -134,8 +134,8 @@ MissingMessagePolicy ParseMissingMessagePolicy(const std::string& name,
 /// One neighbour's term in a combination.
 struct NeighborMessage
 {
-    uint32_t sender{0};                 ///< neighbour id l
-    double weight{0.0};                 ///< a_lk >= 0
+    uint32_t sender{0};                  ///< neighbour id l
+    double weight{0.0};                  ///< a_lk >= 0
     const ParamVector* message{nullptr}; ///< this iteration's message, nullptr if missing
     const ParamVector* last{nullptr};    ///< the last message received from l (ReuseLast), or null
 };
@@ -143,10 +143,10 @@ struct NeighborMessage
 /// What a combination did.
 struct CombineOutcome
 {
-    std::size_t missing{0};  ///< neighbours whose message of this iteration was missing
-    std::size_t reused{0};   ///< of those, replaced by their last message (ReuseLast)
-    double weightUsed{1.0};  ///< total weight of the terms combined, before renormalisation
-    bool skipped{false};     ///< the combination was skipped (Skip)
+    std::size_t missing{0}; ///< neighbours whose message of this iteration was missing
+    std::size_t reused{0};  ///< of those, replaced by their last message (ReuseLast)
+    double weightUsed{1.0}; ///< total weight of the terms combined, before renormalisation
+    bool skipped{false};    ///< the combination was skipped (Skip)
 };
 
 /**
@@ -204,7 +204,8 @@ void ValidateCombinationMatrix(const Eigen::MatrixXd& A,
 // ------------------------------------------------------------------- in-process exchange
 
 /// Delivery of a message (iteration, sender, receiver): true if it arrives in time.
-using DeliveryFunction = std::function<bool(uint32_t iteration, uint32_t sender, uint32_t receiver)>;
+using DeliveryFunction =
+    std::function<bool(uint32_t iteration, uint32_t sender, uint32_t receiver)>;
 
 /**
  * The exchange and combination of one iteration over all nodes of a graph, in process: every
@@ -277,15 +278,16 @@ class GraphExchange
 /// What a network runner reports after each iteration (and for iteration 0, the start).
 struct NetworkIterationReport
 {
-    uint32_t iteration{0};                             ///< i (0 = initial models)
-    const std::vector<ParamVector>* models{nullptr};     ///< w_{k,i} of every node
-    const std::vector<ParamVector>* aggregates{nullptr}; ///< phi_{k,i} (diffusion) / psi_{p,i} (GFL)
-    const ParamVector* centroid{nullptr};                ///< w_{c,i} = (1/N) sum_k w_{k,i}
-    double centroidMsd{0.0};  ///< ||w_c - w°||^2 (NaN without a reference)
-    double averageMsd{0.0};   ///< (1/N) sum_k ||w_k - w°||^2 (NaN without a reference)
-    double disagreement{0.0}; ///< (1/N) sum_k ||w_k - w_c||^2
-    double centroidDrift{0.0}; ///< CentroidDrift(models, aggregates)
-    double epsilon{0.0};       ///< eps of one node's releases so far (DriftingSensitivityAccountant)
+    uint32_t iteration{0};                           ///< i (0 = initial models)
+    const std::vector<ParamVector>* models{nullptr}; ///< w_{k,i} of every node
+    const std::vector<ParamVector>* aggregates{
+        nullptr};                         ///< phi_{k,i} (diffusion) / psi_{p,i} (GFL)
+    const ParamVector* centroid{nullptr}; ///< w_{c,i} = (1/N) sum_k w_{k,i}
+    double centroidMsd{0.0};              ///< ||w_c - w°||^2 (NaN without a reference)
+    double averageMsd{0.0};               ///< (1/N) sum_k ||w_k - w°||^2 (NaN without a reference)
+    double disagreement{0.0};             ///< (1/N) sum_k ||w_k - w_c||^2
+    double centroidDrift{0.0};            ///< CentroidDrift(models, aggregates)
+    double epsilon{0.0}; ///< eps of one node's releases so far (DriftingSensitivityAccountant)
     std::size_t lostMessages{0};   ///< node-to-node messages missing in this iteration
     std::size_t droppedClients{0}; ///< GFL: sampled clients that dropped in this iteration
 };
@@ -313,7 +315,7 @@ struct DiffusionConfig
     double mu{0.1};              ///< step size mu
     std::size_t batchSize{1};    ///< samples per adapt step (1 = streaming SGD)
     double clipNorm{0.0};        ///< gradient clipping G (0 = off; eps is then infinite)
-    NodeNoiseConfig noise;       ///< none / iid (broadcast: the paper's baseline) / graph-homomorphic
+    NodeNoiseConfig noise; ///< none / iid (broadcast: the paper's baseline) / graph-homomorphic
     MissingMessagePolicy missingPolicy{MissingMessagePolicy::ReuseLast}; ///< for lost messages
     DeliveryFunction delivered; ///< which messages arrive (empty: ideal links)
     uint32_t iterations{100};   ///< iterations to run

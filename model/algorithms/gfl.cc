@@ -135,8 +135,8 @@ GflClientUpdate(const ParamVector& start, const ParamVector& trained, double mu)
         // u = (w_{p,i-1} - w_{p,k,i}) / mu   (eq. 54)
         return ParamVector(Eigen::VectorXd((start.Get<double>() - trained.Get<double>()) / mu));
     }
-    return ParamVector(Eigen::VectorXf((start.Get<float>() - trained.Get<float>()) /
-                                       static_cast<float>(mu)));
+    return ParamVector(
+        Eigen::VectorXf((start.Get<float>() - trained.Get<float>()) / static_cast<float>(mu)));
 }
 
 GflClientResult
@@ -166,7 +166,8 @@ GflClientStep(const LearningTask& task,
 }
 
 ParamVector
-GflServerAverage(const std::vector<const ParamVector*>& received, const std::vector<double>& weights)
+GflServerAverage(const std::vector<const ParamVector*>& received,
+                 const std::vector<double>& weights)
 {
     // psi = sum_k c_k x_k, c_k = 1/L by default   (eq. 7)
     return FedAvgAggregate(received,
@@ -181,7 +182,8 @@ GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, dou
     if (current.GetPrecision() == Precision::Float64)
     {
         // psi = w_{p,i-1} - mu (1/L) sum_k (u_k + g_k)   (eq. 55)
-        return ParamVector(Eigen::VectorXd(current.Get<double>() - mu * averageUpdate.Get<double>()));
+        return ParamVector(
+            Eigen::VectorXd(current.Get<double>() - mu * averageUpdate.Get<double>()));
     }
     return ParamVector(Eigen::VectorXf(current.Get<float>() -
                                        static_cast<float>(mu) * averageUpdate.Get<float>()));
@@ -312,26 +314,25 @@ RunGflInProcess(const LearningTask& task,
                           "is " + std::to_string(config.dropoutProbability),
                           "use a probability in [0, 1)");
     }
-    auto perClient = [&](const std::vector<std::size_t>& v,
-                         std::size_t fallback,
-                         const std::string& name) {
-        if (v.empty())
-        {
-            return std::vector<std::size_t>(task.NumClients(), fallback);
-        }
-        if (v.size() == 1)
-        {
-            return std::vector<std::size_t>(task.NumClients(), v.front());
-        }
-        if (v.size() != task.NumClients())
-        {
-            throw ConfigError(name,
-                              std::to_string(v.size()) + " values for " +
-                                  std::to_string(task.NumClients()) + " clients",
-                              "give one value per client, one for all, or none");
-        }
-        return v;
-    };
+    auto perClient =
+        [&](const std::vector<std::size_t>& v, std::size_t fallback, const std::string& name) {
+            if (v.empty())
+            {
+                return std::vector<std::size_t>(task.NumClients(), fallback);
+            }
+            if (v.size() == 1)
+            {
+                return std::vector<std::size_t>(task.NumClients(), v.front());
+            }
+            if (v.size() != task.NumClients())
+            {
+                throw ConfigError(name,
+                                  std::to_string(v.size()) + " values for " +
+                                      std::to_string(task.NumClients()) + " clients",
+                                  "give one value per client, one for all, or none");
+            }
+            return v;
+        };
     const auto& taskTrainer = task.GetTrainerConfig();
     const auto steps = perClient(config.work.localSteps, taskTrainer.localSteps, "localSteps");
     const auto batches = perClient(config.work.batchSizes, taskTrainer.batchSize, "batchSizes");
@@ -464,21 +465,27 @@ RunGflInProcess(const LearningTask& task,
                     auto it = secrets.find({ca, cb});
                     if (it == secrets.end())
                     {
-                        it = secrets.emplace(std::make_pair(ca, cb),
-                                             AgreeMaskSecret(keys[ca], keys[cb].publicKey))
+                        it = secrets
+                                 .emplace(std::make_pair(ca, cb),
+                                          AgreeMaskSecret(keys[ca], keys[cb].publicKey))
                                  .first;
                     }
                     return it->second;
                 };
-                average =
-                    GflSecureAverage(sampled, dropped, received, shared, i, config.maskFractionBits);
+                average = GflSecureAverage(sampled,
+                                           dropped,
+                                           received,
+                                           shared,
+                                           i,
+                                           config.maskFractionBits);
             }
             else
             {
                 average = GflServerAverage(received); // eq. (7)
             }
-            psi[p] = config.uplink == GflUplink::Updates ? GflApplyUpdate(models[p], average, config.mu)
-                                                         : std::move(average);
+            psi[p] = config.uplink == GflUplink::Updates
+                         ? GflApplyUpdate(models[p], average, config.mu)
+                         : std::move(average);
         }
         // exchange with the neighbours and combine (eq. 8)
         const std::size_t lost = exchange.Step(i, psi, models);

@@ -128,7 +128,7 @@ ParamVector GflClientUpdate(const ParamVector& start, const ParamVector& trained
 /// What a client's step produced.
 struct GflClientResult
 {
-    ParamVector upload; ///< model or update, with the client noise added
+    ParamVector upload;    ///< model or update, with the client noise added
     TrainOutcome training; ///< the local training outcome (params = the trained model)
 };
 
@@ -178,12 +178,13 @@ ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averag
  * `sharedSecret(a, b)` returns the X25519 shared secret of clients a and b (cached by the
  * caller). Throws ConfigError on no survivor and as the secure-aggregation functions.
  */
-ParamVector GflSecureAverage(const std::vector<uint32_t>& sampled,
-                             const std::vector<uint32_t>& dropped,
-                             const std::vector<const ParamVector*>& uploads,
-                             const std::function<const MaskSecret&(uint32_t, uint32_t)>& sharedSecret,
-                             uint32_t iteration,
-                             unsigned fractionBits);
+ParamVector GflSecureAverage(
+    const std::vector<uint32_t>& sampled,
+    const std::vector<uint32_t>& dropped,
+    const std::vector<const ParamVector*>& uploads,
+    const std::function<const MaskSecret&(uint32_t, uint32_t)>& sharedSecret,
+    uint32_t iteration,
+    unsigned fractionBits);
 
 // ------------------------------------------------------------------------------ the runner
 
@@ -214,19 +215,19 @@ struct GflConfig
     double mu{0.1};                  ///< step size mu (each local step is mu / E_{p,k})
     GflLocalWork work;               ///< E_{p,k}, B_{p,k} (empty: the task trainer's steps, batch)
     double clipNorm{0.0};            ///< gradient clipping G (0 = off; eps then infinite)
-    GflUplink uplink{GflUplink::Models};  ///< models or updates
-    NodeNoiseConfig clientNoise;     ///< none, or iid (per-link = per-sender for one receiver)
-    bool secureAggregation{false};   ///< pairwise masks (V000 eq. 48)
+    GflUplink uplink{GflUplink::Models}; ///< models or updates
+    NodeNoiseConfig clientNoise;         ///< none, or iid (per-link = per-sender for one receiver)
+    bool secureAggregation{false};       ///< pairwise masks (V000 eq. 48)
     unsigned maskFractionBits{kDefaultMaskFractionBits}; ///< fixed-point resolution of the masks
-    double dropoutProbability{0.0};  ///< P(a sampled client drops after the mask setup)
-    NodeNoiseConfig serverNoise;     ///< server-to-server perturbation
+    double dropoutProbability{0.0}; ///< P(a sampled client drops after the mask setup)
+    NodeNoiseConfig serverNoise;    ///< server-to-server perturbation
     MissingMessagePolicy missingPolicy{MissingMessagePolicy::ReuseLast}; ///< lost messages
-    DeliveryFunction delivered;      ///< which server messages arrive (empty: ideal links)
-    uint32_t iterations{100};        ///< iterations to run
-    uint64_t seed{1};                ///< master seed
-    Eigen::VectorXd reference;       ///< w° for the MSD metrics (empty: NaN)
-    bool conservativeL1{false};      ///< eps with the sqrt(M) L1 factor
-    double delta{1e-5};              ///< delta for Gaussian-noise accounting
+    DeliveryFunction delivered; ///< which server messages arrive (empty: ideal links)
+    uint32_t iterations{100};   ///< iterations to run
+    uint64_t seed{1};           ///< master seed
+    Eigen::VectorXd reference;  ///< w° for the MSD metrics (empty: NaN)
+    bool conservativeL1{false}; ///< eps with the sqrt(M) L1 factor
+    double delta{1e-5};         ///< delta for Gaussian-noise accounting
 };
 
 /**

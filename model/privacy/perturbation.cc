@@ -49,12 +49,12 @@ CheckDraw(bool drawn, const Eigen::VectorXd& noise, std::size_t size, const std:
 {
     if (!drawn || static_cast<std::size_t>(noise.size()) != size)
     {
-        throw ConfigError("dim",
-                          what + " was drawn for " +
-                              (drawn ? std::to_string(noise.size()) + " entries"
-                                     : std::string("no iteration")) +
-                              " but the copy has " + std::to_string(size),
-                          "call BeginIteration(model size, rng) before perturbing copies");
+        throw ConfigError(
+            "dim",
+            what + " was drawn for " +
+                (drawn ? std::to_string(noise.size()) + " entries" : std::string("no iteration")) +
+                " but the copy has " + std::to_string(size),
+            "call BeginIteration(model size, rng) before perturbing copies");
     }
 }
 

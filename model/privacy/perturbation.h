@@ -203,7 +203,6 @@ class LaplacePerturbation : public IidNoisePerturbation
     double m_b;
 };
 
-
 /// Distribution of i.i.d. noise entries.
 enum class NoiseDistribution : uint8_t
 {
@@ -306,7 +305,7 @@ NodeNoiseKind ParseNodeNoiseKind(const std::string& name, const std::string& par
 /// A node's noise: kind, distribution and scale (b for Laplace, sigma for Gaussian).
 struct NodeNoiseConfig
 {
-    NodeNoiseKind kind{NodeNoiseKind::None};               ///< what is added where
+    NodeNoiseKind kind{NodeNoiseKind::None};                    ///< what is added where
     NoiseDistribution distribution{NoiseDistribution::Laplace}; ///< entry distribution
     double scale{0.0}; ///< b (Laplace, variance 2 b^2) or sigma (Gaussian); unused for None
 };

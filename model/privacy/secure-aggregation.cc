@@ -3,13 +3,12 @@
  */
 #include "ns3/secure-aggregation.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
+#include <sodium.h>
 #include <string>
 #include <utility>
 
@@ -85,8 +84,8 @@ MaskKeyPairFromSeed(uint64_t seed)
     static const char tag[] = "fl-secagg-x25519-sk";
     const auto le = LittleEndian(seed);
     MaskKeyPair kp;
-    kp.secretKey = Blake2b({{reinterpret_cast<const uint8_t*>(tag), sizeof(tag) - 1},
-                            {le.data(), le.size()}});
+    kp.secretKey =
+        Blake2b({{reinterpret_cast<const uint8_t*>(tag), sizeof(tag) - 1}, {le.data(), le.size()}});
     crypto_scalarmult_base(kp.publicKey.data(), kp.secretKey.data());
     return kp;
 }
@@ -110,9 +109,8 @@ AgreeMaskSecret(const MaskKeyPair& own, const MaskPublicKey& peer)
     }
     const MaskPublicKey& lo = std::min(own.publicKey, peer);
     const MaskPublicKey& hi = std::max(own.publicKey, peer);
-    MaskSecret shared = Blake2b({{point.data(), point.size()},
-                                 {lo.data(), lo.size()},
-                                 {hi.data(), hi.size()}});
+    MaskSecret shared =
+        Blake2b({{point.data(), point.size()}, {lo.data(), lo.size()}, {hi.data(), hi.size()}});
     sodium_memzero(point.data(), point.size());
     return shared;
 }
@@ -123,9 +121,9 @@ IterationMaskSeed(const MaskSecret& shared, uint32_t iteration)
     EnsureSodium();
     static const char tag[] = "fl-secagg-iteration";
     const auto le = LittleEndian(iteration);
-    return Blake2b({{reinterpret_cast<const uint8_t*>(tag), sizeof(tag) - 1},
-                    {le.data(), le.size()}},
-                   &shared);
+    return Blake2b(
+        {{reinterpret_cast<const uint8_t*>(tag), sizeof(tag) - 1}, {le.data(), le.size()}},
+        &shared);
 }
 
 void
@@ -152,8 +150,8 @@ EncodeFixedPoint(const Eigen::Ref<const Eigen::VectorXd>& x,
                               "entry " + std::to_string(j) + " = " + std::to_string(x[j]) +
                                   " does not fit " + std::to_string(fractionBits) +
                                   " fraction bits for a sum of " + std::to_string(summands) +
-                                  " vectors (|x| must stay below " +
-                                  std::to_string(limit / scale) + ")",
+                                  " vectors (|x| must stay below " + std::to_string(limit / scale) +
+                                  ")",
                               "use fewer fraction bits, or clip the vectors");
         }
         out[static_cast<std::size_t>(j)] = static_cast<uint64_t>(static_cast<int64_t>(q));
@@ -210,12 +208,11 @@ MaskVector(const Eigen::Ref<const Eigen::VectorXd>& x,
     {
         if (peer.id == self || !seen.insert(peer.id).second || peer.seed == nullptr)
         {
-            throw ConfigError("peers",
-                              "peer " + std::to_string(peer.id) + " of client " +
-                                  std::to_string(self) +
-                                  (peer.seed == nullptr ? " has no seed"
-                                                        : " is the client itself or repeated"),
-                              "list every other sampled client once, with its pairwise seed");
+            throw ConfigError(
+                "peers",
+                "peer " + std::to_string(peer.id) + " of client " + std::to_string(self) +
+                    (peer.seed == nullptr ? " has no seed" : " is the client itself or repeated"),
+                "list every other sampled client once, with its pairwise seed");
         }
         // + PRG(s_kk') for k' > k, - PRG(s_kk') for k' < k: every pair cancels in the sum.
         ApplyPairwiseMask(words, *peer.seed, peer.id > self);

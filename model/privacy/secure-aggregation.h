@@ -101,7 +101,7 @@ void ApplyPairwiseMask(std::vector<uint64_t>& words, const MaskSecret& seed, boo
 /// A sampled peer of a masking client: its id and this iteration's pairwise seed with it.
 struct MaskPeer
 {
-    uint32_t id{0};                 ///< the peer's client id (unit-local, distinct from self)
+    uint32_t id{0};                  ///< the peer's client id (unit-local, distinct from self)
     const MaskSecret* seed{nullptr}; ///< IterationMaskSeed(AgreeMaskSecret(...), iteration)
 };
 
