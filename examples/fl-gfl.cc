@@ -1,19 +1,26 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * fl-gfl-inprocess: the orderings of the GFL and GHP papers' main figures, in process (ideal
- * links, no ns-3 network; the ns-3 example fl-gfl comes with the network step). Monte Carlo
- * over --runs realisations with common random numbers: every variant of a run sees the same
- * data, graph, client sampling and local steps; only the privacy noise differs.
+ * fl-gfl (and fl-ghp, the same program with --figure=ghp by default): the orderings of the GFL
+ * and GHP papers' main figures, in process (--mode=inprocess, ideal links, the default) or over
+ * ns-3 links (--mode=network: servers on point-to-point links along the graph, each with a
+ * CSMA or Wi-Fi cell of clients, TCP or UDP; GHP agents on Wi-Fi ad hoc). A lossless network run
+ * gives the in-process numbers bit for bit (test-gfl-network). Monte Carlo over --runs
+ * realisations with common random numbers: every variant of a run sees the same data, graph,
+ * client sampling and local steps; only the privacy noise differs.
  *
- *   fl-gfl-inprocess --figure=gfl   # GFL Fig. 2 (seeds 000/003): P = 10 servers, K = 100
+ *   fl-gfl --figure=bench           # the benchmark: in-process P = 10 x K = 100, 1000
+ *                                   # iterations of Fig. 2; network wall time per iteration
+ *                                   # for P = 10 servers with Wi-Fi cells of --benchClients
+ *
+ *   fl-gfl --figure=gfl   # GFL Fig. 2 (seeds 000/003): P = 10 servers, K = 100
  *                                   # clients, L = 11, M = 2, mu = 0.7, sigma_g^2 = 0.1:
  *                                   # none / iid-per-link / iid-broadcast / graph-homomorphic
- *   fl-gfl-inprocess --figure=fl    # V003 Fig. 5: one server, K = 1000, L = 30, mu = 0.2,
+ *   fl-gfl --figure=fl    # V003 Fig. 5: one server, K = 1000, L = 30, mu = 0.2,
  *                                   # sigma_g^2 = 0.02: none / noisy models / noisy updates
- *   fl-gfl-inprocess --figure=ghp   # GHP Fig. 1 (seed 001): K = 20 agents, M = 5, mu = 1,
+ *   fl-gfl --figure=ghp   # GHP Fig. 1 (seed 001): K = 20 agents, M = 5, mu = 1,
  *                                   # b_v = 1 (sigma_p^2 = 2): none / iid / graph-homomorphic
- *   fl-gfl-inprocess --quick --output=F.csv   # all three, small, in seconds (the test suite)
+ *   fl-gfl --quick --output=F.csv   # all three, small, in seconds (the test suite)
  *
  * Output: a tidy CSV, one row per (iteration, variant, metric): msd_centroid_db (10 log10 of the
  * Monte-Carlo mean of ||w_c - w°||^2), msd_average_db, disagreement, centroid_drift and, with
@@ -28,7 +35,11 @@
  * 2000 samples per agent drawn one at a time, w° by Newton on all agents' data.
  */
 
+#include "fl-example-flags.h"
+
 #include "ns3/core-module.h"
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
 #include "ns3/learning-task.h"
@@ -63,7 +74,16 @@ struct Options
     bool quick = false;
     bool quiet = false;
     std::string figure = "all";
-    std::string output = "fl-gfl-inprocess.csv";
+    std::string output = "fl-gfl.csv";
+    std::string mode = "inprocess"; ///< inprocess or network
+    std::string transport = "tcp";  ///< network mode: tcp or udp
+    std::string cell = "csma";      ///< network mode: csma or wifi cells
+    double linkMbps = 100.0;        ///< network mode: server-link rate
+    double linkDelayMs = 2.0;       ///< network mode: server-link delay
+    double exchangeTimeout = 0.0;   ///< network mode: combine after this many s (0 = wait)
+    std::string policy = "reuse-last"; ///< missing-message policy
+    std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
+    uint32_t benchIterations = 5;         ///< bench: network iterations per cell size
     uint32_t runs = 3;
     uint32_t iterations = 0; ///< 0 = the figure's default
     uint64_t seed = 1;
@@ -150,6 +170,131 @@ Progress(const Options& o,
     };
 }
 
+// ------------------------------------------------------------------------------- runners
+
+/// What a network run cost.
+struct NetworkCost
+{
+    uint64_t bytes{0};    ///< bytes handed to sockets by every server and client
+    double simSeconds{0}; ///< simulated time at the end
+    double wallSeconds{0};
+};
+
+NetworkCost g_lastCost; ///< the last network run's cost (printed by the callers)
+
+/// GFL through RunGflInProcess or over ns-3 links (FlGflHelper), the same configuration.
+void
+RunGfl(const Options& o,
+       const fl::LearningTask& task,
+       std::shared_ptr<const fl::LearningTask> shared,
+       const fl::GflConfig& c,
+       const fl::NetworkIterationCallback& cb)
+{
+    if (o.mode == "inprocess")
+    {
+        fl::RunGflInProcess(task, c, cb);
+        return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    FlGraphSceneHelper sceneHelper;
+    sceneHelper.SetCell(o.cell);
+    sceneHelper.SetServerLinkRate(DataRate(static_cast<uint64_t>(o.linkMbps * 1e6)));
+    sceneHelper.SetServerLinkDelay(MilliSeconds(o.linkDelayMs));
+    FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
+    FlGflHelper gfl(shared, c);
+    gfl.SetTransport(o.transport);
+    if (o.exchangeTimeout > 0.0)
+    {
+        gfl.SetExchangeTimeout(Seconds(o.exchangeTimeout));
+    }
+    if (o.transport == "udp")
+    {
+        gfl.SetExchangeTimeout(Seconds(o.exchangeTimeout > 0.0 ? o.exchangeTimeout : 1.0));
+        gfl.SetRoundDeadline(Seconds(5));
+    }
+    gfl.SetIterationCallback(cb);
+    std::vector<Ptr<FlServerApplication>> servers = gfl.Install(scene);
+    Simulator::Stop(Seconds(1e6));
+    Simulator::Run();
+    NetworkCost cost;
+    for (auto& s : servers)
+    {
+        cost.bytes += s->GetTransport() ? s->GetTransport()->Stats().bytesSent : 0;
+    }
+    for (auto& cl : gfl.Clients())
+    {
+        cost.bytes += cl->GetBytesSent();
+    }
+    cost.simSeconds = Simulator::Now().GetSeconds();
+    if (gfl.Collector().CompletedIterations() != c.iterations)
+    {
+        std::cerr << "network run stopped after " << gfl.Collector().CompletedIterations()
+                  << " of " << c.iterations << " iterations" << std::endl;
+    }
+    Simulator::Destroy();
+    cost.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_lastCost = cost;
+}
+
+/// GHP diffusion through RunDiffusionInProcess or over Wi-Fi ad hoc (DiffusionHelper).
+void
+RunDiffusion(const Options& o,
+             const fl::LearningTask& task,
+             std::shared_ptr<const fl::LearningTask> shared,
+             const fl::DiffusionConfig& c,
+             const fl::NetworkIterationCallback& cb)
+{
+    if (o.mode == "inprocess")
+    {
+        fl::RunDiffusionInProcess(task, c, cb);
+        return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto K = static_cast<uint32_t>(c.combination.rows());
+    FlWifiAdhocSceneHelper adhoc;
+    FlScene scene = adhoc.Build(K - 1);
+    NodeContainer nodes(scene.serverNode);
+    nodes.Add(scene.clients);
+    std::vector<Ipv4Address> addresses{scene.serverAddress};
+    for (uint32_t k = 0; k + 1 < K; ++k)
+    {
+        addresses.push_back(scene.clientInterfaces.GetAddress(k));
+    }
+    DiffusionHelper diffusion(shared, c);
+    diffusion.SetTransport(o.transport);
+    if (o.transport == "udp" || o.exchangeTimeout > 0.0)
+    {
+        diffusion.SetExchangeTimeout(Seconds(o.exchangeTimeout > 0.0 ? o.exchangeTimeout : 1.0));
+    }
+    diffusion.SetIterationCallback(cb);
+    auto agents = diffusion.Install(nodes, addresses);
+    Simulator::Stop(Seconds(1e6));
+    Simulator::Run();
+    NetworkCost cost;
+    for (auto& a : agents)
+    {
+        cost.bytes += a->GetTransport() ? a->GetTransport()->Stats().bytesSent : 0;
+    }
+    cost.simSeconds = Simulator::Now().GetSeconds();
+    Simulator::Destroy();
+    cost.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_lastCost = cost;
+}
+
+/// Prints a network run's cost.
+void
+PrintCost(const Options& o, const std::string& name)
+{
+    if (o.mode == "network")
+    {
+        std::cout << "  " << name << ": " << g_lastCost.bytes << " bytes sent, "
+                  << g_lastCost.simSeconds << " s simulated, " << g_lastCost.wallSeconds
+                  << " s wall" << std::endl;
+    }
+}
+
 // ------------------------------------------------------------------------------- GFL Fig. 2
 
 struct RegressionSetup
@@ -233,15 +378,19 @@ RunGflFigure(const Options& o, SeriesMap& out)
         c.reference = setup.wOpt;
         c.secureAggregation = o.secure;
         c.dropoutProbability = o.dropout;
+        c.missingPolicy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
         for (const auto& [name, kind] : variants)
         {
             c.serverNoise =
                 fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
             auto& series = out["gfl/" + name];
             const auto t0 = std::chrono::steady_clock::now();
-            fl::RunGflInProcess(*setup.task,
-                                c,
-                                Progress(o, "gfl/" + name, run, T, series, o.clip > 0));
+            RunGfl(o,
+                   *setup.task,
+                   setup.task,
+                   c,
+                   Progress(o, "gfl/" + name, run, T, series, o.clip > 0));
+            PrintCost(o, "gfl/" + name);
             series.runs++;
             const double wall =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -300,7 +449,8 @@ RunFlFigure(const Options& o, SeriesMap& out)
                                     : fl::NodeNoiseConfig{};
             auto& series = out["fl/" + v.name];
             const auto t0 = std::chrono::steady_clock::now();
-            fl::RunGflInProcess(*setup.task, c, Progress(o, "fl/" + v.name, run, T, series, false));
+            RunGfl(o, *setup.task, setup.task, c, Progress(o, "fl/" + v.name, run, T, series, false));
+            PrintCost(o, "fl/" + v.name);
             series.runs++;
             std::cout
                 << "  fl/" << v.name << " run " << run + 1 << ": "
@@ -342,10 +492,12 @@ RunGhpFigure(const Options& o, SeriesMap& out)
         }
         const Eigen::VectorXd wOpt = fl::LogisticOptimum(fl::Concatenate(parts), rho);
         fl::LocalTrainerConfig trainer;
-        fl::SupervisedTask<double> task(std::make_shared<fl::LogisticRegression<double>>(M, rho),
-                                        trainer,
-                                        std::move(parts),
-                                        fl::Dataset<double>{});
+        auto shared = std::make_shared<fl::SupervisedTask<double>>(
+            std::make_shared<fl::LogisticRegression<double>>(M, rho),
+            trainer,
+            std::move(parts),
+            fl::Dataset<double>{});
+        const fl::SupervisedTask<double>& task = *shared;
         fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
         fl::ConnectivityRequirement req;
         req.connected = true;
@@ -359,14 +511,18 @@ RunGhpFigure(const Options& o, SeriesMap& out)
         c.iterations = T;
         c.seed = fl::DeriveSeed(runSeed, 4);
         c.reference = wOpt;
+        c.missingPolicy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
         for (const auto& [name, kind] : variants)
         {
             c.noise = fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b};
             auto& series = out["ghp/" + name];
             const auto t0 = std::chrono::steady_clock::now();
-            fl::RunDiffusionInProcess(task,
-                                      c,
-                                      Progress(o, "ghp/" + name, run, T, series, o.clip > 0));
+            RunDiffusion(o,
+                         task,
+                         shared,
+                         c,
+                         Progress(o, "ghp/" + name, run, T, series, o.clip > 0));
+            PrintCost(o, "ghp/" + name);
             series.runs++;
             std::cout
                 << "  ghp/" << name << " run " << run + 1 << ": "
@@ -411,49 +567,189 @@ CheckClose(const SeriesMap& s,
     return ok;
 }
 
+// ------------------------------------------------------------------------------- benchmark
+
+/// Rows of the benchmark CSV (written with the figure rows: iteration 0, variant bench/...).
+void
+RunBenchmark(const Options& o, SeriesMap& out)
+{
+    // in process: P = 10 x K = 100, 1000 iterations of the Fig. 2 regression (GH noise)
+    {
+        const std::size_t P = o.quick ? 4 : 10;
+        const std::size_t K = o.quick ? 10 : 100;
+        const uint32_t T = o.iterations ? o.iterations : (o.quick ? 100 : 1000);
+        RegressionSetup setup = MakeRegression(P * K, 100, 0.1, fl::DeriveSeed(o.seed, 1));
+        fl::Rng graphRng(fl::DeriveSeed(o.seed, 2));
+        fl::ConnectivityRequirement req;
+        req.connected = true;
+        fl::GflConfig c;
+        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
+        c.clientsPerServer = K;
+        c.sampledClients = 11;
+        c.mu = 0.7;
+        c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(o.seed, 3));
+        c.iterations = T;
+        c.seed = o.seed;
+        c.reference = setup.wOpt;
+        c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
+                                            fl::NoiseDistribution::Laplace,
+                                            std::sqrt(0.05)};
+        const auto t0 = std::chrono::steady_clock::now();
+        fl::RunGflInProcess(*setup.task, c);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cout << "bench in-process: P = " << P << ", K = " << K << ", L = 11, " << T
+                  << " iterations: " << Fmt(wall, 3) << " s wall (one core)" << std::endl;
+        out["bench/inprocess"].sums["wall_s"] = {wall};
+        out["bench/inprocess"].runs = 1;
+    }
+    // network: P = 10 servers on point-to-point links, a Wi-Fi cell of K clients each, all K
+    // sampled (every client uploads every iteration), TCP
+    std::vector<uint32_t> sizes;
+    {
+        std::stringstream ss(o.benchClients);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            sizes.push_back(fl::ParseUnsigned<uint32_t>(item, "--benchClients", 1, 1000));
+        }
+    }
+    Options net = o;
+    net.mode = "network";
+    net.cell = "wifi";
+    for (uint32_t K : sizes)
+    {
+        const std::size_t P = o.quick ? 3 : 10;
+        RegressionSetup setup = MakeRegression(P * K, 100, 0.1, fl::DeriveSeed(o.seed, 1));
+        fl::Rng graphRng(fl::DeriveSeed(o.seed, 2));
+        fl::ConnectivityRequirement req;
+        req.connected = true;
+        fl::GflConfig c;
+        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
+        c.clientsPerServer = K;
+        c.sampledClients = 0;
+        c.mu = 0.7;
+        c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(o.seed, 3));
+        c.iterations = o.benchIterations;
+        c.seed = o.seed;
+        c.reference = setup.wOpt;
+        c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
+                                            fl::NoiseDistribution::Laplace,
+                                            std::sqrt(0.05)};
+        RunGfl(net, *setup.task, setup.task, c, {});
+        const double perIteration = g_lastCost.wallSeconds / c.iterations;
+        std::cout << "bench network: P = " << P << " servers, Wi-Fi cells of K = " << K
+                  << " clients (" << P * K << " clients), " << c.iterations
+                  << " iterations: " << Fmt(perIteration, 4) << " s wall per iteration, "
+                  << Fmt(g_lastCost.simSeconds / c.iterations, 4)
+                  << " s simulated per iteration, " << g_lastCost.bytes << " bytes" << std::endl;
+        auto& series = out["bench/network-K" + std::to_string(K)];
+        series.sums["wall_s_per_iteration"] = {perIteration};
+        series.sums["simulated_s_per_iteration"] = {g_lastCost.simSeconds / c.iterations};
+        series.sums["bytes_per_iteration"] = {static_cast<double>(g_lastCost.bytes) / c.iterations};
+        series.runs = 1;
+    }
+}
+
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
     Options o;
-    CommandLine cmd(__FILE__);
-    cmd.Usage("In-process GFL / FL / GHP runs reproducing the papers' main orderings "
-              "(MSD vs iteration for none / iid / graph-homomorphic noise).");
-    cmd.AddValue("quick", "Small sizes, all figures, in seconds (the test suite)", o.quick);
-    cmd.AddValue("quiet", "No progress lines", o.quiet);
-    cmd.AddValue("figure", "gfl, fl, ghp or all", o.figure);
-    cmd.AddValue("output", "CSV file (iteration,variant,metric,value)", o.output);
-    cmd.AddValue("runs", "Monte Carlo runs per variant", o.runs);
-    cmd.AddValue("iterations", "Iterations per run (0 = the figure's default)", o.iterations);
-    cmd.AddValue("seed", "Master seed", o.seed);
-    cmd.AddValue("clip", "Gradient clipping G (> 0 also reports epsilon)", o.clip);
-    cmd.AddValue("weights", "GHP combination weights: metropolis or lazy", o.weights);
-    cmd.AddValue("ghpB", "GHP Laplace scale b_v (sigma_p^2 = 2 b_v^2)", o.ghpB);
-    cmd.AddValue("servers", "GFL: servers P (0 = 10, quick 4)", o.servers);
-    cmd.AddValue("clientsPerServer",
-                 "GFL: clients per server K (0 = 100, quick 10)",
-                 o.clientsPerServer);
-    cmd.AddValue("sampled", "GFL: clients sampled per iteration L (0 = 11, quick 4)", o.sampled);
-    cmd.AddValue("secure", "GFL: secure-aggregation masks (X25519 pairwise seeds)", o.secure);
-    cmd.AddValue("dropout", "GFL: probability that a sampled client drops out", o.dropout);
-    cmd.Parse(argc, argv);
+#ifdef FL_GHP_PROGRAM
+    const std::string program = "fl-ghp";
+    o.figure = "ghp";
+    o.output = "fl-ghp.csv";
+#else
+    const std::string program = "fl-gfl";
+#endif
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "GFL (seeds 000/003) and GHP diffusion (seed 001): the papers' main orderings (MSD vs "
+        "iteration for none / iid / graph-homomorphic noise, noisy models vs noisy updates), "
+        "in process or over ns-3 links (--mode=network), plus a benchmark (--figure=bench). "
+        "fl-ghp is this program with --figure=ghp by default.");
+    flags.AddBool("quick", "Small sizes, in seconds (the test suite)", o.quick);
+    flags.AddBool("quiet", "No progress lines", o.quiet);
+    flags.AddChoice("figure",
+                    "gfl (GFL Fig. 2), fl (V003 Fig. 5), ghp (GHP Fig. 1), all, or bench",
+                    o.figure,
+                    {"gfl", "fl", "ghp", "all", "bench"});
+    flags.AddChoice("mode", "inprocess (ideal links) or network (ns-3 links)", o.mode,
+                    {"inprocess", "network"});
+    flags.AddChoice("transport", "network mode: tcp or udp", o.transport, {"tcp", "udp"});
+    flags.AddChoice("cell", "network mode: csma or wifi cells of clients", o.cell,
+                    {"csma", "wifi"});
+    flags.AddReal("linkMbps", "network mode: server-to-server link rate [Mb/s]", o.linkMbps,
+                  flexample::Range::Above(0.0));
+    flags.AddReal("linkDelayMs", "network mode: server-to-server link delay [ms]", o.linkDelayMs,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddReal("exchangeTimeout",
+                  "network mode: combine this many s after the release even with neighbour "
+                  "messages missing (0 = wait; udp: 1 s)",
+                  o.exchangeTimeout,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddChoice("policy", "missing neighbour message: reuse-last, renormalize or skip",
+                    o.policy, {"reuse-last", "renormalize", "skip"});
+    flags.AddOutput("output", "CSV file (iteration,variant,metric,value)", o.output, false);
+    flags.AddWhole<uint32_t>("runs", "Monte Carlo runs per variant", o.runs, 1, 100000);
+    flags.AddWhole<uint32_t>("iterations", "Iterations per run (0 = the figure's default)",
+                             o.iterations, 0, 10000000);
+    flags.AddWhole<uint64_t>("seed", "Master seed", o.seed);
+    flags.AddReal("clip", "Gradient clipping G (> 0 also reports epsilon)", o.clip,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddChoice("weights", "GHP combination weights: metropolis or lazy", o.weights,
+                    {"metropolis", "lazy"});
+    flags.AddReal("ghpB", "GHP Laplace scale b_v (sigma_p^2 = 2 b_v^2)", o.ghpB,
+                  flexample::Range::Above(0.0));
+    flags.AddWhole<uint32_t>("servers", "GFL: servers P (0 = 10, quick 4)", o.servers, 0, 10000);
+    flags.AddWhole<uint32_t>("clientsPerServer", "GFL: clients per server K (0 = 100, quick 10)",
+                             o.clientsPerServer, 0, 1000000);
+    flags.AddWhole<uint32_t>("sampled", "GFL: clients sampled per iteration L (0 = 11, quick 4)",
+                             o.sampled, 0, 1000000);
+    flags.AddBool("secure", "GFL: secure-aggregation masks (X25519 pairwise seeds)", o.secure);
+    flags.AddReal("dropout", "GFL: probability that a sampled client drops out", o.dropout,
+                  flexample::Range::Closed(0.0, 0.99));
+    flags.AddText("benchClients", "bench: clients per Wi-Fi cell, a list", o.benchClients);
+    flags.AddWhole<uint32_t>("benchIterations", "bench: network iterations per cell size",
+                             o.benchIterations, 1, 100000);
+    flags.AddCheck([&o]() {
+        std::stringstream ss(o.benchClients);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            fl::ParseUnsigned<uint32_t>(item, "--benchClients", 1, 1000);
+        }
+        if (o.mode == "network" && (o.secure || o.dropout > 0.0))
+        {
+            throw fl::ConfigError("--secure / --dropout",
+                                  "are in-process only for now",
+                                  "use --mode=inprocess for masks and dropouts");
+        }
+    });
+    if (!flags.Parse(argc, argv))
+    {
+        return 2;
+    }
     if (o.quick)
     {
         o.runs = std::min<uint32_t>(o.runs, 1);
-    }
-    if (o.runs == 0)
-    {
-        std::cerr << "fl-gfl-inprocess: --runs must be >= 1" << std::endl;
-        return 2;
+        if (o.figure == "bench")
+        {
+            o.benchClients = "3";
+            o.benchIterations = 2;
+        }
     }
     const bool all = o.figure == "all";
-    if (!all && o.figure != "gfl" && o.figure != "fl" && o.figure != "ghp")
+    std::cout << program << ": mode " << o.mode;
+    if (o.mode == "network")
     {
-        std::cerr << "fl-gfl-inprocess: unknown --figure=" << o.figure
-                  << " (use gfl, fl, ghp or all)" << std::endl;
-        return 2;
+        std::cout << " (" << o.transport << ", " << o.cell << " cells, server links "
+                  << o.linkMbps << " Mb/s / " << o.linkDelayMs << " ms, policy " << o.policy
+                  << "; GHP agents on 802.11n ad hoc)";
     }
+    std::cout << std::endl;
     SeriesMap series;
     const auto t0 = std::chrono::steady_clock::now();
     try
@@ -470,6 +766,10 @@ main(int argc, char* argv[])
         {
             RunGhpFigure(o, series);
         }
+        if (o.figure == "bench")
+        {
+            RunBenchmark(o, series);
+        }
     }
     catch (const fl::ConfigError& e)
     {
@@ -480,7 +780,7 @@ main(int argc, char* argv[])
     std::ofstream csv(o.output);
     if (!csv)
     {
-        std::cerr << "fl-gfl-inprocess: cannot write " << o.output << std::endl;
+        std::cerr << program << ": cannot write " << o.output << std::endl;
         return 2;
     }
     csv << "iteration,variant,metric,value\n";
@@ -505,6 +805,10 @@ main(int argc, char* argv[])
               << std::endl;
     for (const auto& [variant, s] : series)
     {
+        if (s.sums.count("msd_centroid") == 0)
+        {
+            continue;
+        }
         std::cout << "  " << std::setw(24) << std::left << variant << std::right
                   << Fmt(Db(SteadyState(s, "msd_centroid"))) << " dB / "
                   << Fmt(Db(SteadyState(s, "msd_average"))) << " dB" << std::endl;
