@@ -38,8 +38,10 @@
 #include "fl-example-flags.h"
 
 #include "ns3/core-module.h"
+#include "ns3/error-model.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/gfl-helper.h"
+#include "ns3/gfl-privacy.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
 #include "ns3/learning-task.h"
@@ -81,9 +83,10 @@ struct Options
     double linkMbps = 100.0;        ///< network mode: server-link rate
     double linkDelayMs = 2.0;       ///< network mode: server-link delay
     double exchangeTimeout = 0.0;   ///< network mode: combine after this many s (0 = wait)
+    double linkLoss = 0.0;          ///< network mode: packet error rate on server links
     std::string policy = "reuse-last"; ///< missing-message policy
     std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
-    uint32_t benchIterations = 5;         ///< bench: network iterations per cell size
+    uint32_t benchIterations = 10;        ///< bench: network iterations per cell size
     uint32_t runs = 3;
     uint32_t iterations = 0; ///< 0 = the figure's default
     uint64_t seed = 1;
@@ -114,6 +117,7 @@ Accumulate(Series& s, const fl::NetworkIterationReport& r, bool withEpsilon)
     add("msd_average", r.averageMsd);
     add("disagreement", r.disagreement);
     add("centroid_drift", r.centroidDrift);
+    add("lost_messages", static_cast<double>(r.lostMessages));
     if (withEpsilon)
     {
         add("epsilon", r.epsilon);
@@ -201,6 +205,17 @@ RunGfl(const Options& o,
     sceneHelper.SetServerLinkRate(DataRate(static_cast<uint64_t>(o.linkMbps * 1e6)));
     sceneHelper.SetServerLinkDelay(MilliSeconds(o.linkDelayMs));
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
+    if (o.linkLoss > 0.0)
+    {
+        for (uint32_t d = 0; d < scene.serverLinks.GetN(); ++d)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+            em->SetAttribute("ErrorRate", DoubleValue(o.linkLoss));
+            em->AssignStreams(1000 + d);
+            scene.serverLinks.Get(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
     FlGflHelper gfl(shared, c);
     gfl.SetTransport(o.transport);
     if (o.exchangeTimeout > 0.0)
@@ -378,6 +393,16 @@ RunGflFigure(const Options& o, SeriesMap& out)
         c.reference = setup.wOpt;
         c.secureAggregation = o.secure;
         c.dropoutProbability = o.dropout;
+        if (run == 0)
+        {
+            std::cout << "Choices: Erdos-Renyi p = 0.4 (connected), Metropolis weights, Laplace "
+                         "noise b = sigma_g / sqrt(2); iid-per-link = fresh draw per neighbour "
+                         "(per-link variant), iid-broadcast = one draw per server and iteration "
+                         "sent to every neighbour (per-sender broadcast variant), "
+                         "graph-homomorphic = eq. (47): one draw per server, the same message to "
+                         "every neighbour, compensating self term"
+                      << std::endl;
+        }
         c.missingPolicy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
         for (const auto& [name, kind] : variants)
         {
@@ -398,6 +423,34 @@ RunGflFigure(const Options& o, SeriesMap& out)
                       << std::endl;
         }
     }
+    PrintGflPrivacy(o, mu, sigma2, P, T);
+}
+
+/// The papers' epsilon forms at the end of a run (with --clip = G, gradients clipped in l2).
+void
+PrintGflPrivacy(const Options& o, double mu, double sigma2, std::size_t P, uint32_t T)
+{
+    if (o.clip <= 0.0)
+    {
+        std::cout << "Privacy: no --clip, the gradient bound B does not hold, epsilon is infinite"
+                  << std::endl;
+        return;
+    }
+    const double G = o.clip;
+    const double sigmaG = std::sqrt(sigma2);
+    const double v000 = fl::GflEpsilonV000(mu, G, T, sigmaG);
+    // V003: C = B + B' + sqrt(P) ||w° - w'°||; choice: B' = B and the optimum shift taken as 0
+    const double c003 = fl::GflSensitivityV003(G, G, P, 0.0);
+    const double v003 = fl::GflEpsilonV003(c003, T, sigmaG);
+    std::cout << "Privacy at i = " << T << " (B = G = " << G << ", sigma_g = " << Fmt(sigmaG, 4)
+              << "): seed 000 eps = sqrt(2) mu B i(i+1)/sigma_g = " << v000
+              << "; seed 003 eps = sqrt(2) C (i+1)/sigma_g with C = B + B' + sqrt(P)||w°-w'°|| = "
+              << c003 << " (choice: B' = B, optimum shift 0) = " << v003
+              << ". Caveat (notes/ghp.md 3.2): the Laplace bounds need an l1 sensitivity; --clip "
+                 "bounds the l2 norm, so the conservative l1 bound is sqrt(M) = sqrt(2) times "
+                 "larger: seed 000 eps "
+              << v000 * std::sqrt(2.0) << ". The CSV's epsilon column is the drifting-sensitivity "
+              << "accountant of one server's releases (gfl-privacy.h)." << std::endl;
 }
 
 // ------------------------------------------------------------------------------- FL (V003 Fig. 5)
@@ -531,6 +584,20 @@ RunGhpFigure(const Options& o, SeriesMap& out)
                 << " s wall" << std::endl;
         }
     }
+    if (o.clip > 0.0)
+    {
+        const double eps = fl::GhpEpsilon(mu, o.clip, T, b);
+        std::cout << "Privacy at i = " << T << " (G = " << o.clip << ", b_v = " << b
+                  << "): GHP eps = mu G (i^2 + i) / b_v = " << eps
+                  << "; with the l2 clip as the l1 bound (caveat, notes/ghp.md 3.2) the "
+                     "conservative value is sqrt(M) = sqrt(5) times larger: "
+                  << eps * std::sqrt(5.0) << std::endl;
+    }
+    else
+    {
+        std::cout << "Privacy: no --clip, the gradient bound G does not hold, epsilon is infinite"
+                  << std::endl;
+    }
 }
 
 // ------------------------------------------------------------------------------- summary
@@ -636,8 +703,21 @@ RunBenchmark(const Options& o, SeriesMap& out)
         c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
                                             fl::NoiseDistribution::Laplace,
                                             std::sqrt(0.05)};
-        RunGfl(net, *setup.task, setup.task, c, {});
-        const double perIteration = g_lastCost.wallSeconds / c.iterations;
+        // wall time per iteration between the end of iteration 1 and of the last one (the
+        // scene's set-up, association and joins are excluded)
+        std::chrono::steady_clock::time_point first;
+        std::chrono::steady_clock::time_point last;
+        RunGfl(net, *setup.task, setup.task, c, [&](const fl::NetworkIterationReport& r) {
+            if (r.iteration == 1)
+            {
+                first = std::chrono::steady_clock::now();
+            }
+            last = std::chrono::steady_clock::now();
+        });
+        const double perIteration =
+            c.iterations > 1
+                ? std::chrono::duration<double>(last - first).count() / (c.iterations - 1)
+                : g_lastCost.wallSeconds;
         std::cout << "bench network: P = " << P << " servers, Wi-Fi cells of K = " << K
                   << " clients (" << P * K << " clients), " << c.iterations
                   << " iterations: " << Fmt(perIteration, 4) << " s wall per iteration, "
@@ -690,6 +770,11 @@ main(int argc, char* argv[])
                   "messages missing (0 = wait; udp: 1 s)",
                   o.exchangeTimeout,
                   flexample::Range::AtLeast(0.0));
+    flags.AddReal("linkLoss",
+                  "network mode: packet error rate on the server-to-server links (use with "
+                  "--transport=udp: TCP repairs every loss)",
+                  o.linkLoss,
+                  flexample::Range::Closed(0.0, 0.99));
     flags.AddChoice("policy", "missing neighbour message: reuse-last, renormalize or skip",
                     o.policy, {"reuse-last", "renormalize", "skip"});
     flags.AddOutput("output", "CSV file (iteration,variant,metric,value)", o.output, false);
@@ -712,8 +797,8 @@ main(int argc, char* argv[])
     flags.AddReal("dropout", "GFL: probability that a sampled client drops out", o.dropout,
                   flexample::Range::Closed(0.0, 0.99));
     flags.AddText("benchClients", "bench: clients per Wi-Fi cell, a list", o.benchClients);
-    flags.AddWhole<uint32_t>("benchIterations", "bench: network iterations per cell size",
-                             o.benchIterations, 1, 100000);
+    flags.AddWhole<uint32_t>("benchIterations", "bench: network iterations per cell size (>= 2)",
+                             o.benchIterations, 2, 100000);
     flags.AddCheck([&o]() {
         std::stringstream ss(o.benchClients);
         std::string item;
@@ -746,7 +831,8 @@ main(int argc, char* argv[])
     if (o.mode == "network")
     {
         std::cout << " (" << o.transport << ", " << o.cell << " cells, server links "
-                  << o.linkMbps << " Mb/s / " << o.linkDelayMs << " ms, policy " << o.policy
+                  << o.linkMbps << " Mb/s / " << o.linkDelayMs << " ms, loss " << o.linkLoss
+                  << ", policy " << o.policy
                   << "; GHP agents on 802.11n ad hoc)";
     }
     std::cout << std::endl;
