@@ -312,6 +312,8 @@ PrintCost(const Options& o, const std::string& name)
 
 // ------------------------------------------------------------------------------- GFL Fig. 2
 
+void PrintGflPrivacy(const Options& o, double mu, double sigma2, std::size_t P, uint32_t T);
+
 struct RegressionSetup
 {
     std::shared_ptr<fl::SupervisedTask<double>> task;
