@@ -10,6 +10,7 @@ PACKAGES=(
   libeigen3-dev                      # linear algebra
   libboost-dev                       # header-only Boost (math distributions in tests)
   zlib1g-dev                         # gzip IDX/CSV reader, CRC-32
+  libsodium-dev                      # X25519, BLAKE2b, ChaCha20: GFL secure-aggregation masks (required)
   libgtest-dev                       # GoogleTest
   gnuplot-nox                        # plots (PNG)
   dataset-fashion-mnist              # real data (gzipped IDX files), used with --dataset=fashion-mnist

@@ -209,6 +209,15 @@ FlClientApplication::SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> per
     m_uplinkPerturbation = std::move(perturbation);
 }
 
+void
+FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
+                                fl::GflUplink uplink,
+                                double mu,
+                                uint32_t server)
+{
+    m_gflStep = std::make_unique<GflStep>(GflStep{trainer, uplink, mu, server});
+}
+
 uint64_t
 FlClientApplication::GetTrainingSeed() const
 {
@@ -423,8 +432,37 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         return;
     }
 
-    fl::Rng rng(fl::DeriveSeed(m_trainingSeed, h.round));
-    fl::TrainOutcome out = m_task->TrainClient(m_clientIndex, msg.params, rng);
+    fl::TrainOutcome out;
+    fl::ParamVector gflUpload;
+    if (m_gflStep)
+    {
+        // GFL: E_{p,k} steps of mu / E_{p,k}, model or update uplink, client noise (gfl.h)
+        fl::GflClientResult r;
+        try
+        {
+            r = fl::GflClientStep(*m_task,
+                                  m_clientIndex,
+                                  msg.params,
+                                  m_gflStep->trainer,
+                                  m_gflStep->uplink,
+                                  m_gflStep->mu,
+                                  m_uplinkPerturbation.get(),
+                                  m_gflStep->server,
+                                  m_trainingSeed,
+                                  h.round);
+        }
+        catch (const fl::ConfigError& e)
+        {
+            NS_FATAL_ERROR(e.what());
+        }
+        out = std::move(r.training);
+        gflUpload = std::move(r.upload);
+    }
+    else
+    {
+        fl::Rng rng(fl::DeriveSeed(m_trainingSeed, h.round));
+        out = m_task->TrainClient(m_clientIndex, msg.params, rng);
+    }
     ++m_roundsTrained;
     if (keepAsPrevious)
     {
@@ -451,8 +489,11 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     m_roundTrainedTrace(report);
 
     ReportModel(h.round, FlNodeRole::Client, out.params);
-    m_update = std::move(out.params);
-    if (m_uplinkPerturbation)
+    if (m_gflStep)
+    {
+        m_update = std::move(gflUpload); // already perturbed by GflClientStep
+    }
+    else if (m_update = std::move(out.params); m_uplinkPerturbation)
     {
         fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);

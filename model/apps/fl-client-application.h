@@ -11,6 +11,7 @@
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
+#include "ns3/gfl.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/perturbation.h"
@@ -77,6 +78,18 @@ class FlClientApplication : public FlApplicationBase
      * reports (ModelReport) is the clean one it holds.
      */
     void SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation);
+
+    /**
+     * The GFL client step (seeds 000/003 eq. 3, 6, 54): instead of the task's own trainer, run
+     * fl::GflClientStep: E_{p,k} steps of size mu / E_{p,k} (the `trainer`, e.g. from
+     * fl::GflTrainerConfig) and upload the model or the averaged update, with the uplink
+     * perturbation (if set) drawn as the in-process runner draws it, for receiver `server` (the
+     * server's graph index). Training and noise seeds are the TrainingSeed's, as in FedAvg.
+     */
+    void SetGflStep(const fl::LocalTrainerConfig& trainer,
+                    fl::GflUplink uplink,
+                    double mu,
+                    uint32_t server);
 
     /// The client index.
     uint32_t GetClientIndex() const
@@ -148,6 +161,15 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
+    /// The GFL client step (SetGflStep), if set.
+    struct GflStep
+    {
+        fl::LocalTrainerConfig trainer;
+        fl::GflUplink uplink{fl::GflUplink::Models};
+        double mu{0.1};
+        uint32_t server{0};
+    };
+    std::unique_ptr<GflStep> m_gflStep;
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

@@ -380,6 +380,10 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         HandleJoin(in);
         return;
     }
+    if (h.kind == fl::MessageKind::PeerModel && m_step && m_step->Receive(in))
+    {
+        return; // the round step's own traffic (e.g. a neighbour server's model)
+    }
     auto client = m_clientOfNode.find(h.sender);
     if (h.kind != fl::MessageKind::LocalModel || client == m_clientOfNode.end() ||
         m_clients.count(client->second) == 0 || m_clients.at(client->second).address != in.from)
@@ -524,6 +528,14 @@ FlServerApplication::SelectClients()
         if (m_weightedSampling)
         {
             weights.push_back(static_cast<double>(m_clientSamples[kv.first]));
+        }
+    }
+    if (m_step)
+    {
+        std::vector<uint32_t> selected;
+        if (m_step->SelectClients(m_round, pool, selected))
+        {
+            return selected;
         }
     }
     try
@@ -678,7 +690,35 @@ FlServerApplication::CloseRound(bool deadlineHit)
         std::vector<double> weights;
         try
         {
-            m_global = fl::AggregateRound(m_global, updates, m_aggregation, m_velocity, &weights);
+            bool aggregated = false;
+            if (m_step)
+            {
+                // The aggregation hook sees the fresh uploads only, in client order.
+                std::vector<const fl::ParamVector*> uploads;
+                std::vector<uint32_t> clients;
+                for (const auto& kv : m_updates)
+                {
+                    if (kv.second.info.staleness == 0)
+                    {
+                        uploads.push_back(&kv.second.msg.params);
+                        clients.push_back(kv.first.first);
+                    }
+                }
+                FlRoundStep::Context actx;
+                actx.round = m_round;
+                actx.status = FlRoundStatus::Aggregated;
+                actx.server = this;
+                aggregated = !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
+                if (aggregated)
+                {
+                    weights.assign(updates.size(), 1.0);
+                }
+            }
+            if (!aggregated)
+            {
+                m_global =
+                    fl::AggregateRound(m_global, updates, m_aggregation, m_velocity, &weights);
+            }
         }
         catch (const fl::ConfigError& e)
         {

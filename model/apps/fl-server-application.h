@@ -109,6 +109,45 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
      * @param done continuation: reports the round and starts the next one
      */
     virtual void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) = 0;
+
+    /**
+     * Optional sampling hook (Flower's configure_fit): picks the clients of `round` among the
+     * `eligible` ones (ascending client indices). Return false (the default) to let the server
+     * sample with ClientsPerRound / ClientSampling. A GFL server samples with
+     * fl::GflSampleClients from its own seed, so that the network run draws what the in-process
+     * run draws.
+     */
+    virtual bool SelectClients(uint32_t /* round */,
+                               const std::vector<uint32_t>& /* eligible */,
+                               std::vector<uint32_t>& /* selected */)
+    {
+        return false;
+    }
+
+    /**
+     * Optional aggregation hook: turns the round's fresh uploads (ascending client index, the
+     * clients in `clients`) into the server's model, which holds the model the clients trained
+     * on when called. Return false (the default) for the server's FedAvg aggregation
+     * (fl::AggregateRound, weighted by sample counts). GFL uses it for eq. (7) (uniform 1/L) and
+     * eq. (55) (noisy updates: psi = w - mu * average update). Stale updates are not passed.
+     */
+    virtual bool Aggregate(const Context& /* ctx */,
+                           const std::vector<const fl::ParamVector*>& /* uploads */,
+                           const std::vector<uint32_t>& /* clients */,
+                           fl::ParamVector& /* model */)
+    {
+        return false;
+    }
+
+    /**
+     * Optional receive hook: a message that is not part of the client protocol (a PeerModel
+     * from a neighbour server, say) arrived on the server's transport. Return true if the step
+     * consumed it; otherwise the server counts it as unexpected.
+     */
+    virtual bool Receive(FlInboundMessage& /* in */)
+    {
+        return false;
+    }
 };
 
 /**

@@ -229,5 +229,52 @@ SupervisedTask<S>::Describe() const
 template class SupervisedTask<double>;
 template class SupervisedTask<float>;
 
+namespace
+{
+
+template <typename S>
+TrainOutcome
+TrainWith(const SupervisedTask<S>& task,
+          std::size_t client,
+          const ParamVector& start,
+          const LocalTrainerConfig& config,
+          Rng& rng)
+{
+    const Dataset<S>& data = task.ClientData(client);
+    const Vec<S>& w0 = start.Get<S>();
+    const LocalTrainer<S> trainer(config); // validates the configuration
+    LocalResult<S> r = trainer.Train(task.GetModel(), w0, data, rng);
+    TrainOutcome out;
+    out.params = ParamVector(std::move(r.params));
+    out.steps = r.steps;
+    out.samplesProcessed = r.samplesProcessed;
+    out.meanLoss = r.meanLoss;
+    out.flops = static_cast<double>(r.samplesProcessed) * task.GetModel().FlopsPerSample();
+    return out;
+}
+
+} // namespace
+
+TrainOutcome
+TrainClientWith(const LearningTask& task,
+                std::size_t client,
+                const ParamVector& start,
+                const LocalTrainerConfig& config,
+                Rng& rng)
+{
+    if (const auto* d = dynamic_cast<const SupervisedTask<double>*>(&task))
+    {
+        return TrainWith(*d, client, start, config, rng);
+    }
+    if (const auto* f = dynamic_cast<const SupervisedTask<float>*>(&task))
+    {
+        return TrainWith(*f, client, start, config, rng);
+    }
+    throw ConfigError("task",
+                      "is not a SupervisedTask, so its clients cannot be trained with another "
+                      "trainer configuration",
+                      "build the task as SupervisedTask<double> or SupervisedTask<float>");
+}
+
 } // namespace fl
 } // namespace ns3

@@ -138,6 +138,20 @@ class SupervisedTask : public LearningTask
     Dataset<S> m_trainSample; ///< up to 10,000 training samples drawn evenly from the clients
 };
 
+/**
+ * Trains `client` of a SupervisedTask (float64 or float32) from `start` with the given trainer
+ * configuration instead of the task's own: algorithms whose clients differ in local steps E,
+ * batch size B or step rule (GFL's E_{p,k} steps of mu / E_{p,k} on mini-batches of B_{p,k},
+ * a diffusion agent's single adapt step) call it with the task's data and model. The outcome is
+ * what TrainClient would return with that configuration. Throws ConfigError naming "task" if the
+ * task is not a SupervisedTask, and as LocalTrainerConfig::Validate and TrainClient otherwise.
+ */
+TrainOutcome TrainClientWith(const LearningTask& task,
+                             std::size_t client,
+                             const ParamVector& start,
+                             const LocalTrainerConfig& config,
+                             Rng& rng);
+
 } // namespace fl
 } // namespace ns3
 

@@ -1,0 +1,9 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * fl-ghp: GHP diffusion (seed 001) Fig. 1 -- none / iid / graph-homomorphic perturbations --
+ * in process or over Wi-Fi ad hoc (--mode=network). The same program as fl-gfl (one source,
+ * no duplicated flags or metrics) with --figure=ghp and --output=fl-ghp.csv by default.
+ */
+#define FL_GHP_PROGRAM
+#include "fl-gfl.cc"

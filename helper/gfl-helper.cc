@@ -1,0 +1,644 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/gfl-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/csma-helper.h"
+#include "ns3/double.h"
+#include "ns3/graph.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/log.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/position-allocator.h"
+#include "ns3/simulator.h"
+#include "ns3/ssid.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+#include "ns3/wifi-helper.h"
+#include "ns3/wifi-mac-helper.h"
+#include "ns3/yans-wifi-helper.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlGflHelper");
+
+namespace
+{
+constexpr uint16_t kGflPort = 9300;
+constexpr uint16_t kAgentPort = 9200;
+
+/// Neighbours l of k in a combination matrix (a_lk > 0 or a_kl > 0, l != k), ascending.
+std::vector<uint32_t>
+NeighborsOf(const Eigen::MatrixXd& A, uint32_t k)
+{
+    std::vector<uint32_t> out;
+    for (Eigen::Index l = 0; l < A.rows(); ++l)
+    {
+        if (l != k && (A(l, k) > 0.0 || A(k, l) > 0.0))
+        {
+            out.push_back(static_cast<uint32_t>(l));
+        }
+    }
+    return out;
+}
+
+void
+Fatal(const fl::ConfigError& e)
+{
+    NS_FATAL_ERROR(e.what());
+}
+
+std::string
+TransportValue(const std::string& kind, const char* who)
+{
+    if (kind != "tcp" && kind != "udp")
+    {
+        NS_FATAL_ERROR(who << "::SetTransport: \"" << kind << "\" is not a transport (use tcp or udp)");
+    }
+    return kind;
+}
+} // namespace
+
+// ------------------------------------------------------------------------------- the scene
+
+FlGraphSceneHelper::FlGraphSceneHelper()
+    : FlSceneHelperBase("FlGraphSceneHelper"),
+      m_linkRate("100Mbps"),
+      m_linkDelay(MilliSeconds(2)),
+      m_cell("csma"),
+      m_cellRate("100Mbps")
+{
+}
+
+void
+FlGraphSceneHelper::SetServerLinkRate(DataRate rate)
+{
+    CheckDataRate("server link rate", rate);
+    m_linkRate = rate;
+}
+
+void
+FlGraphSceneHelper::SetServerLinkDelay(Time delay)
+{
+    CheckDelay("server link delay", delay);
+    m_linkDelay = delay;
+}
+
+void
+FlGraphSceneHelper::SetCell(const std::string& kind)
+{
+    if (kind != "csma" && kind != "wifi")
+    {
+        NS_FATAL_ERROR(m_name << ": cell \"" << kind << "\" is not a cell kind (use csma or wifi)");
+    }
+    m_cell = kind;
+}
+
+void
+FlGraphSceneHelper::SetCellDataRate(DataRate rate)
+{
+    CheckDataRate("cell data rate", rate);
+    m_cellRate = rate;
+}
+
+FlGraphScene
+FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
+{
+    CheckClients(K);
+    const auto P = static_cast<uint32_t>(A.rows());
+    if (P == 0 || A.cols() != A.rows())
+    {
+        NS_FATAL_ERROR(m_name << ": the combination matrix is " << A.rows() << " x " << A.cols()
+                              << "; give a square P x P matrix");
+    }
+    if (P > 1)
+    {
+        std::vector<fl::Edge> edges;
+        for (uint32_t p = 0; p < P; ++p)
+        {
+            for (uint32_t m : NeighborsOf(A, p))
+            {
+                if (m > p)
+                {
+                    edges.emplace_back(p, m);
+                }
+            }
+        }
+        if (!fl::Graph(P, edges).IsConnected())
+        {
+            NS_FATAL_ERROR(m_name << ": the servers' graph is not connected; give a connected "
+                                     "combination matrix");
+        }
+    }
+    FlGraphScene s;
+    s.servers.Create(P);
+    s.cells.resize(P);
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        s.cells[p].Create(K);
+    }
+    InternetStackHelper stack;
+    stack.Install(s.servers);
+    for (auto& c : s.cells)
+    {
+        stack.Install(c);
+    }
+    // server-to-server links along the edges
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
+    p2p.SetChannelAttribute("Delay", TimeValue(m_linkDelay));
+    Ipv4AddressHelper linkAddr("10.3.0.0", "255.255.255.252");
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        for (uint32_t m : NeighborsOf(A, p))
+        {
+            if (m < p)
+            {
+                continue;
+            }
+            NetDeviceContainer d = p2p.Install(s.servers.Get(p), s.servers.Get(m));
+            s.serverLinks.Add(d);
+            Ipv4InterfaceContainer ifs = linkAddr.Assign(d);
+            linkAddr.NewNetwork();
+            s.peerAddress[{p, m}] = ifs.GetAddress(1);
+            s.peerAddress[{m, p}] = ifs.GetAddress(0);
+        }
+    }
+    // one cell per server
+    MobilityHelper mobility;
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    static const uint16_t kChannels[] = {36, 40, 44, 48, 52, 56, 60, 64, 100, 104,
+                                         108, 112, 116, 120, 124, 128, 132, 136, 140};
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        NodeContainer all(s.servers.Get(p), s.cells[p]);
+        NetDeviceContainer devices;
+        if (m_cell == "csma")
+        {
+            CsmaHelper csma;
+            csma.SetChannelAttribute("DataRate", DataRateValue(m_cellRate));
+            csma.SetChannelAttribute("Delay", TimeValue(NanoSeconds(6560)));
+            devices = csma.Install(all);
+        }
+        else
+        {
+            YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+            YansWifiPhyHelper phy;
+            phy.SetChannel(channel.Create());
+            std::ostringstream settings;
+            settings << "{" << kChannels[p % (sizeof(kChannels) / sizeof(kChannels[0]))]
+                     << ", 20, BAND_5GHZ, 0}";
+            phy.Set("ChannelSettings", StringValue(settings.str()));
+            WifiHelper wifi;
+            wifi.SetStandard(WIFI_STANDARD_80211a);
+            wifi.SetRemoteStationManager("ns3::IdealWifiManager");
+            WifiMacHelper mac;
+            Ssid ssid("gfl-cell-" + std::to_string(p));
+            mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+            devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
+            mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+            devices.Add(wifi.Install(phy, mac, s.cells[p]));
+            Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+            const double x0 = 1000.0 * p;
+            pos->Add(Vector(x0, 0, 0));
+            for (uint32_t k = 0; k < K; ++k)
+            {
+                const double a = 2.0 * M_PI * k / K;
+                pos->Add(Vector(x0 + 10.0 * std::cos(a), 10.0 * std::sin(a), 0));
+            }
+            mobility.SetPositionAllocator(pos);
+            mobility.Install(all);
+        }
+        s.cellDevices.Add(devices);
+        std::ostringstream net;
+        net << "10." << (10 + p / 256) << "." << (p % 256) << ".0";
+        Ipv4AddressHelper cellAddr(net.str().c_str(), "255.255.255.0");
+        Ipv4InterfaceContainer ifs = cellAddr.Assign(devices);
+        s.cellServer.push_back(ifs.GetAddress(0));
+    }
+    return s;
+}
+
+// --------------------------------------------------------------------------- the collector
+
+FlNetworkCollector::FlNetworkCollector(std::size_t nodes,
+                                       Eigen::VectorXd reference,
+                                       std::shared_ptr<fl::DriftingSensitivityAccountant> acc)
+    : m_nodes(nodes),
+      m_reference(std::move(reference)),
+      m_accountant(std::move(acc))
+{
+}
+
+void
+FlNetworkCollector::SetCallback(fl::NetworkIterationCallback cb)
+{
+    m_callback = std::move(cb);
+}
+
+void
+FlNetworkCollector::SetFinish(uint32_t last, std::function<void()> finish)
+{
+    m_last = last;
+    m_finish = std::move(finish);
+}
+
+void
+FlNetworkCollector::Initial(const fl::ParamVector& w0)
+{
+    std::vector<fl::ParamVector> models(m_nodes, w0);
+    m_result.models = models;
+    if (m_callback)
+    {
+        fl::NetworkIterationReport r;
+        r.models = &models;
+        r.aggregates = &models;
+        fl::ParamVector centroid;
+        fl::FillNetworkMetrics(models, models, m_reference, centroid, r);
+        m_callback(r);
+    }
+}
+
+void
+FlNetworkCollector::Add(uint32_t node,
+                        uint32_t iteration,
+                        const fl::ParamVector& aggregate,
+                        const fl::ParamVector& model,
+                        const fl::CombineOutcome& outcome,
+                        uint32_t dropped)
+{
+    Pending& p = m_pending[iteration];
+    if (p.models.empty())
+    {
+        p.models.resize(m_nodes);
+        p.aggregates.resize(m_nodes);
+    }
+    p.models.at(node) = model;
+    p.aggregates.at(node) = aggregate;
+    ++p.count;
+    p.missing += outcome.missing;
+    m_result.droppedClients += dropped;
+    // iterations complete in order (a node cannot finish i + 1 before i)
+    while (!m_pending.empty() && m_pending.begin()->first == m_completed + 1 &&
+           m_pending.begin()->second.count == m_nodes)
+    {
+        Pending& done = m_pending.begin()->second;
+        const uint32_t i = m_pending.begin()->first;
+        if (m_accountant)
+        {
+            m_accountant->RecordIteration();
+        }
+        m_result.lostMessages += done.missing;
+        fl::NetworkIterationReport r;
+        r.iteration = i;
+        r.models = &done.models;
+        r.aggregates = &done.aggregates;
+        r.lostMessages = done.missing;
+        r.epsilon = m_accountant ? m_accountant->Epsilon() : 0.0;
+        fl::FillNetworkMetrics(done.models, done.aggregates, m_reference, m_result.centroid, r);
+        m_result.epsilon = r.epsilon;
+        if (m_callback)
+        {
+            m_callback(r);
+        }
+        m_result.models = std::move(done.models);
+        m_pending.erase(m_pending.begin());
+        m_completed = i;
+        if (m_finish && i == m_last)
+        {
+            m_finish();
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------- GFL
+
+FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl::GflConfig& config)
+    : m_task(std::move(task)),
+      m_config(config)
+{
+    const auto P = static_cast<std::size_t>(m_config.combination.rows());
+    try
+    {
+        fl::ValidateCombinationMatrix(m_config.combination,
+                                      P,
+                                      m_config.serverNoise.kind,
+                                      "combination");
+        if (m_config.clientsPerServer == 0 || m_task->NumClients() != P * m_config.clientsPerServer)
+        {
+            throw fl::ConfigError("clientsPerServer",
+                                  "does not match the task's " +
+                                      std::to_string(m_task->NumClients()) + " clients",
+                                  "build the task with P * K clients");
+        }
+        if (m_config.secureAggregation || m_config.dropoutProbability > 0.0)
+        {
+            throw fl::ConfigError("secureAggregation / dropoutProbability",
+                                  "are not available in the network mode yet",
+                                  "use the in-process mode (RunGflInProcess) for them");
+        }
+        if (m_config.clientNoise.kind == fl::NodeNoiseKind::IidBroadcast ||
+            m_config.clientNoise.kind == fl::NodeNoiseKind::GraphHomomorphic)
+        {
+            throw fl::ConfigError("clientNoise",
+                                  "is not none or iid-per-link",
+                                  "use none or iid-per-link (noisy models / noisy updates)");
+        }
+        auto probe = fl::MakeNodePerturbation(m_config.serverNoise,
+                                              m_config.combination(0, 0),
+                                              "combination weight a_{0,0}");
+        const fl::MechanismSpec mech = probe->Mechanism(0.0);
+        m_collector = std::make_shared<FlNetworkCollector>(
+            P,
+            m_config.reference,
+            std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
+                                                                mech.scale,
+                                                                m_config.mu,
+                                                                m_config.clipNorm,
+                                                                m_task->NumParameters(),
+                                                                m_config.conservativeL1,
+                                                                m_config.delta));
+    }
+    catch (const fl::ConfigError& e)
+    {
+        Fatal(e);
+    }
+}
+
+void
+FlGflHelper::SetTransport(const std::string& kind)
+{
+    TransportValue(kind, "FlGflHelper");
+    m_transport = kind;
+}
+
+void
+FlGflHelper::SetExchangeTimeout(Time timeout)
+{
+    m_timeout = timeout;
+}
+
+void
+FlGflHelper::SetRoundDeadline(Time deadline)
+{
+    m_deadline = deadline;
+}
+
+void
+FlGflHelper::SetSecondsPerSample(double s)
+{
+    m_secondsPerSample = s;
+}
+
+void
+FlGflHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
+{
+    m_collector->SetCallback(std::move(cb));
+}
+
+std::vector<Ptr<FlServerApplication>>
+FlGflHelper::Install(const FlGraphScene& scene)
+{
+    const auto& A = m_config.combination;
+    const auto P = static_cast<uint32_t>(A.rows());
+    const auto K = static_cast<uint32_t>(m_config.clientsPerServer);
+    if (scene.servers.GetN() != P || scene.cells.size() != P)
+    {
+        NS_FATAL_ERROR("FlGflHelper: the scene has " << scene.servers.GetN()
+                                                     << " servers but the combination matrix "
+                                                     << P << "; build it from the same matrix");
+    }
+    const std::string transport = TransportValue(m_transport, "FlGflHelper");
+    const auto& taskTrainer = m_task->GetTrainerConfig();
+    auto perClient = [&](const std::vector<std::size_t>& v, std::size_t c, std::size_t fallback) {
+        return v.empty() ? fallback : (v.size() == 1 ? v.front() : v.at(c));
+    };
+    fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
+    m_collector->Initial(m_task->InitialParameters(initRng));
+    m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    std::vector<Ptr<FlServerApplication>> servers;
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        GflRoundStep::Config sc;
+        sc.clientsPerServer = K;
+        sc.sampledClients = static_cast<uint32_t>(m_config.sampledClients);
+        sc.serverSeed = fl::GflServerSeed(m_config.seed, p);
+        sc.uplink = m_config.uplink;
+        sc.mu = m_config.mu;
+        sc.exchange.self = p;
+        sc.exchange.selfWeight = A(p, p);
+        for (uint32_t l : NeighborsOf(A, p))
+        {
+            FlGraphExchangeConfig::Neighbor nb;
+            nb.index = l;
+            nb.address = InetSocketAddress(scene.peerAddress.at({p, l}), kGflPort);
+            nb.weight = A(l, p);
+            sc.exchange.neighbors.push_back(nb);
+        }
+        sc.exchange.noise = m_config.serverNoise;
+        sc.exchange.seed = sc.serverSeed;
+        sc.exchange.policy = m_config.missingPolicy;
+        sc.exchange.timeout = m_timeout;
+        Ptr<GflRoundStep> step;
+        try
+        {
+            step = Create<GflRoundStep>(sc);
+        }
+        catch (const fl::ConfigError& e)
+        {
+            Fatal(e);
+        }
+        std::weak_ptr<FlNetworkCollector> collector = m_collector;
+        step->SetIterationCallback([collector](const GflIterationReport& r) {
+            if (auto c = collector.lock())
+            {
+                c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome);
+            }
+        });
+        m_steps.push_back(step);
+
+        Ptr<FlServerApplication> server = CreateObject<FlServerApplication>();
+        server->SetAttribute("Transport", StringValue(transport));
+        server->SetAttribute("Port", UintegerValue(kGflPort));
+        server->SetAttribute("Rounds", UintegerValue(m_config.iterations));
+        server->SetAttribute("ExpectedClients", UintegerValue(K));
+        server->SetAttribute("InitSeed", UintegerValue(fl::InitialModelSeed(m_config.seed)));
+        server->SetAttribute("StopSimulation", BooleanValue(false));
+        server->SetAttribute("RoundDeadline", TimeValue(m_deadline));
+        server->SetTask(m_task);
+        server->SetRoundStep(step);
+        server->SetStartTime(Seconds(0.1));
+        scene.servers.Get(p)->AddApplication(server);
+        servers.push_back(server);
+
+        for (uint32_t k = 0; k < K; ++k)
+        {
+            const uint32_t c = p * K + k;
+            Ptr<FlClientApplication> client = CreateObject<FlClientApplication>();
+            client->SetAttribute("Transport", StringValue(transport));
+            client->SetAttribute("ServerAddress", AddressValue(scene.cellServer[p]));
+            client->SetAttribute("ServerPort", UintegerValue(kGflPort));
+            client->SetAttribute("ClientIndex", UintegerValue(c));
+            client->SetAttribute("TrainingSeed",
+                                 UintegerValue(fl::GflClientSeed(m_config.seed, p, k)));
+            client->SetAttribute("SecondsPerSample", DoubleValue(m_secondsPerSample));
+            client->SetTask(m_task);
+            try
+            {
+                client->SetGflStep(
+                    fl::GflTrainerConfig(m_config.mu,
+                                         perClient(m_config.work.localSteps, c, taskTrainer.localSteps),
+                                         perClient(m_config.work.batchSizes, c, taskTrainer.batchSize),
+                                         m_config.clipNorm),
+                    m_config.uplink,
+                    m_config.mu,
+                    p);
+                if (m_config.clientNoise.kind != fl::NodeNoiseKind::None)
+                {
+                    client->SetUplinkPerturbation(std::shared_ptr<fl::Perturbation>(
+                        fl::MakeNodePerturbation(m_config.clientNoise, 1.0, "clientNoise")));
+                }
+            }
+            catch (const fl::ConfigError& e)
+            {
+                Fatal(e);
+            }
+            client->SetStartTime(Seconds(0.2));
+            scene.cells[p].Get(k)->AddApplication(client);
+            m_clients.push_back(client);
+        }
+    }
+    return servers;
+}
+
+// ------------------------------------------------------------------------------ diffusion
+
+DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
+                                 const fl::DiffusionConfig& config)
+    : m_task(std::move(task)),
+      m_config(config)
+{
+    const std::size_t n = m_task->NumClients();
+    try
+    {
+        fl::ValidateCombinationMatrix(m_config.combination, n, m_config.noise.kind, "combination");
+        fl::DiffusionAdaptConfig(m_config.mu, m_config.batchSize, m_config.clipNorm);
+        auto probe = fl::MakeNodePerturbation(m_config.noise,
+                                              m_config.combination(0, 0),
+                                              "combination weight a_{0,0}");
+        const fl::MechanismSpec mech = probe->Mechanism(0.0);
+        m_collector = std::make_shared<FlNetworkCollector>(
+            n,
+            m_config.reference,
+            std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
+                                                                mech.scale,
+                                                                m_config.mu,
+                                                                m_config.clipNorm,
+                                                                m_task->NumParameters(),
+                                                                m_config.conservativeL1,
+                                                                m_config.delta));
+    }
+    catch (const fl::ConfigError& e)
+    {
+        Fatal(e);
+    }
+}
+
+void
+DiffusionHelper::SetTransport(const std::string& kind)
+{
+    TransportValue(kind, "DiffusionHelper");
+    m_transport = kind;
+}
+
+void
+DiffusionHelper::SetExchangeTimeout(Time timeout)
+{
+    m_timeout = timeout;
+}
+
+void
+DiffusionHelper::SetComputeTime(Time t)
+{
+    m_compute = t;
+}
+
+void
+DiffusionHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
+{
+    m_collector->SetCallback(std::move(cb));
+}
+
+std::vector<Ptr<DiffusionAgentApplication>>
+DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Address>& addresses)
+{
+    const auto& A = m_config.combination;
+    const auto n = static_cast<uint32_t>(A.rows());
+    if (nodes.GetN() != n || addresses.size() != n)
+    {
+        NS_FATAL_ERROR("DiffusionHelper: " << nodes.GetN() << " nodes and " << addresses.size()
+                                           << " addresses for " << n
+                                           << " agents; give one node and address per agent");
+    }
+    const std::string transport = TransportValue(m_transport, "DiffusionHelper");
+    fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
+    const fl::ParamVector w0 = m_task->InitialParameters(initRng);
+    m_collector->Initial(w0);
+    m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    std::vector<Ptr<DiffusionAgentApplication>> agents;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        FlGraphExchangeConfig ex;
+        ex.self = k;
+        ex.selfWeight = A(k, k);
+        for (uint32_t l : NeighborsOf(A, k))
+        {
+            FlGraphExchangeConfig::Neighbor nb;
+            nb.index = l;
+            nb.address = InetSocketAddress(addresses[l], kAgentPort);
+            nb.weight = A(l, k);
+            ex.neighbors.push_back(nb);
+        }
+        ex.noise = m_config.noise;
+        ex.seed = fl::DiffusionAgentSeed(m_config.seed, k);
+        ex.policy = m_config.missingPolicy;
+        ex.timeout = m_timeout;
+        Ptr<DiffusionAgentApplication> app = CreateObject<DiffusionAgentApplication>();
+        app->SetAttribute("Transport", StringValue(transport));
+        app->SetAttribute("Port", UintegerValue(kAgentPort));
+        app->SetAttribute("Iterations", UintegerValue(m_config.iterations));
+        app->SetAttribute("AgentIndex", UintegerValue(k));
+        app->SetAttribute("Mu", DoubleValue(m_config.mu));
+        app->SetAttribute("BatchSize", UintegerValue(m_config.batchSize));
+        app->SetAttribute("ClipNorm", DoubleValue(m_config.clipNorm));
+        app->SetAttribute("ComputeTime", TimeValue(m_compute));
+        app->SetTask(m_task);
+        app->SetExchange(ex);
+        app->SetInitialModel(w0);
+        std::weak_ptr<FlNetworkCollector> collector = m_collector;
+        app->SetIterationCallback([collector](uint32_t agent,
+                                              uint32_t i,
+                                              const fl::ParamVector& phi,
+                                              const fl::ParamVector& w,
+                                              const fl::CombineOutcome& o) {
+            if (auto c = collector.lock())
+            {
+                c->Add(agent, i, phi, w, o);
+            }
+        });
+        app->SetStartTime(Seconds(0.1));
+        nodes.Get(k)->AddApplication(app);
+        agents.push_back(app);
+    }
+    return agents;
+}
+
+} // namespace ns3

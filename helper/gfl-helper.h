@@ -1,0 +1,235 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * GFL and GHP over ns-3 links (issue 11, network mode): a scene built from a combination graph
+ * (servers on point-to-point links along its edges, a cell of clients per server), the helper
+ * that installs the GFL servers (FlServerApplication + GflRoundStep) and clients
+ * (FlClientApplication with the GFL step), and the helper that installs GHP diffusion agents.
+ * Both report per-iteration metrics with the same NetworkIterationReport as the in-process
+ * runners.
+ */
+#ifndef FL_GFL_HELPER_H
+#define FL_GFL_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/diffusion-agent-application.h"
+#include "ns3/fl-client-application.h"
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-server-application.h"
+#include "ns3/gfl-privacy.h"
+#include "ns3/gfl-round-step.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * A GFL scene: P server nodes linked along the edges of a graph, K clients per server.
+ */
+struct FlGraphScene
+{
+    NodeContainer servers;               ///< server p = servers.Get(p)
+    std::vector<NodeContainer> cells;    ///< cells[p]: the K clients of server p
+    std::vector<Ipv4Address> cellServer; ///< the address of server p in its cell
+    /// peerAddress[{p, m}]: the address of server m on the link p - m (what p sends to)
+    std::map<std::pair<uint32_t, uint32_t>, Ipv4Address> peerAddress;
+    NetDeviceContainer serverLinks; ///< the point-to-point devices, two per edge
+    NetDeviceContainer cellDevices; ///< the cells' devices (server's first in each cell)
+};
+
+/**
+ * \ingroup fl
+ * Builds a FlGraphScene from a combination matrix: an edge p - m wherever a_pm > 0 or a_mp > 0
+ * (p != m) becomes a point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge),
+ * and each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an
+ * 802.11a infrastructure BSS with the server on the AP, each cell on its own YANS channel object
+ * and its own 5 GHz channel number (36, 40, ..., 64, 100, ..., 140, cycled), clients on a disc
+ * of radius 10 m around the AP, cells 1 km apart. Addresses 10.(10 + p / 256).(p % 256).0/24
+ * per cell.
+ */
+class FlGraphSceneHelper : public FlSceneHelperBase
+{
+  public:
+    FlGraphSceneHelper();
+    /// Rate of the server-to-server links (> 0; default 100 Mb/s).
+    void SetServerLinkRate(DataRate rate);
+    /// Delay of the server-to-server links (>= 0; default 2 ms).
+    void SetServerLinkDelay(Time delay);
+    /// "csma" (default) or "wifi".
+    void SetCell(const std::string& kind);
+    /// Data rate of CSMA cells (default 100 Mb/s).
+    void SetCellDataRate(DataRate rate);
+    /**
+     * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
+     * disconnected matrix or K = 0.
+     */
+    FlGraphScene Build(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
+
+  private:
+    DataRate m_linkRate;
+    Time m_linkDelay;
+    std::string m_cell;
+    DataRate m_cellRate;
+};
+
+/**
+ * \ingroup fl
+ * Gathers what every node reports after an iteration and, once all N nodes have reported
+ * iteration i, fills a NetworkIterationReport (fl::FillNetworkMetrics, the drifting-sensitivity
+ * epsilon) exactly as the in-process runners do.
+ */
+class FlNetworkCollector
+{
+  public:
+    /// @param nodes N; @param reference w° (may be empty); @param accountant eps of one node
+    FlNetworkCollector(std::size_t nodes,
+                       Eigen::VectorXd reference,
+                       std::shared_ptr<fl::DriftingSensitivityAccountant> accountant);
+    /// Sets the callback (called for iteration 0 with the initial models too, via Initial()).
+    void SetCallback(fl::NetworkIterationCallback cb);
+    /// Reports the initial models.
+    void Initial(const fl::ParamVector& w0);
+    /// Node k finished iteration i.
+    void Add(uint32_t node,
+             uint32_t iteration,
+             const fl::ParamVector& aggregate,
+             const fl::ParamVector& model,
+             const fl::CombineOutcome& outcome,
+             uint32_t dropped = 0);
+    /// Iterations complete at every node.
+    uint32_t CompletedIterations() const
+    {
+        return m_completed;
+    }
+    /// Last complete iteration's models, epsilon, lost messages, transmissions.
+    const fl::NetworkRunResult& Result() const
+    {
+        return m_result;
+    }
+    /// Called when iteration `last` is complete at every node (e.g. Simulator::Stop).
+    void SetFinish(uint32_t last, std::function<void()> finish);
+
+  private:
+    struct Pending
+    {
+        std::vector<fl::ParamVector> models, aggregates;
+        std::size_t count{0};
+        std::size_t missing{0};
+    };
+    std::size_t m_nodes;
+    Eigen::VectorXd m_reference;
+    std::shared_ptr<fl::DriftingSensitivityAccountant> m_accountant;
+    fl::NetworkIterationCallback m_callback;
+    std::map<uint32_t, Pending> m_pending;
+    uint32_t m_completed{0};
+    fl::NetworkRunResult m_result;
+    uint32_t m_last{0};
+    std::function<void()> m_finish;
+};
+
+/**
+ * \ingroup fl
+ * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
+ * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
+ * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
+ * (ClientIndex p K + k, TrainingSeed GflClientSeed(seed, p, k)) with the GFL step
+ * (GflTrainerConfig(mu, E_{p,k}, B_{p,k}, clipNorm)) and the client noise as uplink
+ * perturbation. The simulation stops once every server finished its last iteration. Not (yet)
+ * in the network mode: secure-aggregation masks and client dropout (the in-process runner has
+ * them): Install stops with a message if they are set.
+ */
+class FlGflHelper
+{
+  public:
+    /// Validates the configuration (ValidateCombinationMatrix, a_pp > 0 for GH noise, ...).
+    FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl::GflConfig& config);
+    /// Transport: "tcp" (default) or "udp" (FlApplicationBase::Transport of every app).
+    void SetTransport(const std::string& kind);
+    /// Combine this long after the release even with neighbour messages missing (0 = wait).
+    void SetExchangeTimeout(Time timeout);
+    /// FlServerApplication::RoundDeadline (0 = wait for every sampled client).
+    void SetRoundDeadline(Time deadline);
+    /// Simulated seconds per training sample at the clients (FlClientApplication).
+    void SetSecondsPerSample(double s);
+    /// Installs the apps (start at 0.1 s) and returns the servers.
+    std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
+    /// Metrics per iteration (as RunGflInProcess's callback).
+    void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// The collector (results after the run).
+    const FlNetworkCollector& Collector() const
+    {
+        return *m_collector;
+    }
+    /// The round steps (counters).
+    const std::vector<Ptr<GflRoundStep>>& Steps() const
+    {
+        return m_steps;
+    }
+    /// The clients.
+    const std::vector<Ptr<FlClientApplication>>& Clients() const
+    {
+        return m_clients;
+    }
+
+  private:
+    std::shared_ptr<const fl::LearningTask> m_task;
+    fl::GflConfig m_config;
+    std::string m_transport{"tcp"};
+    Time m_timeout{Seconds(0)};
+    Time m_deadline{Seconds(0)};
+    double m_secondsPerSample{1e-4};
+    std::shared_ptr<FlNetworkCollector> m_collector;
+    std::vector<Ptr<GflRoundStep>> m_steps;
+    std::vector<Ptr<FlClientApplication>> m_clients;
+};
+
+/**
+ * \ingroup fl
+ * Installs GHP diffusion agents: agent k = DiffusionAgentApplication on nodes.Get(k) with
+ * AgentIndex k, seed DiffusionAgentSeed(seed, k), initial model from InitialModelSeed(seed)
+ * (as RunDiffusionInProcess), neighbours from the combination matrix at addresses[l]. The
+ * simulation stops once every agent finished. Default scene: FlWifiAdhocSceneHelper (server node
+ * = agent 0, clients = agents 1..K-1).
+ */
+class DiffusionHelper
+{
+  public:
+    /// Validates the configuration.
+    DiffusionHelper(std::shared_ptr<const fl::LearningTask> task, const fl::DiffusionConfig& config);
+    /// "tcp" (default) or "udp".
+    void SetTransport(const std::string& kind);
+    /// Combine this long after the release even with messages missing (0 = wait).
+    void SetExchangeTimeout(Time timeout);
+    /// Simulated time of an adapt step.
+    void SetComputeTime(Time t);
+    /// Installs agent k on nodes.Get(k) reachable at addresses[k] (start at 0.1 s).
+    std::vector<Ptr<DiffusionAgentApplication>> Install(const NodeContainer& nodes,
+                                                        const std::vector<Ipv4Address>& addresses);
+    /// Metrics per iteration (as RunDiffusionInProcess's callback).
+    void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// The collector.
+    const FlNetworkCollector& Collector() const
+    {
+        return *m_collector;
+    }
+
+  private:
+    std::shared_ptr<const fl::LearningTask> m_task;
+    fl::DiffusionConfig m_config;
+    std::string m_transport{"tcp"};
+    Time m_timeout{Seconds(0)};
+    Time m_compute{MilliSeconds(1)};
+    std::shared_ptr<FlNetworkCollector> m_collector;
+};
+
+} // namespace ns3
+
+#endif // FL_GFL_HELPER_H

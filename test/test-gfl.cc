@@ -1,0 +1,1092 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * GFL (seeds 000/003, notes/gfl.md) pure core: every equation against hand computations to
+ * 1e-12 (eqs. 3, 6, 7, 8, 47, 54, 55), the graph-homomorphic cancellation in the
+ * (Perron-weighted) network centroid, the a_pp > 0 validation, secure-aggregation masks from an
+ * X25519 key agreement (cancellation, dropout recovery), the missing-message policies and the
+ * centroid drift, the privacy formulas through the accountant, and small in-process runs: they
+ * converge, are reproducible, equal a hand-written loop over the same step functions bit for bit
+ * (what the ns-3 mode will do), and show the orderings of the notes (section 6) on fixed seeds.
+ */
+#include "ns3/gfl-privacy.h"
+#include "ns3/gfl.h"
+#include "ns3/graph.h"
+#include "ns3/linear-models.h"
+#include "ns3/synthetic-data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace ns3::fl;
+
+namespace
+{
+
+void
+ExpectConfigError(const std::function<void()>& f,
+                  const std::string& parameter,
+                  const std::string& inMessage = "")
+{
+    try
+    {
+        f();
+        ADD_FAILURE() << "no ConfigError for " << parameter;
+    }
+    catch (const ConfigError& e)
+    {
+        EXPECT_EQ(e.Parameter(), parameter) << e.what();
+        if (!inMessage.empty())
+        {
+            EXPECT_NE(std::string(e.what()).find(inMessage), std::string::npos) << e.what();
+        }
+    }
+}
+
+ParamVector
+PV(std::initializer_list<double> v)
+{
+    Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
+    Eigen::Index i = 0;
+    for (double e : v)
+    {
+        x[i++] = e;
+    }
+    return ParamVector(x);
+}
+
+const Eigen::VectorXd&
+D(const ParamVector& v)
+{
+    return v.Get<double>();
+}
+
+void
+ExpectNear(const Eigen::VectorXd& a, const Eigen::VectorXd& b, double tol = 1e-12)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for (Eigen::Index i = 0; i < a.size(); ++i)
+    {
+        EXPECT_NEAR(a[i], b[i], tol) << "entry " << i;
+    }
+}
+
+Eigen::VectorXd
+V(std::initializer_list<double> v)
+{
+    return D(PV(v));
+}
+
+/// A one-client ridge task with the given samples (rows of X) and targets.
+std::shared_ptr<SupervisedTask<double>>
+TinyRidgeTask(const Mat<double>& X, const Vec<double>& y, double rho)
+{
+    Dataset<double> d;
+    d.features = X;
+    d.targets = y;
+    d.kind = TargetKind::Regression;
+    std::vector<Dataset<double>> clients{d};
+    return std::make_shared<SupervisedTask<double>>(
+        std::make_shared<RidgeRegression<double>>(static_cast<std::size_t>(X.cols()), rho),
+        LocalTrainerConfig{},
+        clients,
+        Dataset<double>{});
+}
+
+/// The GFL regression task of notes 4.1 with P*K agents, and its ridge optimum.
+struct RegressionFixture
+{
+    std::shared_ptr<SupervisedTask<double>> task;
+    Eigen::VectorXd wOpt;
+};
+
+RegressionFixture
+MakeFixture(std::size_t agents, std::size_t samples, double rho, uint64_t seed)
+{
+    RegressionTaskConfig rc;
+    rc.dim = 2;
+    rc.agents = agents;
+    rc.samplesPerAgent = samples;
+    Rng rng(seed);
+    auto data = MakeRegressionTask<double>(rc, rng);
+    std::vector<Dataset<double>> parts;
+    for (auto& a : data.agents)
+    {
+        parts.push_back(std::move(a.data));
+    }
+    std::vector<const Dataset<double>*> ptrs;
+    for (const auto& p : parts)
+    {
+        ptrs.push_back(&p);
+    }
+    RegressionFixture f;
+    f.wOpt = RidgeOptimum(ptrs, rho);
+    f.task =
+        std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(2, rho),
+                                                 LocalTrainerConfig{},
+                                                 std::move(parts),
+                                                 Dataset<double>{});
+    return f;
+}
+
+/// The three-server combination matrix of the hand cases (symmetric, doubly stochastic).
+Eigen::MatrixXd
+HandA()
+{
+    Eigen::MatrixXd A(3, 3);
+    A << 0.5, 0.25, 0.25, 0.25, 0.75, 0.0, 0.25, 0.0, 0.75;
+    return A;
+}
+
+GflConfig
+SmallConfig(const RegressionFixture& f, std::size_t P, std::size_t K, uint64_t seed)
+{
+    GflConfig c;
+    Rng g(seed);
+    ConnectivityRequirement req;
+    req.connected = true;
+    c.combination = MetropolisWeights(ErdosRenyiGraph(P, 0.5, g, req));
+    c.clientsPerServer = K;
+    c.sampledClients = 4;
+    c.mu = 0.7;
+    c.work = DrawGflLocalWork(P * K, 1, 10, 5, 10, DeriveSeed(seed, 3));
+    c.iterations = 200;
+    c.seed = seed;
+    c.reference = f.wOpt;
+    return c;
+}
+
+/// Mean of the centroid MSD over the last quarter of a run.
+double
+SteadyCentroidMsd(const LearningTask& task, const GflConfig& c)
+{
+    double sum = 0.0;
+    int n = 0;
+    RunGflInProcess(task, c, [&](const NetworkIterationReport& r) {
+        if (r.iteration > c.iterations * 3 / 4)
+        {
+            sum += r.centroidMsd;
+            ++n;
+        }
+    });
+    return sum / n;
+}
+
+double
+Db(double x)
+{
+    return 10.0 * std::log10(x);
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------------- equations
+
+TEST(GflEquations, LocalStepsEq3AndEq6ByHand)
+{
+    // u1 = (1, 0), d1 = 1; u2 = (0, 2), d2 = 2; rho = 0.5: grad J(w) = (2 w1 - 1, 5 w2 - 4).
+    Mat<double> X(2, 2);
+    X << 1, 0, 0, 2;
+    Vec<double> y(2);
+    y << 1, 2;
+    auto task = TinyRidgeTask(X, y, 0.5);
+    // mu = 0.4, E = 2 -> each step mu / E = 0.2; full batch B = 2 (no randomness).
+    const LocalTrainerConfig cfg = GflTrainerConfig(0.4, 2, 2, 0.0);
+    EXPECT_EQ(cfg.stepRule, StepRule::DividedBySteps);
+    Rng rng(1);
+    TrainOutcome out = TrainClientWith(*task, 0, PV({0, 0}), cfg, rng);
+    // step 1: w = 0 - 0.2 (-1, -4) = (0.2, 0.8); step 2: grad = (-0.6, 0): w = (0.32, 0.8)
+    ExpectNear(D(out.params), V({0.32, 0.8}));
+    // eq. (6): w = w0 - (mu / E) sum_e grad = -0.2 ((-1, -4) + (-0.6, 0))
+    ExpectNear(D(out.params), V({-0.2 * (-1 - 0.6), -0.2 * (-4 + 0)}));
+    EXPECT_EQ(out.steps, 2U);
+    EXPECT_EQ(out.samplesProcessed, 4U);
+}
+
+TEST(GflEquations, ClientUpdateEq54IsTheAveragedGradient)
+{
+    // From the hand case above: u = (w0 - w) / mu = (1/E) sum_e grad = ((-1.6)/2, (-4)/2).
+    const ParamVector u = GflClientUpdate(PV({0, 0}), PV({0.32, 0.8}), 0.4);
+    ExpectNear(D(u), V({-0.8, -2.0}));
+    ExpectConfigError([] { GflClientUpdate(PV({0}), PV({0, 1}), 0.4); }, "trained");
+    ExpectConfigError([] { GflClientUpdate(PV({0}), PV({1}), 0.0); }, "mu");
+}
+
+TEST(GflEquations, ServerAverageEq7ByHand)
+{
+    const ParamVector a = PV({1, 2});
+    const ParamVector b = PV({3, -4});
+    const ParamVector c = PV({-1, 5});
+    // (1/L) sum_k (w_k + g_k): the received vectors already carry g_k.
+    ExpectNear(D(GflServerAverage({&a, &b, &c})), V({1.0, 1.0}));
+    // weights 1, 2, 1 -> (1 + 6 - 1) / 4, (2 - 8 + 5) / 4
+    ExpectNear(D(GflServerAverage({&a, &b, &c}, {1, 2, 1})), V({1.5, -0.25}));
+    ExpectConfigError([] { GflServerAverage({}); }, "models");
+}
+
+TEST(GflEquations, ApplyUpdateEq55ByHand)
+{
+    // psi = w - mu * avg(u + g) = (1, 2) - 0.4 (0.5, -1) = (0.8, 2.4)
+    ExpectNear(D(GflApplyUpdate(PV({1, 2}), PV({0.5, -1}), 0.4)), V({0.8, 2.4}));
+    // Without noise the update path gives the model average (to rounding).
+    const ParamVector w = PV({0.3, -0.2});
+    const ParamVector m1 = PV({0.1, 0.5});
+    const ParamVector m2 = PV({-0.7, 0.9});
+    const double mu = 0.7;
+    const ParamVector u1 = GflClientUpdate(w, m1, mu);
+    const ParamVector u2 = GflClientUpdate(w, m2, mu);
+    ExpectNear(D(GflApplyUpdate(w, GflServerAverage({&u1, &u2}), mu)),
+               D(GflServerAverage({&m1, &m2})));
+}
+
+TEST(GflEquations, CombineEq8ByHand)
+{
+    const Eigen::MatrixXd A = HandA();
+    const std::vector<ParamVector> psi{PV({1, 0}), PV({0, 1}), PV({2, 2})};
+    GraphExchange ex(A, NodeNoiseConfig{}, {1, 2, 3}, MissingMessagePolicy::ReuseLast);
+    std::vector<ParamVector> w;
+    EXPECT_EQ(ex.Step(1, psi, w), 0U);
+    // w_p = sum_m a_pm psi_m
+    ExpectNear(D(w[0]), V({0.5 * 1 + 0.25 * 0 + 0.25 * 2, 0.5 * 0 + 0.25 * 1 + 0.25 * 2}));
+    ExpectNear(D(w[1]), V({0.25, 0.75}));
+    ExpectNear(D(w[2]), V({1.75, 1.5}));
+    // The same through CombineMessages, as a server application calls it.
+    ParamVector out;
+    const CombineOutcome o =
+        CombineMessages(psi[0],
+                        psi[0],
+                        0.5,
+                        {{1, 0.25, &psi[1], nullptr}, {2, 0.25, &psi[2], nullptr}},
+                        MissingMessagePolicy::Renormalize,
+                        out);
+    ExpectNear(D(out), D(w[0]));
+    EXPECT_EQ(o.missing, 0U);
+    EXPECT_DOUBLE_EQ(o.weightUsed, 1.0);
+}
+
+TEST(GflSampling, SamplesLDistinctClientsReproducibly)
+{
+    const auto s = GflSampleClients(100, 11, 42, 7);
+    ASSERT_EQ(s.size(), 11U);
+    EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+    EXPECT_EQ(std::adjacent_find(s.begin(), s.end()), s.end());
+    EXPECT_EQ(s, GflSampleClients(100, 11, 42, 7));
+    EXPECT_NE(s, GflSampleClients(100, 11, 42, 8));
+    EXPECT_EQ(GflSampleClients(5, 0, 42, 1).size(), 5U);
+    EXPECT_EQ(GflSampleClients(5, 9, 42, 1).size(), 5U);
+}
+
+TEST(GflSampling, LocalWorkRanges)
+{
+    const GflLocalWork w = DrawGflLocalWork(1000, 1, 10, 5, 10, 3);
+    ASSERT_EQ(w.localSteps.size(), 1000U);
+    EXPECT_EQ(*std::min_element(w.localSteps.begin(), w.localSteps.end()), 1U);
+    EXPECT_EQ(*std::max_element(w.localSteps.begin(), w.localSteps.end()), 10U);
+    EXPECT_EQ(*std::min_element(w.batchSizes.begin(), w.batchSizes.end()), 5U);
+    EXPECT_EQ(*std::max_element(w.batchSizes.begin(), w.batchSizes.end()), 10U);
+    ExpectConfigError([] { DrawGflLocalWork(3, 0, 10, 5, 10, 1); }, "localSteps");
+    ExpectConfigError([] { DrawGflLocalWork(3, 1, 10, 6, 5, 1); }, "batchSize");
+}
+
+// ----------------------------------------------------------------------- server perturbations
+
+TEST(ServerPerturbation, GraphHomomorphicEq47Terms)
+{
+    GraphHomomorphicPerturbation gh(NoiseDistribution::Laplace, 0.3, 0.25, "a_{0,0}");
+    Rng rng(5);
+    gh.BeginIteration(3, rng);
+    const Eigen::VectorXd v = gh.Noise();
+    ASSERT_EQ(v.size(), 3);
+    ParamVector toA = PV({1, 2, 3});
+    ParamVector toB = PV({1, 2, 3});
+    ParamVector kept = PV({1, 2, 3});
+    Rng unused(9);
+    gh.PerturbOutgoing(toA, 1, unused);
+    gh.PerturbOutgoing(toB, 2, unused);
+    gh.PerturbKept(kept, unused);
+    ExpectNear(D(toA), V({1, 2, 3}) + v);                  // g_{mp} = g_p, m != p
+    EXPECT_EQ(toA, toB);                                   // same message to every neighbour
+    ExpectNear(D(kept), V({1, 2, 3}) - (0.75 / 0.25) * v); // g_pp = -((1-a)/a) g_p
+    EXPECT_DOUBLE_EQ(gh.CompensationFactor(), 3.0);
+    EXPECT_TRUE(gh.SameForEveryReceiver());
+    EXPECT_EQ(gh.Name(), "graph-homomorphic-laplace");
+    EXPECT_EQ(gh.Mechanism(2.0), (MechanismSpec{MechanismKind::Laplace, 2.0, 0.3}));
+    ParamVector wrongSize = PV({1});
+    ExpectConfigError([&] { gh.PerturbOutgoing(wrongSize, 0, unused); }, "dim");
+}
+
+TEST(ServerPerturbation, GraphHomomorphicCancelsInTheCentroid)
+{
+    // Random connected graph, Metropolis weights: one GH iteration over all servers.
+    Rng g(11);
+    ConnectivityRequirement req;
+    req.connected = true;
+    const Eigen::MatrixXd A = MetropolisWeights(ErdosRenyiGraph(12, 0.3, g, req));
+    const std::size_t P = 12;
+    const std::size_t M = 7;
+    std::vector<ParamVector> psi;
+    std::normal_distribution<double> normal(0.0, 3.0);
+    for (std::size_t p = 0; p < P; ++p)
+    {
+        Eigen::VectorXd x(M);
+        for (auto& e : x)
+        {
+            e = normal(g);
+        }
+        psi.emplace_back(x);
+    }
+    for (auto dist : {NoiseDistribution::Laplace, NoiseDistribution::Gaussian})
+    {
+        std::vector<uint64_t> seeds;
+        for (std::size_t p = 0; p < P; ++p)
+        {
+            seeds.push_back(100 + p);
+        }
+        GraphExchange gh(A,
+                         NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, dist, 5.0},
+                         seeds,
+                         MissingMessagePolicy::ReuseLast);
+        GraphExchange clean(A, NodeNoiseConfig{}, seeds, MissingMessagePolicy::ReuseLast);
+        std::vector<ParamVector> wGh;
+        std::vector<ParamVector> wClean;
+        gh.Step(3, psi, wGh);
+        clean.Step(3, psi, wClean);
+        // sum_p sum_m a_pm g_pm = 0: the centroids agree although every server's model moved.
+        Eigen::VectorXd residual = Eigen::VectorXd::Zero(M);
+        double moved = 0.0;
+        for (std::size_t p = 0; p < P; ++p)
+        {
+            residual += (D(wGh[p]) - D(wClean[p])) / P;
+            moved += (D(wGh[p]) - D(wClean[p])).norm();
+        }
+        EXPECT_LT(residual.norm(), 1e-12);
+        EXPECT_GT(moved, 1.0);
+        // Closed form (notes/ghp.md 2.6): w_k = sum_l a_lk (psi_l + v_l) - v_k.
+        for (std::size_t k = 0; k < P; ++k)
+        {
+            Eigen::VectorXd expect = Eigen::VectorXd::Zero(M);
+            for (std::size_t l = 0; l < P; ++l)
+            {
+                const auto& v = dynamic_cast<const GraphHomomorphicPerturbation&>(
+                                    gh.NodePerturbation(static_cast<uint32_t>(l)))
+                                    .Noise();
+                expect += A(l, k) * (D(psi[l]) + v);
+            }
+            expect -= dynamic_cast<const GraphHomomorphicPerturbation&>(
+                          gh.NodePerturbation(static_cast<uint32_t>(k)))
+                          .Noise();
+            ExpectNear(D(wGh[k]), expect, 1e-11);
+        }
+        std::vector<const ParamVector*> m;
+        std::vector<const ParamVector*> a;
+        for (std::size_t p = 0; p < P; ++p)
+        {
+            m.push_back(&wGh[p]);
+            a.push_back(&psi[p]);
+        }
+        EXPECT_LT(CentroidDrift(m, a), 1e-12);
+    }
+}
+
+TEST(ServerPerturbation, GraphHomomorphicCancelsInThePerronCentroidOfANonSymmetricMatrix)
+{
+    // Column-stochastic, not symmetric (receiver k's weights a_lk sum to 1), positive diagonal.
+    Eigen::MatrixXd A(4, 4);
+    A << 0.5, 0.2, 0.0, 0.3, //
+        0.3, 0.6, 0.1, 0.0,  //
+        0.0, 0.2, 0.7, 0.3,  //
+        0.2, 0.0, 0.2, 0.4;
+    ASSERT_LT((A.colwise().sum().array() - 1.0).abs().maxCoeff(), 1e-15);
+    const Eigen::VectorXd pi = PerronVector(A);
+    ExpectNear(A * pi, pi, 1e-12);
+    // But row sums are not 1: GH as constructed uses only a_ll and row l summing to one is what
+    // makes each sender's terms cancel; the Perron-weighted sum cancels for any column-
+    // stochastic A: sum_k pi_k sum_l a_lk q_lk = sum_l v_l ((A pi)_l - pi_l) = 0.
+    Rng rng(3);
+    Eigen::VectorXd residual = Eigen::VectorXd::Zero(5);
+    for (Eigen::Index l = 0; l < 4; ++l)
+    {
+        GraphHomomorphicPerturbation gh(NoiseDistribution::Laplace, 1.0, A(l, l));
+        gh.BeginIteration(5, rng);
+        for (Eigen::Index k = 0; k < 4; ++k)
+        {
+            if (A(l, k) == 0.0)
+            {
+                continue;
+            }
+            ParamVector q = ParamVector::Zeros(Precision::Float64, 5);
+            Rng unused(1);
+            if (k == l)
+            {
+                gh.PerturbKept(q, unused);
+            }
+            else
+            {
+                gh.PerturbOutgoing(q, static_cast<uint32_t>(k), unused);
+            }
+            residual += pi[k] * A(l, k) * D(q);
+        }
+    }
+    EXPECT_LT(residual.norm(), 1e-12);
+}
+
+TEST(ServerPerturbation, IidScopes)
+{
+    for (auto scope : {NoiseScope::PerLink, NoiseScope::PerSender, NoiseScope::Broadcast})
+    {
+        LaplacePerturbation lap(1.0, scope);
+        Rng rng(1);
+        lap.BeginIteration(4, rng);
+        ParamVector a = PV({0, 0, 0, 0});
+        ParamVector b = a;
+        ParamVector kept = a;
+        lap.PerturbOutgoing(a, 1, rng);
+        lap.PerturbOutgoing(b, 2, rng);
+        lap.PerturbKept(kept, rng);
+        EXPECT_EQ(lap.SameForEveryReceiver(), scope != NoiseScope::PerLink);
+        EXPECT_EQ(a == b, scope != NoiseScope::PerLink);
+        // Broadcast keeps exactly what it broadcast (notes/ghp.md pitfall 9).
+        EXPECT_EQ(kept == a, scope == NoiseScope::Broadcast);
+        EXPECT_EQ(kept == PV({0, 0, 0, 0}), scope != NoiseScope::Broadcast);
+    }
+    EXPECT_EQ(LaplacePerturbation(1.0, NoiseScope::Broadcast).Name(), "laplace-broadcast");
+    EXPECT_EQ(ParseNodeNoiseKind("gh", "x"), NodeNoiseKind::GraphHomomorphic);
+    EXPECT_EQ(ParseNodeNoiseKind("iid", "x"), NodeNoiseKind::IidBroadcast);
+    ExpectConfigError([] { ParseNodeNoiseKind("loud", "serverNoise"); }, "serverNoise");
+}
+
+TEST(ServerPerturbation, ZeroSelfWeightIsRejectedNamingTheWeight)
+{
+    ExpectConfigError(
+        [] { GraphHomomorphicPerturbation(NoiseDistribution::Laplace, 1.0, 0.0, "a_{2,2}"); },
+        "a_{2,2}");
+    // A doubly stochastic matrix with a zero self-weight: fine for i.i.d. noise, not for GH.
+    Eigen::MatrixXd A(3, 3);
+    A << 0.0, 0.5, 0.5, 0.5, 0.5, 0.0, 0.5, 0.0, 0.5;
+    const RegressionFixture f = MakeFixture(6, 20, 0.1, 1);
+    GflConfig c;
+    c.combination = A;
+    c.clientsPerServer = 2;
+    c.iterations = 2;
+    c.serverNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.1};
+    EXPECT_NO_THROW(RunGflInProcess(*f.task, c));
+    c.serverNoise.kind = NodeNoiseKind::GraphHomomorphic;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "combination", "a_{0,0}");
+    // The exchange alone names the weight the same way.
+    ExpectConfigError(
+        [&] {
+            GraphExchange(A, c.serverNoise, {1, 2, 3}, MissingMessagePolicy::Skip);
+        },
+        "combination weight a_{0,0}");
+}
+
+// ------------------------------------------------------------------------- secure aggregation
+
+TEST(SecureAggregation, X25519AgreementIsSymmetric)
+{
+    const MaskKeyPair a = MaskKeyPairFromSeed(1);
+    const MaskKeyPair b = MaskKeyPairFromSeed(2);
+    const MaskKeyPair c = MaskKeyPairFromSeed(3);
+    EXPECT_EQ(AgreeMaskSecret(a, b.publicKey), AgreeMaskSecret(b, a.publicKey));
+    EXPECT_NE(AgreeMaskSecret(a, b.publicKey), AgreeMaskSecret(a, c.publicKey));
+    EXPECT_EQ(MaskKeyPairFromSeed(1).publicKey, a.publicKey); // deterministic from the seed
+    EXPECT_NE(a.publicKey, b.publicKey);
+    const MaskSecret s = AgreeMaskSecret(a, b.publicKey);
+    EXPECT_NE(IterationMaskSeed(s, 1), IterationMaskSeed(s, 2));
+    EXPECT_EQ(IterationMaskSeed(s, 1), IterationMaskSeed(AgreeMaskSecret(b, a.publicKey), 1));
+    // The all-zero point has low order: rejected.
+    ExpectConfigError([&] { AgreeMaskSecret(a, MaskPublicKey{}); }, "peer public key");
+    ExpectConfigError([&] { AgreeMaskSecret(a, a.publicKey); }, "peer public key");
+}
+
+TEST(SecureAggregation, MaskPrgIsDeterministicAndInvertible)
+{
+    const MaskSecret seed =
+        IterationMaskSeed(AgreeMaskSecret(MaskKeyPairFromSeed(4), MaskKeyPairFromSeed(5).publicKey),
+                          9);
+    std::vector<uint64_t> a(17, 123);
+    std::vector<uint64_t> b(17, 123);
+    ApplyPairwiseMask(a, seed, true);
+    ApplyPairwiseMask(b, seed, true);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, std::vector<uint64_t>(17, 123));
+    ApplyPairwiseMask(a, seed, false);
+    EXPECT_EQ(a, std::vector<uint64_t>(17, 123));
+}
+
+namespace
+{
+
+/// L clients with key pairs and this iteration's pairwise seeds.
+struct MaskFixture
+{
+    std::vector<MaskKeyPair> keys;
+    std::vector<std::vector<MaskSecret>> seed; ///< [a][b]
+
+    MaskFixture(std::size_t L, uint32_t iteration)
+    {
+        for (std::size_t k = 0; k < L; ++k)
+        {
+            keys.push_back(MaskKeyPairFromSeed(1000 + k));
+        }
+        seed.assign(L, std::vector<MaskSecret>(L));
+        for (std::size_t a = 0; a < L; ++a)
+        {
+            for (std::size_t b = 0; b < L; ++b)
+            {
+                if (a != b)
+                {
+                    // each client computes its own side of the agreement
+                    seed[a][b] =
+                        IterationMaskSeed(AgreeMaskSecret(keys[a], keys[b].publicKey), iteration);
+                }
+            }
+        }
+    }
+
+    std::vector<MaskPeer> Peers(uint32_t self, const std::vector<uint32_t>& sampled) const
+    {
+        std::vector<MaskPeer> peers;
+        for (uint32_t o : sampled)
+        {
+            if (o != self)
+            {
+                peers.push_back(MaskPeer{o, &seed[self][o]});
+            }
+        }
+        return peers;
+    }
+};
+
+} // namespace
+
+TEST(SecureAggregation, MasksCancelAtTheServer)
+{
+    const std::size_t L = 6;
+    const std::size_t M = 50;
+    MaskFixture fx(L, 3);
+    std::vector<uint32_t> sampled{0, 1, 2, 3, 4, 5};
+    Rng rng(8);
+    std::uniform_real_distribution<double> u(-1000.0, 1000.0);
+    std::vector<Eigen::VectorXd> x(L, Eigen::VectorXd(M));
+    Eigen::VectorXd plainSum = Eigen::VectorXd::Zero(M);
+    std::vector<std::vector<uint64_t>> masked(L);
+    std::vector<const std::vector<uint64_t>*> ptrs;
+    for (uint32_t k = 0; k < L; ++k)
+    {
+        for (auto& e : x[k])
+        {
+            e = u(rng);
+        }
+        plainSum += x[k];
+        masked[k] = MaskVector(x[k], k, fx.Peers(k, sampled), kDefaultMaskFractionBits, L);
+        ptrs.push_back(&masked[k]);
+        // A masked upload reveals nothing recognisable of x_k.
+        const Eigen::VectorXd look = DecodeFixedPoint(masked[k], kDefaultMaskFractionBits);
+        EXPECT_GT((look - x[k]).norm(), 1e3 * x[k].norm());
+    }
+    const Eigen::VectorXd sum = UnmaskSum(ptrs, sampled, {}, {}, kDefaultMaskFractionBits);
+    EXPECT_LE((sum - plainSum).norm(), 1e-9 * plainSum.norm());
+    EXPECT_LE((sum - plainSum).cwiseAbs().maxCoeff(), L * std::ldexp(1.0, -40));
+}
+
+TEST(SecureAggregation, DropoutRecoveryRemovesTheDroppedClientsMasks)
+{
+    const std::size_t L = 6;
+    const uint32_t iteration = 12;
+    MaskFixture fx(L, iteration);
+    const std::vector<uint32_t> sampled{0, 1, 2, 3, 4, 5};
+    const std::vector<uint32_t> dropped{1, 4}; // dropped after the mask setup
+    const std::vector<uint32_t> survivors{0, 2, 3, 5};
+    std::vector<std::vector<uint64_t>> masked;
+    Eigen::VectorXd plainSum = Eigen::VectorXd::Zero(3);
+    for (uint32_t k : survivors)
+    {
+        const Eigen::VectorXd x = Eigen::Vector3d(k + 0.5, -2.0 * k, 0.125 * k * k);
+        plainSum += x;
+        masked.push_back(MaskVector(x, k, fx.Peers(k, sampled), 40, L));
+    }
+    std::vector<const std::vector<uint64_t>*> ptrs;
+    for (const auto& m : masked)
+    {
+        ptrs.push_back(&m);
+    }
+    std::vector<RevealedMaskSeed> revealed;
+    for (uint32_t s : survivors)
+    {
+        for (uint32_t d : dropped)
+        {
+            revealed.push_back(RevealedMaskSeed{s, d, fx.seed[s][d]}); // the survivor's own copy
+        }
+    }
+    const Eigen::VectorXd sum = UnmaskSum(ptrs, survivors, dropped, revealed, 40);
+    EXPECT_LE((sum - plainSum).norm(), 1e-9 * plainSum.norm());
+    // Without the recovery the dropped clients' masks remain: garbage.
+    const Eigen::VectorXd wrong = UnmaskSum(ptrs, survivors, {}, {}, 40);
+    EXPECT_GT((wrong - plainSum).norm(), 1e3);
+    // A missing reveal is reported, naming the pair.
+    revealed.pop_back();
+    ExpectConfigError([&] { UnmaskSum(ptrs, survivors, dropped, revealed, 40); },
+                      "revealed",
+                      "survivor 5");
+    ExpectConfigError([&] { UnmaskSum(ptrs, survivors, {2}, {}, 40); }, "dropped");
+}
+
+TEST(SecureAggregation, FixedPointLimitsNameTheParameter)
+{
+    std::vector<uint64_t> out;
+    ExpectConfigError([&] { EncodeFixedPoint(Eigen::Vector2d(1e7, 0), 40, 10, out); },
+                      "maskFractionBits");
+    ExpectConfigError([&] { EncodeFixedPoint(Eigen::Vector2d(1, 0), 60, 10, out); },
+                      "maskFractionBits");
+    ExpectConfigError([&] { EncodeFixedPoint(Eigen::Vector2d(NAN, 0), 40, 10, out); },
+                      "maskFractionBits");
+    EncodeFixedPoint(Eigen::Vector2d(-1.5, 0.25), 40, 10, out);
+    ExpectNear(DecodeFixedPoint(out, 40), V({-1.5, 0.25}), 0.0);
+}
+
+TEST(SecureAggregation, SecureAverageEqualsThePlainAverage)
+{
+    std::vector<MaskKeyPair> keys;
+    for (int k = 0; k < 5; ++k)
+    {
+        keys.push_back(MaskKeyPairFromSeed(50 + k));
+    }
+    std::map<std::pair<uint32_t, uint32_t>, MaskSecret> cache;
+    auto shared = [&](uint32_t a, uint32_t b) -> const MaskSecret& {
+        auto key = std::make_pair(std::min(a, b), std::max(a, b));
+        if (!cache.count(key))
+        {
+            cache[key] = AgreeMaskSecret(keys[key.first], keys[key.second].publicKey);
+        }
+        return cache[key];
+    };
+    const std::vector<ParamVector> up{PV({1, 2}), PV({0.5, -3}), PV({7, 0.25})};
+    // sampled 0..4, clients 1 and 3 dropped; uploads of 0, 2, 4
+    const ParamVector avg =
+        GflSecureAverage({0, 1, 2, 3, 4}, {1, 3}, {&up[0], &up[1], &up[2]}, shared, 4, 40);
+    ExpectNear(D(avg), D(GflServerAverage({&up[0], &up[1], &up[2]})), 1e-11);
+}
+
+// ---------------------------------------------------------------------- missing messages
+
+TEST(LossPolicies, HandCases)
+{
+    const ParamVector own = PV({1, 1});       // kept (perturbed) own term
+    const ParamVector clean = PV({0.5, 0.5}); // psi_p before perturbation
+    const ParamVector m1 = PV({2, 0});
+    const ParamVector m2 = PV({0, 4});
+    const ParamVector last2 = PV({8, 8});
+    ParamVector out;
+    // Everything arrived: every policy gives the sum.
+    for (auto p : {MissingMessagePolicy::ReuseLast,
+                   MissingMessagePolicy::Renormalize,
+                   MissingMessagePolicy::Skip})
+    {
+        CombineMessages(own, clean, 0.5, {{1, 0.25, &m1, nullptr}, {2, 0.25, &m2, &last2}}, p, out);
+        ExpectNear(D(out), V({0.5 + 0.5, 0.5 + 1.0}));
+    }
+    // Node 2's message is missing.
+    CombineOutcome o = CombineMessages(own,
+                                       clean,
+                                       0.5,
+                                       {{1, 0.25, &m1, nullptr}, {2, 0.25, nullptr, &last2}},
+                                       MissingMessagePolicy::ReuseLast,
+                                       out);
+    ExpectNear(D(out), V({0.5 + 0.5 + 2.0, 0.5 + 0 + 2.0})); // stale message with weight a
+    EXPECT_EQ(o.missing, 1U);
+    EXPECT_EQ(o.reused, 1U);
+    o = CombineMessages(own,
+                        clean,
+                        0.5,
+                        {{1, 0.25, &m1, nullptr}, {2, 0.25, nullptr, nullptr}},
+                        MissingMessagePolicy::ReuseLast,
+                        out);
+    ExpectNear(D(out), V({(0.5 + 0.5) / 0.75, 0.5 / 0.75})); // nothing to reuse: renormalise
+    EXPECT_EQ(o.reused, 0U);
+    o = CombineMessages(own,
+                        clean,
+                        0.5,
+                        {{1, 0.25, &m1, nullptr}, {2, 0.25, nullptr, &last2}},
+                        MissingMessagePolicy::Renormalize,
+                        out);
+    ExpectNear(D(out), V({(0.5 + 0.5) / 0.75, 0.5 / 0.75}));
+    EXPECT_DOUBLE_EQ(o.weightUsed, 0.75);
+    o = CombineMessages(own,
+                        clean,
+                        0.5,
+                        {{1, 0.25, &m1, nullptr}, {2, 0.25, nullptr, &last2}},
+                        MissingMessagePolicy::Skip,
+                        out);
+    EXPECT_TRUE(o.skipped);
+    EXPECT_EQ(out, clean);
+    // Errors.
+    ExpectConfigError(
+        [&] { CombineMessages(own, clean, -0.1, {}, MissingMessagePolicy::Skip, out); },
+        "weights");
+    ExpectConfigError(
+        [&] {
+            CombineMessages(own,
+                            clean,
+                            0.0,
+                            {{1, 0.5, nullptr, nullptr}},
+                            MissingMessagePolicy::Renormalize,
+                            out);
+        },
+        "weights");
+    const ParamVector short1 = PV({1});
+    ExpectConfigError(
+        [&] {
+            CombineMessages(own,
+                            clean,
+                            0.5,
+                            {{1, 0.5, &short1, nullptr}},
+                            MissingMessagePolicy::Renormalize,
+                            out);
+        },
+        "messages");
+    EXPECT_EQ(ParseMissingMessagePolicy("renormalise", "p"), MissingMessagePolicy::Renormalize);
+    ExpectConfigError([] { ParseMissingMessagePolicy("pray", "missingPolicy"); }, "missingPolicy");
+}
+
+TEST(LossPolicies, LostMessagesBreakTheGraphHomomorphicCancellation)
+{
+    const Eigen::MatrixXd A = HandA();
+    const std::vector<ParamVector> psi{PV({1, 0}), PV({0, 1}), PV({2, 2})};
+    auto drift = [&](NodeNoiseKind kind, MissingMessagePolicy policy, bool lose) {
+        DeliveryFunction d;
+        if (lose)
+        {
+            d = [](uint32_t, uint32_t from, uint32_t to) { return !(from == 1 && to == 0); };
+        }
+        GraphExchange ex(A,
+                         NodeNoiseConfig{kind, NoiseDistribution::Laplace, 1.0},
+                         {7, 8, 9},
+                         policy,
+                         d);
+        std::vector<ParamVector> w;
+        const std::size_t lost = ex.Step(1, psi, w);
+        EXPECT_EQ(lost, lose ? 1U : 0U);
+        return CentroidDrift({&w[0], &w[1], &w[2]}, {&psi[0], &psi[1], &psi[2]});
+    };
+    EXPECT_LT(drift(NodeNoiseKind::GraphHomomorphic, MissingMessagePolicy::Renormalize, false),
+              1e-12);
+    EXPECT_LT(drift(NodeNoiseKind::None, MissingMessagePolicy::ReuseLast, false), 1e-12);
+    // A lost GH message leaks the sender's noise into the centroid.
+    const double noiseLeak =
+        drift(NodeNoiseKind::GraphHomomorphic, MissingMessagePolicy::Renormalize, true);
+    const double reweighting = drift(NodeNoiseKind::None, MissingMessagePolicy::Renormalize, true);
+    EXPECT_GT(std::abs(noiseLeak - reweighting), 1e-3);
+    // i.i.d. broadcast noise moves the centroid by the mean noise even without loss.
+    GraphExchange iid(A,
+                      NodeNoiseConfig{NodeNoiseKind::IidBroadcast, NoiseDistribution::Laplace, 1.0},
+                      {7, 8, 9},
+                      MissingMessagePolicy::ReuseLast);
+    std::vector<ParamVector> w;
+    iid.Step(1, psi, w);
+    Eigen::VectorXd meanNoise = Eigen::VectorXd::Zero(2);
+    for (uint32_t p = 0; p < 3; ++p)
+    {
+        meanNoise += (D(iid.Release(p).message) - D(psi[p])) / 3.0;
+    }
+    EXPECT_NEAR(CentroidDrift({&w[0], &w[1], &w[2]}, {&psi[0], &psi[1], &psi[2]}),
+                meanNoise.norm(),
+                1e-12);
+}
+
+TEST(LossPolicies, ReuseLastUsesTheMessageOfTheLastIterationThatArrived)
+{
+    const Eigen::MatrixXd A = HandA();
+    // Server 1's message to server 0 arrives in iteration 1 and is lost in iteration 2.
+    GraphExchange ex(
+        A,
+        NodeNoiseConfig{},
+        {1, 2, 3},
+        MissingMessagePolicy::ReuseLast,
+        [](uint32_t i, uint32_t from, uint32_t to) { return !(i == 2 && from == 1 && to == 0); });
+    std::vector<ParamVector> w;
+    ex.Step(1, {PV({1, 0}), PV({0, 1}), PV({2, 2})}, w);
+    ex.Step(2, {PV({3, 3}), PV({5, 5}), PV({1, 1})}, w);
+    // w_0 = 0.5 (3,3) + 0.25 (0,1) [stale] + 0.25 (1,1)
+    ExpectNear(D(w[0]), V({1.5 + 0.0 + 0.25, 1.5 + 0.25 + 0.25}));
+}
+
+// ------------------------------------------------------------------------------- privacy
+
+TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
+{
+    // V000 Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g
+    EXPECT_NEAR(GflEpsilonV000(0.5, 2.0, 10, 3.0), std::sqrt(2.0) * 0.5 * 2.0 * 110 / 3.0, 1e-12);
+    EXPECT_NEAR(GflSigmaV000(0.5, 2.0, 10, GflEpsilonV000(0.5, 2.0, 10, 3.0)), 3.0, 1e-12);
+    // V003 Theorem 3: C = B + B' + sqrt(P) ||w° - w'°||, eps(i) = sqrt(2) C (i + 1) / sigma_g
+    const double C = GflSensitivityV003(1.0, 2.0, 4, 0.5);
+    EXPECT_DOUBLE_EQ(C, 4.0);
+    EXPECT_NEAR(GflEpsilonV003(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
+    EXPECT_NEAR(GflSigmaV003(C, 9, GflEpsilonV003(C, 9, 2.0)), 2.0, 1e-12);
+    // The accountant path gives V000's formula: Laplace of scale b = sigma_g / sqrt(2).
+    const double sigmaG = 0.8;
+    DriftingSensitivityAccountant acc(MechanismKind::Laplace,
+                                      sigmaG / std::sqrt(2.0),
+                                      0.7,
+                                      1.5,
+                                      2,
+                                      false);
+    for (int i = 0; i < 25; ++i)
+    {
+        acc.RecordIteration();
+    }
+    EXPECT_NEAR(acc.Epsilon(), GflEpsilonV000(0.7, 1.5, 25, sigmaG), 1e-12 * acc.Epsilon());
+    // The conservative L1 variant multiplies by sqrt(M).
+    DriftingSensitivityAccountant l1(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, true);
+    l1.RecordIteration();
+    EXPECT_NEAR(l1.Epsilon(), 2.0 * 2 * 0.7 * 1.5, 1e-12);
+    // No clipping or no noise: no guarantee.
+    DriftingSensitivityAccountant none(MechanismKind::None, 0.0, 0.7, 1.5, 2, false);
+    none.RecordIteration();
+    EXPECT_TRUE(std::isinf(none.Epsilon()));
+    EXPECT_DOUBLE_EQ(ClientUploadSensitivity(false, 0.2, 1.0), 0.4);
+    EXPECT_DOUBLE_EQ(ClientUploadSensitivity(true, 0.2, 1.0), 2.0);
+    ExpectConfigError([] { GflEpsilonV000(0.0, 1.0, 1, 1.0); }, "mu");
+    ExpectConfigError([] { GflEpsilonV000(0.1, 1.0, 1, 0.0); }, "sigmaG");
+}
+
+// -------------------------------------------------------------------------- the runner
+
+TEST(GflRunner, ConvergesAndIsReproducible)
+{
+    const RegressionFixture f = MakeFixture(4 * 10, 100, 0.1, 21);
+    GflConfig c = SmallConfig(f, 4, 10, 21);
+    double first = 0.0;
+    double last = 0.0;
+    int n = 0;
+    const NetworkRunResult r = RunGflInProcess(*f.task, c, [&](const NetworkIterationReport& rep) {
+        if (rep.iteration == 0)
+        {
+            first = rep.centroidMsd;
+        }
+        if (rep.iteration > c.iterations * 3 / 4)
+        {
+            last += rep.centroidMsd;
+            ++n;
+        }
+        EXPECT_EQ(rep.models->size(), 4U);
+    });
+    last /= n;
+    // The steady-state centroid MSD (last quarter) is over 17 dB (factor 50) below w_0 = 0's.
+    EXPECT_LT(last, first / 50.0) << first << " -> " << last;
+    EXPECT_EQ(r.clientUploads, 4U * 4U * c.iterations);
+    const NetworkRunResult again = RunGflInProcess(*f.task, c);
+    for (std::size_t p = 0; p < 4; ++p)
+    {
+        EXPECT_EQ(r.models[p], again.models[p]); // bit for bit
+    }
+    c.seed = 22;
+    EXPECT_NE(RunGflInProcess(*f.task, c).models[0], r.models[0]);
+}
+
+TEST(GflRunner, HandWrittenLoopOverTheStepFunctionsReproducesTheRunnerBitForBit)
+{
+    // What the ns-3 applications will do, one message at a time, with the documented seeds.
+    const std::size_t P = 3;
+    const std::size_t K = 6;
+    const RegressionFixture f = MakeFixture(P * K, 50, 0.1, 5);
+    GflConfig c = SmallConfig(f, P, K, 5);
+    c.combination = HandA();
+    c.sampledClients = 3;
+    c.iterations = 6;
+    c.uplink = GflUplink::Updates;
+    c.clientNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.05};
+    c.serverNoise =
+        NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 0.2};
+    const NetworkRunResult ref = RunGflInProcess(*f.task, c);
+
+    Rng init(InitialModelSeed(c.seed));
+    std::vector<ParamVector> w(P, f.task->InitialParameters(init));
+    std::vector<std::unique_ptr<Perturbation>> server;
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        server.push_back(MakeNodePerturbation(c.serverNoise, c.combination(p, p), "a"));
+    }
+    std::vector<NodeRelease> rel(P);
+    for (uint32_t i = 1; i <= c.iterations; ++i)
+    {
+        std::vector<ParamVector> psi(P);
+        for (uint32_t p = 0; p < P; ++p)
+        {
+            const uint64_t sSeed = GflServerSeed(c.seed, p);
+            std::vector<GflClientResult> up;
+            std::vector<const ParamVector*> got;
+            for (uint32_t k : GflSampleClients(K, c.sampledClients, sSeed, i))
+            {
+                LaplacePerturbation noise(0.05, NoiseScope::PerLink);
+                const std::size_t tc = p * K + k;
+                up.push_back(GflClientStep(
+                    *f.task,
+                    tc,
+                    w[p],
+                    GflTrainerConfig(c.mu, c.work.localSteps[tc], c.work.batchSizes[tc], 0.0),
+                    GflUplink::Updates,
+                    c.mu,
+                    &noise,
+                    p,
+                    GflClientSeed(c.seed, p, k),
+                    i));
+            }
+            for (const auto& u : up)
+            {
+                got.push_back(&u.upload);
+            }
+            psi[p] = GflApplyUpdate(w[p], GflServerAverage(got), c.mu);
+            std::vector<uint32_t> nbs;
+            for (uint32_t m = 0; m < P; ++m)
+            {
+                if (m != p && c.combination(m, p) > 0)
+                {
+                    nbs.push_back(m);
+                }
+            }
+            ReleaseNodeMessages(*server[p], psi[p], p, nbs, sSeed, i, rel[p]);
+        }
+        for (uint32_t p = 0; p < P; ++p)
+        {
+            std::vector<NeighborMessage> msgs;
+            for (uint32_t m = 0; m < P; ++m)
+            {
+                if (m != p && c.combination(m, p) > 0)
+                {
+                    msgs.push_back({m, c.combination(m, p), &rel[m].message, nullptr});
+                }
+            }
+            CombineMessages(rel[p].kept,
+                            psi[p],
+                            c.combination(p, p),
+                            msgs,
+                            MissingMessagePolicy::ReuseLast,
+                            w[p]);
+        }
+    }
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        EXPECT_EQ(w[p], ref.models[p]) << "server " << p;
+    }
+}
+
+TEST(GflRunner, SecureAggregationGivesThePlainRunAndSurvivesDropouts)
+{
+    const std::size_t P = 3;
+    const std::size_t K = 8;
+    const RegressionFixture f = MakeFixture(P * K, 50, 0.1, 9);
+    GflConfig c = SmallConfig(f, P, K, 9);
+    c.iterations = 30;
+    const NetworkRunResult plain = RunGflInProcess(*f.task, c);
+    c.secureAggregation = true;
+    const NetworkRunResult masked = RunGflInProcess(*f.task, c);
+    for (std::size_t p = 0; p < P; ++p)
+    {
+        EXPECT_LE((D(masked.models[p]) - D(plain.models[p])).norm(),
+                  1e-9 * D(plain.models[p]).norm());
+    }
+    // Dropouts: defined, recovered, and learning still converges.
+    c.dropoutProbability = 0.3;
+    c.iterations = 200;
+    double first = 0.0;
+    double last = 0.0;
+    const NetworkRunResult dropped =
+        RunGflInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
+            (r.iteration == 0 ? first : last) = r.centroidMsd;
+        });
+    EXPECT_GT(dropped.droppedClients, 0U);
+    EXPECT_EQ(dropped.clientUploads + dropped.droppedClients, P * 4 * c.iterations);
+    EXPECT_LT(last, first / 100.0);
+    // The same dropouts without masks give the same models (the masks cancel).
+    c.secureAggregation = false;
+    const NetworkRunResult droppedPlain = RunGflInProcess(*f.task, c);
+    EXPECT_LE((D(dropped.models[0]) - D(droppedPlain.models[0])).norm(),
+              1e-9 * D(droppedPlain.models[0]).norm());
+}
+
+TEST(GflRunner, Fig2OrderingGraphHomomorphicTracksNonPrivateAndBeatsIidNoise)
+{
+    // notes/gfl.md 6.2: mu = 0.7, rho = 0.1, sigma_g^2 = 0.1, same noise power for all schemes.
+    const std::size_t P = 6;
+    const std::size_t K = 20;
+    const RegressionFixture f = MakeFixture(P * K, 100, 0.1, 31);
+    GflConfig c = SmallConfig(f, P, K, 31);
+    c.sampledClients = 5;
+    c.iterations = 400;
+    auto level = [&](NodeNoiseKind kind) {
+        c.serverNoise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, std::sqrt(0.1 / 2)};
+        return Db(SteadyCentroidMsd(*f.task, c));
+    };
+    const double none = level(NodeNoiseKind::None);
+    const double gh = level(NodeNoiseKind::GraphHomomorphic);
+    const double perLink = level(NodeNoiseKind::IidPerLink);
+    const double broadcast = level(NodeNoiseKind::IidBroadcast);
+    std::cout << "centroid MSD: none " << none << " dB, GH " << gh << " dB, iid per link "
+              << perLink << " dB, iid broadcast " << broadcast << " dB" << std::endl;
+    EXPECT_NEAR(gh, none, 1.0) << "GH " << gh << " dB, none " << none << " dB";
+    EXPECT_LT(gh + 3.0, perLink) << "GH " << gh << " dB, iid per link " << perLink << " dB";
+    EXPECT_LT(gh + 3.0, broadcast) << "GH " << gh << " dB, broadcast " << broadcast << " dB";
+}
+
+TEST(GflRunner, NoisyUpdatesBeatNoisyModels)
+{
+    // notes/gfl.md 6.7 (V003 Fig. 5): one server, mu = 0.2, rho = 0.007, sigma_g^2 = 0.02.
+    const RegressionFixture f = MakeFixture(200, 100, 0.007, 41);
+    GflConfig c;
+    c.combination = Eigen::MatrixXd::Ones(1, 1);
+    c.clientsPerServer = 200;
+    c.sampledClients = 20;
+    c.mu = 0.2;
+    c.work = DrawGflLocalWork(200, 1, 10, 5, 10, 4);
+    c.iterations = 400;
+    c.seed = 41;
+    c.reference = f.wOpt;
+    const double none = Db(SteadyCentroidMsd(*f.task, c));
+    c.clientNoise =
+        NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, std::sqrt(0.02 / 2)};
+    const double models = Db(SteadyCentroidMsd(*f.task, c));
+    c.uplink = GflUplink::Updates;
+    const double updates = Db(SteadyCentroidMsd(*f.task, c));
+    std::cout << "centroid MSD: none " << none << " dB, noisy updates " << updates
+              << " dB, noisy models " << models << " dB" << std::endl;
+    EXPECT_LT(none, updates);
+    EXPECT_LT(updates + 6.0, models) << "updates " << updates << " dB, models " << models << " dB";
+}
+
+TEST(GflRunner, EpsilonFollowsTheoremTwoAndErrorsNameTheSetting)
+{
+    const RegressionFixture f = MakeFixture(12, 50, 0.1, 2);
+    GflConfig c = SmallConfig(f, 3, 4, 2);
+    c.iterations = 20;
+    c.clipNorm = 1.5;
+    const double sigmaG = 0.4;
+    for (auto kind : {NodeNoiseKind::GraphHomomorphic, NodeNoiseKind::IidBroadcast})
+    {
+        c.serverNoise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, sigmaG / std::sqrt(2.0)};
+        const NetworkRunResult r = RunGflInProcess(*f.task, c);
+        EXPECT_NEAR(r.epsilon, GflEpsilonV000(c.mu, 1.5, 20, sigmaG), 1e-9 * r.epsilon);
+    }
+    c.clientsPerServer = 5;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "clientsPerServer");
+    c.clientsPerServer = 4;
+    c.dropoutProbability = 1.0;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "dropoutProbability");
+    c.dropoutProbability = 0.0;
+    c.clientNoise.kind = NodeNoiseKind::GraphHomomorphic;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "clientNoise");
+    c.clientNoise.kind = NodeNoiseKind::None;
+    c.mu = 0.0;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "mu");
+    c.mu = 0.5;
+    c.combination(0, 1) += 0.1;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "combination");
+}
