@@ -87,7 +87,8 @@ bool
 BitEqual(const Eigen::VectorXd& a, const Eigen::VectorXd& b)
 {
     return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+           std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) ==
+               0;
 }
 
 /// A tiny trained codec shared by the training, Theorem 1 and probe tests (trained once).
@@ -166,8 +167,8 @@ TEST(EgaQuantizer, UnbiasedAndVarianceWithinSampleBounds)
         // Variance: the sample variance of a scaled Bernoulli(p) has variance
         // step^4 p(1-p)[(1-p)^3 + p^3 - p(1-p)] / N (fourth central moment minus var^2).
         const double sampleVar = (est.array() - mean).square().sum() / (draws - 1);
-        const double v4 = std::pow(step, 4) * p * (1 - p) *
-                          (std::pow(1 - p, 3) + std::pow(p, 3) - p * (1 - p));
+        const double v4 =
+            std::pow(step, 4) * p * (1 - p) * (std::pow(1 - p, 3) + std::pow(p, 3) - p * (1 - p));
         EXPECT_LE(std::abs(sampleVar - var), kSigmas * std::sqrt(v4 / draws) + 1e-15)
             << "x = " << x;
         EXPECT_LE(sampleVar, EgaQuantizationVarianceBound(s, n) + kSigmas * std::sqrt(v4 / draws));
@@ -199,7 +200,9 @@ TEST(EgaQuantizer, IntegersInRangeAndReproducible)
     Eigen::VectorXd back;
     EgaFromBlocks(blocks, 5000, back);
     EXPECT_TRUE(BitEqual(back, la));
-    EXPECT_EQ(Eigen::Map<const Eigen::VectorXd>(blocks.data() + 5000, 79 * 64 - 5000).cwiseAbs().maxCoeff(),
+    EXPECT_EQ(Eigen::Map<const Eigen::VectorXd>(blocks.data() + 5000, 79 * 64 - 5000)
+                  .cwiseAbs()
+                  .maxCoeff(),
               0.0);
     // lambda scales before quantisation: lambda x with lambda = 2 equals Q(2 x).
     Rng c(4);
@@ -224,8 +227,9 @@ TEST(EgaQuantizer, BadInputsNameTheParameter)
     x[2] = std::nan("");
     ExpectConfigError([&] { EgaQuantize(x, 4, 1.0, rng, out); }, "x");
     Eigen::MatrixXd blocks;
-    ExpectConfigError([&] { EgaQuantizeToBlocks(Eigen::VectorXd::Ones(4), 4, 1.0, 0, rng, blocks); },
-                      "b");
+    ExpectConfigError(
+        [&] { EgaQuantizeToBlocks(Eigen::VectorXd::Ones(4), 4, 1.0, 0, rng, blocks); },
+        "b");
     ExpectConfigError(
         [&] { EgaQuantizeToBlocks(Eigen::VectorXd::Ones(4), 4, 1.0, 2, rng, blocks, INFINITY); },
         "lambda");
@@ -237,8 +241,8 @@ TEST(EgaQuantizer, BadInputsNameTheParameter)
 TEST(EgaBlocking, RoundTripWithZeroPadding)
 {
     Rng rng(2);
-    for (std::size_t d : {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65},
-                          std::size_t{1000}})
+    for (std::size_t d :
+         {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{1000}})
     {
         const Eigen::VectorXd v = UniformVector(d, -1.0, 1.0, rng);
         Eigen::MatrixXd blocks;
@@ -266,7 +270,8 @@ TEST(EgaBlocking, RoundTripWithZeroPadding)
 
 TEST(EgaBounds, CleanAndPaperFormsMatchHandComputations)
 {
-    // s = 64, n = 0.5, m = 10, sigma = 2: n^2/(4 m s^2) = 0.25/163840; (n/s)^2 sigma^2 = 4 (0.5/64)^2.
+    // s = 64, n = 0.5, m = 10, sigma = 2: n^2/(4 m s^2) = 0.25/163840; (n/s)^2 sigma^2 = 4
+    // (0.5/64)^2.
     EXPECT_NEAR(EgaAggregateQuantizationBound(64, 0.5, 10), 0.25 / 163840.0, 1e-18);
     EXPECT_NEAR(EgaTheorem1Bound(64, 0.5, 10, 2.0), 0.25 / 163840.0 + 4.0 * 0.25 / 4096.0, 1e-15);
     EXPECT_NEAR(EgaTheorem1Bound(64, 0.5, 10, 0.0), EgaAggregateQuantizationBound(64, 0.5, 10), 0);
@@ -373,6 +378,8 @@ TEST(EgaGaussianCodec, DecodeErrorHasTheTableSigma)
               kSigmas * std::sqrt(2.0 / count) * sigma * sigma);
     ExpectConfigError([] { EgaGaussianCodec(64, -1.0); }, "sigma");
     ExpectConfigError([] { EgaLookupSigma(3, 3, 3, 3); }, "sigma");
+    // The lowest measured sigma of a (b, h, s, m), as Algorithm 1 keeps the best codec.
+    EXPECT_EQ(EgaLookupSigma(32, 16, 64, 10), 8.307344867162428);
 }
 
 // -------------------------------------------------------------------------------- MLP codec
@@ -450,7 +457,8 @@ TEST(EgaMlpCodec, BackpropagationMatchesFiniteDifferences)
             const double down = EgaGroupLossAndGradient(codec, inputs, se, sd);
             p[i] = keep;
             const double numeric = (up - down) / (2 * h);
-            const double err = std::abs(numeric - g[i]) / std::max(1e-4, std::abs(numeric) + std::abs(g[i]));
+            const double err =
+                std::abs(numeric - g[i]) / std::max(1e-4, std::abs(numeric) + std::abs(g[i]));
             worst = std::max(worst, err);
             EXPECT_LE(err, 1e-5) << (net == 0 ? "encoder" : "decoder") << " parameter " << i
                                  << ": analytic " << g[i] << ", numeric " << numeric;
@@ -581,9 +589,13 @@ TEST(EgaCodecFile, CorruptTruncatedAndWrongVersionRejected)
         fixCrc(same);
         ASSERT_EQ(same, good) << "the test's CRC differs from the file's";
     }
-    for (std::size_t len : {std::size_t{0}, std::size_t{7}, std::size_t{40},
-                            kEgaCodecHeaderBytes - 1, kEgaCodecHeaderBytes,
-                            kEgaCodecHeaderBytes + 9, good.size() - 1})
+    for (std::size_t len : {std::size_t{0},
+                            std::size_t{7},
+                            std::size_t{40},
+                            kEgaCodecHeaderBytes - 1,
+                            kEgaCodecHeaderBytes,
+                            kEgaCodecHeaderBytes + 9,
+                            good.size() - 1})
     {
         ExpectDataError(parse(std::vector<uint8_t>(good.begin(), good.begin() + len)), "truncated");
     }
@@ -639,7 +651,8 @@ TEST(EgaCodecFile, CorruptTruncatedAndWrongVersionRejected)
     const std::string path = ::testing::TempDir() + "ega-codec-truncated.bin";
     {
         std::ofstream out(path, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(good.data()), static_cast<std::streamsize>(good.size() / 2));
+        out.write(reinterpret_cast<const char*>(good.data()),
+                  static_cast<std::streamsize>(good.size() / 2));
     }
     ExpectDataError([&] { EgaMlpCodec::Load(path); }, "truncated");
     std::remove(path.c_str());
@@ -716,7 +729,8 @@ TEST(EgaAggregate, LinearCodecAggregateIsTheQuantisedMean)
     ExpectConfigError([&] { EgaDecodeAggregate(codec, r.codeSum, m, d, s, -1.0, rng, out); }, "n");
     EgaGaussianCodec designed(32, 1.0, 64, 10);
     ExpectConfigError([&] { EgaDecodeAggregate(designed, r.codeSum, m, d, s, n, rng, out); }, "m");
-    ExpectConfigError([&] { EgaDecodeAggregate(designed, r.codeSum, 10, d, 32, n, rng, out); }, "s");
+    ExpectConfigError([&] { EgaDecodeAggregate(designed, r.codeSum, 10, d, 32, n, rng, out); },
+                      "s");
 }
 
 TEST(EgaAggregate, ErrorWithinTheCleanTheorem1)
@@ -794,7 +808,8 @@ TEST(EgaAggregate, CuriousServerProbeExactForLinearNotForLearned)
         Eigen::VectorXd leaked;
         EgaCuriousServerProbe(codec, r.codeSum, r.codes[0], r.aggregate, m, s, n, rng, leaked);
         const Eigen::VectorXd q0 = Dequantised(r.updates[0], s, n, 78, 0);
-        const double predicted = std::sqrt(2.0) * m * sigma * (n / s) / (q0.norm() / std::sqrt(double(d)));
+        const double predicted =
+            std::sqrt(2.0) * m * sigma * (n / s) / (q0.norm() / std::sqrt(double(d)));
         const double rel = EgaRelativeError(leaked, q0);
         RecordProperty("surrogate_probe_relative_error", std::to_string(rel));
         // Sample RMS of d Gaussians: relative sd ~ 1/sqrt(2d).
@@ -816,8 +831,11 @@ TEST(EgaAggregate, CuriousServerProbeExactForLinearNotForLearned)
         const double rel = EgaRelativeError(leaked, r.updates[0]);
         const double cosine = EgaCosineSimilarity(leaked, r.updates[0]);
         const Eigen::VectorXd q0 = Dequantised(r.updates[0], s, n, 79, 0);
-        RecordProperty("learned_probe_relative_error_vs_quantised", std::to_string(EgaRelativeError(leaked, q0)));
-        RecordProperty("learned_probe_independent_prediction", std::to_string(std::sqrt(2.0) * m * codec.HeldOutSigma() * (n / s) / (q0.norm() / std::sqrt(double(d)))));
+        RecordProperty("learned_probe_relative_error_vs_quantised",
+                       std::to_string(EgaRelativeError(leaked, q0)));
+        RecordProperty("learned_probe_independent_prediction",
+                       std::to_string(std::sqrt(2.0) * m * codec.HeldOutSigma() * (n / s) /
+                                      (q0.norm() / std::sqrt(double(d)))));
         RecordProperty("learned_probe_relative_error", std::to_string(rel));
         RecordProperty("learned_probe_cosine", std::to_string(cosine));
         EXPECT_GT(EgaRelativeError(leaked, q0), 0.01);
@@ -844,11 +862,37 @@ TEST(EgaAggregate, ProbeStatisticsOnSyntheticGroups)
     const double predicted = std::sqrt(2.0) * m * sigma / std::sqrt(s * (s + 1.0) / 3.0);
     // Both sums are over 32 x 400 = 12,800 terms: relative sd of each below 1/sqrt(12,800/2).
     EXPECT_NEAR(noisy.relativeError, predicted, kSigmas * predicted * std::sqrt(2.0 / 12800.0) * 2);
-    const EgaProbeStats learned = EgaCodecProbeStats(TinyTrainedCodec(),
-                                                     EgaSyntheticVectors(16, 8, 4, 500, rng),
-                                                     4,
-                                                     rng);
+    const EgaProbeStats learned =
+        EgaCodecProbeStats(TinyTrainedCodec(), EgaSyntheticVectors(16, 8, 4, 500, rng), 4, rng);
     RecordProperty("learned_probe_stats_relative_error", std::to_string(learned.relativeError));
     RecordProperty("learned_probe_stats_cosine", std::to_string(learned.cosine));
     EXPECT_GT(learned.relativeError, 0.01); // qualitative, as in the probe test above
+}
+
+// ---------------------------------------------------------------------- the default codec
+
+TEST(EgaDefaultCodec, CheckedInFileLoadsAndItsSigmaReproduces)
+{
+#ifndef FL_EGA_DEFAULT_CODEC
+    GTEST_SKIP() << "FL_EGA_DEFAULT_CODEC not defined by the build";
+#else
+    const EgaMlpCodec codec = EgaMlpCodec::Load(FL_EGA_DEFAULT_CODEC);
+    // The shape and training of doc/fl.rst "EGA codec" (fl-ega-train with its defaults).
+    const EgaMlpShape def;
+    EXPECT_EQ(codec.Shape().blockSize, def.blockSize);
+    EXPECT_EQ(codec.Shape().codeSize, def.codeSize);
+    EXPECT_EQ(codec.Shape().width, def.width);
+    EXPECT_EQ(codec.Shape().depth, def.depth);
+    EXPECT_EQ(codec.Shape().expansion, def.expansion);
+    EXPECT_EQ(codec.DesignLevel(), 64u);
+    EXPECT_EQ(codec.DesignClients(), 10u);
+    // The header's sigma is the one measured on the held-out set of the training seed; it is
+    // reproduced here up to floating-point summation order (another SIMD width).
+    const EgaTrainConfig cfg; // seed 1, 5,000 held-out groups
+    Rng unused(0);
+    const double sigma = EgaCodecSigma(codec, EgaHeldOutSet(codec, cfg), 10, unused);
+    EXPECT_NEAR(sigma, codec.HeldOutSigma(), 1e-6 * codec.HeldOutSigma());
+    EXPECT_EQ(EgaLookupSigma(def.blockSize, def.codeSize, 64, 10), codec.HeldOutSigma());
+    RecordProperty("default_sigma", std::to_string(sigma));
+#endif
 }

@@ -169,22 +169,25 @@ class EgaGaussianCodec : public EgaCodec
  */
 struct EgaSigmaEntry
 {
-    uint32_t b;         ///< block length
-    uint32_t h;         ///< code length
-    uint32_t s;         ///< quantisation level
-    uint32_t m;         ///< clients per round
-    uint32_t width;     ///< hidden width of the MLPs
-    uint32_t depth;     ///< residual blocks per MLP
-    uint32_t epochs;    ///< training epochs
-    double sigma;       ///< held-out error, quantised units
-    double trainSeconds; ///< wall time of the training on one core
+    uint32_t b;                ///< block length
+    uint32_t h;                ///< code length
+    uint32_t s;                ///< quantisation level
+    uint32_t m;                ///< clients per round
+    uint32_t width;            ///< hidden width of the MLPs
+    uint32_t depth;            ///< residual blocks per MLP
+    uint32_t expansion;        ///< inner width of a residual block / width
+    uint32_t epochs;           ///< training epochs
+    double sigma;              ///< held-out error, quantised units (float32 weights)
+    double probeRelativeError; ///< Eq. (2) probe on the held-out groups (EgaCodecProbeStats)
+    double cpuSeconds;         ///< CPU time of the training (one core)
 };
 
 /// The table of measured codecs (doc/fl.rst, "EGA codec"), filled by runs of fl-ega-train.
 const std::vector<EgaSigmaEntry>& EgaMeasuredSigmas();
 
 /**
- * sigma of the measured codec with these (b, h, s, m) (the widest, then deepest, if several).
+ * sigma of the measured codec with these (b, h, s, m) (the lowest, if several: Algorithm 1 keeps
+ * the best codec).
  * Throws ConfigError naming "sigma" and listing the measured combinations if there is none.
  */
 double EgaLookupSigma(uint32_t b, uint32_t h, uint32_t s, uint32_t m);

@@ -131,8 +131,8 @@ EgaMlp::CheckParams(Eigen::Index size) const
     if (size != static_cast<Eigen::Index>(m_numParameters))
     {
         throw ConfigError("params",
-                          "parameter vector has " + std::to_string(size) + " entries, the network " +
-                              std::to_string(m_numParameters),
+                          "parameter vector has " + std::to_string(size) +
+                              " entries, the network " + std::to_string(m_numParameters),
                           "pass the vector of this network's shape");
     }
 }
@@ -154,9 +154,10 @@ EgaMlp::Initialize(Eigen::Ref<Eigen::VectorXd> params, Rng& rng) const
         const Layer& l = m_layers[i];
         if (l.kind == LayerKind::Linear)
         {
-            const bool relu =
-                i + 1 < m_layers.size() && m_layers[i + 1].kind == LayerKind::Relu;
-            fill(l.offset, static_cast<std::size_t>(l.out) * l.in, std::sqrt((relu ? 2.0 : 1.0) / l.in));
+            const bool relu = i + 1 < m_layers.size() && m_layers[i + 1].kind == LayerKind::Relu;
+            fill(l.offset,
+                 static_cast<std::size_t>(l.out) * l.in,
+                 std::sqrt((relu ? 2.0 : 1.0) / l.in));
         }
         else if (l.kind == LayerKind::Residual)
         {
@@ -683,10 +684,12 @@ EgaMlpCodec::Save(const std::string& path, Precision precision) const
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out)
     {
-        throw DataError("cannot open '" + path + "' to write the EGA codec (fix: check the "
+        throw DataError("cannot open '" + path +
+                        "' to write the EGA codec (fix: check the "
                         "folder exists and is writable)");
     }
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out)
     {

@@ -196,8 +196,8 @@ EgaFromBlocks(const Eigen::Ref<const Eigen::MatrixXd>& blocks, std::size_t d, Ei
     if (total < d)
     {
         throw ConfigError("d",
-                          "the blocks hold " + std::to_string(total) + " entries, fewer than d = " +
-                              std::to_string(d),
+                          "the blocks hold " + std::to_string(total) +
+                              " entries, fewer than d = " + std::to_string(d),
                           "decode ceil(d / b) blocks of the codec's length b");
     }
     out.resize(static_cast<Eigen::Index>(d));
@@ -208,9 +208,8 @@ EgaFromBlocks(const Eigen::Ref<const Eigen::MatrixXd>& blocks, std::size_t d, Ei
     }
     for (std::size_t i = 0; i < d; ++i)
     {
-        out[static_cast<Eigen::Index>(i)] =
-            blocks(static_cast<Eigen::Index>(i % blocks.rows()),
-                   static_cast<Eigen::Index>(i / blocks.rows()));
+        out[static_cast<Eigen::Index>(i)] = blocks(static_cast<Eigen::Index>(i % blocks.rows()),
+                                                   static_cast<Eigen::Index>(i / blocks.rows()));
     }
 }
 

@@ -104,11 +104,11 @@ EgaGroupLossAndGradient(const EgaMlpCodec& codec,
     const uint32_t b = codec.BlockSize();
     if (inputs.rows() != b || inputs.cols() == 0 || inputs.cols() % m != 0)
     {
-        throw ConfigError("inputs",
-                          "a " + std::to_string(inputs.rows()) + " x " +
-                              std::to_string(inputs.cols()) + " batch",
-                          "pass b = " + std::to_string(b) + " rows and a positive multiple of m = " +
-                              std::to_string(m) + " columns");
+        throw ConfigError(
+            "inputs",
+            "a " + std::to_string(inputs.rows()) + " x " + std::to_string(inputs.cols()) + " batch",
+            "pass b = " + std::to_string(b) +
+                " rows and a positive multiple of m = " + std::to_string(m) + " columns");
     }
     const EgaMlp& enc = codec.EncoderNet();
     const EgaMlp& dec = codec.DecoderNet();
@@ -281,7 +281,8 @@ EgaTrainCodec(EgaMlpCodec& codec,
         const double phase =
             config.epochs > 1 ? static_cast<double>(epoch - 1) / (config.epochs - 1) : 0.0;
         const double f = config.finalLearningRateFactor;
-        const double lr = config.learningRate * (f + (1.0 - f) * 0.5 * (1.0 + std::cos(pi * phase)));
+        const double lr =
+            config.learningRate * (f + (1.0 - f) * 0.5 * (1.0 + std::cos(pi * phase)));
         // Fisher-Yates with the engine (std::shuffle's algorithm is library-specific).
         for (std::size_t i = vectors - 1; i > 0; --i)
         {

@@ -33,16 +33,16 @@ using EgaIntMatrix = Eigen::Matrix<int16_t, Eigen::Dynamic, Eigen::Dynamic>;
 /// Hyperparameters of Algorithm 1 (s and m are the codec's).
 struct EgaTrainConfig
 {
-    uint32_t epochs = 30;             ///< T (the paper uses 100)
-    uint32_t trainGroups = 10000;     ///< groups of m training vectors (paper: 10,000 m vectors)
-    uint32_t testGroups = 5000;       ///< held-out groups (paper: 5,000 m vectors)
-    uint32_t batchGroups = 32;        ///< groups per Adam step
-    double learningRate = 1e-3;       ///< Adam step size at the first epoch
+    uint32_t epochs = 60;         ///< T (the paper uses 100)
+    uint32_t trainGroups = 10000; ///< groups of m training vectors (paper: 10,000 m vectors)
+    uint32_t testGroups = 5000;   ///< held-out groups (paper: 5,000 m vectors)
+    uint32_t batchGroups = 32;    ///< groups per Adam step
+    double learningRate = 3e-3;   ///< Adam step size at the first epoch
     double finalLearningRateFactor = 0.05; ///< cosine decay to this fraction at the last epoch
-    double beta1 = 0.9;               ///< Adam first-moment decay
-    double beta2 = 0.999;             ///< Adam second-moment decay
-    double epsilon = 1e-8;            ///< Adam denominator offset
-    uint64_t seed = 1;                ///< data, shuffling (the weights come from the codec)
+    double beta1 = 0.9;                    ///< Adam first-moment decay
+    double beta2 = 0.999;                  ///< Adam second-moment decay
+    double epsilon = 1e-8;                 ///< Adam denominator offset
+    uint64_t seed = 1;                     ///< data, shuffling (the weights come from the codec)
 
     /// Throws ConfigError naming the first bad field.
     void Validate() const;
@@ -51,20 +51,20 @@ struct EgaTrainConfig
 /// One epoch of training, as passed to the progress callback.
 struct EgaEpochReport
 {
-    uint32_t epoch;       ///< 1-based
-    double trainLoss;     ///< mean batch loss (MSE on l / s)
-    double heldOutSigma;  ///< RMS error on the held-out set, quantised units
-    bool best;            ///< this epoch's weights are the best so far (kept)
-    double learningRate;  ///< Adam step size used in this epoch
-    double seconds;       ///< wall time since the start of training
+    uint32_t epoch;      ///< 1-based
+    double trainLoss;    ///< mean batch loss (MSE on l / s)
+    double heldOutSigma; ///< RMS error on the held-out set, quantised units
+    bool best;           ///< this epoch's weights are the best so far (kept)
+    double learningRate; ///< Adam step size used in this epoch
+    double seconds;      ///< wall time since the start of training
 };
 
 /// Outcome of EgaTrainCodec.
 struct EgaTrainResult
 {
-    double heldOutSigma;  ///< best held-out sigma (the codec's weights are that epoch's)
-    uint32_t bestEpoch;   ///< epoch of the best held-out sigma (0: the initial weights)
-    double seconds;       ///< wall time of the whole training
+    double heldOutSigma; ///< best held-out sigma (the codec's weights are that epoch's)
+    uint32_t bestEpoch;  ///< epoch of the best held-out sigma (0: the initial weights)
+    double seconds;      ///< wall time of the whole training
     std::vector<EgaEpochReport> epochs;
 };
 
@@ -91,10 +91,7 @@ double EgaGroupLossAndGradient(const EgaMlpCodec& codec,
  * the RMS over all groups and coordinates of D_c((1/m) sum_i E_c(l_i)) - (1/m) sum_i l_i. This
  * is the sigma of Theorem 1. `rng` feeds codecs whose decoding draws noise.
  */
-double EgaCodecSigma(const EgaCodec& codec,
-                     const EgaIntMatrix& vectors,
-                     uint32_t m,
-                     Rng& rng);
+double EgaCodecSigma(const EgaCodec& codec, const EgaIntMatrix& vectors, uint32_t m, Rng& rng);
 
 /// Outcome of the curious-server probe on synthetic groups (EgaCodecProbeStats).
 struct EgaProbeStats
