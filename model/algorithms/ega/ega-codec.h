@@ -64,7 +64,8 @@ class EgaCodec
 
     /**
      * Codes of K blocks: `codes` (resized to h x K) = E_c applied to every column of `blocks`
-     * (b x K). Throws ConfigError naming "blocks" if the row count is not b.
+     * (b x K); `codes` must not share memory with `blocks`. Throws ConfigError naming "blocks" if
+     * the row count is not b.
      */
     virtual void Encode(const Eigen::Ref<const Eigen::MatrixXd>& blocks,
                         Eigen::MatrixXd& codes) const = 0;

@@ -136,7 +136,8 @@ class EgaMlp
 
     /**
      * y = f(inputScale x), every column a sample (inputScale is folded into the first matrix
-     * product). Throws ConfigError naming "x" on a wrong row count, "params" on a wrong size.
+     * product). `y` must not share memory with `x`. Throws ConfigError naming "x" on a wrong row
+     * count, "params" on a wrong size.
      */
     void Forward(const Eigen::Ref<const Eigen::VectorXd>& params,
                  const Eigen::Ref<const Eigen::MatrixXd>& x,
