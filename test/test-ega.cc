@@ -566,11 +566,10 @@ TEST(EgaCodecFile, CorruptTruncatedAndWrongVersionRejected)
     };
     // Recomputes the CRC so that only the intended defect remains.
     auto fixCrc = [](std::vector<uint8_t>& v) {
-        EgaMlpCodec dummy = [] {
-            Rng r(0);
-            return EgaMlpCodec(EgaMlpShape{1, 1, 1, 0, 1}, 1, 1, r);
-        }();
-        (void)dummy;
+        if (v.size() < 4)
+        {
+            return;
+        }
         // CRC-32 (zlib polynomial), bitwise.
         uint32_t crc = 0xFFFFFFFFu;
         for (std::size_t i = 0; i + 4 < v.size(); ++i)
@@ -622,9 +621,8 @@ TEST(EgaCodecFile, CorruptTruncatedAndWrongVersionRejected)
     fixCrc(v);
     ExpectDataError(parse(v), "b");
     v = good;
-    v[63] = 0x40; // huge sigma bits -> a huge but finite value is fine; make it -1 instead
     {
-        const double minusOne = -1.0;
+        const double minusOne = -1.0; // a negative held-out sigma
         std::memcpy(v.data() + 48, &minusOne, 8);
     }
     fixCrc(v);
