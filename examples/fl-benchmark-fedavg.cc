@@ -23,7 +23,8 @@
  *   fl-benchmark-fedavg --quick               # tiny sizes, smoke run
  */
 
-#include "ns3/core-module.h"
+#include "fl-example-flags.h"
+
 #include "ns3/data-io.h"
 #include "ns3/fedavg-reference.h"
 #include "ns3/fedavg.h"
@@ -58,6 +59,14 @@ constexpr uint64_t kInitSeed = 12345;       ///< initial global model (all modes
 constexpr uint64_t kTrainingSeedBase = 777; ///< per-client training seeds (all modes)
 constexpr std::size_t kSegmentBytes = 1448; ///< TCP segment size used by the apps
 constexpr fl::Precision kWire = fl::Precision::Float32;
+/// Most rounds per mode.
+constexpr flexample::Bound kMaxRounds{10000, "kMaxRounds in examples/fl-benchmark-fedavg.cc"};
+/// Most clients (Fashion-MNIST has 60000 training images).
+constexpr flexample::Bound kMaxClients{60000, "kMaxClients in examples/fl-benchmark-fedavg.cc"};
+/// Most samples per client (Fashion-MNIST has 60000 training images).
+constexpr flexample::Bound kMaxSamplesPerClient{
+    60000,
+    "kMaxSamplesPerClient in examples/fl-benchmark-fedavg.cc"};
 
 double
 ElapsedS(Clock::time_point a, Clock::time_point b)
@@ -353,61 +362,53 @@ main(int argc, char* argv[])
     std::string output;
     bool quick = false;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage(
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
         "Wall-clock benchmark of the FedAvg reference workload (Fashion-MNIST, MLP "
         "784-128-10, float32, 20 clients x 500 IID samples, 1 local epoch of SGD, batch 32, "
         "lr 0.05) run three ways: (a) learning only, (b) over 802.11n Wi-Fi with TCP, (c) with "
         "the module's serialisation, framing and reassembly over an ideal zero-delay link. "
         "Prints wall time per round, the module's own cost (c)-(a) as a fraction of (b), and "
         "(a)'s share of the single-core Eigen float32 GEMM rate.");
-    cmd.AddValue("rounds", "Number of FedAvg rounds per mode", rounds);
-    cmd.AddValue("clients", "Number of clients (Wi-Fi stations in mode b)", clients);
-    cmd.AddValue("samplesPerClient", "IID training samples per client", samplesPerClient);
-    cmd.AddValue("modes", "Comma-separated subset of a,b,c", modes);
-    cmd.AddValue("output", "Write the measurements to this CSV file (empty: do not)", output);
-    cmd.AddValue("quick", "Tiny sizes for a smoke run (4 clients x 64 samples, 2 rounds)", quick);
-    cmd.Parse(argc, argv);
+    flags.AddSize("rounds", "Number of FedAvg rounds per mode", rounds, 1u, kMaxRounds);
+    flags.AddSize("clients",
+                  "Number of clients (Wi-Fi stations in mode b)",
+                  clients,
+                  1u,
+                  kMaxClients);
+    flags.AddSize("samplesPerClient",
+                  "IID training samples per client",
+                  samplesPerClient,
+                  1u,
+                  kMaxSamplesPerClient);
+    flags.AddText("modes", "Comma-separated subset of a,b,c", modes);
+    flags.AddOutput("output",
+                    "Write the measurements to this CSV file (empty: do not)",
+                    output,
+                    true);
+    flags.AddBool("quick", "Tiny sizes for a smoke run (4 clients x 64 samples, 2 rounds)", quick);
+    bool runA = false;
+    bool runB = false;
+    bool runC = false;
+    flags.AddCheck([&]() {
+        for (const std::string& m : fl::SplitList(modes, "--modes", 3))
+        {
+            flexample::Flags::CheckChoice(m, "--modes", {"a", "b", "c"});
+            runA = runA || m == "a";
+            runB = runB || m == "b";
+            runC = runC || m == "c";
+        }
+    });
+    if (!flags.Parse(argc, argv))
+    {
+        return flexample::kExitBadFlag;
+    }
 
     if (quick)
     {
         rounds = std::min<uint32_t>(rounds, 2);
         clients = std::min<uint32_t>(clients, 4);
         samplesPerClient = std::min<uint32_t>(samplesPerClient, 64);
-    }
-    bool runA = false;
-    bool runB = false;
-    bool runC = false;
-    {
-        std::stringstream ss(modes);
-        std::string m;
-        while (std::getline(ss, m, ','))
-        {
-            if (m == "a")
-            {
-                runA = true;
-            }
-            else if (m == "b")
-            {
-                runB = true;
-            }
-            else if (m == "c")
-            {
-                runC = true;
-            }
-            else if (!m.empty())
-            {
-                std::cerr << "fl-benchmark-fedavg: unknown mode '" << m
-                          << "' in --modes (use a comma-separated subset of a,b,c)" << std::endl;
-                return 2;
-            }
-        }
-    }
-    if (rounds == 0 || clients == 0 || samplesPerClient == 0)
-    {
-        std::cerr << "fl-benchmark-fedavg: --rounds, --clients and --samplesPerClient must be > 0"
-                  << std::endl;
-        return 2;
     }
     Eigen::setNbThreads(1);
 

@@ -8,7 +8,8 @@
 #ifndef FL_EXAMPLE_COMMON_H
 #define FL_EXAMPLE_COMMON_H
 
-#include "ns3/core-module.h"
+#include "fl-example-flags.h"
+
 #include "ns3/data-io.h"
 #include "ns3/fl-helper.h"
 #include "ns3/flow-monitor-helper.h"
@@ -26,6 +27,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -207,137 +209,253 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
 }
 
-/// Registers the learning, FedAvg and output flags shared by the FedAvg examples.
+/// Most clients (and Wi-Fi stations, UEs) of a FedAvg example.
+constexpr Bound kMaxClients{10000, "kMaxClients in examples/fl-example-common.h"};
+/// Most rounds of a FedAvg example.
+constexpr Bound kMaxRounds{1000000, "kMaxRounds in examples/fl-example-common.h"};
+/// Most samples per client, test samples and samples per mini-batch.
+constexpr Bound kMaxSamples{1000000, "kMaxSamples in examples/fl-example-common.h"};
+/// Most features of the synthetic data, shards per client and clusters per class.
+constexpr Bound kMaxDim{10000, "kMaxDim in examples/fl-example-common.h"};
+/// Most feature values of the synthetic training and test data together (memory).
+constexpr Bound kMaxSyntheticValues{200000000,
+                                    "kMaxSyntheticValues in examples/fl-example-common.h"};
+/// Longest simulated time a flag may give [s] (ns-3 Time holds about 9.2e9 s in ns).
+constexpr double kMaxSimSeconds = 1e9;
+
+/// Registers the learning, FedAvg and output flags shared by the FedAvg examples, with the
+/// checks that relate them.
 inline void
-AddFedAvgOptions(CommandLine& cmd, FedAvgOptions& o)
+AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
 {
-    cmd.AddValue("clients", "Number of clients", o.clients);
-    cmd.AddValue("rounds", "Number of FedAvg rounds", o.rounds);
-    cmd.AddValue(
+    const Range nonNegative = Range::AtLeast(0.0);
+    const Range positive = Range::Above(0.0);
+    const Range probability = Range::Closed(0.0, 1.0);
+    const Range seconds = Range::Closed(0.0, kMaxSimSeconds);
+    flags.AddSize("clients", "Number of clients", o.clients, 1u, kMaxClients);
+    flags.AddSize("rounds", "Number of FedAvg rounds", o.rounds, 1u, kMaxRounds);
+    flags.AddChoice(
         "dataset",
         "synthetic (10-class Gaussian mixture, 3 clusters per class, no download) or fashion-mnist",
-        o.dataset);
-    cmd.AddValue("model",
-                 "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
-                 "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
-                 o.model);
-    cmd.AddValue("partition", "iid, shards or dirichlet", o.partition);
-    cmd.AddValue("alpha", "Dirichlet concentration for --partition=dirichlet", o.alpha);
-    cmd.AddValue("shards", "Shards per client for --partition=shards", o.shards);
-    cmd.AddValue("samplesPerClient", "Training samples per client", o.samplesPerClient);
-    cmd.AddValue("syntheticDim", "Feature dimension of the synthetic data", o.syntheticDim);
-    cmd.AddValue("clustersPerClass",
-                 "Gaussian clusters per class of the synthetic data (> 1: not linearly separable)",
-                 o.clustersPerClass);
-    cmd.AddValue("separation",
-                 "Spread of the synthetic cluster centres (larger = easier)",
-                 o.separation);
-    cmd.AddValue("testSamples", "Held-out samples for evaluation", o.testSamples);
-    cmd.AddValue("batchSize", "Mini-batch size of local SGD", o.batchSize);
-    cmd.AddValue("learningRate", "Learning rate of local SGD", o.learningRate);
-    cmd.AddValue("localEpochs", "Local epochs per round", o.localEpochs);
-    cmd.AddValue("precision", "Scalar type of learning: float32 or float64", o.precision);
-    cmd.AddValue(
+        o.dataset,
+        {"synthetic", "fashion-mnist"});
+    flags.AddText("model",
+                  "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
+                  "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
+                  o.model);
+    flags.AddChoice("partition",
+                    "iid, shards or dirichlet",
+                    o.partition,
+                    {"iid", "shards", "dirichlet"});
+    flags.AddReal("alpha", "Dirichlet concentration for --partition=dirichlet", o.alpha, positive);
+    flags.AddSize("shards", "Shards per client for --partition=shards", o.shards, 1u, kMaxDim);
+    flags.AddSize("samplesPerClient",
+                  "Training samples per client",
+                  o.samplesPerClient,
+                  1u,
+                  kMaxSamples);
+    flags.AddSize("syntheticDim",
+                  "Feature dimension of the synthetic data",
+                  o.syntheticDim,
+                  1u,
+                  kMaxDim);
+    flags.AddSize("clustersPerClass",
+                  "Gaussian clusters per class of the synthetic data (> 1: not linearly separable)",
+                  o.clustersPerClass,
+                  1u,
+                  kMaxDim);
+    flags.AddReal("separation",
+                  "Spread of the synthetic cluster centres (larger = easier)",
+                  o.separation,
+                  nonNegative);
+    flags.AddSize("testSamples", "Held-out samples for evaluation", o.testSamples, 1u, kMaxSamples);
+    flags.AddSize("batchSize", "Mini-batch size of local SGD", o.batchSize, 1u, kMaxSamples);
+    flags.AddReal("learningRate", "Learning rate of local SGD", o.learningRate, positive);
+    flags.AddReal("localEpochs",
+                  "Local epochs per round",
+                  o.localEpochs,
+                  Range{0.0, 1000.0, true, false});
+    flags.AddText("precision", "Scalar type of learning: float32 or float64", o.precision);
+    flags.AddText(
         "wirePrecision",
         "Encoding on the wire: float64, float32, float16 or int8 (default: same as --precision)",
         o.wirePrecision);
-    cmd.AddValue("secondsPerSample",
-                 "Simulated compute time per training sample [s]",
-                 o.secondsPerSample);
-    cmd.AddValue("deadline", "Round deadline [s] (0 = wait for every client)", o.deadline);
-    cmd.AddValue("output", "CSV output file", o.output);
-    cmd.AddValue("targetAccuracy", "Accuracy for the time-to-accuracy summary", o.targetAccuracy);
-    cmd.AddValue("maxTime",
-                 "Stop the simulation at this simulated time [s] even if rounds remain",
-                 o.maxTime);
-    cmd.AddValue("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu);
-    cmd.AddValue("serverMomentum", "FedAvgM server momentum beta in [0, 1)", o.serverMomentum);
-    cmd.AddValue("serverLearningRate", "FedAvgM server learning rate", o.serverLearningRate);
-    cmd.AddValue("quiet", "Do not print a line per round", o.quiet);
-    cmd.AddValue("transport", "tcp, or udp (chunked datagrams, see --holePolicy)", o.transport);
-    cmd.AddValue("holePolicy",
-                 "UDP: drop, keep-previous or retransmit (lost chunks of a model)",
-                 o.holePolicy);
-    cmd.AddValue("udpPacingMbps", "UDP: sending rate of each application [Mb/s]", o.udpPacingMbps);
-    cmd.AddValue("retryLimit", "UDP retransmit: NACK rounds / probes per message", o.retryLimit);
-    cmd.AddValue("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
-    cmd.AddValue("sampling", "Client sampling: uniform or weighted (by data size)", o.sampling);
-    cmd.AddValue("stragglerPolicy",
-                 "Late updates: drop, or accept into a later round (with staleness)",
-                 o.stragglerPolicy);
-    cmd.AddValue("maxStaleness", "accept: most rounds an update may be late", o.maxStaleness);
-    cmd.AddValue("stalenessExponent",
-                 "accept: stale weight factor (1 + staleness)^-a",
-                 o.stalenessExponent);
-    cmd.AddValue("minQuorum", "Fewest updates per round (0 = none)", o.minQuorum);
-    cmd.AddValue("quorumPolicy", "Below quorum: skip or repeat the round", o.quorumPolicy);
-    cmd.AddValue("flopRateMedian",
-                 "Device speed [FLOP/s], median of a log-normal law (0 = use --secondsPerSample)",
-                 o.flopRateMedian);
-    cmd.AddValue("flopRateSigma",
-                 "Log-normal sigma of device speeds (0 = identical devices)",
-                 o.flopRateSigma);
-    cmd.AddValue("computePower", "Power drawn while training [W]", o.computePower);
-    cmd.AddValue("dropout", "Probability that a client stays silent in a round", o.dropout);
-    cmd.AddValue("leaveClients", "Number of clients (the first ones) that leave", o.leaveClients);
-    cmd.AddValue("leaveTime", "Time [s] at which --leaveClients leave", o.leaveTime);
-    cmd.AddValue("clientOutput", "Per-client CSV output file (empty = none)", o.clientOutput);
-    cmd.AddValue("flowMonitor",
-                 "Write ns-3 FlowMonitor statistics to this XML file (empty = off)",
-                 o.flowMonitor);
-}
-
-/**
- * Validates the shared options and builds the learning task. Data, partition and initialisation
- * are drawn from an ns-3 stream, so --RngRun changes them. Returns null after printing the
- * error if an option is invalid (the caller exits with status 2).
- */
-inline std::shared_ptr<fl::LearningTask>
-BuildFedAvgTask(FedAvgOptions& o)
-{
-    try
-    {
-        if (o.clients == 0)
-        {
-            throw fl::ConfigError("--clients", "is 0", "use at least one client");
-        }
-        const fl::Precision precision = fl::ParsePrecision(o.precision, "--precision");
+    flags.AddReal("secondsPerSample",
+                  "Simulated compute time per training sample [s]",
+                  o.secondsPerSample,
+                  Range::Closed(0.0, 10.0));
+    flags.AddReal("deadline",
+                  "Round deadline [s] (0 = wait for every client)",
+                  o.deadline,
+                  seconds);
+    flags.AddOutput("output", "CSV output file", o.output, false);
+    flags.AddReal("targetAccuracy",
+                  "Accuracy for the time-to-accuracy summary",
+                  o.targetAccuracy,
+                  probability);
+    flags.AddReal("maxTime",
+                  "Stop the simulation at this simulated time [s] even if rounds remain",
+                  o.maxTime,
+                  Range{0.0, kMaxSimSeconds, true, false});
+    flags.AddReal("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu, nonNegative);
+    flags.AddReal("serverMomentum",
+                  "FedAvgM server momentum beta in [0, 1)",
+                  o.serverMomentum,
+                  Range{0.0, 1.0, false, true});
+    flags.AddReal("serverLearningRate",
+                  "FedAvgM server learning rate",
+                  o.serverLearningRate,
+                  positive);
+    flags.AddBool("quiet", "Do not print a line per round", o.quiet);
+    flags.AddChoice("transport",
+                    "tcp, or udp (chunked datagrams, see --holePolicy)",
+                    o.transport,
+                    {"tcp", "udp"});
+    flags.AddChoice("holePolicy",
+                    "UDP: drop, keep-previous or retransmit (lost chunks of a model)",
+                    o.holePolicy,
+                    {"drop", "keep-previous", "retransmit"});
+    // At least 1 b/s: the rate is handed to ns-3 in whole bits per second.
+    flags.AddReal("udpPacingMbps",
+                  "UDP: sending rate of each application [Mb/s]",
+                  o.udpPacingMbps,
+                  Range::Closed(1e-6, 1e6));
+    flags.AddWhole("retryLimit", "UDP retransmit: NACK rounds / probes per message", o.retryLimit);
+    flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
+    flags.AddChoice("sampling",
+                    "Client sampling: uniform or weighted (by data size)",
+                    o.sampling,
+                    {"uniform", "weighted"});
+    flags.AddChoice("stragglerPolicy",
+                    "Late updates: drop, or accept into a later round (with staleness)",
+                    o.stragglerPolicy,
+                    {"drop", "accept"});
+    flags.AddWhole("maxStaleness", "accept: most rounds an update may be late", o.maxStaleness);
+    flags.AddReal("stalenessExponent",
+                  "accept: stale weight factor (1 + staleness)^-a",
+                  o.stalenessExponent,
+                  nonNegative);
+    flags.AddWhole("minQuorum", "Fewest updates per round (0 = none)", o.minQuorum);
+    flags.AddChoice("quorumPolicy",
+                    "Below quorum: skip or repeat the round",
+                    o.quorumPolicy,
+                    {"skip", "repeat"});
+    flags.AddReal("flopRateMedian",
+                  "Device speed [FLOP/s], median of a log-normal law (0 = use --secondsPerSample)",
+                  o.flopRateMedian,
+                  nonNegative);
+    flags.AddReal("flopRateSigma",
+                  "Log-normal sigma of device speeds (0 = identical devices)",
+                  o.flopRateSigma,
+                  Range::Closed(0.0, 10.0));
+    flags.AddReal("computePower", "Power drawn while training [W]", o.computePower, nonNegative);
+    flags.AddReal("dropout",
+                  "Probability that a client stays silent in a round",
+                  o.dropout,
+                  probability);
+    flags.AddWhole("leaveClients", "Number of clients (the first ones) that leave", o.leaveClients);
+    flags.AddReal("leaveTime", "Time [s] at which --leaveClients leave", o.leaveTime, seconds);
+    flags.AddOutput("clientOutput",
+                    "Per-client CSV output file (empty = none)",
+                    o.clientOutput,
+                    true);
+    flags.AddOutput("flowMonitor",
+                    "Write ns-3 FlowMonitor statistics to this XML file (empty = off)",
+                    o.flowMonitor,
+                    true);
+    flags.AddCheck([&o]() {
+        fl::ParsePrecision(o.precision, "--precision");
         if (o.wirePrecision.empty())
         {
             o.wirePrecision = o.precision;
         }
         fl::ParseWireEncoding(o.wirePrecision, "--wirePrecision");
-        auto oneOf = [](const std::string& value,
-                        const std::string& flag,
-                        std::initializer_list<const char*> allowed) {
-            std::string list;
-            for (const char* v : allowed)
+        const std::string clients = " (--clients=" + std::to_string(o.clients) + ")";
+        for (const auto& [flag, value] : {std::make_pair("--clientsPerRound", o.clientsPerRound),
+                                          std::make_pair("--minQuorum", o.minQuorum),
+                                          std::make_pair("--leaveClients", o.leaveClients)})
+        {
+            if (value > o.clients)
             {
-                if (value == v)
-                {
-                    return;
-                }
-                list += (list.empty() ? "" : ", ") + std::string(v);
+                throw fl::ConfigError(
+                    flag,
+                    std::to_string(value) + " exceeds the number of clients" + clients,
+                    "give a whole number in [0, " + std::to_string(o.clients) + "]");
             }
-            throw fl::ConfigError(flag, "'" + value + "' is not accepted", "use " + list);
-        };
-        oneOf(o.transport, "--transport", {"tcp", "udp"});
-        oneOf(o.holePolicy, "--holePolicy", {"drop", "keep-previous", "retransmit"});
-        oneOf(o.sampling, "--sampling", {"uniform", "weighted"});
-        oneOf(o.stragglerPolicy, "--stragglerPolicy", {"drop", "accept"});
-        oneOf(o.quorumPolicy, "--quorumPolicy", {"skip", "repeat"});
-        if (!(o.dropout >= 0.0 && o.dropout <= 1.0))
-        {
-            throw fl::ConfigError("--dropout", "must be in [0, 1]", "e.g. 0.1");
         }
-        if (!(o.udpPacingMbps > 0.0))
+        const uint64_t values =
+            (static_cast<uint64_t>(o.clients) * o.samplesPerClient + o.testSamples) *
+            o.syntheticDim;
+        if (o.dataset == "synthetic" && values > kMaxSyntheticValues.value)
         {
-            throw fl::ConfigError("--udpPacingMbps", "must be positive", "e.g. 20");
+            throw fl::ConfigError("--samplesPerClient/--testSamples/--syntheticDim",
+                                  "(clients x samplesPerClient + testSamples) x syntheticDim = " +
+                                      std::to_string(values) +
+                                      " feature values, above the bound of " +
+                                      std::to_string(kMaxSyntheticValues.value),
+                                  "use fewer clients, samples or features, or raise the bound (" +
+                                      std::string(kMaxSyntheticValues.where) + ")");
         }
-        if (o.minQuorum > o.clients)
+    });
+}
+
+/**
+ * Registers the Wi-Fi flags of the Wi-Fi examples: --standard (one FlWifiScenarioHelper knows)
+ * and --rateManager (the TypeId of an ns-3 Wi-Fi rate control).
+ */
+inline void
+AddWifiOptions(Flags& flags, std::string& standard, std::string& rateManager)
+{
+    flags.AddChoice("standard",
+                    "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax",
+                    standard,
+                    {"80211a", "80211g", "80211n", "80211ac", "80211ax"});
+    flags.AddText("rateManager",
+                  "Wi-Fi rate control (ns-3 TypeId name, e.g. ns3::IdealWifiManager, "
+                  "ns3::MinstrelHtWifiManager)",
+                  rateManager);
+    flags.AddCheck([&rateManager]() {
+        TypeId tid;
+        TypeId base;
+        if (!TypeId::LookupByNameFailSafe("ns3::WifiRemoteStationManager", &base) ||
+            !TypeId::LookupByNameFailSafe(rateManager, &tid) || !tid.IsChildOf(base) ||
+            !tid.HasConstructor())
         {
-            throw fl::ConfigError("--minQuorum", "exceeds --clients", "lower it");
+            std::string known;
+            for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+            {
+                const TypeId t = TypeId::GetRegistered(i);
+                if (t.IsChildOf(base) && t.HasConstructor())
+                {
+                    known += (known.empty() ? "" : ", ") + t.GetName();
+                }
+            }
+            throw fl::ConfigError("--rateManager",
+                                  "'" + rateManager + "' is not an ns-3 Wi-Fi rate control",
+                                  "use one of " + known);
         }
+    });
+}
+
+/// The per-round CSV of a sweeping example: its --output with "-rounds" before ".csv".
+inline std::string
+RoundsFileName(const std::string& output)
+{
+    return output.substr(0, output.rfind(".csv")) + "-rounds.csv";
+}
+
+/**
+ * Builds the learning task from options checked by Flags::Parse. Data, partition and
+ * initialisation are drawn from an ns-3 stream, so --RngRun changes them. Returns null after
+ * printing the error if the task cannot be built (e.g. a bad --model or missing data files; the
+ * caller exits with status 2).
+ */
+inline std::shared_ptr<fl::LearningTask>
+BuildFedAvgTask(const FedAvgOptions& o)
+{
+    try
+    {
+        const fl::Precision precision = fl::ParsePrecision(o.precision, "--precision");
         Ptr<UniformRandomVariable> seedStream = CreateObject<UniformRandomVariable>();
         seedStream->SetStream(1 << 20);
         fl::Rng rng(seedStream->GetInteger(1, std::numeric_limits<uint32_t>::max()));
@@ -356,7 +474,8 @@ BuildFedAvgTask(FedAvgOptions& o)
  * monitor, runs the simulation, prints the summary and destroys the simulator.
  * @param assignNetworkStreams fixes the network's random streams from a first stream number and
  *        returns how many it used
- * @return the process exit status: 0 if every round completed, 1 otherwise
+ * Stops early if learning diverges (a non-finite test loss or global model) and says so.
+ * @return the process exit status: 0 if every round completed, 1 otherwise (also on divergence)
  */
 inline int
 RunFedAvg(const std::string& name,
@@ -372,8 +491,8 @@ RunFedAvg(const std::string& name,
 {
     if (o.leaveClients > clients.GetN())
     {
-        std::cerr << name << ": --leaveClients=" << o.leaveClients << " exceeds --clients="
-                  << clients.GetN() << " (fix: lower it)" << std::endl;
+        std::cerr << name << ": --leaveClients=" << o.leaveClients
+                  << " exceeds --clients=" << clients.GetN() << " (fix: lower it)" << std::endl;
         Simulator::Destroy();
         return 2;
     }
@@ -434,11 +553,33 @@ RunFedAvg(const std::string& name,
         flows = flowHelper.InstallAll();
     }
 
+    // Divergence: a non-finite test loss or global model stops the run (no round can recover).
+    Ptr<FlServerApplication> server = stack.server;
+    bool diverged = false;
+    uint32_t divergedRound = 0;
+    monitor->TraceConnectWithoutContext(
+        "RoundRecorded",
+        Callback<void, const FlRoundRecord&>([&](const FlRoundRecord& r) {
+            const fl::ParamVector& w = server->GetGlobalModel();
+            const bool finiteModel = w.GetPrecision() == fl::Precision::Float32
+                                         ? w.Get<float>().allFinite()
+                                         : w.Get<double>().allFinite();
+            if (!diverged && !(std::isfinite(r.testLoss) && finiteModel))
+            {
+                diverged = true;
+                divergedRound = r.round;
+                Simulator::Stop();
+            }
+        }));
+
     // The server stops the simulation after its last round; maxTime bounds a stalled run.
     Simulator::Stop(Seconds(o.maxTime));
     Simulator::Run();
 
-    Ptr<FlServerApplication> server = stack.server;
+    if (!diverged)
+    {
+        server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
+    }
     const auto& rec = monitor->GetRecords();
     uint64_t bytes = 0;
     uint64_t chunksLost = 0;
@@ -447,6 +588,11 @@ RunFedAvg(const std::string& name,
     uint32_t stragglers = 0;
     double energyRadio = 0.0;
     double energyCompute = 0.0;
+    std::map<std::string, uint32_t> statuses; // rounds by status (row 0, the initial model, aside)
+    for (std::size_t i = 1; i < rec.size(); ++i)
+    {
+        ++statuses[rec[i].status];
+    }
     for (const auto& r : rec)
     {
         bytes += r.bytesDown + r.bytesUp;
@@ -459,7 +605,12 @@ RunFedAvg(const std::string& name,
     }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    std::cout << "summary: rounds=" << server->GetCompletedRounds();
+    std::cout << "summary: rounds=" << server->GetCompletedRounds()
+              << " rounds_started=" << (rec.empty() ? 0 : rec.size() - 1)
+              << " rounds_aggregated=" << statuses["aggregated"]
+              << " rounds_skipped=" << statuses["skipped"] + statuses["empty"]
+              << " rounds_repeated=" << statuses["repeated"]
+              << " rounds_timeout=" << statuses["timeout"];
     if (!rec.empty())
     {
         std::cout << " final_accuracy=" << rec.back().testAccuracy
@@ -506,8 +657,8 @@ RunFedAvg(const std::string& name,
         result->wallS = wall;
     }
     const auto counters = server->GetCounters();
-    std::cout << " malformed=" << counters.malformed
-              << " wall_s=" << std::setprecision(3) << wall << std::setprecision(6) << std::endl;
+    std::cout << " malformed=" << counters.malformed << " wall_s=" << std::setprecision(3) << wall
+              << std::setprecision(6) << std::endl;
     if (!o.output.empty())
     {
         std::cout << "results: " << o.output << std::endl;
@@ -532,15 +683,35 @@ RunFedAvg(const std::string& name,
                   << " mean_delay_ms=" << (rxPackets ? 1e3 * delaySum / rxPackets : 0.0)
                   << "; details: " << o.flowMonitor << std::endl;
     }
-    const bool finished = server->IsFinished() || o.timeBudget;
-    if (!finished)
+    if (diverged)
+    {
+        std::cerr << name << ": diverged in round " << divergedRound
+                  << ": the test loss or the global model is not finite; stopped (fix: lower "
+                     "--learningRate or --serverLearningRate)"
+                  << std::endl;
+    }
+    const bool finished = !diverged && (server->IsFinished() || o.timeBudget);
+    if (!finished && !diverged)
     {
         std::cerr << name << ": stopped at --maxTime=" << o.maxTime << " s after "
                   << server->GetCompletedRounds() << " of " << o.rounds
                   << " rounds (a round did not complete; see --deadline)" << std::endl;
     }
+    const bool aggregated = o.rounds == 0 || statuses["aggregated"] > 0;
+    if (!aggregated)
+    {
+        std::cerr << name << ": no round aggregated an update ("
+                  << (rec.empty() ? 0 : rec.size() - 1)
+                  << " started: " << statuses["skipped"] + statuses["empty"]
+                  << " skipped or empty, " << statuses["repeated"] << " repeated, "
+                  << statuses["timeout"] << " timed out): no update reached the server"
+                  << (o.transport == "udp" ? " (chunks_lost=" + std::to_string(chunksLost) +
+                                                 "; see --holePolicy, --retryLimit)"
+                                           : std::string())
+                  << "; see --deadline, --minQuorum" << std::endl;
+    }
     Simulator::Destroy();
-    return finished ? 0 : 1;
+    return finished && aggregated ? 0 : 1;
 }
 
 } // namespace flexample

@@ -48,25 +48,31 @@ main(int argc, char* argv[])
     std::string policies = "drop,keep-previous,retransmit";
     double linkMbps = 10.0;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("FedAvg over UDP on a point-to-point star with packet loss: sweeps the loss rate "
-              "and the hole policy, and writes final accuracy and time-to-accuracy per run "
-              "(plot with utils/plot-lossy.sh). --deadline bounds rounds whose messages were lost "
-              "for good.");
-    flexample::AddFedAvgOptions(cmd, o);
-    cmd.AddValue("losses", "Comma-separated packet loss rates in [0, 1)", losses);
-    cmd.AddValue("policies",
-                 "Comma-separated hole policies: drop, keep-previous, retransmit",
-                 policies);
-    cmd.AddValue("linkMbps", "Rate of every link [Mb/s]", linkMbps);
-    cmd.Parse(argc, argv);
-
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "FedAvg over UDP on a point-to-point star with packet loss: sweeps the loss "
+        "rate and the hole policy, and writes final accuracy and time-to-accuracy per "
+        "run (plot with utils/plot-lossy.sh). --deadline bounds rounds whose messages "
+        "were lost for good.");
+    flexample::AddFedAvgOptions(flags, o);
+    flags.AddText("losses", "Comma-separated packet loss rates in [0, 1)", losses);
+    flags.AddText("policies",
+                  "Comma-separated hole policies: drop, keep-previous, retransmit",
+                  policies);
+    // At least 1 b/s: the rate is handed to ns-3 in whole bits per second.
+    flags.AddReal("linkMbps",
+                  "Rate of every link [Mb/s]",
+                  linkMbps,
+                  flexample::Range::Closed(1e-6, 1e6));
     std::vector<double> lossList;
     std::vector<std::string> policyList;
-    try
-    {
-        // Loss rates in [0, 1): the largest double below 1 is the upper bound.
-        lossList = fl::ParseDoubleList(losses, "--losses", 0.0, std::nextafter(1.0, 0.0));
+    flags.AddCheck([&]() {
+        lossList.clear();
+        for (const std::string& item : fl::SplitList(losses, "--losses"))
+        {
+            lossList.push_back(
+                flexample::ParseReal(item, "--losses", flexample::Range{0.0, 1.0, false, true}));
+        }
         policyList = fl::SplitList(policies, "--policies");
         for (const auto& p : policyList)
         {
@@ -78,17 +84,17 @@ main(int argc, char* argv[])
                                   "exceeds --linkMbps: UDP would only fill queues",
                                   "keep it below the link rate");
         }
-    }
-    catch (const std::exception& e)
+        if (o.transport != "udp")
+        {
+            throw fl::ConfigError("--transport",
+                                  "must be udp here (the hole policies are UDP's)",
+                                  "use --transport=udp");
+        }
+        flexample::CheckWritable(flexample::RoundsFileName(o.output), "--output");
+    });
+    if (!flags.Parse(argc, argv))
     {
-        std::cerr << e.what() << std::endl;
-        return 2;
-    }
-    if (o.transport != "udp")
-    {
-        std::cerr << "fl-fedavg-lossy: --transport must be udp (the hole policies are UDP's)"
-                  << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
     if (!task)
@@ -99,7 +105,7 @@ main(int argc, char* argv[])
               << " x " << linkMbps << " Mb/s links; UDP paced at " << o.udpPacingMbps
               << " Mb/s; deadline " << o.deadline << " s" << std::endl;
 
-    const std::string roundsFile = o.output.substr(0, o.output.rfind(".csv")) + "-rounds.csv";
+    const std::string roundsFile = flexample::RoundsFileName(o.output);
     std::ofstream summary(o.output);
     std::ofstream rounds(roundsFile);
     if (!summary || !rounds)
@@ -151,7 +157,9 @@ main(int argc, char* argv[])
                 &res);
             status = std::max(status, rc);
             summary << loss << ',' << policy << ',' << res.finalAccuracy << ',' << res.finalLoss
-                    << ',' << (res.timeToAccuracyS < 0 ? std::string("nan") : std::to_string(res.timeToAccuracyS))
+                    << ','
+                    << (res.timeToAccuracyS < 0 ? std::string("nan")
+                                                : std::to_string(res.timeToAccuracyS))
                     << ',' << o.targetAccuracy << ',' << res.simulatedTimeS << ','
                     << res.completedRounds << ',' << res.meanParticipants << ',' << res.chunksLost
                     << ',' << res.chunksRetx << ',' << res.bytes << '\n';
@@ -162,7 +170,7 @@ main(int argc, char* argv[])
             }
         }
     }
-    std::cout << "results: " << o.output << " and " << roundsFile
-              << "\nplot: utils/plot-lossy.sh " << o.output << std::endl;
+    std::cout << "results: " << o.output << " and " << roundsFile << "\nplot: utils/plot-lossy.sh "
+              << o.output << std::endl;
     return status;
 }

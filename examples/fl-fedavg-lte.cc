@@ -34,23 +34,26 @@ main(int argc, char* argv[])
     uint32_t bandwidth = 25;
     std::string rlc = "am";
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("FedAvg over LTE: N UEs of one cell as clients, the server a remote host behind "
-              "the EPC. Writes one CSV row per round; plot it with utils/plot-learning-curve.sh. "
-              "Use --RngRun=N for independent replications.");
-    flexample::AddFedAvgOptions(cmd, o);
-    cmd.AddValue("radius", "Radius of the disc of UEs around the eNB [m]", radius);
-    cmd.AddValue("bandwidth",
-                 "LTE bandwidth in resource blocks: 6, 15, 25, 50, 75 or 100",
-                 bandwidth);
-    cmd.AddValue("rlc", "RLC mode of the UEs' bearers: am or um", rlc);
-    cmd.Parse(argc, argv);
-
-    try
-    {
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "FedAvg over LTE: N UEs of one cell as clients, the server a remote host behind "
+        "the EPC. Writes one CSV row per round; plot it with "
+        "utils/plot-learning-curve.sh. Use --RngRun=N for independent replications.");
+    flexample::AddFedAvgOptions(flags, o);
+    flags.AddReal("radius",
+                  "Radius of the disc of UEs around the eNB [m]",
+                  radius,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddWhole("bandwidth",
+                   "LTE bandwidth in resource blocks: 6, 15, 25, 50, 75 or 100",
+                   bandwidth);
+    flags.AddChoice("rlc", "RLC mode of the UEs' bearers: am or um", rlc, {"am", "um"});
+    flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > 319)
         {
-            throw fl::ConfigError("--clients", "exceeds the 319 UEs of one eNB", "use fewer");
+            throw fl::ConfigError("--clients",
+                                  std::to_string(o.clients) + " exceeds the 319 UEs of one eNB",
+                                  "give a whole number in [1, 319]");
         }
         if (bandwidth != 6 && bandwidth != 15 && bandwidth != 25 && bandwidth != 50 &&
             bandwidth != 75 && bandwidth != 100)
@@ -59,19 +62,10 @@ main(int argc, char* argv[])
                                   "is " + std::to_string(bandwidth) + " RBs",
                                   "use 6, 15, 25, 50, 75 or 100");
         }
-        if (rlc != "am" && rlc != "um")
-        {
-            throw fl::ConfigError("--rlc", "is '" + rlc + "'", "use am or um");
-        }
-        if (!(radius >= 0.0))
-        {
-            throw fl::ConfigError("--radius", "is negative", "use a radius >= 0");
-        }
-    }
-    catch (const fl::ConfigError& e)
+    });
+    if (!flags.Parse(argc, argv))
     {
-        std::cerr << e.what() << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
     const auto wallStart = std::chrono::steady_clock::now();
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);

@@ -33,19 +33,25 @@ main(int argc, char* argv[])
     double radius = 10.0;
     bool energy = true;
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("FedAvg over an 802.11 infrastructure network: one server on the access point, "
-              "N Wi-Fi stations as clients. Writes one CSV row per round; plot it with "
-              "utils/plot-learning-curve.sh. Use --RngRun=N for independent replications.");
-    flexample::AddFedAvgOptions(cmd, o);
-    cmd.AddValue("standard", "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax", standard);
-    cmd.AddValue("rateManager", "Wi-Fi rate control (ns-3 TypeId name)", rateManager);
-    cmd.AddValue("radius", "Radius of the disc of stations around the AP [m]", radius);
-    cmd.AddValue("energy",
-                 "Measure radio energy with ns-3's Wi-Fi energy model (slows large runs: every "
-                 "radio state change schedules an event)",
-                 energy);
-    cmd.Parse(argc, argv);
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "FedAvg over an 802.11 infrastructure network: one server on the access point, "
+        "N Wi-Fi stations as clients. Writes one CSV row per round; plot it with "
+        "utils/plot-learning-curve.sh. Use --RngRun=N for independent replications.");
+    flexample::AddFedAvgOptions(flags, o);
+    flexample::AddWifiOptions(flags, standard, rateManager);
+    flags.AddReal("radius",
+                  "Radius of the disc of stations around the AP [m]",
+                  radius,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddBool("energy",
+                  "Measure radio energy with ns-3's Wi-Fi energy model (slows large runs: "
+                  "every radio state change schedules an event)",
+                  energy);
+    if (!flags.Parse(argc, argv))
+    {
+        return flexample::kExitBadFlag;
+    }
 
     const auto wallStart = std::chrono::steady_clock::now();
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
@@ -55,8 +61,8 @@ main(int argc, char* argv[])
     }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << standard << " infrastructure, " << o.clients
-              << " stations within " << radius << " m of the AP; " << o.transport << "; " << o.wirePrecision
-              << " on the wire" << std::endl;
+              << " stations within " << radius << " m of the AP; " << o.transport << "; "
+              << o.wirePrecision << " on the wire" << std::endl;
 
     FlWifiScenarioHelper wifi;
     wifi.SetStandard(standard);

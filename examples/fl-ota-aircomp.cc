@@ -19,7 +19,8 @@
  *   fl-ota-aircomp --help
  */
 
-#include "ns3/core-module.h"
+#include "fl-example-flags.h"
+
 #include "ns3/mobility-module.h"
 #include "ns3/ota-helper.h"
 #include "ns3/ota-power-control.h"
@@ -33,7 +34,6 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 using namespace ns3;
 
@@ -41,6 +41,18 @@ NS_LOG_COMPONENT_DEFINE("FlOtaAirComp");
 
 namespace
 {
+
+/// Most transmitters of a point.
+constexpr flexample::Bound kMaxTransmitters{1000, "kMaxTransmitters in examples/fl-ota-aircomp.cc"};
+/// Most real values per vector.
+constexpr flexample::Bound kMaxDim{10000000, "kMaxDim in examples/fl-ota-aircomp.cc"};
+/// Most slots per point.
+constexpr flexample::Bound kMaxSlots{10000000, "kMaxSlots in examples/fl-ota-aircomp.cc"};
+/// Most values (slots x dim) whose true average a point keeps in memory.
+constexpr flexample::Bound kMaxSlotValues{100000000,
+                                          "kMaxSlotValues in examples/fl-ota-aircomp.cc"};
+/// Most points of the SNR sweep.
+constexpr flexample::Bound kMaxSweepPoints{1000, "kMaxSweepPoints in examples/fl-ota-aircomp.cc"};
 
 struct Options
 {
@@ -239,103 +251,113 @@ RunPoint(const Options& o, uint32_t n, double snrDb, int64_t stream)
     return res;
 }
 
-std::vector<uint32_t>
-ParseList(const std::string& s)
-{
-    std::vector<uint32_t> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            const long v = std::stol(item);
-            if (v < 1)
-            {
-                throw fl::ConfigError("--nList", "contains " + item, "use positive integers");
-            }
-            out.push_back(static_cast<uint32_t>(v));
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 int
 main(int argc, char* argv[])
 {
     Options o;
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Over-the-air computation of an average on the analog OTA channel: N transmitters, "
-              "one receiver, Rayleigh block fading, truncated channel inversion. Sweeps the "
-              "mean SNR per sender (at --n) and the number of transmitters (at --snrFixed), and "
-              "writes simulated and analytic MSE to a CSV; plot it with "
-              "utils/plot-ota-aircomp.sh. Use --RngRun=N for independent replications.");
-    cmd.AddValue("n", "Transmitters in the SNR sweep", o.n);
-    cmd.AddValue("dim", "Real values per vector (sent as ceil(dim/2) complex symbols)", o.dim);
-    cmd.AddValue("slots", "Slots (independent fading and data draws) per point", o.slots);
-    cmd.AddValue("snrMin", "First mean SNR per sender [dB]", o.snrMin);
-    cmd.AddValue("snrMax", "Last mean SNR per sender [dB]", o.snrMax);
-    cmd.AddValue("snrStep", "SNR step [dB]", o.snrStep);
-    cmd.AddValue("nList", "Comma-separated numbers of transmitters for the N sweep", o.nList);
-    cmd.AddValue("snrFixed", "Mean SNR per sender in the N sweep [dB]", o.snrFixed);
-    cmd.AddValue("threshold",
-                 "Truncation: a sender with |g|^2 below this stays silent (> 0)",
-                 o.threshold);
-    cmd.AddValue("kappa",
-                 "c = kappa sqrt(P G) min |g| over active senders, 0 < kappa <= 1",
-                 o.kappa);
-    cmd.AddValue("radius", "Distance of the transmitters from the receiver [m]", o.radius);
-    cmd.AddValue("bandwidth", "Bandwidth = symbol rate [Hz]", o.bandwidth);
-    cmd.AddValue("csiError",
-                 "CSI error variance relative to the path gain (0: perfect; no analytic curve)",
-                 o.csiError);
-    cmd.AddValue("fading",
-                 "Small-scale fading: rayleigh (analytic curve), rician, nakagami or none",
-                 o.fading);
-    cmd.AddValue("output", "CSV output file", o.output);
-    cmd.AddValue("quiet", "Do not print a line per point", o.quiet);
-    cmd.Parse(argc, argv);
-
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage("Over-the-air computation of an average on the analog OTA channel: N "
+                      "transmitters, one receiver, Rayleigh block fading, truncated channel "
+                      "inversion. Sweeps the mean SNR per sender (at --n) and the number of "
+                      "transmitters (at --snrFixed), and writes simulated and analytic MSE to a "
+                      "CSV; plot it with utils/plot-ota-aircomp.sh. Use --RngRun=N for independent "
+                      "replications.");
+    const flexample::Range snrRange = flexample::Range::Closed(-200.0, 200.0);
+    flags.AddSize("n", "Transmitters in the SNR sweep", o.n, 1u, kMaxTransmitters);
+    flags.AddSize("dim",
+                  "Real values per vector (sent as ceil(dim/2) complex symbols)",
+                  o.dim,
+                  1u,
+                  kMaxDim);
+    flags.AddSize("slots",
+                  "Slots (independent fading and data draws) per point",
+                  o.slots,
+                  2u,
+                  kMaxSlots);
+    flags.AddReal("snrMin", "First mean SNR per sender [dB]", o.snrMin, snrRange);
+    flags.AddReal("snrMax", "Last mean SNR per sender [dB]", o.snrMax, snrRange);
+    flags.AddReal("snrStep", "SNR step [dB]", o.snrStep, flexample::Range::Closed(1e-3, 400.0));
+    flags.AddText("nList", "Comma-separated numbers of transmitters for the N sweep", o.nList);
+    flags.AddReal("snrFixed", "Mean SNR per sender in the N sweep [dB]", o.snrFixed, snrRange);
+    flags.AddReal("threshold",
+                  "Truncation: a sender with |g|^2 below this stays silent (0: no truncation)",
+                  o.threshold,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddReal("kappa",
+                  "c = kappa sqrt(P G) min |g| over active senders, 0 < kappa <= 1",
+                  o.kappa,
+                  flexample::Range{0.0, 1.0, true, false});
+    flags.AddReal("radius",
+                  "Distance of the transmitters from the receiver [m]",
+                  o.radius,
+                  flexample::Range::Above(0.0));
+    // Symbol rates from 1 Hz (the channel's lower limit) to 1 GHz (1 ns symbols: ns-3's time step).
+    flags.AddReal("bandwidth",
+                  "Bandwidth = symbol rate [Hz]",
+                  o.bandwidth,
+                  flexample::Range::Closed(1.0, 1e9));
+    flags.AddReal("csiError",
+                  "CSI error variance relative to the path gain (0: perfect; no analytic curve)",
+                  o.csiError,
+                  flexample::Range::AtLeast(0.0));
+    flags.AddText("fading",
+                  "Small-scale fading: rayleigh (analytic curve), rician, nakagami or none",
+                  o.fading);
+    flags.AddOutput("output", "CSV output file", o.output, false);
+    flags.AddBool("quiet", "Do not print a line per point", o.quiet);
     std::vector<uint32_t> nList;
-    try
-    {
+    flags.AddCheck([&]() {
         fl::ParseFadingKind(o.fading, "--fading");
-        nList = ParseList(o.nList);
-        if (o.n == 0 || o.dim == 0 || o.slots < 2)
+        nList.clear();
+        for (const std::string& item : fl::SplitList(o.nList, "--nList"))
         {
-            throw fl::ConfigError("--n/--dim/--slots",
-                                  "must be positive (slots >= 2)",
-                                  "use e.g. --n=20 --dim=1000 --slots=1000");
+            nList.push_back(
+                flexample::ParseBounded<uint32_t>(item, "--nList", 1, kMaxTransmitters));
         }
-        if (!(o.snrStep > 0.0) || o.snrMax < o.snrMin)
+        if (o.snrMax < o.snrMin)
+        {
+            throw fl::ConfigError("--snrMax",
+                                  "is below --snrMin: empty SNR sweep",
+                                  "give --snrMax >= --snrMin");
+        }
+        const double points = std::floor((o.snrMax - o.snrMin) / o.snrStep) + 1.0;
+        if (points > static_cast<double>(kMaxSweepPoints.value))
         {
             throw fl::ConfigError("--snrStep",
-                                  "empty SNR sweep",
-                                  "use snrStep > 0, snrMax >= snrMin");
+                                  "gives " + std::to_string(points) +
+                                      " SNR points, above the bound of " +
+                                      std::to_string(kMaxSweepPoints.value),
+                                  "use a larger step or a narrower sweep, or raise the bound (" +
+                                      std::string(kMaxSweepPoints.where) + ")");
         }
-        fl::AlignmentConfig cfg;
-        cfg.kappa = o.kappa;
-        cfg.gainThreshold = o.threshold;
-        fl::ValidateAlignment(cfg);
+        const uint64_t values = static_cast<uint64_t>(o.slots) * o.dim;
+        if (values > kMaxSlotValues.value)
+        {
+            throw fl::ConfigError("--slots/--dim",
+                                  "slots x dim = " + std::to_string(values) +
+                                      " values kept per point, above the bound of " +
+                                      std::to_string(kMaxSlotValues.value),
+                                  "use fewer slots or a smaller dim, or raise the bound (" +
+                                      std::string(kMaxSlotValues.where) + ")");
+        }
         if (o.threshold <= 0.0 && o.fading == "rayleigh")
         {
             std::cerr << "note: --threshold=0 under Rayleigh fading: full channel inversion has "
                          "an infinite expected MSE; expect erratic simulated values\n";
         }
-    }
-    catch (const std::exception& e)
+    });
+    if (!flags.Parse(argc, argv))
     {
-        std::cerr << e.what() << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
 
     std::ofstream csv(o.output);
     if (!csv)
     {
         std::cerr << "fl-ota-aircomp: cannot write " << o.output << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
     csv << "sweep,n,snr_db,tx_power_dbm,slots,dim,threshold,kappa,mse_sim,mse_sim_se,"
            "mse_given_channel,mse_analytic,z,mean_active,sim_time_s,wall_s\n";

@@ -18,7 +18,8 @@
  *   fl-ota-benchmark --quick         # d = 1e4 only
  */
 
-#include "ns3/core-module.h"
+#include "fl-example-flags.h"
+
 #include "ns3/mobility-module.h"
 #include "ns3/ota-helper.h"
 #include "ns3/ota-signal.h"
@@ -117,14 +118,20 @@ main(int argc, char* argv[])
     bool quick = false;
     double minTime = 0.2;
     std::string output = "fl-ota-benchmark.csv";
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Cost of an analog over-the-air slot (all N nodes transmit and receive) per "
-              "(symbol x contributor): sum-once-remove-own against the naive O(N^2 d) loop, as "
-              "pure kernels and through the ns-3 channel and phy.");
-    cmd.AddValue("quick", "Only d = 1e4", quick);
-    cmd.AddValue("minTime", "Minimum measuring time per pure kernel [s]", minTime);
-    cmd.AddValue("output", "CSV output file", output);
-    cmd.Parse(argc, argv);
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage("Cost of an analog over-the-air slot (all N nodes transmit and receive) per "
+                      "(symbol x contributor): sum-once-remove-own against the naive O(N^2 d) "
+                      "loop, as pure kernels and through the ns-3 channel and phy.");
+    flags.AddBool("quick", "Only d = 1e4", quick);
+    flags.AddReal("minTime",
+                  "Minimum measuring time per pure kernel [s]",
+                  minTime,
+                  flexample::Range{0.0, 60.0, true, false});
+    flags.AddOutput("output", "CSV output file", output, false);
+    if (!flags.Parse(argc, argv))
+    {
+        return flexample::kExitBadFlag;
+    }
 
     std::ofstream csv(output);
     if (!csv)

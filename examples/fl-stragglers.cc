@@ -47,39 +47,36 @@ main(int argc, char* argv[])
     std::string deadlines = "0,0.5,1,2";
     std::string policies = "drop,accept";
     std::string standard = "80211n";
+    std::string rateManager = "ns3::IdealWifiManager";
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("FedAvg with heterogeneous devices (log-normal FLOP rates) over 802.11 Wi-Fi: "
-              "sweeps the round deadline and the straggler policy, each run for --maxTime "
-              "simulated seconds; plot with utils/plot-stragglers.sh.");
-    flexample::AddFedAvgOptions(cmd, o);
-    cmd.AddValue("deadlines", "Comma-separated round deadlines [s] (0 = wait for all)", deadlines);
-    cmd.AddValue("policies", "Comma-separated straggler policies: drop, accept", policies);
-    cmd.AddValue("standard", "Wi-Fi standard: 80211n, 80211ac, ...", standard);
-    cmd.Parse(argc, argv);
-
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "FedAvg with heterogeneous devices (log-normal FLOP rates) over 802.11 Wi-Fi: "
+        "sweeps the round deadline and the straggler policy, each run for --maxTime "
+        "simulated seconds; plot with utils/plot-stragglers.sh.");
+    flexample::AddFedAvgOptions(flags, o);
+    flags.AddText("deadlines", "Comma-separated round deadlines [s] (0 = wait for all)", deadlines);
+    flags.AddText("policies", "Comma-separated straggler policies: drop, accept", policies);
+    flexample::AddWifiOptions(flags, standard, rateManager);
     std::vector<double> deadlineList;
     std::vector<std::string> policyList;
-    try
-    {
-        deadlineList = fl::ParseDoubleList(deadlines, "--deadlines", 0.0);
+    flags.AddCheck([&]() {
+        deadlineList =
+            fl::ParseDoubleList(deadlines, "--deadlines", 0.0, flexample::kMaxSimSeconds);
         policyList = fl::SplitList(policies, "--policies");
         for (const auto& p : policyList)
         {
-            if (p != "drop" && p != "accept")
-            {
-                throw fl::ConfigError("--policies", "'" + p + "' is not a policy", "use drop and/or accept");
-            }
+            flexample::Flags::CheckChoice(p, "--policies", {"drop", "accept"});
         }
         if (!(o.flopRateMedian > 0.0))
         {
             throw fl::ConfigError("--flopRateMedian", "must be > 0 here", "e.g. 2e7");
         }
-    }
-    catch (const std::exception& e)
+        flexample::CheckWritable(flexample::RoundsFileName(o.output), "--output");
+    });
+    if (!flags.Parse(argc, argv))
     {
-        std::cerr << e.what() << std::endl;
-        return 2;
+        return flexample::kExitBadFlag;
     }
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
     if (!task)
@@ -91,7 +88,7 @@ main(int argc, char* argv[])
               << " FLOP/s, sigma " << o.flopRateSigma << "; " << o.maxTime
               << " s of simulated time per run" << std::endl;
 
-    const std::string roundsFile = o.output.substr(0, o.output.rfind(".csv")) + "-rounds.csv";
+    const std::string roundsFile = flexample::RoundsFileName(o.output);
     std::ofstream rows(roundsFile);
     std::ofstream summary(o.output);
     if (!rows || !summary)
@@ -120,6 +117,7 @@ main(int argc, char* argv[])
             run.quiet = true;
             FlWifiScenarioHelper wifi;
             wifi.SetStandard(standard);
+            wifi.SetRateManager(rateManager);
             FlScene scene = wifi.Build(o.clients);
             Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
             meter->InstallWifi(scene);
@@ -145,7 +143,8 @@ main(int argc, char* argv[])
                 rows << deadline << ',' << policy << ',' << LearningMonitor::CsvRow(r) << '\n';
             }
             summary << deadline << ',' << policy << ',' << res.finalAccuracy << ','
-                    << (res.timeToAccuracyS < 0 ? std::string("nan") : std::to_string(res.timeToAccuracyS))
+                    << (res.timeToAccuracyS < 0 ? std::string("nan")
+                                                : std::to_string(res.timeToAccuracyS))
                     << ',' << o.targetAccuracy << ',' << res.completedRounds << ','
                     << res.meanParticipants << ',' << res.stragglers << ',' << res.stale << ','
                     << res.energyRadioJ << ',' << res.energyComputeJ << '\n';

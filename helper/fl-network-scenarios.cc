@@ -4,6 +4,7 @@
 #include "ns3/fl-network-scenarios.h"
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -475,6 +476,7 @@ FlLteSceneHelper::FlLteSceneHelper()
     : FlRadioSceneHelperBase("FlLteSceneHelper", 50.0),
       m_bandwidth(25),
       m_rlcMode("am"),
+      m_rlcTxBuffer(1024 * 1024),
       m_backhaulRate("1Gb/s"),
       m_backhaulDelay(MilliSeconds(10))
 {
@@ -508,6 +510,17 @@ FlLteSceneHelper::SetRlcMode(const std::string& mode)
         NS_FATAL_ERROR("FlLteSceneHelper: RLC mode '" << mode << "' is invalid; use am or um");
     }
     m_rlcMode = mode;
+}
+
+void
+FlLteSceneHelper::SetRlcTxBufferSize(uint32_t bytes)
+{
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("FlLteSceneHelper: an RLC transmit buffer of 0 bytes drops everything; "
+                       "use e.g. 1 MiB");
+    }
+    m_rlcTxBuffer = bytes;
 }
 
 void
@@ -582,6 +595,9 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     s.clients.Create(numClients);
     PlaceAtOrigin(enb.Get(0));
     PlaceOnDisc(s.clients, m_radius);
+    // RLC entities are created when bearers are set up: they take these defaults then.
+    Config::SetDefault("ns3::LteRlcAm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
+    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
     NetDeviceContainer enbDevs = s.lteHelper->InstallEnbDevice(enb);
     Ptr<LteEnbRrc> rrc = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0))->GetRrc();
     rrc->SetAttribute("SrsPeriodicity", UintegerValue(srs));

@@ -308,6 +308,13 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
      * "um" (unacknowledged, LteHelper's default with an EPC).
      */
     void SetRlcMode(const std::string& mode);
+    /**
+     * Transmit buffer of every RLC entity (ns3::LteRlcAm and ns3::LteRlcUm MaxTxBufferSize,
+     * set as process-wide defaults by Build(); default 1 MiB). ns-3's own 10 KiB drops the
+     * rest of any burst larger than that which arrives before the scheduler has granted
+     * resources, e.g. the first UDP message of a flow (a real eNB or UE buffers far more).
+     */
+    void SetRlcTxBufferSize(uint32_t bytes);
     /// Data rate of the PGW - remote host link (default 1 Gb/s).
     void SetBackhaulDataRate(DataRate rate);
     /// Delay of the PGW - remote host link (default 10 ms).
@@ -323,6 +330,7 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
   private:
     uint16_t m_bandwidth;    ///< see SetBandwidth
     std::string m_rlcMode;   ///< see SetRlcMode
+    uint32_t m_rlcTxBuffer;  ///< see SetRlcTxBufferSize
     DataRate m_backhaulRate; ///< see SetBackhaulDataRate
     Time m_backhaulDelay;    ///< see SetBackhaulDelay
 };

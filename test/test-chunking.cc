@@ -712,3 +712,39 @@ TEST(ChunkReassembler, FuzzValidChunksWithRandomFieldsKeepMemoryBounded)
     EXPECT_GT(r.Stats().accepted, 0u);
     EXPECT_GT(r.Stats().malformed, 0u);
 }
+
+// Issue 10's reproducer: a valid 41-byte chunk declaring a 256 MiB message of 2^28 one-byte
+// chunks. Under a bound below its declared size it is rejected before anything is allocated;
+// under a bound above it, the open message holds only the byte that arrived and a bounded NACK
+// list is built, not the 1 GiB list of every missing index.
+TEST(ChunkReassembler, CraftedDatagramDeclaringHugeMessageAllocatesOnlyWhatArrived)
+{
+    const char* hex = "464c43310100000001000000090000000100000000000000000000100000001001000000"
+                      "ce2820c700";
+    std::vector<uint8_t> d;
+    for (std::size_t i = 0; hex[i] != '\0'; i += 2)
+    {
+        d.push_back(static_cast<uint8_t>(std::stoul(std::string(hex + i, 2), nullptr, 16)));
+    }
+    ASSERT_EQ(d.size(), 41u);
+    CompletedMessage out;
+    {
+        ChunkReassembler r(4, 64u * 1024u * 1024u);
+        EXPECT_EQ(r.Accept(d.data(), d.size(), out), ChunkResult::Malformed);
+        EXPECT_EQ(r.LastStatus(), ChunkStatus::TooLarge);
+        EXPECT_EQ(r.OpenCount(), 0u);
+        EXPECT_EQ(r.BufferedBytes(), 0u);
+    }
+    ChunkReassembler r(4, 0xFFFFFFFFu);
+    ASSERT_EQ(r.Accept(d.data(), d.size(), out), ChunkResult::Accepted);
+    EXPECT_EQ(r.BufferedBytes(), 1u);
+    const MessageKey key{9, 1};
+    const std::vector<uint32_t> missing = r.MissingChunks(key, 1000);
+    ASSERT_EQ(missing.size(), 1000u);
+    EXPECT_EQ(missing.front(), 1u);
+    EXPECT_EQ(missing.back(), 1000u);
+    EXPECT_EQ(r.ReceivedByteRanges(key), (std::vector<IndexRange>{{0, 1}}));
+    EXPECT_TRUE(r.Abandon(key));
+    EXPECT_EQ(r.Stats().lostChunks, (1u << 28) - 1u);
+    EXPECT_EQ(r.BufferedBytes(), 0u);
+}

@@ -56,7 +56,9 @@ ModelMessage(std::size_t n, uint64_t seed)
         x = g(rng);
     }
     return std::make_shared<const std::vector<uint8_t>>(
-        fl::EncodeMessage({fl::MessageKind::LocalModel, 1, kIdA, fl::kBroadcastId, 10}, fl::ParamVector(v), fl::Precision::Float32));
+        fl::EncodeMessage({fl::MessageKind::LocalModel, 1, kIdA, fl::kBroadcastId, 10},
+                          fl::ParamVector(v),
+                          fl::Precision::Float32));
 }
 
 /// A message of len random bytes (the endpoint carries any byte string).
@@ -1212,5 +1214,56 @@ TEST(FlDatagramEndpoint, HolePolicyNames)
     {
         EXPECT_EQ(e.Parameter(), "HolePolicy");
         EXPECT_NE(std::string(e.what()).find("keep-previous"), std::string::npos);
+    }
+}
+
+// keep-previous, 20 % loss: a message the receiver has nothing to fill holes from (a client's
+// first global model) is completed by NACKs and retransmissions, never delivered with holes;
+// with a base it is delivered with holes and nothing is retransmitted. The chunk tallies count
+// exactly the first transmissions lost.
+TEST(FlDatagramEndpoint, KeepPreviousCompletesAMessageWithoutBaseByRetransmission)
+{
+    for (bool canFill : {false, true})
+    {
+        SCOPED_TRACE(canFill ? "with base" : "without base");
+        const FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::KeepPrevious);
+        TwoNodes net(cfg, cfg, 0.2);
+        net.b->SetCanFillHolesCallback([canFill](uint32_t sender, uint32_t round) {
+            EXPECT_EQ(sender, kIdA);
+            EXPECT_EQ(round, 3u);
+            return canFill;
+        });
+        const Bytes msg = ModelMessage(12000, 5);
+        const uint32_t count = fl::ChunkCount(msg->size(), fl::MaxChunkPayloadForMtu(cfg.mtu));
+        net.a->Send(net.addrB, 3, msg);
+        Simulator::Stop(Seconds(30));
+        Simulator::Run();
+        ASSERT_EQ(net.droppedAtB.size(), 1u);
+        const std::size_t dropped = net.droppedAtB.begin()->second.size();
+        ASSERT_GT(dropped, 0u);
+        ASSERT_EQ(net.atB.size(), 1u);
+        const FlDatagramStats& sa = net.a->Stats();
+        const FlDatagramStats& sb = net.b->Stats();
+        const auto sent = net.a->ChunkTallies(3);
+        ASSERT_EQ(sent.count(FlDatagramEndpoint::kUnknownPeer), 1u); // B sent no chunk
+        EXPECT_EQ(sent.at(FlDatagramEndpoint::kUnknownPeer).sent, count);
+        const uint64_t received = net.b->ChunkTallies(3).at(kIdA).received;
+        if (!canFill)
+        {
+            EXPECT_TRUE(net.atB[0].msg.complete);
+            EXPECT_EQ(net.atB[0].msg.bytes, *msg);
+            EXPECT_GT(sb.nacksSent, 0u);
+            EXPECT_GE(sa.chunksRetransmitted, dropped);
+            EXPECT_EQ(sb.messagesPartial + sb.chunksLost, 0u);
+            EXPECT_EQ(received, count);
+        }
+        else
+        {
+            EXPECT_FALSE(net.atB[0].msg.complete);
+            EXPECT_EQ(net.atB[0].msg.chunksMissing, dropped);
+            EXPECT_EQ(sb.nacksSent + sa.chunksRetransmitted, 0u);
+            EXPECT_EQ(received, count - dropped);
+        }
+        Simulator::Destroy();
     }
 }

@@ -339,6 +339,40 @@ TEST_F(DataIoTest, IdxDatasetErrors)
     EXPECT_EQ(ReadIdxDataset<float>(Path("img"), Path("lab3")).Size(), 3u);
 }
 
+// Issue 10: a label of 2^31-1 overflowed the int class count (UBSan), a label of 1e8 built a
+// 12.9e9-parameter model. Labels are checked against a bounded class count.
+TEST_F(DataIoTest, IdxLabelsAreBoundedByMaxClasses)
+{
+    WriteFile(Path("img"), IdxFileBytes(0x08, {2, 2}, {1, 2, 3, 4}), false);
+    WriteFile(Path("max"), IdxFileBytes(0x0C, {2}, {0, 2147483647.0}), false);
+    WriteFile(Path("1e8"), IdxFileBytes(0x0C, {2}, {100000000.0, 0}), false);
+    WriteFile(Path("999"), IdxFileBytes(0x0B, {2}, {999, 0}), false);
+    WriteFile(Path("1000"), IdxFileBytes(0x0B, {2}, {0, 1000}), false);
+
+    ExpectThrowWith<DataError>([&] { ReadIdxDataset<double>(Path("img"), Path("max")); },
+                               {Path("max"), "sample 1", "2147483647", "maxClasses = 1000"});
+    ExpectThrowWith<DataError>([&] { ReadIdxDataset<float>(Path("img"), Path("1e8")); },
+                               {Path("1e8"), "sample 0", "100000000", "raise maxClasses"});
+    ExpectThrowWith<DataError>([&] { ReadIdxDataset<double>(Path("img"), Path("1000")); },
+                               {Path("1000"), "sample 1", "1000"});
+    // The largest label under the default bound, and a raised bound.
+    EXPECT_EQ(ReadIdxDataset<double>(Path("img"), Path("999")).numClasses, 1000);
+    EXPECT_EQ(ReadIdxDataset<double>(Path("img"), Path("1000"), 0, 1.0, 1001).numClasses, 1001);
+    ExpectThrowWith<DataError>(
+        [&] { ReadIdxDataset<double>(Path("img"), Path("999"), 0, 1.0, 999); },
+        {"999", "maxClasses = 999"});
+    // Even the largest bound keeps 2^31-1 out: numClasses would not fit an int.
+    ExpectThrowWith<DataError>(
+        [&] { ReadIdxDataset<double>(Path("img"), Path("max"), 0, 1.0, 2147483647u); },
+        {"2147483647"});
+    ExpectThrowWith<ConfigError>(
+        [&] { ReadIdxDataset<double>(Path("img"), Path("999"), 0, 1.0, 0); },
+        {"maxClasses"});
+    ExpectThrowWith<ConfigError>(
+        [&] { ReadIdxDataset<double>(Path("img"), Path("999"), 0, 1.0, 2147483648u); },
+        {"maxClasses", "2147483647"});
+}
+
 // ------------------------------------------------------------------------------------------
 // CSV
 // ------------------------------------------------------------------------------------------
@@ -471,6 +505,20 @@ TEST_F(DataIoTest, CsvMalformedRows)
     WriteText(badClass, "a,y\n1,0\n2,-1\n");
     ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(badClass); },
                                {badClass, "line 3", "column 2"});
+
+    // Class labels are bounded like IDX labels (options.maxClasses, default 1000).
+    WriteText(badClass, "a,y\n1,0\n2,1000\n");
+    ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(badClass); },
+                               {badClass, "line 3", "column 2", "1000", "maxClasses"});
+    WriteText(badClass, "a,y\n1,0\n2,1e300\n");
+    ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(badClass); },
+                               {badClass, "line 3", "maxClasses"});
+    WriteText(badClass, "a,y\n1,0\n2,1000\n");
+    CsvOptions many;
+    many.maxClasses = 1001;
+    EXPECT_EQ(ReadCsvDataset<double>(badClass, many).numClasses, 1001);
+    many.maxClasses = 0;
+    ExpectThrowWith<ConfigError>([&] { ReadCsvDataset<double>(badClass, many); }, {"maxClasses"});
 
     const std::string inf = Path("inf.csv");
     WriteText(inf, "a,y\ninf,0\n");

@@ -78,6 +78,52 @@ TEST(ModelMessage, OldVersionAndNonZeroFlagsAreRejected)
     EXPECT_EQ(ParseHeader(kind.data(), 1u << 20, h), HeaderStatus::BadKind);
 }
 
+// Issue 10's reproducer: a header-only Join (sender 1, 10 samples) whose reserved byte 7 is
+// 0x04, captured in wire version 1. Adapted to version 2 (version byte 2, v1's sample count at
+// offset 20 moved to aux at offset 24, count 0, CRC recomputed) it is rejected as BadFlags by
+// the header parser and never delivered by the stream reassembler; with byte 7 zeroed it is a
+// valid Join.
+TEST(ModelMessage, IssueReproducerWithReservedByteSetIsRejected)
+{
+    const char* hex = "464c4d31010100040000000001000000000000000a0000000000000046ad1ccf";
+    std::vector<uint8_t> b(MessageHeader::kSize);
+    for (std::size_t i = 0; i < b.size(); ++i)
+    {
+        b[i] = static_cast<uint8_t>(std::stoul(std::string(hex + 2 * i, 2), nullptr, 16));
+    }
+    MessageHeader h;
+    EXPECT_EQ(ParseHeader(b.data(), 1u << 20, h), HeaderStatus::BadVersion);
+    const auto withCrc = [](std::vector<uint8_t> m) {
+        const uint32_t crc = MessageCrc(m.data(), nullptr, 0);
+        for (int i = 0; i < 4; ++i)
+        {
+            m[28 + i] = static_cast<uint8_t>(crc >> (8 * i));
+        }
+        return m;
+    };
+    b[4] = MessageHeader::kVersion;
+    std::swap(b[20], b[24]); // count 0, aux (sample count) 10
+    const std::vector<uint8_t> flagged = withCrc(b);
+    EXPECT_EQ(ParseHeader(flagged.data(), 1u << 20, h), HeaderStatus::BadFlags);
+    MessageReassembler r;
+    r.Push(flagged.data(), flagged.size());
+    ReceivedMessage m;
+    EXPECT_FALSE(r.Pop(m));
+    EXPECT_EQ(r.Stats().malformedHeaders, 1u);
+
+    b[7] = 0;
+    const std::vector<uint8_t> clean = withCrc(b);
+    ASSERT_EQ(ParseHeader(clean.data(), 1u << 20, h), HeaderStatus::Ok);
+    EXPECT_EQ(h.kind, MessageKind::Join);
+    EXPECT_EQ(h.sender, 1u);
+    MessageReassembler ok;
+    ok.Push(clean.data(), clean.size());
+    ASSERT_TRUE(ok.Pop(m));
+    EXPECT_EQ(m.header.receiver, 0u);
+    EXPECT_EQ(m.header.count, 0u);
+    EXPECT_EQ(m.header.aux, 10u);
+}
+
 TEST(ModelMessage, RawControlMessagesRoundTripThroughTheReassembler)
 {
     const std::vector<double> scalars{0.5, -1e300, 3.25};

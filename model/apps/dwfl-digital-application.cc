@@ -197,7 +197,7 @@ DwflDigitalApplication::StartApplication()
     m_trainingSeed = m_trainingSeedAttr != 0
                          ? m_trainingSeedAttr
                          : m_seedRng->GetInteger(1, std::numeric_limits<uint32_t>::max());
-    StartTransport("DwflDigitalApplication", fl::Precision::Float64, m_port);
+    StartTransport("DwflDigitalApplication", fl::Precision::Float64, m_port, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&DwflDigitalApplication::HandleInbound, this));
     ReportModel(0, FlNodeRole::Peer, m_model);
     BeginRound();

@@ -78,6 +78,13 @@ FlApplicationBase::GetTypeId()
                           UintegerValue(5),
                           MakeUintegerAccessor(&FlApplicationBase::m_retryLimit),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UdpMaxMessageBytes",
+                          "UDP only: incoming messages declaring more bytes are rejected as "
+                          "malformed before anything is allocated (0 = FlMaxModelMessageBytes "
+                          "of the task's model: a float64 model message plus 4 KiB).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlApplicationBase::m_udpMaxMessageBytes),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("ModelReport",
                             "A model this node holds (round, node, role, model): every FL "
                             "application reports through it; observers subscribe to it.",
@@ -142,7 +149,10 @@ FlApplicationBase::ReportModel(uint32_t round, FlNodeRole role, const fl::ParamV
 }
 
 Ptr<FlTransport>
-FlApplicationBase::StartTransport(const char* who, fl::Precision decodeTo, uint16_t listenPort)
+FlApplicationBase::StartTransport(const char* who,
+                                  fl::Precision decodeTo,
+                                  uint16_t listenPort,
+                                  std::size_t modelParameters)
 {
     const std::string prefix = std::string(who) + "::";
     std::string error;
@@ -174,6 +184,9 @@ FlApplicationBase::StartTransport(const char* who, fl::Precision decodeTo, uint1
         c.datagram.reassemblyTimeout = m_reassemblyTimeout;
         c.datagram.ackTimeout = m_ackTimeout;
         c.datagram.retryLimit = m_retryLimit;
+        c.datagram.maxMessageBytes = m_udpMaxMessageBytes != 0
+                                         ? m_udpMaxMessageBytes
+                                         : FlMaxModelMessageBytes(modelParameters);
         if (m_transportKind == FlTransportKind::Udp)
         {
             if (!m_reassemblyTimeout.IsStrictlyPositive())

@@ -69,6 +69,13 @@ class FlApplicationBase : public Application
     /// The node-level id this application writes into its messages (its node's id).
     uint32_t GetNodeLevelId() const;
 
+    /// The application's transport (valid once started; null before): round steps use it to
+    /// talk to peers, observers to read its counters.
+    Ptr<FlTransport> GetTransport() const
+    {
+        return m_transport;
+    }
+
     /// TracedCallback signature of ModelReport.
     using ModelReportCallback = void (*)(const FlModelReport& report);
 
@@ -83,8 +90,13 @@ class FlApplicationBase : public Application
      * @param who the class name for error messages
      * @param decodeTo precision of decoded models (the task's)
      * @param listenPort port to accept peers on, or 0
+     * @param modelParameters the task's parameter count (bounds incoming UDP messages unless
+     *        UdpMaxMessageBytes is set)
      */
-    Ptr<FlTransport> StartTransport(const char* who, fl::Precision decodeTo, uint16_t listenPort);
+    Ptr<FlTransport> StartTransport(const char* who,
+                                    fl::Precision decodeTo,
+                                    uint16_t listenPort,
+                                    std::size_t modelParameters);
 
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
@@ -103,6 +115,7 @@ class FlApplicationBase : public Application
     Time m_reassemblyTimeout;
     Time m_ackTimeout;
     uint32_t m_retryLimit{5};
+    uint32_t m_udpMaxMessageBytes{0};
     TracedCallback<const FlModelReport&> m_modelReportTrace;
 };
 

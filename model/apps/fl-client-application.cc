@@ -316,10 +316,10 @@ FlClientApplication::StartApplication()
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
-    StartTransport("FlClientApplication", m_task->GetPrecision(), 0);
+    StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleInbound, this));
-    // Holes of a partial global model are filled from the last one received (none yet:
-    // undecodable).
+    // Holes of a partial global model are filled from the last one received (none yet: the
+    // transport completes the first one by retransmission).
     m_transport->SetBaseModelProvider([this](uint32_t, uint32_t) {
         return m_lastGlobal.Size() == m_task->NumParameters() ? &m_lastGlobal : nullptr;
     });

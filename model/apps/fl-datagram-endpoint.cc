@@ -3,8 +3,15 @@
  */
 #include "ns3/fl-datagram-endpoint.h"
 
+#include "ns3/arp-cache.h"
 #include "ns3/fl-types.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-interface.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-routing-protocol.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/wire-bytes.h"
@@ -25,6 +32,59 @@ constexpr uint32_t kIpUdpOverhead = 28;
 
 /// Completed incoming messages remembered for re-acknowledging late chunks (Retransmit).
 constexpr std::size_t kCompletedHistory = 4096;
+
+/// NACK datagrams per NACK round at most (the lowest missing chunks first; the rest are NACKed
+/// in later rounds): a crafted chunk count cannot make a receiver flood its peer.
+constexpr std::size_t kMaxNackDatagrams = 16;
+
+/// How often a held queue looks again at an ARP entry being resolved.
+const Time kResolutionPoll = MicroSeconds(500);
+
+/// What the ARP cache says about the next hop of a destination.
+enum class NextHop
+{
+    Ready,   ///< resolved, or no resolution needed (no ARP on the device, broadcast, no route)
+    Resolve, ///< no usable entry: the next datagram starts a resolution
+    Pending, ///< a resolution is under way: hold the queue
+};
+
+/// Looks the next hop of `to` up in the ARP cache of the interface `node` would send it on.
+NextHop
+LookUpNextHop(Ptr<Node> node, const Address& to)
+{
+    Ptr<Ipv4L3Protocol> ipv4 = node ? node->GetObject<Ipv4L3Protocol>() : nullptr;
+    if (!ipv4 || !ipv4->GetRoutingProtocol() || !InetSocketAddress::IsMatchingType(to))
+    {
+        return NextHop::Ready;
+    }
+    const Ipv4Address dst = InetSocketAddress::ConvertFrom(to).GetIpv4();
+    if (dst.IsBroadcast() || dst.IsMulticast())
+    {
+        return NextHop::Ready;
+    }
+    Ipv4Header header;
+    header.SetDestination(dst);
+    Socket::SocketErrno err;
+    Ptr<Ipv4Route> route = ipv4->GetRoutingProtocol()->RouteOutput(nullptr, header, nullptr, err);
+    if (!route || !route->GetOutputDevice())
+    {
+        return NextHop::Ready; // the send fails and is counted
+    }
+    const int32_t i = ipv4->GetInterfaceForDevice(route->GetOutputDevice());
+    Ptr<ArpCache> cache = i >= 0 ? ipv4->GetInterface(i)->GetArpCache() : nullptr;
+    if (!cache)
+    {
+        return NextHop::Ready; // point-to-point, LTE, loopback: no ARP
+    }
+    const Ipv4Address gw = route->GetGateway();
+    ArpCache::Entry* e = cache->Lookup(gw == Ipv4Address::GetAny() ? dst : gw);
+    if (!e || (e->IsAlive() && e->IsExpired()))
+    {
+        return NextHop::Resolve;
+    }
+    // Alive, permanent or auto-generated: resolved. Dead: ARP gave up; what is sent is lost.
+    return e->IsWaitReply() ? NextHop::Pending : NextHop::Ready;
+}
 
 /// Datagram size (chunk header + payload) of chunk `index` of a len-byte message.
 uint32_t
@@ -209,6 +269,18 @@ struct FlDatagramEndpoint::Impl
         bool sent = false;
         while (!sent)
         {
+            Address to;
+            if (!HeadDestination(to))
+            {
+                break;
+            }
+            const NextHop hop = LookUpNextHop(owner->m_socket->GetNode(), to);
+            if (hop == NextHop::Pending)
+            {
+                // Hold everything until the address is resolved (one queue, FIFO order kept).
+                sendEvent = Simulator::Schedule(kResolutionPoll, &Impl::SendNext, this);
+                return;
+            }
             if (!feedbackQueue.empty())
             {
                 FeedbackEntry e = std::move(feedbackQueue.front());
@@ -255,6 +327,7 @@ struct FlDatagramEndpoint::Impl
                 Outgoing& m = it->second;
                 size = SendChunk(m, m.nextFirst, 0);
                 ++Stats().chunksSent;
+                ++sentTally[m.round][m.to];
                 if (++m.nextFirst == m.chunkCount)
                 {
                     firstQueue.pop_front();
@@ -273,6 +346,41 @@ struct FlDatagramEndpoint::Impl
                 Simulator::Now() + Config().pacingRate.CalculateBytesTxTime(size + kIpUdpOverhead);
         }
         Kick();
+    }
+
+    /**
+     * The destination of the datagram SendNext would send now, after dropping queue entries of
+     * forgotten messages from the fronts; false if nothing is queued.
+     */
+    bool HeadDestination(Address& to)
+    {
+        if (!feedbackQueue.empty())
+        {
+            to = feedbackQueue.front().to;
+            return true;
+        }
+        while (!retxQueue.empty())
+        {
+            const RetxEntry& e = retxQueue.front();
+            auto it = out.find(e.id);
+            if (it != out.end() && (it->second.retxQueued[e.index / 64] >> (e.index % 64)) & 1)
+            {
+                to = it->second.to;
+                return true;
+            }
+            retxQueue.pop_front();
+        }
+        while (!firstQueue.empty())
+        {
+            auto it = out.find(firstQueue.front());
+            if (it != out.end() && it->second.nextFirst < it->second.chunkCount)
+            {
+                to = it->second.to;
+                return true;
+            }
+            firstQueue.pop_front();
+        }
+        return false;
     }
 
     /// Builds chunk `index` of m into the reused buffer and transmits it; returns its size.
@@ -304,13 +412,13 @@ struct FlDatagramEndpoint::Impl
         {
             return;
         }
-        if (Config().holePolicy == FlHolePolicy::Retransmit)
+        if (Config().holePolicy == FlHolePolicy::Drop)
         {
-            ArmAck(m);
+            out.erase(it);
         }
         else
         {
-            out.erase(it);
+            ArmAck(m); // Retransmit: wait for an ACK; KeepPrevious: keep it for NACKs a while
         }
     }
 
@@ -351,6 +459,11 @@ struct FlDatagramEndpoint::Impl
             return; // forgotten, or re-armed when the queued datagrams have gone out
         }
         Outgoing& m = it->second;
+        if (Config().holePolicy == FlHolePolicy::KeepPrevious)
+        {
+            Forget(it); // no NACK came: nothing more to do for it
+            return;
+        }
         if (m.probes >= Config().retryLimit)
         {
             NS_LOG_LOGIC("message " << id << " unacknowledged after " << m.probes << " probes");
@@ -407,7 +520,8 @@ struct FlDatagramEndpoint::Impl
     /// NACKs the missing chunks of an open message (several datagrams if they do not fit one).
     void SendNacks(const fl::MessageKey& key, const Incoming& in)
     {
-        const std::vector<uint32_t> missing = reassembler.MissingChunks(key);
+        const std::vector<uint32_t> missing =
+            reassembler.MissingChunks(key, maxNackIndices * kMaxNackDatagrams);
         feedback.type = fl::FeedbackType::Nack;
         feedback.messageId = key.messageId;
         feedback.sender = key.sender;
@@ -506,6 +620,14 @@ struct FlDatagramEndpoint::Impl
             // Too many messages open: the reassembler gave the oldest up.
             Stats().messagesDropped += rs.messagesEvicted - evicted;
             Stats().chunksLost += rs.lostChunks - lost;
+        }
+        if (r != fl::ChunkResult::Malformed)
+        {
+            peerIds[from] = fl::GetU32(data + 12);
+        }
+        if (r == fl::ChunkResult::Accepted || r == fl::ChunkResult::Completed)
+        {
+            ++receivedTally[fl::GetU32(data + 16)][fl::GetU32(data + 12)];
         }
         switch (r)
         {
@@ -648,11 +770,14 @@ struct FlDatagramEndpoint::Impl
     {
         auto it = in.find(key);
         Address from;
-        if (it != in.end())
+        uint32_t round = 0;
+        const bool known = it != in.end();
+        if (known)
         {
             Incoming& m = it->second;
-            if (Config().holePolicy == FlHolePolicy::Retransmit && reason == Reason::Timeout &&
-                m.nacks < Config().retryLimit)
+            round = m.round;
+            if (reason == Reason::Timeout && m.nacks < Config().retryLimit &&
+                (Config().holePolicy == FlHolePolicy::Retransmit || NeedsWhole(key, m.round)))
             {
                 ++m.nacks;
                 SendNacks(key, m);
@@ -667,6 +792,20 @@ struct FlDatagramEndpoint::Impl
             m.timer.Cancel();
             in.erase(it);
         }
+        if (Config().holePolicy != FlHolePolicy::KeepPrevious || reason == Reason::Discard ||
+            (known && NeedsWhole(key, round)))
+        {
+            const uint64_t lost = reassembler.Stats().lostChunks;
+            if (reassembler.Abandon(key))
+            {
+                Stats().chunksLost += reassembler.Stats().lostChunks - lost;
+                ++Stats().messagesDropped;
+                NS_LOG_LOGIC("message (" << key.sender << ", " << key.messageId << ") given up, "
+                                         << reassembler.Stats().lostChunks - lost
+                                         << " chunks missing");
+            }
+            return;
+        }
         fl::PartialMessage partial;
         if (!reassembler.Abandon(key, &partial))
         {
@@ -674,14 +813,6 @@ struct FlDatagramEndpoint::Impl
         }
         const auto missing = static_cast<uint32_t>(partial.missingChunks.size());
         Stats().chunksLost += missing;
-        if (Config().holePolicy != FlHolePolicy::KeepPrevious || reason == Reason::Discard)
-        {
-            NS_LOG_LOGIC("message (" << key.sender << ", " << key.messageId << ") given up, "
-                                     << missing << " of " << partial.chunkCount
-                                     << " chunks missing");
-            ++Stats().messagesDropped;
-            return;
-        }
         ++Stats().messagesPartial;
         FlDatagramMessage msg;
         msg.from = from;
@@ -695,6 +826,13 @@ struct FlDatagramEndpoint::Impl
         Deliver(msg);
     }
 
+    /// KeepPrevious: the receiver has nothing to fill this message's holes from.
+    bool NeedsWhole(const fl::MessageKey& key, uint32_t round) const
+    {
+        return Config().holePolicy == FlHolePolicy::KeepPrevious && canFillHoles &&
+               !canFillHoles(key.sender, round);
+    }
+
     FlDatagramEndpoint* owner;
     uint32_t localId;
     std::size_t maxChunkPayload;
@@ -702,6 +840,10 @@ struct FlDatagramEndpoint::Impl
     uint32_t nextMessageId{0};
     bool closed{false};
     DeliverCallback deliver;
+    CanFillHolesCallback canFillHoles;
+    std::map<uint32_t, std::map<Address, uint64_t>> sentTally;      ///< round -> to -> chunks
+    std::map<uint32_t, std::map<uint32_t, uint64_t>> receivedTally; ///< round -> sender -> chunks
+    std::map<Address, uint32_t> peerIds; ///< sender id of the chunks from each address
 
     // sending
     std::map<uint32_t, Outgoing> out; ///< by message id
@@ -801,6 +943,37 @@ FlDatagramEndpoint::SetDeliverCallback(DeliverCallback cb)
     m_impl->deliver = cb;
 }
 
+void
+FlDatagramEndpoint::SetCanFillHolesCallback(CanFillHolesCallback cb)
+{
+    m_impl->canFillHoles = std::move(cb);
+}
+
+std::map<uint32_t, FlChunkTally>
+FlDatagramEndpoint::ChunkTallies(uint32_t round) const
+{
+    const Impl& d = *m_impl;
+    std::map<uint32_t, FlChunkTally> t;
+    auto s = d.sentTally.find(round);
+    if (s != d.sentTally.end())
+    {
+        for (const auto& kv : s->second)
+        {
+            auto id = d.peerIds.find(kv.first);
+            t[id == d.peerIds.end() ? kUnknownPeer : id->second].sent += kv.second;
+        }
+    }
+    auto r = d.receivedTally.find(round);
+    if (r != d.receivedTally.end())
+    {
+        for (const auto& kv : r->second)
+        {
+            t[kv.first].received += kv.second;
+        }
+    }
+    return t;
+}
+
 uint32_t
 FlDatagramEndpoint::Send(const Address& to,
                          uint32_t round,
@@ -875,6 +1048,8 @@ FlDatagramEndpoint::DiscardBefore(uint32_t round)
     {
         d.Resolve(key, Impl::Reason::Discard);
     }
+    d.sentTally.erase(d.sentTally.begin(), d.sentTally.lower_bound(round));
+    d.receivedTally.erase(d.receivedTally.begin(), d.receivedTally.lower_bound(round));
 }
 
 void

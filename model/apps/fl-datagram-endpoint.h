@@ -21,6 +21,7 @@
 #include "ns3/socket.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,8 @@ enum class FlHolePolicy : uint8_t
 {
     Drop = 0,         ///< give the whole message up
     KeepPrevious = 1, ///< deliver it with holes; the application keeps its previous values there
+                      ///< (a message the receiver has no previous values for is NACKed like
+                      ///< Retransmit, up to the retry limit, then given up)
     Retransmit = 2,   ///< ask the sender for the missing chunks (NACK), up to a retry limit,
                       ///< then give the message up
 };
@@ -56,7 +59,7 @@ FlHolePolicy ParseFlHolePolicy(const std::string& name, const std::string& param
  */
 struct FlDatagramConfig
 {
-    uint32_t mtu{1500};                   ///< IP MTU; chunk payload = fl::MaxChunkPayloadForMtu(mtu)
+    uint32_t mtu{1500}; ///< IP MTU; chunk payload = fl::MaxChunkPayloadForMtu(mtu)
     DataRate pacingRate{DataRate("20Mb/s")}; ///< rate of this endpoint's datagrams (IP bytes)
     FlHolePolicy holePolicy{FlHolePolicy::Retransmit}; ///< see FlHolePolicy
     /**
@@ -72,10 +75,16 @@ struct FlDatagramConfig
      */
     Time ackTimeout{MilliSeconds(200)};
     /// Retransmit: NACK rounds in a row without a new chunk arriving in between, and probes in a
-    /// row without feedback, before a message is given up.
+    /// row without feedback, before a message is given up. KeepPrevious: NACK rounds for a
+    /// message the receiver cannot fill holes of.
     uint32_t retryLimit{5};
-    uint32_t maxMessageBytes{256u * 1024u * 1024u}; ///< larger incoming messages are malformed
-    uint32_t maxOpenMessages{256};               ///< incoming messages assembled at once
+    /**
+     * Incoming messages declaring more bytes are malformed (checked on the chunk header, before
+     * anything is allocated). Set it to the largest message the application can receive (e.g.
+     * FlMaxModelMessageBytes of the task's model); the default is a generous 64 MiB.
+     */
+    uint32_t maxMessageBytes{64u * 1024u * 1024u};
+    uint32_t maxOpenMessages{256}; ///< incoming messages assembled at once
 };
 
 /**
@@ -86,30 +95,42 @@ struct FlDatagramConfig
 struct FlDatagramStats
 {
     // sending
-    uint64_t datagramsSent{0};      ///< datagrams handed to the socket (chunks and feedback)
-    uint64_t bytesSent{0};          ///< their UDP payload bytes
-    uint64_t messagesSent{0};       ///< messages given to Send()
-    uint64_t chunksSent{0};         ///< first transmissions of chunks
+    uint64_t datagramsSent{0};       ///< datagrams handed to the socket (chunks and feedback)
+    uint64_t bytesSent{0};           ///< their UDP payload bytes
+    uint64_t messagesSent{0};        ///< messages given to Send()
+    uint64_t chunksSent{0};          ///< first transmissions of chunks
     uint64_t chunksRetransmitted{0}; ///< chunks sent again after a NACK or as a probe
-    uint64_t probes{0};             ///< of which: probes after an ACK timeout
-    uint64_t messagesAcked{0};      ///< own messages acknowledged by their receiver
-    uint64_t messagesUnacked{0};    ///< own messages given up after retryLimit probes
-    uint64_t sendErrors{0};         ///< socket Send() failures (the datagram is lost)
-    uint64_t acksSent{0};           ///< ACKs sent (Retransmit)
-    uint64_t nacksSent{0};          ///< NACKs sent (Retransmit)
+    uint64_t probes{0};              ///< of which: probes after an ACK timeout
+    uint64_t messagesAcked{0};       ///< own messages acknowledged by their receiver
+    uint64_t messagesUnacked{0};     ///< own messages given up after retryLimit probes
+    uint64_t sendErrors{0};          ///< socket Send() failures (the datagram is lost)
+    uint64_t acksSent{0};            ///< ACKs sent (Retransmit)
+    uint64_t nacksSent{0};           ///< NACKs sent (Retransmit)
     // receiving
-    uint64_t datagramsReceived{0};  ///< datagrams read from the socket
-    uint64_t bytesReceived{0};      ///< their bytes
-    uint64_t chunksAccepted{0};     ///< new valid chunks
-    uint64_t chunksDuplicate{0};    ///< chunks already received
-    uint64_t chunksLate{0};         ///< chunks of messages already delivered or given up
-    uint64_t chunksMalformed{0};    ///< rejected chunk datagrams (bad header, size, CRC, ...)
-    uint64_t feedbackReceived{0};   ///< valid ACK/NACK datagrams
-    uint64_t feedbackMalformed{0};  ///< rejected feedback datagrams
-    uint64_t chunksLost{0};         ///< chunks missing from messages given up or delivered with holes
-    uint64_t messagesDelivered{0};  ///< complete messages delivered
-    uint64_t messagesPartial{0};    ///< messages delivered with holes (KeepPrevious)
-    uint64_t messagesDropped{0};    ///< incoming messages given up
+    uint64_t datagramsReceived{0}; ///< datagrams read from the socket
+    uint64_t bytesReceived{0};     ///< their bytes
+    uint64_t chunksAccepted{0};    ///< new valid chunks
+    uint64_t chunksDuplicate{0};   ///< chunks already received
+    uint64_t chunksLate{0};        ///< chunks of messages already delivered or given up
+    uint64_t chunksMalformed{0};   ///< rejected chunk datagrams (bad header, size, CRC, ...)
+    uint64_t feedbackReceived{0};  ///< valid ACK/NACK datagrams
+    uint64_t feedbackMalformed{0}; ///< rejected feedback datagrams
+    uint64_t chunksLost{0}; ///< chunks missing from messages given up or delivered with holes
+    uint64_t messagesDelivered{0}; ///< complete messages delivered
+    uint64_t messagesPartial{0};   ///< messages delivered with holes (KeepPrevious)
+    uint64_t messagesDropped{0};   ///< incoming messages given up
+};
+
+/**
+ * \ingroup fl
+ * Chunks of one round's messages exchanged with one peer: what was sent and what got through.
+ * sent - received (of the two ends of a link) are the chunks that were sent and never
+ * delivered, whatever happened to the rest of their messages.
+ */
+struct FlChunkTally
+{
+    uint64_t sent{0};     ///< first transmissions of chunks to the peer
+    uint64_t received{0}; ///< distinct chunks accepted from the peer (late ones not counted)
 };
 
 /**
@@ -118,14 +139,14 @@ struct FlDatagramStats
  */
 struct FlDatagramMessage
 {
-    Address from;                               ///< the sender's InetSocketAddress
-    uint32_t sender{0};                         ///< sender id from the chunk headers
-    uint32_t round{0};                          ///< round from the chunk headers
-    bool complete{true};                        ///< all chunks arrived
-    uint32_t chunkCount{0};                     ///< chunks of the message
-    uint32_t chunksMissing{0};                  ///< chunks that never arrived (0 if complete)
-    std::vector<uint8_t> bytes;                 ///< the message; missing bytes are 0
-    std::vector<fl::IndexRange> receivedBytes;  ///< byte ranges received (whole if complete)
+    Address from;                              ///< the sender's InetSocketAddress
+    uint32_t sender{0};                        ///< sender id from the chunk headers
+    uint32_t round{0};                         ///< round from the chunk headers
+    bool complete{true};                       ///< all chunks arrived
+    uint32_t chunkCount{0};                    ///< chunks of the message
+    uint32_t chunksMissing{0};                 ///< chunks that never arrived (0 if complete)
+    std::vector<uint8_t> bytes;                ///< the message; missing bytes are 0
+    std::vector<fl::IndexRange> receivedBytes; ///< byte ranges received (whole if complete)
 };
 
 /**
@@ -157,7 +178,17 @@ fl::MessageDecodeStatus DecodeDatagramMessage(const FlDatagramMessage& dm,
  * of it, in case the ACK was lost) and NACKs the missing chunks of a stalled one; the sender
  * keeps each message until it is acknowledged or given up, re-sends NACKed chunks (flag
  * kFlagRetransmission) and probes with the last chunk after ackTimeout. Feedback datagrams
- * use chunk-feedback.h. With Drop or KeepPrevious no feedback is sent.
+ * use chunk-feedback.h. With Drop no feedback is sent; with KeepPrevious only NACKs for
+ * messages the receiver has nothing to fill holes from (CanFillHolesCallback), e.g. a client's
+ * first global model (the sender keeps a message for ackTimeout after its last datagram to
+ * answer them).
+ *
+ * Address resolution: before a datagram goes out, the endpoint looks up the next hop of its
+ * destination in the node's ARP cache (if the output device uses ARP). An unresolved next hop
+ * gets one datagram (which starts the resolution and waits in ARP's pending queue); the
+ * endpoint then holds its queue until the entry is resolved (or ARP gives up), so a burst of
+ * chunks never overflows ARP's 3-packet pending queue. This holds for every scene (Wi-Fi,
+ * CSMA; point-to-point and LTE devices need no ARP) and for entries that expired mid-run.
  *
  * All timing is simulated time; the endpoint draws no random numbers.
  */
@@ -166,6 +197,12 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
   public:
     /// Called for each delivered message (the receiver may move from it).
     using DeliverCallback = Callback<void, Ptr<FlDatagramEndpoint>, FlDatagramMessage&>;
+    /// KeepPrevious: whether the receiver has values to fill the holes of a message from
+    /// `sender` of `round` (if not, the message is NACKed, then given up; never delivered with
+    /// holes).
+    using CanFillHolesCallback = std::function<bool(uint32_t sender, uint32_t round)>;
+    /// Peer id of ChunkTallies for destinations no chunk has come from yet.
+    static constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
 
     /**
      * @param socket a bound UDP socket; the endpoint sets its receive callback
@@ -178,6 +215,9 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
 
     /// Sets the callback that receives messages.
     void SetDeliverCallback(DeliverCallback cb);
+
+    /// Sets the KeepPrevious hole check (unset: every message can be filled).
+    void SetCanFillHolesCallback(CanFillHolesCallback cb);
 
     /**
      * Queues a message for `to` (an InetSocketAddress).
@@ -208,6 +248,14 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
     {
         return m_stats;
     }
+
+    /**
+     * Chunks of messages of `round` by peer id: first transmissions to the peer (a destination
+     * address is mapped to the sender id of the chunks that came from it; kUnknownPeer if none
+     * did) and distinct chunks accepted from it. Tallies of rounds before the last
+     * DiscardBefore() are forgotten.
+     */
+    std::map<uint32_t, FlChunkTally> ChunkTallies(uint32_t round) const;
 
     /// Bytes of chunks queued but not sent yet (first transmissions and retransmissions).
     uint64_t BytesQueued() const;

@@ -35,6 +35,8 @@ FlRoundStatusName(FlRoundStatus s)
         return "repeated";
     case FlRoundStatus::Empty:
         return "empty";
+    case FlRoundStatus::Timeout:
+        return "timeout";
     }
     return "unknown";
 }
@@ -307,7 +309,7 @@ FlServerApplication::StartApplication()
     m_roundEndTrace(initial);
     ReportModel(0, FlNodeRole::Server, m_global);
 
-    StartTransport("FlServerApplication", m_task->GetPrecision(), m_port);
+    StartTransport("FlServerApplication", m_task->GetPrecision(), m_port, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&FlServerApplication::HandleInbound, this));
     m_transport->SetPeerClosedCallback(MakeCallback(&FlServerApplication::HandlePeerClosed, this));
     // Holes of a partial update are filled from the global model its client trained on.
@@ -620,16 +622,8 @@ FlServerApplication::CloseRound(bool deadlineHit)
         m_closing = false;
     }
     m_roundOpen = false;
+    FillOpenRoundReport(deadlineHit);
     FlRoundReport& report = m_report;
-    report = FlRoundReport();
-    report.round = m_round;
-    report.start = m_roundStart;
-    report.selected = m_selected;
-    report.disconnected = m_lostThisRound;
-    report.deadlineHit = deadlineHit;
-    report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
-    report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
-    report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
     if (!m_acceptStale)
     {
         m_outstanding.clear();
@@ -707,6 +701,40 @@ FlServerApplication::CloseRound(bool deadlineHit)
     ctx.status = report.status;
     ctx.server = this;
     m_step->Apply(ctx, m_global, [this]() { EndRound(); });
+}
+
+void
+FlServerApplication::FillOpenRoundReport(bool deadlineHit)
+{
+    FlRoundReport& report = m_report;
+    report = FlRoundReport();
+    report.round = m_round;
+    report.start = m_roundStart;
+    report.selected = m_selected;
+    report.disconnected = m_lostThisRound;
+    report.deadlineHit = deadlineHit;
+    report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
+    report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
+    report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
+}
+
+bool
+FlServerApplication::ReportUnfinishedRound()
+{
+    NS_LOG_FUNCTION(this);
+    if (!m_roundOpen)
+    {
+        return false;
+    }
+    Simulator::Cancel(m_deadlineEvent);
+    m_roundOpen = false;
+    FillOpenRoundReport(false);
+    m_report.status = FlRoundStatus::Timeout;
+    m_report.end = Simulator::Now();
+    m_report.completedRounds = m_completed;
+    m_report.globalModel = &m_global;
+    m_roundEndTrace(m_report);
+    return true;
 }
 
 void

@@ -32,9 +32,10 @@ enum class FlRoundStatus : uint8_t
     Skipped = 2,    ///< fewer updates than MinQuorum: model unchanged, the round counts
     Repeated = 3,   ///< fewer updates than MinQuorum: model unchanged, the round is run again
     Empty = 4,      ///< no update at all (and no quorum set): model unchanged
+    Timeout = 5,    ///< still open when the simulation ended (ReportUnfinishedRound): unchanged
 };
 
-/// "initial", "aggregated", "skipped", "repeated" or "empty".
+/// "initial", "aggregated", "skipped", "repeated", "empty" or "timeout".
 const char* FlRoundStatusName(FlRoundStatus s);
 
 /**
@@ -151,16 +152,19 @@ class FlServerApplication : public FlApplicationBase
     bool IsFinished() const;
 
     /**
+     * Reports a round still open (e.g. when the simulation stopped at a time limit before it
+     * could complete) through RoundEnd with status Timeout: nothing is aggregated, the global
+     * model and GetCompletedRounds() stay as they are, and no further round starts. Call it
+     * after Simulator::Run() so that observers write the round's row.
+     * @return false if no round was open
+     */
+    bool ReportUnfinishedRound();
+
+    /**
      * Sets the step applied between a round's aggregation and the next round (the round seam;
      * none = FedAvg: the aggregate is the next global model). Set it before the server starts.
      */
     void SetRoundStep(Ptr<FlRoundStep> step);
-
-    /// The server's transport (valid once started): a round step may use it to talk to peers.
-    Ptr<FlTransport> GetTransport() const
-    {
-        return m_transport;
-    }
 
     /// Counters of protocol anomalies and of the round policies.
     struct Counters
@@ -224,6 +228,7 @@ class FlServerApplication : public FlApplicationBase
     std::vector<uint32_t> SelectClients();
     void StartRound();
     void CloseRound(bool deadlineHit);
+    void FillOpenRoundReport(bool deadlineHit);
     void EndRound();
     void MaybeClose();
     void Finish();

@@ -5,16 +5,32 @@
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
+#include "ns3/payload-codec.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/udp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FlTransport");
+
+uint32_t
+FlMaxModelMessageBytes(std::size_t parameters)
+{
+    constexpr uint64_t kControlSlack = 4096;
+    constexpr uint64_t kMax = 0xFFFFFFFFull;
+    if (parameters > kMax / 8)
+    {
+        return static_cast<uint32_t>(kMax);
+    }
+    const uint64_t bytes = fl::MessageHeader::kSize +
+                           fl::EncodedSize(fl::WireEncoding::Float64, parameters) + kControlSlack;
+    return static_cast<uint32_t>(std::min(bytes, kMax));
+}
 
 FlTransport::FlTransport(uint32_t localId, const FlTransportConfig& config)
     : m_localId(localId),
@@ -94,6 +110,12 @@ FlDatagramStats
 FlTransport::DatagramStats() const
 {
     return FlDatagramStats();
+}
+
+std::map<uint32_t, FlChunkTally>
+FlTransport::ChunkTallies(uint32_t /* round */) const
+{
+    return {};
 }
 
 void
@@ -398,6 +420,11 @@ class FlUdpTransport : public FlTransport
         return m_endpoint ? m_endpoint->Stats() : FlDatagramStats();
     }
 
+    std::map<uint32_t, FlChunkTally> ChunkTallies(uint32_t round) const override
+    {
+        return m_endpoint ? m_endpoint->ChunkTallies(round) : std::map<uint32_t, FlChunkTally>();
+    }
+
   protected:
     void SendBytes(const Address& to,
                    uint32_t round,
@@ -425,6 +452,11 @@ class FlUdpTransport : public FlTransport
     {
         m_endpoint = ns3::Create<FlDatagramEndpoint>(s, m_localId, m_config.datagram);
         m_endpoint->SetDeliverCallback(MakeCallback(&FlUdpTransport::HandleDatagram, this));
+        // keep-previous: a message with no base model to fill holes from (e.g. a client's
+        // first global model) is completed by retransmission instead.
+        m_endpoint->SetCanFillHolesCallback([this](uint32_t sender, uint32_t round) {
+            return m_baseModel && m_baseModel(sender, round) != nullptr;
+        });
     }
 
     void HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)

@@ -28,6 +28,16 @@ namespace ns3
 
 /**
  * \ingroup fl
+ * The largest message an FL node needs to receive for a model of `parameters` coordinates: a
+ * model message in the widest wire encoding (float64) plus 4 KiB for control messages. The
+ * default bound of incoming UDP messages (FlDatagramConfig::maxMessageBytes): declared sizes
+ * above it are rejected before anything is allocated.
+ * @return the bound, saturated at 4 GiB - 1
+ */
+uint32_t FlMaxModelMessageBytes(std::size_t parameters);
+
+/**
+ * \ingroup fl
  * Kind of transport.
  */
 enum class FlTransportKind : uint8_t
@@ -151,6 +161,9 @@ class FlTransport : public SimpleRefCount<FlTransport>
     virtual FlTransportStats Stats() const = 0;
     /// Detailed UDP counters (all zero for TCP).
     virtual FlDatagramStats DatagramStats() const;
+    /// UDP: chunks of round `round` sent to and received from each peer id (see
+    /// FlDatagramEndpoint::ChunkTallies); empty for TCP, which loses nothing.
+    virtual std::map<uint32_t, FlChunkTally> ChunkTallies(uint32_t round) const;
 
     /// The local node-level id.
     uint32_t LocalId() const

@@ -233,17 +233,18 @@ ReadIdxHeader(GzFile& file, const std::string& path)
 }
 
 /**
- * Reads exactly `bytes` bytes of IDX payload. The buffer grows as data arrives, so a corrupt
- * header that claims a huge size fails as "truncated" rather than allocating the claimed size.
+ * Reads exactly `bytes` bytes of IDX payload. The buffer grows with the data that arrived (it
+ * at most doubles per read, from 64 KiB), so a corrupt header that claims a huge size fails as
+ * "truncated" after allocating about twice the file's real size, never the claimed size.
  */
 std::vector<unsigned char>
 ReadIdxPayload(GzFile& file, const std::string& path, const IdxHeader& h, std::size_t bytes)
 {
     std::vector<unsigned char> raw;
-    raw.reserve(std::min(bytes, READ_CHUNK * 8));
     while (raw.size() < bytes)
     {
-        const std::size_t want = std::min(bytes - raw.size(), READ_CHUNK);
+        const std::size_t want =
+            std::min({bytes - raw.size(), READ_CHUNK, std::max(raw.size(), std::size_t(1) << 16)});
         const std::size_t old = raw.size();
         raw.resize(old + want);
         const std::size_t got = file.Read(raw.data() + old, want);
@@ -377,6 +378,31 @@ SplitLine(std::string_view line, char delimiter, std::vector<std::string_view>& 
     }
 }
 
+/// Throws ConfigError unless 1 <= maxClasses <= INT_MAX (numClasses is an int).
+void
+CheckMaxClasses(std::size_t maxClasses)
+{
+    if (maxClasses == 0 || maxClasses > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    {
+        throw ConfigError("maxClasses",
+                          "must be in [1, " + std::to_string(std::numeric_limits<int>::max()) +
+                              "], got " + std::to_string(maxClasses),
+                          "pass the number of classes of the data set");
+    }
+}
+
+/// Throws the DataError of a class label >= maxClasses; `where` names the file and the sample.
+[[noreturn]] void
+ThrowClassBound(const std::string& where, double label, std::size_t maxClasses)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", label);
+    throw DataError(where + ": class label " + text +
+                    " is not below maxClasses = " + std::to_string(maxClasses) +
+                    " (a corrupt label file? if the data set really has more classes, raise "
+                    "maxClasses)");
+}
+
 } // namespace
 
 IdxArray
@@ -399,8 +425,10 @@ Dataset<S>
 ReadIdxDataset(const std::string& imagesPath,
                const std::string& labelsPath,
                std::size_t maxSamples,
-               double pixelScale)
+               double pixelScale,
+               std::size_t maxClasses)
 {
+    CheckMaxClasses(maxClasses);
     if (!std::isfinite(pixelScale))
     {
         throw ConfigError("pixelScale",
@@ -462,6 +490,12 @@ ReadIdxDataset(const std::string& imagesPath,
                             std::to_string(static_cast<long long>(labels[i])) + " at sample " +
                             std::to_string(i));
         }
+        if (labels[i] >= static_cast<double>(maxClasses))
+        {
+            ThrowClassBound("IDX label file '" + labelsPath + "' sample " + std::to_string(i),
+                            labels[i],
+                            maxClasses);
+        }
         maxLabel = std::max(maxLabel, labels[i]);
         out.targets[static_cast<Eigen::Index>(i)] = static_cast<S>(labels[i]);
     }
@@ -481,6 +515,10 @@ ReadCsvDataset(const std::string& path, const CsvOptions& options)
         throw ConfigError("delimiter",
                           "a line break or NUL cannot separate fields",
                           "use e.g. ',' ';' or '\\t'");
+    }
+    if (options.kind == TargetKind::Categorical)
+    {
+        CheckMaxClasses(options.maxClasses);
     }
     const std::string text = ReadWholeFile(path, "CSV file");
     const std::string_view all(text);
@@ -601,10 +639,14 @@ ReadCsvDataset(const std::string& path, const CsvOptions& options)
                 }
                 break;
             case TargetKind::Categorical:
-                if (value < 0 || value != std::floor(value) || value > 1e9)
+                if (value < 0 || value != std::floor(value))
                 {
                     throw DataError(context + ": class label '" + std::string(f) +
                                     "' is not an integer 0..C-1");
+                }
+                if (value >= static_cast<double>(options.maxClasses))
+                {
+                    ThrowClassBound(context, value, options.maxClasses);
                 }
                 break;
             }
@@ -659,7 +701,8 @@ FindFashionMnistDirectory()
     template Dataset<S> ReadIdxDataset<S>(const std::string&,                                      \
                                           const std::string&,                                      \
                                           std::size_t,                                             \
-                                          double);                                                 \
+                                          double,                                                  \
+                                          std::size_t);                                            \
     template Dataset<S> ReadCsvDataset<S>(const std::string&, const CsvOptions&);
 
 FL_INSTANTIATE_DATA_IO(double)

@@ -32,15 +32,25 @@ struct IdxArray
 IdxArray ReadIdx(const std::string& path);
 
 /**
+ * Most classes a data file may declare unless the caller raises the bound: class labels are
+ * 0 .. maxClasses-1. The bound keeps a corrupt label (say 10^8) from building a model of
+ * billions of parameters.
+ */
+constexpr std::size_t kDefaultMaxClasses = 1000;
+
+/**
  * Reads an IDX image file and its label file into a Categorical data set.
  * Pixels are scaled by `pixelScale` (1/255 maps ubyte images to [0, 1]).
  * @param maxSamples read at most this many samples (0 = all)
+ * @param maxClasses labels must lie in 0 .. maxClasses-1 (1 <= maxClasses <= INT_MAX);
+ *        a larger label is a DataError naming the file, the sample and this bound
  */
 template <typename S>
 Dataset<S> ReadIdxDataset(const std::string& imagesPath,
                           const std::string& labelsPath,
                           std::size_t maxSamples = 0,
-                          double pixelScale = 1.0 / 255.0);
+                          double pixelScale = 1.0 / 255.0,
+                          std::size_t maxClasses = kDefaultMaxClasses);
 
 /// Options of the CSV reader.
 struct CsvOptions
@@ -48,12 +58,14 @@ struct CsvOptions
     char delimiter{','};  ///< field separator
     bool header{true};    ///< first line holds column names
     int targetColumn{-1}; ///< column of the target; negative counts from the end
-    TargetKind kind{TargetKind::Categorical}; ///< how targets are interpreted
+    TargetKind kind{TargetKind::Categorical};   ///< how targets are interpreted
+    std::size_t maxClasses{kDefaultMaxClasses}; ///< Categorical labels lie in 0..maxClasses-1
 };
 
 /**
  * Reads a numeric CSV file (plain or gzip). Every row must have the same number of fields.
- * Categorical targets must be integers 0..C-1 (numClasses = max + 1); BinarySigned accepts
+ * Categorical targets must be integers 0..C-1 with C <= options.maxClasses (numClasses = max +
+ * 1); BinarySigned accepts
  * {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming file, line and column.
  */
 template <typename S>

@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iomanip>
@@ -166,17 +167,18 @@ std::string
 LearningMonitor::ClientCsvHeader()
 {
     return "round,client,selected,participated,trained_round,staleness,download_s,compute_s,"
-           "upload_s,waiting_s,missing_coords,energy_radio_j,energy_compute_j";
+           "upload_s,waiting_s,missing_coords,chunks_lost,energy_radio_j,energy_compute_j";
 }
 
 std::string
 LearningMonitor::ClientCsvRow(const FlClientRoundRecord& r)
 {
     std::ostringstream os;
-    os << std::setprecision(10) << r.round << ',' << r.client << ',' << (r.selected ? 1 : 0)
-       << ',' << (r.participated ? 1 : 0) << ',' << r.trainedRound << ',' << r.staleness << ','
+    os << std::setprecision(10) << r.round << ',' << r.client << ',' << (r.selected ? 1 : 0) << ','
+       << (r.participated ? 1 : 0) << ',' << r.trainedRound << ',' << r.staleness << ','
        << r.downloadS << ',' << r.computeS << ',' << r.uploadS << ',' << r.waitingS << ','
-       << r.missingCoordinates << ',' << r.energyRadioJ << ',' << r.energyComputeJ;
+       << r.missingCoordinates << ',' << r.chunksLost << ',' << r.energyRadioJ << ','
+       << r.energyComputeJ;
     return os.str();
 }
 
@@ -274,6 +276,41 @@ LearningMonitor::ChunkCounter(bool lost) const
         n += pick(c->GetDatagramStats());
     }
     return n;
+}
+
+uint64_t
+LearningMonitor::CountLostChunks(uint32_t round, std::map<uint32_t, FlClientRoundRecord>& rows)
+{
+    auto tallies = [round](Ptr<FlTransport> t) {
+        return t ? t->ChunkTallies(round) : std::map<uint32_t, FlChunkTally>();
+    };
+    auto find = [](const std::map<uint32_t, FlChunkTally>& m, uint32_t peer) {
+        auto it = m.find(peer);
+        return it == m.end() ? FlChunkTally() : it->second;
+    };
+    auto minus = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+    if (round != m_lossRound)
+    {
+        m_lossRound = round;
+        m_lossReported.clear();
+    }
+    const uint32_t serverId = m_server->GetNodeLevelId();
+    const auto atServer = tallies(m_server->GetTransport());
+    uint64_t total = 0;
+    for (const auto& c : m_clients)
+    {
+        const FlChunkTally client = find(tallies(c->GetTransport()), serverId);
+        const FlChunkTally server = find(atServer, c->GetNodeLevelId());
+        // uplink: sent by the client, not received by the server; downlink: the other way
+        const uint64_t lost =
+            minus(client.sent, server.received) + minus(server.sent, client.received);
+        uint64_t& reported = m_lossReported[c->GetClientIndex()]; // by an earlier repetition
+        const uint64_t now = minus(lost, reported);
+        reported = std::max(reported, lost);
+        rows[c->GetClientIndex()].chunksLost = now;
+        total += now;
+    }
+    return total;
 }
 
 void
@@ -383,7 +420,8 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
     {
         const uint64_t lost = ChunkCounter(true);
         const uint64_t retx = ChunkCounter(false);
-        r.chunksLost = lost - m_chunksLostAtLastEnd;
+        r.chunksLost =
+            m_clients.empty() ? lost - m_chunksLostAtLastEnd : CountLostChunks(report.round, rows);
         r.chunksRetx = retx - m_chunksRetxAtLastEnd;
         m_chunksLostAtLastEnd = lost;
         m_chunksRetxAtLastEnd = retx;

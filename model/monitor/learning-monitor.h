@@ -30,33 +30,36 @@ namespace ns3
  */
 struct FlRoundRecord
 {
-    uint32_t round{0};          ///< round number (0 = the initial model)
-    double timeS{0.0};          ///< simulated time at the end of the round [s]
-    double durationS{0.0};      ///< simulated duration of the round [s]
-    double testLoss{0.0};       ///< loss of the global model on the held-out data
-    double testAccuracy{0.0};   ///< accuracy on the held-out data (NaN for regression)
-    double trainLoss{0.0};      ///< loss on (a sample of) the clients' training data
-    std::string status;         ///< FlRoundStatusName of the round
-    uint32_t selected{0};       ///< clients the model was sent to
-    uint32_t participants{0};   ///< clients whose update was aggregated
-    uint32_t stale{0};          ///< updates of earlier rounds aggregated
-    uint32_t stragglers{0};     ///< selected clients that had not answered at the close
-    uint64_t bytesDown{0};      ///< server -> clients bytes this round
-    uint64_t bytesUp{0};        ///< clients -> server bytes this round
+    uint32_t round{0};        ///< round number (0 = the initial model)
+    double timeS{0.0};        ///< simulated time at the end of the round [s]
+    double durationS{0.0};    ///< simulated duration of the round [s]
+    double testLoss{0.0};     ///< loss of the global model on the held-out data
+    double testAccuracy{0.0}; ///< accuracy on the held-out data (NaN for regression)
+    double trainLoss{0.0};    ///< loss on (a sample of) the clients' training data
+    std::string status;       ///< FlRoundStatusName of the round
+    uint32_t selected{0};     ///< clients the model was sent to
+    uint32_t participants{0}; ///< clients whose update was aggregated
+    uint32_t stale{0};        ///< updates of earlier rounds aggregated
+    uint32_t stragglers{0};   ///< selected clients that had not answered at the close
+    uint64_t bytesDown{0};    ///< server -> clients bytes this round
+    uint64_t bytesUp{0};      ///< clients -> server bytes this round
     /// Mean over the fresh updates of: model download (round start -> model at the client),
     /// local compute, upload (update sent -> update at the server) and waiting (update at the
     /// server -> round end). For each fresh update the four add up to the round's duration.
     double downloadS{0.0};
-    double computeS{0.0};  ///< see downloadS
-    double uploadS{0.0};   ///< see downloadS
-    double waitingS{0.0};  ///< see downloadS
-    uint64_t chunksLost{0};  ///< UDP chunks given up this round (server and clients)
-    uint64_t chunksRetx{0};  ///< UDP chunks retransmitted this round (server and clients)
+    double computeS{0.0}; ///< see downloadS
+    double uploadS{0.0};  ///< see downloadS
+    double waitingS{0.0}; ///< see downloadS
+    /// UDP chunks of this round's messages sent and never delivered (still missing when the
+    /// round ended), down- and uplink, whatever happened to the rest of their messages (needs
+    /// InstallClients; without it: chunks missing from messages the server and clients gave up)
+    uint64_t chunksLost{0};
+    uint64_t chunksRetx{0};         ///< UDP chunks retransmitted this round (server and clients)
     uint64_t missingCoordinates{0}; ///< coordinates filled from previous models (UDP holes)
-    double energyRadioJ{0.0};   ///< radio energy of all clients this round [J] (meter)
-    double energyComputeJ{0.0}; ///< compute energy of all clients this round [J]
-    bool deadlineHit{false};    ///< the round closed at its deadline
-    std::string participantIds; ///< ';'-separated client indices
+    double energyRadioJ{0.0};       ///< radio energy of all clients this round [J] (meter)
+    double energyComputeJ{0.0};     ///< compute energy of all clients this round [J]
+    bool deadlineHit{false};        ///< the round closed at its deadline
+    std::string participantIds;     ///< ';'-separated client indices
     double wallS{0.0}; ///< wall-clock time since the monitor was created [s] (not in the CSV)
 };
 
@@ -66,17 +69,18 @@ struct FlRoundRecord
  */
 struct FlClientRoundRecord
 {
-    uint32_t round{0};          ///< round number
-    uint32_t client{0};         ///< client index
-    bool selected{false};       ///< the model of this round was sent to it
-    bool participated{false};   ///< an update of it was aggregated this round
-    int64_t trainedRound{-1};   ///< round of the aggregated update's model (-1: none)
-    uint32_t staleness{0};      ///< staleness of the aggregated update
-    double downloadS{0.0};      ///< breakdown of the aggregated update (nan if none)
-    double computeS{0.0};       ///< see downloadS
-    double uploadS{0.0};        ///< see downloadS
-    double waitingS{0.0};       ///< see downloadS
+    uint32_t round{0};              ///< round number
+    uint32_t client{0};             ///< client index
+    bool selected{false};           ///< the model of this round was sent to it
+    bool participated{false};       ///< an update of it was aggregated this round
+    int64_t trainedRound{-1};       ///< round of the aggregated update's model (-1: none)
+    uint32_t staleness{0};          ///< staleness of the aggregated update
+    double downloadS{0.0};          ///< breakdown of the aggregated update (nan if none)
+    double computeS{0.0};           ///< see downloadS
+    double uploadS{0.0};            ///< see downloadS
+    double waitingS{0.0};           ///< see downloadS
     uint64_t missingCoordinates{0}; ///< coordinates of the update filled by the server
+    uint64_t chunksLost{0};     ///< UDP chunks to and from this client never delivered this round
     double energyRadioJ{0.0};   ///< radio energy this round [J] (nan without meter)
     double energyComputeJ{0.0}; ///< compute energy of trainings that started this round [J]
 };
@@ -88,8 +92,10 @@ struct FlClientRoundRecord
  *
  * CSV columns (OutputFile): see CsvHeader(). The CSV holds only simulated quantities, so the
  * same --RngRun writes the same file. Row 0 is the initial model, reported by the server when
- * it starts. Without InstallClients the time breakdown except waiting and the compute energy
- * are nan; without SetRadioEnergyReader the radio energy is nan.
+ * it starts. A round still open when the simulation ends gets a row with status "timeout" if
+ * FlServerApplication::ReportUnfinishedRound() is called after Simulator::Run(). Without
+ * InstallClients the time breakdown except waiting and the compute energy are nan; without
+ * SetRadioEnergyReader the radio energy is nan.
  */
 class LearningMonitor : public Object
 {
@@ -143,6 +149,7 @@ class LearningMonitor : public Object
     void HandleTrained(const FlTrainingReport& report);
     void Append(const FlRoundRecord& r);
     uint64_t ChunkCounter(bool lost) const;
+    uint64_t CountLostChunks(uint32_t round, std::map<uint32_t, FlClientRoundRecord>& rows);
 
     std::string m_outputFile;
     std::string m_clientOutputFile;
@@ -156,11 +163,14 @@ class LearningMonitor : public Object
     std::ofstream m_clientStream;
     double m_wallStart;
 
-    std::map<uint32_t, Time> m_roundStarts;                      ///< by round
+    std::map<uint32_t, Time> m_roundStarts;                                ///< by round
     std::map<std::pair<uint32_t, uint32_t>, FlTrainingReport> m_trainings; ///< (client, round)
     std::map<uint32_t, double> m_computeEnergyWindow; ///< client -> J since the last round end
     std::map<uint32_t, double> m_radioAtLastEnd;      ///< client -> meter reading
     uint64_t m_chunksLostAtLastEnd{0};
+    uint32_t m_lossRound{0};                     ///< round of m_lossReported
+    std::map<uint32_t, uint64_t> m_lossReported; ///< client -> lost chunks already reported
+                                                 ///< for m_lossRound (repeated rounds)
     uint64_t m_chunksRetxAtLastEnd{0};
 
     TracedCallback<const FlRoundRecord&> m_recordedTrace;

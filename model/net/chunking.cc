@@ -463,16 +463,11 @@ ChunkReassembler::ReceivedRanges(const Open& m)
 {
     std::vector<IndexRange> out;
     const uint64_t p = m.chunkSize;
-    uint32_t i = 0;
-    while (i < m.count)
+    for (auto it = m.chunks.begin(); it != m.chunks.end();)
     {
-        if (!((m.bitmap[i / 64] >> (i % 64)) & 1u))
-        {
-            ++i;
-            continue;
-        }
-        uint32_t j = i + 1;
-        while (j < m.count && ((m.bitmap[j / 64] >> (j % 64)) & 1u))
+        const uint64_t i = it->first;
+        uint64_t j = i + 1; // one past the run of consecutive indices starting at i
+        for (++it; it != m.chunks.end() && it->first == j; ++it)
         {
             ++j;
         }
@@ -482,9 +477,21 @@ ChunkReassembler::ReceivedRanges(const Open& m)
         {
             out.push_back({b, e});
         }
-        i = j;
     }
     return out;
+}
+
+std::vector<uint8_t>
+ChunkReassembler::Assemble(const Open& m)
+{
+    std::vector<uint8_t> bytes(m.length);
+    for (const auto& kv : m.chunks)
+    {
+        std::copy(kv.second.begin(),
+                  kv.second.end(),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(kv.first) * m.chunkSize);
+    }
+    return bytes;
 }
 
 void
@@ -495,19 +502,29 @@ ChunkReassembler::FillPartial(const MessageKey& key, const Open& m, PartialMessa
     p.chunkCount = m.count;
     p.chunksReceived = m.received;
     p.receivedBytes = ReceivedRanges(m);
-    p.missingChunks.clear();
-    for (uint32_t i = 0; i < m.count; ++i)
+    p.missingChunks = Missing(m, SIZE_MAX);
+    p.bytes = Assemble(m);
+}
+
+std::vector<uint32_t>
+ChunkReassembler::Missing(const Open& m, std::size_t maxIndices)
+{
+    std::vector<uint32_t> missing;
+    uint32_t next = 0; // lowest index not known to be received
+    auto it = m.chunks.begin();
+    while (next < m.count && missing.size() < maxIndices)
     {
-        if (i % 64 == 0 && m.bitmap[i / 64] == ~0ull)
+        if (it != m.chunks.end() && it->first == next)
         {
-            i += 63; // a full word: nothing missing in it
-            continue;
+            ++it;
         }
-        if (!((m.bitmap[i / 64] >> (i % 64)) & 1u))
+        else
         {
-            p.missingChunks.push_back(i);
+            missing.push_back(next);
         }
+        ++next;
     }
+    return missing;
 }
 
 void
@@ -516,11 +533,10 @@ ChunkReassembler::Remove(OpenMap::iterator it, PartialMessage* partial)
     const MessageKey key = it->first;
     Open& m = it->second;
     m_stats.lostChunks += m.count - m.received;
-    m_bufferedBytes -= m.data.size();
+    m_bufferedBytes -= m.storedBytes;
     if (partial != nullptr)
     {
         FillPartial(key, m, *partial);
-        partial->bytes = std::move(m.data);
     }
     m_order.erase(m.sequence);
     m_open.erase(it);
@@ -575,9 +591,6 @@ ChunkReassembler::Accept(const uint8_t* datagram,
         m.length = h.messageLength;
         m.chunkSize = static_cast<uint32_t>(ChunkSize(h.messageLength, h.count));
         m.sequence = m_sequence++;
-        m.bitmap.assign((h.count + 63) / 64, 0);
-        m.data.resize(h.messageLength);
-        m_bufferedBytes += m.data.size();
         m_order.emplace(m.sequence, key);
         it = m_open.emplace(key, std::move(m)).first;
     }
@@ -586,23 +599,18 @@ ChunkReassembler::Accept(const uint8_t* datagram,
     {
         return Reject(ChunkStatus::Inconsistent);
     }
-    uint64_t& word = m.bitmap[h.index / 64];
-    const uint64_t bit = 1ull << (h.index % 64);
-    if (word & bit)
+    auto stored = m.chunks.emplace(h.index, std::vector<uint8_t>());
+    if (!stored.second)
     {
         ++m_stats.duplicate;
         return ChunkResult::Duplicate;
     }
-    word |= bit;
+    stored.first->second.assign(payload, payload + h.payloadLength);
+    m.storedBytes += h.payloadLength;
+    m_bufferedBytes += h.payloadLength;
     ++m.received;
     ++m_stats.accepted;
     m.lastArrival = now;
-    if (h.payloadLength > 0)
-    {
-        std::memcpy(m.data.data() + static_cast<std::size_t>(h.index) * m.chunkSize,
-                    payload,
-                    h.payloadLength);
-    }
     if (m.received < m.count)
     {
         return ChunkResult::Accepted;
@@ -611,8 +619,8 @@ ChunkReassembler::Accept(const uint8_t* datagram,
     out.key = key;
     out.round = m.round;
     out.chunkCount = m.count;
-    out.bytes = std::move(m.data);
-    m_bufferedBytes -= m.length;
+    out.bytes = Assemble(m);
+    m_bufferedBytes -= m.storedBytes;
     m_order.erase(m.sequence);
     m_open.erase(it);
     Close(key);
@@ -638,16 +646,10 @@ ChunkReassembler::IsOpen(const MessageKey& key) const
 }
 
 std::vector<uint32_t>
-ChunkReassembler::MissingChunks(const MessageKey& key) const
+ChunkReassembler::MissingChunks(const MessageKey& key, std::size_t maxIndices) const
 {
     const auto it = m_open.find(key);
-    if (it == m_open.end())
-    {
-        return {};
-    }
-    PartialMessage p;
-    FillPartial(key, it->second, p);
-    return p.missingChunks;
+    return it == m_open.end() ? std::vector<uint32_t>{} : Missing(it->second, maxIndices);
 }
 
 std::vector<IndexRange>
@@ -677,7 +679,6 @@ ChunkReassembler::Snapshot(const MessageKey& key, PartialMessage& out) const
         return false;
     }
     FillPartial(key, it->second, out);
-    out.bytes = it->second.data;
     return true;
 }
 

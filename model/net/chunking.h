@@ -8,6 +8,7 @@
 #ifndef FL_CHUNKING_H
 #define FL_CHUNKING_H
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -257,13 +258,15 @@ enum class ChunkResult : uint8_t
  * Each datagram is validated (ParseChunk: header, size rule, CRC; then consistency with the
  * earlier chunks of the same message); anything malformed is counted and dropped, so only
  * messages made entirely of intact chunks are ever delivered. An open (incomplete) message
- * keeps a buffer of its full length and a bitmap of its received chunks; the caller can ask
+ * keeps only the chunks that arrived (memory proportional to what arrived, whatever length and
+ * chunk count its header declares); the caller can ask
  * which chunks are missing (to request a selective retransmission), which byte ranges arrived
  * (to keep previous values for the missing coordinates, see ReceivedCoordinateRanges), abandon
  * it, or expire messages idle since a given time.
  *
- * Memory is bounded: at most maxOpenMessages open messages of at most maxMessageBytes each
- * (opening one more evicts the oldest open message, counting its missing chunks as lost), plus
+ * Memory is bounded: at most maxOpenMessages open messages holding what arrived of at most
+ * maxMessageBytes each (opening one more evicts the oldest open message, counting its missing
+ * chunks as lost), plus
  * the keys of the last closedHistory completed or abandoned messages, by which late chunks are
  * recognised. A chunk of a message that has left that history opens it again (then it is
  * eventually evicted or expired); keep closedHistory above the number of messages a sender
@@ -308,8 +311,13 @@ class ChunkReassembler
     /// True if the message is open (some but not all chunks received).
     bool IsOpen(const MessageKey& key) const;
 
-    /// Indices of the chunks of an open message not yet received (empty if not open).
-    std::vector<uint32_t> MissingChunks(const MessageKey& key) const;
+    /**
+     * Indices of the chunks of an open message not yet received, ascending, at most
+     * `maxIndices` of them (the lowest; empty if not open). Time and memory are proportional
+     * to the chunks received plus the indices returned.
+     */
+    std::vector<uint32_t> MissingChunks(const MessageKey& key,
+                                        std::size_t maxIndices = SIZE_MAX) const;
 
     /// Byte ranges of an open message received so far, sorted and merged (empty if not open).
     std::vector<IndexRange> ReceivedByteRanges(const MessageKey& key) const;
@@ -325,8 +333,8 @@ class ChunkReassembler
 
     /**
      * Gives up an open message: its missing chunks are counted as lost, its key remembered so
-     * that later chunks count as late. If `partial` is given it receives what had arrived
-     * (the buffer is moved, not copied).
+     * that later chunks count as late. If `partial` is given it receives what had arrived (a
+     * buffer of the message's full length is built for it).
      * @return false if the message was not open
      */
     bool Abandon(const MessageKey& key, PartialMessage* partial = nullptr);
@@ -345,7 +353,7 @@ class ChunkReassembler
         return m_open.size();
     }
 
-    /// Bytes held in open message buffers (<= maxOpenMessages x maxMessageBytes).
+    /// Payload bytes held by open messages (those of the chunks received).
     std::size_t BufferedBytes() const
     {
         return m_bufferedBytes;
@@ -374,8 +382,8 @@ class ChunkReassembler
         uint32_t received{0};
         uint64_t sequence{0}; ///< opening order (eviction picks the smallest)
         double lastArrival{0.0};
-        std::vector<uint64_t> bitmap; ///< bit i set: chunk i received
-        std::vector<uint8_t> data;    ///< the message buffer
+        std::size_t storedBytes{0};                      ///< payload bytes in `chunks`
+        std::map<uint32_t, std::vector<uint8_t>> chunks; ///< received chunks by index
     };
 
     using OpenMap = std::unordered_map<MessageKey, Open, MessageKeyHash>;
@@ -385,6 +393,8 @@ class ChunkReassembler
     void Remove(OpenMap::iterator it, PartialMessage* partial);
     static void FillPartial(const MessageKey& key, const Open& m, PartialMessage& p);
     static std::vector<IndexRange> ReceivedRanges(const Open& m);
+    static std::vector<uint8_t> Assemble(const Open& m);
+    static std::vector<uint32_t> Missing(const Open& m, std::size_t maxIndices);
 
     std::size_t m_maxOpen;
     uint32_t m_maxMessageBytes;

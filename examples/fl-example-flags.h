@@ -1,0 +1,441 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Command-line flags of the fl examples: every flag is read by ns-3's CommandLine as text and
+ * parsed with the module's one number and list parser (ns3/text-parse.h) after
+ * CommandLine::Parse: whole-string parse, range check, unsigned values that never wrap, sizes
+ * bounded with a message saying how to raise the bound, output files checked for writability.
+ * A bad value makes Flags::Parse print one message naming the flag and its valid range, before
+ * any simulation starts; the example then exits with status 2.
+ */
+#ifndef FL_EXAMPLE_FLAGS_H
+#define FL_EXAMPLE_FLAGS_H
+
+#include "ns3/core-module.h"
+#include "ns3/text-parse.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <list>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace ns3
+{
+namespace flexample
+{
+
+/// Exit status of an example given a bad flag value.
+constexpr int kExitBadFlag = 2;
+
+/**
+ * Upper bound of a size flag (a count that drives memory or run time), with where it is set,
+ * so that the error message can say how to raise it.
+ */
+struct Bound
+{
+    uint64_t value;    ///< largest accepted value
+    const char* where; ///< the constant and file that set it
+};
+
+/**
+ * Valid values of a real flag: an interval whose ends may be open or absent (infinite).
+ */
+struct Range
+{
+    double min{-std::numeric_limits<double>::infinity()}; ///< lower end
+    double max{std::numeric_limits<double>::infinity()};  ///< upper end
+    bool minOpen{false};                                  ///< min itself is excluded
+    bool maxOpen{false};                                  ///< max itself is excluded
+
+    /// [lo, hi]
+    static Range Closed(double lo, double hi)
+    {
+        return {lo, hi, false, false};
+    }
+
+    /// >= lo
+    static Range AtLeast(double lo)
+    {
+        return {lo, std::numeric_limits<double>::infinity(), false, false};
+    }
+
+    /// > lo
+    static Range Above(double lo)
+    {
+        return {lo, std::numeric_limits<double>::infinity(), true, false};
+    }
+
+    /// True if x is in the range.
+    bool Contains(double x) const
+    {
+        return (minOpen ? x > min : x >= min) && (maxOpen ? x < max : x <= max);
+    }
+
+    /// "in [0, 1)", ">= 0", "> 0" or "(any finite value)".
+    std::string Text() const
+    {
+        std::ostringstream s;
+        const bool hasMin = std::isfinite(min);
+        const bool hasMax = std::isfinite(max);
+        if (hasMin && hasMax)
+        {
+            s << "in " << (minOpen ? '(' : '[') << min << ", " << max << (maxOpen ? ')' : ']');
+        }
+        else if (hasMin)
+        {
+            s << (minOpen ? "> " : ">= ") << min;
+        }
+        else if (hasMax)
+        {
+            s << (maxOpen ? "< " : "<= ") << max;
+        }
+        else
+        {
+            s << "(any finite value)";
+        }
+        return s.str();
+    }
+};
+
+/**
+ * Parses a real flag value: one finite number (fl::ParseDouble) in `range`.
+ * Throws fl::ConfigError naming `flag` and the range.
+ */
+inline double
+ParseReal(const std::string& text, const std::string& flag, const Range& range)
+{
+    const std::string expected = "give one finite number " + range.Text();
+    double value = 0.0;
+    try
+    {
+        value = fl::ParseDouble(text, flag);
+    }
+    catch (const fl::ConfigError&)
+    {
+        throw fl::ConfigError(flag, "'" + text + "' is not a finite number", expected);
+    }
+    if (!range.Contains(value))
+    {
+        throw fl::ConfigError(flag,
+                              "'" + text + "' is out of range: expected a number " + range.Text(),
+                              expected);
+    }
+    return value;
+}
+
+/**
+ * Parses a size flag value: a whole number (fl::ParseUnsigned) in [min, bound.value]. A valid
+ * number above the bound gets a message that says where the bound is set.
+ * Throws fl::ConfigError naming `flag` and the range.
+ */
+template <typename T>
+T
+ParseBounded(const std::string& text, const std::string& flag, T min, const Bound& bound)
+{
+    const T max = static_cast<T>(std::min<uint64_t>(bound.value, std::numeric_limits<T>::max()));
+    try
+    {
+        return fl::ParseUnsigned<T>(text, flag, min, max);
+    }
+    catch (const fl::ConfigError&)
+    {
+        bool aboveBound = true;
+        try
+        {
+            fl::ParseUnsigned<T>(text, flag, min);
+        }
+        catch (const fl::ConfigError&)
+        {
+            aboveBound = false;
+        }
+        if (!aboveBound)
+        {
+            throw;
+        }
+        throw fl::ConfigError(flag,
+                              "'" + text + "' is above the bound of " + std::to_string(max),
+                              "give a whole number in [" + std::to_string(min) + ", " +
+                                  std::to_string(max) + "], or raise the bound (" + bound.where +
+                                  ")");
+    }
+}
+
+/**
+ * Throws fl::ConfigError naming `flag` unless `path` can be written: the file is opened for
+ * appending (so an existing file is left as it is) and removed again if it did not exist.
+ */
+inline void
+CheckWritable(const std::string& path, const std::string& flag)
+{
+    if (path.empty())
+    {
+        throw fl::ConfigError(flag, "is empty", "give the name of a file to write");
+    }
+    struct stat st;
+    const bool existed = stat(path.c_str(), &st) == 0;
+    if (existed && S_ISDIR(st.st_mode))
+    {
+        throw fl::ConfigError(flag, "'" + path + "' is a directory", "give a file name");
+    }
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    if (!f)
+    {
+        throw fl::ConfigError(flag,
+                              "cannot write '" + path + "': " + std::strerror(errno),
+                              "give a file in an existing, writable directory");
+    }
+    std::fclose(f);
+    if (!existed)
+    {
+        std::remove(path.c_str());
+    }
+}
+
+/**
+ * The flags of one example. Each Add* call registers a flag with ns-3's CommandLine (which
+ * keeps the raw text and shows the current value as the default in --help); Parse() then
+ * converts every flag the user gave, runs the cross-flag checks and checks the output files.
+ * Flags not given keep the value of their variable.
+ */
+class Flags
+{
+  public:
+    /// @param file the example's __FILE__ (as for CommandLine)
+    explicit Flags(const std::string& file)
+        : m_cmd(file)
+    {
+    }
+
+    Flags(const Flags&) = delete;
+    Flags& operator=(const Flags&) = delete;
+
+    /// The underlying CommandLine (for Usage).
+    CommandLine& Cmd()
+    {
+        return m_cmd;
+    }
+
+    /// A whole number in [min, max] (max defaults to all of T: never wraps).
+    template <typename T>
+    void AddWhole(const std::string& name,
+                  const std::string& help,
+                  T& value,
+                  T min = 0,
+                  T max = std::numeric_limits<T>::max())
+    {
+        Add(name,
+            help,
+            std::to_string(value),
+            [&value, min, max](const std::string& text, const std::string& flag) {
+                value = fl::ParseUnsigned<T>(text, flag, min, max);
+            });
+    }
+
+    /// A size: a whole number in [min, bound.value] (see ParseBounded).
+    template <typename T>
+    void AddSize(const std::string& name,
+                 const std::string& help,
+                 T& value,
+                 T min,
+                 const Bound& bound)
+    {
+        Add(name,
+            help,
+            std::to_string(value),
+            [&value, min, bound](const std::string& text, const std::string& flag) {
+                value = ParseBounded<T>(text, flag, min, bound);
+            });
+    }
+
+    /**
+     * A boolean: true, false, 1 or 0 (any case); the bare flag toggles the value, as ns-3's
+     * CommandLine does for its boolean flags.
+     */
+    void AddBool(const std::string& name, const std::string& help, bool& value)
+    {
+        Add(name,
+            help,
+            value ? "true" : "false",
+            [&value](const std::string& text, const std::string& flag) {
+                std::string lower = text;
+                std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) {
+                    return std::tolower(c);
+                });
+                if (lower.empty())
+                {
+                    value = !value;
+                }
+                else if (lower == "true" || lower == "1")
+                {
+                    value = true;
+                }
+                else if (lower == "false" || lower == "0")
+                {
+                    value = false;
+                }
+                else
+                {
+                    throw fl::ConfigError(flag,
+                                          "'" + text + "' is not a boolean",
+                                          "use true or false (1 or 0)");
+                }
+            });
+    }
+
+    /// A finite real number in `range`.
+    void AddReal(const std::string& name,
+                 const std::string& help,
+                 double& value,
+                 const Range& range)
+    {
+        std::ostringstream initial;
+        initial << value;
+        Add(name,
+            help,
+            initial.str(),
+            [&value, range](const std::string& text, const std::string& flag) {
+                value = ParseReal(text, flag, range);
+            });
+    }
+
+    /// Free text (a list, a model specification, ...), checked by the caller in AddCheck.
+    void AddText(const std::string& name, const std::string& help, std::string& value)
+    {
+        Add(name, help, value, [&value](const std::string& text, const std::string&) {
+            value = text;
+        });
+    }
+
+    /// One of `allowed`.
+    void AddChoice(const std::string& name,
+                   const std::string& help,
+                   std::string& value,
+                   std::vector<std::string> allowed)
+    {
+        Add(name, help, value, [&value, allowed](const std::string& text, const std::string& flag) {
+            CheckChoice(text, flag, allowed);
+            value = text;
+        });
+    }
+
+    /**
+     * An output file, checked for writability after every other flag. If `optional`, an empty
+     * value means "no file" and is not checked.
+     */
+    void AddOutput(const std::string& name,
+                   const std::string& help,
+                   std::string& value,
+                   bool optional)
+    {
+        AddText(name, help, value);
+        m_outputs.emplace_back([&value, optional, name]() {
+            if (!(optional && value.empty()))
+            {
+                CheckWritable(value, "--" + name);
+            }
+        });
+    }
+
+    /// A check of the parsed values (e.g. one flag against another); throws fl::ConfigError.
+    void AddCheck(std::function<void()> check)
+    {
+        m_checks.push_back(std::move(check));
+    }
+
+    /// Throws fl::ConfigError naming `flag` unless `value` is one of `allowed`.
+    static void CheckChoice(const std::string& value,
+                            const std::string& flag,
+                            const std::vector<std::string>& allowed)
+    {
+        std::string list;
+        for (const std::string& a : allowed)
+        {
+            if (value == a)
+            {
+                return;
+            }
+            list += (list.empty() ? "" : ", ") + a;
+        }
+        throw fl::ConfigError(flag, "'" + value + "' is not accepted", "use one of " + list);
+    }
+
+    /**
+     * Parses the command line, every given flag, the checks and the output files.
+     * @return false after printing the first error (the example exits with kExitBadFlag)
+     */
+    bool Parse(int argc, char* argv[])
+    {
+        m_cmd.Parse(argc, argv);
+        try
+        {
+            for (const Item& item : m_items)
+            {
+                if (item.given)
+                {
+                    item.apply(item.text, "--" + item.name);
+                }
+            }
+            for (const auto& check : m_checks)
+            {
+                check();
+            }
+            for (const auto& check : m_outputs)
+            {
+                check();
+            }
+        }
+        catch (const fl::ConfigError& e)
+        {
+            std::cerr << m_cmd.GetName() << ": " << e.what() << std::endl;
+            return false;
+        }
+        return true;
+    }
+
+  private:
+    /// One flag: its raw text and how to apply it.
+    struct Item
+    {
+        std::string name;
+        std::string text;
+        bool given{false};
+        std::function<void(const std::string& text, const std::string& flag)> apply;
+    };
+
+    void Add(const std::string& name,
+             const std::string& help,
+             const std::string& initial,
+             std::function<void(const std::string&, const std::string&)> apply)
+    {
+        m_items.push_back({name, initial, false, std::move(apply)});
+        Item* item = &m_items.back();
+        m_cmd.AddValue(name,
+                       help,
+                       ns3::Callback<bool, std::string>([item](std::string text) {
+                           item->text = std::move(text);
+                           item->given = true;
+                           return true;
+                       }),
+                       initial);
+    }
+
+    CommandLine m_cmd;
+    std::list<Item> m_items; ///< a list: CommandLine's callbacks point into it
+    std::vector<std::function<void()>> m_checks;
+    std::vector<std::function<void()>> m_outputs;
+};
+
+} // namespace flexample
+} // namespace ns3
+
+#endif // FL_EXAMPLE_FLAGS_H

@@ -1,0 +1,565 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fl-fuzz-targets.h"
+
+#include "ns3/chunk-feedback.h"
+#include "ns3/chunking.h"
+#include "ns3/data-io.h"
+#include "ns3/message-reassembler.h"
+#include "ns3/model-message.h"
+#include "ns3/partial-message.h"
+#include "ns3/text-parse.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+namespace ns3
+{
+namespace fl
+{
+namespace fuzz
+{
+
+namespace
+{
+
+/// Largest payload / message the harnesses' receivers accept (small keeps runs fast).
+constexpr uint32_t kMaxBytes = 64u * 1024u;
+
+void
+Check(bool ok, const char* promise)
+{
+    if (!ok)
+    {
+        throw FuzzInvariantError(promise);
+    }
+}
+
+void
+PutLe32(uint8_t* p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+    {
+        p[i] = static_cast<uint8_t>(v >> (8 * i));
+    }
+}
+
+/// zlib CRC-32 of a, then b.
+uint32_t
+Crc2(const uint8_t* a, std::size_t na, const uint8_t* b, std::size_t nb)
+{
+    uLong c = crc32(0L, a, static_cast<uInt>(na));
+    return static_cast<uint32_t>(crc32(c, b, static_cast<uInt>(nb)));
+}
+
+/// Rewrites the CRC of a model message (header bytes 0..27, then the payload).
+void
+FixMessageCrc(std::vector<uint8_t>& m)
+{
+    if (m.size() >= MessageHeader::kSize)
+    {
+        PutLe32(
+            m.data() + 28,
+            Crc2(m.data(), 28, m.data() + MessageHeader::kSize, m.size() - MessageHeader::kSize));
+    }
+}
+
+/// Rewrites the CRC of a chunk datagram (header bytes 0..35, then the payload).
+void
+FixChunkCrc(std::vector<uint8_t>& d)
+{
+    if (d.size() >= ChunkHeader::kSize)
+    {
+        PutLe32(d.data() + 36,
+                Crc2(d.data(), 36, d.data() + ChunkHeader::kSize, d.size() - ChunkHeader::kSize));
+    }
+}
+
+/// Splits records of a 2-byte little-endian length and that many bytes (the last may be short).
+std::vector<std::vector<uint8_t>>
+Records(const uint8_t* data, std::size_t size)
+{
+    std::vector<std::vector<uint8_t>> out;
+    std::size_t pos = 0;
+    while (pos + 2 <= size)
+    {
+        const std::size_t len = data[pos] | (std::size_t(data[pos + 1]) << 8);
+        pos += 2;
+        const std::size_t take = std::min(len, size - pos);
+        out.emplace_back(data + pos, data + pos + take);
+        pos += take;
+    }
+    return out;
+}
+
+/// The fields of a header other than its payload.
+MessageAddress
+AddressOf(const MessageHeader& h)
+{
+    return MessageAddress{h.kind, h.round, h.sender, h.receiver, h.aux};
+}
+
+/// Checks a delivered message against its header.
+void
+CheckDelivered(const ReceivedMessage& m)
+{
+    const MessageHeader& h = m.header;
+    if (h.raw)
+    {
+        Check(m.raw.size() == h.count && m.params.Size() == 0, "raw message: count raw bytes");
+    }
+    else
+    {
+        Check(m.raw.empty() && m.params.Size() == h.count, "model message: count values");
+    }
+}
+
+/**
+ * A file whose contents are `bytes`, with a path the IDX reader can open (a memfd seen through
+ * /proc/self/fd): no disk I/O, nothing left behind.
+ */
+class MemFile
+{
+  public:
+    MemFile(const uint8_t* bytes, std::size_t size)
+    {
+        m_fd = memfd_create("fl-fuzz", MFD_CLOEXEC);
+        Check(m_fd >= 0, "memfd_create works");
+        std::size_t done = 0;
+        while (done < size)
+        {
+            const ssize_t n = write(m_fd, bytes + done, size - done);
+            Check(n > 0, "memfd write works");
+            done += static_cast<std::size_t>(n);
+        }
+        m_path = "/proc/self/fd/" + std::to_string(m_fd);
+    }
+
+    ~MemFile()
+    {
+        close(m_fd);
+    }
+
+    MemFile(const MemFile&) = delete;
+    MemFile& operator=(const MemFile&) = delete;
+
+    const std::string& Path() const
+    {
+        return m_path;
+    }
+
+  private:
+    int m_fd{-1};
+    std::string m_path;
+};
+
+} // namespace
+
+int
+FuzzModelMessage(const uint8_t* data, std::size_t size)
+{
+    if (size == 0)
+    {
+        return 0;
+    }
+    std::vector<uint8_t> msg(data + 1, data + size);
+    if (data[0] & 1)
+    {
+        FixMessageCrc(msg);
+    }
+    MessageHeader h;
+    const bool headerOk = msg.size() >= MessageHeader::kSize &&
+                          ParseHeader(msg.data(), kMaxBytes, h) == HeaderStatus::Ok;
+    for (Precision to : {Precision::Float64, Precision::Float32})
+    {
+        ReceivedMessage m;
+        const MessageDecodeStatus st = DecodeWholeMessage(msg.data(), msg.size(), to, kMaxBytes, m);
+        if (st != MessageDecodeStatus::Ok)
+        {
+            continue;
+        }
+        Check(headerOk, "a decoded message has a valid header");
+        Check(msg.size() == MessageHeader::kSize + m.header.payloadBytes,
+              "a decoded message is exactly header + payload bytes");
+        CheckDelivered(m);
+        std::vector<uint8_t> again;
+        if (m.header.raw)
+        {
+            EncodeRawMessage(AddressOf(m.header), m.raw.data(), m.raw.size(), again);
+            Check(again == msg, "a raw message re-encodes to the same bytes");
+        }
+        else if (m.header.count == 0 ||
+                 (m.header.encoding == WireEncoding::Float64 && to == Precision::Float64) ||
+                 (m.header.encoding == WireEncoding::Float32 && to == Precision::Float32))
+        {
+            EncodeMessage(AddressOf(m.header), m.params, m.header.encoding, nullptr, again);
+            Check(again == msg, "a lossless message re-encodes to the same bytes");
+        }
+    }
+    return 0;
+}
+
+int
+FuzzStreamReassembler(const uint8_t* data, std::size_t size)
+{
+    if (size == 0)
+    {
+        return 0;
+    }
+    const std::size_t piece = std::size_t(data[0]) + 1;
+    MessageReassembler r(Precision::Float64, kMaxBytes);
+    uint64_t delivered = 0;
+    for (std::size_t pos = 1; pos < size; pos += piece)
+    {
+        const std::size_t n = std::min(piece, size - pos);
+        r.Push(data + pos, n);
+        ReceivedMessage m;
+        while (r.Pop(m))
+        {
+            ++delivered;
+            CheckDelivered(m);
+            Check(m.header.payloadBytes <= kMaxBytes, "no payload above the limit");
+        }
+        Check(r.Buffered() < MessageHeader::kSize + kMaxBytes + piece,
+              "buffered bytes bounded by one message and one push");
+    }
+    const ReassemblerStats& s = r.Stats();
+    Check(s.bytesIn == size - 1, "every pushed byte counted");
+    Check(s.messages == delivered, "every delivered message counted");
+    return 0;
+}
+
+int
+FuzzChunkReassembler(const uint8_t* data, std::size_t size)
+{
+    if (size == 0)
+    {
+        return 0;
+    }
+    constexpr std::size_t kMaxOpen = 4;
+    ChunkReassembler r(kMaxOpen, kMaxBytes, 16);
+    double now = 0.0;
+    for (std::vector<uint8_t>& d : Records(data + 1, size - 1))
+    {
+        if (data[0] & 1)
+        {
+            FixChunkCrc(d);
+        }
+        CompletedMessage done;
+        const ChunkResult res = r.Accept(d.data(), d.size(), done, now);
+        now += 1.0;
+        if (res == ChunkResult::Completed)
+        {
+            Check(done.bytes.size() <= kMaxBytes, "completed message within the limit");
+            Check(!r.IsOpen(done.key), "a completed message is closed");
+        }
+        Check(r.OpenCount() <= kMaxOpen, "open messages bounded");
+        Check(r.BufferedBytes() <= kMaxOpen * std::size_t(kMaxBytes), "buffered bytes bounded");
+        for (const MessageKey& key : r.OpenMessages())
+        {
+            PartialMessage p;
+            Check(r.Snapshot(key, p), "an open message has a snapshot");
+            const std::vector<uint32_t> missing = r.MissingChunks(key);
+            Check(missing == p.missingChunks, "MissingChunks agrees with the snapshot");
+            Check(!missing.empty() && missing.size() < p.chunkCount,
+                  "an open message misses some but not all chunks");
+            Check(p.chunksReceived + missing.size() == p.chunkCount, "chunks add up");
+            const std::vector<IndexRange> got = r.ReceivedByteRanges(key);
+            const std::vector<IndexRange> gap = r.MissingByteRanges(key);
+            std::size_t covered = 0;
+            for (const auto& v : {got, gap})
+            {
+                for (const IndexRange& x : v)
+                {
+                    Check(x.begin < x.end && x.end <= p.bytes.size(), "ranges inside the message");
+                    covered += x.end - x.begin;
+                }
+            }
+            Check(covered == p.bytes.size(), "received and missing ranges partition the message");
+        }
+        if (d.size() > 4 && d[4] == 0xFF)
+        {
+            r.ExpireIdle(now - 2.0); // some inputs also exercise expiry mid-stream
+        }
+    }
+    std::vector<PartialMessage> partials;
+    r.ExpireIdle(std::numeric_limits<double>::infinity(), &partials);
+    Check(r.OpenCount() == 0 && r.BufferedBytes() == 0, "expiry empties the reassembler");
+    const ChunkReassemblerStats& s = r.Stats();
+    Check(s.datagrams == s.accepted + s.duplicate + s.late + s.malformed,
+          "every datagram counted exactly once");
+    return 0;
+}
+
+int
+FuzzFeedback(const uint8_t* data, std::size_t size)
+{
+    if (size == 0)
+    {
+        return 0;
+    }
+    std::vector<uint8_t> d(data + 1, data + size);
+    if ((data[0] & 1) && d.size() >= ChunkFeedback::kMinSize)
+    {
+        PutLe32(d.data() + d.size() - 4, Crc2(d.data(), d.size() - 4, nullptr, 0));
+    }
+    ChunkFeedback fb;
+    const FeedbackStatus st = ParseFeedback(d.data(), d.size(), fb);
+    if (st == FeedbackStatus::Ok)
+    {
+        Check(IsFeedbackDatagram(d.data(), d.size()), "parsed feedback carries the magic");
+        Check(FeedbackSize(fb) == d.size(), "FeedbackSize matches the datagram");
+        std::vector<uint8_t> again;
+        EncodeFeedback(fb, again);
+        Check(again == d, "parsed feedback re-encodes to the same bytes");
+    }
+    return 0;
+}
+
+int
+FuzzPartialDecode(const uint8_t* data, std::size_t size)
+{
+    if (size < 2)
+    {
+        return 0;
+    }
+    const std::size_t nRanges = data[1] & 0x0F;
+    const Precision prevPrecision = (data[1] & 0x10) ? Precision::Float32 : Precision::Float64;
+    std::size_t pos = 2;
+    std::vector<IndexRange> ranges;
+    for (std::size_t i = 0; i < nRanges && pos + 4 <= size; ++i, pos += 4)
+    {
+        const std::size_t begin = data[pos] | (std::size_t(data[pos + 1]) << 8);
+        const std::size_t len = data[pos + 2] | (std::size_t(data[pos + 3]) << 8);
+        ranges.push_back({begin, begin + len});
+    }
+    std::vector<uint8_t> msg(data + pos, data + size);
+    if (data[0] & 1)
+    {
+        FixMessageCrc(msg);
+    }
+    if (msg.empty())
+    {
+        return 0;
+    }
+    // Ranges reaching past the message are clipped (the reassembler never reports them).
+    for (IndexRange& x : ranges)
+    {
+        x.begin = std::min(x.begin, msg.size());
+        x.end = std::min(x.end, msg.size());
+    }
+    // The previous vector has the header's count when the header parses (else the SizeMismatch
+    // path is taken with a small vector).
+    MessageHeader h;
+    const bool headerOk = msg.size() >= MessageHeader::kSize &&
+                          ParseHeader(msg.data(), kMaxBytes, h) == HeaderStatus::Ok;
+    const std::size_t prevSize = headerOk ? h.count : data[1] >> 5;
+    const ParamVector previous = ParamVector::Zeros(prevPrecision, prevSize);
+
+    ReceivedMessage out;
+    std::size_t missing = 0;
+    const MessageDecodeStatus st = DecodePartialMessage(msg.data(),
+                                                        msg.size(),
+                                                        ranges,
+                                                        previous,
+                                                        Precision::Float64,
+                                                        kMaxBytes,
+                                                        out,
+                                                        &missing);
+    if (st != MessageDecodeStatus::Ok)
+    {
+        return 0;
+    }
+    Check(headerOk, "a partially decoded message has a valid header");
+    CheckDelivered(out);
+    Check(missing <= out.header.count, "missing coordinates within count");
+    if (!out.header.raw)
+    {
+        const std::size_t offset = MessageHeader::kSize + WireDataOffset(out.header.encoding);
+        const std::size_t elem = WireElementBytes(out.header.encoding);
+        std::size_t counted = 0;
+        for (const auto& v : {ReceivedCoordinateRanges(ranges, offset, elem, h.count),
+                              MissingCoordinateRanges(ranges, offset, elem, h.count)})
+        {
+            for (const IndexRange& x : v)
+            {
+                Check(x.begin < x.end && x.end <= h.count, "coordinate ranges inside [0, count)");
+                counted += x.end - x.begin;
+            }
+        }
+        Check(counted == h.count, "received and missing coordinates partition [0, count)");
+    }
+    if (RangesCover(ranges, 0, msg.size()))
+    {
+        Check(missing == 0, "nothing missing when every byte arrived");
+        ReceivedMessage whole;
+        if (DecodeWholeMessage(msg.data(), msg.size(), Precision::Float64, kMaxBytes, whole) ==
+            MessageDecodeStatus::Ok)
+        {
+            Check(whole.params == out.params && whole.raw == out.raw,
+                  "with every byte received the partial decode equals the whole decode");
+        }
+    }
+    return 0;
+}
+
+int
+FuzzRawPayload(const uint8_t* data, std::size_t size)
+{
+    const std::vector<uint8_t> bytes(data, data + size);
+    std::vector<uint32_t> u;
+    Check(UnpackU32(bytes, u) == (size % 4 == 0), "UnpackU32 accepts exactly multiples of 4");
+    if (size % 4 == 0)
+    {
+        Check(PackU32(u) == bytes, "UnpackU32 then PackU32 gives the same bytes");
+    }
+    std::vector<double> f;
+    Check(UnpackF64(bytes, f) == (size % 8 == 0), "UnpackF64 accepts exactly multiples of 8");
+    if (size % 8 == 0)
+    {
+        Check(PackF64(f) == bytes, "UnpackF64 then PackF64 gives the same bytes");
+    }
+    return 0;
+}
+
+int
+FuzzIdxReader(const uint8_t* data, std::size_t size)
+{
+    if (size < 2)
+    {
+        return 0;
+    }
+    const std::size_t m = std::min(size - 2, data[0] | (std::size_t(data[1]) << 8));
+    const MemFile images(data + 2, m);
+    const MemFile labels(data + 2 + m, size - 2 - m);
+    for (const MemFile* f : {&images, &labels})
+    {
+        try
+        {
+            const IdxArray a = ReadIdx(f->Path());
+            std::size_t n = 1;
+            for (uint32_t d : a.dims)
+            {
+                n *= d;
+            }
+            Check(!a.dims.empty() && a.values.size() == n, "IDX values = product of dims");
+        }
+        catch (const DataError&)
+        {
+        }
+    }
+    try
+    {
+        const Dataset<float> d = ReadIdxDataset<float>(images.Path(), labels.Path());
+        Check(d.numClasses >= 1 && static_cast<std::size_t>(d.numClasses) <= kDefaultMaxClasses,
+              "class count within the default bound");
+        Check(static_cast<std::size_t>(d.targets.size()) == d.Size() &&
+                  static_cast<std::size_t>(d.features.rows()) == d.Size(),
+              "one label per sample");
+        for (Eigen::Index i = 0; i < d.targets.size(); ++i)
+        {
+            Check(d.targets[i] >= 0 && d.targets[i] < static_cast<float>(d.numClasses),
+                  "labels in 0 .. numClasses-1");
+        }
+    }
+    catch (const DataError&)
+    {
+    }
+    return 0;
+}
+
+int
+FuzzTextParse(const uint8_t* data, std::size_t size)
+{
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    try
+    {
+        const double x = ParseDouble(text, "x", -1e6, 1e6);
+        Check(std::isfinite(x) && x >= -1e6 && x <= 1e6, "ParseDouble within range");
+    }
+    catch (const ConfigError&)
+    {
+    }
+    try
+    {
+        const uint64_t n = ParseUint64(text, "n", 3, 1000000007);
+        Check(n >= 3 && n <= 1000000007, "ParseUint64 within range");
+    }
+    catch (const ConfigError&)
+    {
+    }
+    try
+    {
+        const uint32_t n = ParseUint32(text, "n32");
+        Check(text.find(std::to_string(n)) != std::string::npos,
+              "ParseUint32's value is written in the text");
+    }
+    catch (const ConfigError&)
+    {
+    }
+    const auto isSpace = [](char c) { return c == ' ' || c == '\t'; };
+    try
+    {
+        const std::vector<std::string> items = SplitList(text, "list", 16);
+        Check(!items.empty() && items.size() <= 16, "SplitList: 1..maxItems items");
+        for (const std::string& s : items)
+        {
+            Check(!s.empty() && !isSpace(s.front()) && !isSpace(s.back()),
+                  "SplitList items non-empty and trimmed");
+        }
+    }
+    catch (const ConfigError&)
+    {
+    }
+    try
+    {
+        const std::vector<double> v = ParseDoubleList(text, "dlist", 0.0, 1.0, 16);
+        Check(!v.empty() && v.size() <= 16, "ParseDoubleList: 1..maxItems values");
+        for (double x : v)
+        {
+            Check(x >= 0.0 && x <= 1.0, "ParseDoubleList values within range");
+        }
+    }
+    catch (const ConfigError&)
+    {
+    }
+    try
+    {
+        const std::vector<uint32_t> v = ParseUnsignedList<uint32_t>(text, "ulist", 1, 64, 16);
+        Check(!v.empty() && v.size() <= 16, "ParseUnsignedList: 1..maxItems values");
+        for (uint32_t x : v)
+        {
+            Check(x >= 1 && x <= 64, "ParseUnsignedList values within range");
+        }
+    }
+    catch (const ConfigError&)
+    {
+    }
+    return 0;
+}
+
+const std::vector<FuzzHarness>&
+Harnesses()
+{
+    static const std::vector<FuzzHarness> all{
+        {"model-message", &FuzzModelMessage},
+        {"stream-reassembler", &FuzzStreamReassembler},
+        {"chunk-reassembler", &FuzzChunkReassembler},
+        {"feedback", &FuzzFeedback},
+        {"partial-decode", &FuzzPartialDecode},
+        {"raw-payload", &FuzzRawPayload},
+        {"idx-reader", &FuzzIdxReader},
+        {"text-parse", &FuzzTextParse},
+    };
+    return all;
+}
+
+} // namespace fuzz
+} // namespace fl
+} // namespace ns3

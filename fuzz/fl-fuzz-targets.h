@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Fuzz entry points of the module's decoders. Each one takes arbitrary bytes, feeds them to a
+ * decoder the way a receiver would, and checks what the decoder promises (nothing malformed is
+ * delivered, what is delivered re-encodes to the same bytes, bookkeeping stays bounded). A
+ * broken promise throws FuzzInvariantError; a crash, an out-of-bounds access or undefined
+ * behaviour is left to the sanitizers. The same functions serve the libFuzzer binaries
+ * (fl-fuzz-main.cc, built by utils/fuzz.sh) and the GoogleTest replay of the seed corpus
+ * (test/test-fuzz-corpus.cc), so CI exercises them without clang.
+ *
+ * Input formats (the corpus under fuzz/corpus/<name>/ follows them):
+ *  - a leading "fix" byte: when its bit 0 is set the harness rewrites the CRC fields before
+ *    decoding, so that mutations reach the code behind the CRC check.
+ *  - several datagrams in one input: records of a 2-byte little-endian length, then the bytes.
+ */
+#ifndef FL_FUZZ_TARGETS_H
+#define FL_FUZZ_TARGETS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+namespace fuzz
+{
+
+/// A decoder broke one of its documented promises on some input.
+class FuzzInvariantError : public std::logic_error
+{
+  public:
+    /// @param what the broken promise
+    explicit FuzzInvariantError(const std::string& what)
+        : std::logic_error("fuzz invariant broken: " + what)
+    {
+    }
+};
+
+/// Signature of a fuzz entry point (that of LLVMFuzzerTestOneInput); returns 0.
+using FuzzEntry = int (*)(const uint8_t* data, std::size_t size);
+
+/// A harness: its name (also its corpus folder, fuzz/corpus/<name>) and its entry point.
+struct FuzzHarness
+{
+    const char* name; ///< harness name
+    FuzzEntry entry;  ///< entry point
+};
+
+/// Every harness, one per decoder.
+const std::vector<FuzzHarness>& Harnesses();
+
+/**
+ * Model message header and whole-message decode (ParseHeader, DecodeWholeMessage).
+ * Input: fix byte, then the message. A message that decodes re-encodes to the same bytes.
+ */
+int FuzzModelMessage(const uint8_t* data, std::size_t size);
+
+/**
+ * Stream reassembly (MessageReassembler). Input: one byte choosing the piece size (1..256),
+ * then the stream, pushed piece by piece and popped after every push.
+ */
+int FuzzStreamReassembler(const uint8_t* data, std::size_t size);
+
+/**
+ * Chunk reassembly (ChunkReassembler, ParseChunk). Input: fix byte, then datagram records;
+ * between datagrams the harness asks every open message for its missing chunks and received
+ * ranges, and finally expires them all.
+ */
+int FuzzChunkReassembler(const uint8_t* data, std::size_t size);
+
+/**
+ * ACK/NACK feedback (ParseFeedback). Input: fix byte, then one datagram. A datagram that
+ * parses re-encodes to the same bytes.
+ */
+int FuzzFeedback(const uint8_t* data, std::size_t size);
+
+/**
+ * Partial decode (DecodePartialMessage, coordinate ranges). Input: fix byte, a byte holding
+ * the number of received ranges n (mod 16) and the previous vector's precision (bit 4), n
+ * ranges of a 2-byte begin and a 2-byte length, then the message. With every byte received,
+ * the result equals DecodeWholeMessage's.
+ */
+int FuzzPartialDecode(const uint8_t* data, std::size_t size);
+
+/**
+ * Raw (control) payloads (UnpackU32, UnpackF64). Input: the payload. What unpacks packs back
+ * to the same bytes.
+ */
+int FuzzRawPayload(const uint8_t* data, std::size_t size);
+
+/**
+ * IDX reader (ReadIdx, ReadIdxDataset). Input: a 2-byte length m, m bytes of image file, then
+ * the label file (each plain or gzip). Errors must be DataError; a data set read has labels
+ * below its class count and numClasses <= kDefaultMaxClasses.
+ */
+int FuzzIdxReader(const uint8_t* data, std::size_t size);
+
+/**
+ * Number and list parser (text-parse.h). Input: the text. Errors must be ConfigError; values
+ * returned are in range, lists non-empty, bounded and trimmed.
+ */
+int FuzzTextParse(const uint8_t* data, std::size_t size);
+
+} // namespace fuzz
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_FUZZ_TARGETS_H
