@@ -424,10 +424,11 @@ RunRounds(const Options& o, Csv& csv)
         const double volume = static_cast<double>(roundsUsed) * o.perRound * perClientUp;
         csv.Row("rounds", st.name, -1, -1, "target_accuracy", target);
         csv.Row("rounds", st.name, -1, -1, "best_accuracy", best);
-        csv.Row("rounds", st.name, -1, -1, "rounds_to_target", reached > 0 ? reached : -1);
+        csv.Row("rounds", st.name, -1, -1, "rounds_to_target", reached > 0 ? static_cast<double>(reached) : -1.0);
         csv.Row("rounds", st.name, -1, -1, "uplink_bytes_per_client_round", perClientUp);
         csv.Row("rounds", st.name, -1, -1, "uplink_bytes_total", volume);
         csv.Row("rounds", st.name, -1, -1, "sigma", st.sigma);
+        csv.Row("rounds", st.name, -1, -1, "learned_codec", st.source == "gaussian-surrogate" || !st.codec ? 0 : 1);
         csv.Row("rounds", st.name, -1, -1, "wall_seconds", wall);
         std::cout << "  " << st.name << " (" << st.source << ", sigma " << st.sigma
                   << "): rounds to " << target << " = "
@@ -542,6 +543,12 @@ RunNetwork(const Options& o, Csv& csv)
         const double n = rows.empty() ? 1.0 : static_cast<double>(rows.size());
         const double encPerClient = uploads > 0 ? encodeSeconds / uploads : 0.0;
         csv.Row("network", st.name, -1, -1, "uplink_bytes_per_round", upBytes / n);
+        csv.Row("network",
+                st.name,
+                -1,
+                -1,
+                "payload_bytes_per_client",
+                static_cast<double>(ega ? ega->PayloadBytes(d) : 4 * d));
         csv.Row("network", st.name, -1, -1, "round_time_s_mean", roundTime / n);
         csv.Row("network", st.name, -1, -1, "encode_seconds_per_client", encPerClient);
         csv.Row("network",
@@ -569,7 +576,10 @@ RunNetwork(const Options& o, Csv& csv)
             csv.Row("network", st.name, -1, -1, "probe_cosine_mean", cos / probes.size());
         }
         std::cout << "  " << st.name << ": " << completed << " rounds, uplink "
-                  << upBytes / n / 1e3 << " kB/round (codes " << EgaPayloadBytes(d, std::max(1u, st.compression)) << " B/client), round "
+                  << upBytes / n / 1e3 << " kB/round ("
+                  << (ega ? "codes " + std::to_string(ega->PayloadBytes(d))
+                          : "model " + std::to_string(4 * d))
+                  << " B/client), round "
                   << roundTime / n << " s simulated"
                   << (st.codec ? ", encoder " + std::to_string(encPerClient * 1e3) +
                                      " ms/client (" +

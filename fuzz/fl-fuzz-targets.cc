@@ -549,9 +549,23 @@ FuzzTextParse(const uint8_t* data, std::size_t size)
 int
 FuzzEgaCodecFile(const uint8_t* data, std::size_t size)
 {
+    if (size < 1)
+    {
+        return 0;
+    }
+    // Fix byte: bit 0 rewrites the trailing CRC so that mutations reach the checks behind it.
+    std::vector<uint8_t> file(data + 1, data + size);
+    if ((data[0] & 1) != 0 && file.size() >= 4)
+    {
+        const uint32_t crc = Crc32(file.data(), file.size() - 4);
+        for (int k = 0; k < 4; ++k)
+        {
+            file[file.size() - 4 + k] = static_cast<uint8_t>(crc >> (8 * k));
+        }
+    }
     try
     {
-        const EgaMlpCodec codec = EgaMlpCodec::Deserialize(data, size, "fuzz input");
+        const EgaMlpCodec codec = EgaMlpCodec::Deserialize(file.data(), file.size(), "fuzz input");
         const uint32_t b = codec.BlockSize();
         const uint32_t h = codec.CodeSize();
         Check(b > 0 && h > 0, "a loaded codec has positive b and h");

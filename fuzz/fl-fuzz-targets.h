@@ -107,7 +107,8 @@ int FuzzIdxReader(const uint8_t* data, std::size_t size);
 int FuzzTextParse(const uint8_t* data, std::size_t size);
 
 /**
- * EGA codec file (EgaMlpCodec::Deserialize, format FLEGACOD). Input: the file image. Errors
+ * EGA codec file (EgaMlpCodec::Deserialize, format FLEGACOD). Input: fix byte (bit 0: rewrite
+ * the trailing CRC-32), then the file image. Errors
  * must be DataError; a codec that loads has consistent shapes, and encodes and decodes a block
  * to the declared sizes.
  */
