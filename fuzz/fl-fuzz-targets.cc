@@ -6,6 +6,8 @@
 #include "ns3/chunk-feedback.h"
 #include "ns3/chunking.h"
 #include "ns3/data-io.h"
+#include "ns3/ega-mlp-codec.h"
+#include "ns3/ega-uplink-codec.h"
 #include "ns3/message-reassembler.h"
 #include "ns3/model-message.h"
 #include "ns3/partial-message.h"
@@ -544,6 +546,96 @@ FuzzTextParse(const uint8_t* data, std::size_t size)
     return 0;
 }
 
+int
+FuzzEgaCodecFile(const uint8_t* data, std::size_t size)
+{
+    if (size < 1)
+    {
+        return 0;
+    }
+    // Fix byte: bit 0 rewrites the trailing CRC so that mutations reach the checks behind it.
+    std::vector<uint8_t> file(data + 1, data + size);
+    if ((data[0] & 1) != 0 && file.size() >= 4)
+    {
+        const uint32_t crc = Crc32(file.data(), file.size() - 4);
+        for (int k = 0; k < 4; ++k)
+        {
+            file[file.size() - 4 + k] = static_cast<uint8_t>(crc >> (8 * k));
+        }
+    }
+    try
+    {
+        const EgaMlpCodec codec = EgaMlpCodec::Deserialize(file.data(), file.size(), "fuzz input");
+        const uint32_t b = codec.BlockSize();
+        const uint32_t h = codec.CodeSize();
+        Check(b > 0 && h > 0, "a loaded codec has positive b and h");
+        Eigen::MatrixXd codes;
+        codec.Encode(Eigen::MatrixXd::Zero(b, 1), codes);
+        Check(codes.rows() == h && codes.cols() == 1, "Encode gives h x K codes");
+        Eigen::MatrixXd blocks;
+        Rng rng(1);
+        codec.Decode(codes, blocks, rng);
+        Check(blocks.rows() == b && blocks.cols() == 1, "Decode gives b x K blocks");
+    }
+    catch (const DataError&)
+    {
+    }
+    return 0;
+}
+
+int
+FuzzUplinkPayload(const uint8_t* data, std::size_t size)
+{
+    if (size < 1)
+    {
+        return 0;
+    }
+    const uint32_t h = 1 + data[0] % 16;
+    const std::vector<uint8_t> bytes(data + 1, data + size);
+    const std::size_t blocks = bytes.size() / (4 * h);
+    Eigen::MatrixXd codes;
+    const bool ok = EgaUnpackCodes(bytes, h, blocks, codes);
+    if (ok)
+    {
+        Check(blocks >= 1 && bytes.size() == 4 * h * blocks, "codes accepted only at 4 h K bytes");
+        Check(codes.allFinite(), "accepted codes are finite");
+        Check(EgaPackCodes(codes) == bytes, "accepted codes pack back to the same bytes");
+    }
+    else if (blocks >= 1 && bytes.size() == 4 * h * blocks)
+    {
+        bool finite = true;
+        for (std::size_t i = 0; i < bytes.size(); i += 4)
+        {
+            uint32_t bits = 0;
+            for (int k = 0; k < 4; ++k)
+            {
+                bits |= static_cast<uint32_t>(bytes[i + k]) << (8 * k);
+            }
+            finite = finite && ((bits >> 23) & 0xFF) != 0xFF;
+        }
+        Check(!finite, "well-sized finite codes are accepted");
+    }
+    UplinkRoundParams p;
+    if (UplinkRoundParams::Unpack(bytes, p))
+    {
+        Check(bytes.size() == 24 && p.slots >= 1, "round parameters: 24 bytes, slots >= 1");
+        Check(p.Pack() == bytes, "round parameters re-pack to the same bytes");
+        UplinkRoundParams q;
+        Check(UplinkRoundParams::Unpack(p.Pack(), q) && q.scale == p.scale &&
+                  q.totalWeight == p.totalWeight && q.slots == p.slots,
+              "re-packed round parameters parse to the same values");
+    }
+    UplinkReport r;
+    if (UnpackUplinkReport(bytes, r))
+    {
+        UplinkReport q;
+        Check(bytes.size() == 16 && UnpackUplinkReport(PackUplinkReport(r), q) &&
+                  q.statistic == r.statistic && q.weight == r.weight,
+              "a report re-packs to the same values");
+    }
+    return 0;
+}
+
 const std::vector<FuzzHarness>&
 Harnesses()
 {
@@ -556,6 +648,8 @@ Harnesses()
         {"raw-payload", &FuzzRawPayload},
         {"idx-reader", &FuzzIdxReader},
         {"text-parse", &FuzzTextParse},
+        {"ega-codec-file", &FuzzEgaCodecFile},
+        {"uplink-payload", &FuzzUplinkPayload},
     };
     return all;
 }

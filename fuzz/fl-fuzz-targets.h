@@ -106,6 +106,22 @@ int FuzzIdxReader(const uint8_t* data, std::size_t size);
  */
 int FuzzTextParse(const uint8_t* data, std::size_t size);
 
+/**
+ * EGA codec file (EgaMlpCodec::Deserialize, format FLEGACOD). Input: fix byte (bit 0: rewrite
+ * the trailing CRC-32), then the file image. Errors
+ * must be DataError; a codec that loads has consistent shapes, and encodes and decodes a block
+ * to the declared sizes.
+ */
+int FuzzEgaCodecFile(const uint8_t* data, std::size_t size);
+
+/**
+ * Uplink-codec payloads (UplinkRoundParams::Unpack, UnpackUplinkReport, EgaUnpackCodes).
+ * Input: one byte h (1..16 = 1 + byte mod 16), then the payload. Codes are accepted exactly
+ * when the size is 4 h K for K >= 1 and every value is finite, and pack back to the same bytes;
+ * accepted control payloads pack back to the same bytes.
+ */
+int FuzzUplinkPayload(const uint8_t* data, std::size_t size);
+
 } // namespace fuzz
 } // namespace fl
 } // namespace ns3

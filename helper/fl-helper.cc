@@ -164,6 +164,12 @@ FlFedAvgHelper::SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturba
 }
 
 void
+FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
+{
+    m_codec = std::move(codec);
+}
+
+void
 FlFedAvgHelper::SetStartTimes(Time server, Time firstClient, Time clientSpacing)
 {
     m_serverStart = server;
@@ -199,6 +205,14 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     {
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
             ->SetUplinkPerturbation(m_makePerturbation());
+    }
+    if (m_codec)
+    {
+        stack.server->SetUplinkCodec(m_codec);
+        for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
+        {
+            DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetUplinkCodec(m_codec);
+        }
     }
     stack.serverApps.Start(m_serverStart);
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)

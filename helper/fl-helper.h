@@ -137,6 +137,11 @@ class FlFedAvgHelper
      * FlClientApplication::SetUplinkPerturbation.
      */
     void SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturbation>()> make);
+    /**
+     * The uplink-codec seam: one codec object (e.g. fl::EgaUplinkCodec) shared by the server
+     * and every client (FlServerApplication::SetUplinkCodec). Null: FedAvg on models.
+     */
+    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
     /// Server start time, first client start and the spacing of client starts.
     void SetStartTimes(Time server, Time firstClient, Time clientSpacing);
 
@@ -161,6 +166,7 @@ class FlFedAvgHelper
     Ptr<RandomVariableStream> m_speed;
     Ptr<FlRoundStep> m_step;
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
+    std::shared_ptr<const fl::UplinkCodec> m_codec;
     Time m_serverStart{Seconds(0)};
     Time m_firstClient{Seconds(0.5)};
     Time m_clientSpacing{MilliSeconds(20)};

@@ -22,10 +22,13 @@ sources=(
   model/net/model-message.cc model/net/payload-codec.cc model/net/message-reassembler.cc
   model/net/chunking.cc model/net/chunk-feedback.cc model/net/partial-message.cc
   model/learning/param-vector.cc model/learning/data-io.cc model/learning/dataset.cc
-  model/learning/text-parse.cc fuzz/fl-fuzz-targets.cc
+  model/learning/text-parse.cc model/algorithms/uplink-codec.cc
+  model/algorithms/ega/ega-quantizer.cc model/algorithms/ega/ega-codec.cc
+  model/algorithms/ega/ega-mlp-codec.cc model/algorithms/ega/ega-aggregate.cc
+  model/algorithms/ega/ega-uplink-codec.cc fuzz/fl-fuzz-targets.cc
 )
 mkdir -p "$out/include/ns3" "$out/obj" "$out/corpus"
-ln -sf "$PWD"/model/*/*.h "$out/include/ns3/"
+ln -sf "$PWD"/model/*/*.h "$PWD"/model/algorithms/ega/*.h "$out/include/ns3/"
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
        -fno-sanitize-recover=undefined -DEIGEN_MAX_ALIGN_BYTES=64 -DEIGEN_MAX_STATIC_ALIGN_BYTES=64
        -I"$out/include" -Ifuzz -I/usr/include/eigen3)

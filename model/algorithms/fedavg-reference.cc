@@ -5,6 +5,8 @@
 
 #include "ns3/model-message.h"
 
+#include <chrono>
+
 namespace ns3
 {
 namespace fl
@@ -60,6 +62,17 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
     {
         config.onRound(0, global);
     }
+    if (config.uplinkCodec && (config.aggregation.serverMomentum != 0.0 ||
+                               config.aggregation.serverLearningRate != 1.0))
+    {
+        throw ConfigError("aggregation",
+                          "server momentum or learning rate with an uplink codec",
+                          "the codec's aggregate is applied as it is (w += u)");
+    }
+    using Clock = std::chrono::steady_clock;
+    auto seconds = [](Clock::time_point a) {
+        return std::chrono::duration<double>(Clock::now() - a).count();
+    };
     std::vector<ParamVector> local(n);
     std::vector<RoundUpdate> updates(n);
     for (uint32_t r = 1; r <= config.rounds; ++r)
@@ -71,6 +84,72 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             received = config.link.down(r, global);
         }
         const ParamVector& start = config.link.down ? received : global;
+        if (config.uplinkCodec)
+        {
+            std::vector<uint32_t> sel;
+            if (config.select)
+            {
+                sel = config.select(r);
+            }
+            else
+            {
+                for (uint32_t k = 0; k < n; ++k)
+                {
+                    sel.push_back(k);
+                }
+            }
+            std::vector<UplinkReport> reports;
+            std::vector<ParamVector> deltas;
+            for (uint32_t k : sel)
+            {
+                Rng rng(DeriveSeed(config.clientSeeds.at(k), r));
+                TrainOutcome out = task.TrainClient(k, start, rng);
+                res.samplesProcessed += out.samplesProcessed;
+                res.flops += out.flops;
+                deltas.push_back(Difference(out.params, start));
+                UplinkReport rep;
+                rep.client = k;
+                rep.statistic = config.uplinkCodec->Statistic(deltas.back());
+                rep.weight = UplinkClientWeight(static_cast<double>(task.ClientSamples(k)),
+                                                out.meanLoss,
+                                                config.qFedAvg);
+                reports.push_back(rep);
+            }
+            const UplinkRoundParams params = config.uplinkCodec->Agree(reports);
+            auto agg = config.uplinkCodec->Begin(params, global.Size(), global.GetPrecision());
+            for (std::size_t i = 0; i < sel.size(); ++i)
+            {
+                Rng rng(UplinkEncodeSeed(config.clientSeeds[sel[i]], r));
+                const auto t0 = Clock::now();
+                const std::vector<uint8_t> payload =
+                    config.uplinkCodec->Encode(deltas[i], params, sel[i], reports[i].weight, rng);
+                res.encodeSeconds += seconds(t0);
+                res.uplinkPayloadBytes += payload.size();
+                if (config.dropUpload && config.dropUpload(r, sel[i]))
+                {
+                    continue;
+                }
+                const auto t1 = Clock::now();
+                agg->Add(sel[i], payload, reports[i].weight);
+                res.decodeSeconds += seconds(t1);
+            }
+            if (agg->Count() > 0)
+            {
+                Rng rng(UplinkDecodeSeed(config.initSeed, r));
+                const auto t1 = Clock::now();
+                AddInPlace(global, agg->Finish(rng));
+                res.decodeSeconds += seconds(t1);
+            }
+            if (config.step)
+            {
+                config.step(r, global);
+            }
+            if (config.onRound)
+            {
+                config.onRound(r, global);
+            }
+            continue;
+        }
         for (std::size_t k = 0; k < n; ++k)
         {
             Rng rng(DeriveSeed(config.clientSeeds[k], r));

@@ -11,6 +11,7 @@
 #include "ns3/fedavg.h"
 #include "ns3/learning-task.h"
 #include "ns3/payload-codec.h"
+#include "ns3/uplink-codec.h"
 
 #include <functional>
 #include <vector>
@@ -52,6 +53,22 @@ struct FedAvgReferenceConfig
     ReferenceLink link;                 ///< how vectors travel (default: ideal)
     /// The in-process mirror of FlRoundStep: acts on the aggregate before the next round.
     std::function<void(uint32_t round, ParamVector& model)> step;
+    /**
+     * The uplink-codec seam, mirrored from FlClientApplication / FlServerApplication::
+     * SetUplinkCodec: every selected client reports (statistic, weight), the codec agrees, each
+     * client encodes its update (its model minus the global model it received) with
+     * Rng(UplinkEncodeSeed(clientSeeds[k], round)), the server adds the payloads in client order
+     * and w += Finish(Rng(UplinkDecodeSeed(initSeed, round))). `link.up` and `aggregation` are
+     * not used then (a ConfigError if aggregation asks for server momentum).
+     */
+    std::shared_ptr<const UplinkCodec> uplinkCodec;
+    /// q-FedAvg exponent of the clients' weights (UplinkClientWeight), with uplinkCodec only.
+    double qFedAvg{0.0};
+    /// Clients of a round (sorted; default: all). As FlServerApplication's sampling, decided by
+    /// the caller.
+    std::function<std::vector<uint32_t>(uint32_t round)> select;
+    /// With uplinkCodec: client `client` reports in phase 1 but its upload is lost.
+    std::function<bool(uint32_t round, uint32_t client)> dropUpload;
     /// Called after every round (and with round 0 for the initial model), e.g. for progress.
     std::function<void(uint32_t round, const ParamVector& global)> onRound;
 };
@@ -62,6 +79,9 @@ struct FedAvgReferenceResult
     ParamVector finalModel;          ///< the global model after the last round
     std::size_t samplesProcessed{0}; ///< samples processed by all clients in all rounds
     double flops{0.0};               ///< training FLOPs of all clients in all rounds
+    uint64_t uplinkPayloadBytes{0};  ///< codec payload bytes of all uploads (uplinkCodec only)
+    double encodeSeconds{0.0};       ///< wall-clock time in Encode, all clients, all rounds
+    double decodeSeconds{0.0};       ///< wall-clock time in Add + Finish, all rounds
 };
 
 /**

@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <cctype>
+#include <chrono>
 #include <limits>
 
 namespace ns3
@@ -165,6 +166,12 @@ FlClientApplication::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlClientApplication::m_joinInterval),
                           MakeTimeChecker(MilliSeconds(1)))
+            .AddAttribute("QFedAvg",
+                          "Uplink codec only: q-FedAvg exponent q of the client's aggregation "
+                          "weight, samples x (mean training loss)^q (0 = FedAvg's sample count).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FlClientApplication::m_qFedAvg),
+                          MakeDoubleChecker<double>(0.0, 100.0))
             .AddTraceSource("TrainingDone",
                             "Local training finished (round, steps, mean loss, compute time).",
                             MakeTraceSourceAccessor(&FlClientApplication::m_trainingDoneTrace),
@@ -216,6 +223,24 @@ FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
                                 uint32_t server)
 {
     m_gflStep = std::make_unique<GflStep>(GflStep{trainer, uplink, mu, server});
+}
+
+void
+FlClientApplication::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
+{
+    m_codec = std::move(codec);
+}
+
+double
+FlClientApplication::GetEncodeSeconds() const
+{
+    return m_encodeSeconds;
+}
+
+uint32_t
+FlClientApplication::GetCodecUploads() const
+{
+    return m_codecUploads;
 }
 
 uint64_t
@@ -408,6 +433,11 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         Simulator::Cancel(m_joinEvent);
         return;
     }
+    if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkParamsTag)
+    {
+        SendCodecPayload(msg);
+        return;
+    }
     if (h.kind != fl::MessageKind::GlobalModel || msg.params.Size() != m_task->NumParameters())
     {
         ++m_unexpected;
@@ -464,6 +494,11 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         out = m_task->TrainClient(m_clientIndex, msg.params, rng);
     }
     ++m_roundsTrained;
+    m_codecRound = 0; // a newer model supersedes a report still waiting for parameters
+    if (m_codec)
+    {
+        m_codecBase = msg.params;
+    }
     if (keepAsPrevious)
     {
         m_lastGlobal = std::move(msg.params);
@@ -499,6 +534,13 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
         m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
     }
+    if (m_codec)
+    {
+        m_delta = fl::Difference(m_update, m_codecBase);
+        m_codecBase = fl::ParamVector();
+        m_codecWeight = fl::UplinkClientWeight(
+            static_cast<double>(m_task->ClientSamples(m_clientIndex)), out.meanLoss, m_qFedAvg);
+    }
     m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
 }
 
@@ -510,12 +552,56 @@ FlClientApplication::SendUpdate(uint32_t round)
     {
         return;
     }
+    if (m_codec)
+    {
+        // Phase 1: report the statistic and the weight; the payload follows the parameters.
+        fl::UplinkReport r;
+        r.statistic = m_codec->Statistic(m_delta);
+        r.weight = m_codecWeight;
+        m_codecRound = round;
+        m_transport->SendRaw(m_server,
+                             {fl::MessageKind::Control, round, 0, m_serverNode, fl::kUplinkReportTag},
+                             fl::PackUplinkReport(r));
+        return;
+    }
     fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
     m_transport->SendModel({m_server},
                            {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
                            m_update,
                            &quantRng);
+}
+
+void
+FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
+{
+    const uint32_t round = msg.header.round;
+    fl::UplinkRoundParams params;
+    if (m_left || m_codecRound == 0 || round != m_codecRound ||
+        !fl::UplinkRoundParams::Unpack(msg.raw, params))
+    {
+        ++m_unexpected;
+        return;
+    }
+    m_codecRound = 0;
+    fl::Rng rng(fl::UplinkEncodeSeed(m_trainingSeed, round));
+    std::vector<uint8_t> payload;
+    const auto t0 = std::chrono::steady_clock::now();
+    try
+    {
+        payload = m_codec->Encode(m_delta, params, m_clientIndex, m_codecWeight, rng);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_FATAL_ERROR("FlClientApplication: " << e.what());
+    }
+    m_encodeSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++m_codecUploads;
+    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    m_transport->SendRaw(m_server,
+                         {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
+                         payload);
 }
 
 } // namespace ns3

@@ -17,6 +17,7 @@
 #include "ns3/perturbation.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
+#include "ns3/uplink-codec.h"
 
 #include <memory>
 #include <set>
@@ -91,6 +92,20 @@ class FlClientApplication : public FlApplicationBase
                     double mu,
                     uint32_t server);
 
+    /**
+     * The uplink-codec seam (see FlServerApplication::SetUplinkCodec): after the compute time
+     * the client reports Statistic(update) and its weight (samples x meanLoss^QFedAvg) in a
+     * Control message; when the server's round parameters arrive it sends
+     * Encode(update, params) as a raw LocalModel message, update = trained model (after the
+     * uplink perturbation, if any) minus the global model received. Null (default): the model
+     * is sent in the transport's wire encoding.
+     */
+    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
+
+    /// Wall-clock seconds spent in the codec's Encode so far (real CPU time, not simulated).
+    double GetEncodeSeconds() const;
+    /// Codec payloads sent so far.
+    uint32_t GetCodecUploads() const;
     /// The client index.
     uint32_t GetClientIndex() const
     {
@@ -135,6 +150,7 @@ class FlClientApplication : public FlApplicationBase
     void HandleInbound(FlInboundMessage& in);
     void SendJoin();
     void SendUpdate(uint32_t round);
+    void SendCodecPayload(const fl::ReceivedMessage& msg);
     void Leave();
     bool IsSilent(uint32_t round);
 
@@ -170,6 +186,14 @@ class FlClientApplication : public FlApplicationBase
         uint32_t server{0};
     };
     std::unique_ptr<GflStep> m_gflStep;
+    std::shared_ptr<const fl::UplinkCodec> m_codec;         ///< uplink-codec seam (null: none)
+    double m_qFedAvg{0.0};                                  ///< QFedAvg attribute
+    fl::ParamVector m_codecBase;   ///< the global model the pending update was trained from
+    fl::ParamVector m_delta;       ///< the pending update (codec): trained - received
+    double m_codecWeight{0.0};     ///< the pending update's weight
+    uint32_t m_codecRound{0};      ///< round of the report awaiting parameters (0: none)
+    double m_encodeSeconds{0.0};
+    uint32_t m_codecUploads{0};
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

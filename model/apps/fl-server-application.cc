@@ -298,8 +298,16 @@ FlServerApplication::StartApplication()
                                                           << m_expectedClients
                                                           << " expected clients (fix: lower it)");
     }
+    if (m_codec && (m_acceptStale || m_serverMomentum != 0.0 || m_serverLearningRate != 1.0))
+    {
+        NS_FATAL_ERROR("FlServerApplication: an uplink codec ("
+                       << m_codec->Name()
+                       << ") cannot be combined with StragglerPolicy accept, ServerMomentum or "
+                          "ServerLearningRate != 1 (fix: use the defaults)");
+    }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
+    m_codecSeed = seed;
     fl::Rng rng(seed);
     m_global = m_task->InitialParameters(rng);
     m_quantSeed = fl::ServerQuantSeed(seed);
@@ -354,6 +362,7 @@ FlServerApplication::ClientGone(uint32_t client)
     if (m_roundOpen && sel != m_selected.end() && m_updates.count({client, m_round}) == 0)
     {
         m_selected.erase(sel);
+        m_reports.erase(client); // a codec round no longer waits for its upload either
         ++m_lostThisRound;
         MaybeClose();
     }
@@ -385,6 +394,13 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         return; // the round step's own traffic (e.g. a neighbour server's model)
     }
     auto client = m_clientOfNode.find(h.sender);
+    if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkReportTag &&
+        client != m_clientOfNode.end() && m_clients.count(client->second) != 0 &&
+        m_clients.at(client->second).address == in.from)
+    {
+        HandleCodecReport(in.msg, client->second);
+        return;
+    }
     if (h.kind != fl::MessageKind::LocalModel || client == m_clientOfNode.end() ||
         m_clients.count(client->second) == 0 || m_clients.at(client->second).address != in.from)
     {
@@ -439,6 +455,27 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
                                   uint64_t missingCoordinates)
 {
     const auto& h = msg.header;
+    if (m_codec)
+    {
+        // Phase 2: a codec payload from a client that reported in this round's phase 1.
+        if (!h.raw || !m_roundOpen || m_codecPhase1 || h.round != m_round ||
+            m_reports.count(client) == 0 || m_updates.count({client, h.round}) != 0)
+        {
+            ++m_counters.unexpectedMessages;
+            return;
+        }
+        Update u;
+        u.info.client = client;
+        u.info.trainedRound = h.round;
+        u.info.sampleCount = h.aux;
+        u.info.arrival = Simulator::Now();
+        m_outstanding.erase(client);
+        u.msg = std::move(msg);
+        m_updates.emplace(UpdateKey{client, h.round}, std::move(u));
+        ++m_freshReceived;
+        MaybeClose();
+        return;
+    }
     if (msg.params.Size() != m_task->NumParameters())
     {
         NS_LOG_WARN("update from client " << client << " has " << msg.params.Size()
@@ -488,8 +525,87 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
 }
 
 void
+FlServerApplication::HandleCodecReport(const fl::ReceivedMessage& msg, uint32_t client)
+{
+    const auto& h = msg.header;
+    fl::UplinkReport r;
+    r.client = client;
+    if (!m_roundOpen || !m_codecPhase1 || h.round != m_round || m_reports.count(client) != 0 ||
+        std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end())
+    {
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    if (!fl::UnpackUplinkReport(msg.raw, r))
+    {
+        ++m_counters.codecRejected;
+        return;
+    }
+    m_reports[client] = r;
+    MaybeAgree(false);
+}
+
+void
+FlServerApplication::MaybeAgree(bool deadlineHit)
+{
+    if (!m_roundOpen || !m_codecPhase1 || (!deadlineHit && m_reports.size() < m_selected.size()))
+    {
+        return;
+    }
+    if (m_reports.empty())
+    {
+        Simulator::Cancel(m_deadlineEvent); // every selected client is gone: an empty round
+        CloseRound(false);
+        return;
+    }
+    std::vector<fl::UplinkReport> reports;
+    for (const auto& kv : m_reports)
+    {
+        reports.push_back(kv.second);
+    }
+    try
+    {
+        m_codecParams = m_codec->Agree(reports);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_FATAL_ERROR(e.what());
+    }
+    m_codecPhase1 = false;
+    m_agreedAt = Simulator::Now();
+    // Phase 2 waits for the clients that reported.
+    m_selected.clear();
+    for (const auto& kv : m_reports)
+    {
+        m_selected.push_back(kv.first);
+    }
+    const std::vector<uint8_t> bytes = m_codecParams.Pack();
+    for (const auto& kv : m_reports)
+    {
+        auto peer = m_clients.find(kv.first);
+        if (peer != m_clients.end())
+        {
+            m_transport->SendRaw(
+                peer->second.address,
+                {fl::MessageKind::Control, m_round, 0, peer->second.node, fl::kUplinkParamsTag},
+                bytes);
+        }
+    }
+    if (deadlineHit && m_roundDeadline.IsStrictlyPositive())
+    {
+        m_deadlineEvent =
+            Simulator::Schedule(m_roundDeadline, &FlServerApplication::CloseRound, this, true);
+    }
+}
+
+void
 FlServerApplication::MaybeClose()
 {
+    if (m_codec && m_codecPhase1)
+    {
+        MaybeAgree(false);
+        return;
+    }
     if (m_roundOpen && !m_closing && m_freshReceived >= m_selected.size())
     {
         Simulator::Cancel(m_deadlineEvent);
@@ -568,6 +684,10 @@ FlServerApplication::StartRound()
     m_updates.clear();
     m_freshReceived = 0;
     m_lostThisRound = 0;
+    m_codecPhase1 = m_codec != nullptr;
+    m_reports.clear();
+    m_codecParams = fl::UplinkRoundParams();
+    m_agreedAt = Time();
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
 
@@ -625,6 +745,11 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         return;
     }
+    if (deadlineHit && m_codec && m_codecPhase1 && !m_reports.empty())
+    {
+        MaybeAgree(true); // phase 1 ends at the deadline; phase 2 gets its own
+        return;
+    }
     if (deadlineHit && !m_acceptStale)
     {
         // Use what arrived of updates still in flight (UDP keep-previous: their holes keep the
@@ -663,6 +788,42 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         report.status = FlRoundStatus::Empty;
         m_repeatsInARow = 0;
+    }
+    else if (m_codec)
+    {
+        // The uplink-codec seam: payloads added in client order, decoded once.
+        report.status = FlRoundStatus::Aggregated;
+        m_repeatsInARow = 0;
+        try
+        {
+            auto agg = m_codec->Begin(m_codecParams, m_global.Size(), m_global.GetPrecision());
+            for (auto& kv : m_updates)
+            {
+                const uint32_t client = kv.first.first;
+                const double weight = m_reports.at(client).weight;
+                if (!agg->Add(client, kv.second.msg.raw, weight))
+                {
+                    ++m_counters.codecRejected;
+                    continue;
+                }
+                report.participants.push_back(client);
+                report.updates.push_back(kv.second.info);
+                report.updates.back().weight = weight;
+            }
+            if (agg->Count() == 0)
+            {
+                report.status = FlRoundStatus::Empty;
+            }
+            else
+            {
+                fl::Rng rng(fl::UplinkDecodeSeed(m_codecSeed, m_round));
+                fl::AddInPlace(m_global, agg->Finish(rng));
+            }
+        }
+        catch (const fl::ConfigError& e)
+        {
+            NS_FATAL_ERROR(e.what());
+        }
     }
     else
     {
@@ -744,6 +905,12 @@ FlServerApplication::CloseRound(bool deadlineHit)
 }
 
 void
+FlServerApplication::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
+{
+    m_codec = std::move(codec);
+}
+
+void
 FlServerApplication::FillOpenRoundReport(bool deadlineHit)
 {
     FlRoundReport& report = m_report;
@@ -756,6 +923,9 @@ FlServerApplication::FillOpenRoundReport(bool deadlineHit)
     report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
     report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
+    report.codecReports = static_cast<uint32_t>(m_reports.size());
+    report.agreed = m_agreedAt;
+    report.codecScale = m_codecParams.scale;
 }
 
 bool

@@ -13,6 +13,7 @@
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
+#include "ns3/uplink-codec.h"
 
 #include <map>
 #include <memory>
@@ -74,6 +75,9 @@ struct FlRoundReport
     uint64_t bytesDown{0};          ///< bytes the server sent this round
     uint64_t bytesUp{0};            ///< bytes the server received this round
     bool deadlineHit{false};        ///< the round closed at its deadline
+    uint32_t codecReports{0};       ///< uplink codec: phase-1 reports received
+    Time agreed;                    ///< uplink codec: when the round parameters were broadcast
+    double codecScale{0.0};         ///< uplink codec: the agreed scale (EGA: n)
     uint32_t disconnected{0};       ///< selected clients that disconnected during the round
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
@@ -205,6 +209,18 @@ class FlServerApplication : public FlApplicationBase
      */
     void SetRoundStep(Ptr<FlRoundStep> step);
 
+    /**
+     * The uplink-codec seam (fl::UplinkCodec, e.g. fl::EgaUplinkCodec): each round then has two
+     * phases: the selected clients report a scalar (Control message), the server broadcasts the
+     * agreed parameters to the clients that reported (Control), the clients upload codec
+     * payloads (raw LocalModel messages), and the server adds them in client order and applies
+     * w += Finish(). A deadline that falls in phase 1 starts phase 2 with the clients heard so
+     * far (and a fresh deadline); one in phase 2 closes the round with the payloads received
+     * (the codec decides about the missing ones). Not combinable with StragglerPolicy "accept",
+     * server momentum or a learning rate other than 1. Null (default): FedAvg on models.
+     */
+    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
+
     /// Counters of protocol anomalies and of the round policies.
     struct Counters
     {
@@ -217,6 +233,7 @@ class FlServerApplication : public FlApplicationBase
         uint64_t disconnects{0};    ///< client connections closed during the run
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
+        uint64_t codecRejected{0};  ///< uplink codec: reports or payloads the codec rejected
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -261,6 +278,8 @@ class FlServerApplication : public FlApplicationBase
     void HandlePeerClosed(const Address& peer);
     void HandleJoin(const FlInboundMessage& in);
     void HandleUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
+    void HandleCodecReport(const fl::ReceivedMessage& msg, uint32_t client);
+    void MaybeAgree(bool deadlineHit);
     void ClientGone(uint32_t client);
     const fl::ParamVector* BaseModel(uint32_t round) const;
     std::vector<Address> AddressesOf(const std::vector<uint32_t>& clients) const;
@@ -299,6 +318,12 @@ class FlServerApplication : public FlApplicationBase
     bool m_repeatBelowQuorum{false};
     uint64_t m_quantSeed{0};                       ///< base seed of the int8 quantiser's draws
     Ptr<FlRoundStep> m_step;                       ///< the round seam (null: FedAvg)
+    std::shared_ptr<const fl::UplinkCodec> m_codec; ///< the uplink-codec seam (null: models)
+    uint64_t m_codecSeed{0};                        ///< the initial-model seed (decode draws)
+    bool m_codecPhase1{false};                      ///< collecting phase-1 reports
+    std::map<uint32_t, fl::UplinkReport> m_reports; ///< this round's phase-1 reports
+    fl::UplinkRoundParams m_codecParams;            ///< this round's agreed parameters
+    Time m_agreedAt;
     fl::RoundAggregationConfig m_aggregation;      ///< parsed aggregation attributes
     FlRoundReport m_report;                        ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index

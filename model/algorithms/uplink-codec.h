@@ -1,0 +1,141 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The uplink-codec seam (pure, no ns-3 header): how a client's update becomes the bytes it sends
+ * and how the server turns what it received back into one aggregate. The FedAvg applications
+ * (FlClientApplication, FlServerApplication) and the in-process reference runner
+ * (RunFedAvgReference) call the same object, so a lossless network run equals the in-process
+ * run bit for bit. EGA implements it (ega-uplink-codec.h); without a codec the apps send models
+ * in the transport's wire encoding and average them (FedAvg).
+ *
+ * A round with a codec, as data (update_i = w_i - w, the client's change of the global model):
+ *   phase 1: client i -> server  UplinkReport{statistic_i, weight_i}   (Control, 16-byte payload)
+ *            server -> clients   params = Agree(reports)               (Control, 24-byte payload)
+ *   phase 2: client i -> server  bytes_i = Encode(update_i, params, i, weight_i)  (LocalModel, raw)
+ *   server:  agg = Aggregator(params); agg.Add(i, bytes_i) for i in client order; u = agg.Finish()
+ *            w <- w + u
+ * u estimates the weighted mean sum_i p_i update_i with p_i = weight_i / sum_j weight_j, the
+ * weights being the clients' FedAvg weights (sample counts) times any algorithm factor
+ * (q-FedAvg's loss^q).
+ */
+#ifndef FL_UPLINK_CODEC_H
+#define FL_UPLINK_CODEC_H
+
+#include "ns3/param-vector.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/// What a client reports in phase 1 of a round.
+struct UplinkReport
+{
+    uint32_t client{0};  ///< client index
+    double statistic{0}; ///< codec-defined scalar of the update (EGA: max |update|)
+    double weight{0};    ///< the client's aggregation weight (sample count x algorithm factor)
+};
+
+/// What the server broadcasts after phase 1 (or fixes alone if the codec needs no agreement).
+struct UplinkRoundParams
+{
+    double scale{0.0};       ///< codec-defined scale (EGA: the normalisation n)
+    double totalWeight{0.0}; ///< sum of the reporting clients' weights
+    uint32_t slots{0};       ///< clients the decoder expects (EGA: the codec's m)
+
+    /// The 24-byte control payload: PackF64({scale, totalWeight, slots}).
+    std::vector<uint8_t> Pack() const;
+    /// Parses Pack() bytes; false (out untouched) on a wrong length or non-finite / negative
+    /// values, or slots that are not a whole number in [1, 2^31).
+    static bool Unpack(const std::vector<uint8_t>& bytes, UplinkRoundParams& out);
+};
+
+/// Packs a phase-1 report as PackF64({statistic, weight}) (16 bytes).
+std::vector<uint8_t> PackUplinkReport(const UplinkReport& r);
+/// Parses PackUplinkReport bytes (client left as is); false on a wrong length or non-finite or
+/// negative values.
+bool UnpackUplinkReport(const std::vector<uint8_t>& bytes, UplinkReport& out);
+
+/// The server half of one round: accumulates payloads in the encoded domain, decodes once.
+class UplinkAggregator
+{
+  public:
+    virtual ~UplinkAggregator() = default;
+    /**
+     * Adds client `client`'s payload, sent with aggregation weight `weight` (its phase-1
+     * weight). Returns false, changing nothing, if the payload is malformed (wrong size,
+     * non-finite values): the caller counts it and treats the client as missing.
+     */
+    virtual bool Add(uint32_t client, const std::vector<uint8_t>& payload, double weight) = 0;
+    /// Number of payloads added.
+    virtual uint32_t Count() const = 0;
+    /**
+     * The aggregate update (d entries, precision of the model) from the payloads added. Called
+     * once, with at least one payload added. `rng` feeds codecs whose decoding draws noise.
+     */
+    virtual ParamVector Finish(Rng& rng) = 0;
+};
+
+/**
+ * The uplink-codec seam. Immutable after construction; one object may be shared by every
+ * client and the server of a simulation (clients use the encoder half, the server both).
+ */
+class UplinkCodec
+{
+  public:
+    virtual ~UplinkCodec() = default;
+
+    /// Short name for logs and result files.
+    virtual std::string Name() const = 0;
+
+    /// Phase 1, client: the scalar the client reports about its update (default 0).
+    virtual double Statistic(const ParamVector& update) const;
+
+    /**
+     * Phase 1, server: the round's parameters from the reports (sorted by client, at least one).
+     * Throws ConfigError if the reports cannot be served (e.g. more clients than slots).
+     */
+    virtual UplinkRoundParams Agree(const std::vector<UplinkReport>& reports) const = 0;
+
+    /**
+     * Phase 2, client: the payload for `update` (the client's change of the global model) sent
+     * with weight `weight` under `params`; `rng` is the client's draw for this round.
+     */
+    virtual std::vector<uint8_t> Encode(const ParamVector& update,
+                                        const UplinkRoundParams& params,
+                                        uint32_t client,
+                                        double weight,
+                                        Rng& rng) const = 0;
+
+    /// Server: an aggregator for one round of a model with `parameters` coordinates of
+    /// precision `precision`.
+    virtual std::unique_ptr<UplinkAggregator> Begin(const UplinkRoundParams& params,
+                                                    std::size_t parameters,
+                                                    Precision precision) const = 0;
+};
+
+/// model += update, in the model's precision (ConfigError on a size or precision mismatch).
+void AddInPlace(ParamVector& model, const ParamVector& update);
+/// local - global in their (common) precision (ConfigError on a mismatch).
+ParamVector Difference(const ParamVector& local, const ParamVector& global);
+/// The phase-1 weight of a client: samples x meanLoss^q (q-FedAvg's reweighting; q = 0: samples).
+double UplinkClientWeight(double samples, double meanLoss, double q);
+
+/// Seeds of the codec's draws, shared by the apps and the reference runner.
+uint64_t UplinkEncodeSeed(uint64_t clientTrainingSeed, uint32_t round);
+/// The server's decode seed of round `round`.
+uint64_t UplinkDecodeSeed(uint64_t serverInitSeed, uint32_t round);
+
+/// Control-message tags (MessageAddress::aux) of the two phases.
+constexpr uint32_t kUplinkReportTag = 0x45474131u; ///< client -> server phase-1 report
+constexpr uint32_t kUplinkParamsTag = 0x45474132u; ///< server -> clients round parameters
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_UPLINK_CODEC_H

@@ -1,0 +1,32 @@
+# fl-ega --quick: --help lists the flags; every experiment runs on synthetic data and writes a
+# tidy CSV with rows of each experiment; the leakage rows show the raw attack is exact (PSNR 99)
+# and the network rows carry the curious-server probe.
+execute_process(COMMAND ${EXE} --help RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT "${out}${err}" MATCHES "--experiment" OR NOT "${out}${err}" MATCHES "--quick")
+  message(FATAL_ERROR "fl-ega --help failed (${rc}): ${out}${err}")
+endif()
+file(REMOVE ${OUT})
+execute_process(COMMAND ${EXE} --quick --output=${OUT} --imageDir=${IMGDIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "fl-ega --quick exited with ${rc}")
+endif()
+file(STRINGS ${OUT} lines)
+list(GET lines 0 header)
+if(NOT header STREQUAL "experiment,setting,round,client,metric,value")
+  message(FATAL_ERROR "bad header: ${header}")
+endif()
+foreach(pattern "^sigma,.*,sigma," "^rounds,fedavg,-1,-1,target_accuracy," "^rounds,ega-1x,-1,-1,rounds_to_target,"
+        "^network,ega-1x,1,[0-9]+,probe_relative_error," "^network,ega-1x,-1,-1,encode_seconds_per_client,"
+        "^leakage,raw,-1,0,psnr_db_mean,99$" "^leakage,ega-linear,-1,0,psnr_db_mean,")
+  set(found FALSE)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "${pattern}")
+      set(found TRUE)
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "no row matching ${pattern}")
+  endif()
+endforeach()
