@@ -10,6 +10,8 @@
  *                          100 clients (shards, 2 per client), 10 per round; in-process reference
  *                          runner (RunFedAvgReference, the same seam as the apps), with uplink
  *                          bytes per setting (Fig. 5)
+ *   --experiment=algorithms  FedAvg, FedProx and q-FedAvg with and without EGA 1x (Fig. 4),
+ *                          in process, --targetRounds rounds
  *   --experiment=network   FedAvg and EGA 1x/2x/4x/8x over a real ns-3 Wi-Fi network
  *                          (FlFedAvgHelper, TCP): uplink bytes, simulated uplink time (phase 1 and
  *                          phase 2), encoder time per client and its share of the round, and the
@@ -439,6 +441,70 @@ RunRounds(const Options& o, Csv& csv)
 }
 
 // ---------------------------------------------------------------------------------------------
+/// Fig. 4: FedAvg, FedProx (mu = 0.1) and q-FedAvg (q = 1) with and without EGA (default codec),
+/// in process, --targetRounds rounds, the rounds experiment's data and sampling.
+void
+RunAlgorithms(const Options& o, Csv& csv)
+{
+    std::cout << "fl-ega: algorithms (Fig. 4), in-process reference runner, " << o.targetRounds
+              << " rounds" << std::endl;
+    std::vector<uint64_t> seeds(o.clients);
+    for (uint32_t k = 0; k < o.clients; ++k)
+    {
+        seeds[k] = fl::DeriveSeed(o.seed, k, 0xC1);
+    }
+    const auto select = Sampler(o.clients, o.perRound, o.seed);
+    std::shared_ptr<const fl::EgaCodec> ega1x;
+    for (const auto& st : MakeSettings(o, o.perRound))
+    {
+        if (st.compression == 1)
+        {
+            ega1x = st.codec;
+        }
+    }
+    struct Alg
+    {
+        const char* name;
+        double mu;
+        double q;
+    };
+    for (const Alg& alg : {Alg{"fedavg", 0.0, 0.0}, Alg{"fedprox", 0.1, 0.0}, Alg{"qfedavg", 0.0, 1.0}})
+    {
+        auto task = BuildTask(o, alg.mu);
+        for (bool withEga : {false, true})
+        {
+            const std::string name = std::string(alg.name) + (withEga ? "-ega" : "");
+            fl::FedAvgReferenceConfig cfg;
+            cfg.rounds = o.targetRounds;
+            cfg.initSeed = o.seed;
+            cfg.clientSeeds = seeds;
+            cfg.select = select;
+            cfg.qFedAvg = alg.q;
+            if (withEga)
+            {
+                cfg.uplinkCodec = std::make_shared<fl::EgaUplinkCodec>(ega1x, o.s);
+            }
+            else
+            {
+                cfg.uplinkCodec = std::make_shared<PassThroughCodec>();
+            }
+            double best = 0.0;
+            double last = 0.0;
+            cfg.onRound = [&](uint32_t r, const fl::ParamVector& g) {
+                last = task->Evaluate(g).accuracy;
+                best = std::max(best, last);
+                csv.Row("algorithms", name, r, -1, "accuracy", last);
+            };
+            fl::RunFedAvgReference(*task, cfg);
+            csv.Row("algorithms", name, -1, -1, "final_accuracy", last);
+            csv.Row("algorithms", name, -1, -1, "best_accuracy", best);
+            std::cout << "  " << name << ": final accuracy " << last << ", best " << best
+                      << std::endl;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 void
 RunNetwork(const Options& o, Csv& csv)
 {
@@ -821,9 +887,9 @@ main(int argc, char* argv[])
                       "(PSNR raw vs EGA). One tidy CSV.");
     flags.AddBool("quick", "Synthetic data, few rounds (seconds; used by the test suite)", o.quick);
     flags.AddChoice("experiment",
-                    "Which experiment: sigma, rounds, network, leakage or all",
+                    "Which experiment: sigma, rounds, algorithms, network, leakage or all",
                     o.experiment,
-                    {"sigma", "rounds", "network", "leakage", "all"});
+                    {"sigma", "rounds", "algorithms", "network", "leakage", "all"});
     flags.AddOutput("output", "CSV file (experiment,setting,round,client,metric,value)", o.output, false);
     flags.AddText("codecDir", "Folder with ega-default-codec.bin and ega-b32-h<h>-codec.bin",
                   o.codecDir);
@@ -878,6 +944,10 @@ main(int argc, char* argv[])
         if (all || o.experiment == "rounds")
         {
             RunRounds(o, csv);
+        }
+        if (all || o.experiment == "algorithms")
+        {
+            RunAlgorithms(o, csv);
         }
         if (all || o.experiment == "network")
         {

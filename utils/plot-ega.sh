@@ -2,6 +2,7 @@
 # Plots an fl-ega CSV (experiment,setting,round,client,metric,value) into small PNGs beside it:
 #   <base>-sigma.png    codec error sigma of the measured codecs (Fig. 3)
 #   <base>-rounds.png   test accuracy against round per setting, with FedAvg's target (Table 2)
+#   <base>-algorithms.png  FedAvg, FedProx, q-FedAvg with and without EGA (Fig. 4)
 #   <base>-network.png  uplink bytes per round and simulated round time over Wi-Fi (Fig. 5)
 #   <base>-leakage.png  the victim's image, its reconstruction from the raw update and from the
 #                       curious server's Eq. 2 estimate under EGA (needs the fl-ega-leak-*.txt
@@ -57,6 +58,27 @@ set ylabel 'test accuracy'
 plot ${plot} ${target:-0} with lines dt 2 lc rgb 'black' title 'target'
 GP
   echo "plot: $(png rounds)"
+fi
+
+if has algorithms; then
+  mapfile -t settings < <(awk -F, '$1 == "algorithms" && $5 == "accuracy" { print $2 }' "$in" | awk '!seen[$0]++')
+  plot=""
+  for s in "${settings[@]}"; do
+    awk -F, -v s="$s" '$1 == "algorithms" && $2 == s && $5 == "accuracy" { print $3, $6 }' "$in" > "$tmp/a-$s.dat"
+    dt=1; case "$s" in *-ega) dt=2 ;; esac
+    plot+="'$tmp/a-$s.dat' using 1:2 with lines lw 2 dt $dt title '$s', "
+  done
+  gnuplot <<GP
+set terminal pngcairo size 800,500 font ',10'
+set output '$(png algorithms)'
+set title 'FedAvg, FedProx, q-FedAvg without (solid) and with EGA 1x (dashed)'
+set grid
+set key bottom right
+set xlabel 'round'
+set ylabel 'test accuracy'
+plot ${plot%, }
+GP
+  echo "plot: $(png algorithms)"
 fi
 
 if has network; then
