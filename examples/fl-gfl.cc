@@ -77,14 +77,14 @@ struct Options
     bool quiet = false;
     std::string figure = "all";
     std::string output = "fl-gfl.csv";
-    std::string mode = "inprocess"; ///< inprocess or network
-    std::string transport = "tcp";  ///< network mode: tcp or udp
-    std::string cell = "csma";      ///< network mode: csma or wifi cells
-    double linkMbps = 100.0;        ///< network mode: server-link rate
-    double linkDelayMs = 2.0;       ///< network mode: server-link delay
-    double exchangeTimeout = 0.0;   ///< network mode: combine after this many s (0 = wait)
-    double linkLoss = 0.0;          ///< network mode: packet error rate on server links
-    std::string policy = "reuse-last"; ///< missing-message policy
+    std::string mode = "inprocess";       ///< inprocess or network
+    std::string transport = "tcp";        ///< network mode: tcp or udp
+    std::string cell = "csma";            ///< network mode: csma or wifi cells
+    double linkMbps = 100.0;              ///< network mode: server-link rate
+    double linkDelayMs = 2.0;             ///< network mode: server-link delay
+    double exchangeTimeout = 0.0;         ///< network mode: combine after this many s (0 = wait)
+    double linkLoss = 0.0;                ///< network mode: packet error rate on server links
+    std::string policy = "reuse-last";    ///< missing-message policy
     std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
     uint32_t benchIterations = 10;        ///< bench: network iterations per cell size
     uint32_t runs = 3;
@@ -243,12 +243,11 @@ RunGfl(const Options& o,
     cost.simSeconds = Simulator::Now().GetSeconds();
     if (gfl.Collector().CompletedIterations() != c.iterations)
     {
-        std::cerr << "network run stopped after " << gfl.Collector().CompletedIterations()
-                  << " of " << c.iterations << " iterations" << std::endl;
+        std::cerr << "network run stopped after " << gfl.Collector().CompletedIterations() << " of "
+                  << c.iterations << " iterations" << std::endl;
     }
     Simulator::Destroy();
-    cost.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     g_lastCost = cost;
 }
 
@@ -293,8 +292,7 @@ RunDiffusion(const Options& o,
     }
     cost.simSeconds = Simulator::Now().GetSeconds();
     Simulator::Destroy();
-    cost.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     g_lastCost = cost;
 }
 
@@ -504,7 +502,11 @@ RunFlFigure(const Options& o, SeriesMap& out)
                                     : fl::NodeNoiseConfig{};
             auto& series = out["fl/" + v.name];
             const auto t0 = std::chrono::steady_clock::now();
-            RunGfl(o, *setup.task, setup.task, c, Progress(o, "fl/" + v.name, run, T, series, false));
+            RunGfl(o,
+                   *setup.task,
+                   setup.task,
+                   c,
+                   Progress(o, "fl/" + v.name, run, T, series, false));
             PrintCost(o, "fl/" + v.name);
             series.runs++;
             std::cout
@@ -723,8 +725,8 @@ RunBenchmark(const Options& o, SeriesMap& out)
         std::cout << "bench network: P = " << P << " servers, Wi-Fi cells of K = " << K
                   << " clients (" << P * K << " clients), " << c.iterations
                   << " iterations: " << Fmt(perIteration, 4) << " s wall per iteration, "
-                  << Fmt(g_lastCost.simSeconds / c.iterations, 4)
-                  << " s simulated per iteration, " << g_lastCost.bytes << " bytes" << std::endl;
+                  << Fmt(g_lastCost.simSeconds / c.iterations, 4) << " s simulated per iteration, "
+                  << g_lastCost.bytes << " bytes" << std::endl;
         auto& series = out["bench/network-K" + std::to_string(K)];
         series.sums["wall_s_per_iteration"] = {perIteration};
         series.sums["simulated_s_per_iteration"] = {g_lastCost.simSeconds / c.iterations};
@@ -758,14 +760,22 @@ main(int argc, char* argv[])
                     "gfl (GFL Fig. 2), fl (V003 Fig. 5), ghp (GHP Fig. 1), all, or bench",
                     o.figure,
                     {"gfl", "fl", "ghp", "all", "bench"});
-    flags.AddChoice("mode", "inprocess (ideal links) or network (ns-3 links)", o.mode,
+    flags.AddChoice("mode",
+                    "inprocess (ideal links) or network (ns-3 links)",
+                    o.mode,
                     {"inprocess", "network"});
     flags.AddChoice("transport", "network mode: tcp or udp", o.transport, {"tcp", "udp"});
-    flags.AddChoice("cell", "network mode: csma or wifi cells of clients", o.cell,
+    flags.AddChoice("cell",
+                    "network mode: csma or wifi cells of clients",
+                    o.cell,
                     {"csma", "wifi"});
-    flags.AddReal("linkMbps", "network mode: server-to-server link rate [Mb/s]", o.linkMbps,
+    flags.AddReal("linkMbps",
+                  "network mode: server-to-server link rate [Mb/s]",
+                  o.linkMbps,
                   flexample::Range::Above(0.0));
-    flags.AddReal("linkDelayMs", "network mode: server-to-server link delay [ms]", o.linkDelayMs,
+    flags.AddReal("linkDelayMs",
+                  "network mode: server-to-server link delay [ms]",
+                  o.linkDelayMs,
                   flexample::Range::AtLeast(0.0));
     flags.AddReal("exchangeTimeout",
                   "network mode: combine this many s after the release even with neighbour "
@@ -777,30 +787,52 @@ main(int argc, char* argv[])
                   "--transport=udp: TCP repairs every loss)",
                   o.linkLoss,
                   flexample::Range::Closed(0.0, 0.99));
-    flags.AddChoice("policy", "missing neighbour message: reuse-last, renormalize or skip",
-                    o.policy, {"reuse-last", "renormalize", "skip"});
+    flags.AddChoice("policy",
+                    "missing neighbour message: reuse-last, renormalize or skip",
+                    o.policy,
+                    {"reuse-last", "renormalize", "skip"});
     flags.AddOutput("output", "CSV file (iteration,variant,metric,value)", o.output, false);
     flags.AddWhole<uint32_t>("runs", "Monte Carlo runs per variant", o.runs, 1, 100000);
-    flags.AddWhole<uint32_t>("iterations", "Iterations per run (0 = the figure's default)",
-                             o.iterations, 0, 10000000);
+    flags.AddWhole<uint32_t>("iterations",
+                             "Iterations per run (0 = the figure's default)",
+                             o.iterations,
+                             0,
+                             10000000);
     flags.AddWhole<uint64_t>("seed", "Master seed", o.seed);
-    flags.AddReal("clip", "Gradient clipping G (> 0 also reports epsilon)", o.clip,
+    flags.AddReal("clip",
+                  "Gradient clipping G (> 0 also reports epsilon)",
+                  o.clip,
                   flexample::Range::AtLeast(0.0));
-    flags.AddChoice("weights", "GHP combination weights: metropolis or lazy", o.weights,
+    flags.AddChoice("weights",
+                    "GHP combination weights: metropolis or lazy",
+                    o.weights,
                     {"metropolis", "lazy"});
-    flags.AddReal("ghpB", "GHP Laplace scale b_v (sigma_p^2 = 2 b_v^2)", o.ghpB,
+    flags.AddReal("ghpB",
+                  "GHP Laplace scale b_v (sigma_p^2 = 2 b_v^2)",
+                  o.ghpB,
                   flexample::Range::Above(0.0));
     flags.AddWhole<uint32_t>("servers", "GFL: servers P (0 = 10, quick 4)", o.servers, 0, 10000);
-    flags.AddWhole<uint32_t>("clientsPerServer", "GFL: clients per server K (0 = 100, quick 10)",
-                             o.clientsPerServer, 0, 1000000);
-    flags.AddWhole<uint32_t>("sampled", "GFL: clients sampled per iteration L (0 = 11, quick 4)",
-                             o.sampled, 0, 1000000);
+    flags.AddWhole<uint32_t>("clientsPerServer",
+                             "GFL: clients per server K (0 = 100, quick 10)",
+                             o.clientsPerServer,
+                             0,
+                             1000000);
+    flags.AddWhole<uint32_t>("sampled",
+                             "GFL: clients sampled per iteration L (0 = 11, quick 4)",
+                             o.sampled,
+                             0,
+                             1000000);
     flags.AddBool("secure", "GFL: secure-aggregation masks (X25519 pairwise seeds)", o.secure);
-    flags.AddReal("dropout", "GFL: probability that a sampled client drops out", o.dropout,
+    flags.AddReal("dropout",
+                  "GFL: probability that a sampled client drops out",
+                  o.dropout,
                   flexample::Range::Closed(0.0, 0.99));
     flags.AddText("benchClients", "bench: clients per Wi-Fi cell, a list", o.benchClients);
-    flags.AddWhole<uint32_t>("benchIterations", "bench: network iterations per cell size (>= 2)",
-                             o.benchIterations, 2, 100000);
+    flags.AddWhole<uint32_t>("benchIterations",
+                             "bench: network iterations per cell size (>= 2)",
+                             o.benchIterations,
+                             2,
+                             100000);
     flags.AddCheck([&o]() {
         std::stringstream ss(o.benchClients);
         std::string item;
@@ -832,10 +864,9 @@ main(int argc, char* argv[])
     std::cout << program << ": mode " << o.mode;
     if (o.mode == "network")
     {
-        std::cout << " (" << o.transport << ", " << o.cell << " cells, server links "
-                  << o.linkMbps << " Mb/s / " << o.linkDelayMs << " ms, loss " << o.linkLoss
-                  << ", policy " << o.policy
-                  << "; GHP agents on 802.11n ad hoc)";
+        std::cout << " (" << o.transport << ", " << o.cell << " cells, server links " << o.linkMbps
+                  << " Mb/s / " << o.linkDelayMs << " ms, loss " << o.linkLoss << ", policy "
+                  << o.policy << "; GHP agents on 802.11n ad hoc)";
     }
     std::cout << std::endl;
     SeriesMap series;

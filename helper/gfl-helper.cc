@@ -61,7 +61,8 @@ TransportValue(const std::string& kind, const char* who)
 {
     if (kind != "tcp" && kind != "udp")
     {
-        NS_FATAL_ERROR(who << "::SetTransport: \"" << kind << "\" is not a transport (use tcp or udp)");
+        NS_FATAL_ERROR(who << "::SetTransport: \"" << kind
+                           << "\" is not a transport (use tcp or udp)");
     }
     return kind;
 }
@@ -175,8 +176,8 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
     // one cell per server
     MobilityHelper mobility;
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
-    static const uint16_t kChannels[] = {36, 40, 44, 48, 52, 56, 60, 64, 100, 104,
-                                         108, 112, 116, 120, 124, 128, 132, 136, 140};
+    static const uint16_t kChannels[] =
+        {36, 40, 44, 48, 52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140};
     for (uint32_t p = 0; p < P; ++p)
     {
         NodeContainer all(s.servers.Get(p), s.cells[p]);
@@ -413,8 +414,8 @@ FlGflHelper::Install(const FlGraphScene& scene)
     if (scene.servers.GetN() != P || scene.cells.size() != P)
     {
         NS_FATAL_ERROR("FlGflHelper: the scene has " << scene.servers.GetN()
-                                                     << " servers but the combination matrix "
-                                                     << P << "; build it from the same matrix");
+                                                     << " servers but the combination matrix " << P
+                                                     << "; build it from the same matrix");
     }
     const std::string transport = TransportValue(m_transport, "FlGflHelper");
     const auto& taskTrainer = m_task->GetTrainerConfig();
@@ -494,10 +495,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
             try
             {
                 client->SetGflStep(
-                    fl::GflTrainerConfig(m_config.mu,
-                                         perClient(m_config.work.localSteps, c, taskTrainer.localSteps),
-                                         perClient(m_config.work.batchSizes, c, taskTrainer.batchSize),
-                                         m_config.clipNorm),
+                    fl::GflTrainerConfig(
+                        m_config.mu,
+                        perClient(m_config.work.localSteps, c, taskTrainer.localSteps),
+                        perClient(m_config.work.batchSizes, c, taskTrainer.batchSize),
+                        m_config.clipNorm),
                     m_config.uplink,
                     m_config.mu,
                     p);

@@ -104,16 +104,19 @@ class FlNetworkCollector
              const fl::ParamVector& model,
              const fl::CombineOutcome& outcome,
              uint32_t dropped = 0);
+
     /// Iterations complete at every node.
     uint32_t CompletedIterations() const
     {
         return m_completed;
     }
+
     /// Last complete iteration's models, epsilon, lost messages, transmissions.
     const fl::NetworkRunResult& Result() const
     {
         return m_result;
     }
+
     /// Called when iteration `last` is complete at every node (e.g. Simulator::Stop).
     void SetFinish(uint32_t last, std::function<void()> finish);
 
@@ -124,6 +127,7 @@ class FlNetworkCollector
         std::size_t count{0};
         std::size_t missing{0};
     };
+
     std::size_t m_nodes;
     Eigen::VectorXd m_reference;
     std::shared_ptr<fl::DriftingSensitivityAccountant> m_accountant;
@@ -163,16 +167,19 @@ class FlGflHelper
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
     /// Metrics per iteration (as RunGflInProcess's callback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
+
     /// The collector (results after the run).
     const FlNetworkCollector& Collector() const
     {
         return *m_collector;
     }
+
     /// The round steps (counters).
     const std::vector<Ptr<GflRoundStep>>& Steps() const
     {
         return m_steps;
     }
+
     /// The clients.
     const std::vector<Ptr<FlClientApplication>>& Clients() const
     {
@@ -203,7 +210,8 @@ class DiffusionHelper
 {
   public:
     /// Validates the configuration.
-    DiffusionHelper(std::shared_ptr<const fl::LearningTask> task, const fl::DiffusionConfig& config);
+    DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
+                    const fl::DiffusionConfig& config);
     /// "tcp" (default) or "udp".
     void SetTransport(const std::string& kind);
     /// Combine this long after the release even with messages missing (0 = wait).
@@ -215,6 +223,7 @@ class DiffusionHelper
                                                         const std::vector<Ipv4Address>& addresses);
     /// Metrics per iteration (as RunDiffusionInProcess's callback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
+
     /// The collector.
     const FlNetworkCollector& Collector() const
     {

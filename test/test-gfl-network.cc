@@ -50,10 +50,11 @@ MakeFixture(std::size_t agents, std::size_t samples, double rho, uint64_t seed)
     }
     Fixture f;
     f.wOpt = RidgeOptimum(ptrs, rho);
-    f.task = std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(2, rho),
-                                                      LocalTrainerConfig{},
-                                                      std::move(parts),
-                                                      Dataset<double>{});
+    f.task =
+        std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(2, rho),
+                                                 LocalTrainerConfig{},
+                                                 std::move(parts),
+                                                 Dataset<double>{});
     return f;
 }
 
@@ -213,8 +214,8 @@ TEST(GflNetwork, LossyUdpLinksTriggerThePolicyAndBreakTheCancellation)
         (r.lostMessages > 0 ? maxDriftWhenLost : maxDriftWhenComplete) =
             std::max(r.lostMessages > 0 ? maxDriftWhenLost : maxDriftWhenComplete, r.centroidDrift);
     }
-    std::cout << "lossy UDP run: " << lost << " neighbour messages missing in " << reports.size() - 1
-              << " iterations; max centroid drift " << maxDriftWhenLost
+    std::cout << "lossy UDP run: " << lost << " neighbour messages missing in "
+              << reports.size() - 1 << " iterations; max centroid drift " << maxDriftWhenLost
               << " with losses, " << maxDriftWhenComplete << " without" << std::endl;
     EXPECT_GT(lost, 0U);
     EXPECT_GT(maxDriftWhenLost, 1e-6);
@@ -252,9 +253,8 @@ TEST(DiffusionNetwork, LosslessWifiAdhocRunEqualsInProcessBitForBit)
     }
     DiffusionHelper diffusion(f.task, c);
     std::vector<std::vector<ParamVector>> net;
-    diffusion.SetIterationCallback([&](const NetworkIterationReport& r) {
-        net.push_back(*r.models);
-    });
+    diffusion.SetIterationCallback(
+        [&](const NetworkIterationReport& r) { net.push_back(*r.models); });
     diffusion.Install(nodes, addresses);
     Simulator::Stop(Seconds(600));
     Simulator::Run();

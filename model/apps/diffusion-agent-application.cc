@@ -179,8 +179,7 @@ DiffusionAgentApplication::BeginIteration()
     // adapt (eq. 14): phi_k = w_k - mu grad Q_k(w_k; x_k,i), the agent's seed and i
     fl::Rng rng(fl::DeriveSeed(m_exchangeConfig.seed, i));
     m_phi = fl::TrainClientWith(*m_task, m_agentIndex, m_model, m_adapt, rng).params;
-    m_releaseEvent =
-        Simulator::Schedule(m_computeTime, &DiffusionAgentApplication::Release, this);
+    m_releaseEvent = Simulator::Schedule(m_computeTime, &DiffusionAgentApplication::Release, this);
 }
 
 void

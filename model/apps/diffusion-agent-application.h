@@ -60,11 +60,13 @@ class DiffusionAgentApplication : public FlApplicationBase
     {
         return m_completed;
     }
+
     /// The current model w_k.
     const fl::ParamVector& GetModel() const
     {
         return m_model;
     }
+
     /// Exchange counters (null before start).
     const FlGraphExchangeStats* GetExchangeStats() const;
 

@@ -528,7 +528,11 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         m_update = std::move(gflUpload); // already perturbed by GflClientStep
     }
-    else if (m_update = std::move(out.params); m_uplinkPerturbation)
+    else
+    {
+        m_update = std::move(out.params);
+    }
+    if (m_uplinkPerturbation && !m_gflStep)
     {
         fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);

@@ -32,11 +32,11 @@ FlGraphExchangeNode::FlGraphExchangeNode(FlGraphExchangeConfig config)
         m_neighborIds.push_back(nb.index);
         m_position[nb.index] = j;
     }
-    m_perturbation = fl::MakeNodePerturbation(m_config.noise,
-                                              m_config.selfWeight,
-                                              "combination weight a_{" +
-                                                  std::to_string(m_config.self) + "," +
-                                                  std::to_string(m_config.self) + "}");
+    m_perturbation =
+        fl::MakeNodePerturbation(m_config.noise,
+                                 m_config.selfWeight,
+                                 "combination weight a_{" + std::to_string(m_config.self) + "," +
+                                     std::to_string(m_config.self) + "}");
     m_last.resize(m_neighborIds.size());
     m_lastIteration.assign(m_neighborIds.size(), 0);
 }

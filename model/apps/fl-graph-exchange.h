@@ -40,11 +40,11 @@ struct FlGraphExchangeConfig
         double weight{0.0}; ///< a_lk: the weight k gives to what it receives from l
     };
 
-    uint32_t self{0};               ///< graph index k
-    double selfWeight{0.0};         ///< a_kk
+    uint32_t self{0};                ///< graph index k
+    double selfWeight{0.0};          ///< a_kk
     std::vector<Neighbor> neighbors; ///< l ~ k, ascending l (as fl::GraphExchange)
-    fl::NodeNoiseConfig noise;      ///< the node's perturbation
-    uint64_t seed{0};               ///< the node's seed (NodeNoiseSeed / LinkNoiseSeed)
+    fl::NodeNoiseConfig noise;       ///< the node's perturbation
+    uint64_t seed{0};                ///< the node's seed (NodeNoiseSeed / LinkNoiseSeed)
     fl::MissingMessagePolicy policy{fl::MissingMessagePolicy::ReuseLast}; ///< lost messages
     Time timeout{Seconds(0)}; ///< combine this long after Start even if messages are missing
                               ///< (0 = wait for all: lossless transports)

@@ -869,7 +869,8 @@ FlServerApplication::CloseRound(bool deadlineHit)
                 actx.round = m_round;
                 actx.status = FlRoundStatus::Aggregated;
                 actx.server = this;
-                aggregated = !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
+                aggregated =
+                    !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
                 if (aggregated)
                 {
                     weights.assign(updates.size(), 1.0);
