@@ -1,0 +1,125 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The one place where the fl module adapts to the ns-3 release it is built against.
+ *
+ * FL_NS3_VERSION is the ns-3 release as major * 100 + minor (3.35 -> 335, 3.37 -> 337,
+ * 3.48 -> 348; a development tree "3-dev" -> 399). Every build route defines it for every
+ * translation unit that includes an fl header: CMakeLists.txt (standalone: from the installed
+ * ns3 package; in a source tree: from ns-3's VERSION file) as a PUBLIC compile definition of
+ * libns3-fl, the installed CMake package (fl::fl) and fl.pc, and the wscript (waf trees).
+ *
+ * Nothing else in the module tests the ns-3 version: code calls the names below. When a new
+ * ns-3 release breaks an API, add the shim here (with the release that changed it) and use it.
+ *
+ *   ns-3 change (release)                            | shim
+ *   -------------------------------------------------+-------------------------------------------
+ *   energy classes moved to ns3::energy (3.42)       | flenergy::BasicEnergySource, ...
+ *   EventId::IsRunning -> IsPending (3.42)           | FlIsPending(event)
+ *   EnumValue<T>, MakeEnumAccessor<T> (3.41)         | FlEnumValue<T>, FlMakeEnumAccessor(&C::m)
+ *   CommandLine callbacks take const std::string&    | FlStringCallback
+ *     (3.38)                                         |
+ *   TestSuite::Type, TestCase::Duration (3.42)       | FL_TEST_SUITE_UNIT, FL_TEST_CASE_QUICK
+ *
+ * A pure layer (model/learning, algorithms, privacy, net) never includes this header.
+ */
+#ifndef FL_NS3_COMPAT_H
+#define FL_NS3_COMPAT_H
+
+#ifndef FL_NS3_VERSION
+#error "FL_NS3_VERSION is not defined: build against libns3-fl through CMake (fl::fl, ns3::libfl), pkg-config (fl.pc) or ns-3's build system, or add -DFL_NS3_VERSION=<major*100+minor> (e.g. 337 for ns-3.37)"
+#endif
+
+#include "ns3/callback.h"
+#include "ns3/enum.h"
+#include "ns3/event-id.h"
+
+#include <string>
+
+namespace ns3
+{
+
+// ------------------------------------------------------------------------------ energy framework
+#if FL_NS3_VERSION >= 342
+namespace energy
+{
+}
+
+/// The namespace of ns-3's energy framework classes (ns3::energy since ns-3.42, ns3 before).
+namespace flenergy = ::ns3::energy;
+#else
+/// The namespace of ns-3's energy framework classes (ns3::energy since ns-3.42, ns3 before).
+namespace flenergy = ::ns3;
+#endif
+
+// ------------------------------------------------------------------------------ events
+/**
+ * True if the event is scheduled and has neither run nor been cancelled
+ * (EventId::IsPending since ns-3.42, EventId::IsRunning before).
+ * @param event the event
+ * @return whether it is pending
+ */
+inline bool
+FlIsPending(const EventId& event)
+{
+#if FL_NS3_VERSION >= 342
+    return event.IsPending();
+#else
+    return event.IsRunning();
+#endif
+}
+
+// ------------------------------------------------------------------------------ enum attributes
+#if FL_NS3_VERSION >= 341
+/// The attribute value of an enum attribute of type T (EnumValue<T> since ns-3.41).
+template <typename T>
+using FlEnumValue = EnumValue<T>;
+#else
+/// The attribute value of an enum attribute of type T (EnumValue<T> since ns-3.41).
+template <typename T>
+using FlEnumValue = EnumValue;
+#endif
+
+/**
+ * The accessor of an enum attribute held in a data member
+ * (MakeEnumAccessor<T>(&C::m) since ns-3.41, MakeEnumAccessor(&C::m) before).
+ * @param member the data member
+ * @return the accessor
+ */
+template <typename C, typename T>
+Ptr<const AttributeAccessor>
+FlMakeEnumAccessor(T C::*member)
+{
+#if FL_NS3_VERSION >= 341
+    return MakeEnumAccessor<T>(member);
+#else
+    return MakeEnumAccessor(member);
+#endif
+}
+
+// ------------------------------------------------------------------------------ command line
+#if FL_NS3_VERSION >= 338
+/// The callback type of CommandLine::AddValue(name, help, callback, default).
+using FlStringCallback = Callback<bool, const std::string&>;
+#else
+/// The callback type of CommandLine::AddValue(name, help, callback, default).
+using FlStringCallback = Callback<bool, std::string>;
+#endif
+
+} // namespace ns3
+
+// ------------------------------------------------------------------------------ test framework
+// Names only (no include of ns3/test.h): expand where ns3/test.h is included.
+#if FL_NS3_VERSION >= 342
+/// TestSuite type "unit" (TestSuite::Type::UNIT since ns-3.42).
+#define FL_TEST_SUITE_UNIT ::ns3::TestSuite::Type::UNIT
+/// TestCase duration "quick" (TestCase::Duration::QUICK since ns-3.42).
+#define FL_TEST_CASE_QUICK ::ns3::TestCase::Duration::QUICK
+#else
+/// TestSuite type "unit" (TestSuite::Type::UNIT since ns-3.42).
+#define FL_TEST_SUITE_UNIT ::ns3::TestSuite::UNIT
+/// TestCase duration "quick" (TestCase::Duration::QUICK since ns-3.42).
+#define FL_TEST_CASE_QUICK ::ns3::TestCase::QUICK
+#endif
+
+#endif // FL_NS3_COMPAT_H
