@@ -422,7 +422,7 @@ class Flags
         Item* item = &m_items.back();
         m_cmd.AddValue(name,
                        help,
-                       ns3::FlStringCallback([item](const std::string& text) {
+                       ns3::FlMakeStringCallback([item](const std::string& text) {
                            item->text = text;
                            item->given = true;
                            return true;

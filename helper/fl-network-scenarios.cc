@@ -8,6 +8,7 @@
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -61,7 +62,7 @@ WifiStandardSettings(const std::string& name, const char* who)
     }
     if (name == "80211n")
     {
-        return {WIFI_STANDARD_80211n, "{36, 20, BAND_5GHZ, 0}"};
+        return {FL_WIFI_STANDARD_80211N, "{36, 20, BAND_5GHZ, 0}"};
     }
     if (name == "80211ac")
     {
@@ -69,7 +70,7 @@ WifiStandardSettings(const std::string& name, const char* who)
     }
     if (name == "80211ax")
     {
-        return {WIFI_STANDARD_80211ax, "{42, 80, BAND_5GHZ, 0}"};
+        return {FL_WIFI_STANDARD_80211AX, "{42, 80, BAND_5GHZ, 0}"};
     }
     NS_FATAL_ERROR(who << ": unknown Wi-Fi standard '" << name
                        << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
@@ -288,7 +289,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
     YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
     YansWifiPhyHelper phy;
     phy.SetChannel(channelHelper.Create());
-    phy.Set("ChannelSettings", StringValue(channel));
+    FlSetWifiChannel(phy, channel);
 
     WifiHelper wifi;
     wifi.SetStandard(standard);

@@ -18,7 +18,9 @@
  *   EventId::IsRunning -> IsPending (3.42)           | FlIsPending(event)
  *   EnumValue<T>, MakeEnumAccessor<T> (3.41)         | FlEnumValue<T>, FlMakeEnumAccessor(&C::m)
  *   CommandLine callbacks take const std::string&    | FlStringCallback
- *     (3.38)                                         |
+ *     (3.38); Callback from a lambda (3.36)          | FlMakeStringCallback(lambda)
+ *   WIFI_STANDARD_80211n_5GHZ -> WIFI_STANDARD_80211n | FL_WIFI_STANDARD_80211N, ..._80211AX,
+ *     + ChannelSettings (3.36)                       | FlSetWifiChannel(phy, "{36, 20, ...}")
  *   TestSuite::Type, TestCase::Duration (3.42)       | FL_TEST_SUITE_UNIT, FL_TEST_CASE_QUICK
  *
  * A pure layer (model/learning, algorithms, privacy, net) never includes this header.
@@ -33,8 +35,10 @@
 #include "ns3/callback.h"
 #include "ns3/enum.h"
 #include "ns3/event-id.h"
+#include "ns3/string.h"
 
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -105,6 +109,54 @@ using FlStringCallback = Callback<bool, const std::string&>;
 /// The callback type of CommandLine::AddValue(name, help, callback, default).
 using FlStringCallback = Callback<bool, std::string>;
 #endif
+
+/**
+ * A FlStringCallback that calls a function object (a Callback is built from a lambda directly
+ * since ns-3.36; ns-3.35 takes it with two tag arguments).
+ * @param f the function object, callable with a const std::string& and returning bool
+ * @return the callback
+ */
+template <typename F>
+FlStringCallback
+FlMakeStringCallback(F f)
+{
+#if FL_NS3_VERSION >= 336
+    return FlStringCallback(std::move(f));
+#else
+    return FlStringCallback(f, true, true);
+#endif
+}
+
+// ------------------------------------------------------------------------------ Wi-Fi
+// Standards with a band in their name (ns-3.35: WIFI_STANDARD_80211n_5GHZ) became a standard
+// plus the PHY attribute ChannelSettings "{number, width, band, primary20}" (ns-3.36).
+#if FL_NS3_VERSION >= 336
+#define FL_WIFI_STANDARD_80211N ::ns3::WIFI_STANDARD_80211n
+#define FL_WIFI_STANDARD_80211AX ::ns3::WIFI_STANDARD_80211ax
+#else
+#define FL_WIFI_STANDARD_80211N ::ns3::WIFI_STANDARD_80211n_5GHZ
+#define FL_WIFI_STANDARD_80211AX ::ns3::WIFI_STANDARD_80211ax_5GHZ
+#endif
+
+/**
+ * Sets a Wi-Fi PHY helper's operating channel, "{number, width MHz, band, primary20}"
+ * (attribute ChannelSettings since ns-3.36). ns-3.35 has no such attribute: there the standard's
+ * default channel applies, which for every standard fl offers is the one fl asks for
+ * (802.11a/n: 36 at 20 MHz; 802.11g: 1; 802.11ac/ax: 42 at 80 MHz).
+ * @param phy the PHY helper (YansWifiPhyHelper, SpectrumWifiPhyHelper)
+ * @param settings the channel settings
+ */
+template <typename PhyHelper>
+void
+FlSetWifiChannel(PhyHelper& phy, const std::string& settings)
+{
+#if FL_NS3_VERSION >= 336
+    phy.Set("ChannelSettings", StringValue(settings));
+#else
+    (void)phy;
+    (void)settings;
+#endif
+}
 
 } // namespace ns3
 

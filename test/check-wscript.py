@@ -10,7 +10,9 @@ NAME=item;item;... with the lists exactly as CMake holds them. The check fails w
  2. build() of the wscript, run against a stand-in for waf, would build other sources, headers,
     examples, test suites or ns-3 dependencies than the CMake lists say;
  3. a source file of the module is in no list (model/**/*.cc|h, helper/*.cc|h, examples/*.cc,
-    test/test-*.cc): a file added without a list entry is built by neither system.
+    test/test-*.cc): a file added without a list entry is built by neither system;
+ 4. an example has no tiny run in examples/examples-tiny.txt (the in-tree check scripts run
+    every example from there), or that file runs an example that does not exist.
 """
 import importlib.machinery
 import importlib.util
