@@ -18,6 +18,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/dwfl-helper.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/mobility-module.h"
 #include "ns3/synthetic-data.h"
 
@@ -86,16 +87,15 @@ TimeRounds(std::shared_ptr<const fl::LearningTask> task,
     DwflHelper::AssignStreams(net, 1);
     Clock::time_point first;
     Clock::time_point last;
-    net.workers.Get(0)->TraceConnectWithoutContext("ModelReport",
-                                                   MakeCallback(+[](Clock::time_point* first,
-                                                                    Clock::time_point* last,
-                                                                    const FlModelReport& r) {
-                                                       if (r.round == 1)
-                                                       {
-                                                           *first = Clock::now();
-                                                       }
-                                                       *last = Clock::now();
-                                                   }).Bind(&first, &last));
+    net.workers.Get(0)->TraceConnectWithoutContext(
+        "ModelReport",
+        FlCallback<void, const FlModelReport&>([&first, &last](const FlModelReport& r) {
+            if (r.round == 1)
+            {
+                first = Clock::now();
+            }
+            last = Clock::now();
+        }));
     net.workers.Start(Seconds(0));
     Simulator::Run();
     Simulator::Destroy();

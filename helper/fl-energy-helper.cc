@@ -94,10 +94,10 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
                               "FlWifiAdhocSceneHelper)");
         }
         Ptr<WifiNetDevice> wifi = DynamicCast<WifiNetDevice>(dev);
-        if (wifi->GetNPhys() != 1)
+        if (FlWifiPhyCount(wifi) != 1)
         {
             NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi: device "
-                           << i << " has " << +wifi->GetNPhys()
+                           << i << " has " << FlWifiPhyCount(wifi)
                            << " PHYs (multi-link); the meter models one radio per device: use "
                               "single-link devices");
         }

@@ -22,6 +22,7 @@
 #include "ns3/neighbor-cache-helper.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
 #include "ns3/qos-txop.h"
 #include "ns3/random-variable-stream.h"
@@ -89,7 +90,9 @@ ApplyBlockAckWorkaround(const NetDeviceContainer& devices)
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
         // Block-ack agreement before the first burst; a longer wait for the ADDBA response.
         dev->GetMac()->SetAttribute("BE_BlockAckThreshold", UintegerValue(1));
-        Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        PointerValue beTxop; // the attribute exists in every release (GetQosTxop since 3.36)
+        dev->GetMac()->GetAttribute("BE_Txop", beTxop);
+        Ptr<QosTxop> be = beTxop.Get<QosTxop>();
         if (be)
         {
             be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));

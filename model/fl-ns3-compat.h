@@ -17,10 +17,13 @@
  *   energy classes moved to ns3::energy (3.42)       | flenergy::BasicEnergySource, ...
  *   EventId::IsRunning -> IsPending (3.42)           | FlIsPending(event)
  *   EnumValue<T>, MakeEnumAccessor<T> (3.41)         | FlEnumValue<T>, FlMakeEnumAccessor(&C::m)
- *   CommandLine callbacks take const std::string&    | FlStringCallback
- *     (3.38); Callback from a lambda (3.36)          | FlMakeStringCallback(lambda)
+ *   Callback from a lambda, Simulator::Schedule of   | FlCallback<R, Args...>(lambda),
+ *     a lambda (3.36)                                | FlSchedule(delay, lambda)
+ *   CommandLine callbacks take const std::string&    | FlStringCallback,
+ *     (3.38)                                         | FlMakeStringCallback(lambda)
  *   WIFI_STANDARD_80211n_5GHZ -> WIFI_STANDARD_80211n | FL_WIFI_STANDARD_80211N, ..._80211AX,
  *     + ChannelSettings (3.36)                       | FlSetWifiChannel(phy, "{36, 20, ...}")
+ *   WifiNetDevice::GetNPhys (3.37)                   | FlWifiPhyCount(device)
  *   TestSuite::Type, TestCase::Duration (3.42)       | FL_TEST_SUITE_UNIT, FL_TEST_CASE_QUICK
  *
  * A pure layer (model/learning, algorithms, privacy, net) never includes this header.
@@ -35,6 +38,10 @@
 #include "ns3/callback.h"
 #include "ns3/enum.h"
 #include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/simple-ref-count.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <string>
@@ -101,6 +108,66 @@ FlMakeEnumAccessor(T C::*member)
 #endif
 }
 
+// ------------------------------------------------------------------------------ callbacks, events
+#if FL_NS3_VERSION < 336
+/// ns-3.35: a function object held by a ref-counted object, so a Callback can call a lambda.
+template <typename F, typename R, typename... Args>
+struct FlFunctorHolder : public SimpleRefCount<FlFunctorHolder<F, R, Args...>>
+{
+    /// @param fn the function object
+    explicit FlFunctorHolder(F fn)
+        : f(std::move(fn))
+    {
+    }
+
+    /// Calls the function object.
+    R Call(Args... args)
+    {
+        return f(args...);
+    }
+
+    F f; //!< the function object
+};
+#endif
+
+/**
+ * A Callback<R, Args...> that calls a function object, e.g. a lambda (a Callback is built from
+ * a lambda directly since ns-3.36; ns-3.35 calls it through a member function).
+ * @param f the function object
+ * @return the callback
+ */
+template <typename R, typename... Args, typename F>
+Callback<R, Args...>
+FlCallback(F f)
+{
+#if FL_NS3_VERSION >= 336
+    return Callback<R, Args...>(std::move(f));
+#else
+    return MakeCallback(&FlFunctorHolder<F, R, Args...>::Call,
+                        Create<FlFunctorHolder<F, R, Args...>>(std::move(f)));
+#endif
+}
+
+/**
+ * Schedules a function object, e.g. a lambda, after a delay (Simulator::Schedule takes one
+ * since ns-3.36; ns-3.35 calls it through a member function).
+ * @param delay the delay
+ * @param f the function object, callable without arguments
+ * @return the event
+ */
+template <typename F>
+EventId
+FlSchedule(const Time& delay, F f)
+{
+#if FL_NS3_VERSION >= 336
+    return Simulator::Schedule(delay, std::move(f));
+#else
+    return Simulator::Schedule(delay,
+                               &FlFunctorHolder<F, void>::Call,
+                               Create<FlFunctorHolder<F, void>>(std::move(f)));
+#endif
+}
+
 // ------------------------------------------------------------------------------ command line
 #if FL_NS3_VERSION >= 338
 /// The callback type of CommandLine::AddValue(name, help, callback, default).
@@ -111,8 +178,7 @@ using FlStringCallback = Callback<bool, std::string>;
 #endif
 
 /**
- * A FlStringCallback that calls a function object (a Callback is built from a lambda directly
- * since ns-3.36; ns-3.35 takes it with two tag arguments).
+ * A FlStringCallback that calls a function object.
  * @param f the function object, callable with a const std::string& and returning bool
  * @return the callback
  */
@@ -120,10 +186,10 @@ template <typename F>
 FlStringCallback
 FlMakeStringCallback(F f)
 {
-#if FL_NS3_VERSION >= 336
-    return FlStringCallback(std::move(f));
+#if FL_NS3_VERSION >= 338
+    return FlCallback<bool, const std::string&>(std::move(f));
 #else
-    return FlStringCallback(f, true, true);
+    return FlCallback<bool, std::string>(std::move(f));
 #endif
 }
 
@@ -155,6 +221,24 @@ FlSetWifiChannel(PhyHelper& phy, const std::string& settings)
 #else
     (void)phy;
     (void)settings;
+#endif
+}
+
+/**
+ * Number of PHYs of a Wi-Fi device (WifiNetDevice::GetNPhys since ns-3.37, multi-link devices;
+ * one before).
+ * @param device the Wi-Fi device (a Ptr<WifiNetDevice>)
+ * @return its number of PHYs
+ */
+template <typename WifiDevicePtr>
+uint32_t
+FlWifiPhyCount(const WifiDevicePtr& device)
+{
+#if FL_NS3_VERSION >= 337
+    return device->GetNPhys();
+#else
+    (void)device;
+    return 1;
 #endif
 }
 

@@ -68,9 +68,10 @@ class Env(dict):
 class StandInBld:
     """The part of ns-3.35's waf build context that the wscript uses."""
 
-    def __init__(self, srcdir):
+    def __init__(self, srcdir, ws):
         self.path = Node(srcdir)
         self.env = Env(ENABLE_EXAMPLES=True, ENABLE_TESTS=True, FL_HAVE_GTEST=True,
+                       FL_NS3_VERSION=ws.FL_TESTS_MIN_NS3,
                        FL_CXXFLAGS=['-Wno-maybe-uninitialized'])
         self.modules = []
         self.programs = []
@@ -122,7 +123,7 @@ def main():
             errors.append('%s: the wscript reads %s, CMake holds %s'
                           % (cmake_name, lists[key], cmake[cmake_name]))
 
-    bld = StandInBld(srcdir)
+    bld = StandInBld(srcdir, ws)
     ws.build(bld)
     fl = [m for m in bld.modules if m.name == 'fl']
     if len(fl) != 1:

@@ -95,18 +95,23 @@ elif [ -x ./waf ]; then
   # `./waf build && ./test.py --suite=fl-googletest` runs them through test.py.
   step="build"
   suites=()
-  while read -r s; do suites+=("fl-$s"); done < <(python3 -c '
+  # (none before ns-3.36: the wscript builds the GoogleTest suites from FL_TESTS_MIN_NS3 on)
+  while read -r s; do [ -n "$s" ] && suites+=("fl-$s"); done < <(python3 -c '
 import importlib.machinery, sys
 ws = importlib.machinery.SourceFileLoader("ws", sys.argv[1] + "/wscript").load_module()
-print("\n".join(ws.fl_lists(sys.argv[1])["test_suites"]))' "$here")
-  targets=$(IFS=,; echo "${examples[*]},${suites[*]}")
+if ws.fl_ns3_version(sys.argv[2]) >= ws.FL_TESTS_MIN_NS3:
+    print("\n".join(ws.fl_lists(sys.argv[1])["test_suites"]))' "$here" "$version")
+  targets=$(IFS=,; echo "${examples[*]}${suites[*]:+,${suites[*]}}")
   nice -n "$nice_level" ./waf build -j "$jobs" --targets="$targets"
   run_example() { ./waf --run "$1 $2" --cwd="$work"; }
   run_testpy() {
     local s
     for s in "${suites[@]}"; do ./waf --run "$s --gtest_brief=1" --cwd="$work"; done
   }
-  run_ctest() { echo "waf tree: no ctest; ${#suites[@]} GoogleTest programs ran"; }
+  run_ctest() {
+    if [ ${#suites[@]} -eq 0 ]; then echo "no ctest; GoogleTest suites need ns-3.36+, not built"
+    else echo "no ctest; ${#suites[@]} GoogleTest programs ran"; fi
+  }
 else
   echo "check-in-tree: $src has neither ./ns3 nor ./waf" >&2
   exit 2
