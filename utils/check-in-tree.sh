@@ -38,16 +38,17 @@ start=$(date +%s)
 step="copy"
 ran=""
 
+completed=0
 finish() {
-  local rc=$?
   local minutes=$(( ($(date +%s) - start + 30) / 60 ))
   local status="PASS"
-  [ $rc -eq 0 ] || status="FAIL($step)"
+  [ "$completed" = 1 ] || status="FAIL($step)"
   mkdir -p "$(dirname "$results")"
   printf '%s  ns-%s  %s  %s  %d min  fl@%s  %s\n' "$(date -u +%Y-%m-%d)" "$version" "$compiler" \
     "$status" "$minutes" "$commit" "${ran:-nothing ran}" | tee -a "$results"
 }
 trap finish EXIT
+trap 'step="$step, interrupted"; exit 130' INT TERM
 
 echo "check-in-tree: ns-$version at $src; module copied to contrib/fl"
 rm -rf "$src/contrib/fl"
@@ -138,4 +139,5 @@ cat "$work/ctest.log"
 summary=$(grep -Eo '[0-9]+ tests failed out of [0-9]+|no ctest.*' "$work/ctest.log" | tail -1 || true)
 ran="$ran; ctest: ${summary:-?}"
 step="done"
+completed=1
 echo "check-in-tree: OK"
