@@ -8,7 +8,7 @@
 #   NS3_SOURCE_DIR: an ns-3.37 source tree (the folder with the ./ns3 script). Without it, the
 #   Debian source package is fetched into ${FL_NS3_SRC_CACHE:-$HOME/.cache/fl-ns3-src}
 #   (this needs a deb-src entry for bookworm; the script adds one if none exists).
-#   FL_BUILD_JOBS: parallel compile jobs (default: every core; ./ns3 build would leave one idle).
+#   FL_BUILD_JOBS, FL_NICE, ...: see utils/check-in-tree.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 src=${1:-}
