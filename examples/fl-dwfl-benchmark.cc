@@ -24,6 +24,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/dwfl-helper.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/mobility-module.h"
 #include "ns3/phase-timer.h"
 #include "ns3/synthetic-data.h"

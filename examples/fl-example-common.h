@@ -559,7 +559,7 @@ RunFedAvg(const std::string& name,
     uint32_t divergedRound = 0;
     monitor->TraceConnectWithoutContext(
         "RoundRecorded",
-        Callback<void, const FlRoundRecord&>([&](const FlRoundRecord& r) {
+        FlCallback<void, const FlRoundRecord&>([&](const FlRoundRecord& r) {
             const fl::ParamVector& w = server->GetGlobalModel();
             const bool finiteModel = w.GetPrecision() == fl::Precision::Float32
                                          ? w.Get<float>().allFinite()

@@ -11,6 +11,7 @@
 #ifndef FL_EXAMPLE_FLAGS_H
 #define FL_EXAMPLE_FLAGS_H
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/core-module.h"
 #include "ns3/text-parse.h"
 
@@ -421,8 +422,8 @@ class Flags
         Item* item = &m_items.back();
         m_cmd.AddValue(name,
                        help,
-                       ns3::Callback<bool, std::string>([item](std::string text) {
-                           item->text = std::move(text);
+                       ns3::FlMakeStringCallback([item](const std::string& text) {
+                           item->text = text;
                            item->given = true;
                            return true;
                        }),

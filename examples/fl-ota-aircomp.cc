@@ -172,7 +172,7 @@ RunPoint(const Options& o, uint32_t n, double snrDb, int64_t stream)
 
     std::map<uint64_t, SlotTruth> truth;
     std::map<uint64_t, double> mse;
-    rx->SetReceiveCallback(OtaPhy::ReceiveCallback([&](const OtaReception& r) {
+    rx->SetReceiveCallback(FlCallback<void, const OtaReception&>([&](const OtaReception& r) {
         auto it = truth.find(r.slot);
         NS_ABORT_MSG_IF(it == truth.end(), "reception for an unplanned slot");
         const SlotTruth& t = it->second;
@@ -215,11 +215,11 @@ RunPoint(const Options& o, uint32_t n, double snrDb, int64_t stream)
         if (slot + 1 < o.slots)
         {
             const uint64_t next = slot + 1;
-            Simulator::Schedule(channel->GetSlotStart(next) - Simulator::Now(),
-                                [&plan, next]() { plan(next); });
+            FlSchedule(channel->GetSlotStart(next) - Simulator::Now(),
+                       [&plan, next]() { plan(next); });
         }
     };
-    Simulator::Schedule(Seconds(0), [&plan]() { plan(0); });
+    FlSchedule(Seconds(0), [&plan]() { plan(0); });
     Simulator::Run();
     res.simTimeS = Simulator::Now().GetSeconds();
     Simulator::Destroy();

@@ -89,7 +89,7 @@ Ns3SlotSeconds(uint32_t n,
     double checksum = 0.0;
     for (const auto& phy : phys)
     {
-        phy->SetReceiveCallback(OtaPhy::ReceiveCallback([&](const OtaReception& r) {
+        phy->SetReceiveCallback(FlCallback<void, const OtaReception&>([&](const OtaReception& r) {
             ++count;
             checksum += std::abs(r.symbols[0]);
         }));

@@ -25,8 +25,8 @@ NS_LOG_COMPONENT_DEFINE("FlEnergyHelper");
 FlRadioEnergyMeter::FlRadioEnergyMeter()
     : m_installed(false)
 {
-    m_sourceProbe.SetTypeId("ns3::BasicEnergySource");
-    m_radioProbe.SetTypeId("ns3::WifiRadioEnergyModel");
+    m_sourceProbe.SetTypeId(flenergy::BasicEnergySource::GetTypeId());
+    m_radioProbe.SetTypeId(WifiRadioEnergyModel::GetTypeId());
     SetSourceAttribute("BasicEnergySupplyVoltageV", DoubleValue(kDefaultSupplyVoltageV));
     SetSourceAttribute("BasicEnergySourceInitialEnergyJ", DoubleValue(kDefaultInitialEnergyJ));
 }
@@ -59,7 +59,7 @@ FlRadioEnergyMeter::StopIfInstalled(const char* method, const std::string& attri
     }
 }
 
-DeviceEnergyModelContainer
+flenergy::DeviceEnergyModelContainer
 FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
 {
     if (m_installed)
@@ -94,10 +94,10 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
                               "FlWifiAdhocSceneHelper)");
         }
         Ptr<WifiNetDevice> wifi = DynamicCast<WifiNetDevice>(dev);
-        if (wifi->GetNPhys() != 1)
+        if (FlWifiPhyCount(wifi) != 1)
         {
             NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi: device "
-                           << i << " has " << +wifi->GetNPhys()
+                           << i << " has " << FlWifiPhyCount(wifi)
                            << " PHYs (multi-link); the meter models one radio per device: use "
                               "single-link devices");
         }
@@ -122,8 +122,8 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
     for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
         Ptr<NetDevice> dev = devices.Get(i);
-        EnergySourceContainer source = m_sourceHelper.Install(dev->GetNode());
-        DeviceEnergyModelContainer model = m_radioHelper.Install(dev, source.Get(0));
+        flenergy::EnergySourceContainer source = m_sourceHelper.Install(dev->GetNode());
+        flenergy::DeviceEnergyModelContainer model = m_radioHelper.Install(dev, source.Get(0));
         m_sources.Add(source);
         m_models.Add(model);
     }
@@ -138,7 +138,7 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
     return m_models;
 }
 
-DeviceEnergyModelContainer
+flenergy::DeviceEnergyModelContainer
 FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
 {
     const uint32_t n = scene.clients.GetN();
@@ -169,7 +169,7 @@ void
 FlRadioEnergyMeter::CheckSettings() const
 {
     // Objects of the current settings, never installed.
-    Ptr<BasicEnergySource> source = m_sourceProbe.Create<BasicEnergySource>();
+    Ptr<flenergy::BasicEnergySource> source = m_sourceProbe.Create<flenergy::BasicEnergySource>();
     Ptr<WifiRadioEnergyModel> model = m_radioProbe.Create<WifiRadioEnergyModel>();
     const double v = source->GetSupplyVoltage();
     const double e0 = source->GetInitialEnergy();
@@ -253,13 +253,13 @@ FlRadioEnergyMeter::GetTotalRadioEnergy() const
     return sum;
 }
 
-EnergySourceContainer
+flenergy::EnergySourceContainer
 FlRadioEnergyMeter::GetSources() const
 {
     return m_sources;
 }
 
-DeviceEnergyModelContainer
+flenergy::DeviceEnergyModelContainer
 FlRadioEnergyMeter::GetRadioModels() const
 {
     return m_models;

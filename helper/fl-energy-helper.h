@@ -10,6 +10,7 @@
 #include "ns3/basic-energy-source-helper.h"
 #include "ns3/device-energy-model-container.h"
 #include "ns3/energy-source-container.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/net-device-container.h"
 #include "ns3/object-factory.h"
 #include "ns3/simple-ref-count.h"
@@ -92,14 +93,14 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
      * current <= 0, a switch-off time beyond the range of Time).
      * @return the radio energy models, in device order
      */
-    DeviceEnergyModelContainer InstallWifi(const NetDeviceContainer& devices);
+    flenergy::DeviceEnergyModelContainer InstallWifi(const NetDeviceContainer& devices);
 
     /**
      * Installs on the clients of a Wi-Fi scene of FlWifiScenarioHelper or FlWifiAdhocSceneHelper:
      * scene.devices.Get(1), ..., scene.devices.Get(N) (device 0 is the server's). Stops on a
      * scene whose devices are not the server's then one per client, in order.
      */
-    DeviceEnergyModelContainer InstallWifi(const FlScene& scene);
+    flenergy::DeviceEnergyModelContainer InstallWifi(const FlScene& scene);
 
     /// Number of clients measured (0 before InstallWifi).
     uint32_t GetN() const;
@@ -115,10 +116,10 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
     double GetTotalRadioEnergy() const;
 
     /// The energy sources, one per client, in client order.
-    EnergySourceContainer GetSources() const;
+    flenergy::EnergySourceContainer GetSources() const;
 
     /// The radio energy models, one per client, in client order.
-    DeviceEnergyModelContainer GetRadioModels() const;
+    flenergy::DeviceEnergyModelContainer GetRadioModels() const;
 
   private:
     /// Stops with a message naming the method and attribute if the meter is installed.
@@ -130,8 +131,8 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
     WifiRadioEnergyModelHelper m_radioHelper; ///< creates the radio energy models
     ObjectFactory m_sourceProbe;              ///< the sources' settings, for CheckSettings
     ObjectFactory m_radioProbe;               ///< the models' settings, for CheckSettings
-    EnergySourceContainer m_sources;          ///< one per client
-    DeviceEnergyModelContainer m_models;      ///< one per client
+    flenergy::EnergySourceContainer m_sources;          ///< one per client
+    flenergy::DeviceEnergyModelContainer m_models;      ///< one per client
     std::vector<double> m_baselineJ;          ///< model's total energy at installation [J]
     bool m_installed;                         ///< InstallWifi was called
 };

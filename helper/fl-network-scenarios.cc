@@ -8,6 +8,7 @@
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -21,6 +22,7 @@
 #include "ns3/neighbor-cache-helper.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
 #include "ns3/qos-txop.h"
 #include "ns3/random-variable-stream.h"
@@ -61,7 +63,7 @@ WifiStandardSettings(const std::string& name, const char* who)
     }
     if (name == "80211n")
     {
-        return {WIFI_STANDARD_80211n, "{36, 20, BAND_5GHZ, 0}"};
+        return {FL_WIFI_STANDARD_80211N, "{36, 20, BAND_5GHZ, 0}"};
     }
     if (name == "80211ac")
     {
@@ -69,7 +71,7 @@ WifiStandardSettings(const std::string& name, const char* who)
     }
     if (name == "80211ax")
     {
-        return {WIFI_STANDARD_80211ax, "{42, 80, BAND_5GHZ, 0}"};
+        return {FL_WIFI_STANDARD_80211AX, "{42, 80, BAND_5GHZ, 0}"};
     }
     NS_FATAL_ERROR(who << ": unknown Wi-Fi standard '" << name
                        << "'; use 80211a, 80211g, 80211n, 80211ac or 80211ax");
@@ -88,7 +90,9 @@ ApplyBlockAckWorkaround(const NetDeviceContainer& devices)
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(*it);
         // Block-ack agreement before the first burst; a longer wait for the ADDBA response.
         dev->GetMac()->SetAttribute("BE_BlockAckThreshold", UintegerValue(1));
-        Ptr<QosTxop> be = dev->GetMac()->GetQosTxop(AC_BE);
+        PointerValue beTxop; // the attribute exists in every release (GetQosTxop since 3.36)
+        dev->GetMac()->GetAttribute("BE_Txop", beTxop);
+        Ptr<QosTxop> be = beTxop.Get<QosTxop>();
         if (be)
         {
             be->SetAttribute("AddBaResponseTimeout", TimeValue(MilliSeconds(200)));
@@ -288,7 +292,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
     YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
     YansWifiPhyHelper phy;
     phy.SetChannel(channelHelper.Create());
-    phy.Set("ChannelSettings", StringValue(channel));
+    FlSetWifiChannel(phy, channel);
 
     WifiHelper wifi;
     wifi.SetStandard(standard);

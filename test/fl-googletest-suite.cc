@@ -7,6 +7,7 @@
  */
 #include "fl-googletest-executables.h"
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/test.h"
 
 #include <cstdlib>
@@ -50,11 +51,11 @@ class FlGoogleTestSuite : public TestSuite
 {
   public:
     FlGoogleTestSuite()
-        : TestSuite("fl-googletest", UNIT)
+        : TestSuite("fl-googletest", FL_TEST_SUITE_UNIT)
     {
         for (const auto& [suite, path] : kFlGoogleTestExecutables)
         {
-            AddTestCase(new GoogleTestExecutableTestCase(suite, path), TestCase::QUICK);
+            AddTestCase(new GoogleTestExecutableTestCase(suite, path), FL_TEST_CASE_QUICK);
         }
     }
 };

@@ -159,7 +159,7 @@ TEST(RadioEnergy, AdhocIdleStationDrawsExactlyIdleCurrent)
         FlWifiAdhocSceneHelper::AssignStreams(scene, 100);
         Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
         EXPECT_EQ(meter->GetN(), 0u);
-        DeviceEnergyModelContainer models = meter->InstallWifi(scene);
+        flenergy::DeviceEnergyModelContainer models = meter->InstallWifi(scene);
         ASSERT_EQ(models.GetN(), n);
         ASSERT_EQ(meter->GetN(), n);
         // Client i's source sits on client i's node (the scene's device i + 1).

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Verifies the in-tree build: puts this module into an ns-3.37 source tree as contrib/fl,
-# configures ns-3 with examples and tests (only fl's), builds the fl library, its examples, its
-# GoogleTest suites and ns-3's test-runner, runs two examples tiny, and runs the GoogleTest
-# suites through ns-3's test.py (suite fl-googletest) and through ctest.
+# Verifies the in-tree build in Debian's ns-3.37 source (the 3.37 reference): fetches it with
+# apt-get source when no tree is given and none is cached, then runs utils/check-ns3.37.sh
+# (module as contrib/fl, only the needed modules, every example tiny, the GoogleTest suites
+# through test.py and ctest, one result line in doc/ns3-build-results.txt).
 #
 # Usage: utils/check-in-tree-build.sh [NS3_SOURCE_DIR]
 #   NS3_SOURCE_DIR: an ns-3.37 source tree (the folder with the ./ns3 script). Without it, the
 #   Debian source package is fetched into ${FL_NS3_SRC_CACHE:-$HOME/.cache/fl-ns3-src}
 #   (this needs a deb-src entry for bookworm; the script adds one if none exists).
-#   FL_BUILD_JOBS: parallel compile jobs (default: every core; ./ns3 build would leave one idle).
+#   FL_BUILD_JOBS, FL_NICE, ...: see utils/check-in-tree.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 src=${1:-}
@@ -31,23 +31,4 @@ SRC
     src="$cache/ns3-3.37/ns-3.37"
   fi
 fi
-[ -x "$src/ns3" ] || { echo "check-in-tree-build: $src is not an ns-3 source tree (no ./ns3)" >&2; exit 2; }
-
-echo "check-in-tree-build: copying the module to $src/contrib/fl"
-rm -rf "$src/contrib/fl"
-mkdir -p "$src/contrib/fl"
-# Copy the tracked files only (no build output).
-(cd "$here" && git ls-files -z | xargs -0 cp --parents -t "$src/contrib/fl")
-
-cd "$src"
-./ns3 configure --build-profile=release --enable-examples --enable-tests --disable-python \
-  --filter-module-examples-and-tests=fl \
-  --enable-modules="fl;wifi;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;lte;energy"
-# test-runner depends on fl's test library, which depends on the GoogleTest executables.
-cmake --build cmake-cache -j "${FL_BUILD_JOBS:-$(nproc)}" \
-  --target libfl fl-fedavg-wifi fl-fedavg-lossy fl-stragglers test-runner
-./ns3 run --no-build "fl-fedavg-wifi --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200 --output=/tmp/fl-in-tree.csv"
-./ns3 run --no-build "fl-fedavg-lossy --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200 --losses=0.2 --output=/tmp/fl-in-tree-lossy.csv"
-./test.py --no-build --suite=fl-googletest
-ctest --test-dir cmake-cache --output-on-failure -R '^ctest-fl-test-'
-echo "check-in-tree-build: OK"
+exec "$here/utils/check-ns3.37.sh" "$src"

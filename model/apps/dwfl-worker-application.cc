@@ -3,6 +3,7 @@
  */
 #include "ns3/dwfl-worker-application.h"
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/dwfl-privacy.h"
@@ -79,7 +80,7 @@ DwflWorkerApplication::GetTypeId()
                           "Practical (what a worker knows) or Oracle (paper-literal eq. 7: the "
                           "simulation hands the worker its receiver noise).",
                           EnumValue(DwflWorkerApplication::DECODE_PRACTICAL),
-                          MakeEnumAccessor(&DwflWorkerApplication::m_decode),
+                          FlMakeEnumAccessor(&DwflWorkerApplication::m_decode),
                           MakeEnumChecker(DwflWorkerApplication::DECODE_PRACTICAL,
                                           "Practical",
                                           DwflWorkerApplication::DECODE_ORACLE,
@@ -90,7 +91,7 @@ DwflWorkerApplication::GetTypeId()
                           "CentralizedPs (Seif et al.: gradients to a parameter server over the "
                           "analog channel, the model back; DwflHelper::InstallCentralized).",
                           EnumValue(DwflWorkerApplication::NON_ORTHOGONAL),
-                          MakeEnumAccessor(&DwflWorkerApplication::m_transmission),
+                          FlMakeEnumAccessor(&DwflWorkerApplication::m_transmission),
                           MakeEnumChecker(DwflWorkerApplication::NON_ORTHOGONAL,
                                           "NonOrthogonal",
                                           DwflWorkerApplication::ORTHOGONAL,
@@ -273,7 +274,7 @@ DwflWorkerApplication::StartApplication()
                     "DwflWorkerApplication: SetWorkers must list all N >= 2 workers, this one "
                     "included (fix: DwflHelper::Install)");
     m_index = static_cast<uint32_t>(self - m_workers.begin());
-    EnumValue duplex;
+    FlEnumValue<OtaPhy::DuplexMode> duplex;
     m_phy->GetAttribute("Duplex", duplex);
     NS_ABORT_MSG_IF(m_transmission == NON_ORTHOGONAL && duplex.Get() != OtaPhy::FULL_DUPLEX,
                     "DwflWorkerApplication: non-orthogonal DWFL transmits and receives in the "

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-datagram-endpoint.h"
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/arp-cache.h"
 #include "ns3/fl-types.h"
 #include "ns3/inet-socket-address.h"
@@ -232,7 +233,7 @@ struct FlDatagramEndpoint::Impl
     /// Schedules SendNext at the next pacing slot if anything is queued and none is pending.
     void Kick()
     {
-        if (closed || sendEvent.IsRunning() ||
+        if (closed || FlIsPending(sendEvent) ||
             (feedbackQueue.empty() && retxQueue.empty() && firstQueue.empty()))
         {
             return;

@@ -3,6 +3,7 @@
  */
 #include "ns3/ota-channel.h"
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/double.h"
@@ -65,7 +66,7 @@ OtaChannel::GetTypeId()
             .AddAttribute("FadingModel",
                           "Small-scale fading: None, Rayleigh, Rician or Nakagami (E|g|^2 = 1).",
                           EnumValue(OtaChannel::FADING_RAYLEIGH),
-                          MakeEnumAccessor(&OtaChannel::m_fading),
+                          FlMakeEnumAccessor(&OtaChannel::m_fading),
                           MakeEnumChecker(OtaChannel::FADING_NONE,
                                           "None",
                                           OtaChannel::FADING_RAYLEIGH,
@@ -89,7 +90,7 @@ OtaChannel::GetTypeId()
                           "How long a small-scale coefficient lasts: Fixed (whole run, DWFL), "
                           "PerSlot (block fading) or PerTransmission.",
                           EnumValue(OtaChannel::COHERENCE_FIXED),
-                          MakeEnumAccessor(&OtaChannel::m_coherence),
+                          FlMakeEnumAccessor(&OtaChannel::m_coherence),
                           MakeEnumChecker(OtaChannel::COHERENCE_FIXED,
                                           "Fixed",
                                           OtaChannel::COHERENCE_PER_SLOT,
@@ -101,7 +102,7 @@ OtaChannel::GetTypeId()
                           "per sender seen by every receiver (DWFL), path loss to "
                           "ReferencePosition.",
                           EnumValue(OtaChannel::STRUCTURE_PER_LINK),
-                          MakeEnumAccessor(&OtaChannel::m_structure),
+                          FlMakeEnumAccessor(&OtaChannel::m_structure),
                           MakeEnumChecker(OtaChannel::STRUCTURE_PER_LINK,
                                           "PerLink",
                                           OtaChannel::STRUCTURE_SENDER_ONLY,

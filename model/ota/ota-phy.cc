@@ -3,6 +3,7 @@
  */
 #include "ns3/ota-phy.h"
 
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -61,7 +62,7 @@ OtaPhy::GetTypeId()
                           "Drop: a misaligned arrival is not superposed. Interference: it adds "
                           "CN(0, its received power) to every symbol.",
                           EnumValue(OtaPhy::MISALIGNED_DROP),
-                          MakeEnumAccessor(&OtaPhy::m_misalignedPolicy),
+                          FlMakeEnumAccessor(&OtaPhy::m_misalignedPolicy),
                           MakeEnumChecker(OtaPhy::MISALIGNED_DROP,
                                           "Drop",
                                           OtaPhy::MISALIGNED_INTERFERENCE,
@@ -70,7 +71,7 @@ OtaPhy::GetTypeId()
                 "NoiseModel",
                 "Thermal: noise variance k T F B. Fixed: NoiseVariance.",
                 EnumValue(OtaPhy::NOISE_THERMAL),
-                MakeEnumAccessor(&OtaPhy::m_noiseModel),
+                FlMakeEnumAccessor(&OtaPhy::m_noiseModel),
                 MakeEnumChecker(OtaPhy::NOISE_THERMAL, "Thermal", OtaPhy::NOISE_FIXED, "Fixed"))
             .AddAttribute("NoiseFigure",
                           "Receiver noise figure NF [dB] (Thermal noise model).",
@@ -91,7 +92,7 @@ OtaPhy::GetTypeId()
                           "FullDuplex: receive while transmitting (own signal excluded). "
                           "HalfDuplex: a slot in which the phy transmits is not received.",
                           EnumValue(OtaPhy::FULL_DUPLEX),
-                          MakeEnumAccessor(&OtaPhy::m_duplex),
+                          FlMakeEnumAccessor(&OtaPhy::m_duplex),
                           MakeEnumChecker(OtaPhy::FULL_DUPLEX,
                                           "FullDuplex",
                                           OtaPhy::HALF_DUPLEX,
