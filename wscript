@@ -79,6 +79,9 @@ def configure(conf):
     import wutils
     conf.check_cfg(package='eigen3', uselib_store='EIGEN3', args=['--cflags'], mandatory=True)
     conf.check_cfg(package='zlib', uselib_store='ZLIB', args=['--cflags', '--libs'], mandatory=True)
+    # libsodium: X25519, BLAKE2b and ChaCha20 for GFL's secure-aggregation masks (libsodium-dev).
+    conf.check_cfg(package='libsodium', uselib_store='SODIUM', args=['--cflags', '--libs'],
+                   mandatory=True)
     conf.env['FL_HAVE_GTEST'] = conf.check_cfg(package='gtest_main', uselib_store='GTEST',
                                                args=['--cflags', '--libs'], mandatory=False)
     if conf.env['FL_HAVE_GTEST']:
@@ -100,8 +103,8 @@ def build(bld):
 
     module = bld.create_ns3_module('fl', deps)
     module.source = lists['sources']
-    module.use += ['EIGEN3', 'ZLIB']
-    module.uselib = 'EIGEN3 ZLIB'
+    module.use += ['EIGEN3', 'ZLIB', 'SODIUM']
+    module.uselib = 'EIGEN3 ZLIB SODIUM'
     module.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
 
     headers = bld(features='ns3header')
@@ -112,7 +115,7 @@ def build(bld):
         for name in lists['examples']:
             obj = bld.create_ns3_program(name, ['fl'] + deps)
             obj.source = 'examples/%s.cc' % name
-            obj.use += ['EIGEN3', 'ZLIB']
+            obj.use += ['EIGEN3', 'ZLIB', 'SODIUM']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
 
     # The GoogleTest suites pass lambdas to ns-3 callbacks and to Simulator::Schedule without
@@ -128,7 +131,7 @@ def build(bld):
         for suite in lists['test_suites']:
             obj = bld.create_ns3_program('fl-' + suite, ['fl'] + deps)
             obj.source = ['test/%s.cc' % suite]
-            obj.use += ['EIGEN3', 'ZLIB', 'GTEST']
+            obj.use += ['EIGEN3', 'ZLIB', 'SODIUM', 'GTEST']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
             if suite == 'test-fuzz-corpus':
                 obj.source.append('fuzz/fl-fuzz-targets.cc')

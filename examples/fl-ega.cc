@@ -36,6 +36,7 @@
 #include "ns3/fedavg-reference.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
@@ -558,9 +559,8 @@ RunNetwork(const Options& o, Csv& csv)
         auto taskPtr = task;
         stack.server->TraceConnectWithoutContext(
             "RoundEnd",
-            MakeCallback(+[](std::vector<RoundRow>* v,
-                             std::shared_ptr<fl::SupervisedTask<double>> t,
-                             const FlRoundReport& r) {
+            FlCallback<void, const FlRoundReport&>([v = rowsPtr,
+                                                    t = taskPtr](const FlRoundReport& r) {
                 if (r.round == 0)
                 {
                     return;
@@ -572,7 +572,7 @@ RunNetwork(const Options& o, Csv& csv)
                               r.bytesUp,
                               r.bytesDown,
                               t->Evaluate(*r.globalModel).accuracy});
-            }).Bind(rowsPtr, taskPtr));
+            }));
         // Simulated training: the clients' compute time (1e-4 s per sample, the default).
         std::map<uint32_t, double> trainEnd; // last client's compute end per round
         const auto t0 = std::chrono::steady_clock::now();

@@ -122,6 +122,14 @@ int FuzzEgaCodecFile(const uint8_t* data, std::size_t size);
  */
 int FuzzUplinkPayload(const uint8_t* data, std::size_t size);
 
+/**
+ * GFL secure-aggregation messages (UnpackMaskRoster, UnpackMaskedWords, UnpackRevealedSeeds).
+ * Input: one byte choosing the parser (mod 3), then the payload. A roster is accepted exactly at
+ * 36 bytes per entry with strictly ascending ids, masked words at 8 bytes per word, revealed
+ * seeds at a positive multiple of 40 bytes; accepted messages pack back to the same bytes.
+ */
+int FuzzSecureWire(const uint8_t* data, std::size_t size);
+
 } // namespace fuzz
 } // namespace fl
 } // namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/point-to-point-helper.h"
@@ -48,6 +49,26 @@ NeighborsOf(const Eigen::MatrixXd& A, uint32_t k)
         }
     }
     return out;
+}
+
+/// The subnet broadcast address of the interface of `node` that holds `local`.
+Ipv4Address
+SubnetBroadcastOf(Ptr<Node> node, Ipv4Address local)
+{
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    for (uint32_t i = 0; ipv4 && i < ipv4->GetNInterfaces(); ++i)
+    {
+        for (uint32_t a = 0; a < ipv4->GetNAddresses(i); ++a)
+        {
+            if (ipv4->GetAddress(i, a).GetLocal() == local)
+            {
+                return ipv4->GetAddress(i, a).GetBroadcast();
+            }
+        }
+    }
+    NS_FATAL_ERROR("DiffusionHelper: node " << node->GetId() << " has no interface with address "
+                                            << local
+                                            << "; give each agent the address of its own node");
 }
 
 void
@@ -286,6 +307,7 @@ FlNetworkCollector::Add(uint32_t node,
     p.aggregates.at(node) = aggregate;
     ++p.count;
     p.missing += outcome.missing;
+    p.dropped += dropped;
     m_result.droppedClients += dropped;
     // iterations complete in order (a node cannot finish i + 1 before i)
     while (!m_pending.empty() && m_pending.begin()->first == m_completed + 1 &&
@@ -303,6 +325,7 @@ FlNetworkCollector::Add(uint32_t node,
         r.models = &done.models;
         r.aggregates = &done.aggregates;
         r.lostMessages = done.missing;
+        r.droppedClients = done.dropped;
         r.epsilon = m_accountant ? m_accountant->Epsilon() : 0.0;
         fl::FillNetworkMetrics(done.models, done.aggregates, m_reference, m_result.centroid, r);
         m_result.epsilon = r.epsilon;
@@ -318,6 +341,33 @@ FlNetworkCollector::Add(uint32_t node,
             m_finish();
         }
     }
+}
+
+std::shared_ptr<FlNetworkCollector>
+MakeNetworkCollector(std::size_t nodes,
+                     const fl::NodeNoiseConfig& noise,
+                     const Eigen::MatrixXd& combination,
+                     double mu,
+                     double clipNorm,
+                     std::size_t parameters,
+                     bool conservativeL1,
+                     double delta,
+                     const Eigen::VectorXd& reference)
+{
+    // the mechanism of node 0's releases (its self-weight a_{0,0} scales graph-homomorphic
+    // noise), accounted under the drifting-sensitivity argument
+    auto probe = fl::MakeNodePerturbation(noise, combination(0, 0), "combination weight a_{0,0}");
+    const fl::MechanismSpec mech = probe->Mechanism(0.0);
+    return std::make_shared<FlNetworkCollector>(
+        nodes,
+        reference,
+        std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
+                                                            mech.scale,
+                                                            mu,
+                                                            clipNorm,
+                                                            parameters,
+                                                            conservativeL1,
+                                                            delta));
 }
 
 // ------------------------------------------------------------------------------------- GFL
@@ -340,11 +390,11 @@ FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl:
                                       std::to_string(m_task->NumClients()) + " clients",
                                   "build the task with P * K clients");
         }
-        if (m_config.secureAggregation || m_config.dropoutProbability > 0.0)
+        if (!(m_config.dropoutProbability >= 0.0 && m_config.dropoutProbability < 1.0))
         {
-            throw fl::ConfigError("secureAggregation / dropoutProbability",
-                                  "are not available in the network mode yet",
-                                  "use the in-process mode (RunGflInProcess) for them");
+            throw fl::ConfigError("dropoutProbability",
+                                  "is " + std::to_string(m_config.dropoutProbability),
+                                  "use a probability in [0, 1)");
         }
         if (m_config.clientNoise.kind == fl::NodeNoiseKind::IidBroadcast ||
             m_config.clientNoise.kind == fl::NodeNoiseKind::GraphHomomorphic)
@@ -353,20 +403,15 @@ FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl:
                                   "is not none or iid-per-link",
                                   "use none or iid-per-link (noisy models / noisy updates)");
         }
-        auto probe = fl::MakeNodePerturbation(m_config.serverNoise,
-                                              m_config.combination(0, 0),
-                                              "combination weight a_{0,0}");
-        const fl::MechanismSpec mech = probe->Mechanism(0.0);
-        m_collector = std::make_shared<FlNetworkCollector>(
-            P,
-            m_config.reference,
-            std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
-                                                                mech.scale,
-                                                                m_config.mu,
-                                                                m_config.clipNorm,
-                                                                m_task->NumParameters(),
-                                                                m_config.conservativeL1,
-                                                                m_config.delta));
+        m_collector = MakeNetworkCollector(P,
+                                           m_config.serverNoise,
+                                           m_config.combination,
+                                           m_config.mu,
+                                           m_config.clipNorm,
+                                           m_task->NumParameters(),
+                                           m_config.conservativeL1,
+                                           m_config.delta,
+                                           m_config.reference);
     }
     catch (const fl::ConfigError& e)
     {
@@ -425,6 +470,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
     fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
     m_collector->Initial(m_task->InitialParameters(initRng));
     m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    // A server learns of a dropout only from the client's silence: with dropouts the round
+    // needs a deadline (GflDropoutDeadline() unless one was set).
+    const Time deadline = (m_config.dropoutProbability > 0.0 && !m_deadline.IsStrictlyPositive())
+                              ? GflDropoutDeadline()
+                              : m_deadline;
     std::vector<Ptr<FlServerApplication>> servers;
     for (uint32_t p = 0; p < P; ++p)
     {
@@ -448,6 +498,9 @@ FlGflHelper::Install(const FlGraphScene& scene)
         sc.exchange.seed = sc.serverSeed;
         sc.exchange.policy = m_config.missingPolicy;
         sc.exchange.timeout = m_timeout;
+        sc.secureAggregation = m_config.secureAggregation;
+        sc.maskFractionBits = m_config.maskFractionBits;
+        sc.revealTimeout = deadline; // as long as a round may wait for its uploads
         Ptr<GflRoundStep> step;
         try
         {
@@ -461,7 +514,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         step->SetIterationCallback([collector](const GflIterationReport& r) {
             if (auto c = collector.lock())
             {
-                c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome);
+                c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome, r.dropped);
             }
         });
         m_steps.push_back(step);
@@ -473,7 +526,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         server->SetAttribute("ExpectedClients", UintegerValue(K));
         server->SetAttribute("InitSeed", UintegerValue(fl::InitialModelSeed(m_config.seed)));
         server->SetAttribute("StopSimulation", BooleanValue(false));
-        server->SetAttribute("RoundDeadline", TimeValue(m_deadline));
+        server->SetAttribute("RoundDeadline", TimeValue(deadline));
         server->SetTask(m_task);
         server->SetRoundStep(step);
         server->SetStartTime(Seconds(0.1));
@@ -503,6 +556,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
                     m_config.uplink,
                     m_config.mu,
                     p);
+                if (m_config.secureAggregation)
+                {
+                    client->SetGflSecureAggregation(m_config.maskFractionBits);
+                }
+                client->SetGflDropout(m_config.dropoutProbability);
                 if (m_config.clientNoise.kind != fl::NodeNoiseKind::None)
                 {
                     client->SetUplinkPerturbation(std::shared_ptr<fl::Perturbation>(
@@ -533,20 +591,15 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
     {
         fl::ValidateCombinationMatrix(m_config.combination, n, m_config.noise.kind, "combination");
         fl::DiffusionAdaptConfig(m_config.mu, m_config.batchSize, m_config.clipNorm);
-        auto probe = fl::MakeNodePerturbation(m_config.noise,
-                                              m_config.combination(0, 0),
-                                              "combination weight a_{0,0}");
-        const fl::MechanismSpec mech = probe->Mechanism(0.0);
-        m_collector = std::make_shared<FlNetworkCollector>(
-            n,
-            m_config.reference,
-            std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
-                                                                mech.scale,
-                                                                m_config.mu,
-                                                                m_config.clipNorm,
-                                                                m_task->NumParameters(),
-                                                                m_config.conservativeL1,
-                                                                m_config.delta));
+        m_collector = MakeNetworkCollector(n,
+                                           m_config.noise,
+                                           m_config.combination,
+                                           m_config.mu,
+                                           m_config.clipNorm,
+                                           m_task->NumParameters(),
+                                           m_config.conservativeL1,
+                                           m_config.delta,
+                                           m_config.reference);
     }
     catch (const fl::ConfigError& e)
     {
@@ -557,7 +610,10 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
 void
 DiffusionHelper::SetTransport(const std::string& kind)
 {
-    TransportValue(kind, "DiffusionHelper");
+    if (kind != "broadcast")
+    {
+        TransportValue(kind, "DiffusionHelper");
+    }
     m_transport = kind;
 }
 
@@ -579,6 +635,31 @@ DiffusionHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
     m_collector->SetCallback(std::move(cb));
 }
 
+void
+DiffusionHelper::SetIterationPeriod(Time period)
+{
+    m_period = period;
+}
+
+void
+DiffusionHelper::SetReleaseJitter(Time jitter)
+{
+    m_jitter = jitter;
+}
+
+int64_t
+DiffusionHelper::AssignStreams(int64_t stream)
+{
+    m_stream = stream;
+    return m_config.combination.rows();
+}
+
+void
+DiffusionHelper::SetLinkLossCallback(LinkLossCallback cb)
+{
+    m_linkLoss = std::make_shared<LinkLossCallback>(std::move(cb));
+}
+
 std::vector<Ptr<DiffusionAgentApplication>>
 DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Address>& addresses)
 {
@@ -590,7 +671,18 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
                                            << " addresses for " << n
                                            << " agents; give one node and address per agent");
     }
-    const std::string transport = TransportValue(m_transport, "DiffusionHelper");
+    const bool broadcast = m_transport == "broadcast";
+    const std::string transport =
+        broadcast ? std::string("udp") : TransportValue(m_transport, "DiffusionHelper");
+    Time timeout = m_timeout;
+    if (timeout.IsZero() && m_period.IsStrictlyPositive())
+    {
+        timeout = Seconds(m_period.GetSeconds() * 0.9) - m_compute - m_jitter;
+    }
+    else if (timeout.IsZero() && broadcast)
+    {
+        timeout = Seconds(1);
+    }
     fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
     const fl::ParamVector w0 = m_task->InitialParameters(initRng);
     m_collector->Initial(w0);
@@ -612,9 +704,15 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
         ex.noise = m_config.noise;
         ex.seed = fl::DiffusionAgentSeed(m_config.seed, k);
         ex.policy = m_config.missingPolicy;
-        ex.timeout = m_timeout;
+        ex.timeout = timeout;
         Ptr<DiffusionAgentApplication> app = CreateObject<DiffusionAgentApplication>();
         app->SetAttribute("Transport", StringValue(transport));
+        if (broadcast)
+        {
+            app->SetAttribute("HolePolicy", StringValue("drop"));
+            app->SetAttribute("UdpBroadcastAddress",
+                              Ipv4AddressValue(SubnetBroadcastOf(nodes.Get(k), addresses[k])));
+        }
         app->SetAttribute("Port", UintegerValue(kAgentPort));
         app->SetAttribute("Iterations", UintegerValue(m_config.iterations));
         app->SetAttribute("AgentIndex", UintegerValue(k));
@@ -622,15 +720,30 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
         app->SetAttribute("BatchSize", UintegerValue(m_config.batchSize));
         app->SetAttribute("ClipNorm", DoubleValue(m_config.clipNorm));
         app->SetAttribute("ComputeTime", TimeValue(m_compute));
+        app->SetAttribute("IterationPeriod", TimeValue(m_period));
+        app->SetAttribute("ReleaseJitter", TimeValue(m_jitter));
+        if (m_stream >= 0)
+        {
+            app->AssignStreams(m_stream + k);
+        }
         app->SetTask(m_task);
         app->SetExchange(ex);
         app->SetInitialModel(w0);
         std::weak_ptr<FlNetworkCollector> collector = m_collector;
-        app->SetIterationCallback([collector](uint32_t agent,
-                                              uint32_t i,
-                                              const fl::ParamVector& phi,
-                                              const fl::ParamVector& w,
-                                              const fl::CombineOutcome& o) {
+        std::shared_ptr<LinkLossCallback> linkLoss = m_linkLoss;
+        DiffusionAgentApplication* self = PeekPointer(app);
+        app->SetIterationCallback([collector, linkLoss, self](uint32_t agent,
+                                                              uint32_t i,
+                                                              const fl::ParamVector& phi,
+                                                              const fl::ParamVector& w,
+                                                              const fl::CombineOutcome& o) {
+            if (linkLoss && *linkLoss)
+            {
+                for (uint32_t l : self->GetLastMissing())
+                {
+                    (*linkLoss)(i, l, agent);
+                }
+            }
             if (auto c = collector.lock())
             {
                 c->Add(agent, i, phi, w, o);

@@ -126,6 +126,7 @@ class FlNetworkCollector
         std::vector<fl::ParamVector> models, aggregates;
         std::size_t count{0};
         std::size_t missing{0};
+        std::size_t dropped{0};
     };
 
     std::size_t m_nodes;
@@ -141,14 +142,42 @@ class FlNetworkCollector
 
 /**
  * \ingroup fl
+ * A collector for N nodes whose releases carry `noise` (node 0's mechanism, with its self-weight
+ * a_{0,0}), with the drifting-sensitivity accountant of mu, clipNorm, M parameters (GFL and GHP
+ * share it). Throws fl::ConfigError as fl::MakeNodePerturbation.
+ */
+std::shared_ptr<FlNetworkCollector> MakeNetworkCollector(std::size_t nodes,
+                                                         const fl::NodeNoiseConfig& noise,
+                                                         const Eigen::MatrixXd& combination,
+                                                         double mu,
+                                                         double clipNorm,
+                                                         std::size_t parameters,
+                                                         bool conservativeL1,
+                                                         double delta,
+                                                         const Eigen::VectorXd& reference);
+
+/// Round deadline of a GFL network run with dropouts when none was set (FlGflHelper): 5 s.
+inline Time
+GflDropoutDeadline()
+{
+    return Seconds(5);
+}
+
+/**
+ * \ingroup fl
  * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
  * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
  * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
  * (ClientIndex p K + k, TrainingSeed GflClientSeed(seed, p, k)) with the GFL step
  * (GflTrainerConfig(mu, E_{p,k}, B_{p,k}, clipNorm)) and the client noise as uplink
- * perturbation. The simulation stops once every server finished its last iteration. Not (yet)
- * in the network mode: secure-aggregation masks and client dropout (the in-process runner has
- * them): Install stops with a message if they are set.
+ * perturbation. The simulation stops once every server finished its last iteration.
+ *
+ * Secure aggregation (config.secureAggregation): the clients join with their X25519 public key
+ * and upload masked words; the step sends each round's roster and recovers dropouts by asking
+ * the survivors for their seeds (GflRoundStep). Dropout (config.dropoutProbability): a sampled
+ * client drops as in process (fl::GflDropoutSeed) and stays silent; the server closes the round
+ * at its deadline (GflDropoutDeadline() if SetRoundDeadline was not called), and waits as long
+ * for the survivors' seeds. A lossless run equals RunGflInProcess bit for bit with either.
  */
 class FlGflHelper
 {
@@ -204,7 +233,8 @@ class FlGflHelper
  * AgentIndex k, seed DiffusionAgentSeed(seed, k), initial model from InitialModelSeed(seed)
  * (as RunDiffusionInProcess), neighbours from the combination matrix at addresses[l]. The
  * simulation stops once every agent finished. Default scene: FlWifiAdhocSceneHelper (server node
- * = agent 0, clients = agents 1..K-1).
+ * = agent 0, clients = agents 1..K-1); default transport: one link-layer broadcast per release
+ * (SetTransport), the paper's model of one transmission heard by every neighbour.
  */
 class DiffusionHelper
 {
@@ -212,17 +242,41 @@ class DiffusionHelper
     /// Validates the configuration.
     DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
                     const fl::DiffusionConfig& config);
-    /// "tcp" (default) or "udp".
+    /**
+     * "broadcast" (default): UDP, one link-layer broadcast per release to the subnet broadcast
+     * address of each agent's interface (FlApplicationBase::UdpBroadcastAddress, HolePolicy
+     * drop): one transmission heard by every node in range, no MAC ACK or retry, so losses are
+     * real and the exchange timeout (1 s unless set) applies the missing-message policy;
+     * messages overheard from non-neighbours are counted (FlGraphExchangeStats::notNeighbor)
+     * and ignored. Per-link noise (a different message per neighbour) is still sent per
+     * neighbour. "udp" or "tcp": one unicast copy per neighbour (UDP with retransmission).
+     */
     void SetTransport(const std::string& kind);
-    /// Combine this long after the release even with messages missing (0 = wait).
+    /// Combine this long after the release even with messages missing (0 = wait; broadcast: 1 s).
     void SetExchangeTimeout(Time timeout);
     /// Simulated time of an adapt step.
     void SetComputeTime(Time t);
+    /**
+     * Synchronous iterations: iteration i begins at start + (i - 1) period at every agent
+     * (DiffusionAgentApplication::IterationPeriod); 0 (default): as soon as combined. With a
+     * period and no exchange timeout set, the timeout is 0.9 period - compute time - jitter.
+     */
+    void SetIterationPeriod(Time period);
+    /// Each release happens ComputeTime + U[0, jitter] after its iteration began (default 0).
+    void SetReleaseJitter(Time jitter);
+    /// Fixes the agents' random streams (jitter): agent k uses stream + k (call before Install).
+    /// @return the number of streams the agents will use (the number of agents)
+    int64_t AssignStreams(int64_t stream);
     /// Installs agent k on nodes.Get(k) reachable at addresses[k] (start at 0.1 s).
     std::vector<Ptr<DiffusionAgentApplication>> Install(const NodeContainer& nodes,
                                                         const std::vector<Ipv4Address>& addresses);
     /// Metrics per iteration (as RunDiffusionInProcess's callback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// Called once per lost message: (iteration i, sender l, receiver k) when agent k combined
+    /// iteration i without l's message (losses per link per iteration).
+    using LinkLossCallback = std::function<void(uint32_t, uint32_t, uint32_t)>;
+    /// Sets the link-loss callback.
+    void SetLinkLossCallback(LinkLossCallback cb);
 
     /// The collector.
     const FlNetworkCollector& Collector() const
@@ -233,10 +287,14 @@ class DiffusionHelper
   private:
     std::shared_ptr<const fl::LearningTask> m_task;
     fl::DiffusionConfig m_config;
-    std::string m_transport{"tcp"};
+    std::string m_transport{"broadcast"};
     Time m_timeout{Seconds(0)};
     Time m_compute{MilliSeconds(1)};
+    Time m_period{Seconds(0)};
+    Time m_jitter{Seconds(0)};
+    int64_t m_stream{-1};
     std::shared_ptr<FlNetworkCollector> m_collector;
+    std::shared_ptr<LinkLossCallback> m_linkLoss;
 };
 
 } // namespace ns3

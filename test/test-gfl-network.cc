@@ -5,17 +5,29 @@
  * the in-process run with the same seeds bit for bit; with losses the policy acts and the
  * centroid drift of broken graph-homomorphic cancellation is reported.
  */
+#include "fl-test-gfl-fixture.h"
+
 #include "ns3/core-module.h"
 #include "ns3/error-model.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4.h"
 #include "ns3/linear-models.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/synthetic-data.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/udp-socket-factory.h"
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <map>
 
 using namespace ns3;
 using namespace ns3::fl;
@@ -23,47 +35,13 @@ using namespace ns3::fl;
 namespace
 {
 
-struct Fixture
-{
-    std::shared_ptr<SupervisedTask<double>> task;
-    Eigen::VectorXd wOpt;
-};
-
-Fixture
-MakeFixture(std::size_t agents, std::size_t samples, double rho, uint64_t seed)
-{
-    RegressionTaskConfig rc;
-    rc.dim = 2;
-    rc.agents = agents;
-    rc.samplesPerAgent = samples;
-    Rng rng(seed);
-    auto data = MakeRegressionTask<double>(rc, rng);
-    std::vector<Dataset<double>> parts;
-    for (auto& a : data.agents)
-    {
-        parts.push_back(std::move(a.data));
-    }
-    std::vector<const Dataset<double>*> ptrs;
-    for (const auto& p : parts)
-    {
-        ptrs.push_back(&p);
-    }
-    Fixture f;
-    f.wOpt = RidgeOptimum(ptrs, rho);
-    f.task =
-        std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(2, rho),
-                                                 LocalTrainerConfig{},
-                                                 std::move(parts),
-                                                 Dataset<double>{});
-    return f;
-}
+using Fixture = fltest::RegressionFixture;
+using fltest::MakeRegressionFixture;
 
 Eigen::MatrixXd
 ThreeServers()
 {
-    Eigen::MatrixXd A(3, 3);
-    A << 0.5, 0.25, 0.25, 0.25, 0.75, 0.0, 0.25, 0.0, 0.75;
-    return A;
+    return fltest::ThreeServerCombination();
 }
 
 GflConfig
@@ -84,6 +62,14 @@ SmallGfl(const Fixture& f, uint64_t seed)
     return c;
 }
 
+/// Optional hooks of a network run: before Install, after Install (before Run), after Run.
+struct NetHooks
+{
+    std::function<void(FlGflHelper&)> beforeInstall;
+    std::function<void(FlGflHelper&, FlGraphScene&)> afterInstall;
+    std::function<void(FlGflHelper&)> afterRun;
+};
+
 /// Runs GFL over the network; returns the per-iteration models of every server.
 std::vector<std::vector<ParamVector>>
 RunNetworkGfl(const Fixture& f,
@@ -91,7 +77,8 @@ RunNetworkGfl(const Fixture& f,
               const std::string& transport,
               const std::string& cell,
               std::vector<NetworkIterationReport>* reports = nullptr,
-              double linkLoss = 0.0)
+              double linkLoss = 0.0,
+              const NetHooks& hooks = {})
 {
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell(cell);
@@ -125,10 +112,22 @@ RunNetworkGfl(const Fixture& f,
             reports->back().centroid = nullptr;
         }
     });
+    if (hooks.beforeInstall)
+    {
+        hooks.beforeInstall(gfl);
+    }
     gfl.Install(scene);
+    if (hooks.afterInstall)
+    {
+        hooks.afterInstall(gfl, scene);
+    }
     Simulator::Stop(Seconds(600));
     Simulator::Run();
     EXPECT_EQ(gfl.Collector().CompletedIterations(), c.iterations);
+    if (hooks.afterRun)
+    {
+        hooks.afterRun(gfl);
+    }
     std::cout << transport << "/" << cell << ": " << c.iterations << " iterations in "
               << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
@@ -136,13 +135,79 @@ RunNetworkGfl(const Fixture& f,
 }
 
 std::vector<std::vector<ParamVector>>
-RunInProcessGfl(const Fixture& f, const GflConfig& c)
+RunInProcessGfl(const Fixture& f,
+                const GflConfig& c,
+                std::vector<NetworkIterationReport>* reports = nullptr)
 {
     std::vector<std::vector<ParamVector>> models;
     RunGflInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
         models.push_back(*r.models);
+        if (reports)
+        {
+            reports->push_back(r);
+            reports->back().models = nullptr;
+            reports->back().aggregates = nullptr;
+            reports->back().centroid = nullptr;
+        }
     });
     return models;
+}
+
+/// Sum of GflRoundStep's secure-aggregation counters over the servers.
+GflRoundStep::SecureCounters
+SumSecure(const FlGflHelper& gfl)
+{
+    GflRoundStep::SecureCounters t;
+    for (const auto& step : gfl.Steps())
+    {
+        const auto& s = step->Secure();
+        t.rosters += s.rosters;
+        t.maskedUploads += s.maskedUploads;
+        t.revealRequests += s.revealRequests;
+        t.revealsReceived += s.revealsReceived;
+        t.rejected += s.rejected;
+        t.unmaskFailures += s.unmaskFailures;
+        t.droppedClients += s.droppedClients;
+    }
+    return t;
+}
+
+/// TCP payload bytes a node received, concatenated per source address (lossless links: in order).
+struct TcpCapture
+{
+    std::map<Ipv4Address, std::vector<uint8_t>> streams;
+
+    void Rx(Ptr<const Packet> packet, Ptr<Ipv4> /* ipv4 */, uint32_t /* interface */)
+    {
+        Ptr<Packet> p = packet->Copy();
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+        {
+            return;
+        }
+        TcpHeader tcp;
+        p->RemoveHeader(tcp);
+        std::vector<uint8_t> bytes(p->GetSize());
+        p->CopyData(bytes.data(), bytes.size());
+        auto& stream = streams[ip.GetSource()];
+        stream.insert(stream.end(), bytes.begin(), bytes.end());
+    }
+};
+
+bool
+Contains(const std::vector<uint8_t>& haystack, const std::vector<uint8_t>& needle)
+{
+    return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end()) !=
+           haystack.end();
+}
+
+std::vector<uint8_t>
+BytesOf(const Eigen::VectorXd& x)
+{
+    std::vector<uint8_t> out(static_cast<std::size_t>(x.size()) * sizeof(double));
+    std::memcpy(out.data(), x.data(), out.size());
+    return out;
 }
 
 void
@@ -170,7 +235,7 @@ ExpectBitForBit(const std::vector<std::vector<ParamVector>>& a,
 
 TEST(GflNetwork, LosslessTcpRunEqualsInProcessBitForBit)
 {
-    const Fixture f = MakeFixture(12, 40, 0.1, 7);
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 7);
     for (GflUplink uplink : {GflUplink::Models, GflUplink::Updates})
     {
         GflConfig c = SmallGfl(f, 7);
@@ -190,7 +255,7 @@ TEST(GflNetwork, LosslessTcpRunEqualsInProcessBitForBit)
 
 TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)
 {
-    const Fixture f = MakeFixture(12, 40, 0.1, 11);
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 11);
     GflConfig c = SmallGfl(f, 11);
     c.iterations = 3;
     c.serverNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.1};
@@ -199,7 +264,7 @@ TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)
 
 TEST(GflNetwork, LossyUdpLinksTriggerThePolicyAndBreakTheCancellation)
 {
-    const Fixture f = MakeFixture(12, 40, 0.1, 13);
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 13);
     GflConfig c = SmallGfl(f, 13);
     c.iterations = 12;
     c.missingPolicy = MissingMessagePolicy::Renormalize;
@@ -222,10 +287,247 @@ TEST(GflNetwork, LossyUdpLinksTriggerThePolicyAndBreakTheCancellation)
     EXPECT_LT(maxDriftWhenComplete, 1e-9);
 }
 
-TEST(DiffusionNetwork, LosslessWifiAdhocRunEqualsInProcessBitForBit)
+TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
+{
+    // The masked sum is exact in Z_{2^64} and both modes decode it with the same pure function
+    // (GflUnmaskAverage), so the network run equals the in-process run bit for bit, with and
+    // without dropouts (recovered by the survivors' revealed seeds over the network).
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 19);
+
+    struct Case
+    {
+        bool secure;
+        double dropout;
+        GflUplink uplink;
+    };
+
+    for (const Case& k : {Case{true, 0.0, GflUplink::Models},
+                          Case{true, 0.35, GflUplink::Models},
+                          Case{true, 0.35, GflUplink::Updates},
+                          Case{false, 0.35, GflUplink::Models}})
+    {
+        GflConfig c = SmallGfl(f, 19);
+        c.secureAggregation = k.secure;
+        c.dropoutProbability = k.dropout;
+        c.uplink = k.uplink;
+        std::vector<NetworkIterationReport> refReports;
+        std::vector<NetworkIterationReport> netReports;
+        const auto ref = RunInProcessGfl(f, c, &refReports);
+        GflRoundStep::SecureCounters counters;
+        NetHooks hooks;
+        hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
+        const auto net = RunNetworkGfl(f, c, "tcp", "csma", &netReports, 0.0, hooks);
+        SCOPED_TRACE(std::string(k.secure ? "secure" : "plain") + ", dropout " +
+                     std::to_string(k.dropout) + ", " + GflUplinkName(k.uplink));
+        ExpectBitForBit(net, ref);
+        ASSERT_EQ(netReports.size(), refReports.size());
+        std::size_t dropped = 0;
+        for (std::size_t i = 0; i < refReports.size(); ++i)
+        {
+            EXPECT_EQ(netReports[i].droppedClients, refReports[i].droppedClients)
+                << "iteration " << i;
+            dropped += refReports[i].droppedClients;
+        }
+        std::cout << "dropped clients: " << dropped << "; reveal requests "
+                  << counters.revealRequests << ", reveals " << counters.revealsReceived
+                  << ", masked uploads " << counters.maskedUploads << std::endl;
+        EXPECT_EQ(counters.rejected, 0U);
+        EXPECT_EQ(counters.unmaskFailures, 0U);
+        EXPECT_EQ(counters.droppedClients, dropped);
+        if (k.dropout > 0.0)
+        {
+            // 6 iterations x 3 servers x 3 sampled at P(drop) = 0.35: dropouts happen (seeded)
+            EXPECT_GT(dropped, 0U);
+            if (k.secure)
+            {
+                EXPECT_GT(counters.revealRequests, 0U);
+                EXPECT_GE(counters.revealsReceived, counters.revealRequests);
+            }
+        }
+        if (k.secure)
+        {
+            EXPECT_EQ(counters.rosters, 3U * c.iterations);
+            EXPECT_EQ(counters.maskedUploads + dropped, 3U * 3U * c.iterations);
+        }
+    }
+}
+
+TEST(GflNetwork, MaskedUploadOnTheWireIsNotThePlaintext)
+{
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 23);
+    GflConfig c = SmallGfl(f, 23);
+    c.iterations = 1;
+    c.secureAggregation = true;
+    c.clientNoise = NodeNoiseConfig{}; // the plaintext upload is then the trained model
+    // What client k of server 0 uploads in iteration 1, recomputed with the pure functions.
+    const uint32_t K = 4;
+    const std::vector<uint32_t> sampled =
+        GflSampleClients(K, c.sampledClients, GflServerSeed(c.seed, 0), 1);
+    const uint32_t k = sampled.front();
+    Rng initRng(InitialModelSeed(c.seed));
+    const ParamVector w0 = f.task->InitialParameters(initRng);
+    const GflClientResult step =
+        GflClientStep(*f.task,
+                      k,
+                      w0,
+                      GflTrainerConfig(c.mu, c.work.localSteps[k], c.work.batchSizes[k], 0.0),
+                      c.uplink,
+                      c.mu,
+                      nullptr,
+                      0,
+                      GflClientSeed(c.seed, 0, k),
+                      1);
+    const MaskKeyPair own = MaskKeyPairFromSeed(GflMaskKeySeed(GflClientSeed(c.seed, 0, k)));
+    const std::vector<uint64_t> words = GflMaskUpload(
+        step.upload,
+        k,
+        sampled,
+        [&](uint32_t peer) {
+            const MaskKeyPair other =
+                MaskKeyPairFromSeed(GflMaskKeySeed(GflClientSeed(c.seed, 0, peer)));
+            return IterationMaskSeed(AgreeMaskSecret(own, other.publicKey), 1);
+        },
+        c.maskFractionBits);
+    std::vector<uint64_t> plainWords;
+    EncodeFixedPoint(step.upload.Get<double>(), c.maskFractionBits, sampled.size(), plainWords);
+
+    auto capture = std::make_shared<TcpCapture>();
+    Ipv4Address clientAddress;
+    NetHooks hooks;
+    hooks.afterInstall = [&](FlGflHelper&, FlGraphScene& scene) {
+        clientAddress = scene.cells[0].Get(k)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+        scene.servers.Get(0)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "Rx",
+            MakeCallback(&TcpCapture::Rx, capture.get()));
+    };
+    RunNetworkGfl(f, c, "tcp", "csma", nullptr, 0.0, hooks);
+    const std::vector<uint8_t>& stream = capture->streams[clientAddress];
+    std::cout << "client " << k << " sent " << stream.size() << " TCP payload bytes to server 0"
+              << std::endl;
+    // the masked words are on the wire ...
+    EXPECT_TRUE(Contains(stream, PackMaskedWords(words)));
+    // ... and neither the plaintext model (float64) nor its unmasked fixed-point encoding is
+    EXPECT_FALSE(Contains(stream, BytesOf(step.upload.Get<double>())));
+    EXPECT_FALSE(Contains(stream, PackMaskedWords(plainWords)));
+    EXPECT_NE(words, plainWords);
+}
+
+TEST(GflNetwork, LostUploadTakesTheDropoutRecoveryPath)
+{
+    // A dropout the network decides (a sampled client silent in iteration 2, the server closing
+    // the round at its deadline) goes through the same recovery: the survivors reveal, the round
+    // completes. The secure run equals the plain run with the same silence up to the fixed-point
+    // rounding of the masks: each survivor's upload is rounded to 2^-(f+1) = 2^-41 per entry, so
+    // psi moves by at most 2^-41 ~ 4.5e-13 per iteration; the combination is convex and a ridge
+    // SGD step with mu = 0.5 on these data is non-expansive, so after 6 iterations the models
+    // differ by < 6 x 4.5e-13 ~ 3e-12 (asserted with margin: 1e-10).
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 29);
+    GflConfig c = SmallGfl(f, 29);
+    const std::vector<uint32_t> sampled =
+        GflSampleClients(4, c.sampledClients, GflServerSeed(c.seed, 0), 2);
+    const uint32_t silent = sampled.front();
+    std::vector<std::vector<ParamVector>> runs[2];
+    GflRoundStep::SecureCounters counters;
+    for (bool secure : {false, true})
+    {
+        c.secureAggregation = secure;
+        std::vector<NetworkIterationReport> reports;
+        NetHooks hooks;
+        hooks.beforeInstall = [](FlGflHelper& gfl) { gfl.SetRoundDeadline(Seconds(5)); };
+        hooks.afterInstall = [silent](FlGflHelper& gfl, FlGraphScene&) {
+            gfl.Clients().at(silent)->SetAttribute("SilentRounds", StringValue("2"));
+        };
+        hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
+        runs[secure ? 1 : 0] = RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks);
+        ASSERT_EQ(reports.size(), c.iterations + 1U);
+        EXPECT_EQ(reports[2].droppedClients, 1U);
+    }
+    EXPECT_EQ(counters.revealRequests, 1U);
+    EXPECT_EQ(counters.revealsReceived, sampled.size() - 1);
+    EXPECT_EQ(counters.unmaskFailures, 0U);
+    EXPECT_EQ(counters.droppedClients, 1U);
+    ASSERT_EQ(runs[0].size(), runs[1].size());
+    double maxDiff = 0.0;
+    for (std::size_t i = 0; i < runs[0].size(); ++i)
+    {
+        for (std::size_t p = 0; p < runs[0][i].size(); ++p)
+        {
+            maxDiff = std::max(maxDiff,
+                               (runs[0][i][p].Get<double>() - runs[1][i][p].Get<double>())
+                                   .lpNorm<Eigen::Infinity>());
+        }
+    }
+    std::cout << "secure vs plain with a lost upload: max |difference| " << maxDiff << std::endl;
+    EXPECT_LT(maxDiff, 1e-10);
+}
+
+TEST(GflNetwork, SurvivorThatNeverRevealsLeavesTheRoundMaskedWithoutHanging)
+{
+    // Iteration 2 of server 0: client A stays silent (a dropout), client B uploads and then leaves
+    // (LeaveTime 2 s, inside the 5 s deadline wait), so nobody can reveal B's seed with A. The
+    // step gives up after the reveal timeout (the round deadline): psi = w_{p,i-1}, counted as an
+    // unmask failure, and the run goes on to its last iteration.
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 31);
+    GflConfig c = SmallGfl(f, 31);
+    c.secureAggregation = true;
+    const std::vector<uint32_t> sampled =
+        GflSampleClients(4, c.sampledClients, GflServerSeed(c.seed, 0), 2);
+    ASSERT_EQ(sampled.size(), 3U);
+    const uint32_t silent = sampled[0];
+    const uint32_t leaver = sampled[1];
+    GflRoundStep::SecureCounters counters;
+    std::vector<NetworkIterationReport> reports;
+    NetHooks hooks;
+    hooks.beforeInstall = [](FlGflHelper& gfl) { gfl.SetRoundDeadline(Seconds(5)); };
+    hooks.afterInstall = [&](FlGflHelper& gfl, FlGraphScene&) {
+        gfl.Clients().at(silent)->SetAttribute("SilentRounds", StringValue("2"));
+        gfl.Clients().at(leaver)->SetAttribute("LeaveTime", TimeValue(Seconds(2)));
+    };
+    hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
+    RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks);
+    ASSERT_EQ(reports.size(), c.iterations + 1U);
+    EXPECT_EQ(counters.revealRequests, 1U);
+    EXPECT_EQ(counters.revealsReceived, 1U); // the third sampled client only
+    EXPECT_EQ(counters.unmaskFailures, 1U);
+    EXPECT_EQ(reports[2].droppedClients, 3U); // no upload of server 0 counted in iteration 2
+    EXPECT_EQ(counters.rejected, 0U);
+}
+
+TEST(GflSecureWire, MalformedBytesAreRejected)
+{
+    std::vector<MaskRosterEntry> roster;
+    MaskRosterEntry a;
+    a.id = 3;
+    a.key.fill(7);
+    MaskRosterEntry b = a;
+    b.id = 5;
+    const std::vector<uint8_t> bytes = PackMaskRoster({a, b});
+    ASSERT_TRUE(UnpackMaskRoster(bytes, roster));
+    ASSERT_EQ(roster.size(), 2U);
+    EXPECT_EQ(roster[1].id, 5U);
+    EXPECT_EQ(roster[1].key, b.key);
+    EXPECT_FALSE(UnpackMaskRoster({}, roster));
+    EXPECT_FALSE(UnpackMaskRoster(std::vector<uint8_t>(bytes.begin(), bytes.end() - 1), roster));
+    EXPECT_FALSE(UnpackMaskRoster(PackMaskRoster({b, a}), roster)); // not ascending
+    std::vector<uint64_t> words;
+    ASSERT_TRUE(UnpackMaskedWords(PackMaskedWords({1, ~0ULL}), 2, words));
+    EXPECT_EQ(words, (std::vector<uint64_t>{1, ~0ULL}));
+    EXPECT_FALSE(UnpackMaskedWords(PackMaskedWords({1, 2, 3}), 2, words));
+    std::vector<RevealedMaskSeed> seeds;
+    RevealedMaskSeed r;
+    r.survivor = 1;
+    r.dropped = 2;
+    r.seed.fill(9);
+    ASSERT_TRUE(UnpackRevealedSeeds(PackRevealedSeeds({r}), seeds));
+    EXPECT_EQ(seeds.at(0).dropped, 2U);
+    EXPECT_EQ(seeds.at(0).seed, r.seed);
+    EXPECT_FALSE(UnpackRevealedSeeds(std::vector<uint8_t>(39, 0), seeds));
+}
+
+TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
 {
     const std::size_t K = 5;
-    const Fixture f = MakeFixture(K, 40, 0.1, 17);
+    const Fixture f = MakeRegressionFixture(K, 40, 0.1, 17);
     DiffusionConfig c;
     Rng g(17);
     ConnectivityRequirement req;
@@ -252,6 +554,7 @@ TEST(DiffusionNetwork, LosslessWifiAdhocRunEqualsInProcessBitForBit)
         addresses.push_back(scene.clientInterfaces.GetAddress(k));
     }
     DiffusionHelper diffusion(f.task, c);
+    diffusion.SetTransport("tcp"); // unicast: one acknowledged copy per neighbour, lossless
     std::vector<std::vector<ParamVector>> net;
     diffusion.SetIterationCallback(
         [&](const NetworkIterationReport& r) { net.push_back(*r.models); });
@@ -261,4 +564,291 @@ TEST(DiffusionNetwork, LosslessWifiAdhocRunEqualsInProcessBitForBit)
     EXPECT_EQ(diffusion.Collector().CompletedIterations(), c.iterations);
     Simulator::Destroy();
     ExpectBitForBit(net, ref);
+}
+
+// ------------------------------------------------------------------ GHP over link-layer broadcast
+
+namespace
+{
+
+/// A small GHP configuration on a K-agent Erdos-Renyi graph that is not complete.
+DiffusionConfig
+SmallDiffusion(const Fixture& f, std::size_t K, uint64_t seed)
+{
+    DiffusionConfig c;
+    Rng g(seed);
+    ConnectivityRequirement req;
+    req.connected = true;
+    c.combination = MetropolisWeights(ErdosRenyiGraph(K, 0.5, g, req));
+    c.mu = 0.1;
+    c.batchSize = 2;
+    c.iterations = 5;
+    c.seed = seed;
+    c.reference = f.wOpt;
+    c.noise = NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 0.3};
+    return c;
+}
+
+/// What a broadcast diffusion run left behind.
+struct BroadcastRun
+{
+    std::vector<std::vector<ParamVector>> models;               ///< per iteration, w_k
+    std::vector<std::vector<ParamVector>> aggregates;           ///< per iteration, phi_k
+    std::vector<NetworkIterationReport> reports;                ///< pointers cleared
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> lossesAt; ///< (i, k) -> lost messages
+    std::vector<FlGraphExchangeStats> exchange;                 ///< per agent
+    std::vector<FlTransportStats> transport;                    ///< per agent
+    std::vector<FlDatagramStats> datagram;                      ///< per agent
+    uint64_t phyTx{0};                                          ///< Wi-Fi PHY transmissions
+    uint32_t completed{0};
+};
+
+/// Runs diffusion with the given transport on a CSMA LAN (receive error rate `loss` on every
+/// device) or on the Wi-Fi ad hoc scene.
+BroadcastRun
+RunDiffusionNetwork(const Fixture& f,
+                    const DiffusionConfig& c,
+                    const std::string& scene,
+                    const std::string& transport,
+                    double loss = 0.0,
+                    bool injectGarbage = false)
+{
+    const auto K = static_cast<uint32_t>(c.combination.rows());
+    FlScene s;
+    if (scene == "csma")
+    {
+        s = FlCsmaSceneHelper().Build(K - 1);
+        for (uint32_t d = 0; loss > 0.0 && d < s.devices.GetN(); ++d)
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+            em->SetAttribute("ErrorRate", DoubleValue(loss));
+            em->AssignStreams(300 + d);
+            s.devices.Get(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
+    else
+    {
+        s = FlWifiAdhocSceneHelper().Build(K - 1);
+    }
+    BroadcastRun run;
+    Config::ConnectWithoutContextFailSafe(
+        "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxBegin",
+        MakeBoundCallback(
+            +[](uint64_t* n, Ptr<const Packet>, double) { ++*n; },
+            &run.phyTx));
+    NodeContainer nodes(s.serverNode);
+    nodes.Add(s.clients);
+    std::vector<Ipv4Address> addresses{s.serverAddress};
+    for (uint32_t k = 0; k + 1 < K; ++k)
+    {
+        addresses.push_back(s.clientInterfaces.GetAddress(k));
+    }
+    DiffusionHelper diffusion(f.task, c);
+    diffusion.SetTransport(transport);
+    diffusion.SetIterationCallback([&run](const NetworkIterationReport& r) {
+        run.models.push_back(*r.models);
+        run.aggregates.push_back(r.aggregates ? *r.aggregates : std::vector<ParamVector>());
+        run.reports.push_back(r);
+        run.reports.back().models = nullptr;
+        run.reports.back().aggregates = nullptr;
+        run.reports.back().centroid = nullptr;
+    });
+    diffusion.SetLinkLossCallback([&run](uint32_t i, uint32_t, uint32_t k) {
+        ++run.lossesAt[{i, k}];
+    });
+    auto agents = diffusion.Install(nodes, addresses);
+    Ptr<Socket> garbage;
+    if (injectGarbage)
+    {
+        // one malformed datagram broadcast to the agents' port by node 0 at 0.15 s
+        garbage = Socket::CreateSocket(nodes.Get(0), UdpSocketFactory::GetTypeId());
+        garbage->SetAllowBroadcast(true);
+        garbage->Bind();
+        const Ipv4Address bcast = nodes.Get(0)->GetObject<Ipv4>()->GetAddress(1, 0).GetBroadcast();
+        Simulator::Schedule(Seconds(0.15), [garbage, bcast]() {
+            std::vector<uint8_t> junk(64);
+            for (std::size_t b = 0; b < junk.size(); ++b)
+            {
+                junk[b] = static_cast<uint8_t>(37 * b + 11);
+            }
+            garbage->SendTo(Create<Packet>(junk.data(), junk.size()),
+                            0,
+                            InetSocketAddress(bcast, 9200));
+        });
+    }
+    Simulator::Stop(Seconds(600));
+    Simulator::Run();
+    run.completed = diffusion.Collector().CompletedIterations();
+    for (auto& a : agents)
+    {
+        run.exchange.push_back(*a->GetExchangeStats());
+        run.transport.push_back(a->GetTransport()->Stats());
+        run.datagram.push_back(a->GetTransport()->DatagramStats());
+    }
+    Simulator::Destroy();
+    return run;
+}
+
+/// Graph neighbours of k (l != k with a_lk > 0).
+std::size_t
+Degree(const Eigen::MatrixXd& A, Eigen::Index k)
+{
+    std::size_t d = 0;
+    for (Eigen::Index l = 0; l < A.rows(); ++l)
+    {
+        d += (l != k && A(l, k) > 0.0) ? 1 : 0;
+    }
+    return d;
+}
+
+} // namespace
+
+TEST(DiffusionNetwork, LosslessCsmaBroadcastEqualsInProcessBitForBit)
+{
+    // CSMA never loses a frame: one broadcast per release reaches every agent, so the run is the
+    // in-process one, bit for bit; every agent sends exactly one message per iteration (no
+    // per-neighbour copies) and ignores, counting them, the broadcasts of non-neighbours.
+    const std::size_t K = 6;
+    const Fixture f = MakeRegressionFixture(K, 40, 0.1, 19);
+    const DiffusionConfig c = SmallDiffusion(f, K, 19);
+    std::vector<std::vector<ParamVector>> ref;
+    RunDiffusionInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
+        ref.push_back(*r.models);
+    });
+    // plus one malformed datagram broadcast to every agent: dropped and counted, nothing else
+    const BroadcastRun net = RunDiffusionNetwork(f, c, "csma", "broadcast", 0.0, true);
+    EXPECT_EQ(net.completed, c.iterations);
+    ExpectBitForBit(net.models, ref);
+    for (std::size_t k = 0; k < K; ++k)
+    {
+        EXPECT_EQ(net.datagram[k].chunksMalformed, k == 0 ? 0U : 1U) << "agent " << k;
+    }
+    EXPECT_GT((ref.back()[0].Get<double>() - ref.front()[0].Get<double>()).norm(), 1e-3);
+    uint64_t ignoredTotal = 0;
+    for (std::size_t k = 0; k < K; ++k)
+    {
+        const auto& ex = net.exchange[k];
+        EXPECT_EQ(ex.messagesSent, c.iterations) << "agent " << k;
+        EXPECT_EQ(ex.broadcasts, c.iterations) << "agent " << k;
+        EXPECT_EQ(net.transport[k].messagesSent, c.iterations) << "agent " << k;
+        EXPECT_EQ(net.datagram[k].chunksSent, c.iterations) << "agent " << k; // one chunk each
+        EXPECT_EQ(ex.missing, 0U);
+        EXPECT_EQ(ex.messagesReceived, Degree(c.combination, k) * c.iterations);
+        // every other agent's broadcasts reach k: the non-neighbours' are counted and ignored
+        EXPECT_EQ(ex.notNeighbor, (K - 1 - Degree(c.combination, k)) * c.iterations)
+            << "agent " << k;
+        ignoredTotal += ex.notNeighbor;
+    }
+    EXPECT_GT(ignoredTotal, 0U); // the graph is not complete: the check above is not vacuous
+    for (const auto& r : net.reports)
+    {
+        EXPECT_LT(r.centroidDrift, 1e-12); // graph-homomorphic noise cancels in the centroid
+    }
+}
+
+TEST(DiffusionNetwork, LostBroadcastsTriggerThePolicyAndAreCountedPerLink)
+{
+    // 25 % of the frames every CSMA device receives are dropped: broadcasts have no
+    // retransmission, so agents combine at the timeout without some neighbours. Under Skip an
+    // agent that missed a message keeps its own adapted iterate (w_k = phi_k) and one that
+    // missed none combines (w_k != phi_k); every loss is reported once per (link, iteration).
+    const std::size_t K = 6;
+    const Fixture f = MakeRegressionFixture(K, 40, 0.1, 23);
+    DiffusionConfig c = SmallDiffusion(f, K, 23);
+    c.iterations = 8;
+    c.missingPolicy = MissingMessagePolicy::Skip;
+    const BroadcastRun net = RunDiffusionNetwork(f, c, "csma", "broadcast", 0.25);
+    ASSERT_EQ(net.completed, c.iterations);
+    uint64_t lostReported = 0;
+    uint64_t lostByLink = 0;
+    uint64_t lostByExchange = 0;
+    for (const auto& kv : net.lossesAt)
+    {
+        lostReported += kv.second;
+    }
+    for (const auto& ex : net.exchange)
+    {
+        lostByExchange += ex.missing;
+        for (uint64_t m : ex.missingFrom)
+        {
+            lostByLink += m;
+        }
+    }
+    uint64_t lostInReports = 0;
+    double driftLost = 0.0;
+    for (const auto& r : net.reports)
+    {
+        lostInReports += r.lostMessages;
+        if (r.lostMessages > 0)
+        {
+            driftLost = std::max(driftLost, r.centroidDrift);
+        }
+    }
+    std::cout << "lossy broadcast: " << lostReported << " lost messages in " << c.iterations
+              << " iterations; max centroid drift with losses " << driftLost << std::endl;
+    EXPECT_GT(lostReported, 0U);
+    EXPECT_EQ(lostReported, lostByLink);
+    EXPECT_EQ(lostReported, lostByExchange);
+    EXPECT_EQ(lostReported, lostInReports);
+    EXPECT_GT(driftLost, 1e-9); // a lost graph-homomorphic message breaks the cancellation
+    std::size_t skipped = 0;
+    std::size_t combined = 0;
+    for (uint32_t i = 1; i <= c.iterations; ++i)
+    {
+        for (uint32_t k = 0; k < K; ++k)
+        {
+            const Eigen::VectorXd& w = net.models[i][k].Get<double>();
+            const Eigen::VectorXd& phi = net.aggregates[i][k].Get<double>();
+            if (net.lossesAt.count({i, k}) != 0)
+            {
+                EXPECT_EQ(w, phi) << "iteration " << i << " agent " << k;
+                ++skipped;
+            }
+            else
+            {
+                EXPECT_NE(w, phi) << "iteration " << i << " agent " << k;
+                ++combined;
+            }
+        }
+    }
+    EXPECT_GT(skipped, 0U);
+    EXPECT_GT(combined, 0U);
+}
+
+TEST(DiffusionNetwork, WifiBroadcastIsOneFramePerReleaseUnicastIsNot)
+{
+    // Over 802.11 ad hoc a release is one PHY frame (no copies, no ACKs, no retries): K agents
+    // and T iterations give exactly K T transmissions. Unicast UDP sends a frame per neighbour
+    // plus the ACKs. Broadcast losses (collisions) are possible here; the timeout combines anyway.
+    const std::size_t K = 5;
+    const Fixture f = MakeRegressionFixture(K, 40, 0.1, 29);
+    DiffusionConfig c = SmallDiffusion(f, K, 29);
+    c.iterations = 4;
+    const BroadcastRun b = RunDiffusionNetwork(f, c, "wifi", "broadcast");
+    EXPECT_EQ(b.completed, c.iterations);
+    EXPECT_EQ(b.phyTx, K * c.iterations);
+    std::size_t links = 0;
+    for (std::size_t k = 0; k < K; ++k)
+    {
+        links += Degree(c.combination, k);
+    }
+    const BroadcastRun u = RunDiffusionNetwork(f, c, "wifi", "udp");
+    EXPECT_EQ(u.completed, c.iterations);
+    EXPECT_GE(u.phyTx, 2 * links * c.iterations); // a data frame and an ACK per link at least
+    std::cout << "Wi-Fi PHY frames for " << c.iterations << " iterations: broadcast " << b.phyTx
+              << ", unicast " << u.phyTx << " (" << links << " directed links)" << std::endl;
+}
+
+TEST(DiffusionNetwork, BroadcastTransportRejectsTcpAndFeedbackPolicies)
+{
+    FlTransportConfig c;
+    c.kind = FlTransportKind::Tcp;
+    c.broadcastAddress = Ipv4Address("10.1.255.255");
+    EXPECT_THROW(FlTransport::Create(Ptr<Node>(), 0, c), ConfigError);
+    c.kind = FlTransportKind::Udp;
+    c.datagram.holePolicy = FlHolePolicy::Retransmit;
+    EXPECT_THROW(FlTransport::Create(Ptr<Node>(), 0, c), ConfigError);
+    c.datagram.holePolicy = FlHolePolicy::Drop;
+    EXPECT_NO_THROW(FlTransport::Create(Ptr<Node>(), 0, c));
 }

@@ -25,7 +25,8 @@ sources=(
   model/learning/text-parse.cc model/algorithms/uplink-codec.cc
   model/algorithms/ega/ega-quantizer.cc model/algorithms/ega/ega-codec.cc
   model/algorithms/ega/ega-mlp-codec.cc model/algorithms/ega/ega-aggregate.cc
-  model/algorithms/ega/ega-uplink-codec.cc fuzz/fl-fuzz-targets.cc
+  model/algorithms/ega/ega-uplink-codec.cc model/privacy/secure-aggregation.cc
+  fuzz/fl-fuzz-targets.cc
 )
 mkdir -p "$out/include/ns3" "$out/obj" "$out/corpus"
 ln -sf "$PWD"/model/*/*.h "$PWD"/model/algorithms/ega/*.h "$out/include/ns3/"
@@ -55,7 +56,7 @@ summary=""
 for h in "${harnesses[@]}"; do
   bin="$out/fl-fuzz-$h"
   "$cxx" "${flags[@]}" -fsanitize=fuzzer "-DFL_FUZZ_HARNESS=\"$h\"" fuzz/fl-fuzz-main.cc \
-    "${objs[@]}" -lz -o "$bin"
+    "${objs[@]}" -lz -lsodium -o "$bin"
   mkdir -p "$out/corpus/$h"
   log="$out/fuzz-$h.log"
   echo "fuzz: running $h for ${secs}s (log: $log)"

@@ -551,6 +551,43 @@ FillNetworkMetrics(const std::vector<ParamVector>& models,
     report.centroid = &centroid;
 }
 
+void
+ReportNetworkIteration(const NetworkIterationCallback& onIteration,
+                       uint32_t iteration,
+                       std::size_t lostMessages,
+                       std::size_t droppedClients,
+                       double epsilon,
+                       const std::vector<ParamVector>& models,
+                       const std::vector<ParamVector>& aggregates,
+                       const Eigen::VectorXd& reference,
+                       ParamVector& centroid,
+                       NetworkIterationReport& report)
+{
+    if (!onIteration)
+    {
+        return;
+    }
+    report.iteration = iteration;
+    report.lostMessages = lostMessages;
+    report.droppedClients = droppedClients;
+    report.epsilon = epsilon;
+    FillNetworkMetrics(models, aggregates, reference, centroid, report);
+    onIteration(report);
+}
+
+void
+FinishNetworkRun(std::vector<ParamVector>& models,
+                 const std::vector<ParamVector>& aggregates,
+                 const Eigen::VectorXd& reference,
+                 double epsilon,
+                 NetworkRunResult& result)
+{
+    NetworkIterationReport last;
+    FillNetworkMetrics(models, aggregates, reference, result.centroid, last);
+    result.epsilon = epsilon;
+    result.models = std::move(models);
+}
+
 NetworkRunResult
 RunDiffusionInProcess(const LearningTask& task,
                       const DiffusionConfig& config,
@@ -588,11 +625,16 @@ RunDiffusionInProcess(const LearningTask& task,
     NetworkIterationReport report;
     report.models = &models;
     report.aggregates = &phi;
-    if (onIteration)
-    {
-        FillNetworkMetrics(models, phi, config.reference, centroid, report);
-        onIteration(report);
-    }
+    ReportNetworkIteration(onIteration,
+                           0,
+                           0,
+                           0,
+                           0.0,
+                           models,
+                           phi,
+                           config.reference,
+                           centroid,
+                           report);
     const std::size_t perIteration = exchange.TransmissionsPerIteration();
     for (uint32_t i = 1; i <= config.iterations; ++i)
     {
@@ -609,19 +651,18 @@ RunDiffusionInProcess(const LearningTask& task,
         accountant.RecordIteration();
         result.transmissions += perIteration;
         result.lostMessages += lost;
-        if (onIteration)
-        {
-            report.iteration = i;
-            report.lostMessages = lost;
-            report.epsilon = accountant.Epsilon();
-            FillNetworkMetrics(models, phi, config.reference, centroid, report);
-            onIteration(report);
-        }
+        ReportNetworkIteration(onIteration,
+                               i,
+                               lost,
+                               0,
+                               accountant.Epsilon(),
+                               models,
+                               phi,
+                               config.reference,
+                               centroid,
+                               report);
     }
-    NetworkIterationReport last;
-    FillNetworkMetrics(models, phi, config.reference, result.centroid, last);
-    result.epsilon = accountant.Epsilon();
-    result.models = std::move(models);
+    FinishNetworkRun(models, phi, config.reference, accountant.Epsilon(), result);
     return result;
 }
 

@@ -347,6 +347,33 @@ void FillNetworkMetrics(const std::vector<ParamVector>& models,
                         ParamVector& centroid,
                         NetworkIterationReport& report);
 
+/**
+ * The end of one iteration of a network runner (RunDiffusionInProcess, RunGflInProcess): when
+ * `onIteration` is set, stamps `report` with the iteration, the messages lost, the clients
+ * dropped and epsilon, fills its metrics (FillNetworkMetrics, `centroid` receives the centroid)
+ * and calls `onIteration`; otherwise does nothing.
+ */
+void ReportNetworkIteration(const NetworkIterationCallback& onIteration,
+                            uint32_t iteration,
+                            std::size_t lostMessages,
+                            std::size_t droppedClients,
+                            double epsilon,
+                            const std::vector<ParamVector>& models,
+                            const std::vector<ParamVector>& aggregates,
+                            const Eigen::VectorXd& reference,
+                            ParamVector& centroid,
+                            NetworkIterationReport& report);
+
+/**
+ * The end of a network run: result.centroid (FillNetworkMetrics of the final models),
+ * result.epsilon and result.models (moved from `models`).
+ */
+void FinishNetworkRun(std::vector<ParamVector>& models,
+                      const std::vector<ParamVector>& aggregates,
+                      const Eigen::VectorXd& reference,
+                      double epsilon,
+                      NetworkRunResult& result);
+
 } // namespace fl
 } // namespace ns3
 

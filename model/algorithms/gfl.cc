@@ -231,16 +231,13 @@ GflSecureAverage(const std::vector<uint32_t>& sampled,
     std::vector<const std::vector<uint64_t>*> maskedPtr;
     for (std::size_t j = 0; j < survivors.size(); ++j)
     {
-        std::vector<MaskPeer> peers;
-        for (uint32_t other : sampled)
-        {
-            if (other != survivors[j])
-            {
-                peers.push_back(MaskPeer{other, &seedOf(survivors[j], other)});
-            }
-        }
-        masked[j] =
-            MaskVector(AsDouble(*uploads[j]), survivors[j], peers, fractionBits, sampled.size());
+        const uint32_t self = survivors[j];
+        masked[j] = GflMaskUpload(
+            *uploads[j],
+            self,
+            sampled,
+            [&](uint32_t peer) { return seedOf(self, peer); },
+            fractionBits);
         maskedPtr.push_back(&masked[j]);
     }
     // Survivors reveal their seeds with the dropped clients; the server unmasks.
@@ -252,8 +249,52 @@ GflSecureAverage(const std::vector<uint32_t>& sampled,
             revealed.push_back(RevealedMaskSeed{s, d, seedOf(s, d)});
         }
     }
-    const Eigen::VectorXd sum = UnmaskSum(maskedPtr, survivors, dropped, revealed, fractionBits);
-    return FromDouble(sum / static_cast<double>(survivors.size()), uploads.front()->GetPrecision());
+    return GflUnmaskAverage(maskedPtr,
+                            survivors,
+                            dropped,
+                            revealed,
+                            fractionBits,
+                            uploads.front()->GetPrecision());
+}
+
+std::vector<uint64_t>
+GflMaskUpload(const ParamVector& upload,
+              uint32_t self,
+              const std::vector<uint32_t>& sampled,
+              const std::function<MaskSecret(uint32_t)>& pairSeed,
+              unsigned fractionBits)
+{
+    std::vector<MaskSecret> seeds;
+    seeds.reserve(sampled.size());
+    std::vector<uint32_t> peerIds;
+    for (uint32_t other : sampled)
+    {
+        if (other != self)
+        {
+            peerIds.push_back(other);
+            seeds.push_back(pairSeed(other));
+        }
+    }
+    std::vector<MaskPeer> peers;
+    for (std::size_t j = 0; j < peerIds.size(); ++j)
+    {
+        peers.push_back(MaskPeer{peerIds[j], &seeds[j]});
+    }
+    const std::size_t summands = peerIds.size() + 1; // the sampled clients, self included
+    return MaskVector(AsDouble(upload), self, peers, fractionBits, summands);
+}
+
+ParamVector
+GflUnmaskAverage(const std::vector<const std::vector<uint64_t>*>& masked,
+                 const std::vector<uint32_t>& survivors,
+                 const std::vector<uint32_t>& dropped,
+                 const std::vector<RevealedMaskSeed>& revealed,
+                 unsigned fractionBits,
+                 Precision precision)
+{
+    const Eigen::VectorXd sum = UnmaskSum(masked, survivors, dropped, revealed, fractionBits);
+    // psi = (1/|S|) sum_{k in S} x_k   (eq. 7 over the survivors)
+    return FromDouble(sum / static_cast<double>(survivors.size()), precision);
 }
 
 GflLocalWork
@@ -402,11 +443,16 @@ RunGflInProcess(const LearningTask& task,
     NetworkIterationReport report;
     report.models = &models;
     report.aggregates = &psi;
-    if (onIteration)
-    {
-        FillNetworkMetrics(models, psi, config.reference, centroid, report);
-        onIteration(report);
-    }
+    ReportNetworkIteration(onIteration,
+                           0,
+                           0,
+                           0,
+                           0.0,
+                           models,
+                           psi,
+                           config.reference,
+                           centroid,
+                           report);
     const std::size_t perIteration = exchange.TransmissionsPerIteration();
     std::vector<GflClientResult> steps_;
     std::vector<const ParamVector*> received;
@@ -493,20 +539,18 @@ RunGflInProcess(const LearningTask& task,
         result.transmissions += perIteration;
         result.lostMessages += lost;
         result.droppedClients += droppedNow;
-        if (onIteration)
-        {
-            report.iteration = i;
-            report.lostMessages = lost;
-            report.droppedClients = droppedNow;
-            report.epsilon = accountant.Epsilon();
-            FillNetworkMetrics(models, psi, config.reference, centroid, report);
-            onIteration(report);
-        }
+        ReportNetworkIteration(onIteration,
+                               i,
+                               lost,
+                               droppedNow,
+                               accountant.Epsilon(),
+                               models,
+                               psi,
+                               config.reference,
+                               centroid,
+                               report);
     }
-    NetworkIterationReport last;
-    FillNetworkMetrics(models, psi, config.reference, result.centroid, last);
-    result.epsilon = accountant.Epsilon();
-    result.models = std::move(models);
+    FinishNetworkRun(models, psi, config.reference, accountant.Epsilon(), result);
     return result;
 }
 

@@ -31,6 +31,7 @@
 #include "ns3/secure-aggregation.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,31 @@ ParamVector GflServerAverage(const std::vector<const ParamVector*>& received,
 ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, double mu);
 
 /**
+ * The client half of secure aggregation (V000 eq. 48): client `self` encodes its upload in fixed
+ * point and masks it with every other client of `sampled` (its own id included or not), the
+ * pairwise seed with peer k' being pairSeed(k') = IterationMaskSeed(shared secret, iteration);
+ * summands = |sampled| (self included). The words a client sends (PackMaskedWords on the wire).
+ * Throws ConfigError as MaskVector.
+ */
+std::vector<uint64_t> GflMaskUpload(const ParamVector& upload,
+                                    uint32_t self,
+                                    const std::vector<uint32_t>& sampled,
+                                    const std::function<MaskSecret(uint32_t)>& pairSeed,
+                                    unsigned fractionBits);
+
+/**
+ * The server half: UnmaskSum of the survivors' masked words (removing the masks shared with the
+ * dropped clients with the revealed seeds), divided by |survivors|, in `precision`: the average
+ * (1/|S|) sum_{k in S} x_k of eq. (7) over the survivors S. Throws ConfigError as UnmaskSum.
+ */
+ParamVector GflUnmaskAverage(const std::vector<const std::vector<uint64_t>*>& masked,
+                             const std::vector<uint32_t>& survivors,
+                             const std::vector<uint32_t>& dropped,
+                             const std::vector<RevealedMaskSeed>& revealed,
+                             unsigned fractionBits,
+                             Precision precision);
+
+/**
  * The secure-aggregation round of one server with in-process clients: every sampled client
  * masks its upload with every other sampled client (MaskVector with this iteration's pairwise
  * seeds), the dropped clients upload nothing, each survivor reveals its seeds with the dropped
@@ -176,7 +202,9 @@ ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averag
  * (1/|survivors|) sum_k x_k, in the uploads' precision. `sampled` and `dropped` are ids of the
  * unit; `uploads[j]` belongs to the j-th survivor (sampled minus dropped, ascending);
  * `sharedSecret(a, b)` returns the X25519 shared secret of clients a and b (cached by the
- * caller). Throws ConfigError on no survivor and as the secure-aggregation functions.
+ * caller). Both halves are the functions the network mode calls (GflMaskUpload at the clients,
+ * GflUnmaskAverage at the server). Throws ConfigError on no survivor and as the
+ * secure-aggregation functions.
  */
 ParamVector GflSecureAverage(
     const std::vector<uint32_t>& sampled,

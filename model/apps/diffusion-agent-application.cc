@@ -56,6 +56,21 @@ DiffusionAgentApplication::GetTypeId()
                           "Simulated time of the adapt step.",
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&DiffusionAgentApplication::m_computeTime),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("IterationPeriod",
+                          "0: begin the next iteration as soon as one is combined. > 0: "
+                          "iteration i begins at start + (i - 1) IterationPeriod (synchronous "
+                          "slots; ComputeTime + ReleaseJitter + the exchange timeout must fit in "
+                          "one).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&DiffusionAgentApplication::m_period),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReleaseJitter",
+                          "The release happens ComputeTime + U[0, ReleaseJitter] after the "
+                          "iteration begins (agents that release at the same instant on an idle "
+                          "802.11 channel transmit at once and their broadcasts collide).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&DiffusionAgentApplication::m_jitter),
                           MakeTimeChecker(Seconds(0)));
     return tid;
 }
@@ -67,7 +82,10 @@ DiffusionAgentApplication::DiffusionAgentApplication()
       m_mu(0.1),
       m_batchSize(1),
       m_clipNorm(0.0),
-      m_computeTime(MilliSeconds(1))
+      m_computeTime(MilliSeconds(1)),
+      m_period(Seconds(0)),
+      m_jitter(Seconds(0)),
+      m_jitterRv(CreateObject<UniformRandomVariable>())
 {
 }
 
@@ -103,9 +121,24 @@ DiffusionAgentApplication::GetExchangeStats() const
     return m_exchange ? &m_exchange->Stats() : nullptr;
 }
 
+int64_t
+DiffusionAgentApplication::AssignStreams(int64_t stream)
+{
+    m_jitterRv->SetStream(stream);
+    return 1;
+}
+
+const std::vector<uint32_t>&
+DiffusionAgentApplication::GetLastMissing() const
+{
+    static const std::vector<uint32_t> kNone;
+    return m_exchange ? m_exchange->LastMissing() : kNone;
+}
+
 void
 DiffusionAgentApplication::DoDispose()
 {
+    m_jitterRv = nullptr;
     m_task.reset();
     m_exchange = nullptr;
     FlApplicationBase::DoDispose();
@@ -131,6 +164,21 @@ DiffusionAgentApplication::StartApplication()
                                       std::to_string(m_task->NumClients()) + " data sets",
                                   "give every agent the index of its own data set");
         }
+        if (m_period.IsStrictlyPositive() &&
+            (!m_exchangeConfig.timeout.IsStrictlyPositive() ||
+             m_computeTime + m_jitter + m_exchangeConfig.timeout > m_period))
+        {
+            throw fl::ConfigError(
+                "DiffusionAgentApplication::IterationPeriod",
+                "is " + std::to_string(m_period.GetSeconds()) +
+                    " s but ComputeTime + ReleaseJitter + the exchange timeout "
+                    "is " +
+                    std::to_string(
+                        (m_computeTime + m_jitter + m_exchangeConfig.timeout).GetSeconds()) +
+                    " s (or the timeout is 0)",
+                "give a positive timeout with ComputeTime + ReleaseJitter + "
+                "timeout <= period");
+        }
         m_adapt = fl::DiffusionAdaptConfig(m_mu, m_batchSize, m_clipNorm);
         m_exchangeConfig.self = m_agentIndex;
         m_exchange = Create<FlGraphExchangeNode>(m_exchangeConfig);
@@ -153,6 +201,7 @@ DiffusionAgentApplication::StartApplication()
                    m_port,
                    m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&DiffusionAgentApplication::HandleInbound, this));
+    m_startedAt = Simulator::Now();
     ReportModel(0, FlNodeRole::Peer, m_model);
     BeginIteration();
 }
@@ -179,7 +228,12 @@ DiffusionAgentApplication::BeginIteration()
     // adapt (eq. 14): phi_k = w_k - mu grad Q_k(w_k; x_k,i), the agent's seed and i
     fl::Rng rng(fl::DeriveSeed(m_exchangeConfig.seed, i));
     m_phi = fl::TrainClientWith(*m_task, m_agentIndex, m_model, m_adapt, rng).params;
-    m_releaseEvent = Simulator::Schedule(m_computeTime, &DiffusionAgentApplication::Release, this);
+    Time delay = m_computeTime;
+    if (m_jitter.IsStrictlyPositive())
+    {
+        delay += Seconds(m_jitterRv->GetValue(0.0, m_jitter.GetSeconds()));
+    }
+    m_releaseEvent = Simulator::Schedule(delay, &DiffusionAgentApplication::Release, this);
 }
 
 void
@@ -199,7 +253,17 @@ DiffusionAgentApplication::Release()
         }
         if (m_completed < m_iterations && !m_stopped)
         {
-            BeginIteration();
+            const Time next = m_startedAt + TimeStep(m_period.GetTimeStep() * i);
+            if (m_period.IsStrictlyPositive() && next > Simulator::Now())
+            {
+                m_releaseEvent = Simulator::Schedule(next - Simulator::Now(),
+                                                     &DiffusionAgentApplication::BeginIteration,
+                                                     this);
+            }
+            else
+            {
+                BeginIteration();
+            }
         }
     });
 }

@@ -12,6 +12,7 @@
 #include "ns3/fl-graph-exchange.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
 
 #include <functional>
 #include <memory>
@@ -25,12 +26,18 @@ namespace ns3
  *  1. adapt: phi_k = w_k - mu clip(grad Q_k(w_k)) on a mini-batch of BatchSize samples
  *     (fl::TrainClientWith with fl::DiffusionAdaptConfig, engine DeriveSeed(Seed, i), as
  *     fl::RunDiffusionInProcess);
- *  2. after ComputeTime, release phi_k with the agent's perturbation (none, i.i.d., graph-
- *     homomorphic) and send it: one message for all neighbours when the noise is the same for
- *     every receiver (one encoding, sent to each neighbour's address), else one per neighbour;
+ *  2. after ComputeTime (+ a uniform draw in [0, ReleaseJitter], its own stream), release
+ *     phi_k with the agent's perturbation (none, i.i.d., graph-homomorphic) and send it: one
+ *     message for all neighbours when the noise is the same for every receiver (one link-layer
+ *     broadcast if UdpBroadcastAddress is set, else one encoding sent to each neighbour's
+ *     address), else one per neighbour;
  *  3. combine when every neighbour's message of iteration i arrived, or ExchangeTimeout after
  *     the release with the missing-message policy (FlGraphExchangeNode);
  *  4. report w_k through ModelReport (round i, role Peer; round 0 = the initial model).
+ * Iteration i+1 begins at once (IterationPeriod 0, the default), or on a synchronous schedule
+ * at start + i IterationPeriod (every agent begins its iterations at the same instants, so a
+ * message that is missing at the combination was lost on the air, not late; needs ComputeTime +
+ * ReleaseJitter + the exchange timeout <= IterationPeriod).
  */
 class DiffusionAgentApplication : public FlApplicationBase
 {
@@ -67,8 +74,19 @@ class DiffusionAgentApplication : public FlApplicationBase
         return m_model;
     }
 
+    /**
+     * Fixes the random stream of the release jitter.
+     * @param stream the stream index
+     * @return the number of streams used (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /// Exchange counters (null before start).
     const FlGraphExchangeStats* GetExchangeStats() const;
+
+    /// Graph indices of the neighbours whose message was missing at the last combination
+    /// (valid in the iteration callback; empty before start).
+    const std::vector<uint32_t>& GetLastMissing() const;
 
   protected:
     void DoDispose() override;
@@ -87,6 +105,10 @@ class DiffusionAgentApplication : public FlApplicationBase
     uint32_t m_batchSize;
     double m_clipNorm;
     Time m_computeTime;
+    Time m_period;
+    Time m_jitter;
+    Ptr<UniformRandomVariable> m_jitterRv;
+    Time m_startedAt;
 
     std::shared_ptr<const fl::LearningTask> m_task;
     FlGraphExchangeConfig m_exchangeConfig;

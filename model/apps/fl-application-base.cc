@@ -85,6 +85,14 @@ FlApplicationBase::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlApplicationBase::m_udpMaxMessageBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UdpBroadcastAddress",
+                          "UDP only: the subnet broadcast address of the node's link (e.g. "
+                          "10.1.255.255), or 0.0.0.0 for none. When set, a message for all "
+                          "neighbours goes out as one link-layer broadcast to it at the listen "
+                          "port (no MAC ACK, no retry); HolePolicy must be drop.",
+                          Ipv4AddressValue(Ipv4Address::GetAny()),
+                          MakeIpv4AddressAccessor(&FlApplicationBase::m_udpBroadcastAddress),
+                          MakeIpv4AddressChecker())
             .AddTraceSource("ModelReport",
                             "A model this node holds (round, node, role, model): every FL "
                             "application reports through it; observers subscribe to it.",
@@ -99,7 +107,8 @@ FlApplicationBase::FlApplicationBase()
       m_holePolicy("retransmit"),
       m_pacingRate("20Mb/s"),
       m_reassemblyTimeout(MilliSeconds(100)),
-      m_ackTimeout(MilliSeconds(200))
+      m_ackTimeout(MilliSeconds(200)),
+      m_udpBroadcastAddress(Ipv4Address::GetAny())
 {
 }
 
@@ -187,6 +196,29 @@ FlApplicationBase::StartTransport(const char* who,
         c.datagram.maxMessageBytes = m_udpMaxMessageBytes != 0
                                          ? m_udpMaxMessageBytes
                                          : FlMaxModelMessageBytes(modelParameters);
+        c.broadcastAddress = m_udpBroadcastAddress;
+        if (m_udpBroadcastAddress != Ipv4Address::GetAny())
+        {
+            if (m_transportKind != FlTransportKind::Udp)
+            {
+                throw fl::ConfigError(prefix + "UdpBroadcastAddress",
+                                      "is set with Transport " + m_transportName,
+                                      "use Transport udp (or UdpBroadcastAddress 0.0.0.0)");
+            }
+            if (c.datagram.holePolicy != FlHolePolicy::Drop)
+            {
+                throw fl::ConfigError(
+                    prefix + "HolePolicy",
+                    "is " + m_holePolicy + " with UdpBroadcastAddress set",
+                    "use drop: a broadcast has no single receiver to ACK or NACK");
+            }
+            if (listenPort == 0)
+            {
+                throw fl::ConfigError(prefix + "UdpBroadcastAddress",
+                                      "is set on an application without a listen port",
+                                      "broadcast only from applications that listen (agents)");
+            }
+        }
         if (m_transportKind == FlTransportKind::Udp)
         {
             if (!m_reassemblyTimeout.IsStrictlyPositive())

@@ -10,6 +10,7 @@
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
 #include "ns3/fl-transport.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/payload-codec.h"
 #include "ns3/traced-callback.h"
@@ -116,6 +117,7 @@ class FlApplicationBase : public Application
     Time m_ackTimeout;
     uint32_t m_retryLimit{5};
     uint32_t m_udpMaxMessageBytes{0};
+    Ipv4Address m_udpBroadcastAddress;
     TracedCallback<const FlModelReport&> m_modelReportTrace;
 };
 

@@ -11,9 +11,11 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <limits>
+#include <random>
 
 namespace ns3
 {
@@ -226,6 +228,31 @@ FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
 }
 
 void
+FlClientApplication::SetGflSecureAggregation(unsigned fractionBits)
+{
+    m_secure = std::make_unique<GflSecure>();
+    m_secure->fractionBits = fractionBits;
+}
+
+void
+FlClientApplication::SetGflDropout(double probability)
+{
+    m_gflDropout = probability;
+}
+
+uint32_t
+FlClientApplication::GetMaskedUploads() const
+{
+    return m_secure ? m_secure->maskedUploads : 0;
+}
+
+uint32_t
+FlClientApplication::GetRevealsSent() const
+{
+    return m_secure ? m_secure->reveals : 0;
+}
+
+void
 FlClientApplication::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
 {
     m_codec = std::move(codec);
@@ -349,6 +376,15 @@ FlClientApplication::StartApplication()
     {
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
+    if (m_secure)
+    {
+        if (!m_gflStep)
+        {
+            NS_FATAL_ERROR("FlClientApplication: secure aggregation needs the GFL step "
+                           "(SetGflStep)");
+        }
+        m_secure->keys = fl::MaskKeyPairFromSeed(fl::GflMaskKeySeed(m_trainingSeed));
+    }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
     StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleInbound, this));
@@ -394,9 +430,15 @@ FlClientApplication::SendJoin()
         return;
     }
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    m_transport->SendRaw(m_server,
-                         {fl::MessageKind::Join, 0, 0, m_serverNode, samples},
-                         fl::PackU32({m_clientIndex}));
+    std::vector<uint8_t> payload = fl::PackU32({m_clientIndex});
+    if (m_secure)
+    {
+        // the key advertisement: once per run, with the Join (repeated with it over UDP)
+        payload.insert(payload.end(),
+                       m_secure->keys.publicKey.begin(),
+                       m_secure->keys.publicKey.end());
+    }
+    m_transport->SendRaw(m_server, {fl::MessageKind::Join, 0, 0, m_serverNode, samples}, payload);
     if (!m_transport->IsReliable() && !m_heardFromServer)
     {
         m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::SendJoin, this);
@@ -407,6 +449,12 @@ bool
 FlClientApplication::IsSilent(uint32_t round)
 {
     bool silent = m_silentRounds.count(round) != 0;
+    if (m_gflDropout > 0.0)
+    {
+        // the in-process runner's decision (RunGflInProcess): one engine per (client, round)
+        fl::Rng drop(fl::GflDropoutSeed(m_trainingSeed, round));
+        silent = (std::uniform_real_distribution<double>(0.0, 1.0)(drop) < m_gflDropout) || silent;
+    }
     if (m_dropoutProbability > 0.0)
     {
         // One draw per round received, silent or not, so that draws stay aligned.
@@ -436,6 +484,30 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkParamsTag)
     {
         SendCodecPayload(msg);
+        return;
+    }
+    if (m_secure && h.kind == fl::MessageKind::Control && h.aux == fl::kMaskRosterTag)
+    {
+        std::vector<fl::MaskRosterEntry> roster;
+        const bool self = fl::UnpackMaskRoster(msg.raw, roster) &&
+                          std::any_of(roster.begin(), roster.end(), [this](const auto& e) {
+                              return e.id == m_clientIndex && e.key == m_secure->keys.publicKey;
+                          });
+        if (!self)
+        {
+            ++m_unexpected; // malformed, or a roster without this client: no upload this round
+            return;
+        }
+        m_secure->rosters[h.round] = std::move(roster);
+        while (m_secure->rosters.size() > 2)
+        {
+            m_secure->rosters.erase(m_secure->rosters.begin());
+        }
+        return;
+    }
+    if (m_secure && h.kind == fl::MessageKind::Control && h.aux == fl::kMaskRevealRequestTag)
+    {
+        HandleRevealRequest(msg);
         return;
     }
     if (h.kind != fl::MessageKind::GlobalModel || msg.params.Size() != m_task->NumParameters())
@@ -542,8 +614,10 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         m_delta = fl::Difference(m_update, m_codecBase);
         m_codecBase = fl::ParamVector();
-        m_codecWeight = fl::UplinkClientWeight(
-            static_cast<double>(m_task->ClientSamples(m_clientIndex)), out.meanLoss, m_qFedAvg);
+        m_codecWeight =
+            fl::UplinkClientWeight(static_cast<double>(m_task->ClientSamples(m_clientIndex)),
+                                   out.meanLoss,
+                                   m_qFedAvg);
     }
     m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
 }
@@ -563,9 +637,15 @@ FlClientApplication::SendUpdate(uint32_t round)
         r.statistic = m_codec->Statistic(m_delta);
         r.weight = m_codecWeight;
         m_codecRound = round;
-        m_transport->SendRaw(m_server,
-                             {fl::MessageKind::Control, round, 0, m_serverNode, fl::kUplinkReportTag},
-                             fl::PackUplinkReport(r));
+        m_transport->SendRaw(
+            m_server,
+            {fl::MessageKind::Control, round, 0, m_serverNode, fl::kUplinkReportTag},
+            fl::PackUplinkReport(r));
+        return;
+    }
+    if (m_secure)
+    {
+        SendMaskedUpload(round);
         return;
     }
     fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
@@ -599,13 +679,123 @@ FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
     {
         NS_FATAL_ERROR("FlClientApplication: " << e.what());
     }
-    m_encodeSeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m_encodeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++m_codecUploads;
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
     m_transport->SendRaw(m_server,
                          {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
                          payload);
+}
+
+const fl::MaskSecret*
+FlClientApplication::SecretWith(uint32_t peer, const fl::MaskPublicKey& key)
+{
+    auto it = m_secure->secrets.find(peer);
+    if (it != m_secure->secrets.end() && it->second.first == key)
+    {
+        return &it->second.second;
+    }
+    try
+    {
+        // a real X25519 key agreement, once per peer and run
+        const fl::MaskSecret shared = fl::AgreeMaskSecret(m_secure->keys, key);
+        m_secure->secrets[peer] = {key, shared};
+        return &m_secure->secrets[peer].second;
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_LOG_WARN("client " << m_clientIndex << ": key of peer " << peer << ": " << e.what());
+        return nullptr;
+    }
+}
+
+void
+FlClientApplication::SendMaskedUpload(uint32_t round)
+{
+    auto roster = m_secure->rosters.find(round);
+    if (roster == m_secure->rosters.end())
+    {
+        NS_LOG_WARN("client " << m_clientIndex << ": no roster for round " << round
+                              << "; no masked upload");
+        ++m_unexpected;
+        return;
+    }
+    std::vector<uint32_t> sampled;
+    std::map<uint32_t, fl::MaskSecret> seeds;
+    for (const auto& e : roster->second)
+    {
+        sampled.push_back(e.id);
+        if (e.id == m_clientIndex)
+        {
+            continue;
+        }
+        const fl::MaskSecret* shared = SecretWith(e.id, e.key);
+        if (shared == nullptr)
+        {
+            ++m_unexpected; // an unusable key in the roster: no upload this round
+            return;
+        }
+        seeds[e.id] = fl::IterationMaskSeed(*shared, round);
+    }
+    std::vector<uint64_t> words;
+    try
+    {
+        words = fl::GflMaskUpload(
+            m_update,
+            m_clientIndex,
+            sampled,
+            [&seeds](uint32_t peer) { return seeds.at(peer); },
+            m_secure->fractionBits);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_FATAL_ERROR("FlClientApplication: " << e.what());
+    }
+    m_secure->uploaded.insert(round);
+    while (m_secure->uploaded.size() > 2)
+    {
+        m_secure->uploaded.erase(m_secure->uploaded.begin());
+    }
+    ++m_secure->maskedUploads;
+    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    m_transport->SendRaw(m_server,
+                         {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
+                         fl::PackMaskedWords(words));
+}
+
+void
+FlClientApplication::HandleRevealRequest(const fl::ReceivedMessage& msg)
+{
+    const uint32_t round = msg.header.round;
+    std::vector<uint32_t> dropped;
+    auto roster = m_secure->rosters.find(round);
+    if (roster == m_secure->rosters.end() || m_secure->uploaded.count(round) == 0 ||
+        !fl::UnpackU32(msg.raw, dropped) || dropped.empty())
+    {
+        ++m_unexpected;
+        return;
+    }
+    // Reveal only seeds with other clients of that round's roster, never one with itself.
+    std::vector<fl::RevealedMaskSeed> revealed;
+    for (uint32_t d : dropped)
+    {
+        auto e = std::find_if(roster->second.begin(),
+                              roster->second.end(),
+                              [d](const fl::MaskRosterEntry& r) { return r.id == d; });
+        const fl::MaskSecret* shared =
+            (d == m_clientIndex || e == roster->second.end()) ? nullptr : SecretWith(d, e->key);
+        if (shared == nullptr)
+        {
+            ++m_unexpected;
+            return;
+        }
+        revealed.push_back(
+            fl::RevealedMaskSeed{m_clientIndex, d, fl::IterationMaskSeed(*shared, round)});
+    }
+    ++m_secure->reveals;
+    m_transport->SendRaw(m_server,
+                         {fl::MessageKind::Control, round, 0, m_serverNode, fl::kMaskRevealTag},
+                         fl::PackRevealedSeeds(revealed));
 }
 
 } // namespace ns3

@@ -19,6 +19,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/uplink-codec.h"
 
+#include <map>
 #include <memory>
 #include <set>
 
@@ -93,6 +94,30 @@ class FlClientApplication : public FlApplicationBase
                     uint32_t server);
 
     /**
+     * GFL secure aggregation (V000 eq. 48; with SetGflStep): the client joins with the public
+     * key of fl::MaskKeyPairFromSeed(fl::GflMaskKeySeed(TrainingSeed)); when the round's roster
+     * (sampled clients and their keys, a Control message from the server) and its model have
+     * arrived it uploads fl::GflMaskUpload of its upload (a raw LocalModel, fixed point with
+     * `fractionBits`), and answers a reveal request with its pairwise seeds with the clients the
+     * server names as dropped (never itself, only clients of that round's roster). A missing or
+     * malformed roster means no upload (the server sees a dropout); malformed messages are
+     * dropped and counted (GetDroppedMessages).
+     */
+    void SetGflSecureAggregation(unsigned fractionBits);
+
+    /**
+     * GFL client dropout as in process: in each round it is sampled for, the client drops (stays
+     * silent after the mask setup) with `probability`, decided by
+     * Rng(fl::GflDropoutSeed(TrainingSeed, round)) (not by the DropoutProbability stream).
+     */
+    void SetGflDropout(double probability);
+
+    /// Masked uploads sent (secure aggregation).
+    uint32_t GetMaskedUploads() const;
+    /// Reveal answers sent (secure aggregation).
+    uint32_t GetRevealsSent() const;
+
+    /**
      * The uplink-codec seam (see FlServerApplication::SetUplinkCodec): after the compute time
      * the client reports Statistic(update) and its weight (samples x meanLoss^QFedAvg) in a
      * Control message; when the server's round parameters arrive it sends
@@ -106,6 +131,7 @@ class FlClientApplication : public FlApplicationBase
     double GetEncodeSeconds() const;
     /// Codec payloads sent so far.
     uint32_t GetCodecUploads() const;
+
     /// The client index.
     uint32_t GetClientIndex() const
     {
@@ -153,6 +179,11 @@ class FlClientApplication : public FlApplicationBase
     void SendCodecPayload(const fl::ReceivedMessage& msg);
     void Leave();
     bool IsSilent(uint32_t round);
+    void SendMaskedUpload(uint32_t round);
+    void HandleRevealRequest(const fl::ReceivedMessage& msg);
+    /// This round's seed with `peer` (secret agreed once per peer and run), or null if the peer
+    /// is not in the round's roster or its key is unusable.
+    const fl::MaskSecret* SecretWith(uint32_t peer, const fl::MaskPublicKey& key);
 
     // Attributes
     Address m_serverAddress;
@@ -177,6 +208,7 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
+
     /// The GFL client step (SetGflStep), if set.
     struct GflStep
     {
@@ -185,13 +217,29 @@ class FlClientApplication : public FlApplicationBase
         double mu{0.1};
         uint32_t server{0};
     };
+
     std::unique_ptr<GflStep> m_gflStep;
-    std::shared_ptr<const fl::UplinkCodec> m_codec;         ///< uplink-codec seam (null: none)
-    double m_qFedAvg{0.0};                                  ///< QFedAvg attribute
-    fl::ParamVector m_codecBase;   ///< the global model the pending update was trained from
-    fl::ParamVector m_delta;       ///< the pending update (codec): trained - received
-    double m_codecWeight{0.0};     ///< the pending update's weight
-    uint32_t m_codecRound{0};      ///< round of the report awaiting parameters (0: none)
+    double m_gflDropout{0.0}; ///< SetGflDropout
+
+    /// Secure aggregation state (SetGflSecureAggregation), if set.
+    struct GflSecure
+    {
+        unsigned fractionBits{fl::kDefaultMaskFractionBits};
+        fl::MaskKeyPair keys;
+        std::map<uint32_t, std::pair<fl::MaskPublicKey, fl::MaskSecret>> secrets; ///< by peer
+        std::map<uint32_t, std::vector<fl::MaskRosterEntry>> rosters; ///< by round (recent)
+        std::set<uint32_t> uploaded; ///< rounds in which a masked upload went out (recent)
+        uint32_t maskedUploads{0};
+        uint32_t reveals{0};
+    };
+
+    std::unique_ptr<GflSecure> m_secure;
+    std::shared_ptr<const fl::UplinkCodec> m_codec; ///< uplink-codec seam (null: none)
+    double m_qFedAvg{0.0};                          ///< QFedAvg attribute
+    fl::ParamVector m_codecBase; ///< the global model the pending update was trained from
+    fl::ParamVector m_delta;     ///< the pending update (codec): trained - received
+    double m_codecWeight{0.0};   ///< the pending update's weight
+    uint32_t m_codecRound{0};    ///< round of the report awaiting parameters (0: none)
     double m_encodeSeconds{0.0};
     uint32_t m_codecUploads{0};
     EventId m_sendEvent;

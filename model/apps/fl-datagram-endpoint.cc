@@ -72,6 +72,13 @@ LookUpNextHop(Ptr<Node> node, const Address& to)
         return NextHop::Ready; // the send fails and is counted
     }
     const int32_t i = ipv4->GetInterfaceForDevice(route->GetOutputDevice());
+    for (uint32_t a = 0; i >= 0 && a < ipv4->GetNAddresses(i); ++a)
+    {
+        if (dst.IsSubnetDirectedBroadcast(ipv4->GetAddress(i, a).GetMask()))
+        {
+            return NextHop::Ready; // a subnet broadcast: no ARP (broadcast MAC address)
+        }
+    }
     Ptr<ArpCache> cache = i >= 0 ? ipv4->GetInterface(i)->GetArpCache() : nullptr;
     if (!cache)
     {

@@ -38,6 +38,7 @@ FlGraphExchangeNode::FlGraphExchangeNode(FlGraphExchangeConfig config)
                                  "combination weight a_{" + std::to_string(m_config.self) + "," +
                                      std::to_string(m_config.self) + "}");
     m_last.resize(m_neighborIds.size());
+    m_stats.missingFrom.assign(m_neighborIds.size(), 0);
     m_lastIteration.assign(m_neighborIds.size(), 0);
 }
 
@@ -84,7 +85,12 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
         {
             to.push_back(nb.address);
         }
-        if (!to.empty())
+        if (!to.empty() && transport->BroadcastModel(header, m_release.message, nullptr))
+        {
+            ++m_stats.messagesSent; // one transmission heard by every node in range
+            ++m_stats.broadcasts;
+        }
+        else if (!to.empty())
         {
             transport->SendModel(to, header, m_release.message, nullptr); // one encoding for all
             ++m_stats.messagesSent;
@@ -113,8 +119,14 @@ FlGraphExchangeNode::Receive(FlInboundMessage& in)
 {
     const auto& h = in.msg.header;
     auto pos = m_position.find(h.aux);
-    if (h.kind != fl::MessageKind::PeerModel || pos == m_position.end())
+    if (h.kind != fl::MessageKind::PeerModel)
     {
+        ++m_stats.ignored;
+        return false;
+    }
+    if (pos == m_position.end())
+    {
+        ++m_stats.notNeighbor; // e.g. a broadcast overheard from a node that is not a neighbour
         return false;
     }
     const std::size_t j = pos->second;
@@ -178,9 +190,15 @@ FlGraphExchangeNode::Combine()
     static const std::map<std::size_t, fl::ParamVector> kNone;
     const auto& got = it == m_inbox.end() ? kNone : it->second;
     m_scratch.resize(m_neighborIds.size());
+    m_lastMissing.clear();
     for (std::size_t j = 0; j < m_neighborIds.size(); ++j)
     {
         auto g = got.find(j);
+        if (g == got.end())
+        {
+            ++m_stats.missingFrom[j];
+            m_lastMissing.push_back(m_neighborIds[j]);
+        }
         m_scratch[j] = fl::NeighborMessage{m_neighborIds[j],
                                            m_config.neighbors[j].weight,
                                            g == got.end() ? nullptr : &g->second,

@@ -4,7 +4,9 @@
  * One node's release-and-combine over the transport seam: the network half of
  * fl::GraphExchange (diffusion.h). A GFL server's round step and a GHP diffusion agent both use
  * it: release the node's value with its Perturbation (fl::ReleaseNodeMessages, its own seeds),
- * send one message for all neighbours (broadcast-type noise) or one per neighbour, wait until
+ * send one message for all neighbours (broadcast-type noise: one link-layer broadcast when the
+ * transport can, FlTransport::BroadcastModel, else one copy per neighbour address) or one per
+ * neighbour, wait until
  * every neighbour's message of the iteration has arrived or a timeout passes, then combine with
  * fl::CombineMessages and the missing-message policy.
  */
@@ -61,7 +63,13 @@ struct FlGraphExchangeStats
     uint64_t lateMessages{0};     ///< arrived after their iteration combined (kept as "last")
     uint64_t missing{0};          ///< neighbour terms missing at a combination
     uint64_t reused{0};           ///< of those, replaced by the last message (ReuseLast)
-    uint64_t ignored{0};          ///< unknown sender, bad size, duplicates
+    uint64_t ignored{0};          ///< not a model message, bad size, duplicates
+    uint64_t notNeighbor{0};      ///< model messages from nodes that are not graph neighbours
+                                  ///< (overheard broadcasts), not used
+    uint64_t broadcasts{0};       ///< of messagesSent: link-layer broadcasts (one per release)
+    /// missingFrom[j]: iterations at whose combination neighbour j's message (neighbors[j]) was
+    /// missing: the losses of link l -> k, per link
+    std::vector<uint64_t> missingFrom;
 };
 
 /**
@@ -94,7 +102,8 @@ class FlGraphExchangeNode : public SimpleRefCount<FlGraphExchangeNode>
                DoneCallback done);
 
     /// A PeerModel message: buffered, and the combination runs if it completes the iteration.
-    /// Returns false if it is not a message of this exchange (unknown sender index).
+    /// Returns false if it is not a message of this exchange (not a PeerModel message, or a
+    /// sender that is not a graph neighbour: counted in notNeighbor).
     bool Receive(FlInboundMessage& in);
 
     /// Cancels a pending timeout (application stop).
@@ -110,6 +119,12 @@ class FlGraphExchangeNode : public SimpleRefCount<FlGraphExchangeNode>
     const fl::NodeRelease& Release() const
     {
         return m_release;
+    }
+
+    /// Graph indices of the neighbours whose message was missing at the last combination.
+    const std::vector<uint32_t>& LastMissing() const
+    {
+        return m_lastMissing;
     }
 
     /// The node's perturbation.
@@ -138,6 +153,7 @@ class FlGraphExchangeNode : public SimpleRefCount<FlGraphExchangeNode>
     std::vector<fl::NeighborMessage> m_scratch;
     EventId m_timeout;
     FlGraphExchangeStats m_stats;
+    std::vector<uint32_t> m_lastMissing;
 };
 
 } // namespace ns3

@@ -389,9 +389,10 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         HandleJoin(in);
         return;
     }
-    if (h.kind == fl::MessageKind::PeerModel && m_step && m_step->Receive(in))
+    if ((h.kind == fl::MessageKind::PeerModel || h.kind == fl::MessageKind::Control) && m_step &&
+        m_step->Receive(in))
     {
-        return; // the round step's own traffic (e.g. a neighbour server's model)
+        return; // the round step's own traffic (a neighbour server's model, a control message)
     }
     auto client = m_clientOfNode.find(h.sender);
     if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkReportTag &&
@@ -418,13 +419,18 @@ void
 FlServerApplication::HandleJoin(const FlInboundMessage& in)
 {
     const auto& h = in.msg.header;
+    // payload: the client index (u32), then optional bytes for the round step (a public key)
     std::vector<uint32_t> index;
-    if (!fl::UnpackU32(in.msg.raw, index) || index.size() != 1)
+    const std::vector<uint8_t> head(in.msg.raw.begin(),
+                                    in.msg.raw.begin() +
+                                        std::min<std::size_t>(4, in.msg.raw.size()));
+    if (!fl::UnpackU32(head, index) || index.size() != 1)
     {
         NS_LOG_WARN("join from node " << h.sender << " without a client index; ignored");
         ++m_counters.unexpectedMessages;
         return;
     }
+    const std::vector<uint8_t> extra(in.msg.raw.begin() + 4, in.msg.raw.end());
     const uint32_t client = index[0];
     auto known = m_clients.find(client);
     if (known != m_clients.end() && !m_transport->IsReliable() &&
@@ -436,6 +442,13 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
         m_clientOfNode.count(h.sender) != 0)
     {
         NS_LOG_WARN("join from unknown or duplicate client " << client << "; ignored");
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    if (m_step ? !m_step->Joined(client, extra) : !extra.empty())
+    {
+        NS_LOG_WARN("join of client " << client << " with " << extra.size()
+                                      << " extra bytes refused by the round step; ignored");
         ++m_counters.unexpectedMessages;
         return;
     }
@@ -476,7 +489,15 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
         MaybeClose();
         return;
     }
-    if (msg.params.Size() != m_task->NumParameters())
+    const bool rawUploads = m_step && m_step->RawUploads();
+    if (h.raw != rawUploads)
+    {
+        NS_LOG_WARN("update from client " << client << (h.raw ? " is raw" : " is a model")
+                                          << ", the round step expects the other");
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    if (!rawUploads && msg.params.Size() != m_task->NumParameters())
     {
         NS_LOG_WARN("update from client " << client << " has " << msg.params.Size()
                                           << " parameters, expected " << m_task->NumParameters());
@@ -629,6 +650,29 @@ FlServerApplication::AddressesOf(const std::vector<uint32_t>& clients) const
     return out;
 }
 
+std::vector<Address>
+FlServerApplication::GetClientAddresses(const std::vector<uint32_t>& clients) const
+{
+    return AddressesOf(clients);
+}
+
+bool
+FlServerApplication::IdentifyClient(const FlInboundMessage& in, uint32_t& client) const
+{
+    auto it = m_clientOfNode.find(in.msg.header.sender);
+    if (it == m_clientOfNode.end())
+    {
+        return false;
+    }
+    auto peer = m_clients.find(it->second);
+    if (peer == m_clients.end() || peer->second.address != in.from)
+    {
+        return false;
+    }
+    client = it->second;
+    return true;
+}
+
 std::vector<uint32_t>
 FlServerApplication::SelectClients()
 {
@@ -720,6 +764,14 @@ FlServerApplication::StartRound()
         NS_LOG_WARN("round " << m_round << ": no eligible clients");
         CloseRound(false);
         return;
+    }
+    if (m_step)
+    {
+        FlRoundStep::Context ctx;
+        ctx.round = m_round;
+        ctx.status = FlRoundStatus::Aggregated;
+        ctx.server = this;
+        m_step->RoundStarting(ctx, m_selected);
     }
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     for (uint32_t k : m_selected)
@@ -856,12 +908,14 @@ FlServerApplication::CloseRound(bool deadlineHit)
             {
                 // The aggregation hook sees the fresh uploads only, in client order.
                 std::vector<const fl::ParamVector*> uploads;
+                std::vector<const std::vector<uint8_t>*> payloads;
                 std::vector<uint32_t> clients;
                 for (const auto& kv : m_updates)
                 {
                     if (kv.second.info.staleness == 0)
                     {
                         uploads.push_back(&kv.second.msg.params);
+                        payloads.push_back(&kv.second.msg.raw);
                         clients.push_back(kv.first.first);
                     }
                 }
@@ -869,8 +923,21 @@ FlServerApplication::CloseRound(bool deadlineHit)
                 actx.round = m_round;
                 actx.status = FlRoundStatus::Aggregated;
                 actx.server = this;
-                aggregated =
-                    !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
+                if (m_step->RawUploads())
+                {
+                    aggregated = !payloads.empty() &&
+                                 m_step->AggregateRaw(actx, payloads, clients, m_global);
+                    if (!aggregated)
+                    {
+                        NS_FATAL_ERROR("FlServerApplication: the round step takes raw uploads "
+                                       "but did not aggregate them");
+                    }
+                }
+                else
+                {
+                    aggregated =
+                        !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
+                }
                 if (aggregated)
                 {
                     weights.assign(updates.size(), 1.0);

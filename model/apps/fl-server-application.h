@@ -152,6 +152,47 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
     {
         return false;
     }
+
+    /**
+     * Optional join hook: client `client` joined with `extra` bytes after its index in the Join
+     * payload (e.g. a secure-aggregation public key). Return false to refuse the join (the
+     * server counts it as unexpected). Default: accept joins without extra bytes.
+     */
+    virtual bool Joined(uint32_t /* client */, const std::vector<uint8_t>& extra)
+    {
+        return extra.empty();
+    }
+
+    /**
+     * Optional round-start hook: called with the selected clients just before the global model
+     * is sent to them (a step may send them something first, e.g. a secure-aggregation roster).
+     */
+    virtual void RoundStarting(const Context& /* ctx */,
+                               const std::vector<uint32_t>& /* selected */)
+    {
+    }
+
+    /**
+     * Whether the clients upload raw payloads (LocalModel with raw bytes, e.g. masked words)
+     * instead of models: the server then collects them unread and hands them to AggregateRaw;
+     * a model upload counts as unexpected (and the other way round).
+     */
+    virtual bool RawUploads() const
+    {
+        return false;
+    }
+
+    /**
+     * The aggregation hook of raw uploads (ascending client index): must set the model (or
+     * leave it to Apply) and return true. Stale uploads are not passed.
+     */
+    virtual bool AggregateRaw(const Context& /* ctx */,
+                              const std::vector<const std::vector<uint8_t>*>& /* payloads */,
+                              const std::vector<uint32_t>& /* clients */,
+                              fl::ParamVector& /* model */)
+    {
+        return false;
+    }
 };
 
 /**
@@ -220,6 +261,14 @@ class FlServerApplication : public FlApplicationBase
      * server momentum or a learning rate other than 1. Null (default): FedAvg on models.
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
+
+    /// Transport addresses of the given (joined) clients, for a round step's own messages.
+    std::vector<Address> GetClientAddresses(const std::vector<uint32_t>& clients) const;
+    /**
+     * The client index of an inbound message's sender (a joined client, from its joined
+     * address); false if the sender is no joined client.
+     */
+    bool IdentifyClient(const FlInboundMessage& in, uint32_t& client) const;
 
     /// Counters of protocol anomalies and of the round policies.
     struct Counters
@@ -316,8 +365,8 @@ class FlServerApplication : public FlApplicationBase
     bool m_weightedSampling{false};
     bool m_acceptStale{false};
     bool m_repeatBelowQuorum{false};
-    uint64_t m_quantSeed{0};                       ///< base seed of the int8 quantiser's draws
-    Ptr<FlRoundStep> m_step;                       ///< the round seam (null: FedAvg)
+    uint64_t m_quantSeed{0};                        ///< base seed of the int8 quantiser's draws
+    Ptr<FlRoundStep> m_step;                        ///< the round seam (null: FedAvg)
     std::shared_ptr<const fl::UplinkCodec> m_codec; ///< the uplink-codec seam (null: models)
     uint64_t m_codecSeed{0};                        ///< the initial-model seed (decode draws)
     bool m_codecPhase1{false};                      ///< collecting phase-1 reports

@@ -74,6 +74,35 @@ FlTransport::SendModel(const std::vector<Address>& to,
     }
 }
 
+bool
+FlTransport::BroadcastModel(fl::MessageAddress header,
+                            const fl::ParamVector& params,
+                            fl::Rng* quantRng)
+{
+    if (!CanBroadcast())
+    {
+        return false;
+    }
+    header.sender = m_localId;
+    auto bytes = std::make_shared<std::vector<uint8_t>>();
+    fl::EncodeMessage(header, params, m_config.wire, quantRng, *bytes);
+    ++m_messagesSent;
+    SendBytes(BroadcastDestination(), header.round, bytes);
+    return true;
+}
+
+bool
+FlTransport::CanBroadcast() const
+{
+    return false;
+}
+
+Address
+FlTransport::BroadcastDestination() const
+{
+    return Address();
+}
+
 void
 FlTransport::SendRaw(const Address& to, fl::MessageAddress header, const std::vector<uint8_t>& data)
 {
@@ -353,7 +382,13 @@ class FlUdpTransport : public FlTransport
 
     bool Listen(uint16_t port) override
     {
+        m_port = port;
         return Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+    }
+
+    bool CanBroadcast() const override
+    {
+        return m_endpoint && m_port != 0 && m_config.broadcastAddress != Ipv4Address::GetAny();
     }
 
     bool Open() override
@@ -426,6 +461,11 @@ class FlUdpTransport : public FlTransport
     }
 
   protected:
+    Address BroadcastDestination() const override
+    {
+        return InetSocketAddress(m_config.broadcastAddress, m_port);
+    }
+
     void SendBytes(const Address& to,
                    uint32_t round,
                    std::shared_ptr<const std::vector<uint8_t>> bytes) override
@@ -450,6 +490,10 @@ class FlUdpTransport : public FlTransport
 
     void Start(Ptr<Socket> s)
     {
+        if (m_config.broadcastAddress != Ipv4Address::GetAny())
+        {
+            s->SetAllowBroadcast(true);
+        }
         m_endpoint = ns3::Create<FlDatagramEndpoint>(s, m_localId, m_config.datagram);
         m_endpoint->SetDeliverCallback(MakeCallback(&FlUdpTransport::HandleDatagram, this));
         // keep-previous: a message with no base model to fill holes from (e.g. a client's
@@ -481,6 +525,7 @@ class FlUdpTransport : public FlTransport
 
     Ptr<Node> m_node;
     Ptr<FlDatagramEndpoint> m_endpoint;
+    uint16_t m_port{0}; ///< listen port (0: ephemeral, no broadcast)
 };
 
 } // namespace
@@ -488,6 +533,23 @@ class FlUdpTransport : public FlTransport
 Ptr<FlTransport>
 FlTransport::Create(Ptr<Node> node, uint32_t localId, const FlTransportConfig& config)
 {
+    if (config.broadcastAddress != Ipv4Address::GetAny())
+    {
+        if (config.kind != FlTransportKind::Udp)
+        {
+            throw fl::ConfigError("broadcastAddress",
+                                  "is set on a TCP transport",
+                                  "broadcast needs the udp transport");
+        }
+        if (config.datagram.holePolicy != FlHolePolicy::Drop)
+        {
+            throw fl::ConfigError("HolePolicy",
+                                  std::string("is ") +
+                                      FlHolePolicyName(config.datagram.holePolicy) +
+                                      " with a broadcast address",
+                                  "use drop: a broadcast has no single receiver to ACK or NACK");
+        }
+    }
     if (config.kind == FlTransportKind::Udp)
     {
         // Validates the datagram settings (throws fl::ConfigError naming the field).

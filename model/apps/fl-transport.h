@@ -13,6 +13,7 @@
 #include "ns3/callback.h"
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/model-message.h"
 #include "ns3/node.h"
 #include "ns3/ptr.h"
@@ -84,6 +85,14 @@ struct FlTransportConfig
     fl::Precision decodeTo{fl::Precision::Float64};   ///< precision of decoded models
     uint32_t tcpSegmentSize{1448};                    ///< TCP segment size (0 = default)
     FlDatagramConfig datagram;                        ///< UDP settings
+    /**
+     * UDP only: the subnet broadcast address of the node's link (e.g. 10.1.255.255), or 0.0.0.0
+     * (default) for none. When set, BroadcastModel sends one datagram sequence to it at the
+     * listen port: one link-layer broadcast, heard by every node in range (802.11 broadcast
+     * frames get no MAC ACK and no retry). Needs datagram.holePolicy = Drop: a broadcast has
+     * no single receiver to give feedback.
+     */
+    Ipv4Address broadcastAddress{Ipv4Address::GetAny()};
 };
 
 /**
@@ -143,6 +152,16 @@ class FlTransport : public SimpleRefCount<FlTransport>
                    fl::MessageAddress header,
                    const fl::ParamVector& params,
                    fl::Rng* quantRng);
+    /**
+     * Encodes a model message once and sends it as one link-layer broadcast (UDP to
+     * FlTransportConfig::broadcastAddress at the listen port; chunked like any UDP message).
+     * @return false, sending nothing, if the transport cannot broadcast (CanBroadcast)
+     */
+    bool BroadcastModel(fl::MessageAddress header,
+                        const fl::ParamVector& params,
+                        fl::Rng* quantRng);
+    /// Whether BroadcastModel works: UDP with a broadcast address, listening on a port.
+    virtual bool CanBroadcast() const;
     /// Sends a raw (control) message, e.g. a Join or a list of scalars.
     void SendRaw(const Address& to, fl::MessageAddress header, const std::vector<uint8_t>& data);
     /// Sends a header-only message (e.g. Stop) to every destination.
@@ -174,6 +193,8 @@ class FlTransport : public SimpleRefCount<FlTransport>
   protected:
     FlTransport(uint32_t localId, const FlTransportConfig& config);
 
+    /// The destination of BroadcastModel (valid if CanBroadcast()).
+    virtual Address BroadcastDestination() const;
     /// Sends already encoded bytes to one destination.
     virtual void SendBytes(const Address& to,
                            uint32_t round,

@@ -301,5 +301,130 @@ UnmaskSum(const std::vector<const std::vector<uint64_t>*>& masked,
     return DecodeFixedPoint(sum, fractionBits);
 }
 
+namespace
+{
+
+void
+PutLe32(std::vector<uint8_t>& out, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b)
+    {
+        out.push_back(static_cast<uint8_t>(v >> (8 * b)));
+    }
+}
+
+uint32_t
+GetLe32(const uint8_t* p)
+{
+    return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+           (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+} // namespace
+
+std::vector<uint8_t>
+PackMaskRoster(const std::vector<MaskRosterEntry>& roster)
+{
+    std::vector<uint8_t> out;
+    out.reserve(roster.size() * 36);
+    for (const auto& e : roster)
+    {
+        PutLe32(out, e.id);
+        out.insert(out.end(), e.key.begin(), e.key.end());
+    }
+    return out;
+}
+
+bool
+UnpackMaskRoster(const std::vector<uint8_t>& bytes, std::vector<MaskRosterEntry>& out)
+{
+    if (bytes.empty() || bytes.size() % 36 != 0)
+    {
+        return false;
+    }
+    out.clear();
+    for (std::size_t o = 0; o < bytes.size(); o += 36)
+    {
+        MaskRosterEntry e;
+        e.id = GetLe32(&bytes[o]);
+        std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(o + 4),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(o + 36),
+                  e.key.begin());
+        if (!out.empty() && e.id <= out.back().id)
+        {
+            return false;
+        }
+        out.push_back(e);
+    }
+    return true;
+}
+
+std::vector<uint8_t>
+PackMaskedWords(const std::vector<uint64_t>& words)
+{
+    std::vector<uint8_t> out(words.size() * 8);
+    for (std::size_t j = 0; j < words.size(); ++j)
+    {
+        for (std::size_t b = 0; b < 8; ++b)
+        {
+            out[8 * j + b] = static_cast<uint8_t>(words[j] >> (8 * b));
+        }
+    }
+    return out;
+}
+
+bool
+UnpackMaskedWords(const std::vector<uint8_t>& bytes, std::size_t words, std::vector<uint64_t>& out)
+{
+    if (bytes.size() != 8 * words)
+    {
+        return false;
+    }
+    out.assign(words, 0);
+    for (std::size_t j = 0; j < words; ++j)
+    {
+        for (std::size_t b = 0; b < 8; ++b)
+        {
+            out[j] |= static_cast<uint64_t>(bytes[8 * j + b]) << (8 * b);
+        }
+    }
+    return true;
+}
+
+std::vector<uint8_t>
+PackRevealedSeeds(const std::vector<RevealedMaskSeed>& seeds)
+{
+    std::vector<uint8_t> out;
+    out.reserve(seeds.size() * 40);
+    for (const auto& r : seeds)
+    {
+        PutLe32(out, r.survivor);
+        PutLe32(out, r.dropped);
+        out.insert(out.end(), r.seed.begin(), r.seed.end());
+    }
+    return out;
+}
+
+bool
+UnpackRevealedSeeds(const std::vector<uint8_t>& bytes, std::vector<RevealedMaskSeed>& out)
+{
+    if (bytes.empty() || bytes.size() % 40 != 0)
+    {
+        return false;
+    }
+    out.clear();
+    for (std::size_t o = 0; o < bytes.size(); o += 40)
+    {
+        RevealedMaskSeed r;
+        r.survivor = GetLe32(&bytes[o]);
+        r.dropped = GetLe32(&bytes[o + 4]);
+        std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(o + 8),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(o + 40),
+                  r.seed.begin());
+        out.push_back(r);
+    }
+    return true;
+}
+
 } // namespace fl
 } // namespace ns3

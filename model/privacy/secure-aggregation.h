@@ -139,6 +139,50 @@ Eigen::VectorXd UnmaskSum(const std::vector<const std::vector<uint64_t>*>& maske
                           const std::vector<RevealedMaskSeed>& revealed,
                           unsigned fractionBits);
 
+// ------------------------------------------------------------------ on the wire (network mode)
+//
+// The GFL network mode (GflRoundStep, FlClientApplication) carries the protocol in Control
+// messages (MessageAddress::aux = one of the tags below) and one raw LocalModel per survivor:
+//   join:     client -> server   Join raw payload = client index (u32) || its public key (32 B)
+//   roster:   server -> sampled  PackMaskRoster(sampled clients and their keys), every round
+//   upload:   client -> server   PackMaskedWords(MaskVector(...)) as a raw LocalModel
+//   request:  server -> survivors PackU32(dropped ids), only if a sampled client did not upload
+//   reveal:   survivor -> server PackRevealedSeeds(its seeds with the dropped clients)
+// All integers little-endian. The parsers return false, leaving `out` unspecified, on any
+// malformed input (the caller drops and counts the message).
+
+/// Control tag of the per-round roster (server -> sampled clients).
+constexpr uint32_t kMaskRosterTag = 0x53414731u; // "SAG1"
+/// Control tag of a reveal request (server -> survivors).
+constexpr uint32_t kMaskRevealRequestTag = 0x53414732u; // "SAG2"
+/// Control tag of a survivor's revealed seeds (survivor -> server).
+constexpr uint32_t kMaskRevealTag = 0x53414733u; // "SAG3"
+
+/// A sampled client of a round's roster: its id and the public key it advertised.
+struct MaskRosterEntry
+{
+    uint32_t id{0};      ///< client id
+    MaskPublicKey key{}; ///< X25519 public key
+};
+
+/// 36 bytes per entry: id (u32) || key (32 B).
+std::vector<uint8_t> PackMaskRoster(const std::vector<MaskRosterEntry>& roster);
+/// Parses PackMaskRoster bytes; false unless the length is a positive multiple of 36 and the
+/// ids are strictly ascending.
+bool UnpackMaskRoster(const std::vector<uint8_t>& bytes, std::vector<MaskRosterEntry>& out);
+
+/// 8 bytes per word, little-endian.
+std::vector<uint8_t> PackMaskedWords(const std::vector<uint64_t>& words);
+/// Parses PackMaskedWords bytes; false unless the length is exactly 8 * `words`.
+bool UnpackMaskedWords(const std::vector<uint8_t>& bytes,
+                       std::size_t words,
+                       std::vector<uint64_t>& out);
+
+/// 40 bytes per seed: survivor (u32) || dropped (u32) || seed (32 B).
+std::vector<uint8_t> PackRevealedSeeds(const std::vector<RevealedMaskSeed>& seeds);
+/// Parses PackRevealedSeeds bytes; false unless the length is a positive multiple of 40.
+bool UnpackRevealedSeeds(const std::vector<uint8_t>& bytes, std::vector<RevealedMaskSeed>& out);
+
 } // namespace fl
 } // namespace ns3
 
