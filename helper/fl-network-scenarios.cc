@@ -19,7 +19,6 @@
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
-#include "ns3/neighbor-cache-helper.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
@@ -366,8 +365,7 @@ FlWifiAdhocSceneHelper::Build(uint32_t numClients) const
     if (m_staticArp)
     {
         // See SetStaticArp(): no broadcast ARP requests to collide.
-        NeighborCacheHelper arp;
-        arp.PopulateNeighborCache(s.devices);
+        FlPopulateArpCaches(s.devices);
     }
     return s;
 }

@@ -171,7 +171,18 @@ GflRoundStep::AggregateRaw(const Context& ctx,
         p.active = true; // Apply asks the survivors for their seeds with the dropped clients
         return true;
     }
+    Unmask(p, {}, model);
+    p = PendingUnmask();
+    return true;
+}
+
+void
+GflRoundStep::Unmask(const PendingUnmask& p,
+                     const std::vector<fl::RevealedMaskSeed>& revealed,
+                     fl::ParamVector& model)
+{
     std::vector<const std::vector<uint64_t>*> masked;
+    masked.reserve(p.masked.size());
     for (const auto& m : p.masked)
     {
         masked.push_back(&m);
@@ -180,8 +191,8 @@ GflRoundStep::AggregateRaw(const Context& ctx,
     {
         SetPsi(fl::GflUnmaskAverage(masked,
                                     p.survivors,
-                                    {},
-                                    {},
+                                    p.dropped,
+                                    revealed,
                                     m_config.maskFractionBits,
                                     model.GetPrecision()),
                model);
@@ -192,8 +203,6 @@ GflRoundStep::AggregateRaw(const Context& ctx,
     }
     m_uploads = static_cast<uint32_t>(p.survivors.size());
     m_secure.maskedUploads += m_uploads;
-    p = PendingUnmask();
-    return true;
 }
 
 bool
@@ -258,32 +267,12 @@ GflRoundStep::FinishReveal(bool complete)
     fl::ParamVector& model = *p.model;
     if (complete)
     {
-        std::vector<const std::vector<uint64_t>*> masked;
-        for (const auto& m : p.masked)
-        {
-            masked.push_back(&m);
-        }
         std::vector<fl::RevealedMaskSeed> revealed;
         for (const auto& kv : p.reveals)
         {
             revealed.insert(revealed.end(), kv.second.begin(), kv.second.end());
         }
-        try
-        {
-            SetPsi(fl::GflUnmaskAverage(masked,
-                                        p.survivors,
-                                        p.dropped,
-                                        revealed,
-                                        m_config.maskFractionBits,
-                                        model.GetPrecision()),
-                   model);
-        }
-        catch (const fl::ConfigError& e)
-        {
-            NS_FATAL_ERROR(e.what());
-        }
-        m_uploads = static_cast<uint32_t>(p.survivors.size());
-        m_secure.maskedUploads += m_uploads;
+        Unmask(p, revealed, model);
     }
     else
     {

@@ -124,6 +124,12 @@ class GflRoundStep : public FlRoundStep
                        std::function<void()> done);
     void HandleReveal(FlInboundMessage& in);
     void FinishReveal(bool complete);
+    struct PendingUnmask;
+    /// psi from the pending masked uploads, the dropped clients' seeds revealed by the
+    /// survivors (none when nobody dropped) and fl::GflUnmaskAverage; counts the uploads.
+    void Unmask(const PendingUnmask& p,
+                const std::vector<fl::RevealedMaskSeed>& revealed,
+                fl::ParamVector& model);
 
     /// A masked sum waiting for the survivors' seeds.
     struct PendingUnmask
