@@ -111,6 +111,21 @@ def build(bld):
     headers.module = 'fl'
     headers.source = lists['headers']
 
+    # `./waf build --targets=<program>` (the way to build only fl's programs) posts only the
+    # named task generators and what they `use`; ns-3's header task generators (which copy
+    # every enabled module's headers to build/ns3) are not among them, so in a fresh tree the
+    # sources include "ns3/..." headers that are not there: the build fails, or, on a machine
+    # with another ns-3 installed (Debian's libns3-dev: /usr/include/ns3), it silently compiles
+    # against that release's headers. Post the enabled modules' header generators first.
+    if bld.targets and bld.targets != '*':
+        def post_ns3_headers(ctx):
+            for tg in ctx.get_all_task_gen():
+                features = getattr(tg, 'features', [])
+                if ('ns3header' in features or 'ns3privateheader' in features) and \
+                        getattr(tg, 'mode', 'install') != 'remove':
+                    tg.post()
+        bld.add_pre_fun(post_ns3_headers)
+
     if bld.env['ENABLE_EXAMPLES']:
         for name in lists['examples']:
             obj = bld.create_ns3_program(name, ['fl'] + deps)

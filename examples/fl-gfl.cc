@@ -107,6 +107,8 @@ struct Options
     std::string mode = "inprocess";       ///< inprocess or network
     std::string transport = "tcp";        ///< network mode: tcp or udp
     std::string cell = "csma";            ///< network mode: csma or wifi cells
+    std::string serverLinks = "p2p";      ///< network mode: p2p links or an 802.11s mesh
+    double meshSpacing = 50.0;            ///< network mode, mesh: servers' grid spacing [m]
     double linkMbps = 100.0;              ///< network mode: server-link rate
     double linkDelayMs = 2.0;             ///< network mode: server-link delay
     double exchangeTimeout = 0.0;         ///< network mode: combine after this many s (0 = wait)
@@ -247,19 +249,14 @@ RunGfl(const Options& o,
     const auto t0 = std::chrono::steady_clock::now();
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell(o.cell);
+    sceneHelper.SetServerLinks(o.serverLinks);
+    sceneHelper.SetMeshSpacing(o.meshSpacing);
     sceneHelper.SetServerLinkRate(DataRate(static_cast<uint64_t>(o.linkMbps * 1e6)));
     sceneHelper.SetServerLinkDelay(MilliSeconds(o.linkDelayMs));
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
     if (o.linkLoss > 0.0)
     {
-        for (uint32_t d = 0; d < scene.serverLinks.GetN(); ++d)
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-            em->SetAttribute("ErrorRate", DoubleValue(o.linkLoss));
-            em->AssignStreams(1000 + d);
-            scene.serverLinks.Get(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        }
+        FlSetServerLinkLoss(scene, o.linkLoss, 1000);
     }
     FlGflHelper gfl(shared, c);
     gfl.SetTransport(o.transport);
@@ -1406,6 +1403,16 @@ main(int argc, char* argv[])
                     "network mode: csma or wifi cells of clients",
                     o.cell,
                     {"csma", "wifi"});
+    flags.AddChoice("serverLinks",
+                    "network mode: p2p (a point-to-point link per graph edge, --linkMbps, "
+                    "--linkDelayMs) or mesh (one 802.11s mesh of all servers, multi-hop)",
+                    o.serverLinks,
+                    {"p2p", "mesh"});
+    flags.AddReal("meshSpacing",
+                  "network mode, --serverLinks=mesh: distance between neighbouring servers on "
+                  "the grid [m]",
+                  o.meshSpacing,
+                  flexample::Range::Above(0.0));
     flags.AddReal("linkMbps",
                   "network mode: server-to-server link rate [Mb/s]",
                   o.linkMbps,
@@ -1553,10 +1560,18 @@ main(int argc, char* argv[])
     std::cout << program << ": mode " << o.mode;
     if (o.mode == "network")
     {
-        std::cout << " (" << o.transport << ", " << o.cell << " cells, server links " << o.linkMbps
-                  << " Mb/s / " << o.linkDelayMs << " ms, loss " << o.linkLoss << ", policy "
-                  << o.policy << "; GHP agents on 802.11n ad hoc, " << o.ghpTransport
-                  << ", frame loss " << o.ghpLoss << ")";
+        std::cout << " (" << o.transport << ", " << o.cell << " cells, server links ";
+        if (o.serverLinks == "mesh")
+        {
+            std::cout << "802.11s mesh, " << o.meshSpacing << " m grid";
+        }
+        else
+        {
+            std::cout << o.linkMbps << " Mb/s / " << o.linkDelayMs << " ms";
+        }
+        std::cout << ", loss " << o.linkLoss << ", policy " << o.policy
+                  << "; GHP agents on 802.11n ad hoc, " << o.ghpTransport << ", frame loss "
+                  << o.ghpLoss << ")";
     }
     std::cout << std::endl;
     SeriesMap series;

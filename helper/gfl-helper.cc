@@ -6,14 +6,19 @@
 #include "ns3/boolean.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
+#include "ns3/error-model.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/graph.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/mesh-helper.h"
+#include "ns3/mesh-point-device.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
 #include "ns3/simulator.h"
 #include "ns3/ssid.h"
@@ -21,6 +26,8 @@
 #include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-net-device.h"
+#include "ns3/wifi-phy.h"
 #include "ns3/yans-wifi-helper.h"
 
 #include <cmath>
@@ -95,6 +102,8 @@ FlGraphSceneHelper::FlGraphSceneHelper()
     : FlSceneHelperBase("FlGraphSceneHelper"),
       m_linkRate("100Mbps"),
       m_linkDelay(MilliSeconds(2)),
+      m_links("p2p"),
+      m_meshSpacing(50.0),
       m_cell("csma"),
       m_cellRate("100Mbps")
 {
@@ -112,6 +121,90 @@ FlGraphSceneHelper::SetServerLinkDelay(Time delay)
 {
     CheckDelay("server link delay", delay);
     m_linkDelay = delay;
+}
+
+void
+FlGraphSceneHelper::SetServerLinks(const std::string& kind)
+{
+    if (kind != "p2p" && kind != "mesh")
+    {
+        NS_FATAL_ERROR(m_name << ": server links \"" << kind
+                              << "\" are not a link kind (use p2p or mesh)");
+    }
+    m_links = kind;
+}
+
+void
+FlGraphSceneHelper::SetMeshSpacing(double metres)
+{
+    if (!(metres > 0.0) || !std::isfinite(metres))
+    {
+        NS_FATAL_ERROR(m_name << ": mesh spacing " << metres
+                              << " m is not a distance; give a finite value > 0 m");
+    }
+    m_meshSpacing = metres;
+}
+
+Vector
+FlGraphSceneHelper::ServerPosition(uint32_t p, uint32_t servers) const
+{
+    if (m_links != "mesh")
+    {
+        return Vector(1000.0 * p, 0, 0);
+    }
+    const auto columns =
+        static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(servers)) - 1e-9));
+    return Vector(m_meshSpacing * (p % columns), m_meshSpacing * (p / columns), 0);
+}
+
+void
+FlGraphSceneHelper::BuildPointToPoint(const Eigen::MatrixXd& A, FlGraphScene& s) const
+{
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
+    p2p.SetChannelAttribute("Delay", TimeValue(m_linkDelay));
+    Ipv4AddressHelper linkAddr("10.3.0.0", "255.255.255.252");
+    const auto P = static_cast<uint32_t>(A.rows());
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        for (uint32_t m : NeighborsOf(A, p))
+        {
+            if (m < p)
+            {
+                continue;
+            }
+            NetDeviceContainer d = p2p.Install(s.servers.Get(p), s.servers.Get(m));
+            s.serverLinks.Add(d);
+            Ipv4InterfaceContainer ifs = linkAddr.Assign(d);
+            linkAddr.NewNetwork();
+            s.peerAddress[{p, m}] = ifs.GetAddress(1);
+            s.peerAddress[{m, p}] = ifs.GetAddress(0);
+        }
+    }
+}
+
+void
+FlGraphSceneHelper::BuildMesh(const Eigen::MatrixXd& A, FlGraphScene& s) const
+{
+    YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channel.Create());
+    MeshHelper mesh = MeshHelper::Default();
+    mesh.SetStackInstaller("ns3::Dot11sStack");
+    mesh.SetSpreadInterfaceChannels(MeshHelper::ZERO_CHANNEL);
+    mesh.SetNumberOfInterfaces(1);
+    mesh.SetStandard(WIFI_STANDARD_80211a);
+    s.serverLinks = mesh.Install(phy, s.servers);
+    Ipv4AddressHelper meshAddr("10.4.0.0", "255.255.0.0");
+    Ipv4InterfaceContainer ifs = meshAddr.Assign(s.serverLinks);
+    const auto P = static_cast<uint32_t>(A.rows());
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        for (uint32_t m : NeighborsOf(A, p))
+        {
+            s.peerAddress[{p, m}] = ifs.GetAddress(m);
+        }
+    }
 }
 
 void
@@ -173,30 +266,29 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
     {
         stack.Install(c);
     }
-    // server-to-server links along the edges
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
-    p2p.SetChannelAttribute("Delay", TimeValue(m_linkDelay));
-    Ipv4AddressHelper linkAddr("10.3.0.0", "255.255.255.252");
-    for (uint32_t p = 0; p < P; ++p)
-    {
-        for (uint32_t m : NeighborsOf(A, p))
-        {
-            if (m < p)
-            {
-                continue;
-            }
-            NetDeviceContainer d = p2p.Install(s.servers.Get(p), s.servers.Get(m));
-            s.serverLinks.Add(d);
-            Ipv4InterfaceContainer ifs = linkAddr.Assign(d);
-            linkAddr.NewNetwork();
-            s.peerAddress[{p, m}] = ifs.GetAddress(1);
-            s.peerAddress[{m, p}] = ifs.GetAddress(0);
-        }
-    }
-    // one cell per server
+    // servers' positions (Wi-Fi cells and the mesh need them), then the server-to-server links
     MobilityHelper mobility;
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    if (m_links == "mesh" || m_cell == "wifi")
+    {
+        Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+        for (uint32_t p = 0; p < P; ++p)
+        {
+            pos->Add(ServerPosition(p, P));
+        }
+        mobility.SetPositionAllocator(pos);
+        mobility.Install(s.servers);
+    }
+    s.serverLinkKind = m_links;
+    if (m_links == "mesh")
+    {
+        BuildMesh(A, s);
+    }
+    else
+    {
+        BuildPointToPoint(A, s);
+    }
+    // one cell per server
     static const uint16_t kChannels[] =
         {36, 40, 44, 48, 52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140};
     for (uint32_t p = 0; p < P; ++p)
@@ -218,7 +310,7 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             std::ostringstream settings;
             settings << "{" << kChannels[p % (sizeof(kChannels) / sizeof(kChannels[0]))]
                      << ", 20, BAND_5GHZ, 0}";
-            phy.Set("ChannelSettings", StringValue(settings.str()));
+            FlSetWifiChannel(phy, settings.str());
             WifiHelper wifi;
             wifi.SetStandard(WIFI_STANDARD_80211a);
             wifi.SetRemoteStationManager("ns3::IdealWifiManager");
@@ -229,15 +321,14 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
             devices.Add(wifi.Install(phy, mac, s.cells[p]));
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
-            const double x0 = 1000.0 * p;
-            pos->Add(Vector(x0, 0, 0));
+            const Vector c = ServerPosition(p, P);
             for (uint32_t k = 0; k < K; ++k)
             {
                 const double a = 2.0 * M_PI * k / K;
-                pos->Add(Vector(x0 + 10.0 * std::cos(a), 10.0 * std::sin(a), 0));
+                pos->Add(Vector(c.x + 10.0 * std::cos(a), c.y + 10.0 * std::sin(a), 0));
             }
             mobility.SetPositionAllocator(pos);
-            mobility.Install(all);
+            mobility.Install(s.cells[p]);
         }
         s.cellDevices.Add(devices);
         std::ostringstream net;
@@ -247,6 +338,41 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         s.cellServer.push_back(ifs.GetAddress(0));
     }
     return s;
+}
+
+int64_t
+FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream)
+{
+    if (!(rate >= 0.0 && rate <= 1.0))
+    {
+        NS_FATAL_ERROR("FlSetServerLinkLoss: loss rate " << rate << " is not in [0, 1]");
+    }
+    auto errorModel = [rate, &stream]() {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        em->SetAttribute("ErrorRate", DoubleValue(rate));
+        stream += em->AssignStreams(stream);
+        return em;
+    };
+    const int64_t first = stream;
+    for (uint32_t d = 0; d < scene.serverLinks.GetN(); ++d)
+    {
+        Ptr<NetDevice> dev = scene.serverLinks.Get(d);
+        if (Ptr<MeshPointDevice> mp = DynamicCast<MeshPointDevice>(dev))
+        {
+            for (Ptr<NetDevice> iface : mp->GetInterfaces())
+            {
+                Ptr<WifiNetDevice> wifi = DynamicCast<WifiNetDevice>(iface);
+                NS_ABORT_MSG_IF(!wifi, "FlSetServerLinkLoss: a mesh interface is not Wi-Fi");
+                wifi->GetPhy()->SetPostReceptionErrorModel(errorModel());
+            }
+        }
+        else
+        {
+            dev->SetAttribute("ReceiveErrorModel", PointerValue(errorModel()));
+        }
+    }
+    return stream - first;
 }
 
 // --------------------------------------------------------------------------- the collector

@@ -21,6 +21,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
+#include "ns3/vector.h"
 
 #include <map>
 #include <memory>
@@ -41,19 +42,27 @@ struct FlGraphScene
     std::vector<Ipv4Address> cellServer; ///< the address of server p in its cell
     /// peerAddress[{p, m}]: the address of server m on the link p - m (what p sends to)
     std::map<std::pair<uint32_t, uint32_t>, Ipv4Address> peerAddress;
-    NetDeviceContainer serverLinks; ///< the point-to-point devices, two per edge
+    /// the server-to-server devices: point-to-point, two per edge; mesh: one mesh point each
+    NetDeviceContainer serverLinks;
+    std::string serverLinkKind;     ///< "p2p" or "mesh"
     NetDeviceContainer cellDevices; ///< the cells' devices (server's first in each cell)
 };
 
 /**
  * \ingroup fl
- * Builds a FlGraphScene from a combination matrix: an edge p - m wherever a_pm > 0 or a_mp > 0
- * (p != m) becomes a point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge),
- * and each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an
- * 802.11a infrastructure BSS with the server on the AP, each cell on its own YANS channel object
- * and its own 5 GHz channel number (36, 40, ..., 64, 100, ..., 140, cycled), clients on a disc
- * of radius 10 m around the AP, cells 1 km apart. Addresses 10.(10 + p / 256).(p % 256).0/24
- * per cell.
+ * Builds a FlGraphScene from a combination matrix. The server-to-server links (ServerLinks):
+ * - "p2p" (default): an edge p - m wherever a_pm > 0 or a_mp > 0 (p != m) becomes a
+ *   point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge);
+ * - "mesh": every server gets an 802.11s mesh point (ns-3's mesh module: Dot11sStack, HWMP
+ *   routing, peer management; 802.11a, one interface, its own YANS channel object), servers on
+ *   a square grid MeshSpacing metres apart (ceil(sqrt(P)) per row), one subnet 10.4.0.0/16.
+ *   A server still sends only to its graph neighbours, but a message may cross several radio
+ *   hops (HWMP chooses the path) and shares the air with every other server's messages.
+ * Each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an 802.11a
+ * infrastructure BSS with the server on the AP, each cell on its own YANS channel object and its
+ * own 5 GHz channel number (36, 40, ..., 64, 100, ..., 140, cycled), clients on a disc of radius
+ * 10 m around the AP. Servers stand 1 km apart on a line (p2p) or on the mesh grid. Addresses
+ * 10.(10 + p / 256).(p % 256).0/24 per cell.
  */
 class FlGraphSceneHelper : public FlSceneHelperBase
 {
@@ -63,6 +72,10 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     void SetServerLinkRate(DataRate rate);
     /// Delay of the server-to-server links (>= 0; default 2 ms).
     void SetServerLinkDelay(Time delay);
+    /// "p2p" (default: a point-to-point link per graph edge) or "mesh" (802.11s among servers).
+    void SetServerLinks(const std::string& kind);
+    /// Distance between neighbouring servers on the mesh grid (> 0 m; default 50 m).
+    void SetMeshSpacing(double metres);
     /// "csma" (default) or "wifi".
     void SetCell(const std::string& kind);
     /// Data rate of CSMA cells (default 100 Mb/s).
@@ -74,11 +87,32 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     FlGraphScene Build(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
 
   private:
+    /// Point-to-point links along the graph's edges.
+    void BuildPointToPoint(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
+    /// One 802.11s mesh among all servers.
+    void BuildMesh(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
+    /// Where server p stands.
+    Vector ServerPosition(uint32_t p, uint32_t servers) const;
+
     DataRate m_linkRate;
     Time m_linkDelay;
+    std::string m_links;
+    double m_meshSpacing;
     std::string m_cell;
     DataRate m_cellRate;
 };
+
+/**
+ * \ingroup fl
+ * Makes the server-to-server links of a scene lossy: every device of scene.serverLinks drops
+ * each packet it receives (point-to-point: the device's ReceiveErrorModel) or each frame
+ * (mesh: the post-reception error model of every mesh interface's PHY; the 802.11 MAC then
+ * retries lost unicast frames, so fewer messages are lost than frames) with probability `rate`,
+ * through a RateErrorModel (packet unit) on its own ns-3 stream, numbered from `stream` on.
+ * Stops (NS_FATAL_ERROR) on a rate outside [0, 1].
+ * @return the number of streams used
+ */
+int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);
 
 /**
  * \ingroup fl

@@ -23,6 +23,7 @@
 #include "ns3/udp-socket-factory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <gtest/gtest.h>
@@ -78,21 +79,16 @@ RunNetworkGfl(const Fixture& f,
               const std::string& cell,
               std::vector<NetworkIterationReport>* reports = nullptr,
               double linkLoss = 0.0,
-              const NetHooks& hooks = {})
+              const NetHooks& hooks = {},
+              const std::string& serverLinks = "p2p")
 {
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell(cell);
+    sceneHelper.SetServerLinks(serverLinks);
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
     if (linkLoss > 0.0)
     {
-        for (uint32_t d = 0; d < scene.serverLinks.GetN(); ++d)
-        {
-            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-            em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-            em->SetAttribute("ErrorRate", DoubleValue(linkLoss));
-            em->AssignStreams(100 + d);
-            scene.serverLinks.Get(d)->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        }
+        FlSetServerLinkLoss(scene, linkLoss, 100);
     }
     FlGflHelper gfl(f.task, c);
     gfl.SetTransport(transport);
@@ -128,8 +124,8 @@ RunNetworkGfl(const Fixture& f,
     {
         hooks.afterRun(gfl);
     }
-    std::cout << transport << "/" << cell << ": " << c.iterations << " iterations in "
-              << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
+    std::cout << transport << "/" << cell << "/" << serverLinks << ": " << c.iterations
+              << " iterations in " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
     return models;
 }
@@ -260,6 +256,48 @@ TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)
     c.iterations = 3;
     c.serverNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.1};
     ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "wifi"), RunInProcessGfl(f, c));
+}
+
+TEST(GflNetwork, MeshBetweenServersEqualsInProcessBitForBit)
+{
+    // The servers talk over one 802.11s mesh (HWMP, peer management) instead of
+    // point-to-point links: TCP repairs what the air loses, so the run is the in-process one.
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 13);
+    GflConfig c = SmallGfl(f, 13);
+    c.iterations = 4;
+    std::vector<NetworkIterationReport> reports;
+    NetHooks hooks;
+    hooks.afterInstall = [](FlGflHelper&, FlGraphScene& scene) {
+        EXPECT_EQ(scene.serverLinkKind, "mesh");
+        ASSERT_EQ(scene.serverLinks.GetN(), 3u); // one mesh point per server
+        for (uint32_t d = 0; d < scene.serverLinks.GetN(); ++d)
+        {
+            EXPECT_EQ(scene.serverLinks.Get(d)->GetInstanceTypeId().GetName(),
+                      "ns3::MeshPointDevice");
+        }
+        // every neighbour is addressed on the mesh subnet 10.4.0.0/16
+        for (const auto& kv : scene.peerAddress)
+        {
+            EXPECT_TRUE(kv.second.CombineMask(Ipv4Mask("255.255.0.0")) == Ipv4Address("10.4.0.0"))
+                << kv.second;
+        }
+    };
+    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks, "mesh"),
+                    RunInProcessGfl(f, c));
+    for (const auto& r : reports)
+    {
+        EXPECT_EQ(r.lostMessages, 0u);
+    }
+}
+
+TEST(GflNetwork, SceneRejectsUnknownServerLinksAndBadMeshSpacing)
+{
+    FlGraphSceneHelper h;
+    EXPECT_DEATH(h.SetServerLinks("wifi"),
+                 "server links \"wifi\" are not a link kind \\(use p2p or mesh\\)");
+    EXPECT_DEATH(h.SetMeshSpacing(0.0),
+                 "mesh spacing 0 m is not a distance; give a finite value > 0 m");
+    EXPECT_DEATH(h.SetMeshSpacing(std::nan("")), "give a finite value > 0 m");
 }
 
 TEST(GflNetwork, LossyUdpLinksTriggerThePolicyAndBreakTheCancellation)
