@@ -12,7 +12,9 @@ NAME=item;item;... with the lists exactly as CMake holds them. The check fails w
  3. a source file of the module is in no list (model/**/*.cc|h, helper/*.cc|h, examples/*.cc,
     test/test-*.cc): a file added without a list entry is built by neither system;
  4. an example has no tiny run in examples/examples-tiny.txt (the in-tree check scripts run
-    every example from there), or that file runs an example that does not exist.
+    every example from there), or that file runs an example that does not exist;
+ 5. with `--targets`, build() does not post the enabled modules' header generators (a fresh
+    3.35 tree would compile against headers that are not there, or another release's).
 """
 import importlib.machinery
 import importlib.util
@@ -53,7 +55,11 @@ class Node:
 
 class TaskGen:
     def __init__(self, **kw):
+        self.posted = False
         self.__dict__.update(kw)
+
+    def post(self):
+        self.posted = True
 
 
 class Env(dict):
@@ -77,6 +83,17 @@ class StandInBld:
         self.programs = []
         self.headers = []
         self.test_libraries = []
+        self.targets = 'fl-fedavg-wifi'  # as `./waf build --targets=fl-fedavg-wifi`
+        self.pre_funs = []
+        # another module's header generators: one enabled, one disabled (waf's 'remove' mode)
+        self.other_headers = [TaskGen(features=['ns3header'], module='core'),
+                              TaskGen(features=['ns3header'], module='brite', mode='remove')]
+
+    def add_pre_fun(self, fun):
+        self.pre_funs.append(fun)
+
+    def get_all_task_gen(self):
+        return self.other_headers + self.headers + self.modules + self.programs
 
     def create_ns3_module(self, name, deps):
         m = TaskGen(name=name, deps=list(deps), source=[], use=[], env=Env())
@@ -151,6 +168,15 @@ def main():
         p = progs.get('fl-' + suite)
         if p and p.source[0] != 'test/%s.cc' % suite:
             errors.append('suite %s built from %s' % (suite, p.source))
+    # `--targets` leaves ns-3's header generators unposted; the wscript posts the enabled ones.
+    for fun in bld.pre_funs:
+        fun(bld)
+    for tg in bld.other_headers + bld.headers:
+        want = getattr(tg, 'mode', 'install') != 'remove'
+        if tg.posted != want:
+            errors.append('with --targets, the header generator of %s is %s (want %s)'
+                          % (tg.module, 'posted' if tg.posted else 'not posted',
+                             'posted' if want else 'not posted'))
     if not any(t.source == ['test/fl-googletest-suite.cc'] for t in bld.test_libraries):
         errors.append('the wscript builds no test library with test/fl-googletest-suite.cc')
 
