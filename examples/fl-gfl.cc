@@ -274,9 +274,23 @@ RunGfl(const Options& o,
     Simulator::Stop(Seconds(1e6));
     Simulator::Run();
     NetworkCost cost;
+    uint64_t connectFailures = 0;
+    uint64_t unsent = 0;
     for (auto& s : servers)
     {
-        cost.bytes += s->GetTransport() ? s->GetTransport()->Stats().bytesSent : 0;
+        if (s->GetTransport())
+        {
+            const FlTransportStats ts = s->GetTransport()->Stats();
+            cost.bytes += ts.bytesSent;
+            connectFailures += ts.connectFailures;
+            unsent += ts.messagesUnsent;
+        }
+    }
+    if (connectFailures > 0)
+    {
+        std::cerr << "warning: " << connectFailures << " TCP connection(s) between servers failed "
+                  << "to open; " << unsent << " message(s) queued on them were dropped"
+                  << std::endl;
     }
     for (auto& cl : gfl.Clients())
     {

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-network-scenarios.h"
 
+#include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/csma-helper.h"
@@ -11,6 +12,8 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-interface.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4-static-routing.h"
 #include "ns3/ipv4.h"
@@ -344,6 +347,55 @@ FlWifiScenarioHelper::InstallDevices(const FlScene& scene,
     mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
     const NetDeviceContainer ap = wifi.Install(phy, mac, scene.serverNode);
     return NetDeviceContainer(ap, stations);
+}
+
+void
+FlPopulateArpCaches(const NetDeviceContainer& devices)
+{
+    // each device's IPv4 interface (null without IPv4)
+    std::vector<Ptr<Ipv4Interface>> interfaces;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<NetDevice> d = devices.Get(i);
+        Ptr<Ipv4L3Protocol> ipv4 = d->GetNode()->GetObject<Ipv4L3Protocol>();
+        const int32_t index = ipv4 ? ipv4->GetInterfaceForDevice(d) : -1;
+        interfaces.push_back(index < 0 ? nullptr : ipv4->GetInterface(index));
+    }
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<ArpCache> cache = interfaces[i] ? interfaces[i]->GetArpCache() : nullptr;
+        if (!cache)
+        {
+            continue; // no IPv4, or a device that needs no ARP
+        }
+        for (uint32_t j = 0; j < devices.GetN(); ++j)
+        {
+            if (j == i || !interfaces[j])
+            {
+                continue;
+            }
+            for (uint32_t a = 0; a < interfaces[i]->GetNAddresses(); ++a)
+            {
+                const Ipv4InterfaceAddress own = interfaces[i]->GetAddress(a);
+                for (uint32_t b = 0; b < interfaces[j]->GetNAddresses(); ++b)
+                {
+                    const Ipv4Address peer = interfaces[j]->GetAddress(b).GetLocal();
+                    if (own.GetLocal().CombineMask(own.GetMask()) !=
+                        peer.CombineMask(own.GetMask()))
+                    {
+                        continue; // not on this link's subnet
+                    }
+                    ArpCache::Entry* entry = cache->Lookup(peer);
+                    if (entry == nullptr)
+                    {
+                        entry = cache->Add(peer);
+                    }
+                    entry->SetMacAddress(devices.Get(j)->GetAddress());
+                    entry->MarkPermanent();
+                }
+            }
+        }
+    }
 }
 
 FlWifiAdhocSceneHelper::FlWifiAdhocSceneHelper()

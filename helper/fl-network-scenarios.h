@@ -207,6 +207,19 @@ class FlWifiScenarioHelper : public FlWifiSceneHelperBase
 
 /**
  * \ingroup fl
+ * Writes permanent IPv4 ARP entries so that no ARP request is needed among the devices of
+ * `devices`: every device learns the MAC address of every other device of the container whose
+ * IPv4 address is in the same subnet. Unlike ns-3's NeighborCacheHelper (3.36+), which pairs the
+ * devices found on each device's channel, this pairs the devices of the container, so it also
+ * works for devices whose channel holds other devices than the IP-level peers (an 802.11s mesh
+ * point bridges its own interfaces) and on ns-3.35. Devices without IPv4 are skipped. Call after
+ * the addresses are assigned.
+ * @param devices the devices
+ */
+void FlPopulateArpCaches(const NetDeviceContainer& devices);
+
+/**
+ * \ingroup fl
  * Builds an 802.11 ad hoc network (independent BSS): the server at the origin and N clients
  * placed uniformly at random on a disc around it, all within range of each other for the
  * default radius (FlWifiSceneHelperBase).
@@ -216,7 +229,7 @@ class FlWifiAdhocSceneHelper : public FlWifiSceneHelperBase
   public:
     FlWifiAdhocSceneHelper();
     /**
-     * Fills every node's ARP cache with the other nodes' addresses (NeighborCacheHelper; on by
+     * Fills every node's ARP cache with the other nodes' addresses (FlPopulateArpCaches; on by
      * default). Ad hoc stations send ARP requests as broadcast frames, which are neither
      * acknowledged nor retried by the MAC: clients that start at the same time send them at the
      * same instant, they collide again at every ARP retry, the entry goes dead for

@@ -197,6 +197,12 @@ FlGraphSceneHelper::BuildMesh(const Eigen::MatrixXd& A, FlGraphScene& s) const
     s.serverLinks = mesh.Install(phy, s.servers);
     Ipv4AddressHelper meshAddr("10.4.0.0", "255.255.0.0");
     Ipv4InterfaceContainer ifs = meshAddr.Assign(s.serverLinks);
+    // Permanent ARP entries among the servers. While the mesh forms (peering by beacons, then
+    // HWMP paths), the ARP requests of the first messages go unanswered; after three tries an
+    // entry turns dead for ArpCache::DeadTimeout (100 s) and TCP's connection attempt gives up
+    // meanwhile, leaving a neighbour that never connects. With the addresses known, the first
+    // segments wait in the mesh's queues or are retransmitted by TCP until a path exists.
+    FlPopulateArpCaches(s.serverLinks);
     const auto P = static_cast<uint32_t>(A.rows());
     for (uint32_t p = 0; p < P; ++p)
     {

@@ -25,7 +25,6 @@
  *     + ChannelSettings (3.36)                       | FlSetWifiChannel(phy, "{36, 20, ...}")
  *   WifiNetDevice::GetNPhys (3.37)                   | FlWifiPhyCount(device)
  *   TestSuite::Type, TestCase::Duration (3.42)       | FL_TEST_SUITE_UNIT, FL_TEST_CASE_QUICK
- *   NeighborCacheHelper (new in 3.36)                | FlPopulateArpCaches(devices)
  *
  * A pure layer (model/learning, algorithms, privacy, net) never includes this header.
  */
@@ -33,26 +32,17 @@
 #define FL_NS3_COMPAT_H
 
 #ifndef FL_NS3_VERSION
-#error                                                                                             \
-    "FL_NS3_VERSION is not defined: build against libns3-fl through CMake (fl::fl, ns3::libfl), pkg-config (fl.pc) or ns-3's build system, or add -DFL_NS3_VERSION=<major*100+minor> (e.g. 337 for ns-3.37)"
+#error "FL_NS3_VERSION is not defined: build against libns3-fl through CMake (fl::fl, ns3::libfl), pkg-config (fl.pc) or ns-3's build system, or add -DFL_NS3_VERSION=<major*100+minor> (e.g. 337 for ns-3.37)"
 #endif
 
 #include "ns3/callback.h"
 #include "ns3/enum.h"
 #include "ns3/event-id.h"
-#include "ns3/net-device-container.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
-#if FL_NS3_VERSION >= 336
-#include "ns3/neighbor-cache-helper.h"
-#else
-#include "ns3/arp-cache.h"
-#include "ns3/ipv4-interface.h"
-#include "ns3/ipv4-l3-protocol.h"
-#endif
 
 #include <string>
 #include <utility>
@@ -249,65 +239,6 @@ FlWifiPhyCount(const WifiDevicePtr& device)
 #else
     (void)device;
     return 1;
-#endif
-}
-
-// ------------------------------------------------------------------------------ ARP caches
-/**
- * Fills the IPv4 ARP cache of every device in the container with the addresses of the other
- * devices in it, as permanent entries (NeighborCacheHelper::PopulateNeighborCache since
- * ns-3.36; ns-3.35 has no such helper, so the entries are written here through each
- * interface's ArpCache). Call after the addresses are assigned.
- * @param devices the devices of one link (a NetDeviceContainer)
- */
-inline void
-FlPopulateArpCaches(const NetDeviceContainer& devices)
-{
-#if FL_NS3_VERSION >= 336
-    NeighborCacheHelper helper;
-    helper.PopulateNeighborCache(devices);
-#else
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
-    {
-        Ptr<NetDevice> self = devices.Get(i);
-        Ptr<Ipv4L3Protocol> ipv4 = self->GetNode()->GetObject<Ipv4L3Protocol>();
-        int32_t ifIndex = ipv4 ? ipv4->GetInterfaceForDevice(self) : -1;
-        if (ifIndex < 0)
-        {
-            continue; // no IPv4 on this device
-        }
-        Ptr<ArpCache> cache = ipv4->GetInterface(ifIndex)->GetArpCache();
-        if (!cache)
-        {
-            continue; // a device that needs no ARP (e.g. point-to-point)
-        }
-        for (uint32_t j = 0; j < devices.GetN(); ++j)
-        {
-            Ptr<NetDevice> peer = devices.Get(j);
-            if (j == i)
-            {
-                continue;
-            }
-            Ptr<Ipv4L3Protocol> peerIpv4 = peer->GetNode()->GetObject<Ipv4L3Protocol>();
-            int32_t peerIf = peerIpv4 ? peerIpv4->GetInterfaceForDevice(peer) : -1;
-            if (peerIf < 0)
-            {
-                continue;
-            }
-            Ptr<Ipv4Interface> peerInterface = peerIpv4->GetInterface(peerIf);
-            for (uint32_t a = 0; a < peerInterface->GetNAddresses(); ++a)
-            {
-                Ipv4Address address = peerInterface->GetAddress(a).GetLocal();
-                ArpCache::Entry* entry = cache->Lookup(address);
-                if (entry == nullptr)
-                {
-                    entry = cache->Add(address);
-                }
-                entry->SetMacAddress(peer->GetAddress());
-                entry->MarkPermanent();
-            }
-        }
-    }
 #endif
 }
 

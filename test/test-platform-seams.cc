@@ -391,6 +391,34 @@ TEST(Transport, PeersExchangeModelsAndControlMessagesOverUdp)
     ExchangePeerMessages(FlTransportKind::Udp);
 }
 
+TEST(Transport, TcpConnectionThatCannotOpenCountsItsQueuedMessages)
+{
+    // Node b does not listen: a's SYNs go unanswered by any socket, TCP gives up after its
+    // retries (ConnCount 6, ConnTimeout 3 s doubling: 189 s), the connection fails, and the
+    // two messages queued on it are dropped and counted (nothing lost silently).
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(1);
+    FlTransportConfig cfg;
+    Ptr<Node> na = scene.serverNode;
+    Ptr<Node> nb = scene.clients.Get(0);
+    Ptr<FlTransport> a = FlTransport::Create(na, na->GetId(), cfg);
+    ASSERT_TRUE(a->Listen(7000));
+    const Address addrB = InetSocketAddress(scene.clientInterfaces.GetAddress(0), 7000);
+    const fl::ParamVector model = Vec3(1.0, 2.0, 3.0);
+    Simulator::Schedule(Seconds(1), [&]() {
+        a->SendModel({addrB}, {fl::MessageKind::PeerModel, 1, 0, nb->GetId(), 0}, model, nullptr);
+        a->SendRaw(addrB, {fl::MessageKind::Control, 1, 0, nb->GetId(), 3}, fl::PackU32({7}));
+    });
+    Simulator::Stop(Seconds(400));
+    Simulator::Run();
+    const FlTransportStats st = a->Stats();
+    EXPECT_EQ(st.messagesSent, 2u);
+    EXPECT_EQ(st.connectFailures, 1u);
+    EXPECT_EQ(st.messagesUnsent, 2u);
+    a->Close();
+    Simulator::Destroy();
+}
+
 TEST(LearningTracker, AggregatesTheReportedModelsOfEveryRole)
 {
     const uint32_t n = 3;

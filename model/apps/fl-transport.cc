@@ -229,6 +229,8 @@ class FlTcpTransport : public FlTransport
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;
         s.malformed += m_malformed;
+        s.connectFailures = m_connectFailures;
+        s.messagesUnsent = m_messagesUnsent;
         return s;
     }
 
@@ -320,12 +322,14 @@ class FlTcpTransport : public FlTransport
     void ConnectFailed(Ptr<Socket> socket)
     {
         NS_LOG_WARN("node " << m_node->GetId() << ": a TCP connection failed");
+        ++m_connectFailures;
         for (auto it = m_connecting.begin(); it != m_connecting.end(); ++it)
         {
             if (it->second.socket == socket)
             {
-                m_connecting.erase(it); // the queued messages are lost
-
+                // the queued messages are lost, and counted (Stats().messagesUnsent)
+                m_messagesUnsent += it->second.queue.size();
+                m_connecting.erase(it);
                 return;
             }
         }
@@ -363,6 +367,8 @@ class FlTcpTransport : public FlTransport
     std::map<Address, Ptr<FlMessageSocket>> m_byAddress; ///< open connections by peer address
     std::map<const FlMessageSocket*, Address> m_addressOf;
     std::map<Address, Pending> m_connecting;
+    uint64_t m_connectFailures{0}; ///< connections that failed to open
+    uint64_t m_messagesUnsent{0};  ///< messages queued on them
 };
 
 /// Datagram transport: FlDatagramEndpoint (paced chunks, reassembly, hole policies).

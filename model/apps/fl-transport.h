@@ -72,6 +72,8 @@ struct FlTransportStats
     uint64_t malformed{0};         ///< messages or streams rejected (header, CRC, undecodable)
     uint64_t chunksLost{0};        ///< UDP chunks given up or left as holes
     uint64_t chunksRetransmitted{0}; ///< UDP chunks sent again
+    uint64_t connectFailures{0};     ///< TCP connections that could not be opened
+    uint64_t messagesUnsent{0};      ///< messages dropped with a connection that failed to open
 };
 
 /**
