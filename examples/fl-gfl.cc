@@ -108,11 +108,12 @@ struct Options
     std::string transport = "tcp";        ///< network mode: tcp or udp
     std::string cell = "csma";            ///< network mode: csma or wifi cells
     std::string serverLinks = "p2p";      ///< network mode: p2p links or an 802.11s mesh
-    double meshSpacing = 50.0;            ///< network mode, mesh: servers' grid spacing [m]
+    double meshSpacing = 30.0;            ///< network mode, mesh: servers' grid spacing [m]
     double linkMbps = 100.0;              ///< network mode: server-link rate
     double linkDelayMs = 2.0;             ///< network mode: server-link delay
     double exchangeTimeout = 0.0;         ///< network mode: combine after this many s (0 = wait)
     double linkLoss = 0.0;                ///< network mode: packet error rate on server links
+    double stallSeconds = 300.0;          ///< network mode: stop a run that makes no progress
     std::string policy = "reuse-last";    ///< missing-message policy
     std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
     uint32_t benchIterations = 10;        ///< bench: network iterations per cell size
@@ -269,8 +270,15 @@ RunGfl(const Options& o,
         gfl.SetExchangeTimeout(Seconds(o.exchangeTimeout > 0.0 ? o.exchangeTimeout : 1.0));
         gfl.SetRoundDeadline(Seconds(5));
     }
+    else if (o.serverLinks == "mesh" && o.exchangeTimeout == 0.0)
+    {
+        // ns-3's 802.11s loses HWMP paths now and then; a TCP connection whose retries run out
+        // takes its messages with it. Combine after 2 s with the policy instead of waiting.
+        gfl.SetExchangeTimeout(Seconds(2.0));
+    }
     gfl.SetIterationCallback(cb);
     std::vector<Ptr<FlServerApplication>> servers = gfl.Install(scene);
+    gfl.SetStallTimeout(Seconds(o.stallSeconds));
     Simulator::Stop(Seconds(1e6));
     Simulator::Run();
     NetworkCost cost;
@@ -300,7 +308,14 @@ RunGfl(const Options& o,
     if (gfl.Collector().CompletedIterations() != c.iterations)
     {
         std::cerr << "network run stopped after " << gfl.Collector().CompletedIterations() << " of "
-                  << c.iterations << " iterations" << std::endl;
+                  << c.iterations << " iterations";
+        if (gfl.Collector().Stalled())
+        {
+            std::cerr << ": stalled, no server finished an iteration for " << o.stallSeconds
+                      << " s of simulated time (a neighbour message that never arrived; give "
+                         "--exchangeTimeout so that --policy acts on it)";
+        }
+        std::cerr << std::endl;
     }
     Simulator::Destroy();
     cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -389,8 +404,16 @@ RunDiffusion(const Options& o,
         ++linkLosses[{l, k}];
     });
     auto agents = diffusion.Install(nodes, addresses);
+    diffusion.SetStallTimeout(Seconds(o.stallSeconds));
     Simulator::Stop(Seconds(1e6));
     Simulator::Run();
+    if (diffusion.Collector().Stalled())
+    {
+        std::cerr << "network run stopped after " << diffusion.Collector().CompletedIterations()
+                  << " iterations: stalled, no agent finished an iteration for " << o.stallSeconds
+                  << " s of simulated time (give --exchangeTimeout so that --policy acts)"
+                  << std::endl;
+    }
     for (auto& a : agents)
     {
         if (a->GetTransport())
@@ -1437,7 +1460,7 @@ main(int argc, char* argv[])
                   flexample::Range::AtLeast(0.0));
     flags.AddReal("exchangeTimeout",
                   "network mode: combine this many s after the release even with neighbour "
-                  "messages missing (0 = wait; udp: 1 s)",
+                  "messages missing (0 = wait; udp: 1 s; tcp over the mesh: 2 s)",
                   o.exchangeTimeout,
                   flexample::Range::AtLeast(0.0));
     flags.AddReal("linkLoss",
@@ -1445,6 +1468,11 @@ main(int argc, char* argv[])
                   "--transport=udp: TCP repairs every loss)",
                   o.linkLoss,
                   flexample::Range::Closed(0.0, 0.99));
+    flags.AddReal("stallSeconds",
+                  "network mode: stop a run in which no server finishes an iteration for this "
+                  "many s of simulated time, and say so (0 = never)",
+                  o.stallSeconds,
+                  flexample::Range::AtLeast(0.0));
     flags.AddChoice("policy",
                     "missing neighbour message: reuse-last, renormalize or skip",
                     o.policy,

@@ -103,7 +103,7 @@ FlGraphSceneHelper::FlGraphSceneHelper()
       m_linkRate("100Mbps"),
       m_linkDelay(MilliSeconds(2)),
       m_links("p2p"),
-      m_meshSpacing(50.0),
+      m_meshSpacing(30.0),
       m_cell("csma"),
       m_cellRate("100Mbps")
 {
@@ -406,6 +406,40 @@ FlNetworkCollector::SetFinish(uint32_t last, std::function<void()> finish)
 }
 
 void
+FlNetworkCollector::SetStallTimeout(Time timeout, std::function<void()> onStall)
+{
+    m_stallTimeout = timeout;
+    m_onStall = std::move(onStall);
+    m_lastProgress = Simulator::Now();
+    if (timeout.IsStrictlyPositive())
+    {
+        FlSchedule(timeout, [this]() { CheckStall(); });
+    }
+}
+
+void
+FlNetworkCollector::CheckStall()
+{
+    if (m_stalled || (m_last > 0 && m_completed >= m_last))
+    {
+        return;
+    }
+    const Time idle = Simulator::Now() - m_lastProgress;
+    if (idle >= m_stallTimeout)
+    {
+        NS_LOG_WARN("no node finished an iteration for " << idle.GetSeconds()
+                                                         << " s: the run is stalled");
+        m_stalled = true;
+        if (m_onStall)
+        {
+            m_onStall();
+        }
+        return;
+    }
+    FlSchedule(m_stallTimeout - idle, [this]() { CheckStall(); });
+}
+
+void
 FlNetworkCollector::Initial(const fl::ParamVector& w0)
 {
     std::vector<fl::ParamVector> models(m_nodes, w0);
@@ -429,6 +463,7 @@ FlNetworkCollector::Add(uint32_t node,
                         const fl::CombineOutcome& outcome,
                         uint32_t dropped)
 {
+    m_lastProgress = Simulator::Now();
     Pending& p = m_pending[iteration];
     if (p.models.empty())
     {
@@ -580,6 +615,12 @@ void
 FlGflHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
 {
     m_collector->SetCallback(std::move(cb));
+}
+
+void
+FlGflHelper::SetStallTimeout(Time timeout)
+{
+    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
 }
 
 std::vector<Ptr<FlServerApplication>>
@@ -765,6 +806,12 @@ void
 DiffusionHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
 {
     m_collector->SetCallback(std::move(cb));
+}
+
+void
+DiffusionHelper::SetStallTimeout(Time timeout)
+{
+    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
 }
 
 void

@@ -21,6 +21,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
+#include "ns3/nstime.h"
 #include "ns3/vector.h"
 
 #include <map>
@@ -55,7 +56,8 @@ struct FlGraphScene
  *   point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge);
  * - "mesh": every server gets an 802.11s mesh point (ns-3's mesh module: Dot11sStack, HWMP
  *   routing, peer management; 802.11a, one interface, its own YANS channel object), servers on
- *   a square grid MeshSpacing metres apart (ceil(sqrt(P)) per row), one subnet 10.4.0.0/16.
+ *   a square grid MeshSpacing metres apart (ceil(sqrt(P)) per row; default 30 m: with ns-3's
+ *   802.11s defaults links of 50 m work and of 60 m do not), one subnet 10.4.0.0/16.
  *   A server still sends only to its graph neighbours, but a message may cross several radio
  *   hops (HWMP chooses the path) and shares the air with every other server's messages.
  * Each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an 802.11a
@@ -74,7 +76,7 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     void SetServerLinkDelay(Time delay);
     /// "p2p" (default: a point-to-point link per graph edge) or "mesh" (802.11s among servers).
     void SetServerLinks(const std::string& kind);
-    /// Distance between neighbouring servers on the mesh grid (> 0 m; default 50 m).
+    /// Distance between neighbouring servers on the mesh grid (> 0 m; default 30 m).
     void SetMeshSpacing(double metres);
     /// "csma" (default) or "wifi".
     void SetCell(const std::string& kind);
@@ -154,7 +156,24 @@ class FlNetworkCollector
     /// Called when iteration `last` is complete at every node (e.g. Simulator::Stop).
     void SetFinish(uint32_t last, std::function<void()> finish);
 
+    /**
+     * A watchdog: when no node has finished an iteration for `timeout` of simulated time (a
+     * message that will never arrive, e.g. over a reliable transport whose connection broke,
+     * with no exchange timeout to let the missing-message policy act), the run is stalled:
+     * Stalled() turns true and `onStall` is called (e.g. Simulator::Stop). Checked every
+     * `timeout`; call before Simulator::Run. 0 = off (the default).
+     */
+    void SetStallTimeout(Time timeout, std::function<void()> onStall);
+
+    /// True once the watchdog found the run stalled.
+    bool Stalled() const
+    {
+        return m_stalled;
+    }
+
   private:
+    void CheckStall();
+
     struct Pending
     {
         std::vector<fl::ParamVector> models, aggregates;
@@ -172,6 +191,10 @@ class FlNetworkCollector
     fl::NetworkRunResult m_result;
     uint32_t m_last{0};
     std::function<void()> m_finish;
+    Time m_stallTimeout;
+    std::function<void()> m_onStall;
+    Time m_lastProgress; ///< when a node last finished an iteration
+    bool m_stalled{false};
 };
 
 /**
@@ -230,6 +253,9 @@ class FlGflHelper
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
     /// Metrics per iteration (as RunGflInProcess's callback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
+    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
+    void SetStallTimeout(Time timeout);
 
     /// The collector (results after the run).
     const FlNetworkCollector& Collector() const
@@ -306,6 +332,9 @@ class DiffusionHelper
                                                         const std::vector<Ipv4Address>& addresses);
     /// Metrics per iteration (as RunDiffusionInProcess's callback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
+    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
+    void SetStallTimeout(Time timeout);
     /// Called once per lost message: (iteration i, sender l, receiver k) when agent k combined
     /// iteration i without l's message (losses per link per iteration).
     using LinkLossCallback = std::function<void(uint32_t, uint32_t, uint32_t)>;
