@@ -16,6 +16,7 @@
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4.h"
 #include "ns3/linear-models.h"
+#include "ns3/mobility-model.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/synthetic-data.h"
 #include "ns3/tcp-header.h"
@@ -80,11 +81,13 @@ RunNetworkGfl(const Fixture& f,
               std::vector<NetworkIterationReport>* reports = nullptr,
               double linkLoss = 0.0,
               const NetHooks& hooks = {},
-              const std::string& serverLinks = "p2p")
+              const std::string& serverLinks = "p2p",
+              double meshSpacing = 30.0)
 {
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell(cell);
     sceneHelper.SetServerLinks(serverLinks);
+    sceneHelper.SetMeshSpacing(meshSpacing);
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
     if (linkLoss > 0.0)
     {
@@ -288,6 +291,67 @@ TEST(GflNetwork, MeshBetweenServersEqualsInProcessBitForBit)
     {
         EXPECT_EQ(r.lostMessages, 0u);
     }
+}
+
+TEST(GflNetwork, MultiHopMeshEqualsInProcessBitForBit)
+{
+    // Four servers on a 2 x 2 grid 45 m apart, every pair neighbours: the diagonals (64 m) are
+    // out of ns-3's 802.11s range, so those messages take two hops chosen by HWMP.
+    const Fixture f = MakeRegressionFixture(16, 40, 0.1, 17);
+    GflConfig c = SmallGfl(f, 17);
+    c.combination = LazyMetropolisWeights(CompleteGraph(4));
+    c.work = DrawGflLocalWork(16, 1, 10, 5, 10, DeriveSeed(17, 3));
+    c.iterations = 3;
+    std::vector<NetworkIterationReport> reports;
+    NetHooks hooks;
+    hooks.afterInstall = [](FlGflHelper&, FlGraphScene& scene) {
+        ASSERT_EQ(scene.servers.GetN(), 4u);
+        const Vector a = scene.servers.Get(0)->GetObject<MobilityModel>()->GetPosition();
+        const Vector b = scene.servers.Get(3)->GetObject<MobilityModel>()->GetPosition();
+        EXPECT_NEAR(CalculateDistance(a, b), 45.0 * std::sqrt(2.0), 1e-9);
+    };
+    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks, "mesh", 45.0),
+                    RunInProcessGfl(f, c));
+}
+
+TEST(GflNetwork, CollectorWatchdogStopsARunThatMakesNoProgress)
+{
+    // Two nodes; node 0 finishes iterations 1..3 at 5, 10, 15 s, node 1 only iteration 1: no
+    // iteration completes after 1, but progress is reported until 15 s, so a 20 s watchdog
+    // stops the run at 35 s (15 + 20), not earlier, and says it stalled.
+    FlNetworkCollector c(2, Eigen::VectorXd(), nullptr);
+    c.SetFinish(3, []() { Simulator::Stop(); });
+    const ParamVector w = ParamVector::Zeros(Precision::Float64, 2);
+    for (uint32_t i = 1; i <= 3; ++i)
+    {
+        Simulator::Schedule(Seconds(5.0 * i), [&c, &w, i]() { c.Add(0, i, w, w, {}); });
+    }
+    Simulator::Schedule(Seconds(5.0), [&c, &w]() { c.Add(1, 1, w, w, {}); });
+    c.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    Simulator::Schedule(Seconds(1000), []() {}); // something that would keep the run going
+    Simulator::Run();
+    EXPECT_TRUE(c.Stalled());
+    EXPECT_EQ(c.CompletedIterations(), 1u);
+    EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 35.0);
+    Simulator::Destroy();
+
+    // the same run with node 1 keeping up finishes at 15 s and is not stalled
+    FlNetworkCollector d(2, Eigen::VectorXd(), nullptr);
+    d.SetFinish(3, []() { Simulator::Stop(); });
+    for (uint32_t i = 1; i <= 3; ++i)
+    {
+        Simulator::Schedule(Seconds(5.0 * i), [&d, &w, i]() {
+            d.Add(0, i, w, w, {});
+            d.Add(1, i, w, w, {});
+        });
+    }
+    d.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    Simulator::Schedule(Seconds(1000), []() {});
+    Simulator::Run();
+    EXPECT_FALSE(d.Stalled());
+    EXPECT_EQ(d.CompletedIterations(), 3u);
+    EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 15.0);
+    Simulator::Destroy();
 }
 
 TEST(GflNetwork, SceneRejectsUnknownServerLinksAndBadMeshSpacing)
