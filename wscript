@@ -64,6 +64,11 @@ def fl_lists(srcdir):
     }
 
 
+def fl_features(value):
+    """A task generator's features as a list (waf accepts a string of names or a list)."""
+    return value.split() if isinstance(value, str) else list(value)
+
+
 def fl_ns3_version(text):
     """'3.35' -> 335, '3-dev' -> 399 (FL_NS3_VERSION, see model/fl-ns3-compat.h)."""
     m = re.match(r'^(\d+)\.(\d+)', text)
@@ -113,15 +118,17 @@ def build(bld):
 
     # `./waf build --targets=<program>` (the way to build only fl's programs) posts only the
     # named task generators and what they `use`; ns-3's header task generators (which copy
-    # every enabled module's headers to build/ns3) are not among them, so in a fresh tree the
-    # sources include "ns3/..." headers that are not there: the build fails, or, on a machine
-    # with another ns-3 installed (Debian's libns3-dev: /usr/include/ns3), it silently compiles
-    # against that release's headers. Post the enabled modules' header generators first.
-    if bld.targets and bld.targets != '*':
+    # every enabled module's headers to build/ns3 and write the ns3/<module>-module.h umbrella
+    # headers) are not among them, so in a fresh tree the sources include "ns3/..." headers
+    # that are not there: the build fails, or, on a machine with another ns-3 installed
+    # (Debian's libns3-dev: /usr/include/ns3), it silently compiles against that release's
+    # headers. Post the enabled modules' header generators first.
+    header_features = ('ns3header', 'ns3privateheader', 'ns3moduleheader')
+    if getattr(bld, 'targets', '') and bld.targets != '*':
         def post_ns3_headers(ctx):
             for tg in ctx.get_all_task_gen():
-                features = getattr(tg, 'features', [])
-                if ('ns3header' in features or 'ns3privateheader' in features) and \
+                features = fl_features(getattr(tg, 'features', []))
+                if any(f in features for f in header_features) and \
                         getattr(tg, 'mode', 'install') != 'remove':
                     tg.post()
         bld.add_pre_fun(post_ns3_headers)

@@ -87,6 +87,8 @@ class StandInBld:
         self.pre_funs = []
         # another module's header generators: one enabled, one disabled (waf's 'remove' mode)
         self.other_headers = [TaskGen(features=['ns3header'], module='core'),
+                              TaskGen(features='ns3moduleheader', module='core'),
+                              TaskGen(features=['ns3privateheader'], module='core'),
                               TaskGen(features=['ns3header'], module='brite', mode='remove')]
 
     def add_pre_fun(self, fun):
