@@ -100,7 +100,14 @@ elif [ -x ./waf ]; then
   # Python 3.11 runs ns-3.35's waf; GCC 12 warns where GCC 9/10 did not, hence --disable-werror.
   step="configure"
   waf_cxx="$cxx"
-  if command -v ccache >/dev/null; then waf_cxx="ccache $cxx"; fi
+  if command -v ccache >/dev/null; then
+    waf_cxx="ccache $cxx"
+    # ccache's direct mode matches a source by the headers it read last time; it does not see
+    # that a header now copied to build/ns3 shadows one it found later in the search path
+    # (e.g. Debian's /usr/include/ns3), and serves objects compiled against the wrong release.
+    # The preprocessor mode hashes what the compiler really sees.
+    export CCACHE_NODIRECT=true
+  fi
   # ns-3.35's boost check puts -I/usr/include ahead of the tree's own build/ns3 headers; on a
   # machine with Debian's libns3-dev (/usr/include/ns3, 3.37) the 3.35 build would then compile
   # against 3.37's headers and fail (src/network: "Queue redeclared with 2 template
