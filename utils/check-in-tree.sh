@@ -131,10 +131,11 @@ if ws.fl_ns3_version(sys.argv[2]) >= ws.FL_TESTS_MIN_NS3:
     print("\n".join(ws.fl_lists(sys.argv[1])["test_suites"]))' "$module" "$version")
   targets=$(IFS=,; echo "${examples[*]}${suites[*]:+,${suites[*]}}")
   nice -n "$nice_level" ./waf build -j "$jobs" --targets="$targets"
-  run_example() { ./waf --run "$1 $2" --cwd="$work"; }
+  # --run-no-build: `--run` first builds everything enabled (every module's tests and examples).
+  run_example() { ./waf --run-no-build "$1 $2" --cwd="$work"; }
   run_testpy() {
     local s
-    for s in "${suites[@]}"; do ./waf --run "$s --gtest_brief=1" --cwd="$work"; done
+    for s in "${suites[@]}"; do ./waf --run-no-build "$s --gtest_brief=1" --cwd="$work"; done
   }
   run_ctest() {
     if [ ${#suites[@]} -eq 0 ]; then echo "no ctest; GoogleTest suites need ns-3.36+, not built"
