@@ -140,7 +140,7 @@ FlApplicationBase::DoDispose()
 {
     if (m_transport)
     {
-        m_transport->Close();
+        m_transport->Abandon(); // the stack may be gone already: send nothing
         m_transport = nullptr;
     }
     Application::DoDispose();

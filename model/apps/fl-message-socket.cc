@@ -123,11 +123,17 @@ FlMessageSocket::Close()
     {
         return;
     }
+    Detach();
+    m_socket->Close();
+}
+
+void
+FlMessageSocket::Detach()
+{
     m_closed = true;
     m_txQueue.clear();
     m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
     m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
-    m_socket->Close();
 }
 
 } // namespace ns3

@@ -50,6 +50,8 @@ class FlMessageSocket : public SimpleRefCount<FlMessageSocket>
 
     /// Closes the socket and drops pending data.
     void Close();
+    /// Drops pending data and stops using the socket without closing it (nothing is sent).
+    void Detach();
 
     /// The underlying socket.
     Ptr<Socket> GetSocket() const

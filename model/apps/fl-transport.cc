@@ -212,6 +212,29 @@ class FlTcpTransport : public FlTransport
         }
     }
 
+    void Abandon() override
+    {
+        m_closed = true;
+        for (auto& c : m_connections)
+        {
+            c->GetSocket()->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                                              MakeNullCallback<void, Ptr<Socket>>());
+            c->Detach();
+        }
+        for (auto& kv : m_connecting)
+        {
+            kv.second.socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                                                 MakeNullCallback<void, Ptr<Socket>>());
+        }
+        m_connecting.clear();
+        if (m_listen)
+        {
+            m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                        MakeNullCallback<void, Ptr<Socket>, const Address&>());
+            m_listen = nullptr;
+        }
+    }
+
     bool IsReliable() const override
     {
         return true;

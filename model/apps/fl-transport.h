@@ -146,6 +146,17 @@ class FlTransport : public SimpleRefCount<FlTransport>
     virtual void Close() = 0;
 
     /**
+     * Lets go of every socket without closing it (no FIN, nothing sent), for the disposal at
+     * Simulator::Destroy: the node's stack may already be disposed there (ns-3.35 disposes it
+     * before the applications; a TCP close then sends through a dead IPv4 and crashes).
+     * Nothing is delivered afterwards. Default: Close (a UDP close sends nothing).
+     */
+    virtual void Abandon()
+    {
+        Close();
+    }
+
+    /**
      * Encodes a model message once (the transport's wire encoding; `quantRng` for int8, may be
      * null otherwise) and sends the same bytes to every destination. The header's sender is
      * this transport's local id.
