@@ -13,6 +13,7 @@
 #include "ns3/csma-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/fl-datagram-endpoint.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -534,7 +535,7 @@ TEST(FlDatagramEndpoint, FeedbackAndRetransmissionsGoAheadOfFirstTransmissions)
         net.b->Send(net.addrA, 0, fromB);
         uint64_t ackedAtHalfSecond = 0;
         uint64_t queuedAtBAtHalfSecond = 0;
-        Simulator::Schedule(Seconds(0.5), [&]() {
+        FlSchedule(Seconds(0.5), [&]() {
             ackedAtHalfSecond = net.a->Stats().messagesAcked;
             queuedAtBAtHalfSecond = net.b->BytesQueued();
         });
@@ -811,12 +812,12 @@ TEST(FlDatagramEndpoint, DiscardBeforeForgetsOldRoundsOnBothSides)
         const std::size_t maxPayload = fl::MaxChunkPayloadForMtu(cfg.mtu);
         uint64_t queuedAfterDiscard = 0;
         // 10 ms in, part of the old message has gone out.
-        Simulator::Schedule(MilliSeconds(10), [&]() {
+        FlSchedule(MilliSeconds(10), [&]() {
             net.a->DiscardBefore(2);
             queuedAfterDiscard = net.a->BytesQueued();
         });
         // B still holds the incomplete old message; discarding it delivers nothing.
-        Simulator::Schedule(Seconds(1), [&]() { net.b->DiscardBefore(2); });
+        FlSchedule(Seconds(1), [&]() { net.b->DiscardBefore(2); });
         Simulator::Run();
         EXPECT_EQ(queuedAfterDiscard, ChunkBytes(cur->size(), maxPayload));
         ASSERT_EQ(net.atB.size(), 1u);
@@ -958,7 +959,7 @@ TEST(FlDatagramEndpoint, CloseStopsEverything)
         const FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::Drop);
         TwoNodes net(cfg, cfg);
         net.a->Send(net.addrB, 1, RawMessage(100000, 1));
-        Simulator::Schedule(MilliSeconds(5), [&]() {
+        FlSchedule(MilliSeconds(5), [&]() {
             net.a->Close();
             EXPECT_EQ(net.a->BytesQueued(), 0u);
             net.a->Send(net.addrB, 2, RawMessage(100, 2)); // ignored
@@ -1074,7 +1075,7 @@ TEST(FlDatagramEndpoint, GarbageDatagramsAreCountedAndNeverDelivered)
         // One datagram every 0.2 ms (the link carries them all).
         for (std::size_t i = 0; i < garbage.size(); ++i)
         {
-            Simulator::Schedule(MicroSeconds(200 * i), [&, i]() {
+            FlSchedule(MicroSeconds(200 * i), [&, i]() {
                 const auto& g = garbage[i];
                 raw->SendTo(Create<Packet>(g.data(), g.size()), 0, net.addrB);
             });

@@ -14,16 +14,17 @@
 #include "ns3/core-module.h"
 #include "ns3/dwfl-helper.h"
 #include "ns3/dwfl-privacy.h"
-#include "ns3/dwfl.h"
 #include "ns3/dwfl-worker-application.h"
+#include "ns3/dwfl.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/mobility-module.h"
 #include "ns3/ota-channel.h"
 #include "ns3/ota-signal.h"
 
 #include <gtest/gtest.h>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <vector>
 
 using namespace ns3;
@@ -52,8 +53,8 @@ struct DwflRun
     std::map<uint32_t, std::map<uint32_t, Eigen::VectorXd>> ownNoise; ///< G_i^(t)
     std::map<uint32_t, std::map<uint32_t, DwflRoundReport>> report;   ///< scalars of the trace
     std::map<uint32_t, std::map<uint32_t, Eigen::VectorXd>>
-        model;                             ///< x_i after round (ModelReport)
-    std::map<uint32_t, double> finishedAt; ///< sim time of round ends
+        model;                                       ///< x_i after round (ModelReport)
+    std::map<uint32_t, double> finishedAt;           ///< sim time of round ends
     std::map<uint32_t, Eigen::VectorXd> serverModel; ///< centralized: w after round (server)
     std::map<uint32_t, Eigen::VectorXd> serverNoise; ///< centralized: m of the uplink of round
     /// every data-slot reception: (round, receiver phy) -> the reception (Rx trace)
@@ -138,7 +139,7 @@ class DwflNetworkTest : public ::testing::Test
             Ptr<Application> app = run->net.workers.Get(i);
             app->TraceConnectWithoutContext(
                 "Round",
-                MakeCallback(+[](DwflRun* r, uint32_t i, const DwflRoundReport& rep) {
+                FlCallback<void, const DwflRoundReport&>([r, i](const DwflRoundReport& rep) {
                     r->local[rep.round][i] = *rep.localModel;
                     r->ownNoise[rep.round][i] = *rep.ownNoise;
                     if (rep.receiverNoise)
@@ -146,13 +147,13 @@ class DwflNetworkTest : public ::testing::Test
                         r->noise[rep.round][i] = *rep.receiverNoise;
                     }
                     r->report[rep.round][i] = rep;
-                }).Bind(r, i));
+                }));
             app->TraceConnectWithoutContext(
                 "ModelReport",
-                MakeCallback(+[](DwflRun* r, uint32_t i, const FlModelReport& rep) {
+                FlCallback<void, const FlModelReport&>([r, i](const FlModelReport& rep) {
                     r->model[rep.round][i] = rep.model->Get<double>();
                     r->finishedAt[rep.round] = Simulator::Now().GetSeconds();
-                }).Bind(r, i));
+                }));
         }
         // Every data-slot reception of every worker's phy, keyed by the worker's round (the
         // trace fires before the worker's own callback finishes the round).
@@ -160,13 +161,13 @@ class DwflNetworkTest : public ::testing::Test
         {
             run->net.phys.Get(p)->TraceConnectWithoutContext(
                 "Rx",
-                MakeCallback(+[](DwflRun* r, uint32_t p, const OtaReception& rx) {
+                FlCallback<void, const OtaReception&>([r, p](const OtaReception& rx) {
                     auto worker = DynamicCast<DwflWorkerApplication>(r->net.workers.Get(p));
                     if (rx.slot >= worker->GetDataSlot() && rx.contributors > 1)
                     {
                         r->receptions[{worker->GetRoundsDone(), p}] = rx;
                     }
-                }).Bind(r, p));
+                }));
         }
         if (run->net.server)
         {
@@ -179,13 +180,13 @@ class DwflNetworkTest : public ::testing::Test
                 }).Bind(r));
             run->net.phys.Get(n)->TraceConnectWithoutContext(
                 "Rx",
-                MakeCallback(+[](DwflRun* r, Eigen::Index d, const OtaReception& rx) {
+                FlCallback<void, const OtaReception&>([r, d](const OtaReception& rx) {
                     if (rx.noise.size() > 0 && rx.contributors > 1)
                     {
                         r->serverNoise[r->net.server->GetRoundsDone()] =
                             fl::RealView(rx.noise).head(d);
                     }
-                }).Bind(r, d));
+                }));
             run->net.server->SetStartTime(Seconds(0));
         }
         run->net.workers.Start(Seconds(0));
@@ -468,10 +469,11 @@ EffectiveOf(const OtaReception& rx, uint32_t k)
 }
 
 // Per-link channels: each worker aligns to its reference receiver (the next worker), so the
-// model of sender k arrives there with amplitude |h b| sqrt(alpha_k P_k) = c and phase 0 exactly, but every other receiver
-// sees it with another amplitude and phase: its sum of the others is not c sum_{k != i} x_k. With
-// block fading the alignment is recomputed every round (a new c) and again holds only at the
-// reference. On the paper's sender-only channel every receiver sees exactly c sum x_k.
+// model of sender k arrives there with amplitude |h b| sqrt(alpha_k P_k) = c and phase 0 exactly,
+// but every other receiver sees it with another amplitude and phase: its sum of the others is not c
+// sum_{k != i} x_k. With block fading the alignment is recomputed every round (a new c) and again
+// holds only at the reference. On the paper's sender-only channel every receiver sees exactly c sum
+// x_k.
 TEST_F(DwflNetworkTest, PerLinkChannelsAlignOnlyAtTheReferenceReceiver)
 {
     const uint32_t n = 5;
@@ -509,8 +511,8 @@ TEST_F(DwflNetworkTest, PerLinkChannelsAlignOnlyAtTheReferenceReceiver)
                         // h b of the arrival times the model's amplitude sqrt(alpha_k P_k)
                         auto sender = DynamicCast<DwflWorkerApplication>(run->net.workers.Get(k));
                         const fl::Complex e =
-                            EffectiveOf(rx, k) *
-                            std::sqrt(run->report[t][k].alpha * sender->GetAnnouncedChannel().second);
+                            EffectiveOf(rx, k) * std::sqrt(run->report[t][k].alpha *
+                                                           sender->GetAnnouncedChannel().second);
                         if (!perLink || (k + 1) % n == i)
                         {
                             // the reference receiver (every receiver if sender-only)

@@ -15,6 +15,7 @@
 #include "ns3/core-module.h"
 #include "ns3/fl-energy-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/fl-types.h"
 #include "ns3/udp-client-server-helper.h"
 #include "ns3/udp-server.h"
@@ -192,9 +193,8 @@ TEST(RadioEnergy, ReadingIsUpToDateBetweenStateChanges)
         meter->InstallWifi(scene);
         for (int t = 1; t <= 4; ++t)
         {
-            Simulator::Schedule(Seconds(t - 0.25), [meter, &readings]() {
-                readings.push_back(meter->GetRadioEnergy(0));
-            });
+            FlSchedule(Seconds(t - 0.25),
+                       [meter, &readings]() { readings.push_back(meter->GetRadioEnergy(0)); });
         }
         Simulator::Stop(Seconds(5));
         Simulator::Run();
@@ -217,7 +217,7 @@ TEST(RadioEnergy, InstalledDuringTheRunCountsFromInstallation)
         FlWifiAdhocSceneHelper h;
         FlScene scene = h.Build(2);
         Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
-        Simulator::Schedule(Seconds(1.5), [meter, scene]() {
+        FlSchedule(Seconds(1.5), [meter, scene]() {
             meter->InstallWifi(scene);
             EXPECT_EQ(meter->GetRadioEnergy(0), 0.0);
         });

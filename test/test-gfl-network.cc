@@ -9,6 +9,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/error-model.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
@@ -324,11 +325,11 @@ TEST(GflNetwork, CollectorWatchdogStopsARunThatMakesNoProgress)
     const ParamVector w = ParamVector::Zeros(Precision::Float64, 2);
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        Simulator::Schedule(Seconds(5.0 * i), [&c, &w, i]() { c.Add(0, i, w, w, {}); });
+        FlSchedule(Seconds(5.0 * i), [&c, &w, i]() { c.Add(0, i, w, w, {}); });
     }
-    Simulator::Schedule(Seconds(5.0), [&c, &w]() { c.Add(1, 1, w, w, {}); });
+    FlSchedule(Seconds(5.0), [&c, &w]() { c.Add(1, 1, w, w, {}); });
     c.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
-    Simulator::Schedule(Seconds(1000), []() {}); // something that would keep the run going
+    FlSchedule(Seconds(1000), []() {}); // something that would keep the run going
     Simulator::Run();
     EXPECT_TRUE(c.Stalled());
     EXPECT_EQ(c.CompletedIterations(), 1u);
@@ -340,13 +341,13 @@ TEST(GflNetwork, CollectorWatchdogStopsARunThatMakesNoProgress)
     d.SetFinish(3, []() { Simulator::Stop(); });
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        Simulator::Schedule(Seconds(5.0 * i), [&d, &w, i]() {
+        FlSchedule(Seconds(5.0 * i), [&d, &w, i]() {
             d.Add(0, i, w, w, {});
             d.Add(1, i, w, w, {});
         });
     }
     d.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
-    Simulator::Schedule(Seconds(1000), []() {});
+    FlSchedule(Seconds(1000), []() {});
     Simulator::Run();
     EXPECT_FALSE(d.Stalled());
     EXPECT_EQ(d.CompletedIterations(), 3u);
@@ -768,7 +769,7 @@ RunDiffusionNetwork(const Fixture& f,
         garbage->SetAllowBroadcast(true);
         garbage->Bind();
         const Ipv4Address bcast = nodes.Get(0)->GetObject<Ipv4>()->GetAddress(1, 0).GetBroadcast();
-        Simulator::Schedule(Seconds(0.15), [garbage, bcast]() {
+        FlSchedule(Seconds(0.15), [garbage, bcast]() {
             std::vector<uint8_t> junk(64);
             for (std::size_t b = 0; b < junk.size(); ++b)
             {

@@ -11,6 +11,7 @@
 #include "fl-test-stats.h"
 
 #include "ns3/core-module.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/mobility-module.h"
 #include "ns3/ota-channel.h"
 #include "ns3/ota-helper.h"
@@ -73,22 +74,22 @@ Build(const std::vector<Vector>& positions, const OtaHelper& helper, int64_t str
     for (std::size_t i = 0; i < positions.size(); ++i)
     {
         Ptr<OtaPhy> phy = s->phys.Get(i);
-        phy->SetReceiveCallback(
-            OtaPhy::ReceiveCallback([sp, i](const OtaReception& r) { sp->rx[i].push_back(r); }));
-        phy->TraceConnectWithoutContext(
-            "Misaligned",
-            Callback<void, Ptr<const OtaSignal>, Time>([sp, i](Ptr<const OtaSignal> sig, Time off) {
-                sp->misaligned[i].emplace_back(sig, off);
-            }));
+        phy->SetReceiveCallback(FlCallback<void, const OtaReception&>(
+            [sp, i](const OtaReception& r) { sp->rx[i].push_back(r); }));
+        phy->TraceConnectWithoutContext("Misaligned",
+                                        FlCallback<void, Ptr<const OtaSignal>, Time>(
+                                            [sp, i](Ptr<const OtaSignal> sig, Time off) {
+                                                sp->misaligned[i].emplace_back(sig, off);
+                                            }));
         phy->TraceConnectWithoutContext(
             "TxStart",
-            Callback<void, Ptr<const OtaSignal>>([sp](Ptr<const OtaSignal> sig) {
+            FlCallback<void, Ptr<const OtaSignal>>([sp](Ptr<const OtaSignal> sig) {
                 sp->txStarts.push_back(sig);
                 sp->airtime.emplace_back(Simulator::Now(), Time());
             }));
         phy->TraceConnectWithoutContext(
             "TxEnd",
-            Callback<void, Ptr<const OtaSignal>>([sp](Ptr<const OtaSignal> sig) {
+            FlCallback<void, Ptr<const OtaSignal>>([sp](Ptr<const OtaSignal> sig) {
                 for (auto& a : sp->airtime)
                 {
                     if (a.first == sig->start && a.second.IsZero())
@@ -676,7 +677,7 @@ TEST_F(OtaChannelTest, RefusesLateAndOverlappingTransmissions)
     OtaHelper helper = NoiselessHelper();
     auto s = Build({Vector(0, 0, 0), Vector(10, 0, 0)}, helper);
     Ptr<OtaPhy> phy = s->phys.Get(1);
-    Simulator::Schedule(MicroSeconds(500), [phy]() {
+    FlSchedule(MicroSeconds(500), [phy]() {
         EXPECT_FALSE(phy->Transmit(0, RandomSymbols(10, 1), Complex(1.0, 0.0)));
         EXPECT_TRUE(phy->Transmit(1, RandomSymbols(10, 1), Complex(1.0, 0.0)));
         EXPECT_FALSE(phy->Transmit(1, RandomSymbols(10, 2), Complex(1.0, 0.0)));
@@ -833,11 +834,12 @@ TEST_F(OtaChannelTest, AirCompMseMatchesAnalytic)
 
     std::map<uint64_t, SlotTruth> truth;
     std::map<uint64_t, double> mse;
-    s->phys.Get(0)->SetReceiveCallback(OtaPhy::ReceiveCallback([&](const OtaReception& r) {
-        const SlotTruth& t = truth.at(r.slot);
-        const Eigen::VectorXd est = fl::AirCompDecodeAverage(r.symbols, d, t.c, t.active);
-        mse[r.slot] = (est - t.mean).squaredNorm() / double(d);
-    }));
+    s->phys.Get(0)->SetReceiveCallback(
+        FlCallback<void, const OtaReception&>([&](const OtaReception& r) {
+            const SlotTruth& t = truth.at(r.slot);
+            const Eigen::VectorXd est = fl::AirCompDecodeAverage(r.symbols, d, t.c, t.active);
+            mse[r.slot] = (est - t.mean).squaredNorm() / double(d);
+        }));
     std::function<void(uint64_t)> plan = [&](uint64_t slot) {
         std::vector<Complex> h(n);
         std::vector<double> p(n);
@@ -871,11 +873,10 @@ TEST_F(OtaChannelTest, AirCompMseMatchesAnalytic)
         if (slot + 1 < slots)
         {
             const uint64_t next = slot + 1;
-            Simulator::Schedule(ch->GetSlotStart(next) - Simulator::Now(),
-                                [&plan, next]() { plan(next); });
+            FlSchedule(ch->GetSlotStart(next) - Simulator::Now(), [&plan, next]() { plan(next); });
         }
     };
-    Simulator::Schedule(Seconds(0), [&plan]() { plan(0); });
+    FlSchedule(Seconds(0), [&plan]() { plan(0); });
     Simulator::Run();
     ASSERT_EQ(mse.size(), slots);
     std::vector<double> sim;

@@ -13,6 +13,7 @@
 #include "ns3/fl-helper.h"
 #include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/fl-transport.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/perturbation.h"
@@ -187,7 +188,7 @@ class AddConstantStep : public FlRoundStep
         model.Get<double>().array() += m_c;
         ++calls;
         lastRound = ctx.round;
-        Simulator::Schedule(MilliSeconds(50), [done]() { done(); });
+        FlSchedule(MilliSeconds(50), [done]() { done(); });
     }
 
     double m_c;
@@ -336,7 +337,7 @@ ExchangePeerMessages(FlTransportKind kind)
     const Address addrA = InetSocketAddress(p.scene.serverAddress, 7000);
     const Address addrB = InetSocketAddress(p.scene.clientInterfaces.GetAddress(0), 7000);
     const fl::ParamVector model = Vec3(0.5, -2.0, 1e-3);
-    Simulator::Schedule(Seconds(1), [&]() {
+    FlSchedule(Seconds(1), [&]() {
         // a -> b: a neighbour model and a control list; b -> a: a control scalar.
         p.a->SendModel({addrB}, {fl::MessageKind::PeerModel, 4, 0, nb->GetId(), 0}, model, nullptr);
         p.a->SendRaw(addrB,
@@ -405,7 +406,7 @@ TEST(Transport, TcpConnectionThatCannotOpenCountsItsQueuedMessages)
     ASSERT_TRUE(a->Listen(7000));
     const Address addrB = InetSocketAddress(scene.clientInterfaces.GetAddress(0), 7000);
     const fl::ParamVector model = Vec3(1.0, 2.0, 3.0);
-    Simulator::Schedule(Seconds(1), [&]() {
+    FlSchedule(Seconds(1), [&]() {
         a->SendModel({addrB}, {fl::MessageKind::PeerModel, 1, 0, nb->GetId(), 0}, model, nullptr);
         a->SendRaw(addrB, {fl::MessageKind::Control, 1, 0, nb->GetId(), 3}, fl::PackU32({7}));
     });

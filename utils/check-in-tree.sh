@@ -119,11 +119,11 @@ elif [ -x ./waf ]; then
     --disable-werror --disable-python --enable-modules=fl --boost-includes="$boost_inc"
   # Only fl's programs: --enable-examples/--enable-tests of a waf tree cover every enabled
   # module, and test.py's test-runner links every module's test library; building them would
-  # triple the build. The GoogleTest programs run directly (./waf --run fl-test-<suite>);
+  # triple the build. The GoogleTest programs run directly (./waf --run-no-build fl-test-<suite>);
   # `./waf build && ./test.py --suite=fl-googletest` runs them through test.py.
   step="build"
   suites=()
-  # (none before ns-3.36: the wscript builds the GoogleTest suites from FL_TESTS_MIN_NS3 on)
+  # (the wscript builds the GoogleTest suites from FL_TESTS_MIN_NS3 on: 3.35)
   while read -r s; do [ -n "$s" ] && suites+=("fl-$s"); done < <(python3 -c '
 import importlib.machinery, sys
 ws = importlib.machinery.SourceFileLoader("ws", sys.argv[1] + "/wscript").load_module()
@@ -161,7 +161,7 @@ ran="examples $n/${#examples[@]} tiny"
 
 step="tests"
 run_testpy
-if [ -x ./ns3 ]; then ran="$ran; test.py fl-googletest ok"; else ran="$ran; GoogleTest programs ok"; fi
+if [ -x ./ns3 ]; then ran="$ran; test.py fl-googletest ok"; else ran="$ran; ${#suites[@]} GoogleTest programs ok"; fi
 step="ctest"
 run_ctest > "$work/ctest.log" 2>&1 || { cat "$work/ctest.log"; exit 1; }
 cat "$work/ctest.log"
