@@ -342,11 +342,35 @@ FlWifiScenarioHelper::InstallDevices(const FlScene& scene,
                                      WifiMacHelper& mac) const
 {
     Ssid ssid("fl-bss");
-    mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
-    const NetDeviceContainer stations = wifi.Install(phy, mac, scene.clients);
+    const NetDeviceContainer stations = FlInstallWifiStations(wifi, phy, mac, ssid, scene.clients);
     mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
     const NetDeviceContainer ap = wifi.Install(phy, mac, scene.serverNode);
     return NetDeviceContainer(ap, stations);
+}
+
+NetDeviceContainer
+FlInstallWifiStations(const WifiHelper& wifi,
+                      const YansWifiPhyHelper& phy,
+                      WifiMacHelper& mac,
+                      const Ssid& ssid,
+                      const NodeContainer& stations)
+{
+    if (stations.GetN() < 2 || FlAssociationStagger(1).IsZero())
+    {
+        mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+        return wifi.Install(phy, mac, stations);
+    }
+    NetDeviceContainer devices;
+    for (uint32_t i = 0; i < stations.GetN(); ++i)
+    {
+        mac.SetType("ns3::StaWifiMac",
+                    "Ssid",
+                    SsidValue(ssid),
+                    "WaitBeaconTimeout",
+                    TimeValue(MilliSeconds(120) + FlAssociationStagger(i)));
+        devices.Add(wifi.Install(phy, mac, stations.Get(i)));
+    }
+    return devices;
 }
 
 void

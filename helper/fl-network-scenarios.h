@@ -26,6 +26,7 @@ namespace ns3
 class WifiHelper;
 class WifiMacHelper;
 class YansWifiPhyHelper;
+class Ssid;
 
 /**
  * \ingroup fl
@@ -217,6 +218,26 @@ class FlWifiScenarioHelper : public FlWifiSceneHelperBase
  * @param devices the devices
  */
 void FlPopulateArpCaches(const NetDeviceContainer& devices);
+
+/**
+ * \ingroup fl
+ * Installs Wi-Fi station devices on the nodes, in order, associating with the SSID. With ns-3
+ * before 3.37 station i scans FlAssociationStagger(i) longer than ns-3's default, so that the
+ * stations' association requests do not all contend at once (see FlAssociationStagger); from
+ * ns-3.37 this is WifiHelper::Install with StaWifiMac. Changes the MAC helper's type.
+ * @param wifi the Wi-Fi helper (standard, rate manager)
+ * @param phy the PHY helper (channel)
+ * @param mac the MAC helper
+ * @param ssid the BSS's SSID
+ * @param stations the station nodes
+ * @return their devices, in node order
+ */
+NetDeviceContainer FlInstallWifiStations(const WifiHelper& wifi,
+                                         const YansWifiPhyHelper& phy,
+                                         WifiMacHelper& mac,
+                                         const Ssid& ssid,
+                                         const NodeContainer& stations);
+
 
 /**
  * \ingroup fl

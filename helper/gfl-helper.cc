@@ -324,8 +324,7 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             Ssid ssid("gfl-cell-" + std::to_string(p));
             mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
             devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
-            mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
-            devices.Add(wifi.Install(phy, mac, s.cells[p]));
+            devices.Add(FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]));
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
             const Vector c = ServerPosition(p, P);
             for (uint32_t k = 0; k < K; ++k)

@@ -24,6 +24,7 @@
  *   WIFI_STANDARD_80211n_5GHZ -> WIFI_STANDARD_80211n | FL_WIFI_STANDARD_80211N, ..._80211AX,
  *     + ChannelSettings (3.36)                       | FlSetWifiChannel(phy, "{36, 20, ...}")
  *   WifiNetDevice::GetNPhys (3.37)                   | FlWifiPhyCount(device)
+ *   simultaneous association requests (before 3.37)  | FlAssociationStagger(station)
  *   TestSuite::Type, TestCase::Duration (3.42)       | FL_TEST_SUITE_UNIT, FL_TEST_CASE_QUICK
  *
  * A pure layer (model/learning, algorithms, privacy, net) never includes this header.
@@ -221,6 +222,28 @@ FlSetWifiChannel(PhyHelper& phy, const std::string& settings)
 #else
     (void)phy;
     (void)settings;
+#endif
+}
+
+/**
+ * Extra passive-scan time of the station'th station of a BSS (StaWifiMac attribute
+ * WaitBeaconTimeout, ns-3's default 120 ms + this). Before ns-3.37 every station ends its scan at
+ * the same instant and all association requests contend at once; with 9 or more stations ns-3.35's
+ * AP could be left ignoring a station that believed it was associated (its frames dropped, the FL
+ * server waiting for its Join forever). 5 ms per station spreads the requests (one exchange takes
+ * about 2 ms at 802.11g's 1 Mb/s management rate). ns-3.37 and 3.48 associate 20 stations without
+ * it, and there it is zero: ns-3's own timing is kept.
+ * @param station the station's index in the BSS (0, 1, ...)
+ * @return the extra scan time
+ */
+inline Time
+FlAssociationStagger(uint32_t station)
+{
+#if FL_NS3_VERSION >= 337
+    (void)station;
+    return Time(0);
+#else
+    return MilliSeconds(5 * static_cast<uint64_t>(station));
 #endif
 }
 
