@@ -2,9 +2,11 @@
 # Builds and checks the fl module inside an ns-3 source tree, as contrib/fl, and appends a
 # one-line result to doc/ns3-build-results.txt. Fetches nothing.
 #
-# Usage: utils/check-in-tree.sh NS3_SOURCE_DIR
+# Usage: utils/check-in-tree.sh [--expect VERSION] NS3_SOURCE_DIR
 #   NS3_SOURCE_DIR   an ns-3 source tree: CMake (./ns3, ns-3.36 and later) or waf (./waf, ns-3.35
 #                    and earlier). The version is read from its VERSION file.
+#   --expect VERSION stop (exit 2) unless the tree's VERSION file says VERSION; the per-release
+#                    scripts (utils/check-ns3.<version>.sh) pass it.
 # Steps:
 #   1. copy the module's files (tracked, and new files not ignored) to NS3_SOURCE_DIR/contrib/fl;
 #   2. configure ns-3 with only the modules fl needs (fl and its dependencies), examples and
@@ -22,10 +24,21 @@
 # the fl commit, and what ran.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-src=${1:?usage: utils/check-in-tree.sh NS3_SOURCE_DIR}
+usage="usage: utils/check-in-tree.sh [--expect VERSION] NS3_SOURCE_DIR"
+expect=""
+if [ "${1:-}" = "--expect" ]; then
+  expect=${2:?$usage}
+  shift 2
+fi
+src=${1:?$usage}
+[ -d "$src" ] || { echo "check-in-tree: $src: no such folder (NS3_SOURCE_DIR must be an ns-3 source tree)" >&2; exit 2; }
 src=$(cd "$src" && pwd)
 [ -f "$src/VERSION" ] || { echo "check-in-tree: $src has no VERSION file: not an ns-3 source tree" >&2; exit 2; }
 version=$(head -1 "$src/VERSION" | tr -d '[:space:]')
+if [ -n "$expect" ] && [ "$version" != "$expect" ]; then
+  echo "check-in-tree: $src is not an ns-$expect source tree (VERSION: '${version:-none}')" >&2
+  exit 2
+fi
 jobs=${FL_BUILD_JOBS:-2}
 nice_level=${FL_NICE:-15}
 results=${FL_RESULTS:-$here/doc/ns3-build-results.txt}

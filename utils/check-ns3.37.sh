@@ -7,12 +7,4 @@
 # The Debian source package is the 3.37 reference: utils/check-in-tree-build.sh fetches it (apt-get
 # source ns3) when it is missing, then runs this script.
 # See utils/check-in-tree.sh for the steps and the environment (FL_BUILD_JOBS, FL_NICE, ...).
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-src=${1:-$HOME/.cache/fl-ns3-src/ns3-3.37/ns-3.37}
-found=$(head -1 "$src/VERSION" 2>/dev/null | tr -d '[:space:]' || true)
-if [ "$found" != "3.37" ]; then
-  echo "check-ns3.37: $src is not an ns-3.37 source tree (VERSION: '${found:-none}')" >&2
-  exit 2
-fi
-exec "$here/check-in-tree.sh" "$src"
+exec "$(dirname "$0")/check-in-tree.sh" --expect 3.37 "${1:-$HOME/.cache/fl-ns3-src/ns3-3.37/ns-3.37}"
