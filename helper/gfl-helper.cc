@@ -536,10 +536,37 @@ MakeNetworkCollector(std::size_t nodes,
                                                             delta));
 }
 
+// ------------------------------------------------------------------ shared by GFL and GHP
+
+FlGraphRunHelperBase::FlGraphRunHelperBase(std::shared_ptr<const fl::LearningTask> task,
+                                           std::string transport)
+    : m_task(std::move(task)),
+      m_transport(std::move(transport))
+{
+}
+
+void
+FlGraphRunHelperBase::SetExchangeTimeout(Time timeout)
+{
+    m_timeout = timeout;
+}
+
+void
+FlGraphRunHelperBase::SetIterationCallback(fl::NetworkIterationCallback cb)
+{
+    m_collector->SetCallback(std::move(cb));
+}
+
+void
+FlGraphRunHelperBase::SetStallTimeout(Time timeout)
+{
+    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
+}
+
 // ------------------------------------------------------------------------------------- GFL
 
 FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl::GflConfig& config)
-    : m_task(std::move(task)),
+    : FlGraphRunHelperBase(std::move(task), "tcp"),
       m_config(config)
 {
     const auto P = static_cast<std::size_t>(m_config.combination.rows());
@@ -593,12 +620,6 @@ FlGflHelper::SetTransport(const std::string& kind)
 }
 
 void
-FlGflHelper::SetExchangeTimeout(Time timeout)
-{
-    m_timeout = timeout;
-}
-
-void
 FlGflHelper::SetRoundDeadline(Time deadline)
 {
     m_deadline = deadline;
@@ -608,18 +629,6 @@ void
 FlGflHelper::SetSecondsPerSample(double s)
 {
     m_secondsPerSample = s;
-}
-
-void
-FlGflHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
-{
-    m_collector->SetCallback(std::move(cb));
-}
-
-void
-FlGflHelper::SetStallTimeout(Time timeout)
-{
-    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
 }
 
 std::vector<Ptr<FlServerApplication>>
@@ -755,7 +764,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
 
 DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
                                  const fl::DiffusionConfig& config)
-    : m_task(std::move(task)),
+    : FlGraphRunHelperBase(std::move(task), "broadcast"),
       m_config(config)
 {
     const std::size_t n = m_task->NumClients();
@@ -790,27 +799,9 @@ DiffusionHelper::SetTransport(const std::string& kind)
 }
 
 void
-DiffusionHelper::SetExchangeTimeout(Time timeout)
-{
-    m_timeout = timeout;
-}
-
-void
 DiffusionHelper::SetComputeTime(Time t)
 {
     m_compute = t;
-}
-
-void
-DiffusionHelper::SetIterationCallback(fl::NetworkIterationCallback cb)
-{
-    m_collector->SetCallback(std::move(cb));
-}
-
-void
-DiffusionHelper::SetStallTimeout(Time timeout)
-{
-    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
 }
 
 void

@@ -222,6 +222,43 @@ GflDropoutDeadline()
 
 /**
  * \ingroup fl
+ * What the GFL and GHP network helpers share: the learning task, the collector of the
+ * per-iteration metrics (the same report as the in-process runners'), the exchange timeout and
+ * the transport's name.
+ */
+class FlGraphRunHelperBase
+{
+  public:
+    /**
+     * Combine this long after the release even with neighbour messages missing (0 = wait;
+     * DiffusionHelper's broadcast transport: 1 s, or from its iteration period).
+     */
+    void SetExchangeTimeout(Time timeout);
+    /// Metrics per iteration (as the in-process runner's callback).
+    void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
+    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
+    void SetStallTimeout(Time timeout);
+
+    /// The collector (results after the run).
+    const FlNetworkCollector& Collector() const
+    {
+        return *m_collector;
+    }
+
+  protected:
+    /// @param task the learning task @param transport the default transport's name
+    FlGraphRunHelperBase(std::shared_ptr<const fl::LearningTask> task, std::string transport);
+    ~FlGraphRunHelperBase() = default;
+
+    std::shared_ptr<const fl::LearningTask> m_task;  ///< the task every node learns
+    std::string m_transport;                         ///< transport name (SetTransport)
+    Time m_timeout{Seconds(0)};                      ///< exchange timeout (0 = wait)
+    std::shared_ptr<FlNetworkCollector> m_collector; ///< built by the derived constructor
+};
+
+/**
+ * \ingroup fl
  * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
  * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
  * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
@@ -236,32 +273,19 @@ GflDropoutDeadline()
  * at its deadline (GflDropoutDeadline() if SetRoundDeadline was not called), and waits as long
  * for the survivors' seeds. A lossless run equals RunGflInProcess bit for bit with either.
  */
-class FlGflHelper
+class FlGflHelper : public FlGraphRunHelperBase
 {
   public:
     /// Validates the configuration (ValidateCombinationMatrix, a_pp > 0 for GH noise, ...).
     FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl::GflConfig& config);
     /// Transport: "tcp" (default) or "udp" (FlApplicationBase::Transport of every app).
     void SetTransport(const std::string& kind);
-    /// Combine this long after the release even with neighbour messages missing (0 = wait).
-    void SetExchangeTimeout(Time timeout);
     /// FlServerApplication::RoundDeadline (0 = wait for every sampled client).
     void SetRoundDeadline(Time deadline);
     /// Simulated seconds per training sample at the clients (FlClientApplication).
     void SetSecondsPerSample(double s);
     /// Installs the apps (start at 0.1 s) and returns the servers.
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
-    /// Metrics per iteration (as RunGflInProcess's callback).
-    void SetIterationCallback(fl::NetworkIterationCallback cb);
-    /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
-    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
-    void SetStallTimeout(Time timeout);
-
-    /// The collector (results after the run).
-    const FlNetworkCollector& Collector() const
-    {
-        return *m_collector;
-    }
 
     /// The round steps (counters).
     const std::vector<Ptr<GflRoundStep>>& Steps() const
@@ -276,13 +300,9 @@ class FlGflHelper
     }
 
   private:
-    std::shared_ptr<const fl::LearningTask> m_task;
     fl::GflConfig m_config;
-    std::string m_transport{"tcp"};
-    Time m_timeout{Seconds(0)};
     Time m_deadline{Seconds(0)};
     double m_secondsPerSample{1e-4};
-    std::shared_ptr<FlNetworkCollector> m_collector;
     std::vector<Ptr<GflRoundStep>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
 };
@@ -296,7 +316,7 @@ class FlGflHelper
  * = agent 0, clients = agents 1..K-1); default transport: one link-layer broadcast per release
  * (SetTransport), the paper's model of one transmission heard by every neighbour.
  */
-class DiffusionHelper
+class DiffusionHelper : public FlGraphRunHelperBase
 {
   public:
     /// Validates the configuration.
@@ -312,8 +332,6 @@ class DiffusionHelper
      * neighbour. "udp" or "tcp": one unicast copy per neighbour (UDP with retransmission).
      */
     void SetTransport(const std::string& kind);
-    /// Combine this long after the release even with messages missing (0 = wait; broadcast: 1 s).
-    void SetExchangeTimeout(Time timeout);
     /// Simulated time of an adapt step.
     void SetComputeTime(Time t);
     /**
@@ -330,33 +348,18 @@ class DiffusionHelper
     /// Installs agent k on nodes.Get(k) reachable at addresses[k] (start at 0.1 s).
     std::vector<Ptr<DiffusionAgentApplication>> Install(const NodeContainer& nodes,
                                                         const std::vector<Ipv4Address>& addresses);
-    /// Metrics per iteration (as RunDiffusionInProcess's callback).
-    void SetIterationCallback(fl::NetworkIterationCallback cb);
-    /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
-    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
-    void SetStallTimeout(Time timeout);
     /// Called once per lost message: (iteration i, sender l, receiver k) when agent k combined
     /// iteration i without l's message (losses per link per iteration).
     using LinkLossCallback = std::function<void(uint32_t, uint32_t, uint32_t)>;
     /// Sets the link-loss callback.
     void SetLinkLossCallback(LinkLossCallback cb);
 
-    /// The collector.
-    const FlNetworkCollector& Collector() const
-    {
-        return *m_collector;
-    }
-
   private:
-    std::shared_ptr<const fl::LearningTask> m_task;
     fl::DiffusionConfig m_config;
-    std::string m_transport{"broadcast"};
-    Time m_timeout{Seconds(0)};
     Time m_compute{MilliSeconds(1)};
     Time m_period{Seconds(0)};
     Time m_jitter{Seconds(0)};
     int64_t m_stream{-1};
-    std::shared_ptr<FlNetworkCollector> m_collector;
     std::shared_ptr<LinkLossCallback> m_linkLoss;
 };
 

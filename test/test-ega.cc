@@ -13,6 +13,8 @@
  * within 5 standard deviations of its expectation (two-sided probability < 6e-7 under a normal
  * approximation), with the standard deviation computed from the law, not from the run.
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/ega-aggregate.h"
 #include "ns3/ega-codec.h"
 #include "ns3/ega-mlp-codec.h"
@@ -28,27 +30,12 @@
 #include <vector>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
 
 constexpr double kSigmas = 5.0; // width of every statistical acceptance band
-
-/// Expects `call` to throw ConfigError naming `parameter`.
-template <typename F>
-void
-ExpectConfigError(F call, const std::string& parameter)
-{
-    try
-    {
-        call();
-        ADD_FAILURE() << "no ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-    }
-}
 
 /// Expects `call` to throw DataError whose message contains `fragment`.
 template <typename F>

@@ -9,6 +9,7 @@
  * converge, are reproducible, equal a hand-written loop over the same step functions bit for bit
  * (what the ns-3 mode will do), and show the orderings of the notes (section 6) on fixed seeds.
  */
+#include "fl-test-config-error.h"
 #include "fl-test-gfl-fixture.h"
 
 #include "ns3/gfl-privacy.h"
@@ -29,29 +30,10 @@
 #include <vector>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
-
-void
-ExpectConfigError(const std::function<void()>& f,
-                  const std::string& parameter,
-                  const std::string& inMessage = "")
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "no ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-        if (!inMessage.empty())
-        {
-            EXPECT_NE(std::string(e.what()).find(inMessage), std::string::npos) << e.what();
-        }
-    }
-}
 
 ParamVector
 PV(std::initializer_list<double> v)

@@ -8,6 +8,8 @@
  * formula through the accountant -- plus the a_kk > 0 validation and the centroid leak of lost
  * messages (pitfall 7).
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/diffusion.h"
 #include "ns3/gfl-privacy.h"
 #include "ns3/graph.h"
@@ -25,29 +27,10 @@
 #include <vector>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
-
-void
-ExpectConfigError(const std::function<void()>& f,
-                  const std::string& parameter,
-                  const std::string& inMessage = "")
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "no ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-        if (!inMessage.empty())
-        {
-            EXPECT_NE(std::string(e.what()).find(inMessage), std::string::npos) << e.what();
-        }
-    }
-}
 
 const Eigen::VectorXd&
 D(const ParamVector& v)

@@ -4,6 +4,8 @@
  * Tests of LocalTrainer: step counts, batching, step-size rules, clipping, FedProx,
  * determinism, and the absence of per-step allocation.
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/linear-models.h"
 #include "ns3/local-trainer.h"
 #include "ns3/metrics.h"
@@ -18,6 +20,7 @@
 #include <set>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 // ---------------------------------------------------------------------------------------------
 // Allocation counter: interposes malloc (glibc only) so a test can check that training performs
@@ -158,23 +161,6 @@ Config(std::size_t steps, std::size_t batch, double lr)
     c.batchSize = batch;
     c.learningRate = lr;
     return c;
-}
-
-/// Expects `f` to throw ConfigError naming `parameter`.
-template <typename F>
-void
-ExpectConfigError(F f, const std::string& parameter)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "expected ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-        EXPECT_NE(std::string(e.what()).find(parameter), std::string::npos) << e.what();
-    }
 }
 
 } // namespace

@@ -4,6 +4,8 @@
  * Tests of the models (ridge, logistic, softmax, MLP), their reference optima, the model factory
  * and the metrics.
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/linear-models.h"
 #include "ns3/metrics.h"
 #include "ns3/mlp-model.h"
@@ -17,6 +19,7 @@
 #include <random>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
@@ -139,27 +142,6 @@ AllModels()
                                                 Activation::Relu,
                                                 0.1),
     };
-}
-
-/// Expects `f` to throw ConfigError naming `parameter`.
-template <typename F>
-void
-ExpectConfigError(F f, const std::string& parameter, const std::string& mention = "")
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "expected ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-        EXPECT_NE(std::string(e.what()).find(parameter), std::string::npos) << e.what();
-        if (!mention.empty())
-        {
-            EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
-        }
-    }
 }
 
 } // namespace

@@ -5,6 +5,8 @@
  * accountant (each formula and each composition against hand computations from the closed
  * forms). Reference values with many digits were evaluated at 40 significant digits (mpmath).
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/fast-normal.h"
 #include "ns3/perturbation.h"
 #include "ns3/privacy-accountant.h"
@@ -16,6 +18,7 @@
 #include <limits>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
@@ -25,21 +28,6 @@ void
 ExpectRel(double actual, double expected)
 {
     EXPECT_NEAR(actual, expected, 1e-12 * std::abs(expected)) << "expected " << expected;
-}
-
-/// `f` throws a ConfigError that names `parameter`.
-void
-ExpectConfigError(const std::function<void()>& f, const std::string& parameter)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "no ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-    }
 }
 
 const double kLn2 = std::log(2.0);
@@ -612,9 +600,9 @@ TEST(FastNormal, DrawsAreStandardNormal)
     FillNormal(x, 1.0, 20240611);
     const double sn = std::sqrt(static_cast<double>(n));
     EXPECT_NEAR(x.mean(), 0.0, 5.0 / sn);
-    EXPECT_NEAR(x.squaredNorm() / n, 1.0, 5.0 * std::sqrt(2.0) / sn);          // Var x^2 = 2
-    EXPECT_NEAR(x.array().pow(4).mean(), 3.0, 5.0 * std::sqrt(96.0) / sn);     // Var x^4 = 96
-    EXPECT_NEAR(x.array().cube().mean(), 0.0, 5.0 * std::sqrt(15.0) / sn);     // E x^6 = 15
+    EXPECT_NEAR(x.squaredNorm() / n, 1.0, 5.0 * std::sqrt(2.0) / sn);      // Var x^2 = 2
+    EXPECT_NEAR(x.array().pow(4).mean(), 3.0, 5.0 * std::sqrt(96.0) / sn); // Var x^4 = 96
+    EXPECT_NEAR(x.array().cube().mean(), 0.0, 5.0 * std::sqrt(15.0) / sn); // E x^6 = 15
     const double r = ZigguratNormal::GetTables().r;
     for (double c : {1.0, r, 4.0})
     {

@@ -4,6 +4,8 @@
  * Tests of the text parser: numbers, whole numbers and lists, what each accepts and how it
  * reports what it rejects.
  */
+#include "fl-test-config-error.h"
+
 #include "ns3/text-parse.h"
 
 #include <gtest/gtest.h>
@@ -11,31 +13,10 @@
 #include <limits>
 
 using namespace ns3::fl;
+using fltest::ExpectConfigError;
 
 namespace
 {
-
-/// Expects `f` to throw ConfigError naming `parameter` and mentioning every string of `mentions`.
-template <typename F>
-void
-ExpectConfigError(F f, const std::string& parameter, std::initializer_list<std::string> mentions)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "expected ConfigError for " << parameter;
-    }
-    catch (const ConfigError& e)
-    {
-        EXPECT_EQ(e.Parameter(), parameter) << e.what();
-        const std::string what = e.what();
-        EXPECT_NE(what.find("invalid " + parameter + ":"), std::string::npos) << what;
-        for (const std::string& m : mentions)
-        {
-            EXPECT_NE(what.find(m), std::string::npos) << "'" << m << "' not in: " << what;
-        }
-    }
-}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
