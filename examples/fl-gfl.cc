@@ -234,6 +234,44 @@ struct NetworkCost
 
 NetworkCost g_lastCost; ///< the last network run's cost (printed by the callers)
 
+/**
+ * Runs the simulation a graph helper installed until every node finished `iterations` or the
+ * run stalled (--stallSeconds), says on stderr why a run ended early, lets `collect` read the
+ * apps' counters into the run's cost before ns-3 is destroyed, and keeps the cost (g_lastCost).
+ */
+void
+RunGraphSimulation(FlGraphRunHelperBase& helper,
+                   const Options& o,
+                   uint32_t iterations,
+                   const char* node,
+                   std::chrono::steady_clock::time_point t0,
+                   const std::function<void(NetworkCost&)>& collect)
+{
+    helper.SetStallTimeout(Seconds(o.stallSeconds));
+    Simulator::Stop(Seconds(1e6));
+    Simulator::Run();
+    NetworkCost cost;
+    collect(cost);
+    const FlNetworkCollector& collector = helper.Collector();
+    cost.iterations = collector.CompletedIterations();
+    cost.simSeconds = Simulator::Now().GetSeconds();
+    if (cost.iterations != iterations)
+    {
+        std::cerr << "network run stopped after " << cost.iterations << " of " << iterations
+                  << " iterations";
+        if (collector.Stalled())
+        {
+            std::cerr << ": stalled, no " << node << " finished an iteration for " << o.stallSeconds
+                      << " s of simulated time (a neighbour message that never arrived; give "
+                         "--exchangeTimeout so that --policy acts on it)";
+        }
+        std::cerr << std::endl;
+    }
+    Simulator::Destroy();
+    cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_lastCost = cost;
+}
+
 /// GFL through RunGflInProcess or over ns-3 links (FlGflHelper), the same configuration.
 void
 RunGfl(const Options& o,
@@ -278,48 +316,30 @@ RunGfl(const Options& o,
     }
     gfl.SetIterationCallback(cb);
     std::vector<Ptr<FlServerApplication>> servers = gfl.Install(scene);
-    gfl.SetStallTimeout(Seconds(o.stallSeconds));
-    Simulator::Stop(Seconds(1e6));
-    Simulator::Run();
-    NetworkCost cost;
-    uint64_t connectFailures = 0;
-    uint64_t unsent = 0;
-    for (auto& s : servers)
-    {
-        if (s->GetTransport())
+    RunGraphSimulation(gfl, o, c.iterations, "server", t0, [&](NetworkCost& cost) {
+        uint64_t connectFailures = 0;
+        uint64_t unsent = 0;
+        for (auto& s : servers)
         {
-            const FlTransportStats ts = s->GetTransport()->Stats();
-            cost.bytes += ts.bytesSent;
-            connectFailures += ts.connectFailures;
-            unsent += ts.messagesUnsent;
+            if (s->GetTransport())
+            {
+                const FlTransportStats ts = s->GetTransport()->Stats();
+                cost.bytes += ts.bytesSent;
+                connectFailures += ts.connectFailures;
+                unsent += ts.messagesUnsent;
+            }
         }
-    }
-    if (connectFailures > 0)
-    {
-        std::cerr << "warning: " << connectFailures << " TCP connection(s) between servers failed "
-                  << "to open; " << unsent << " message(s) queued on them were dropped"
-                  << std::endl;
-    }
-    for (auto& cl : gfl.Clients())
-    {
-        cost.bytes += cl->GetBytesSent();
-    }
-    cost.simSeconds = Simulator::Now().GetSeconds();
-    if (gfl.Collector().CompletedIterations() != c.iterations)
-    {
-        std::cerr << "network run stopped after " << gfl.Collector().CompletedIterations() << " of "
-                  << c.iterations << " iterations";
-        if (gfl.Collector().Stalled())
+        if (connectFailures > 0)
         {
-            std::cerr << ": stalled, no server finished an iteration for " << o.stallSeconds
-                      << " s of simulated time (a neighbour message that never arrived; give "
-                         "--exchangeTimeout so that --policy acts on it)";
+            std::cerr << "warning: " << connectFailures
+                      << " TCP connection(s) between servers failed to open; " << unsent
+                      << " message(s) queued on them were dropped" << std::endl;
         }
-        std::cerr << std::endl;
-    }
-    Simulator::Destroy();
-    cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    g_lastCost = cost;
+        for (auto& cl : gfl.Clients())
+        {
+            cost.bytes += cl->GetBytesSent();
+        }
+    });
 }
 
 /// GHP diffusion through RunDiffusionInProcess or over Wi-Fi ad hoc (DiffusionHelper).
@@ -342,7 +362,6 @@ RunDiffusion(const Options& o,
     // common random numbers: every variant sees the same backoffs (and so the same collisions
     // while the timing is the same)
     FlWifiSceneHelperBase::AssignStreams(scene, 4000);
-    NetworkCost cost;
     // airtime: TX time of every PHY (data frames, ACKs); --ghpLoss: i.i.d. frame errors at
     // every receiver (after the PHY's own reception), on its own random stream
     auto airtime = std::make_shared<std::pair<double, uint64_t>>(0.0, 0);
@@ -404,46 +423,33 @@ RunDiffusion(const Options& o,
         ++linkLosses[{l, k}];
     });
     auto agents = diffusion.Install(nodes, addresses);
-    diffusion.SetStallTimeout(Seconds(o.stallSeconds));
-    Simulator::Stop(Seconds(1e6));
-    Simulator::Run();
-    if (diffusion.Collector().Stalled())
-    {
-        std::cerr << "network run stopped after " << diffusion.Collector().CompletedIterations()
-                  << " iterations: stalled, no agent finished an iteration for " << o.stallSeconds
-                  << " s of simulated time (give --exchangeTimeout so that --policy acts)"
-                  << std::endl;
-    }
-    for (auto& a : agents)
-    {
-        if (a->GetTransport())
+    RunGraphSimulation(diffusion, o, c.iterations, "agent", t0, [&](NetworkCost& cost) {
+        for (auto& a : agents)
         {
-            const FlTransportStats ts = a->GetTransport()->Stats();
-            cost.bytes += ts.bytesSent;
-            cost.malformed += ts.malformed;
-            cost.transmissions += ts.messagesSent;
-        }
-        if (const FlGraphExchangeStats* es = a->GetExchangeStats())
-        {
-            cost.notNeighbor += es->notNeighbor;
-            cost.links += es->missingFrom.size();
-            for (uint64_t m : es->missingFrom)
+            if (a->GetTransport())
             {
-                cost.lost += m;
+                const FlTransportStats ts = a->GetTransport()->Stats();
+                cost.bytes += ts.bytesSent;
+                cost.malformed += ts.malformed;
+                cost.transmissions += ts.messagesSent;
+            }
+            if (const FlGraphExchangeStats* es = a->GetExchangeStats())
+            {
+                cost.notNeighbor += es->notNeighbor;
+                cost.links += es->missingFrom.size();
+                for (uint64_t m : es->missingFrom)
+                {
+                    cost.lost += m;
+                }
             }
         }
-    }
-    for (const auto& kv : linkLosses)
-    {
-        cost.worstLinkLost = std::max(cost.worstLinkLost, kv.second);
-    }
-    cost.airtimeSeconds = airtime->first;
-    cost.frames = airtime->second;
-    cost.iterations = diffusion.Collector().CompletedIterations();
-    cost.simSeconds = Simulator::Now().GetSeconds();
-    Simulator::Destroy();
-    cost.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    g_lastCost = cost;
+        for (const auto& kv : linkLosses)
+        {
+            cost.worstLinkLost = std::max(cost.worstLinkLost, kv.second);
+        }
+        cost.airtimeSeconds = airtime->first;
+        cost.frames = airtime->second;
+    });
 }
 
 /// Prints a network run's cost.
