@@ -19,7 +19,9 @@
 #      (ctest-fl-test-*); in waf trees as programs (./waf --run fl-test-<suite>), since test.py's
 #      test-runner would need every enabled module's tests built.
 # Environment: FL_BUILD_JOBS (2), FL_NICE (15), FL_RESULTS (doc/ns3-build-results.txt),
-#   CXX (g++), FL_WORK (scratch folder, default $TMPDIR/fl-in-tree-<version>).
+#   CXX (g++), FL_WORK (scratch folder, default $TMPDIR/fl-in-tree-<version>),
+#   FL_NS3_CXXFLAGS (CMake trees: CMAKE_CXX_FLAGS of the whole build, for a release's own
+#   compiler quirks; said in the result line; check-ns3.46.sh sets one).
 # The result line: date, ns-3 version, compiler, PASS/FAIL (and the failed step), minutes,
 # the fl commit, and what ran.
 set -euo pipefail
@@ -50,6 +52,7 @@ if ! git -C "$here" diff --quiet HEAD 2>/dev/null; then commit="$commit+changes"
 start=$(date +%s)
 step="copy"
 ran=""
+flags_note=""
 
 completed=0
 finish() {
@@ -58,7 +61,7 @@ finish() {
   [ "$completed" = 1 ] || status="FAIL($step)"
   mkdir -p "$(dirname "$results")"
   printf '%s  ns-%s  %s  %s  %d min  fl@%s  %s\n' "$(date -u +%Y-%m-%d)" "$version" "$compiler" \
-    "$status" "$minutes" "$commit" "${ran:-nothing ran}" | tee -a "$results"
+    "$status" "$minutes" "$commit" "${ran:-nothing ran}${flags_note}" | tee -a "$results"
 }
 trap finish EXIT
 trap 'step="$step, interrupted"; exit 130' INT TERM
@@ -92,8 +95,16 @@ if [ -x ./ns3 ]; then
   step="configure"
   python_flag=--disable-python
   ./ns3 configure --help 2>/dev/null | grep -q -- --disable-python-bindings && python_flag=--disable-python-bindings
+  cmake_extra=()
+  if [ -n "${FL_NS3_CXXFLAGS:-}" ]; then
+    # after "--", ./ns3 configure hands the arguments to CMake; given every time, so that a
+    # build folder configured before gets them too
+    cmake_extra=(-- "-DCMAKE_CXX_FLAGS=$FL_NS3_CXXFLAGS")
+    flags_note="; ns-3 and fl built with CXXFLAGS '$FL_NS3_CXXFLAGS'"
+  fi
   CXX="$cxx" ./ns3 configure --build-profile=release --enable-examples --enable-tests "$python_flag" \
-    --disable-werror --filter-module-examples-and-tests=fl --enable-modules="$modules"
+    --disable-werror --filter-module-examples-and-tests=fl --enable-modules="$modules" \
+    "${cmake_extra[@]}"
   step="build"
   # test-runner depends on fl's test library, which depends on the GoogleTest executables.
   nice -n "$nice_level" cmake --build cmake-cache -j "$jobs" --target "${examples[@]}" test-runner
