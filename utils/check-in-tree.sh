@@ -20,8 +20,9 @@
 #      test-runner would need every enabled module's tests built.
 # Environment: FL_BUILD_JOBS (2), FL_NICE (15), FL_RESULTS (doc/ns3-build-results.txt),
 #   CXX (g++), FL_WORK (scratch folder, default $TMPDIR/fl-in-tree-<version>),
-#   FL_NS3_CXXFLAGS (CMake trees: CMAKE_CXX_FLAGS of the whole build, for a release's own
-#   compiler quirks; said in the result line; check-ns3.46.sh sets one).
+#   FL_NS3_CXXFLAGS (C++ flags of the whole build, ns-3 and fl: CMAKE_CXX_FLAGS in CMake trees,
+#   CXXFLAGS of waf configure; for a release's own compiler quirks; said in the result line;
+#   check-ns3.46.sh sets one).
 # The result line: date, ns-3 version, compiler, PASS/FAIL (and the failed step), minutes,
 # the fl commit, and what ran.
 set -euo pipefail
@@ -53,6 +54,7 @@ start=$(date +%s)
 step="copy"
 ran=""
 flags_note=""
+[ -z "${FL_NS3_CXXFLAGS:-}" ] || flags_note="; ns-3 and fl built with CXXFLAGS '$FL_NS3_CXXFLAGS'"
 
 completed=0
 finish() {
@@ -95,16 +97,11 @@ if [ -x ./ns3 ]; then
   step="configure"
   python_flag=--disable-python
   ./ns3 configure --help 2>/dev/null | grep -q -- --disable-python-bindings && python_flag=--disable-python-bindings
-  cmake_extra=()
-  if [ -n "${FL_NS3_CXXFLAGS:-}" ]; then
-    # after "--", ./ns3 configure hands the arguments to CMake; given every time, so that a
-    # build folder configured before gets them too
-    cmake_extra=(-- "-DCMAKE_CXX_FLAGS=$FL_NS3_CXXFLAGS")
-    flags_note="; ns-3 and fl built with CXXFLAGS '$FL_NS3_CXXFLAGS'"
-  fi
+  # After "--", ./ns3 configure hands the arguments to CMake. CMAKE_CXX_FLAGS is given every
+  # time, empty too, so that a value cached by an earlier configure never outlives the variable.
   CXX="$cxx" ./ns3 configure --build-profile=release --enable-examples --enable-tests "$python_flag" \
     --disable-werror --filter-module-examples-and-tests=fl --enable-modules="$modules" \
-    "${cmake_extra[@]}"
+    -- "-DCMAKE_CXX_FLAGS=${FL_NS3_CXXFLAGS:-}"
   step="build"
   # test-runner depends on fl's test library, which depends on the GoogleTest executables.
   nice -n "$nice_level" cmake --build cmake-cache -j "$jobs" --target "${examples[@]}" test-runner
@@ -139,7 +136,9 @@ elif [ -x ./waf ]; then
   boost_inc="${work}-boost-include"
   mkdir -p "$boost_inc"
   ln -sfn /usr/include/boost "$boost_inc/boost"
-  CXX="$waf_cxx" ./waf configure --build-profile=release --enable-examples --enable-tests \
+  waf_env=(CXX="$waf_cxx")
+  [ -z "${FL_NS3_CXXFLAGS:-}" ] || waf_env+=(CXXFLAGS="$FL_NS3_CXXFLAGS")
+  env "${waf_env[@]}" ./waf configure --build-profile=release --enable-examples --enable-tests \
     --disable-werror --disable-python --enable-modules=fl --boost-includes="$boost_inc"
   # Only fl's programs: --enable-examples/--enable-tests of a waf tree cover every enabled
   # module, and test.py's test-runner links every module's test library; building them would
