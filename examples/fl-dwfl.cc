@@ -96,9 +96,11 @@ struct Choices
            << "  averaging rate eta = "
            << (eta > 0.0 ? std::to_string(eta) : std::string("(N-1)/N")) << ", T = " << rounds
            << " rounds, x^(-1/2) = the model's initial parameters (zeros for softmax)\n"
-           << "  privacy: delta = " << delta << ", per round (the paper does not compose over "
-           << "rounds); DWFL: eps of eq. (11) against a curious peer; centralized: eps at the "
-              "server (Seif et al.)\n"
+           << "  privacy: delta = " << delta << "; --epsilon is per round (eq. 11; the paper "
+           << "does not compose over rounds): against a curious peer, or the server when "
+              "centralized (Seif et al.); the CSV's epsilon_composed is worker 0's eps over the "
+              "rounds so far at the drifting sensitivity (Renyi DP), described in its comment "
+              "lines\n"
            << "  power: P in dBm is read as the SNR over a unit receiver noise sigma_m^2 = "
            << sigmaM2 << " (P_lin = 10^(P/10), i.e. noise of 1 mW)\n"
            << "  channel: " << (perLink ? "per-link" : "sender-only") << " Rayleigh h ~ CN(0,1), "
@@ -155,12 +157,13 @@ struct Row
     double workerLoss = 0.0;
     double workerAccuracy = 0.0;
     double disagreement = 0.0;
+    double epsilonComposed = std::nan(""); ///< worker 0's composed eps (nan: digital, eps = 0)
 };
 
 const char* const kCsvHeader =
     "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,"
     "worker_test_loss,worker_test_accuracy,disagreement,channel,runs,test_loss_ci95,"
-    "test_accuracy_ci95,disagreement_ci95";
+    "test_accuracy_ci95,disagreement_ci95,epsilon_composed";
 
 /// "name=value" with the value as printed by a stream (60, 0.25).
 std::string
@@ -415,6 +418,10 @@ CollectRows(const FlLearningTracker& tracker)
         {
             r.disagreement = m.value;
         }
+        else if (m.node == "network" && m.metric == "epsilon")
+        {
+            r.epsilonComposed = m.value;
+        }
         else if (m.node != "centroid" && m.node != "network" && m.metric == "test_loss")
         {
             r.workerLoss += m.value;
@@ -469,7 +476,7 @@ InstallDigital(const Choices& c,
  * 2 sigma_m^2 mW per complex symbol); artificial noise calibrated per round for run.epsilon (0:
  * none), with the largest feasible kappa; Practical decode; symbol rate c.bandwidthHz.
  */
-void
+std::shared_ptr<fl::PrivacyAccountant>
 InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> task)
 {
     const bool centralized = run.scheme == "centralized";
@@ -520,6 +527,15 @@ InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::Learning
     }
     net.workers.Start(Seconds(0.1));
     DwflHelper::AssignStreams(net, 100);
+    if (run.epsilon <= 0.0)
+    {
+        return nullptr; // no artificial noise: no privacy claim
+    }
+    // worker 0's reception (the server's if centralized) composed over rounds at the drifting
+    // sensitivity (DwflWorkerApplication::SetPrivacyAccountant)
+    auto accountant = std::make_shared<fl::PrivacyAccountant>();
+    DynamicCast<DwflWorkerApplication>(net.workers.Get(0))->SetPrivacyAccountant(accountant);
+    return accountant;
 }
 
 /// Runs one seed of one figure run and returns its rows (the initial model first).
@@ -528,17 +544,22 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
 {
     fl::Rng initRng(1);
     const fl::ParamVector x0 = task->InitialParameters(initRng);
+    std::shared_ptr<fl::PrivacyAccountant> accountant;
     if (run.scheme == "digital")
     {
         InstallDigital(c, run, task, x0);
     }
     else
     {
-        InstallAnalog(c, run, task);
+        accountant = InstallAnalog(c, run, task);
     }
     Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
     tracker->SetAttribute("EvaluateNodes", BooleanValue(c.evaluateWorkers));
     tracker->SetTask(task);
+    if (accountant)
+    {
+        tracker->SetAccountant(accountant, c.delta, fl::Composition::Rdp);
+    }
     tracker->InstallAll();
     const uint32_t every = std::max<uint32_t>(1, c.rounds / 10);
     std::function<void(const FlModelReport&)> progress;
@@ -698,7 +719,7 @@ WriteRows(std::ostream& csv,
     }
     for (std::size_t r = 0; r < rounds; ++r)
     {
-        std::vector<double> time, loss, acc, wLoss, wAcc, dis;
+        std::vector<double> time, loss, acc, wLoss, wAcc, dis, epsComposed;
         for (const auto& rows : result.seeds)
         {
             time.push_back(rows[r].timeS);
@@ -707,6 +728,7 @@ WriteRows(std::ostream& csv,
             wLoss.push_back(rows[r].workerLoss);
             wAcc.push_back(rows[r].workerAccuracy);
             dis.push_back(rows[r].disagreement);
+            epsComposed.push_back(rows[r].epsilonComposed);
         }
         const fl::MeanCi l = fl::MeanCi95(loss);
         const fl::MeanCi a = fl::MeanCi95(acc);
@@ -716,7 +738,8 @@ WriteRows(std::ostream& csv,
             << fl::MeanCi95(time).mean << ',' << l.mean << ',' << a.mean << ','
             << fl::MeanCi95(wLoss).mean << ',' << fl::MeanCi95(wAcc).mean << ',' << g.mean << ','
             << ChannelName(run) << ',' << result.seeds.size() << ',' << l.halfWidth << ','
-            << a.halfWidth << ',' << g.halfWidth << '\n';
+            << a.halfWidth << ',' << g.halfWidth << ','
+            << fl::MeanCi95(epsComposed).mean << '\n';
     }
 }
 
@@ -913,6 +936,13 @@ main(int argc, char* argv[])
     }
 
     csv << kCsvHeader << '\n' << std::setprecision(10);
+    const std::string receiver = "one receiver: another worker, the parameter server when "
+                                 "centralized, the link's receiver when orthogonal";
+    csv << "# epsilon: the target per round | "
+        << fl::DwflRoundStatement(receiver).Describe() << '\n';
+    csv << "# epsilon_composed: worker 0's reception (the server's when centralized) | "
+        << fl::DwflComposedStatement("worker 0 or the parameter server", c.delta).Describe()
+        << '\n';
     int status = 0;
     std::vector<RunResult> results(runs.size());
     for (std::size_t k = 0; k < runs.size(); ++k)

@@ -96,6 +96,7 @@ struct Series
 {
     std::map<std::string, std::vector<double>> sums;
     uint32_t runs{0};
+    std::map<std::string, std::string> statements; ///< epsilon metric -> what it means
 };
 
 struct Options
@@ -157,7 +158,24 @@ Accumulate(Series& s, const fl::NetworkIterationReport& r, bool withEpsilon)
     add("lost_messages", static_cast<double>(r.lostMessages));
     if (withEpsilon)
     {
-        add("epsilon", r.epsilon);
+        add("epsilon_one_neighbour", r.epsilonOneNeighbour);
+        add("epsilon_all_links", r.epsilonAllLinks);
+    }
+}
+
+/// Records what the variant's two epsilon metrics mean (CSV comment lines).
+void
+NoteEpsilon(Series& s, const fl::NodeNoiseConfig& noise, const std::string& unit, double delta)
+{
+    const fl::MechanismKind mechanism = noise.distribution == fl::NoiseDistribution::Laplace
+                                            ? fl::MechanismKind::Laplace
+                                            : fl::MechanismKind::Gaussian;
+    for (auto adversary : {fl::GraphAdversary::OneNeighbour, fl::GraphAdversary::AllLinks})
+    {
+        s.statements[std::string("epsilon_") +
+                     (adversary == fl::GraphAdversary::OneNeighbour ? "one_neighbour"
+                                                                    : "all_links")] =
+            fl::GraphReleaseStatement(noise.kind, mechanism, adversary, unit, delta).Describe();
     }
 }
 
@@ -645,6 +663,10 @@ RunGflFigure(const Options& o, SeriesMap& out)
         {
             c.serverNoise =
                 fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
+            NoteEpsilon(out["gfl/" + name],
+                        c.serverNoise,
+                        "the data of one server's clients (the server's releases)",
+                        c.delta);
             RunVariant(o, out, "gfl/" + name, run, T, o.clip > 0, [&](const auto& cb) {
                 RunGfl(o, *setup.task, setup.task, c, cb);
             });
@@ -666,18 +688,43 @@ PrintGflPrivacy(const Options& o, double mu, double sigma2, std::size_t P, uint3
     const double G = o.clip;
     const double sigmaG = std::sqrt(sigma2);
     const double v000 = fl::GflEpsilonV000(mu, G, T, sigmaG);
-    // V003: C = B + B' + sqrt(P) ||w° - w'°||; choice: B' = B and the optimum shift taken as 0
+    // journal version: C = B + B' + sqrt(P) ||w° - w'°||; choice: B' = B, optimum shift 0
     const double c003 = fl::GflSensitivityV003(G, G, P, 0.0);
     const double v003 = fl::GflEpsilonV003(c003, T, sigmaG);
     std::cout << "Privacy at i = " << T << " (B = G = " << G << ", sigma_g = " << Fmt(sigmaG, 4)
-              << "): seed 000 eps = sqrt(2) mu B i(i+1)/sigma_g = " << v000
-              << "; seed 003 eps = sqrt(2) C (i+1)/sigma_g with C = B + B' + sqrt(P)||w°-w'°|| = "
+              << "), the papers' formulas as printed: Rizk, Vlaski, Sayed (preprint, Theorem 2) "
+                 "eps = sqrt(2) mu B i(i+1)/sigma_g = "
+              << v000
+              << "; journal version (Theorem 3) eps = sqrt(2) C (i+1)/sigma_g with C = B + B' + "
+                 "sqrt(P)||w°-w'°|| = "
               << c003 << " (choice: B' = B, optimum shift 0) = " << v003
-              << ". Caveat (notes/ghp.md 3.2): the Laplace bounds need an l1 sensitivity; --clip "
-                 "bounds the l2 norm, so the conservative l1 bound is sqrt(M) = sqrt(2) times "
-                 "larger: seed 000 eps "
-              << v000 * std::sqrt(2.0) << ". The CSV's epsilon column is the drifting-sensitivity "
-              << "accountant of one server's releases (gfl-privacy.h)." << std::endl;
+              << ". Neither is a guarantee as printed: the Laplace mechanism needs the l1 "
+                 "sensitivity (--clip bounds the l2 norm) and per-link noise releases one copy per "
+                 "neighbour. The epsilon rows below and in the CSV are guarantees: "
+                 "epsilon_one_neighbour and epsilon_all_links, each described in the CSV's "
+                 "comment lines."
+              << std::endl;
+}
+
+/// The final epsilons of every variant that has them, with what they mean.
+void
+PrintEpsilons(const SeriesMap& series)
+{
+    for (const auto& [variant, s] : series)
+    {
+        if (!s.sums.count("epsilon_one_neighbour"))
+        {
+            continue;
+        }
+        std::cout << "Privacy of " << variant << ": eps = "
+                  << s.sums.at("epsilon_one_neighbour").back() / s.runs << " (one neighbour), "
+                  << s.sums.at("epsilon_all_links").back() / s.runs
+                  << " (all links of the worst node)" << std::endl;
+        for (const auto& [metric, statement] : s.statements)
+        {
+            std::cout << "  " << metric << ": " << statement << std::endl;
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------- FL (V003 Fig. 5)
@@ -784,6 +831,7 @@ RunGhpFigure(const Options& o, SeriesMap& out)
             const double links = static_cast<double>((c.combination.array() > 0.0).count() -
                                                      c.combination.rows()); // directed l -> k
             auto& series = out["ghp/" + name];
+            NoteEpsilon(series, c.noise, "the data of one agent (its releases)", c.delta);
             RunVariant(o, out, "ghp/" + name, run, T, o.clip > 0, [&](const auto& cb) {
                 RunDiffusion(o,
                              task,
@@ -806,10 +854,13 @@ RunGhpFigure(const Options& o, SeriesMap& out)
     {
         const double eps = fl::GhpEpsilon(mu, o.clip, T, b);
         std::cout << "Privacy at i = " << T << " (G = " << o.clip << ", b_v = " << b
-                  << "): GHP eps = mu G (i^2 + i) / b_v = " << eps
-                  << "; with the l2 clip as the l1 bound (caveat, notes/ghp.md 3.2) the "
-                     "conservative value is sqrt(M) = sqrt(5) times larger: "
-                  << eps * std::sqrt(5.0) << std::endl;
+                  << "), the paper's formula as printed: Vlaski, Sayed (ICASSP 2021, eq. 27) eps = "
+                     "mu G (i^2 + i) / b_v = "
+                  << eps
+                  << ". Not a guarantee as printed: the Laplace mechanism needs the l1 "
+                     "sensitivity, up to sqrt(M) = sqrt(5) times the l2 clip; the epsilon rows "
+                     "below and in the CSV are guarantees."
+                  << std::endl;
     }
     else
     {
@@ -1412,6 +1463,22 @@ RunBenchmark(const Options& o, SeriesMap& out)
 
 } // namespace
 
+/// One CSV comment line per epsilon metric of every variant: what the number means.
+void
+WriteEpsilonStatements(std::ostream& csv, const SeriesMap& series)
+{
+    for (const auto& [variant, s] : series)
+    {
+        for (const auto& [metric, statement] : s.statements)
+        {
+            if (s.sums.count(metric))
+            {
+                csv << "# " << variant << " " << metric << ": " << statement << "\n";
+            }
+        }
+    }
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -1669,6 +1736,7 @@ main(int argc, char* argv[])
     }
     csv << "iteration,variant,metric,value\n";
     csv << std::setprecision(10);
+    WriteEpsilonStatements(csv, series);
     for (const auto& [variant, s] : series)
     {
         // sweeps (figure/scheme/value): no lost_messages / centroid_drift rows (ideal links)
@@ -1693,6 +1761,7 @@ main(int argc, char* argv[])
         }
     }
     csv.close();
+    PrintEpsilons(series);
 
     std::cout << "Steady state (mean over the last quarter of the iterations), centroid / "
                  "average MSD:"

@@ -384,7 +384,7 @@ FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream)
 
 FlNetworkCollector::FlNetworkCollector(std::size_t nodes,
                                        Eigen::VectorXd reference,
-                                       std::shared_ptr<fl::DriftingSensitivityAccountant> acc)
+                                       std::shared_ptr<fl::GraphPrivacyAccountant> acc)
     : m_nodes(nodes),
       m_reference(std::move(reference)),
       m_accountant(std::move(acc))
@@ -492,9 +492,11 @@ FlNetworkCollector::Add(uint32_t node,
         r.aggregates = &done.aggregates;
         r.lostMessages = done.missing;
         r.droppedClients = done.dropped;
-        r.epsilon = m_accountant ? m_accountant->Epsilon() : 0.0;
+        r.epsilonOneNeighbour = m_accountant ? m_accountant->EpsilonOneNeighbour() : 0.0;
+        r.epsilonAllLinks = m_accountant ? m_accountant->EpsilonAllLinks() : 0.0;
         fl::FillNetworkMetrics(done.models, done.aggregates, m_reference, m_result.centroid, r);
-        m_result.epsilon = r.epsilon;
+        m_result.epsilonOneNeighbour = r.epsilonOneNeighbour;
+        m_result.epsilonAllLinks = r.epsilonAllLinks;
         if (m_callback)
         {
             m_callback(r);
@@ -516,24 +518,14 @@ MakeNetworkCollector(std::size_t nodes,
                      double mu,
                      double clipNorm,
                      std::size_t parameters,
-                     bool conservativeL1,
                      double delta,
                      const Eigen::VectorXd& reference)
 {
-    // the mechanism of node 0's releases (its self-weight a_{0,0} scales graph-homomorphic
-    // noise), accounted under the drifting-sensitivity argument
-    auto probe = fl::MakeNodePerturbation(noise, combination(0, 0), "combination weight a_{0,0}");
-    const fl::MechanismSpec mech = probe->Mechanism(0.0);
     return std::make_shared<FlNetworkCollector>(
         nodes,
         reference,
-        std::make_shared<fl::DriftingSensitivityAccountant>(mech.kind,
-                                                            mech.scale,
-                                                            mu,
-                                                            clipNorm,
-                                                            parameters,
-                                                            conservativeL1,
-                                                            delta));
+        std::make_shared<fl::GraphPrivacyAccountant>(
+            fl::MakeGraphPrivacyAccountant(combination, noise, mu, clipNorm, parameters, delta)));
 }
 
 // ------------------------------------------------------------------ shared by GFL and GHP
@@ -602,7 +594,6 @@ FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl:
                                            m_config.mu,
                                            m_config.clipNorm,
                                            m_task->NumParameters(),
-                                           m_config.conservativeL1,
                                            m_config.delta,
                                            m_config.reference);
     }
@@ -778,7 +769,6 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
                                            m_config.mu,
                                            m_config.clipNorm,
                                            m_task->NumParameters(),
-                                           m_config.conservativeL1,
                                            m_config.delta,
                                            m_config.reference);
     }

@@ -128,7 +128,7 @@ class FlNetworkCollector
     /// @param nodes N; @param reference w° (may be empty); @param accountant eps of one node
     FlNetworkCollector(std::size_t nodes,
                        Eigen::VectorXd reference,
-                       std::shared_ptr<fl::DriftingSensitivityAccountant> accountant);
+                       std::shared_ptr<fl::GraphPrivacyAccountant> accountant);
     /// Sets the callback (called for iteration 0 with the initial models too, via Initial()).
     void SetCallback(fl::NetworkIterationCallback cb);
     /// Reports the initial models.
@@ -184,7 +184,7 @@ class FlNetworkCollector
 
     std::size_t m_nodes;
     Eigen::VectorXd m_reference;
-    std::shared_ptr<fl::DriftingSensitivityAccountant> m_accountant;
+    std::shared_ptr<fl::GraphPrivacyAccountant> m_accountant;
     fl::NetworkIterationCallback m_callback;
     std::map<uint32_t, Pending> m_pending;
     uint32_t m_completed{0};
@@ -200,8 +200,8 @@ class FlNetworkCollector
 /**
  * \ingroup fl
  * A collector for N nodes whose releases carry `noise` (node 0's mechanism, with its self-weight
- * a_{0,0}), with the drifting-sensitivity accountant of mu, clipNorm, M parameters (GFL and GHP
- * share it). Throws fl::ConfigError as fl::MakeNodePerturbation.
+ * a_{0,0}), with the privacy accountant of mu, clipNorm, M parameters (fl::GraphPrivacyAccountant:
+ * one neighbour and all links; GFL and GHP share it). Throws fl::ConfigError as fl::MakeNodePerturbation.
  */
 std::shared_ptr<FlNetworkCollector> MakeNetworkCollector(std::size_t nodes,
                                                          const fl::NodeNoiseConfig& noise,
@@ -209,7 +209,6 @@ std::shared_ptr<FlNetworkCollector> MakeNetworkCollector(std::size_t nodes,
                                                          double mu,
                                                          double clipNorm,
                                                          std::size_t parameters,
-                                                         bool conservativeL1,
                                                          double delta,
                                                          const Eigen::VectorXd& reference);
 

@@ -838,27 +838,38 @@ TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
     EXPECT_DOUBLE_EQ(C, 4.0);
     EXPECT_NEAR(GflEpsilonV003(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
     EXPECT_NEAR(GflSigmaV003(C, 9, GflEpsilonV003(C, 9, 2.0)), 2.0, 1e-12);
-    // The accountant path gives V000's formula: Laplace of scale b = sigma_g / sqrt(2).
+    // The accountant path gives the preprint's Theorem 2 formula with the l1 sensitivity:
+    // Laplace of scale b = sigma_g / sqrt(2), and sqrt(M) times the l2 clip as the l1 bound.
     const double sigmaG = 0.8;
-    DriftingSensitivityAccountant acc(MechanismKind::Laplace,
-                                      sigmaG / std::sqrt(2.0),
-                                      0.7,
-                                      1.5,
-                                      2,
-                                      false);
+    DriftingSensitivityAccountant acc(MechanismKind::Laplace, sigmaG / std::sqrt(2.0), 0.7, 1.5, 2);
     for (int i = 0; i < 25; ++i)
     {
         acc.RecordIteration();
     }
-    EXPECT_NEAR(acc.Epsilon(), GflEpsilonV000(0.7, 1.5, 25, sigmaG), 1e-12 * acc.Epsilon());
-    // The conservative L1 variant multiplies by sqrt(M).
-    DriftingSensitivityAccountant l1(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, true);
+    EXPECT_NEAR(acc.Epsilon(),
+                std::sqrt(2.0) * GflEpsilonV000(0.7, 1.5, 25, sigmaG),
+                1e-12 * acc.Epsilon());
+    // By hand: M = 4, b = 1, one iteration: eps = sqrt(4) 2 mu G = 2 * 2 * 0.7 * 1.5 = 4.2; with
+    // three copies per iteration (per-link noise, three neighbours) three times that.
+    DriftingSensitivityAccountant l1(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4);
     l1.RecordIteration();
-    EXPECT_NEAR(l1.Epsilon(), 2.0 * 2 * 0.7 * 1.5, 1e-12);
+    EXPECT_NEAR(l1.Epsilon(), 4.2, 1e-12);
+    DriftingSensitivityAccountant three(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 3);
+    three.RecordIteration();
+    three.RecordIteration(); // iteration 2: sensitivity 2 * 4.2
+    EXPECT_NEAR(three.Epsilon(), 3 * (4.2 + 8.4), 1e-12);
+    // Gaussian noise is never inflated by sqrt(M): l2 sensitivity 2 mu G n, Renyi DP.
+    DriftingSensitivityAccountant g(MechanismKind::Gaussian, 2.0, 0.7, 1.5, 10000);
+    g.RecordIteration();
+    PrivacyAccountant ref;
+    ref.AddGaussian(2.0 * 0.7 * 1.5, 2.0);
+    EXPECT_NEAR(g.Epsilon(), ref.Epsilon(1e-5, Composition::Rdp), 1e-12);
     // No clipping or no noise: no guarantee.
-    DriftingSensitivityAccountant none(MechanismKind::None, 0.0, 0.7, 1.5, 2, false);
+    DriftingSensitivityAccountant none(MechanismKind::None, 0.0, 0.7, 1.5, 2);
     none.RecordIteration();
     EXPECT_TRUE(std::isinf(none.Epsilon()));
+    ExpectConfigError([] { DriftingSensitivityAccountant(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 0); },
+                      "copies");
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(false, 0.2, 1.0), 0.4);
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(true, 0.2, 1.0), 2.0);
     ExpectConfigError([] { GflEpsilonV000(0.0, 1.0, 1, 1.0); }, "mu");
@@ -1199,7 +1210,11 @@ TEST(GflRunner, EpsilonFollowsTheoremTwoAndErrorsNameTheSetting)
     {
         c.serverNoise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, sigmaG / std::sqrt(2.0)};
         const NetworkRunResult r = RunGflInProcess(*f.task, c);
-        EXPECT_NEAR(r.epsilon, GflEpsilonV000(c.mu, 1.5, 20, sigmaG), 1e-9 * r.epsilon);
+        // one vector to every neighbour: the same eps for one neighbour and for all links, the
+        // preprint's Theorem 2 with the l1 bound sqrt(M) = sqrt(2) times the l2 clip
+        const double expected = std::sqrt(2.0) * GflEpsilonV000(c.mu, 1.5, 20, sigmaG);
+        EXPECT_NEAR(r.epsilonOneNeighbour, expected, 1e-9 * expected);
+        EXPECT_NEAR(r.epsilonAllLinks, expected, 1e-9 * expected);
     }
     c.clientsPerServer = 5;
     ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "clientsPerServer");

@@ -380,15 +380,91 @@ TEST(GhpClaims, C11EpsilonIsEq27ForBothPrivateSchemes)
     c.iterations = 30;
     for (auto kind : {NodeNoiseKind::GraphHomomorphic, NodeNoiseKind::IidBroadcast})
     {
+        // eq. (27) with the l1 sensitivity: sqrt(M) = sqrt(5) times the printed value, for one
+        // neighbour and for all links alike (one vector to every neighbour)
         c.noise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, 3.0};
         const NetworkRunResult r = RunDiffusionInProcess(*f.task, c);
-        EXPECT_NEAR(r.epsilon, GhpEpsilon(0.5, 2.0, 30, 3.0), 1e-9 * r.epsilon);
+        const double expected = std::sqrt(5.0) * GhpEpsilon(0.5, 2.0, 30, 3.0);
+        EXPECT_NEAR(r.epsilonOneNeighbour, expected, 1e-9 * expected);
+        EXPECT_NEAR(r.epsilonAllLinks, expected, 1e-9 * expected);
     }
-    c.conservativeL1 = true; // the sqrt(M) L1 variant
-    const NetworkRunResult r = RunDiffusionInProcess(*f.task, c);
-    EXPECT_NEAR(r.epsilon, std::sqrt(5.0) * GhpEpsilon(0.5, 2.0, 30, 3.0), 1e-9 * r.epsilon);
     c.noise.kind = NodeNoiseKind::None;
-    EXPECT_TRUE(std::isinf(RunDiffusionInProcess(*f.task, c).epsilon));
+    EXPECT_TRUE(std::isinf(RunDiffusionInProcess(*f.task, c).epsilonOneNeighbour));
+}
+
+TEST(GhpPrivacy, PerLinkNoiseCountsOneReleasePerNeighbourOnRingStarAndIrregularGraphs)
+{
+    // M = 5 (logistic on 4 features + bias), mu = 0.5, G = 2, Laplace b = 3, 4 iterations.
+    // By hand: the l1 sensitivity at iteration n is sqrt(5) 2 mu G n = 2 sqrt(5) n, so one
+    // neighbour sees eps = sum_{n=1..4} 2 sqrt(5) n / 3 = 20 sqrt(5) / 3 = 14.9071...; with
+    // per-link noise a node of degree d releases d copies per iteration, so all its links see
+    // d times that; one vector to all (broadcast, graph-homomorphic) keeps it at one release.
+    const LogisticFixture f = MakeLogistic(6, 30, 0.1, 3);
+    const double oneNeighbour = 20.0 * std::sqrt(5.0) / 3.0;
+    struct Case
+    {
+        const char* name;
+        Graph graph;
+        std::size_t maxDegree;
+    };
+    const std::vector<Case> cases = {
+        {"ring", RingGraph(6), 2},
+        {"star", ParseGraph(6, "0-1,0-2,0-3,0-4,0-5"), 5},
+        {"irregular", ParseGraph(6, "0-1,1-2,2-3,3-0,0-2,0-4,3-4,4-5"), 4}, // degrees 4,2,3,3,3,1
+    };
+    for (const Case& g : cases)
+    {
+        DiffusionConfig c;
+        c.combination = MetropolisWeights(g.graph);
+        c.mu = 0.5;
+        c.clipNorm = 2.0;
+        c.iterations = 4;
+        for (auto kind : {NodeNoiseKind::IidPerLink,
+                          NodeNoiseKind::IidPerSender,
+                          NodeNoiseKind::IidBroadcast,
+                          NodeNoiseKind::GraphHomomorphic})
+        {
+            c.noise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, 3.0};
+            const NetworkRunResult r = RunDiffusionInProcess(*f.task, c);
+            const double copies = kind == NodeNoiseKind::IidPerLink ? g.maxDegree : 1.0;
+            EXPECT_NEAR(r.epsilonOneNeighbour, oneNeighbour, 1e-12 * oneNeighbour)
+                << g.name << " " << NodeNoiseKindName(kind);
+            EXPECT_NEAR(r.epsilonAllLinks, copies * oneNeighbour, 1e-12 * copies * oneNeighbour)
+                << g.name << " " << NodeNoiseKindName(kind);
+        }
+        // Gaussian per-link noise, sigma = 3: Renyi DP adds over the d copies and 4 iterations,
+        // i.e. one Gaussian of squared sensitivity d sum_n (2 n)^2 (no sqrt(M): l2).
+        c.noise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Gaussian, 3.0};
+        const NetworkRunResult r = RunDiffusionInProcess(*f.task, c);
+        PrivacyAccountant one;
+        PrivacyAccountant all;
+        one.AddGaussian(std::sqrt(4.0 * (1 + 4 + 9 + 16)), 3.0);
+        all.AddGaussian(std::sqrt(4.0 * (1 + 4 + 9 + 16) * g.maxDegree), 3.0);
+        EXPECT_NEAR(r.epsilonOneNeighbour, one.Epsilon(1e-5, Composition::Rdp), 1e-9) << g.name;
+        EXPECT_NEAR(r.epsilonAllLinks, all.Epsilon(1e-5, Composition::Rdp), 1e-9) << g.name;
+        EXPECT_GT(r.epsilonAllLinks, r.epsilonOneNeighbour) << g.name;
+    }
+    // The statement names the mechanism, norm, unit, neighbouring, adversary and composition.
+    const std::string d = GraphReleaseStatement(NodeNoiseKind::IidPerLink,
+                                                MechanismKind::Laplace,
+                                                GraphAdversary::AllLinks,
+                                                "the data of one agent",
+                                                1e-5)
+                              .Describe();
+    for (const char* part : {"mechanism: laplace", "sensitivity: l1", "unit: the data of one agent",
+                             "neighbouring: replace", "adversary: all neighbours",
+                             "composition: basic"})
+    {
+        EXPECT_NE(d.find(part), std::string::npos) << part << " in " << d;
+    }
+    EXPECT_NE(GraphReleaseStatement(NodeNoiseKind::GraphHomomorphic,
+                                    MechanismKind::Gaussian,
+                                    GraphAdversary::AllLinks,
+                                    "u",
+                                    1e-5)
+                  .Describe()
+                  .find("cancels in the network average"),
+              std::string::npos);
 }
 
 TEST(GhpClaims, ZeroSelfWeightIsRejectedNamingTheWeight)

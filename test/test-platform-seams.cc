@@ -296,6 +296,72 @@ TEST(PrivacySeam, UplinkNoiseOverTheNetworkEqualsTheInProcessMirror)
     EXPECT_GT(rms, 0.1 * sigma / std::sqrt(n));
 }
 
+// The uplink noise of FedAvg clients reports its eps: each upload is one Gaussian release of
+// the uploaded model with l2 sensitivity 2 G eta E (E = 2 steps of eta = 0.05 clipped to G = 1:
+// 0.2) at sigma = 0.5, composed over the 3 rounds by Renyi DP; Laplace noise of scale b needs the
+// l1 sensitivity sqrt(M) 0.2 and composes by summing: 3 sqrt(M) 0.2 / b. The monitor's
+// epsilon_uplink column is the least private client's (all three upload every round here).
+TEST(PrivacySeam, UplinkNoiseReportsItsEpsilon)
+{
+    const uint32_t n = 3;
+    const uint32_t rounds = 3;
+    fl::LocalTrainerConfig tc = fltest::TestTrainer();
+    tc.localSteps = 2;
+    tc.learningRate = 0.05;
+    tc.clipNorm = 1.0;
+    auto task = fltest::MakeTask<double>(n, "softmax", 8, tc);
+    for (bool laplace : {false, true})
+    {
+        FlCsmaSceneHelper csma;
+        FlScene scene = csma.Build(n);
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+        fedavg.SetUplinkPerturbation([laplace]() -> std::shared_ptr<fl::Perturbation> {
+            if (laplace)
+            {
+                return std::make_shared<fl::LaplacePerturbation>(2.0, fl::NoiseScope::PerLink);
+            }
+            return std::make_shared<fl::GaussianPerturbation>(0.5, fl::NoiseScope::PerLink);
+        });
+        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+        Simulator::Stop(Seconds(60));
+        Simulator::Run();
+        ASSERT_TRUE(stack.server->IsFinished());
+        double expected = 0.0;
+        if (laplace)
+        {
+            expected = 3.0 * std::sqrt(static_cast<double>(task->NumParameters())) * 0.2 / 2.0;
+        }
+        else
+        {
+            fl::PrivacyAccountant ref;
+            ref.AddGaussian(0.2, 0.5, 3);
+            expected = ref.Epsilon(1e-5, fl::Composition::Rdp);
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            auto client = DynamicCast<FlClientApplication>(stack.clientApps.Get(i));
+            EXPECT_NEAR(client->GetUplinkEpsilon(1e-5), expected, 1e-12 * expected)
+                << (laplace ? "laplace" : "gaussian") << " client " << i;
+        }
+        const auto& records = stack.monitor->GetRecords();
+        ASSERT_EQ(records.size(), rounds + 1);
+        EXPECT_EQ(records.front().epsilonUplink, 0.0); // no upload yet
+        EXPECT_NEAR(records.back().epsilonUplink, expected, 1e-12 * expected);
+        Simulator::Destroy();
+    }
+    // Without clipping the uploads have no sensitivity bound: eps is infinite.
+    fl::UplinkPrivacyAccountant unclipped;
+    unclipped.RecordUpload(fl::MechanismSpec{fl::MechanismKind::Gaussian, 0.0, 1.0},
+                           fltest::TestTrainer(),
+                           5,
+                           10);
+    EXPECT_TRUE(std::isinf(unclipped.Epsilon(1e-5)));
+    EXPECT_DOUBLE_EQ(fl::LocalTrainingSensitivity(tc, 2), 0.2);
+    tc.stepRule = fl::StepRule::DividedBySteps; // steps of eta / E: 2 G eta
+    EXPECT_DOUBLE_EQ(fl::LocalTrainingSensitivity(tc, 2), 0.1);
+}
+
 namespace
 {
 

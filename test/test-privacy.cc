@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <gtest/gtest.h>
 #include <limits>
 
@@ -113,6 +114,50 @@ TEST(PrivacyFormulas, LaplaceRdp)
     // Large orders approach x from below without overflowing e^{(alpha-1)x}.
     ExpectRel(LaplaceRdp(1000.0, 1.0, 1.0), 0.9993066596040858228113134);
     ExpectRel(LaplaceRdp(1e6, 10.0, 1.0), 9.999999306852626292805983);
+}
+
+// The closed form cancels for tiny shifts x = Delta_1 / b (x minus nearly x); the small-shift
+// series must match the divergence computed in 50-digit arithmetic, and never go below 0.
+TEST(PrivacyFormulas, LaplaceRdpIsStableForTinyShifts)
+{
+    using Big = boost::multiprecision::cpp_bin_float_50;
+    auto exact = [](double alpha, double x) {
+        const Big a(alpha);
+        const Big bx(x);
+        const Big inner = a / (2 * a - 1) * boost::multiprecision::exp((a - 1) * bx) +
+                          (a - 1) / (2 * a - 1) * boost::multiprecision::exp(-a * bx);
+        return static_cast<double>(boost::multiprecision::log(inner) / (a - 1));
+    };
+    for (double alpha : {1.1, 2.0, 32.0, 1024.0})
+    {
+        for (double x : {1e-14, 1e-10, 1e-7, 1e-4, 1e-3, 0.3, 0.99 / (alpha - 1), 1.01 / (alpha - 1)})
+        {
+            const double got = LaplaceRdp(alpha, x, 1.0);
+            const double want = exact(alpha, x);
+            EXPECT_GT(got, 0.0) << "alpha " << alpha << ", x " << x;
+            EXPECT_NEAR(got, want, 1e-10 * want) << "alpha " << alpha << ", x " << x;
+        }
+    }
+    // A huge Laplace scale (Delta / b = 1e-12) composes without throwing; eps is what converting
+    // a divergence of ~0 at delta = 1e-5 costs on the default grid (ln(1023/1024) + (ln 1e5 -
+    // ln 1024) / 1023 = 0.0035 at order 1024).
+    PrivacyAccountant acc;
+    acc.AddLaplace(1.0, 1e12, 100);
+    const PrivacyReport r = acc.Report(1e-5, Composition::Rdp);
+    EXPECT_GE(r.epsilon, 0.0);
+    EXPECT_LT(r.epsilon, 0.004); // the conversion at the largest order, 1024: ~0.0035
+}
+
+// For a weak mechanism and a large delta the conversion's expression drops below 0: sigma =
+// 1e4, Delta = 1, delta = 0.5 gave -0.693 (= ln 0.5 at the largest order). Every mechanism is
+// (0, delta)-DP once it is (eps <= 0, delta)-DP, so the bound is 0.
+TEST(PrivacyFormulas, RdpToDpIsNeverNegative)
+{
+    EXPECT_EQ(RdpToDp(0.0, 1024.0, 0.5, RdpConversion::CanonneKamathSteinke), 0.0);
+    PrivacyAccountant acc;
+    acc.AddGaussian(1.0, 1e4);
+    EXPECT_EQ(acc.Epsilon(0.5, Composition::Rdp), 0.0);
+    EXPECT_GE(acc.Epsilon(0.5, Composition::Rdp, RdpConversion::Mironov), 0.0);
 }
 
 TEST(PrivacyFormulas, RdpToDp)

@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake g++ make pkg-config          # toolchain
+  ccache                             # compiler cache: a fresh clone rebuilds in minutes
   libns3-dev ns3                     # ns-3.37 libraries, headers, CMake package (+ its helper binaries)
   libgsl-dev libsqlite3-dev libxml2-dev libpython3-dev  # needed by ns-3's CMake package config
   libeigen3-dev                      # linear algebra

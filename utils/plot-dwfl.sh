@@ -12,11 +12,12 @@ out=${2:-${in%.csv}.png}
 command -v gnuplot >/dev/null || { echo "plot-dwfl: gnuplot missing (utils/install-deps.sh installs it)" >&2; exit 2; }
 head -1 "$in" | grep -q '^figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy' ||
   { echo "plot-dwfl: $in is not an fl-dwfl CSV" >&2; exit 2; }
-figure=$(sed -n 2p "$in" | cut -d, -f1)
-runs=$(head -1 "$in" | grep -q ',runs,' && sed -n 2p "$in" | cut -d, -f15 || echo 1)
+rows() { tail -n +2 "$in" | grep -v '^#'; } # data rows (comment lines say what each eps means)
+figure=$(rows | head -1 | cut -d, -f1)
+runs=$(head -1 "$in" | grep -q ',runs,' && rows | head -1 | cut -d, -f15 || echo 1)
 # series in order of appearance (names may hold spaces)
-mapfile -t series < <(tail -n +2 "$in" | cut -d, -f2 | awk '!seen[$0]++')
-logtime=$(tail -n +2 "$in" | awk -F, '{ if ($8 > last[$2]) last[$2] = $8 }
+mapfile -t series < <(rows | cut -d, -f2 | awk '!seen[$0]++')
+logtime=$(rows | awk -F, '{ if ($8 > last[$2]) last[$2] = $8 }
   END { lo = -1; hi = 0; for (s in last) { if (lo < 0 || last[s] < lo) lo = last[s]; if (last[s] > hi) hi = last[s] }
         print (lo > 0 && hi > 10 * lo) ? 1 : 0 }')
 each_series() { # $1: a plot clause per series; SERIES and COLOR stand for its name and colour

@@ -556,7 +556,7 @@ ReportNetworkIteration(const NetworkIterationCallback& onIteration,
                        uint32_t iteration,
                        std::size_t lostMessages,
                        std::size_t droppedClients,
-                       double epsilon,
+                       const GraphPrivacyAccountant* privacy,
                        const std::vector<ParamVector>& models,
                        const std::vector<ParamVector>& aggregates,
                        const Eigen::VectorXd& reference,
@@ -570,7 +570,8 @@ ReportNetworkIteration(const NetworkIterationCallback& onIteration,
     report.iteration = iteration;
     report.lostMessages = lostMessages;
     report.droppedClients = droppedClients;
-    report.epsilon = epsilon;
+    report.epsilonOneNeighbour = privacy ? privacy->EpsilonOneNeighbour() : 0.0;
+    report.epsilonAllLinks = privacy ? privacy->EpsilonAllLinks() : 0.0;
     FillNetworkMetrics(models, aggregates, reference, centroid, report);
     onIteration(report);
 }
@@ -579,13 +580,37 @@ void
 FinishNetworkRun(std::vector<ParamVector>& models,
                  const std::vector<ParamVector>& aggregates,
                  const Eigen::VectorXd& reference,
-                 double epsilon,
+                 const GraphPrivacyAccountant& privacy,
                  NetworkRunResult& result)
 {
     NetworkIterationReport last;
     FillNetworkMetrics(models, aggregates, reference, result.centroid, last);
-    result.epsilon = epsilon;
+    result.epsilonOneNeighbour = privacy.EpsilonOneNeighbour();
+    result.epsilonAllLinks = privacy.EpsilonAllLinks();
     result.models = std::move(models);
+}
+
+GraphPrivacyAccountant
+MakeGraphPrivacyAccountant(const Eigen::MatrixXd& combination,
+                           const NodeNoiseConfig& noise,
+                           double mu,
+                           double gradientBound,
+                           std::size_t dim,
+                           double delta)
+{
+    // node 0's mechanism (its self-weight a_00 scales graph-homomorphic noise; every node has
+    // the same kind and scale)
+    const MechanismSpec mech =
+        MakeNodePerturbation(noise, combination(0, 0), "combination weight a_{0,0}")
+            ->Mechanism(0.0);
+    return GraphPrivacyAccountant(noise.kind,
+                                  mech.kind,
+                                  mech.scale,
+                                  mu,
+                                  gradientBound,
+                                  dim,
+                                  NeighbourCounts(combination),
+                                  delta);
 }
 
 NetworkRunResult
@@ -607,14 +632,12 @@ RunDiffusionInProcess(const LearningTask& task,
                            seeds,
                            config.missingPolicy,
                            config.delivered);
-    const MechanismSpec mech = exchange.NodePerturbation(0).Mechanism(0.0);
-    DriftingSensitivityAccountant accountant(mech.kind,
-                                             mech.scale,
-                                             config.mu,
-                                             config.clipNorm,
-                                             task.NumParameters(),
-                                             config.conservativeL1,
-                                             config.delta);
+    GraphPrivacyAccountant accountant = MakeGraphPrivacyAccountant(config.combination,
+                                                                   config.noise,
+                                                                   config.mu,
+                                                                   config.clipNorm,
+                                                                   task.NumParameters(),
+                                                                   config.delta);
 
     Rng initRng(InitialModelSeed(config.seed));
     const ParamVector w0 = task.InitialParameters(initRng);
@@ -629,7 +652,7 @@ RunDiffusionInProcess(const LearningTask& task,
                            0,
                            0,
                            0,
-                           0.0,
+                           &accountant,
                            models,
                            phi,
                            config.reference,
@@ -655,14 +678,14 @@ RunDiffusionInProcess(const LearningTask& task,
                                i,
                                lost,
                                0,
-                               accountant.Epsilon(),
+                               &accountant,
                                models,
                                phi,
                                config.reference,
                                centroid,
                                report);
     }
-    FinishNetworkRun(models, phi, config.reference, accountant.Epsilon(), result);
+    FinishNetworkRun(models, phi, config.reference, accountant, result);
     return result;
 }
 

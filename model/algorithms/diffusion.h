@@ -23,6 +23,7 @@
 #ifndef FL_DIFFUSION_H
 #define FL_DIFFUSION_H
 
+#include "ns3/gfl-privacy.h"
 #include "ns3/learning-task.h"
 #include "ns3/perturbation.h"
 
@@ -287,7 +288,9 @@ struct NetworkIterationReport
     double averageMsd{0.0};               ///< (1/N) sum_k ||w_k - w°||^2 (NaN without a reference)
     double disagreement{0.0};             ///< (1/N) sum_k ||w_k - w_c||^2
     double centroidDrift{0.0};            ///< CentroidDrift(models, aggregates)
-    double epsilon{0.0}; ///< eps of one node's releases so far (DriftingSensitivityAccountant)
+    double epsilonOneNeighbour{0.0}; ///< eps of one node's releases so far, against one
+                                     ///< neighbour (GraphPrivacyAccountant)
+    double epsilonAllLinks{0.0};     ///< the same against all links of the worst node
     std::size_t lostMessages{0};   ///< node-to-node messages missing in this iteration
     std::size_t droppedClients{0}; ///< GFL: sampled clients that dropped in this iteration
 };
@@ -300,7 +303,8 @@ struct NetworkRunResult
 {
     std::vector<ParamVector> models; ///< final w_k
     ParamVector centroid;            ///< final centroid
-    double epsilon{0.0};             ///< final eps of one node's releases
+    double epsilonOneNeighbour{0.0}; ///< final eps of one node's releases, one neighbour
+    double epsilonAllLinks{0.0};     ///< final eps against all links of the worst node
     std::size_t transmissions{0};    ///< node-to-node messages sent (all iterations)
     std::size_t lostMessages{0};     ///< of those, missing at the receiver
     std::size_t clientUploads{0};    ///< GFL: client uploads received by servers
@@ -321,7 +325,6 @@ struct DiffusionConfig
     uint32_t iterations{100};   ///< iterations to run
     uint64_t seed{1};           ///< master seed: agents' seeds are DiffusionAgentSeed(seed, k)
     Eigen::VectorXd reference;  ///< w° for the MSD metrics (empty: NaN)
-    bool conservativeL1{false}; ///< eps with the sqrt(M) L1 factor
     double delta{1e-5};         ///< delta for Gaussian-noise accounting
 };
 
@@ -350,14 +353,14 @@ void FillNetworkMetrics(const std::vector<ParamVector>& models,
 /**
  * The end of one iteration of a network runner (RunDiffusionInProcess, RunGflInProcess): when
  * `onIteration` is set, stamps `report` with the iteration, the messages lost, the clients
- * dropped and epsilon, fills its metrics (FillNetworkMetrics, `centroid` receives the centroid)
+ * dropped and both epsilons of `privacy` (0 if null), fills its metrics (FillNetworkMetrics, `centroid` receives the centroid)
  * and calls `onIteration`; otherwise does nothing.
  */
 void ReportNetworkIteration(const NetworkIterationCallback& onIteration,
                             uint32_t iteration,
                             std::size_t lostMessages,
                             std::size_t droppedClients,
-                            double epsilon,
+                            const GraphPrivacyAccountant* privacy,
                             const std::vector<ParamVector>& models,
                             const std::vector<ParamVector>& aggregates,
                             const Eigen::VectorXd& reference,
@@ -366,13 +369,27 @@ void ReportNetworkIteration(const NetworkIterationCallback& onIteration,
 
 /**
  * The end of a network run: result.centroid (FillNetworkMetrics of the final models),
- * result.epsilon and result.models (moved from `models`).
+ * result.epsilonOneNeighbour, result.epsilonAllLinks and result.models (moved from `models`).
  */
 void FinishNetworkRun(std::vector<ParamVector>& models,
                       const std::vector<ParamVector>& aggregates,
                       const Eigen::VectorXd& reference,
-                      double epsilon,
+                      const GraphPrivacyAccountant& privacy,
                       NetworkRunResult& result);
+
+/**
+ * The privacy accountant of the nodes of a graph with combination matrix A whose releases carry
+ * `noise` (node 0's mechanism and scale; with its self-weight a_00 for graph-homomorphic noise;
+ * every node's neighbours from A): GraphPrivacyAccountant with step size mu, l2 gradient bound G
+ * (0 = not clipped: eps infinite), model dimension M and delta. Throws ConfigError as
+ * MakeNodePerturbation.
+ */
+GraphPrivacyAccountant MakeGraphPrivacyAccountant(const Eigen::MatrixXd& combination,
+                                                  const NodeNoiseConfig& noise,
+                                                  double mu,
+                                                  double gradientBound,
+                                                  std::size_t dim,
+                                                  double delta);
 
 } // namespace fl
 } // namespace ns3

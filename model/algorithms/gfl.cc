@@ -414,14 +414,12 @@ RunGflInProcess(const LearningTask& task,
                            serverSeeds,
                            config.missingPolicy,
                            config.delivered);
-    const MechanismSpec mech = exchange.NodePerturbation(0).Mechanism(0.0);
-    DriftingSensitivityAccountant accountant(mech.kind,
-                                             mech.scale,
-                                             config.mu,
-                                             config.clipNorm,
-                                             task.NumParameters(),
-                                             config.conservativeL1,
-                                             config.delta);
+    GraphPrivacyAccountant accountant = MakeGraphPrivacyAccountant(config.combination,
+                                                                   config.serverNoise,
+                                                                   config.mu,
+                                                                   config.clipNorm,
+                                                                   task.NumParameters(),
+                                                                   config.delta);
 
     // Secure aggregation: key pairs for the run, shared secrets computed once per pair.
     std::vector<MaskKeyPair> keys;
@@ -447,7 +445,7 @@ RunGflInProcess(const LearningTask& task,
                            0,
                            0,
                            0,
-                           0.0,
+                           &accountant,
                            models,
                            psi,
                            config.reference,
@@ -543,14 +541,14 @@ RunGflInProcess(const LearningTask& task,
                                i,
                                lost,
                                droppedNow,
-                               accountant.Epsilon(),
+                               &accountant,
                                models,
                                psi,
                                config.reference,
                                centroid,
                                report);
     }
-    FinishNetworkRun(models, psi, config.reference, accountant.Epsilon(), result);
+    FinishNetworkRun(models, psi, config.reference, accountant, result);
     return result;
 }
 

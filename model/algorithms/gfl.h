@@ -254,7 +254,6 @@ struct GflConfig
     uint32_t iterations{100};   ///< iterations to run
     uint64_t seed{1};           ///< master seed
     Eigen::VectorXd reference;  ///< w° for the MSD metrics (empty: NaN)
-    bool conservativeL1{false}; ///< eps with the sqrt(M) L1 factor
     double delta{1e-5};         ///< delta for Gaussian-noise accounting
 };
 
@@ -264,8 +263,9 @@ struct GflConfig
  * samples, its clients step (GflClientStep), it averages (GflServerAverage / GflSecureAverage,
  * then GflApplyUpdate for updates; a server whose sampled clients all dropped keeps
  * psi = w_{p,i-1}), and the servers exchange and combine through a GraphExchange with seeds
- * GflServerSeed. epsilon is that of one server's releases under the drifting-sensitivity
- * argument (V000 Theorem 2, with G = clipNorm). Throws ConfigError naming the bad setting.
+ * GflServerSeed. The epsilons are those of one server's releases under the drifting-sensitivity
+ * argument (GflEpsilonV000's, with G = clipNorm, the l1 bound for Laplace noise and every copy
+ * counted: GraphPrivacyAccountant), against one neighbour and against all links. Throws ConfigError naming the bad setting.
  */
 NetworkRunResult RunGflInProcess(const LearningTask& task,
                                  const GflConfig& config,

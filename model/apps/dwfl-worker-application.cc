@@ -602,7 +602,10 @@ DwflWorkerApplication::ReportRound(uint32_t receptions)
     const auto [mechanism, epsilon] = RoundMechanism();
     if (m_accountant)
     {
-        m_accountant->Add(mechanism);
+        // Eq. (11) bounds one round with the sensitivity of one gradient step. Over rounds the
+        // worker's message carries all its m_round + 1 clipped steps, so with a neighbouring
+        // data set it can differ by m_round + 1 times as much (the drifting sensitivity).
+        m_accountant->Add(fl::DriftingRelease(mechanism, m_round + 1));
     }
     const uint64_t nextSlot = m_dataSlot + GetDataSlotsPerRound();
     DwflRoundReport report;

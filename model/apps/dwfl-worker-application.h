@@ -124,8 +124,14 @@ class DwflWorkerApplication : public FlApplicationBase
     void SetWorkers(const std::vector<Ptr<DwflWorkerApplication>>& workers);
     /// The parameter server (Transmission CentralizedPs). Done by DwflHelper::InstallCentralized.
     void SetParameterServer(Ptr<OtaParameterServerApplication> server);
-    /// Optional accountant fed each round with the mechanism of this worker's reception (the
-    /// server's reception if centralized).
+    /**
+     * Optional accountant fed each round with the mechanism of this worker's reception (the
+     * server's reception if centralized), at the drifting sensitivity (fl::DriftingRelease):
+     * in round t = 1, 2, ... the sensitivity of eq. (11) times t, since a worker's message
+     * carries all its t clipped gradient steps. Its epsilon is the composed privacy loss of one
+     * worker's data set (replace-one) against this receiver over the rounds so far; eq. (11)
+     * itself (the Round trace's epsilon) is the loss of one round alone.
+     */
     void SetPrivacyAccountant(std::shared_ptr<fl::PrivacyAccountant> accountant);
 
     /// The current model x_i.

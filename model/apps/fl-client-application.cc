@@ -218,6 +218,25 @@ FlClientApplication::SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> per
     m_uplinkPerturbation = std::move(perturbation);
 }
 
+bool
+FlClientApplication::HasUplinkPerturbation() const
+{
+    return m_uplinkPerturbation != nullptr;
+}
+
+fl::MechanismKind
+FlClientApplication::GetUplinkMechanism() const
+{
+    return m_uplinkPerturbation ? m_uplinkPerturbation->Mechanism(0.0).kind
+                                : fl::MechanismKind::None;
+}
+
+double
+FlClientApplication::GetUplinkEpsilon(double delta) const
+{
+    return m_uplinkPrivacy.Epsilon(delta);
+}
+
 void
 FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
                                 fl::GflUplink uplink,
@@ -609,6 +628,10 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
         m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
+        m_uplinkPrivacy.RecordUpload(m_uplinkPerturbation->Mechanism(0.0),
+                                     m_task->GetTrainerConfig(),
+                                     out.steps,
+                                     m_update.Size());
     }
     if (m_codec)
     {

@@ -11,6 +11,7 @@
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
+#include "ns3/gfl-privacy.h"
 #include "ns3/gfl.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
@@ -80,6 +81,17 @@ class FlClientApplication : public FlApplicationBase
      * reports (ModelReport) is the clean one it holds.
      */
     void SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation);
+    /// True if an uplink perturbation is set (SetUplinkPerturbation).
+    bool HasUplinkPerturbation() const;
+    /**
+     * The privacy the uplink perturbation has given this client's data set against the server
+     * so far, at `delta` (fl::UplinkPrivacyAccountant: one release per upload at the
+     * sensitivity of its local training, fl::UplinkStatement says what it means): 0 before
+     * the first upload, +inf without gradient clipping (the task trainer's clipNorm).
+     */
+    double GetUplinkEpsilon(double delta) const;
+    /// The kind of the uplink perturbation's noise (None without one).
+    fl::MechanismKind GetUplinkMechanism() const;
 
     /**
      * The GFL client step (seeds 000/003 eq. 3, 6, 54): instead of the task's own trainer, run
@@ -208,6 +220,7 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
+    fl::UplinkPrivacyAccountant m_uplinkPrivacy; ///< eps of the perturbed uploads
 
     /// The GFL client step (SetGflStep), if set.
     struct GflStep

@@ -4,6 +4,7 @@
 #include "ns3/learning-monitor.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -51,6 +52,11 @@ LearningMonitor::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&LearningMonitor::m_clientOutputFile),
                           MakeStringChecker())
+            .AddAttribute("Delta",
+                          "DP delta of the epsilon_uplink column (clients' uplink noise).",
+                          DoubleValue(1e-5),
+                          MakeDoubleAccessor(&LearningMonitor::m_delta),
+                          MakeDoubleChecker<double>(1e-300, 1.0 - 1e-16))
             .AddAttribute("Verbose",
                           "Print one progress line per round to standard output.",
                           BooleanValue(false),
@@ -78,6 +84,11 @@ LearningMonitor::DoDispose()
     m_clients.clear();
     if (m_stream.is_open())
     {
+        if (m_uplinkNoise)
+        {
+            // what the epsilon_uplink column means (the mechanism of the first noisy client)
+            m_stream << UplinkComment() << '\n';
+        }
         m_stream.close();
     }
     if (m_clientStream.is_open())
@@ -146,7 +157,7 @@ LearningMonitor::CsvHeader()
     return "round,time_s,duration_s,test_loss,test_accuracy,train_loss,status,selected,"
            "participants,stale,stragglers,bytes_down,bytes_up,download_s,compute_s,upload_s,"
            "waiting_s,chunks_lost,chunks_retx,missing_coords,energy_radio_j,energy_compute_j,"
-           "deadline_hit,participant_ids";
+           "deadline_hit,participant_ids,epsilon_uplink";
 }
 
 std::string
@@ -159,7 +170,7 @@ LearningMonitor::CsvRow(const FlRoundRecord& r)
        << r.bytesDown << ',' << r.bytesUp << ',' << r.downloadS << ',' << r.computeS << ','
        << r.uploadS << ',' << r.waitingS << ',' << r.chunksLost << ',' << r.chunksRetx << ','
        << r.missingCoordinates << ',' << r.energyRadioJ << ',' << r.energyComputeJ << ','
-       << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds;
+       << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds << ',' << r.epsilonUplink;
     return os.str();
 }
 
@@ -182,6 +193,13 @@ LearningMonitor::ClientCsvRow(const FlClientRoundRecord& r)
     return os.str();
 }
 
+std::string
+LearningMonitor::UplinkComment() const
+{
+    return "# epsilon_uplink: the least private client | " +
+           fl::UplinkStatement(m_uplinkKind, m_delta).Describe();
+}
+
 bool
 LearningMonitor::WriteCsv(const std::string& path) const
 {
@@ -194,6 +212,10 @@ LearningMonitor::WriteCsv(const std::string& path) const
     for (const auto& r : m_records)
     {
         f << CsvRow(r) << '\n';
+    }
+    if (m_uplinkNoise)
+    {
+        f << UplinkComment() << '\n';
     }
     return static_cast<bool>(f);
 }
@@ -415,6 +437,22 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
         r.energyComputeJ += row.energyComputeJ;
     }
     m_computeEnergyWindow.clear();
+
+    // Privacy of the clients' uplink noise: the least private client so far.
+    r.epsilonUplink = nan;
+    for (const auto& client : m_clients)
+    {
+        if (client->HasUplinkPerturbation())
+        {
+            if (!m_uplinkNoise)
+            {
+                m_uplinkKind = client->GetUplinkMechanism();
+            }
+            m_uplinkNoise = true;
+            const double e = client->GetUplinkEpsilon(m_delta);
+            r.epsilonUplink = std::isnan(r.epsilonUplink) ? e : std::max(r.epsilonUplink, e);
+        }
+    }
 
     if (m_server)
     {

@@ -15,6 +15,7 @@
 
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -60,6 +61,10 @@ struct FlRoundRecord
     double energyComputeJ{0.0};     ///< compute energy of all clients this round [J]
     bool deadlineHit{false};        ///< the round closed at its deadline
     std::string participantIds;     ///< ';'-separated client indices
+    /// The largest uplink eps of any client so far (FlClientApplication::GetUplinkEpsilon at the
+    /// monitor's Delta; fl::UplinkStatement says what it means); NaN if no installed client
+    /// perturbs its uploads (or InstallClients was not called).
+    double epsilonUplink{std::numeric_limits<double>::quiet_NaN()};
     double wallS{0.0}; ///< wall-clock time since the monitor was created [s] (not in the CSV)
 };
 
@@ -145,6 +150,8 @@ class LearningMonitor : public Object
 
   private:
     void HandleRoundStart(uint32_t round, const std::vector<uint32_t>& selected);
+    /// The CSV comment line that says what epsilon_uplink means.
+    std::string UplinkComment() const;
     void HandleRoundEnd(const FlRoundReport& report);
     void HandleTrained(const FlTrainingReport& report);
     void Append(const FlRoundRecord& r);
@@ -160,6 +167,9 @@ class LearningMonitor : public Object
     std::vector<FlRoundRecord> m_records;
     std::vector<FlClientRoundRecord> m_clientRecords;
     std::ofstream m_stream;
+    double m_delta{1e-5};       ///< delta of the uplink epsilon
+    bool m_uplinkNoise{false};  ///< some installed client perturbs its uploads
+    fl::MechanismKind m_uplinkKind{fl::MechanismKind::None}; ///< its noise
     std::ofstream m_clientStream;
     double m_wallStart;
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <sstream>
 #include <string>
 
 namespace ns3
@@ -461,6 +462,34 @@ OtaPsMaxKappa(const std::vector<double>& gainAbs,
               double epsilon)
 {
     return MaxKappaSymmetric(gainAbs, powerW, GradientQuery(params), epsilon, gainAbs.size());
+}
+
+PrivacyStatement
+DwflRoundStatement(const std::string& receiver)
+{
+    PrivacyStatement s;
+    s.mechanism = "gaussian (receiver noise plus the senders' artificial noise, classic bound, "
+                  "Dwork and Roth 2014, Thm. A.1)";
+    s.sensitivity = "l2 <= 2 gamma g_max c (one gradient step clipped to g_max, aligned "
+                    "amplitude c, or |h_j| sqrt(P_j) on an orthogonal link)";
+    s.unit = "the data set of one worker";
+    s.neighbouring = "replace it with any other data set";
+    s.adversary = receiver + " (sees its received signal)";
+    s.composition = "none: one round (eq. 11 as stated, not composed over rounds)";
+    return s;
+}
+
+PrivacyStatement
+DwflComposedStatement(const std::string& receiver, double delta)
+{
+    PrivacyStatement s = DwflRoundStatement(receiver);
+    s.sensitivity = "l2 <= t 2 gamma g_max c in round t (drifting: the message carries the "
+                    "worker's t clipped steps)";
+    s.adversary = receiver + " (sees its received signal in every round)";
+    std::ostringstream c;
+    c << "renyi dp over the rounds so far, to (eps, delta) at delta = " << delta;
+    s.composition = c.str();
+    return s;
 }
 
 } // namespace fl

@@ -15,6 +15,7 @@
 #include "ns3/privacy-accountant.h"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -214,6 +215,21 @@ double OtaPsMaxKappa(const std::vector<double>& gainAbs,
                      const std::vector<double>& powerW,
                      const DwflPrivacyParams& params,
                      double epsilon);
+
+/**
+ * What eq. (11)'s per-round eps means: the Gaussian mechanism (channel and artificial noise;
+ * the classic bound, Dwork & Roth 2014, Thm. A.1), l2 sensitivity 2 gamma g_max c of one
+ * clipped gradient step, one worker's data set replaced, observed by one receiver (`receiver`:
+ * e.g. "another worker", "the parameter server"), one round, no composition (as the paper).
+ */
+PrivacyStatement DwflRoundStatement(const std::string& receiver);
+
+/**
+ * What the composed eps of a DWFL receiver means: the per-round Gaussian mechanism of eq. (11)
+ * at the drifting sensitivity t 2 gamma g_max c in round t, composed over the rounds with Renyi
+ * DP and converted at `delta`.
+ */
+PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta);
 
 } // namespace fl
 } // namespace ns3

@@ -181,18 +181,56 @@ GaussianRdp(double alpha, double sensitivity, double sigma)
     return alpha * GaussianZcdpRho(sensitivity, sigma);
 }
 
+namespace
+{
+/// e^y - 1 - y without cancellation: its Taylor series for |y| < 1/2, expm1(y) - y otherwise.
+double
+ExpMinusOneMinusX(double y)
+{
+    if (std::fabs(y) >= 0.5)
+    {
+        return std::expm1(y) - y;
+    }
+    double term = y * y / 2.0;
+    double sum = 0.0;
+    for (int k = 3; k < 40 && term != 0.0; ++k)
+    {
+        sum += term;
+        if (std::fabs(term) < 1e-18 * std::fabs(sum))
+        {
+            break;
+        }
+        term *= y / k;
+    }
+    return sum;
+}
+} // namespace
+
 double
 LaplaceRdp(double alpha, double sensitivity, double b)
 {
     RequireOrder(alpha);
     const double x = LaplaceEpsilon(sensitivity, b); // x = Delta_1 / b
-    // 1/(alpha-1) ln(alpha/(2alpha-1) e^{(alpha-1)x} + (alpha-1)/(2alpha-1) e^{-alpha x}),
-    // with e^{(alpha-1)x} factored out so that large orders do not overflow:
-    // x + 1/(alpha-1) ln(alpha/(2alpha-1) + (alpha-1)/(2alpha-1) e^{-(2alpha-1)x}).
+    // 1/(alpha-1) ln(alpha/(2alpha-1) e^{(alpha-1)x} + (alpha-1)/(2alpha-1) e^{-alpha x})
     const double twoAlphaMinusOne = 2.0 * alpha - 1.0;
+    if ((alpha - 1.0) * x <= 1.0)
+    {
+        // The closed form cancels for small shifts (x minus nearly x). With p = alpha/(2alpha-1),
+        // q = (alpha-1)/(2alpha-1), a = (alpha-1)x and b = -alpha x, p + q = 1 and pa + qb = 0:
+        // (alpha-1) RDP = ln(p e^a + q e^b) = ln(1 + p(e^a - 1 - a) + q(e^b - 1 - b)), whose
+        // two terms are >= 0, so nothing cancels.
+        const double p = alpha / twoAlphaMinusOne;
+        const double q = (alpha - 1.0) / twoAlphaMinusOne;
+        const double u =
+            p * ExpMinusOneMinusX((alpha - 1.0) * x) + q * ExpMinusOneMinusX(-alpha * x);
+        return std::log1p(u) / (alpha - 1.0);
+    }
+    // With e^{(alpha-1)x} factored out so that large orders do not overflow:
+    // x + 1/(alpha-1) ln(alpha/(2alpha-1) + (alpha-1)/(2alpha-1) e^{-(2alpha-1)x}).
     const double inner = alpha / twoAlphaMinusOne +
                          (alpha - 1.0) / twoAlphaMinusOne * std::exp(-twoAlphaMinusOne * x);
-    return x + std::log(inner) / (alpha - 1.0);
+    // The divergence is >= 0; rounding of the closed form near the switch must not make it < 0.
+    return std::max(0.0, x + std::log(inner) / (alpha - 1.0));
 }
 
 double
@@ -206,9 +244,28 @@ RdpToDp(double rdp, double alpha, double delta, RdpConversion conversion)
         // eps = RDP(alpha) + ln(1/delta)/(alpha-1)
         return rdp + std::log(1.0 / delta) / (alpha - 1.0);
     }
-    // eps = RDP(alpha) + ln((alpha-1)/alpha) - (ln delta + ln alpha)/(alpha-1)
-    return rdp + std::log((alpha - 1.0) / alpha) -
-           (std::log(delta) + std::log(alpha)) / (alpha - 1.0);
+    // eps = RDP(alpha) + ln((alpha-1)/alpha) - (ln delta + ln alpha)/(alpha-1). For a large
+    // delta and a weak mechanism the expression drops below 0; every mechanism is (0, delta)-DP
+    // once it is (eps, delta)-DP with eps <= 0, so the bound is clamped at 0.
+    return std::max(0.0,
+                    rdp + std::log((alpha - 1.0) / alpha) -
+                        (std::log(delta) + std::log(alpha)) / (alpha - 1.0));
+}
+
+std::string
+PrivacyStatement::Describe() const
+{
+    return "mechanism: " + mechanism + " | sensitivity: " + sensitivity + " | unit: " + unit +
+           " | neighbouring: " + neighbouring + " | adversary: " + adversary +
+           " | composition: " + composition;
+}
+
+MechanismSpec
+DriftingRelease(const MechanismSpec& step, uint64_t steps)
+{
+    MechanismSpec release = step;
+    release.sensitivity = step.sensitivity * static_cast<double>(steps);
+    return release;
 }
 
 std::vector<double>

@@ -147,6 +147,34 @@ double RdpToDp(double rdp, double alpha, double delta, RdpConversion conversion)
  */
 std::vector<double> DefaultRdpOrders();
 
+/**
+ * What an epsilon means. Every epsilon the module reports (a CSV column, a printed line) comes
+ * with one of these: the noise mechanism, the sensitivity's norm and bound, the privacy unit
+ * (whose data is protected), the neighbouring relation, the adversary (what it observes) and
+ * the composition. Describe() gives them as one line for logs and CSV comment lines.
+ */
+struct PrivacyStatement
+{
+    std::string mechanism;    ///< noise, e.g. "laplace, i.i.d. entries of scale b"
+    std::string sensitivity;  ///< norm and bound, e.g. "l1 <= sqrt(M) 2 mu G n"
+    std::string unit;         ///< privacy unit, e.g. "the data of one server's clients"
+    std::string neighbouring; ///< neighbouring relation, e.g. "replace that data"
+    std::string adversary;    ///< who observes what
+    std::string composition;  ///< how releases compose, e.g. "basic (sum) over iterations"
+
+    /// "mechanism: ... | sensitivity: ... | unit: ... | neighbouring: ... | adversary: ... |
+    /// composition: ..." (one line, no semicolon, so that list-splitting readers keep it whole).
+    std::string Describe() const;
+};
+
+/**
+ * The mechanism of a release whose query moved by `steps` times a one-step sensitivity: `step`
+ * with its sensitivity multiplied by `steps` (the drifting-sensitivity argument: a node's state
+ * carries every earlier clipped gradient step of its own, so with a neighbouring data set its
+ * message can differ by up to steps times what one step moves it). steps = 0: sensitivity 0.
+ */
+MechanismSpec DriftingRelease(const MechanismSpec& step, uint64_t steps);
+
 /// What the accountant reports for a target delta.
 struct PrivacyReport
 {
