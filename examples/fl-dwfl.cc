@@ -558,7 +558,11 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
     tracker->SetTask(task);
     if (accountant)
     {
-        tracker->SetAccountant(accountant, c.delta, fl::Composition::Rdp);
+        tracker->SetAccountant(
+            accountant,
+            c.delta,
+            fl::Composition::Rdp,
+            fl::DwflComposedStatement("worker 0 or the parameter server", c.delta));
     }
     tracker->InstallAll();
     const uint32_t every = std::max<uint32_t>(1, c.rounds / 10);
@@ -658,6 +662,10 @@ PrivacyTable(const std::vector<uint32_t>& nList,
              std::ostream& os)
 {
     os << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n";
+    os << "# eps_i: eq. (11) of receiver i, max and min over the receivers | "
+       << fl::DwflRoundStatement("receiver i, another worker").Describe() << "\n";
+    os << "# eps_orth: the orthogonal link j -> i, max and min over the links | "
+       << fl::DwflRoundStatement("the link's receiver").Describe() << "\n";
     os << std::setprecision(12);
     for (uint32_t n : nList)
     {

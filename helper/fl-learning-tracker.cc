@@ -119,11 +119,13 @@ FlLearningTracker::SetReferenceOptimum(const Eigen::VectorXd& optimum)
 void
 FlLearningTracker::SetAccountant(std::shared_ptr<const fl::PrivacyAccountant> accountant,
                                  double delta,
-                                 fl::Composition composition)
+                                 fl::Composition composition,
+                                 const fl::PrivacyStatement& statement)
 {
     m_accountant = std::move(accountant);
     m_delta = delta;
     m_composition = composition;
+    m_statement = statement;
 }
 
 void
@@ -235,6 +237,16 @@ FlLearningTracker::Emit(uint32_t round,
                                << m_outputFile << "\" (fix: choose a writable path)");
             }
             m_stream << CsvHeader() << '\n';
+            if (m_accountant)
+            {
+                m_stream << "# epsilon: "
+                         << (m_statement.mechanism.empty()
+                                 ? std::string("what it guarantees was not stated by the "
+                                               "program (FlLearningTracker::SetAccountant)")
+                                 : m_statement.Describe())
+                         << " | composed " << fl::CompositionName(m_composition)
+                         << " at delta = " << m_delta << '\n';
+            }
         }
         m_stream << std::setprecision(10) << row.round << ',' << row.timeS << ',' << row.node << ','
                  << row.role << ',' << row.metric << ',' << row.value << '\n';

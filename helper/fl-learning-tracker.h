@@ -68,11 +68,15 @@ class FlLearningTracker : public Object
     void SetReferenceOptimum(const Eigen::VectorXd& optimum);
     /**
      * Attaches a privacy accountant (kept by the caller and fed by the algorithm); its epsilon
-     * at `delta` under `composition` is written once per round.
+     * at `delta` under `composition` is written once per round. `statement` says what that
+     * epsilon means (mechanism, sensitivity, unit, neighbouring relation, adversary,
+     * composition): the CSV carries it as a comment line after the header; without one the
+     * line says that the caller did not state it.
      */
     void SetAccountant(std::shared_ptr<const fl::PrivacyAccountant> accountant,
                        double delta,
-                       fl::Composition composition);
+                       fl::Composition composition,
+                       const fl::PrivacyStatement& statement = {});
 
     /// Subscribes to the ModelReport trace of every FL application in the container.
     void Install(const ApplicationContainer& apps);
@@ -122,6 +126,7 @@ class FlLearningTracker : public Object
     Eigen::VectorXd m_optimum;
     bool m_haveOptimum{false};
     std::shared_ptr<const fl::PrivacyAccountant> m_accountant;
+    fl::PrivacyStatement m_statement; ///< what the accountant's epsilon means
     double m_delta{1e-5};
     fl::Composition m_composition{fl::Composition::Rdp};
     std::map<uint32_t, OpenRound> m_open; ///< rounds not yet aggregated

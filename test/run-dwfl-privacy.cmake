@@ -11,6 +11,13 @@ set(common --privacyTable --gamma=0.1 --gmax=1 --delta=0.16916910404576588 --sig
 execute_process(COMMAND ${EXE} ${common} --nList=2,6,17 --kappa=0.5 --gainPower=4
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
+# the comment lines say what each eps means; the numbers are compared without them
+string(REGEX MATCHALL "\n# eps_[a-z]+: [^\n]*mechanism: [^\n]*adversary: [^\n]*composition: " said "${out}")
+list(LENGTH said nsaid)
+if(NOT nsaid EQUAL 2)
+  message(FATAL_ERROR "expected 2 comment lines stating what eps_i and eps_orth mean")
+endif()
+string(REGEX REPLACE "# [^\n]*\n" "" out "${out}")
 set(want "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n2,1,0.2,0.2,0.4,0.4,0.2\n6,1,0.1,0.1,0.4,0.4,0.22360679775\n17,1,0.0571428571429,0.0571428571429,0.4,0.4,0.228571428571\n")
 if(NOT rc EQUAL 0 OR NOT out STREQUAL want)
   message(FATAL_ERROR "equal channels: exit ${rc}, expected\n${want}")
@@ -18,6 +25,7 @@ endif()
 execute_process(COMMAND ${EXE} ${common} --nList=2 --kappa=1 --gainPower=1,4
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
+string(REGEX REPLACE "# [^\n]*\n" "" out "${out}")
 set(want "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n2,1,0.4,0.2,0.4,0.4,0.4\n")
 if(NOT rc EQUAL 0 OR NOT out STREQUAL want)
   message(FATAL_ERROR "a list of gains: exit ${rc}, expected\n${want}")

@@ -161,9 +161,9 @@ if [[ ${variants[0]} == */*/* ]]; then # a sweep: one column per figure/scheme
   exit 0
 fi
 
-haveEps=$(awk -F, 'NR > 1 && $3 == "epsilon" { f = 1 } END { if (f) print 1 }' "$in")
+haveEps=$(awk -F, 'NR > 1 && $3 == "epsilon_one_neighbour" { f = 1 } END { if (f) print 1 }' "$in")
 panels=2
-[ -n "$haveEps" ] && panels=3
+[ -n "$haveEps" ] && panels=4
 gnuplot <<GP
 set datafile separator ','
 set terminal pngcairo size $((panels * 420)),520 font ',9'
@@ -176,7 +176,8 @@ set ylabel 'centroid MSD [dB]'
 plot $(lines msd_centroid_db full "${variants[@]}")
 set ylabel 'average individual MSD [dB]'
 plot $(lines msd_average_db full "${variants[@]}")
-$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i) of one node'; set logscale y; set key top left; plot $(lines epsilon full "${variants[@]}")" )
+$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i) against one neighbour'; set logscale y; set key top left; plot $(lines epsilon_one_neighbour full "${variants[@]}")" )
+$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i) against all links of the worst node'; set logscale y; set key top left; plot $(lines epsilon_all_links full "${variants[@]}")" )
 unset multiplot
 GP
 echo "plot: $out"
