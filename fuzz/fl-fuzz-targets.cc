@@ -763,7 +763,8 @@ FuzzSecAggServerWire(const uint8_t* data, std::size_t size)
         {
             CheckSecAggHeader(bytes, SecAggMessageType::EncryptedShares, instance);
             CheckAscending(list.boxes, [](const SecAggAddressedBox& b) { return b.peer; });
-            Check(bytes.size() == kSecAggHeaderBytes + 8 + list.boxes.size() * kSecAggBoxEntryBytes &&
+            Check(bytes.size() ==
+                          kSecAggHeaderBytes + 8 + list.boxes.size() * kSecAggBoxEntryBytes &&
                       PackSecAggEncryptedShares(instance, list) == bytes,
                   "accepted encrypted shares pack back to their bytes");
         }

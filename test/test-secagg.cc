@@ -102,6 +102,7 @@ TEST(SecAggKnownAnswer, X25519Rfc7748Section6_1)
 TEST(SecAggKnownAnswer, Ed25519Rfc8032Section7_1Tests1To3)
 {
     ASSERT_GE(sodium_init(), 0);
+
     struct Vector
     {
         const char* secret;
@@ -109,6 +110,7 @@ TEST(SecAggKnownAnswer, Ed25519Rfc8032Section7_1Tests1To3)
         const char* message;
         const char* signature;
     };
+
     const Vector vectors[] = {
         {"9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
          "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
@@ -187,7 +189,7 @@ TEST(SecAggKnownAnswer, ChaCha20Rfc8439Section2_4_2)
 
 TEST(Shamir, FieldArithmeticWrapsModP)
 {
-    EXPECT_EQ(ShamirMul(uint64_t{1} << 60, 2), 1u); // 2^61 = 1 mod 2^61 - 1
+    EXPECT_EQ(ShamirMul(uint64_t{1} << 60, 2), 1u);               // 2^61 = 1 mod 2^61 - 1
     EXPECT_EQ(ShamirMul(kShamirPrime - 1, kShamirPrime - 1), 1u); // (-1)^2
     EXPECT_EQ(ShamirAdd(kShamirPrime - 1, 5), 4u);
     EXPECT_EQ(ShamirSub(3, 5), kShamirPrime - 2);
@@ -276,10 +278,18 @@ TEST(Shamir, ClearErrors)
     const auto shares = ShamirSplit(s, 3, {1, 2, 3, 4}, keys);
     MaskSecret out;
     ExpectConfigError(
-        [&] { ShamirReconstruct({shares[0], shares[1]}, 3, out); }, "shares", "threshold 3");
+        [&] {
+            ShamirReconstruct({shares[0], shares[1]}, 3, out);
+        },
+        "shares",
+        "threshold 3");
     ExpectConfigError([&] { ShamirReconstruct(shares, 0, out); }, "threshold");
     ExpectConfigError(
-        [&] { ShamirReconstruct({shares[0], shares[0], shares[1]}, 3, out); }, "x", "repeated");
+        [&] {
+            ShamirReconstruct({shares[0], shares[0], shares[1]}, 3, out);
+        },
+        "x",
+        "repeated");
 }
 
 TEST(Shamir, KeySourceModes)
@@ -664,8 +674,8 @@ class Manual
 
     std::size_t Index(uint32_t id) const
     {
-        return static_cast<std::size_t>(
-            std::find(cfg.clients.begin(), cfg.clients.end(), id) - cfg.clients.begin());
+        return static_cast<std::size_t>(std::find(cfg.clients.begin(), cfg.clients.end(), id) -
+                                        cfg.clients.begin());
     }
 
     void Keys()
@@ -784,7 +794,10 @@ TEST(SecAggAttacks, AServerSwappedKeyIsDetectedBySignatureVerification)
     const SecAggIdentity mallory = MakeSecAggIdentity(10, k2);
     crypto_scalarmult_base(list[0].sPk.data(), sk.data());
     const auto msg = SecAggKeysSignedMessage(m.cfg, list[0]);
-    crypto_sign_detached(list[0].sig.data(), nullptr, msg.data(), msg.size(),
+    crypto_sign_detached(list[0].sig.data(),
+                         nullptr,
+                         msg.data(),
+                         msg.size(),
                          mallory.signingKey.data());
     EXPECT_EQ(m.clients[2].ShareKeys(PackSecAggKeyList(42, list), up), SecAggStatus::BadSignature);
     // The server itself drops advertised keys that do not verify.
@@ -927,7 +940,8 @@ TEST(SecAggAttacks, AnUploadThatArrivedOnlyInPartStaysMaskedBySelfMask)
     {
         for (int b = 0; b < 8; ++b)
         {
-            view[j] |= static_cast<uint64_t>(partial[kSecAggHeaderBytes + 8 + 8 * j + b]) << (8 * b);
+            view[j] |= static_cast<uint64_t>(partial[kSecAggHeaderBytes + 8 + 8 * j + b])
+                       << (8 * b);
         }
     }
     uint64_t instance = 0;

@@ -175,8 +175,8 @@ LogHypergeometricPmf(uint32_t N, uint32_t K, uint32_t m, int64_t x)
     {
         return -HUGE_VAL;
     }
-    return LogChoose(K, static_cast<double>(x)) +
-           LogChoose(N - K, static_cast<double>(m - x)) - LogChoose(N, m);
+    return LogChoose(K, static_cast<double>(x)) + LogChoose(N - K, static_cast<double>(m - x)) -
+           LogChoose(N, m);
 }
 
 /// log Pr[X >= x].
@@ -201,7 +201,10 @@ FloorFraction(double f, uint32_t n)
 } // namespace
 
 std::vector<uint32_t>
-HararyNeighbours(const std::vector<uint32_t>& clients, uint32_t k, uint64_t graphSeed, uint32_t self)
+HararyNeighbours(const std::vector<uint32_t>& clients,
+                 uint32_t k,
+                 uint64_t graphSeed,
+                 uint32_t self)
 {
     CheckGraphArgs(clients, k);
     const auto it = std::lower_bound(clients.begin(), clients.end(), self);
@@ -290,10 +293,9 @@ SecAggPlusParameters(uint32_t n, const SecAggPlusThreat& threat)
         double logDisc = -HUGE_VAL;
         if (bad >= k)
         {
-            logDisc = std::log(static_cast<double>(n)) +
-                      std::log(static_cast<double>(n - k - 1)) - ln2 + std::lgamma(bad + 1.0) +
-                      std::lgamma(n - k + 1.0) - std::lgamma(n + 1.0) -
-                      std::lgamma(bad - k + 1.0);
+            logDisc = std::log(static_cast<double>(n)) + std::log(static_cast<double>(n - k - 1)) -
+                      ln2 + std::lgamma(bad + 1.0) + std::lgamma(n - k + 1.0) -
+                      std::lgamma(n + 1.0) - std::lgamma(bad - k + 1.0);
         }
         if (logDisc >= logSecurity)
         {

@@ -58,12 +58,14 @@ struct SecAggPlusThreat
 /// The degree and threshold SecAggPlusParameters chose, with the bounds it met.
 struct SecAggPlusChoice
 {
-    uint32_t neighbours{0};        ///< k (even); k >= n - 1 means the complete graph
-    uint32_t threshold{0};         ///< t, out of the k + 1 holders (the k neighbours and self)
-    bool complete{false};          ///< no k < n - 1 met the bounds: use the complete graph
-    double log2Disconnected{0.0};  ///< log2 of the bound on Pr[honest survivors disconnected]
-    double log2TooManyCorrupt{0.0}; ///< log2 of the bound on Pr[some node's corrupt neighbours too many]
-    double log2TooFewSurvivors{0.0}; ///< log2 of the bound on Pr[some node < t surviving neighbours]
+    uint32_t neighbours{0};       ///< k (even); k >= n - 1 means the complete graph
+    uint32_t threshold{0};        ///< t, out of the k + 1 holders (the k neighbours and self)
+    bool complete{false};         ///< no k < n - 1 met the bounds: use the complete graph
+    double log2Disconnected{0.0}; ///< log2 of the bound on Pr[honest survivors disconnected]
+    double log2TooManyCorrupt{
+        0.0}; ///< log2 of the bound on Pr[some node's corrupt neighbours too many]
+    double log2TooFewSurvivors{
+        0.0}; ///< log2 of the bound on Pr[some node < t surviving neighbours]
 };
 
 /**

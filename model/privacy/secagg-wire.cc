@@ -227,10 +227,7 @@ PackBoxes(uint64_t instance, SecAggMessageType type, const SecAggBoxList& list)
 }
 
 bool
-ParseBoxes(const SecAggBytes& bytes,
-           SecAggMessageType type,
-           uint64_t& instance,
-           SecAggBoxList& out)
+ParseBoxes(const SecAggBytes& bytes, SecAggMessageType type, uint64_t& instance, SecAggBoxList& out)
 {
     Reader r(bytes);
     uint32_t count = 0;
@@ -285,8 +282,7 @@ bool
 ParseSecAggAdvertiseKeys(const SecAggBytes& bytes, uint64_t& instance, SecAggAdvertisedKeys& out)
 {
     Reader r(bytes);
-    return r.Header(SecAggMessageType::AdvertiseKeys, instance) && GetKeys(r, out) &&
-           r.Left() == 0;
+    return r.Header(SecAggMessageType::AdvertiseKeys, instance) && GetKeys(r, out) && r.Left() == 0;
 }
 
 SecAggBytes

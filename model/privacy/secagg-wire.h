@@ -73,11 +73,12 @@ bool PeekSecAggHeader(const SecAggBytes& bytes, SecAggMessageType& type, uint64_
 /// A client's advertised keys (Fig. 4, AdvertiseKeys): c_u^PK, s_u^PK and its signature.
 struct SecAggAdvertisedKeys
 {
-    uint32_t id{0};           ///< client id
-    MaskPublicKey cPk{};      ///< X25519 key for encrypting shares (crypto_box)
-    MaskPublicKey sPk{};      ///< X25519 key for the pairwise masks
-    Ed25519Signature sig{};   ///< Ed25519 signature (see SecAggKeysSignedMessage)
+    uint32_t id{0};         ///< client id
+    MaskPublicKey cPk{};    ///< X25519 key for encrypting shares (crypto_box)
+    MaskPublicKey sPk{};    ///< X25519 key for the pairwise masks
+    Ed25519Signature sig{}; ///< Ed25519 signature (see SecAggKeysSignedMessage)
 };
+
 /// Bytes of one SecAggAdvertisedKeys on the wire.
 constexpr std::size_t kSecAggKeysEntryBytes = 4 + 32 + 32 + 64;
 
@@ -101,6 +102,7 @@ struct SecAggAddressedBox
     uint32_t peer{0}; ///< the recipient (EncryptedShares) or the sender (ForwardedShares)
     SecAggBox box{};  ///< the ciphertext
 };
+
 /// Bytes of one SecAggAddressedBox on the wire.
 constexpr std::size_t kSecAggBoxEntryBytes = 4 + kSecAggBoxBytes;
 
@@ -126,6 +128,7 @@ struct SecAggMaskedInput
     uint32_t from{0};            ///< sender
     std::vector<uint64_t> words; ///< y_u in Z_{2^64}: d fixed-point words and the weight word
 };
+
 /// header || from (u32) || count (u32) || words (u64 each).
 SecAggBytes PackSecAggMaskedInput(uint64_t instance, const SecAggMaskedInput& input);
 /**
@@ -150,6 +153,7 @@ struct SecAggSignedId
     uint32_t id{0};         ///< signer
     Ed25519Signature sig{}; ///< signature (see SecAggSurvivorsSignedMessage)
 };
+
 /// header || id (u32) || signature (64).
 SecAggBytes PackSecAggConsistencySignature(uint64_t instance, const SecAggSignedId& s);
 /// Parses PackSecAggConsistencySignature bytes.
@@ -174,10 +178,11 @@ enum class SecAggShareKind : uint8_t
 /// One revealed share: whose secret, which kind, and the value (x = holder id + 1).
 struct SecAggRevealedShare
 {
-    uint32_t owner{0};                                ///< v, whose secret it is
+    uint32_t owner{0};                                   ///< v, whose secret it is
     SecAggShareKind kind{SecAggShareKind::SelfMaskSeed}; ///< b_v or s_v^SK
-    ShamirShare share;                                ///< the holder's share
+    ShamirShare share;                                   ///< the holder's share
 };
+
 /// Bytes of one SecAggRevealedShare on the wire: owner, kind, value.
 constexpr std::size_t kSecAggRevealEntryBytes = 4 + 1 + kShamirShareBytes;
 
@@ -187,6 +192,7 @@ struct SecAggUnmaskShares
     uint32_t from{0};                        ///< the holder
     std::vector<SecAggRevealedShare> shares; ///< ascending owners, one kind per owner
 };
+
 /// header || from (u32) || count (u32) || entries.
 SecAggBytes PackSecAggUnmaskShares(uint64_t instance, const SecAggUnmaskShares& answer);
 /**
@@ -194,9 +200,7 @@ SecAggBytes PackSecAggUnmaskShares(uint64_t instance, const SecAggUnmaskShares& 
  * a value that is not a field element, or from = 0xFFFFFFFF (x would be 0). Sets share.x to
  * from + 1.
  */
-bool ParseSecAggUnmaskShares(const SecAggBytes& bytes,
-                             uint64_t& instance,
-                             SecAggUnmaskShares& out);
+bool ParseSecAggUnmaskShares(const SecAggBytes& bytes, uint64_t& instance, SecAggUnmaskShares& out);
 
 } // namespace fl
 } // namespace ns3

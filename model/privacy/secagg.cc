@@ -77,16 +77,20 @@ Verify(const SecAggPki& pki,
        const Ed25519Signature& sig)
 {
     auto it = pki.find(id);
-    return it != pki.end() &&
-           crypto_sign_verify_detached(sig.data(), message.data(), message.size(),
-                                       it->second.data()) == 0;
+    return it != pki.end() && crypto_sign_verify_detached(sig.data(),
+                                                          message.data(),
+                                                          message.size(),
+                                                          it->second.data()) == 0;
 }
 
 Ed25519Signature
 Sign(const SecAggIdentity& identity, const std::vector<uint8_t>& message)
 {
     Ed25519Signature sig;
-    crypto_sign_detached(sig.data(), nullptr, message.data(), message.size(),
+    crypto_sign_detached(sig.data(),
+                         nullptr,
+                         message.data(),
+                         message.size(),
                          identity.signingKey.data());
     return sig;
 }
@@ -215,8 +219,7 @@ SecAggHolders(const SecAggConfig& config, uint32_t id)
                           "construct parties only for sampled clients");
     }
     std::vector<uint32_t> holders;
-    if (config.graph == SecAggGraphKind::Complete ||
-        config.neighbours + 1 >= config.clients.size())
+    if (config.graph == SecAggGraphKind::Complete || config.neighbours + 1 >= config.clients.size())
     {
         holders = config.clients;
     }
@@ -412,7 +415,8 @@ SecAggClient::ShareKeys(const SecAggBytes& keyList, SecAggBytes& out)
             m_boxKey[e.id] = k;
         }
     }
-    // b_u <- F; {(v, s_{u,v}^SK)} <- SS.share(s_u^SK, t, U1); {(v, b_{u,v})} <- SS.share(b_u, t, U1).
+    // b_u <- F; {(v, s_{u,v}^SK)} <- SS.share(s_u^SK, t, U1); {(v, b_{u,v})} <- SS.share(b_u, t,
+    // U1).
     m_b = m_keys.Key();
     const std::vector<ShamirShare> sShares =
         ShamirSplit(m_s.secretKey, m_cfg.threshold, xs, m_keys);
@@ -1192,8 +1196,8 @@ RunSecAggInProcess(const SecAggConfig& config,
     {
         throw ConfigError("inputs",
                           std::to_string(inputs.size()) + " inputs and " +
-                              std::to_string(weights.size()) + " weights for " +
-                              std::to_string(n) + " clients",
+                              std::to_string(weights.size()) + " weights for " + std::to_string(n) +
+                              " clients",
                           "give one input and one weight per sampled client");
     }
     auto source = [&](uint32_t id, uint64_t instance) {
@@ -1213,7 +1217,10 @@ RunSecAggInProcess(const SecAggConfig& config,
     clients.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
     {
-        clients.emplace_back(config, identities[i], pki, source(config.clients[i], config.instance));
+        clients.emplace_back(config,
+                             identities[i],
+                             pki,
+                             source(config.clients[i], config.instance));
         outcome.clients[config.clients[i]];
     }
     SecAggServer server(config, pki);
@@ -1228,41 +1235,39 @@ RunSecAggInProcess(const SecAggConfig& config,
     };
     // One round: every client that has not dropped answers what the server sent it.
     std::map<uint32_t, SecAggBytes> down;
-    auto clientRound = [&](const std::set<uint32_t>& stopping,
-                           bool needsDown,
-                           auto&& step,
-                           auto&& receive) {
-        for (std::size_t i = 0; i < n; ++i)
-        {
-            const uint32_t id = config.clients[i];
-            if (stopping.count(id) != 0 || clients[i].Aborted())
+    auto clientRound =
+        [&](const std::set<uint32_t>& stopping, bool needsDown, auto&& step, auto&& receive) {
+            for (std::size_t i = 0; i < n; ++i)
             {
-                continue;
-            }
-            const SecAggBytes* in = nullptr;
-            if (needsDown)
-            {
-                auto it = down.find(id);
-                if (it == down.end())
+                const uint32_t id = config.clients[i];
+                if (stopping.count(id) != 0 || clients[i].Aborted())
                 {
-                    continue; // the server sent it nothing: it is out of the protocol
+                    continue;
                 }
-                in = &it->second;
-                outcome.clients[id].bytesReceived += in->size();
+                const SecAggBytes* in = nullptr;
+                if (needsDown)
+                {
+                    auto it = down.find(id);
+                    if (it == down.end())
+                    {
+                        continue; // the server sent it nothing: it is out of the protocol
+                    }
+                    in = &it->second;
+                    outcome.clients[id].bytesReceived += in->size();
+                }
+                SecAggBytes up;
+                const auto t0 = Clock::now();
+                const SecAggStatus st = step(clients[i], in, i, up);
+                outcome.clients[id].seconds += seconds(t0);
+                if (st != SecAggStatus::Ok)
+                {
+                    continue;
+                }
+                outcome.clients[id].bytesSent += up.size();
+                outcome.server.bytesReceived += up.size();
+                timedServer([&] { return receive(up); });
             }
-            SecAggBytes up;
-            const auto t0 = Clock::now();
-            const SecAggStatus st = step(clients[i], in, i, up);
-            outcome.clients[id].seconds += seconds(t0);
-            if (st != SecAggStatus::Ok)
-            {
-                continue;
-            }
-            outcome.clients[id].bytesSent += up.size();
-            outcome.server.bytesReceived += up.size();
-            timedServer([&] { return receive(up); });
-        }
-    };
+        };
     auto serverRound = [&](auto&& end) {
         const SecAggStatus st = timedServer([&] { return end(down); });
         for (const auto& [id, bytes] : down)

@@ -105,14 +105,14 @@ enum class SecAggGraphKind : uint8_t
 /// Configuration of one protocol instance, known to every client and the server.
 struct SecAggConfig
 {
-    uint64_t instance{0};          ///< protocol instance (e.g. the FL round); bound into every message
+    uint64_t instance{0}; ///< protocol instance (e.g. the FL round); bound into every message
     std::vector<uint32_t> clients; ///< the sampled clients, strictly ascending ids (< 0xFFFFFFFF)
     uint32_t threshold{0};         ///< t: shares needed to reconstruct (2 <= t, 2t > holders)
     std::size_t dim{0};            ///< model dimension d (>= 1)
-    unsigned fractionBits{kDefaultMaskFractionBits}; ///< fixed-point fraction bits (1..52)
+    unsigned fractionBits{kDefaultMaskFractionBits};  ///< fixed-point fraction bits (1..52)
     SecAggGraphKind graph{SecAggGraphKind::Complete}; ///< complete (SecAgg) or Harary (SecAgg+)
-    uint32_t neighbours{0};        ///< k, Harary only (even, SecAggPlusParameters chooses it)
-    uint64_t graphSeed{0};         ///< Harary only: the server's seed of the node permutation
+    uint32_t neighbours{0}; ///< k, Harary only (even, SecAggPlusParameters chooses it)
+    uint64_t graphSeed{0};  ///< Harary only: the server's seed of the node permutation
 };
 
 /**
@@ -132,9 +132,9 @@ std::vector<uint32_t> SecAggHolders(const SecAggConfig& config, uint32_t id);
 /// A client's long-term Ed25519 identity (its verification key is in every party's PKI).
 struct SecAggIdentity
 {
-    uint32_t id{0};                               ///< client id
-    std::array<uint8_t, 64> signingKey{};         ///< libsodium Ed25519 secret key (seed || pk)
-    Ed25519PublicKey verifyKey{};                 ///< Ed25519 public key
+    uint32_t id{0};                       ///< client id
+    std::array<uint8_t, 64> signingKey{}; ///< libsodium Ed25519 secret key (seed || pk)
+    Ed25519PublicKey verifyKey{};         ///< Ed25519 public key
 };
 
 /// A new identity: crypto_sign_seed_keypair on 32 bytes of `keys`.
@@ -240,26 +240,26 @@ class SecAggClient
     Phase m_phase{Phase::Advertise};
     SecAggStatus m_abort{SecAggStatus::Ok};
 
-    MaskKeyPair m_c;                                  ///< c_u
-    MaskKeyPair m_s;                                  ///< s_u
-    MaskSecret m_b{};                                 ///< b_u
-    std::map<uint32_t, SecAggAdvertisedKeys> m_u1;    ///< holders' keys (incl. self)
+    MaskKeyPair m_c;                                      ///< c_u
+    MaskKeyPair m_s;                                      ///< s_u
+    MaskSecret m_b{};                                     ///< b_u
+    std::map<uint32_t, SecAggAdvertisedKeys> m_u1;        ///< holders' keys (incl. self)
     std::map<uint32_t, std::array<uint8_t, 32>> m_boxKey; ///< crypto_box_beforenm per holder
-    ShamirShare m_ownS;                               ///< own share of s_u^SK
-    ShamirShare m_ownB;                               ///< own share of b_u
-    std::map<uint32_t, SecAggBox> m_received;         ///< e_{v,u} per sender v
-    std::vector<uint32_t> m_u2;                       ///< U2 as seen by u (holders), ascending
-    std::vector<uint32_t> m_u3;                       ///< the one U3 this client signs
-    SecAggBytes m_signatureOut;                       ///< its answer in round 3
-    SecAggBytes m_unmaskOut;                          ///< its answer in round 4
-    std::map<uint32_t, SecAggShareKind> m_revealed;   ///< the kind revealed per owner
+    ShamirShare m_ownS;                                   ///< own share of s_u^SK
+    ShamirShare m_ownB;                                   ///< own share of b_u
+    std::map<uint32_t, SecAggBox> m_received;             ///< e_{v,u} per sender v
+    std::vector<uint32_t> m_u2;                           ///< U2 as seen by u (holders), ascending
+    std::vector<uint32_t> m_u3;                           ///< the one U3 this client signs
+    SecAggBytes m_signatureOut;                           ///< its answer in round 3
+    SecAggBytes m_unmaskOut;                              ///< its answer in round 4
+    std::map<uint32_t, SecAggShareKind> m_revealed;       ///< the kind revealed per owner
 };
 
 /// The server's output.
 struct SecAggResult
 {
-    Eigen::VectorXd sum;            ///< sum over U3 of n_k x_k, decoded
-    uint64_t totalWeight{0};        ///< sum over U3 of n_k
+    Eigen::VectorXd sum;             ///< sum over U3 of n_k x_k, decoded
+    uint64_t totalWeight{0};         ///< sum over U3 of n_k
     std::vector<uint32_t> survivors; ///< U3
     std::vector<uint32_t> dropped;   ///< U2 \ U3
 
@@ -351,7 +351,7 @@ struct SecAggDropouts
 /// Cost of one party in an in-process run.
 struct SecAggPartyCost
 {
-    double seconds{0.0};      ///< wall time spent in this party's steps
+    double seconds{0.0};       ///< wall time spent in this party's steps
     uint64_t bytesSent{0};     ///< message bytes it produced
     uint64_t bytesReceived{0}; ///< message bytes addressed to it
 };
@@ -359,10 +359,10 @@ struct SecAggPartyCost
 /// Outcome of RunSecAggInProcess.
 struct SecAggRunOutcome
 {
-    SecAggStatus status{SecAggStatus::Ok}; ///< Ok or the server's abort status
-    SecAggResult result;                   ///< valid if status is Ok
+    SecAggStatus status{SecAggStatus::Ok};       ///< Ok or the server's abort status
+    SecAggResult result;                         ///< valid if status is Ok
     std::map<uint32_t, SecAggPartyCost> clients; ///< per client
-    SecAggPartyCost server;                ///< the server
+    SecAggPartyCost server;                      ///< the server
 };
 
 /**

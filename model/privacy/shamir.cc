@@ -4,9 +4,9 @@
 #include "ns3/shamir.h"
 
 #include <set>
-#include <utility>
 #include <sodium.h>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -258,8 +258,8 @@ ShamirSplit(const MaskSecret& secret,
     if (threshold < 1 || threshold > xs.size())
     {
         throw ConfigError("threshold",
-                          "t = " + std::to_string(threshold) + " for " +
-                              std::to_string(xs.size()) + " holders",
+                          "t = " + std::to_string(threshold) + " for " + std::to_string(xs.size()) +
+                              " holders",
                           "use 1 <= t <= number of share holders");
     }
     CheckPoints(xs);

@@ -117,7 +117,7 @@ constexpr std::size_t kShamirShareBytes = 8 * kShamirLimbs;
 /// One share of a 32-byte secret: the evaluation point and one field element per limb.
 struct ShamirShare
 {
-    uint32_t x{0};                         ///< evaluation point, nonzero (a client id + 1)
+    uint32_t x{0};                          ///< evaluation point, nonzero (a client id + 1)
     std::array<uint64_t, kShamirLimbs> y{}; ///< f_j(x) for limb j, each < kShamirPrime
 };
 
@@ -177,7 +177,7 @@ class ShamirInterpolator
     static std::vector<uint64_t> BatchInverse(const std::vector<uint64_t>& a);
 
     std::vector<uint32_t> m_base;
-    std::vector<uint64_t> m_weights; ///< w_i = 1 / prod_{m != i} (x_i - x_m)
+    std::vector<uint64_t> m_weights;                   ///< w_i = 1 / prod_{m != i} (x_i - x_m)
     std::map<uint32_t, std::vector<uint64_t>> m_cache; ///< L_i(z) per z (stable references)
 };
 
@@ -201,9 +201,7 @@ std::vector<ShamirShare> ShamirSplit(const MaskSecret& secret,
  * Throws ConfigError naming "threshold" if t < 1, "shares" if fewer than t shares are given,
  * "x" on a zero or repeated x, "shares" if a value is not a field element.
  */
-bool ShamirReconstruct(const std::vector<ShamirShare>& shares,
-                       uint32_t threshold,
-                       MaskSecret& out);
+bool ShamirReconstruct(const std::vector<ShamirShare>& shares, uint32_t threshold, MaskSecret& out);
 
 /// Packs a share's value (kShamirShareBytes, x is implied by the holder).
 void PackShamirValue(const ShamirShare& share, uint8_t* out);
