@@ -64,6 +64,9 @@ using SecAggRunSeed = std::array<uint8_t, 32>;
  * BLAKE2b-256(key = run seed; "fl-secagg-keysource" || client id (u32 LE) || instance (u64 LE) ||
  * i (u64 LE)): the same seed, client, instance and sequence of calls give the same bytes on
  * every platform. Reproducible mode is insecure by design (see KeyMode::Reproducible).
+ *
+ * A copy continues the same sequence: in Reproducible mode two copies give the same bytes, so
+ * give every party its own source (its own client id) and never share one between parties.
  */
 class KeySource
 {
