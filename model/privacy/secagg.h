@@ -300,7 +300,8 @@ class SecAggServer
     /// Ends round 4: reconstructs, unmasks and decodes.
     SecAggStatus Finish(SecAggResult& result);
 
-    /// U1 .. U5 (round 1 .. 5 of Fig. 4's notation), ascending; empty before the round ends.
+    /// U_index of Fig. 4 (index 1 .. 5: key senders, share senders, input senders, signers,
+    /// unmask responders), ascending; empty until the round that fixes it has ended.
     const std::vector<uint32_t>& Set(int index) const;
 
     /// The status of the abort, Ok if none.
