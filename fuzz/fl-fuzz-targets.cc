@@ -11,6 +11,7 @@
 #include "ns3/message-reassembler.h"
 #include "ns3/model-message.h"
 #include "ns3/partial-message.h"
+#include "ns3/secagg-wire.h"
 #include "ns3/secure-aggregation.h"
 #include "ns3/text-parse.h"
 
@@ -708,6 +709,168 @@ FuzzSecureWire(const uint8_t* data, std::size_t size)
     return 0;
 }
 
+namespace
+{
+
+/// An accepted secure-aggregation message: its header reads back with the expected type.
+void
+CheckSecAggHeader(const std::vector<uint8_t>& bytes, SecAggMessageType expected, uint64_t instance)
+{
+    SecAggMessageType type;
+    uint64_t peeked = 0;
+    Check(PeekSecAggHeader(bytes, type, peeked) && type == expected && peeked == instance,
+          "an accepted secure-aggregation message has the header its parser read");
+}
+
+template <typename T, typename Id>
+void
+CheckAscending(const std::vector<T>& list, Id id)
+{
+    for (std::size_t i = 1; i < list.size(); ++i)
+    {
+        Check(id(list[i - 1]) < id(list[i]), "accepted secure-aggregation ids ascend strictly");
+    }
+}
+
+} // namespace
+
+int
+FuzzSecAggServerWire(const uint8_t* data, std::size_t size)
+{
+    if (size < 2)
+    {
+        return 0;
+    }
+    const uint8_t which = data[0] % 5;
+    const std::size_t words = data[1];
+    const std::vector<uint8_t> bytes(data + 2, data + size);
+    uint64_t instance = 0;
+    if (which == 0)
+    {
+        SecAggAdvertisedKeys k;
+        if (ParseSecAggAdvertiseKeys(bytes, instance, k))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::AdvertiseKeys, instance);
+            Check(bytes.size() == kSecAggHeaderBytes + kSecAggKeysEntryBytes &&
+                      PackSecAggAdvertiseKeys(instance, k) == bytes,
+                  "accepted advertised keys pack back to their bytes");
+        }
+    }
+    else if (which == 1)
+    {
+        SecAggBoxList list;
+        if (ParseSecAggEncryptedShares(bytes, instance, list))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::EncryptedShares, instance);
+            CheckAscending(list.boxes, [](const SecAggAddressedBox& b) { return b.peer; });
+            Check(bytes.size() ==
+                          kSecAggHeaderBytes + 8 + list.boxes.size() * kSecAggBoxEntryBytes &&
+                      PackSecAggEncryptedShares(instance, list) == bytes,
+                  "accepted encrypted shares pack back to their bytes");
+        }
+    }
+    else if (which == 2)
+    {
+        SecAggMaskedInput y;
+        if (ParseSecAggMaskedInput(bytes, words, instance, y))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::MaskedInput, instance);
+            Check(y.words.size() == words && bytes.size() == kSecAggHeaderBytes + 8 + 8 * words &&
+                      PackSecAggMaskedInput(instance, y) == bytes,
+                  "a masked input is accepted only whole, at the expected length");
+        }
+    }
+    else if (which == 3)
+    {
+        SecAggSignedId sig;
+        if (ParseSecAggConsistencySignature(bytes, instance, sig))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::ConsistencySignature, instance);
+            Check(PackSecAggConsistencySignature(instance, sig) == bytes,
+                  "an accepted signature packs back to its bytes");
+        }
+    }
+    else
+    {
+        SecAggUnmaskShares answer;
+        if (ParseSecAggUnmaskShares(bytes, instance, answer))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::UnmaskShares, instance);
+            CheckAscending(answer.shares, [](const SecAggRevealedShare& r) { return r.owner; });
+            for (const auto& r : answer.shares)
+            {
+                Check(r.share.x == answer.from + 1 && r.share.x != 0,
+                      "a revealed share's point is its holder's id + 1");
+                for (uint64_t y : r.share.y)
+                {
+                    Check(y < kShamirPrime, "accepted share values are field elements");
+                }
+            }
+            Check(PackSecAggUnmaskShares(instance, answer) == bytes,
+                  "accepted unmask shares pack back to their bytes");
+        }
+    }
+    return 0;
+}
+
+int
+FuzzSecAggClientWire(const uint8_t* data, std::size_t size)
+{
+    if (size < 1)
+    {
+        return 0;
+    }
+    const uint8_t which = data[0] % 4;
+    const std::vector<uint8_t> bytes(data + 1, data + size);
+    uint64_t instance = 0;
+    if (which == 0)
+    {
+        std::vector<SecAggAdvertisedKeys> list;
+        if (ParseSecAggKeyList(bytes, instance, list))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::KeyList, instance);
+            CheckAscending(list, [](const SecAggAdvertisedKeys& k) { return k.id; });
+            Check(PackSecAggKeyList(instance, list) == bytes,
+                  "an accepted key list packs back to its bytes");
+        }
+    }
+    else if (which == 1)
+    {
+        SecAggBoxList list;
+        if (ParseSecAggForwardedShares(bytes, instance, list))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::ForwardedShares, instance);
+            CheckAscending(list.boxes, [](const SecAggAddressedBox& b) { return b.peer; });
+            Check(PackSecAggForwardedShares(instance, list) == bytes,
+                  "accepted forwarded shares pack back to their bytes");
+        }
+    }
+    else if (which == 2)
+    {
+        std::vector<uint32_t> ids;
+        if (ParseSecAggSurvivorList(bytes, instance, ids))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::SurvivorList, instance);
+            CheckAscending(ids, [](uint32_t id) { return id; });
+            Check(bytes.size() == kSecAggHeaderBytes + 4 + 4 * ids.size() &&
+                      PackSecAggSurvivorList(instance, ids) == bytes,
+                  "an accepted survivor list packs back to its bytes");
+        }
+    }
+    else
+    {
+        std::vector<SecAggSignedId> list;
+        if (ParseSecAggSignatureList(bytes, instance, list))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::SignatureList, instance);
+            CheckAscending(list, [](const SecAggSignedId& s) { return s.id; });
+            Check(PackSecAggSignatureList(instance, list) == bytes,
+                  "an accepted signature list packs back to its bytes");
+        }
+    }
+    return 0;
+}
+
 const std::vector<FuzzHarness>&
 Harnesses()
 {
@@ -723,6 +886,8 @@ Harnesses()
         {"ega-codec-file", &FuzzEgaCodecFile},
         {"uplink-payload", &FuzzUplinkPayload},
         {"secure-wire", &FuzzSecureWire},
+        {"secagg-server-wire", &FuzzSecAggServerWire},
+        {"secagg-client-wire", &FuzzSecAggClientWire},
     };
     return all;
 }

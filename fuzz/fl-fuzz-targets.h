@@ -130,6 +130,23 @@ int FuzzUplinkPayload(const uint8_t* data, std::size_t size);
  */
 int FuzzSecureWire(const uint8_t* data, std::size_t size);
 
+/**
+ * Secure-aggregation messages a server parses (secagg-wire.h: ParseSecAggAdvertiseKeys,
+ * ParseSecAggEncryptedShares, ParseSecAggMaskedInput, ParseSecAggConsistencySignature,
+ * ParseSecAggUnmaskShares). Input: one byte choosing the parser (mod 5), one byte giving the
+ * expected number of masked words (MaskedInput only; 0..255), then the message. An accepted
+ * message has the header PeekSecAggHeader reads, ascending lists, counts that match its size,
+ * share values below p and x = sender + 1, and packs back to the same bytes.
+ */
+int FuzzSecAggServerWire(const uint8_t* data, std::size_t size);
+
+/**
+ * Secure-aggregation messages a client parses (ParseSecAggKeyList, ParseSecAggForwardedShares,
+ * ParseSecAggSurvivorList, ParseSecAggSignatureList). Input: one byte choosing the parser
+ * (mod 4), then the message. Accepted messages keep the same promises as above.
+ */
+int FuzzSecAggClientWire(const uint8_t* data, std::size_t size);
+
 } // namespace fuzz
 } // namespace fl
 } // namespace ns3
