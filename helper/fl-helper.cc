@@ -4,7 +4,9 @@
 #include "ns3/fl-helper.h"
 
 #include "ns3/address.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -170,6 +172,12 @@ FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
 }
 
 void
+FlFedAvgHelper::SetSecureAggregation(const FlSecAggHelper& secagg)
+{
+    m_secAgg = std::make_shared<FlSecAggHelper>(secagg);
+}
+
+void
 FlFedAvgHelper::SetStartTimes(Time server, Time firstClient, Time clientSpacing)
 {
     m_serverStart = server;
@@ -200,7 +208,75 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     {
         clientHelper.SetComputeSpeedVariable(m_speed);
     }
+    if (m_secAgg)
+    {
+        // What secure aggregation cannot be combined with, said before the run.
+        if (m_codec)
+        {
+            throw fl::ConfigError(
+                "SetSecureAggregation",
+                "combined with the uplink codec " + m_codec->Name(),
+                "use one of them: the EGA aggregator adds each client's float32 codes one by one "
+                "and fills the slots of missing clients with E(0), so it needs every client's "
+                "own payload; a masked fixed-point sum of the codes would need an aggregator "
+                "that takes a pre-summed code vector and the set of participants, which EGA "
+                "does not have");
+        }
+        StringValue text;
+        stack.server->GetAttribute("StragglerPolicy", text);
+        if (text.Get() == "accept")
+        {
+            throw fl::ConfigError("StragglerPolicy",
+                                  "accept with secure aggregation",
+                                  "use drop: a late upload cannot join another round's masks");
+        }
+        stack.server->GetAttribute("ClientSampling", text);
+        if (text.Get() == "weighted")
+        {
+            throw fl::ConfigError("ClientSampling",
+                                  "weighted with secure aggregation",
+                                  "use uniform: the clients do not announce their sample counts");
+        }
+        DoubleValue v;
+        stack.server->GetAttribute("ServerMomentum", v);
+        const double momentum = v.Get();
+        stack.server->GetAttribute("ServerLearningRate", v);
+        if (momentum != 0.0 || v.Get() != 1.0)
+        {
+            throw fl::ConfigError("ServerMomentum/ServerLearningRate",
+                                  "server momentum or a learning rate other than 1 with secure "
+                                  "aggregation",
+                                  "use the defaults: the securely summed mean is the next model");
+        }
+        UintegerValue perRound;
+        stack.server->GetAttribute("ClientsPerRound", perRound);
+        if (perRound.Get() == 1 || clients.GetN() < 2)
+        {
+            throw fl::ConfigError("ClientsPerRound",
+                                  perRound.Get() == 1 ? std::string("1 with secure aggregation")
+                                                      : std::to_string(clients.GetN()) +
+                                                            " client(s) with secure aggregation",
+                                  "sample at least 2 clients: the sum of one upload is the "
+                                  "upload");
+        }
+    }
     stack.clientApps = clientHelper.Install(clients);
+    if (m_secAgg)
+    {
+        std::vector<uint32_t> ids;
+        for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
+        {
+            ids.push_back(DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
+                              ->GetClientIndex());
+        }
+        stack.secAgg = m_secAgg->Create(ids);
+        stack.server->SetUplinkStep(stack.secAgg.server);
+        for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
+        {
+            auto c = DynamicCast<FlClientApplication>(stack.clientApps.Get(i));
+            c->SetUplinkStep(stack.secAgg.clients.at(ids[i]));
+        }
+    }
     for (uint32_t i = 0; m_makePerturbation && i < stack.clientApps.GetN(); ++i)
     {
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))

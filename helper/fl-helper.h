@@ -15,6 +15,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/secagg-helper.h"
 
 #include <functional>
 #include <memory>
@@ -94,6 +95,7 @@ struct FlFedAvgStack
     ApplicationContainer clientApps; ///< one client per node, in client-index order
     Ptr<FlServerApplication> server; ///< the server application
     Ptr<LearningMonitor> monitor;    ///< observes the server and the clients
+    FlSecAggParties secAgg;          ///< the secure-aggregation steps (SetSecureAggregation)
 };
 
 /**
@@ -142,12 +144,26 @@ class FlFedAvgHelper
      * and every client (FlServerApplication::SetUplinkCodec). Null: FedAvg on models.
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
+    /**
+     * Secure aggregation of the uploads (Bonawitz et al. 2017 or SecAgg+; configure `secagg`
+     * first): Install creates the server half and one client half per client with
+     * FlSecAggHelper::Create (client ids = client indices) and sets them as the uplink step of
+     * the server and the clients. Each client uploads n_k w_k and n_k, both masked; the server
+     * learns only sum n_k w_k and sum n_k, and the next global model is their quotient
+     * (fl::FedAvgReferenceConfig::secureFractionBits is the in-process mirror). Install throws
+     * fl::ConfigError if it is combined with an uplink codec (EGA), StragglerPolicy accept,
+     * ServerMomentum, ServerLearningRate != 1, ClientSampling weighted, ClientsPerRound 1 or
+     * fewer than 2 clients.
+     */
+    void SetSecureAggregation(const FlSecAggHelper& secagg);
+
     /// Server start time, first client start and the spacing of client starts.
     void SetStartTimes(Time server, Time firstClient, Time clientSpacing);
 
     /**
      * Installs the server on `serverNode` and one client per node of `clients`, connected to
-     * `serverAddress`, and a monitor; sets the start times.
+     * `serverAddress`, and a monitor; sets the start times. Throws fl::ConfigError on a
+     * combination SetSecureAggregation does not support.
      */
     FlFedAvgStack Install(Ptr<Node> serverNode,
                           const NodeContainer& clients,
@@ -167,6 +183,7 @@ class FlFedAvgHelper
     Ptr<FlRoundStep> m_step;
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     std::shared_ptr<const fl::UplinkCodec> m_codec;
+    std::shared_ptr<FlSecAggHelper> m_secAgg;
     Time m_serverStart{Seconds(0)};
     Time m_firstClient{Seconds(0.5)};
     Time m_clientSpacing{MilliSeconds(20)};

@@ -588,6 +588,7 @@ FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl:
                                   "is not none or iid-per-link",
                                   "use none or iid-per-link (noisy models / noisy updates)");
         }
+        fl::CheckGflSecureAggregation(m_config);
         m_collector = MakeNetworkCollector(P,
                                            m_config.serverNoise,
                                            m_config.combination,
@@ -647,6 +648,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
     const Time deadline = (m_config.dropoutProbability > 0.0 && !m_deadline.IsStrictlyPositive())
                               ? GflDropoutDeadline()
                               : m_deadline;
+    if (m_config.secureAggregation)
+    {
+        m_secAgg.SetAttribute("FractionBits", UintegerValue(m_config.maskFractionBits));
+        m_secAgg.SetAttribute("Threshold", UintegerValue(m_config.secureThreshold));
+    }
     std::vector<Ptr<FlServerApplication>> servers;
     for (uint32_t p = 0; p < P; ++p)
     {
@@ -670,9 +676,6 @@ FlGflHelper::Install(const FlGraphScene& scene)
         sc.exchange.seed = sc.serverSeed;
         sc.exchange.policy = m_config.missingPolicy;
         sc.exchange.timeout = m_timeout;
-        sc.secureAggregation = m_config.secureAggregation;
-        sc.maskFractionBits = m_config.maskFractionBits;
-        sc.revealTimeout = deadline; // as long as a round may wait for its uploads
         Ptr<GflRoundStep> step;
         try
         {
@@ -701,6 +704,25 @@ FlGflHelper::Install(const FlGraphScene& scene)
         server->SetAttribute("RoundDeadline", TimeValue(deadline));
         server->SetTask(m_task);
         server->SetRoundStep(step);
+        FlSecAggParties parties;
+        if (m_config.secureAggregation)
+        {
+            std::vector<uint32_t> ids;
+            for (uint32_t k = 0; k < K; ++k)
+            {
+                ids.push_back(p * K + k);
+            }
+            try
+            {
+                parties = m_secAgg.Create(ids);
+            }
+            catch (const fl::ConfigError& e)
+            {
+                Fatal(e);
+            }
+            server->SetUplinkStep(parties.server);
+            m_parties.push_back(parties);
+        }
         server->SetStartTime(Seconds(0.1));
         scene.servers.Get(p)->AddApplication(server);
         servers.push_back(server);
@@ -730,7 +752,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
                     p);
                 if (m_config.secureAggregation)
                 {
-                    client->SetGflSecureAggregation(m_config.maskFractionBits);
+                    client->SetUplinkStep(parties.clients.at(c));
                 }
                 client->SetGflDropout(m_config.dropoutProbability);
                 if (m_config.clientNoise.kind != fl::NodeNoiseKind::None)

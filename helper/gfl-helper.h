@@ -18,6 +18,7 @@
 #include "ns3/fl-server-application.h"
 #include "ns3/gfl-privacy.h"
 #include "ns3/gfl-round-step.h"
+#include "ns3/secagg-helper.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -265,12 +266,17 @@ class FlGraphRunHelperBase
  * (GflTrainerConfig(mu, E_{p,k}, B_{p,k}, clipNorm)) and the client noise as uplink
  * perturbation. The simulation stops once every server finished its last iteration.
  *
- * Secure aggregation (config.secureAggregation): the clients join with their X25519 public key
- * and upload masked words; the step sends each round's roster and recovers dropouts by asking
- * the survivors for their seeds (GflRoundStep). Dropout (config.dropoutProbability): a sampled
- * client drops as in process (fl::GflDropoutSeed) and stays silent; the server closes the round
- * at its deadline (GflDropoutDeadline() if SetRoundDeadline was not called), and waits as long
- * for the survivors' seeds. A lossless run equals RunGflInProcess bit for bit with either.
+ * Secure aggregation (config.secureAggregation): every server gets a SecAggServerStep and its
+ * clients SecAggClientSteps (FlSecAggHelper::Create; SecureAggregation() sets their attributes,
+ * FractionBits and Threshold come from config.maskFractionBits and config.secureThreshold), so
+ * each server learns only the sum of its surviving clients' uploads (weight 1 each; eq. 7 or 55
+ * over the survivors through GflRoundStep::AggregateSum). Dropout (config.dropoutProbability):
+ * a sampled client drops as in process (fl::GflDropoutSeed) and stays silent (with secure
+ * aggregation: it advertises no keys); the server closes the round at its deadline
+ * (GflDropoutDeadline() if SetRoundDeadline was not called). A lossless run equals
+ * RunGflInProcess bit for bit with either, in both key modes (the complete graph: SecAgg+
+ * rounds with dropouts may abort where the in-process mirror, which applies the complete
+ * graph's rule, does not).
  */
 class FlGflHelper : public FlGraphRunHelperBase
 {
@@ -283,6 +289,19 @@ class FlGflHelper : public FlGraphRunHelperBase
     void SetRoundDeadline(Time deadline);
     /// Simulated seconds per training sample at the clients (FlClientApplication).
     void SetSecondsPerSample(double s);
+    /// The secure-aggregation helper (attributes of both halves: Variant, KeyMode, Timeout, ...;
+    /// used by Install when config.secureAggregation is set).
+    FlSecAggHelper& SecureAggregation()
+    {
+        return m_secAgg;
+    }
+
+    /// The secure-aggregation steps of server p (empty without secure aggregation).
+    const std::vector<FlSecAggParties>& SecAggParties() const
+    {
+        return m_parties;
+    }
+
     /// Installs the apps (start at 0.1 s) and returns the servers.
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
 
@@ -304,6 +323,8 @@ class FlGflHelper : public FlGraphRunHelperBase
     double m_secondsPerSample{1e-4};
     std::vector<Ptr<GflRoundStep>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
+    FlSecAggHelper m_secAgg;
+    std::vector<FlSecAggParties> m_parties;
 };
 
 /**

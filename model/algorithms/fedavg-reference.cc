@@ -4,6 +4,7 @@
 #include "ns3/fedavg-reference.h"
 
 #include "ns3/model-message.h"
+#include "ns3/secagg.h"
 
 #include <chrono>
 
@@ -68,6 +69,15 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
         throw ConfigError("aggregation",
                           "server momentum or learning rate with an uplink codec",
                           "the codec's aggregate is applied as it is (w += u)");
+    }
+    if (config.secureFractionBits != 0 &&
+        (config.uplinkCodec || config.aggregation.serverMomentum != 0.0 ||
+         config.aggregation.serverLearningRate != 1.0))
+    {
+        throw ConfigError("secureFractionBits",
+                          "secure aggregation with an uplink codec, server momentum or a server "
+                          "learning rate",
+                          "the securely summed mean is the next global model as it is");
     }
     using Clock = std::chrono::steady_clock;
     auto seconds = [](Clock::time_point a) {
@@ -139,6 +149,52 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                 const auto t1 = Clock::now();
                 AddInPlace(global, agg->Finish(rng));
                 res.decodeSeconds += seconds(t1);
+            }
+            if (config.step)
+            {
+                config.step(r, global);
+            }
+            if (config.onRound)
+            {
+                config.onRound(r, global);
+            }
+            continue;
+        }
+        if (config.secureFractionBits != 0)
+        {
+            std::vector<uint32_t> sel;
+            if (config.select)
+            {
+                sel = config.select(r);
+            }
+            else
+            {
+                for (uint32_t k = 0; k < n; ++k)
+                {
+                    sel.push_back(k);
+                }
+            }
+            std::vector<Eigen::VectorXd> x;
+            std::vector<uint64_t> weights;
+            for (uint32_t k : sel)
+            {
+                Rng rng(DeriveSeed(config.clientSeeds.at(k), r));
+                TrainOutcome out = task.TrainClient(k, start, rng);
+                res.samplesProcessed += out.samplesProcessed;
+                res.flops += out.flops;
+                x.push_back(out.params.ConvertedTo(Precision::Float64).Get<double>());
+                weights.push_back(task.ClientSamples(k));
+            }
+            if (!x.empty())
+            {
+                std::vector<const Eigen::VectorXd*> inputs;
+                for (const auto& v : x)
+                {
+                    inputs.push_back(&v);
+                }
+                const SecAggResult sum =
+                    SecAggPlainSum(inputs, weights, config.secureFractionBits, sel.size());
+                global = ParamVector(Eigen::VectorXd(sum.Mean())).ConvertedTo(global.GetPrecision());
             }
             if (config.step)
             {

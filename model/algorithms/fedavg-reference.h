@@ -62,6 +62,16 @@ struct FedAvgReferenceConfig
      * not used then (a ConfigError if aggregation asks for server momentum).
      */
     std::shared_ptr<const UplinkCodec> uplinkCodec;
+    /**
+     * Secure aggregation, mirrored from FlFedAvgHelper::SetSecureAggregation (SecAggServerStep
+     * and SecAggClientStep; secagg.h): 0 = off; otherwise its fixed-point fraction bits. Client
+     * k's weight is its sample count n_k; the server obtains the sum of Encode(n_k w_k) and the
+     * sum of n_k over the selected clients (SecAggPlainSum, summands = the selected clients, the
+     * model converted to float64 first) and the new global model is their quotient in the
+     * task's precision. `link.up` and `aggregation` are not used then (a ConfigError if
+     * aggregation asks for server momentum); not combinable with uplinkCodec.
+     */
+    unsigned secureFractionBits{0};
     /// q-FedAvg exponent of the clients' weights (UplinkClientWeight), with uplinkCodec only.
     double qFedAvg{0.0};
     /// Clients of a round (sorted; default: all). As FlServerApplication's sampling, decided by

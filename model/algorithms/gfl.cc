@@ -189,112 +189,72 @@ GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, dou
                                        static_cast<float>(mu) * averageUpdate.Get<float>()));
 }
 
-ParamVector
+bool
 GflSecureAverage(const std::vector<uint32_t>& sampled,
-                 const std::vector<uint32_t>& dropped,
                  const std::vector<const ParamVector*>& uploads,
-                 const std::function<const MaskSecret&(uint32_t, uint32_t)>& sharedSecret,
-                 uint32_t iteration,
-                 unsigned fractionBits)
-{
-    std::vector<uint32_t> survivors;
-    for (uint32_t k : sampled)
-    {
-        if (std::find(dropped.begin(), dropped.end(), k) == dropped.end())
-        {
-            survivors.push_back(k);
-        }
-    }
-    if (survivors.empty() || uploads.size() != survivors.size())
-    {
-        throw ConfigError("uploads",
-                          std::to_string(uploads.size()) + " uploads for " +
-                              std::to_string(survivors.size()) + " surviving clients",
-                          "give one upload per sampled client that did not drop (at least one)");
-    }
-    // This iteration's pairwise seeds s_{ab,i}, once per pair of sampled clients.
-    std::map<std::pair<uint32_t, uint32_t>, MaskSecret> seeds;
-    for (std::size_t a = 0; a < sampled.size(); ++a)
-    {
-        for (std::size_t b = a + 1; b < sampled.size(); ++b)
-        {
-            seeds[{sampled[a], sampled[b]}] =
-                IterationMaskSeed(sharedSecret(sampled[a], sampled[b]), iteration);
-        }
-    }
-    auto seedOf = [&seeds](uint32_t a, uint32_t b) -> const MaskSecret& {
-        return seeds.at({std::min(a, b), std::max(a, b)});
-    };
-    // Clients: every survivor masks with every other sampled client (the dropped ones too: they
-    // dropped after the mask setup).
-    std::vector<std::vector<uint64_t>> masked(survivors.size());
-    std::vector<const std::vector<uint64_t>*> maskedPtr;
-    for (std::size_t j = 0; j < survivors.size(); ++j)
-    {
-        const uint32_t self = survivors[j];
-        masked[j] = GflMaskUpload(
-            *uploads[j],
-            self,
-            sampled,
-            [&](uint32_t peer) { return seedOf(self, peer); },
-            fractionBits);
-        maskedPtr.push_back(&masked[j]);
-    }
-    // Survivors reveal their seeds with the dropped clients; the server unmasks.
-    std::vector<RevealedMaskSeed> revealed;
-    for (uint32_t s : survivors)
-    {
-        for (uint32_t d : dropped)
-        {
-            revealed.push_back(RevealedMaskSeed{s, d, seedOf(s, d)});
-        }
-    }
-    return GflUnmaskAverage(maskedPtr,
-                            survivors,
-                            dropped,
-                            revealed,
-                            fractionBits,
-                            uploads.front()->GetPrecision());
-}
-
-std::vector<uint64_t>
-GflMaskUpload(const ParamVector& upload,
-              uint32_t self,
-              const std::vector<uint32_t>& sampled,
-              const std::function<MaskSecret(uint32_t)>& pairSeed,
-              unsigned fractionBits)
-{
-    std::vector<MaskSecret> seeds;
-    seeds.reserve(sampled.size());
-    std::vector<uint32_t> peerIds;
-    for (uint32_t other : sampled)
-    {
-        if (other != self)
-        {
-            peerIds.push_back(other);
-            seeds.push_back(pairSeed(other));
-        }
-    }
-    std::vector<MaskPeer> peers;
-    for (std::size_t j = 0; j < peerIds.size(); ++j)
-    {
-        peers.push_back(MaskPeer{peerIds[j], &seeds[j]});
-    }
-    const std::size_t summands = peerIds.size() + 1; // the sampled clients, self included
-    return MaskVector(AsDouble(upload), self, peers, fractionBits, summands);
-}
-
-ParamVector
-GflUnmaskAverage(const std::vector<const std::vector<uint64_t>*>& masked,
-                 const std::vector<uint32_t>& survivors,
-                 const std::vector<uint32_t>& dropped,
-                 const std::vector<RevealedMaskSeed>& revealed,
+                 uint32_t threshold,
                  unsigned fractionBits,
-                 Precision precision)
+                 ParamVector& average)
 {
-    const Eigen::VectorXd sum = UnmaskSum(masked, survivors, dropped, revealed, fractionBits);
-    // psi = (1/|S|) sum_{k in S} x_k   (eq. 7 over the survivors)
-    return FromDouble(sum / static_cast<double>(survivors.size()), precision);
+    if (uploads.empty())
+    {
+        return false; // nobody advertised keys: the protocol has no one to aggregate
+    }
+    SecAggRule rule;
+    rule.threshold = threshold;
+    rule.fractionBits = fractionBits;
+    // the configuration the network server announces (it checks t against |sampled| too)
+    const SecAggConfig config =
+        MakeSecAggRoundConfig(0, sampled, uploads.front()->Size(), rule, 0);
+    if (uploads.size() < config.threshold)
+    {
+        return false; // fewer than t survivors: the protocol aborts
+    }
+    std::vector<Eigen::VectorXd> x;
+    x.reserve(uploads.size());
+    std::vector<const Eigen::VectorXd*> inputs;
+    for (const ParamVector* u : uploads)
+    {
+        x.push_back(AsDouble(*u));
+    }
+    for (const auto& v : x)
+    {
+        inputs.push_back(&v);
+    }
+    const SecAggResult r = SecAggPlainSum(inputs,
+                                          std::vector<uint64_t>(uploads.size(), 1),
+                                          fractionBits,
+                                          sampled.size());
+    // psi = (1/|S|) sum_{k in S} x_k   (eq. 7 over the survivors S, as the server decodes it)
+    average = FromDouble(r.Mean(), uploads.front()->GetPrecision());
+    return true;
+}
+
+void
+CheckGflSecureAggregation(const GflConfig& config)
+{
+    if (!config.secureAggregation)
+    {
+        return;
+    }
+    const std::size_t K = config.clientsPerServer;
+    const std::size_t L = config.sampledClients == 0 ? K : std::min(config.sampledClients, K);
+    if (L < 2)
+    {
+        throw ConfigError("sampledClients",
+                          "L = " + std::to_string(L) + " with secure aggregation",
+                          "sample at least 2 clients per server (the sum of one upload is the "
+                          "upload), or turn secure aggregation off");
+    }
+    std::vector<uint32_t> ids(L);
+    for (std::size_t k = 0; k < L; ++k)
+    {
+        ids[k] = static_cast<uint32_t>(k);
+    }
+    SecAggRule rule;
+    rule.threshold = config.secureThreshold;
+    rule.fractionBits = config.maskFractionBits;
+    MakeSecAggRoundConfig(0, ids, 1, rule, 0); // t and the fraction bits against L
 }
 
 GflLocalWork
@@ -355,6 +315,7 @@ RunGflInProcess(const LearningTask& task,
                           "is " + std::to_string(config.dropoutProbability),
                           "use a probability in [0, 1)");
     }
+    CheckGflSecureAggregation(config);
     auto perClient =
         [&](const std::vector<std::size_t>& v, std::size_t fallback, const std::string& name) {
             if (v.empty())
@@ -420,17 +381,6 @@ RunGflInProcess(const LearningTask& task,
                                                                    config.clipNorm,
                                                                    task.NumParameters(),
                                                                    config.delta);
-
-    // Secure aggregation: key pairs for the run, shared secrets computed once per pair.
-    std::vector<MaskKeyPair> keys;
-    std::map<std::pair<std::size_t, std::size_t>, MaskSecret> secrets;
-    if (config.secureAggregation)
-    {
-        for (std::size_t c = 0; c < task.NumClients(); ++c)
-        {
-            keys.push_back(MaskKeyPairFromSeed(GflMaskKeySeed(clientSeeds[c])));
-        }
-    }
 
     Rng initRng(InitialModelSeed(config.seed));
     const ParamVector w0 = task.InitialParameters(initRng);
@@ -503,25 +453,18 @@ RunGflInProcess(const LearningTask& task,
             ParamVector average;
             if (config.secureAggregation)
             {
-                auto shared = [&](uint32_t a, uint32_t b) -> const MaskSecret& {
-                    const std::size_t ca = p * K + std::min(a, b);
-                    const std::size_t cb = p * K + std::max(a, b);
-                    auto it = secrets.find({ca, cb});
-                    if (it == secrets.end())
-                    {
-                        it = secrets
-                                 .emplace(std::make_pair(ca, cb),
-                                          AgreeMaskSecret(keys[ca], keys[cb].publicKey))
-                                 .first;
-                    }
-                    return it->second;
-                };
-                average = GflSecureAverage(sampled,
-                                           dropped,
-                                           received,
-                                           shared,
-                                           i,
-                                           config.maskFractionBits);
+                if (!GflSecureAverage(sampled,
+                                      received,
+                                      config.secureThreshold,
+                                      config.maskFractionBits,
+                                      average))
+                {
+                    // below t the protocol aborts: the server keeps w_{p,i-1} and no upload
+                    // counts (as over the network)
+                    droppedNow += sampled.size() - dropped.size();
+                    psi[p] = models[p];
+                    continue;
+                }
             }
             else
             {

@@ -7,8 +7,8 @@
  *  2. each sampled client k runs E_{p,k} SGD steps of size mu / E_{p,k} on mini-batches of
  *     B_{p,k} (eq. 3; GflTrainerConfig with TrainClientWith) and uploads its model w_{p,k,i}
  *     (eq. 6) or its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (V003 eq. 54), possibly with
- *     client noise g_{p,k,i} (noisy models / noisy updates, V003 section 3.4) and/or secure-
- *     aggregation masks (V000, secure-aggregation.h) (GflClientStep);
+ *     client noise g_{p,k,i} (noisy models / noisy updates, V003 section 3.4) (GflClientStep),
+ *     optionally summed by secure aggregation (Bonawitz et al., CCS 2017; secagg.h);
  *  3. the server averages: psi_{p,i} = (1/L) sum_k (w_{p,k,i} + g_{p,k,i}) (eq. 7,
  *     GflServerAverage), or with updates psi_{p,i} = w_{p,i-1} - mu (1/L) sum_k (u_k + g_k)
  *     (eq. 55, GflApplyUpdate);
@@ -22,13 +22,14 @@
  * has its own seed (GflServerSeed, GflClientSeed); every draw comes from an engine seeded by that
  * seed and the iteration: sampling GflSamplingSeed, training DeriveSeed(clientSeed, i) (as the
  * FedAvg client), client noise UplinkNoiseSeed(clientSeed, i) (as the FedAvg client), dropout
- * GflDropoutSeed, mask keys GflMaskKeySeed, server noise NodeNoiseSeed / LinkNoiseSeed.
+ * GflDropoutSeed, server noise NodeNoiseSeed / LinkNoiseSeed. Secure aggregation draws its keys
+ * at random (or from a run seed, KeyMode::Reproducible): they never change the sum it decodes.
  */
 #ifndef FL_GFL_H
 #define FL_GFL_H
 
 #include "ns3/diffusion.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg.h"
 
 #include <cstdint>
 #include <functional>
@@ -75,13 +76,6 @@ inline uint64_t
 GflDropoutSeed(uint64_t clientSeed, uint32_t iteration)
 {
     return DeriveSeed(clientSeed, iteration, 0xD409);
-}
-
-/// Seed of a client's X25519 mask key pair (MaskKeyPairFromSeed), fixed for the run.
-inline uint64_t
-GflMaskKeySeed(uint64_t clientSeed)
-{
-    return DeriveSeed(clientSeed, 0x5EC0);
 }
 
 // ------------------------------------------------------------------------------ client side
@@ -170,49 +164,23 @@ ParamVector GflServerAverage(const std::vector<const ParamVector*>& received,
 ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, double mu);
 
 /**
- * The client half of secure aggregation (V000 eq. 48): client `self` encodes its upload in fixed
- * point and masks it with every other client of `sampled` (its own id included or not), the
- * pairwise seed with peer k' being pairSeed(k') = IterationMaskSeed(shared secret, iteration);
- * summands = |sampled| (self included). The words a client sends (PackMaskedWords on the wire).
- * Throws ConfigError as MaskVector.
+ * Secure aggregation of one server's iteration, as the protocol computes it over the network
+ * (SecAggServerStep and SecAggClientStep; Bonawitz et al., "Practical Secure Aggregation for
+ * Privacy-Preserving Machine Learning", ACM CCS 2017): the `sampled` clients are configured
+ * (MakeSecAggRoundConfig with the complete graph, fraction bits `fractionBits` and threshold
+ * `threshold`, 0 = the smallest majority floor(|sampled| / 2) + 1), the survivors' `uploads`
+ * (the sampled clients that did not drop; a dropped client sends nothing, not even its keys) are
+ * encoded with weight 1 and summed in fixed point (SecAggPlainSum, summands = |sampled|), and the
+ * average is that sum divided by the number of survivors, in the uploads' precision: bit for bit
+ * what the network run decodes. Returns false (the protocol aborts; the server keeps
+ * w_{p,i-1}) when fewer than t clients survive. Throws ConfigError as MakeSecAggRoundConfig
+ * (e.g. "clients" for fewer than 2 sampled clients) or SecAggPlainSum.
  */
-std::vector<uint64_t> GflMaskUpload(const ParamVector& upload,
-                                    uint32_t self,
-                                    const std::vector<uint32_t>& sampled,
-                                    const std::function<MaskSecret(uint32_t)>& pairSeed,
-                                    unsigned fractionBits);
-
-/**
- * The server half: UnmaskSum of the survivors' masked words (removing the masks shared with the
- * dropped clients with the revealed seeds), divided by |survivors|, in `precision`: the average
- * (1/|S|) sum_{k in S} x_k of eq. (7) over the survivors S. Throws ConfigError as UnmaskSum.
- */
-ParamVector GflUnmaskAverage(const std::vector<const std::vector<uint64_t>*>& masked,
-                             const std::vector<uint32_t>& survivors,
-                             const std::vector<uint32_t>& dropped,
-                             const std::vector<RevealedMaskSeed>& revealed,
-                             unsigned fractionBits,
-                             Precision precision);
-
-/**
- * The secure-aggregation round of one server with in-process clients: every sampled client
- * masks its upload with every other sampled client (MaskVector with this iteration's pairwise
- * seeds), the dropped clients upload nothing, each survivor reveals its seeds with the dropped
- * ones, and the server unmasks (UnmaskSum). Returns the average over the survivors,
- * (1/|survivors|) sum_k x_k, in the uploads' precision. `sampled` and `dropped` are ids of the
- * unit; `uploads[j]` belongs to the j-th survivor (sampled minus dropped, ascending);
- * `sharedSecret(a, b)` returns the X25519 shared secret of clients a and b (cached by the
- * caller). Both halves are the functions the network mode calls (GflMaskUpload at the clients,
- * GflUnmaskAverage at the server). Throws ConfigError on no survivor and as the
- * secure-aggregation functions.
- */
-ParamVector GflSecureAverage(
-    const std::vector<uint32_t>& sampled,
-    const std::vector<uint32_t>& dropped,
-    const std::vector<const ParamVector*>& uploads,
-    const std::function<const MaskSecret&(uint32_t, uint32_t)>& sharedSecret,
-    uint32_t iteration,
-    unsigned fractionBits);
+bool GflSecureAverage(const std::vector<uint32_t>& sampled,
+                      const std::vector<const ParamVector*>& uploads,
+                      uint32_t threshold,
+                      unsigned fractionBits,
+                      ParamVector& average);
 
 // ------------------------------------------------------------------------------ the runner
 
@@ -245,9 +213,13 @@ struct GflConfig
     double clipNorm{0.0};            ///< gradient clipping G (0 = off; eps then infinite)
     GflUplink uplink{GflUplink::Models}; ///< models or updates
     NodeNoiseConfig clientNoise;         ///< none, or iid (per-link = per-sender for one receiver)
-    bool secureAggregation{false};       ///< pairwise masks (V000 eq. 48)
-    unsigned maskFractionBits{kDefaultMaskFractionBits}; ///< fixed-point resolution of the masks
-    double dropoutProbability{0.0}; ///< P(a sampled client drops after the mask setup)
+    /// Secure aggregation of the uploads (Bonawitz et al. 2017; GflSecureAverage in process,
+    /// SecAggServerStep / SecAggClientStep over the network)
+    bool secureAggregation{false};
+    unsigned maskFractionBits{kDefaultMaskFractionBits}; ///< fixed-point fraction bits
+    uint32_t secureThreshold{0}; ///< t of secure aggregation (0 = floor(L / 2) + 1)
+    /// P(a sampled client drops out: it trains and sends nothing in that iteration)
+    double dropoutProbability{0.0};
     NodeNoiseConfig serverNoise;    ///< server-to-server perturbation
     MissingMessagePolicy missingPolicy{MissingMessagePolicy::ReuseLast}; ///< lost messages
     DeliveryFunction delivered; ///< which server messages arrive (empty: ideal links)
@@ -258,11 +230,19 @@ struct GflConfig
 };
 
 /**
+ * Secure aggregation's settings against L (config.sampledClients, 0 = K): throws ConfigError
+ * naming "sampledClients" if L < 2 (one upload's sum is the upload), "threshold" or
+ * "maskFractionBits" as MakeSecAggRoundConfig. Nothing to check without secureAggregation.
+ */
+void CheckGflSecureAggregation(const GflConfig& config);
+
+/**
  * Runs GFL in process with ideal client links (and ideal or hooked server links): all servers
  * start from task.InitialParameters(Rng(InitialModelSeed(seed))); per iteration each server
  * samples, its clients step (GflClientStep), it averages (GflServerAverage / GflSecureAverage,
- * then GflApplyUpdate for updates; a server whose sampled clients all dropped keeps
- * psi = w_{p,i-1}), and the servers exchange and combine through a GraphExchange with seeds
+ * then GflApplyUpdate for updates; a server whose sampled clients all dropped, or whose secure
+ * aggregation aborted below its threshold, keeps psi = w_{p,i-1} and counts every sampled client
+ * as dropped), and the servers exchange and combine through a GraphExchange with seeds
  * GflServerSeed. The epsilons are those of one server's releases under the drifting-sensitivity
  * argument (GflEpsilonV000's, with G = clipNorm, the l1 bound for Laplace noise and every copy
  * counted: GraphPrivacyAccountant), against one neighbour and against all links. Throws ConfigError naming the bad setting.

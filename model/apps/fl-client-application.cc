@@ -247,28 +247,21 @@ FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
 }
 
 void
-FlClientApplication::SetGflSecureAggregation(unsigned fractionBits)
+FlClientApplication::SetUplinkStep(Ptr<FlUplinkClientStep> step)
 {
-    m_secure = std::make_unique<GflSecure>();
-    m_secure->fractionBits = fractionBits;
+    m_uplink = step;
+}
+
+Ptr<FlUplinkClientStep>
+FlClientApplication::GetUplinkStep() const
+{
+    return m_uplink;
 }
 
 void
 FlClientApplication::SetGflDropout(double probability)
 {
     m_gflDropout = probability;
-}
-
-uint32_t
-FlClientApplication::GetMaskedUploads() const
-{
-    return m_secure ? m_secure->maskedUploads : 0;
-}
-
-uint32_t
-FlClientApplication::GetRevealsSent() const
-{
-    return m_secure ? m_secure->reveals : 0;
 }
 
 void
@@ -355,6 +348,7 @@ void
 FlClientApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    m_uplink = nullptr;
     FlApplicationBase::DoDispose();
 }
 
@@ -395,14 +389,10 @@ FlClientApplication::StartApplication()
     {
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
-    if (m_secure)
+    if (m_uplink && m_codec)
     {
-        if (!m_gflStep)
-        {
-            NS_FATAL_ERROR("FlClientApplication: secure aggregation needs the GFL step "
-                           "(SetGflStep)");
-        }
-        m_secure->keys = fl::MaskKeyPairFromSeed(fl::GflMaskKeySeed(m_trainingSeed));
+        NS_FATAL_ERROR("FlClientApplication: an uplink step cannot be combined with an uplink "
+                       "codec (fix: set one of them)");
     }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
     StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
@@ -412,6 +402,27 @@ FlClientApplication::StartApplication()
     m_transport->SetBaseModelProvider([this](uint32_t, uint32_t) {
         return m_lastGlobal.Size() == m_task->NumParameters() ? &m_lastGlobal : nullptr;
     });
+    if (m_uplink)
+    {
+        FlUplinkClientStep::Port port;
+        port.upload = [this](uint32_t round, const std::vector<uint8_t>& bytes) {
+            if (!m_left && !m_stopped)
+            {
+                m_transport->SendRaw(m_server,
+                                     {fl::MessageKind::LocalModel, round, 0, m_serverNode, 0},
+                                     bytes);
+            }
+        };
+        port.send = [this](uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+            if (!m_left && !m_stopped)
+            {
+                m_transport->SendRaw(m_server,
+                                     {fl::MessageKind::Control, round, 0, m_serverNode, tag},
+                                     bytes);
+            }
+        };
+        m_uplink->SetPort(m_clientIndex, m_task->NumParameters(), port);
+    }
     SendJoin(); // a stream transport connects first and sends it once connected
 }
 
@@ -423,6 +434,10 @@ FlClientApplication::StopApplication()
     Simulator::Cancel(m_sendEvent);
     Simulator::Cancel(m_joinEvent);
     Simulator::Cancel(m_leaveEvent);
+    if (m_uplink)
+    {
+        m_uplink->Stop();
+    }
     if (m_transport)
     {
         m_transport->Close();
@@ -437,6 +452,10 @@ FlClientApplication::Leave()
     m_left = true;
     Simulator::Cancel(m_sendEvent);
     Simulator::Cancel(m_joinEvent);
+    if (m_uplink)
+    {
+        m_uplink->Stop();
+    }
     // A stream peer sees the connection close; over UDP the server's deadline decides.
     m_transport->Close();
 }
@@ -448,15 +467,10 @@ FlClientApplication::SendJoin()
     {
         return;
     }
-    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    std::vector<uint8_t> payload = fl::PackU32({m_clientIndex});
-    if (m_secure)
-    {
-        // the key advertisement: once per run, with the Join (repeated with it over UDP)
-        payload.insert(payload.end(),
-                       m_secure->keys.publicKey.begin(),
-                       m_secure->keys.publicKey.end());
-    }
+    // with an uplink step the client announces no sample count: the step owns what it reveals
+    const auto samples =
+        m_uplink ? 0u : static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    const std::vector<uint8_t> payload = fl::PackU32({m_clientIndex});
     m_transport->SendRaw(m_server, {fl::MessageKind::Join, 0, 0, m_serverNode, samples}, payload);
     if (!m_transport->IsReliable() && !m_heardFromServer)
     {
@@ -505,29 +519,9 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         SendCodecPayload(msg);
         return;
     }
-    if (m_secure && h.kind == fl::MessageKind::Control && h.aux == fl::kMaskRosterTag)
+    if (m_uplink && h.kind == fl::MessageKind::Control && m_uplink->Receive(h.round, h.aux, msg.raw))
     {
-        std::vector<fl::MaskRosterEntry> roster;
-        const bool self = fl::UnpackMaskRoster(msg.raw, roster) &&
-                          std::any_of(roster.begin(), roster.end(), [this](const auto& e) {
-                              return e.id == m_clientIndex && e.key == m_secure->keys.publicKey;
-                          });
-        if (!self)
-        {
-            ++m_unexpected; // malformed, or a roster without this client: no upload this round
-            return;
-        }
-        m_secure->rosters[h.round] = std::move(roster);
-        while (m_secure->rosters.size() > 2)
-        {
-            m_secure->rosters.erase(m_secure->rosters.begin());
-        }
-        return;
-    }
-    if (m_secure && h.kind == fl::MessageKind::Control && h.aux == fl::kMaskRevealRequestTag)
-    {
-        HandleRevealRequest(msg);
-        return;
+        return; // the uplink step's own traffic
     }
     if (h.kind != fl::MessageKind::GlobalModel || msg.params.Size() != m_task->NumParameters())
     {
@@ -666,9 +660,11 @@ FlClientApplication::SendUpdate(uint32_t round)
             fl::PackUplinkReport(r));
         return;
     }
-    if (m_secure)
+    if (m_uplink)
     {
-        SendMaskedUpload(round);
+        // the step sends what it makes of the update (the GFL step averages uniformly)
+        const uint64_t weight = m_gflStep ? 1 : m_task->ClientSamples(m_clientIndex);
+        m_uplink->Upload(round, m_update, weight);
         return;
     }
     fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
@@ -708,117 +704,6 @@ FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
     m_transport->SendRaw(m_server,
                          {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
                          payload);
-}
-
-const fl::MaskSecret*
-FlClientApplication::SecretWith(uint32_t peer, const fl::MaskPublicKey& key)
-{
-    auto it = m_secure->secrets.find(peer);
-    if (it != m_secure->secrets.end() && it->second.first == key)
-    {
-        return &it->second.second;
-    }
-    try
-    {
-        // a real X25519 key agreement, once per peer and run
-        const fl::MaskSecret shared = fl::AgreeMaskSecret(m_secure->keys, key);
-        m_secure->secrets[peer] = {key, shared};
-        return &m_secure->secrets[peer].second;
-    }
-    catch (const fl::ConfigError& e)
-    {
-        NS_LOG_WARN("client " << m_clientIndex << ": key of peer " << peer << ": " << e.what());
-        return nullptr;
-    }
-}
-
-void
-FlClientApplication::SendMaskedUpload(uint32_t round)
-{
-    auto roster = m_secure->rosters.find(round);
-    if (roster == m_secure->rosters.end())
-    {
-        NS_LOG_WARN("client " << m_clientIndex << ": no roster for round " << round
-                              << "; no masked upload");
-        ++m_unexpected;
-        return;
-    }
-    std::vector<uint32_t> sampled;
-    std::map<uint32_t, fl::MaskSecret> seeds;
-    for (const auto& e : roster->second)
-    {
-        sampled.push_back(e.id);
-        if (e.id == m_clientIndex)
-        {
-            continue;
-        }
-        const fl::MaskSecret* shared = SecretWith(e.id, e.key);
-        if (shared == nullptr)
-        {
-            ++m_unexpected; // an unusable key in the roster: no upload this round
-            return;
-        }
-        seeds[e.id] = fl::IterationMaskSeed(*shared, round);
-    }
-    std::vector<uint64_t> words;
-    try
-    {
-        words = fl::GflMaskUpload(
-            m_update,
-            m_clientIndex,
-            sampled,
-            [&seeds](uint32_t peer) { return seeds.at(peer); },
-            m_secure->fractionBits);
-    }
-    catch (const fl::ConfigError& e)
-    {
-        NS_FATAL_ERROR("FlClientApplication: " << e.what());
-    }
-    m_secure->uploaded.insert(round);
-    while (m_secure->uploaded.size() > 2)
-    {
-        m_secure->uploaded.erase(m_secure->uploaded.begin());
-    }
-    ++m_secure->maskedUploads;
-    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    m_transport->SendRaw(m_server,
-                         {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
-                         fl::PackMaskedWords(words));
-}
-
-void
-FlClientApplication::HandleRevealRequest(const fl::ReceivedMessage& msg)
-{
-    const uint32_t round = msg.header.round;
-    std::vector<uint32_t> dropped;
-    auto roster = m_secure->rosters.find(round);
-    if (roster == m_secure->rosters.end() || m_secure->uploaded.count(round) == 0 ||
-        !fl::UnpackU32(msg.raw, dropped) || dropped.empty())
-    {
-        ++m_unexpected;
-        return;
-    }
-    // Reveal only seeds with other clients of that round's roster, never one with itself.
-    std::vector<fl::RevealedMaskSeed> revealed;
-    for (uint32_t d : dropped)
-    {
-        auto e = std::find_if(roster->second.begin(),
-                              roster->second.end(),
-                              [d](const fl::MaskRosterEntry& r) { return r.id == d; });
-        const fl::MaskSecret* shared =
-            (d == m_clientIndex || e == roster->second.end()) ? nullptr : SecretWith(d, e->key);
-        if (shared == nullptr)
-        {
-            ++m_unexpected;
-            return;
-        }
-        revealed.push_back(
-            fl::RevealedMaskSeed{m_clientIndex, d, fl::IterationMaskSeed(*shared, round)});
-    }
-    ++m_secure->reveals;
-    m_transport->SendRaw(m_server,
-                         {fl::MessageKind::Control, round, 0, m_serverNode, fl::kMaskRevealTag},
-                         fl::PackRevealedSeeds(revealed));
 }
 
 } // namespace ns3

@@ -11,6 +11,7 @@
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
+#include "ns3/fl-uplink-step.h"
 #include "ns3/gfl-privacy.h"
 #include "ns3/gfl.h"
 #include "ns3/learning-task.h"
@@ -106,16 +107,17 @@ class FlClientApplication : public FlApplicationBase
                     uint32_t server);
 
     /**
-     * GFL secure aggregation (V000 eq. 48; with SetGflStep): the client joins with the public
-     * key of fl::MaskKeyPairFromSeed(fl::GflMaskKeySeed(TrainingSeed)); when the round's roster
-     * (sampled clients and their keys, a Control message from the server) and its model have
-     * arrived it uploads fl::GflMaskUpload of its upload (a raw LocalModel, fixed point with
-     * `fractionBits`), and answers a reveal request with its pairwise seeds with the clients the
-     * server names as dropped (never itself, only clients of that round's roster). A missing or
-     * malformed roster means no upload (the server sees a dropout); malformed messages are
-     * dropped and counted (GetDroppedMessages).
+     * The uplink-step seam (FlUplinkClientStep, e.g. SecAggClientStep; the server half goes to
+     * FlServerApplication::SetUplinkStep): when the update is ready (after the compute time) it
+     * is handed to the step with its aggregation weight (the sample count; 1 with the GFL
+     * step's uniform average) instead of being sent, and the server's Control messages the
+     * step claims go to it. The client then announces no sample count (Join and uploads carry
+     * 0): what the server learns of the upload is the step's business. Not combinable with an
+     * uplink codec. Null (default): the model is sent.
      */
-    void SetGflSecureAggregation(unsigned fractionBits);
+    void SetUplinkStep(Ptr<FlUplinkClientStep> step);
+    /// The uplink step (null if none).
+    Ptr<FlUplinkClientStep> GetUplinkStep() const;
 
     /**
      * GFL client dropout as in process: in each round it is sampled for, the client drops (stays
@@ -123,11 +125,6 @@ class FlClientApplication : public FlApplicationBase
      * Rng(fl::GflDropoutSeed(TrainingSeed, round)) (not by the DropoutProbability stream).
      */
     void SetGflDropout(double probability);
-
-    /// Masked uploads sent (secure aggregation).
-    uint32_t GetMaskedUploads() const;
-    /// Reveal answers sent (secure aggregation).
-    uint32_t GetRevealsSent() const;
 
     /**
      * The uplink-codec seam (see FlServerApplication::SetUplinkCodec): after the compute time
@@ -191,12 +188,6 @@ class FlClientApplication : public FlApplicationBase
     void SendCodecPayload(const fl::ReceivedMessage& msg);
     void Leave();
     bool IsSilent(uint32_t round);
-    void SendMaskedUpload(uint32_t round);
-    void HandleRevealRequest(const fl::ReceivedMessage& msg);
-    /// This round's seed with `peer` (secret agreed once per peer and run), or null if the peer
-    /// is not in the round's roster or its key is unusable.
-    const fl::MaskSecret* SecretWith(uint32_t peer, const fl::MaskPublicKey& key);
-
     // Attributes
     Address m_serverAddress;
     uint16_t m_serverPort;
@@ -234,19 +225,7 @@ class FlClientApplication : public FlApplicationBase
     std::unique_ptr<GflStep> m_gflStep;
     double m_gflDropout{0.0}; ///< SetGflDropout
 
-    /// Secure aggregation state (SetGflSecureAggregation), if set.
-    struct GflSecure
-    {
-        unsigned fractionBits{fl::kDefaultMaskFractionBits};
-        fl::MaskKeyPair keys;
-        std::map<uint32_t, std::pair<fl::MaskPublicKey, fl::MaskSecret>> secrets; ///< by peer
-        std::map<uint32_t, std::vector<fl::MaskRosterEntry>> rosters; ///< by round (recent)
-        std::set<uint32_t> uploaded; ///< rounds in which a masked upload went out (recent)
-        uint32_t maskedUploads{0};
-        uint32_t reveals{0};
-    };
-
-    std::unique_ptr<GflSecure> m_secure;
+    Ptr<FlUplinkClientStep> m_uplink;               ///< uplink-step seam (null: none)
     std::shared_ptr<const fl::UplinkCodec> m_codec; ///< uplink-codec seam (null: none)
     double m_qFedAvg{0.0};                          ///< QFedAvg attribute
     fl::ParamVector m_codecBase; ///< the global model the pending update was trained from

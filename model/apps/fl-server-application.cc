@@ -37,6 +37,8 @@ FlRoundStatusName(FlRoundStatus s)
         return "empty";
     case FlRoundStatus::Timeout:
         return "timeout";
+    case FlRoundStatus::Aborted:
+        return "aborted";
     }
     return "unknown";
 }
@@ -248,11 +250,24 @@ FlServerApplication::SetRoundStep(Ptr<FlRoundStep> step)
 }
 
 void
+FlServerApplication::SetUplinkStep(Ptr<FlUplinkServerStep> step)
+{
+    m_uplink = step;
+}
+
+Ptr<FlUplinkServerStep>
+FlServerApplication::GetUplinkStep() const
+{
+    return m_uplink;
+}
+
+void
 FlServerApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_clients.clear();
     m_step = nullptr;
+    m_uplink = nullptr;
     FlApplicationBase::DoDispose();
 }
 
@@ -305,6 +320,14 @@ FlServerApplication::StartApplication()
                        << ") cannot be combined with StragglerPolicy accept, ServerMomentum or "
                           "ServerLearningRate != 1 (fix: use the defaults)");
     }
+    if (m_uplink && (m_codec || m_acceptStale || m_serverMomentum != 0.0 ||
+                     m_serverLearningRate != 1.0 || m_weightedSampling))
+    {
+        NS_FATAL_ERROR("FlServerApplication: an uplink step cannot be combined with an uplink "
+                       "codec, StragglerPolicy accept, ServerMomentum, ServerLearningRate != 1 or "
+                       "ClientSampling weighted (fix: use the defaults; FlFedAvgHelper says "
+                       "which one before the run)");
+    }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
     m_codecSeed = seed;
@@ -323,6 +346,25 @@ FlServerApplication::StartApplication()
     // Holes of a partial update are filled from the global model its client trained on.
     m_transport->SetBaseModelProvider(
         [this](uint32_t, uint32_t round) { return BaseModel(round); });
+    if (m_uplink)
+    {
+        FlUplinkServerStep::Port port;
+        port.send = [this](uint32_t client,
+                           uint32_t round,
+                           uint32_t tag,
+                           const std::vector<uint8_t>& bytes) {
+            auto peer = m_clients.find(client);
+            if (peer == m_clients.end())
+            {
+                return false;
+            }
+            m_transport->SendRaw(peer->second.address,
+                                 {fl::MessageKind::Control, round, 0, peer->second.node, tag},
+                                 bytes);
+            return true;
+        };
+        m_uplink->SetPort(port);
+    }
 }
 
 void
@@ -330,6 +372,10 @@ FlServerApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
     Simulator::Cancel(m_deadlineEvent);
+    if (m_uplink)
+    {
+        m_uplink->Stop();
+    }
     if (m_transport)
     {
         m_transport->Close();
@@ -395,6 +441,12 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         return; // the round step's own traffic (a neighbour server's model, a control message)
     }
     auto client = m_clientOfNode.find(h.sender);
+    uint32_t known = 0;
+    if (m_uplink && h.kind == fl::MessageKind::Control && IdentifyClient(in, known) &&
+        m_uplink->Receive(known, h.round, h.aux, in.msg.raw))
+    {
+        return; // the uplink step's own traffic
+    }
     if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkReportTag &&
         client != m_clientOfNode.end() && m_clients.count(client->second) != 0 &&
         m_clients.at(client->second).address == in.from)
@@ -419,18 +471,14 @@ void
 FlServerApplication::HandleJoin(const FlInboundMessage& in)
 {
     const auto& h = in.msg.header;
-    // payload: the client index (u32), then optional bytes for the round step (a public key)
+    // payload: the client index (u32)
     std::vector<uint32_t> index;
-    const std::vector<uint8_t> head(in.msg.raw.begin(),
-                                    in.msg.raw.begin() +
-                                        std::min<std::size_t>(4, in.msg.raw.size()));
-    if (!fl::UnpackU32(head, index) || index.size() != 1)
+    if (!fl::UnpackU32(in.msg.raw, index) || index.size() != 1)
     {
         NS_LOG_WARN("join from node " << h.sender << " without a client index; ignored");
         ++m_counters.unexpectedMessages;
         return;
     }
-    const std::vector<uint8_t> extra(in.msg.raw.begin() + 4, in.msg.raw.end());
     const uint32_t client = index[0];
     auto known = m_clients.find(client);
     if (known != m_clients.end() && !m_transport->IsReliable() &&
@@ -442,13 +490,6 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
         m_clientOfNode.count(h.sender) != 0)
     {
         NS_LOG_WARN("join from unknown or duplicate client " << client << "; ignored");
-        ++m_counters.unexpectedMessages;
-        return;
-    }
-    if (m_step ? !m_step->Joined(client, extra) : !extra.empty())
-    {
-        NS_LOG_WARN("join of client " << client << " with " << extra.size()
-                                      << " extra bytes refused by the round step; ignored");
         ++m_counters.unexpectedMessages;
         return;
     }
@@ -489,11 +530,11 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
         MaybeClose();
         return;
     }
-    const bool rawUploads = m_step && m_step->RawUploads();
+    const bool rawUploads = m_uplink != nullptr;
     if (h.raw != rawUploads)
     {
         NS_LOG_WARN("update from client " << client << (h.raw ? " is raw" : " is a model")
-                                          << ", the round step expects the other");
+                                          << ", the uplink step expects the other");
         ++m_counters.unexpectedMessages;
         return;
     }
@@ -773,6 +814,11 @@ FlServerApplication::StartRound()
         ctx.server = this;
         m_step->RoundStarting(ctx, m_selected);
     }
+    if (m_uplink)
+    {
+        // e.g. the round's configuration: sent before the model (in order over a stream)
+        m_uplink->RoundStarting(m_round, m_selected, m_global.Size());
+    }
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     for (uint32_t k : m_selected)
     {
@@ -841,6 +887,29 @@ FlServerApplication::CloseRound(bool deadlineHit)
         report.status = FlRoundStatus::Empty;
         m_repeatsInARow = 0;
     }
+    else if (m_uplink)
+    {
+        // The uplink-step seam: its phases run now with the clients that uploaded, and the
+        // round goes on in FinishUplinkRound (now or later in simulated time).
+        std::map<UpdateKey, Update> updates = std::move(m_updates);
+        m_updates.clear();
+        m_uplinkInfos.clear();
+        std::vector<uint32_t> clients;
+        std::vector<const std::vector<uint8_t>*> payloads;
+        for (const auto& kv : updates) // ascending client index; fresh uploads only
+        {
+            clients.push_back(kv.first.first);
+            payloads.push_back(&kv.second.msg.raw);
+            m_uplinkInfos[kv.first.first] = kv.second.info;
+        }
+        m_uplinkRunning = true;
+        m_uplink->Aggregate(
+            m_round,
+            clients,
+            payloads,
+            [this](const FlUplinkServerStep::Result& r) { FinishUplinkRound(r); });
+        return;
+    }
     else if (m_codec)
     {
         // The uplink-codec seam: payloads added in client order, decoded once.
@@ -908,14 +977,12 @@ FlServerApplication::CloseRound(bool deadlineHit)
             {
                 // The aggregation hook sees the fresh uploads only, in client order.
                 std::vector<const fl::ParamVector*> uploads;
-                std::vector<const std::vector<uint8_t>*> payloads;
                 std::vector<uint32_t> clients;
                 for (const auto& kv : m_updates)
                 {
                     if (kv.second.info.staleness == 0)
                     {
                         uploads.push_back(&kv.second.msg.params);
-                        payloads.push_back(&kv.second.msg.raw);
                         clients.push_back(kv.first.first);
                     }
                 }
@@ -923,21 +990,8 @@ FlServerApplication::CloseRound(bool deadlineHit)
                 actx.round = m_round;
                 actx.status = FlRoundStatus::Aggregated;
                 actx.server = this;
-                if (m_step->RawUploads())
-                {
-                    aggregated = !payloads.empty() &&
-                                 m_step->AggregateRaw(actx, payloads, clients, m_global);
-                    if (!aggregated)
-                    {
-                        NS_FATAL_ERROR("FlServerApplication: the round step takes raw uploads "
-                                       "but did not aggregate them");
-                    }
-                }
-                else
-                {
-                    aggregated =
-                        !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
-                }
+                aggregated =
+                    !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
                 if (aggregated)
                 {
                     weights.assign(updates.size(), 1.0);
@@ -959,6 +1013,13 @@ FlServerApplication::CloseRound(bool deadlineHit)
         }
     }
     m_updates.clear();
+    AfterAggregation();
+}
+
+void
+FlServerApplication::AfterAggregation()
+{
+    const FlRoundReport& report = m_report;
     if (report.status == FlRoundStatus::Repeated || !m_step)
     {
         EndRound();
@@ -970,6 +1031,59 @@ FlServerApplication::CloseRound(bool deadlineHit)
     ctx.status = report.status;
     ctx.server = this;
     m_step->Apply(ctx, m_global, [this]() { EndRound(); });
+}
+
+void
+FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
+{
+    NS_LOG_FUNCTION(this << result.ok << result.status);
+    if (!m_uplinkRunning)
+    {
+        return; // reported as unfinished already
+    }
+    m_uplinkRunning = false;
+    FlRoundReport& report = m_report;
+    report.uplinkStatus = result.status;
+    m_repeatsInARow = 0;
+    if (!result.ok)
+    {
+        // The step aborted (e.g. secure aggregation below t): the model is kept.
+        NS_LOG_WARN("round " << m_round << ": uplink step aborted: " << result.status);
+        report.status = FlRoundStatus::Aborted;
+        ++m_counters.roundsAborted;
+    }
+    else
+    {
+        report.status = FlRoundStatus::Aggregated;
+        for (uint32_t client : result.participants)
+        {
+            report.participants.push_back(client);
+            auto info = m_uplinkInfos.find(client);
+            if (info != m_uplinkInfos.end())
+            {
+                report.updates.push_back(info->second);
+                report.updates.back().weight = 0.0; // hidden by the step: only sums are known
+            }
+        }
+        bool aggregated = false;
+        if (m_step)
+        {
+            FlRoundStep::Context ctx;
+            ctx.round = m_round;
+            ctx.status = FlRoundStatus::Aggregated;
+            ctx.server = this;
+            aggregated =
+                m_step->AggregateSum(ctx, result.sum, result.totalWeight, result.participants, m_global);
+        }
+        if (!aggregated)
+        {
+            // FedAvg: the weighted mean sum_k n_k w_k / sum_k n_k, in the model's precision
+            const Eigen::VectorXd mean = result.sum / result.totalWeight;
+            m_global = fl::ParamVector(mean).ConvertedTo(m_global.GetPrecision());
+        }
+    }
+    m_uplinkInfos.clear();
+    AfterAggregation();
 }
 
 void
@@ -1000,13 +1114,24 @@ bool
 FlServerApplication::ReportUnfinishedRound()
 {
     NS_LOG_FUNCTION(this);
-    if (!m_roundOpen)
+    if (m_uplinkRunning)
+    {
+        // closed for uploads, the uplink step's phases still running: reported as it stands
+        m_uplinkRunning = false;
+        m_uplink->Stop();
+        m_uplinkInfos.clear();
+        m_report.uplinkStatus = "still running when the simulation ended";
+    }
+    else if (!m_roundOpen)
     {
         return false;
     }
-    Simulator::Cancel(m_deadlineEvent);
-    m_roundOpen = false;
-    FillOpenRoundReport(false);
+    else
+    {
+        Simulator::Cancel(m_deadlineEvent);
+        m_roundOpen = false;
+        FillOpenRoundReport(false);
+    }
     m_report.status = FlRoundStatus::Timeout;
     m_report.end = Simulator::Now();
     m_report.completedRounds = m_completed;

@@ -9,6 +9,7 @@
 #include "ns3/event-id.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-uplink-step.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
@@ -34,9 +35,10 @@ enum class FlRoundStatus : uint8_t
     Repeated = 3,   ///< fewer updates than MinQuorum: model unchanged, the round is run again
     Empty = 4,      ///< no update at all (and no quorum set): model unchanged
     Timeout = 5,    ///< still open when the simulation ended (ReportUnfinishedRound): unchanged
+    Aborted = 6,    ///< the uplink step aborted (e.g. secure aggregation below t): unchanged
 };
 
-/// "initial", "aggregated", "skipped", "repeated", "empty" or "timeout".
+/// "initial", "aggregated", "skipped", "repeated", "empty", "timeout" or "aborted".
 const char* FlRoundStatusName(FlRoundStatus s);
 
 /**
@@ -79,6 +81,7 @@ struct FlRoundReport
     Time agreed;                    ///< uplink codec: when the round parameters were broadcast
     double codecScale{0.0};         ///< uplink codec: the agreed scale (EGA: n)
     uint32_t disconnected{0};       ///< selected clients that disconnected during the round
+    std::string uplinkStatus;       ///< uplink step: "ok", or why the round aborted
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
@@ -154,16 +157,6 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
     }
 
     /**
-     * Optional join hook: client `client` joined with `extra` bytes after its index in the Join
-     * payload (e.g. a secure-aggregation public key). Return false to refuse the join (the
-     * server counts it as unexpected). Default: accept joins without extra bytes.
-     */
-    virtual bool Joined(uint32_t /* client */, const std::vector<uint8_t>& extra)
-    {
-        return extra.empty();
-    }
-
-    /**
      * Optional round-start hook: called with the selected clients just before the global model
      * is sent to them (a step may send them something first, e.g. a secure-aggregation roster).
      */
@@ -173,21 +166,15 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
     }
 
     /**
-     * Whether the clients upload raw payloads (LocalModel with raw bytes, e.g. masked words)
-     * instead of models: the server then collects them unread and hands them to AggregateRaw;
-     * a model upload counts as unexpected (and the other way round).
+     * Optional aggregation hook of an uplink step (FlServerApplication::SetUplinkStep): the
+     * step's phases produced `sum` = sum_k weight_k x_k over `clients` (ascending) and
+     * `totalWeight` = sum_k weight_k; set the model and return true, or return false (the
+     * default) for the weighted mean sum / totalWeight in the model's precision. GFL uses it for
+     * eq. (7) / (55) over the survivors (weights 1).
      */
-    virtual bool RawUploads() const
-    {
-        return false;
-    }
-
-    /**
-     * The aggregation hook of raw uploads (ascending client index): must set the model (or
-     * leave it to Apply) and return true. Stale uploads are not passed.
-     */
-    virtual bool AggregateRaw(const Context& /* ctx */,
-                              const std::vector<const std::vector<uint8_t>*>& /* payloads */,
+    virtual bool AggregateSum(const Context& /* ctx */,
+                              const Eigen::VectorXd& /* sum */,
+                              double /* totalWeight */,
                               const std::vector<uint32_t>& /* clients */,
                               fl::ParamVector& /* model */)
     {
@@ -236,8 +223,8 @@ class FlServerApplication : public FlApplicationBase
     bool IsFinished() const;
 
     /**
-     * Reports a round still open (e.g. when the simulation stopped at a time limit before it
-     * could complete) through RoundEnd with status Timeout: nothing is aggregated, the global
+     * Reports a round still open, or still in its uplink step's phases (e.g. when the
+     * simulation stopped at a time limit before it could complete) through RoundEnd with status Timeout: nothing is aggregated, the global
      * model and GetCompletedRounds() stay as they are, and no further round starts. Call it
      * after Simulator::Run() so that observers write the round's row.
      * @return false if no round was open
@@ -262,6 +249,21 @@ class FlServerApplication : public FlApplicationBase
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
 
+    /**
+     * The uplink-step seam (FlUplinkServerStep, e.g. SecAggServerStep): the clients (each with
+     * the client half, FlClientApplication::SetUplinkStep) upload raw payloads; when the round's
+     * uploads close the step runs its phases with the uploaders and hands back a sum and a total
+     * weight, and the new model is sum / totalWeight (or the round step's AggregateSum). An
+     * aborted step leaves the model unchanged (status Aborted; the round counts). The step
+     * talks to the clients through a port (Control messages), never through this object. Not
+     * combinable with an uplink codec, StragglerPolicy accept, ServerMomentum, a
+     * ServerLearningRate other than 1 or ClientSampling weighted (the clients announce no
+     * sample counts: the step owns what they reveal). Null (default): models are uploaded.
+     */
+    void SetUplinkStep(Ptr<FlUplinkServerStep> step);
+    /// The uplink step (null if none).
+    Ptr<FlUplinkServerStep> GetUplinkStep() const;
+
     /// Transport addresses of the given (joined) clients, for a round step's own messages.
     std::vector<Address> GetClientAddresses(const std::vector<uint32_t>& clients) const;
     /**
@@ -283,6 +285,7 @@ class FlServerApplication : public FlApplicationBase
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
         uint64_t codecRejected{0};  ///< uplink codec: reports or payloads the codec rejected
+        uint64_t roundsAborted{0};  ///< rounds the uplink step aborted (model unchanged)
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -336,6 +339,8 @@ class FlServerApplication : public FlApplicationBase
     void StartRound();
     void CloseRound(bool deadlineHit);
     void FillOpenRoundReport(bool deadlineHit);
+    void FinishUplinkRound(const FlUplinkServerStep::Result& result);
+    void AfterAggregation();
     void EndRound();
     void MaybeClose();
     void Finish();
@@ -368,6 +373,9 @@ class FlServerApplication : public FlApplicationBase
     uint64_t m_quantSeed{0};                        ///< base seed of the int8 quantiser's draws
     Ptr<FlRoundStep> m_step;                        ///< the round seam (null: FedAvg)
     std::shared_ptr<const fl::UplinkCodec> m_codec; ///< the uplink-codec seam (null: models)
+    Ptr<FlUplinkServerStep> m_uplink;               ///< the uplink-step seam (null: none)
+    std::map<uint32_t, FlUpdateInfo> m_uplinkInfos; ///< the uploads handed to the uplink step
+    bool m_uplinkRunning{false};                    ///< the uplink step's phases are running
     uint64_t m_codecSeed{0};                        ///< the initial-model seed (decode draws)
     bool m_codecPhase1{false};                      ///< collecting phase-1 reports
     std::map<uint32_t, fl::UplinkReport> m_reports; ///< this round's phase-1 reports

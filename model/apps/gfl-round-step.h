@@ -7,14 +7,9 @@
  * "aggregate" and "next round" the server-to-server exchange of eq. (8) over the server's own
  * transport (FlGraphExchangeNode: graph-homomorphic, i.i.d. or no noise; loss policies).
  *
- * Secure aggregation (V000 eq. 48; secure-aggregation.h for the wire format): clients join with
- * their X25519 public key; every round the step sends the sampled clients the roster (their ids
- * and keys) before the model; each client uploads its masked fixed-point words (raw LocalModel);
- * if sampled clients did not upload by the round's close (they dropped, or the network lost
- * them: the same path), the step asks the survivors for their pairwise seeds with them and
- * unmasks once every survivor answered (fl::GflUnmaskAverage, as RunGflInProcess). A survivor
- * that does not answer within RevealTimeout leaves the sum masked: the round then keeps
- * psi = w_{p,i-1}, counted as an unmask failure.
+ * Secure aggregation is an uplink step of the server (SecAggServerStep; FlGflHelper installs
+ * it): the step then gets the survivors' unmasked sum (weights 1) through AggregateSum, and an
+ * aborted secure round arrives here as a round that aggregated nothing (psi = w_{p,i-1}).
  */
 #ifndef GFL_ROUND_STEP_H
 #define GFL_ROUND_STEP_H
@@ -63,21 +58,6 @@ class GflRoundStep : public FlRoundStep
         fl::GflUplink uplink{fl::GflUplink::Models}; ///< models (eq. 7) or updates (eq. 55)
         double mu{0.1};                              ///< step size (eq. 55)
         FlGraphExchangeConfig exchange;              ///< the server-to-server exchange
-        bool secureAggregation{false};               ///< pairwise masks on the uplink
-        unsigned maskFractionBits{fl::kDefaultMaskFractionBits}; ///< fixed-point resolution
-        Time revealTimeout{Seconds(0)}; ///< wait this long for the survivors' seeds (0 = ever)
-    };
-
-    /// Secure-aggregation counters.
-    struct SecureCounters
-    {
-        uint64_t rosters{0};         ///< rounds whose roster was sent
-        uint64_t maskedUploads{0};   ///< masked uploads unmasked into an aggregate
-        uint64_t revealRequests{0};  ///< rounds in which survivors were asked for seeds
-        uint64_t revealsReceived{0}; ///< survivors' answers accepted
-        uint64_t rejected{0};        ///< malformed or unexpected keys, uploads and reveals
-        uint64_t unmaskFailures{0};  ///< rounds left masked (a survivor did not reveal in time)
-        uint64_t droppedClients{0};  ///< sampled clients without a (valid) upload, all rounds
     };
 
     /// Throws fl::ConfigError naming a bad setting.
@@ -101,18 +81,17 @@ class GflRoundStep : public FlRoundStep
                    fl::ParamVector& model) override;
     bool Receive(FlInboundMessage& in) override;
     void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) override;
-    bool Joined(uint32_t client, const std::vector<uint8_t>& extra) override;
     void RoundStarting(const Context& ctx, const std::vector<uint32_t>& selected) override;
-    bool RawUploads() const override;
-    bool AggregateRaw(const Context& ctx,
-                      const std::vector<const std::vector<uint8_t>*>& payloads,
+    bool AggregateSum(const Context& ctx,
+                      const Eigen::VectorXd& sum,
+                      double totalWeight,
                       const std::vector<uint32_t>& clients,
                       fl::ParamVector& model) override;
 
-    /// Secure-aggregation counters.
-    const SecureCounters& Secure() const
+    /// Sampled clients whose upload did not count, over all iterations so far.
+    uint64_t GetDroppedClients() const
     {
-        return m_secure;
+        return m_droppedTotal;
     }
 
   private:
@@ -122,36 +101,10 @@ class GflRoundStep : public FlRoundStep
                        uint32_t iteration,
                        fl::ParamVector& model,
                        std::function<void()> done);
-    void HandleReveal(FlInboundMessage& in);
-    void FinishReveal(bool complete);
-    struct PendingUnmask;
-    /// psi from the pending masked uploads, the dropped clients' seeds revealed by the
-    /// survivors (none when nobody dropped) and fl::GflUnmaskAverage; counts the uploads.
-    void Unmask(const PendingUnmask& p,
-                const std::vector<fl::RevealedMaskSeed>& revealed,
-                fl::ParamVector& model);
-
-    /// A masked sum waiting for the survivors' seeds.
-    struct PendingUnmask
-    {
-        bool active{false};
-        uint32_t round{0};
-        std::vector<uint32_t> survivors;
-        std::vector<uint32_t> dropped;
-        std::vector<std::vector<uint64_t>> masked;
-        std::map<uint32_t, std::vector<fl::RevealedMaskSeed>> reveals; ///< by survivor
-        FlServerApplication* server{nullptr};
-        fl::ParamVector* model{nullptr};
-        std::function<void()> done;
-        EventId timer;
-    };
-
     Config m_config;
-    std::map<uint32_t, fl::MaskPublicKey> m_keys; ///< advertised public keys by client
-    std::vector<uint32_t> m_sampled;              ///< this round's selected clients
-    uint32_t m_dropped{0};                        ///< this round's dropped clients
-    PendingUnmask m_pending;
-    SecureCounters m_secure;
+    std::vector<uint32_t> m_sampled; ///< this round's selected clients
+    uint32_t m_dropped{0};           ///< this round's dropped clients
+    uint64_t m_droppedTotal{0};      ///< all rounds
     Ptr<FlGraphExchangeNode> m_exchange;
     fl::ParamVector m_psi;
     uint32_t m_uploads{0};

@@ -257,7 +257,7 @@ PeekSecAggHeader(const SecAggBytes& bytes, SecAggMessageType& type, uint64_t& in
 {
     if (bytes.size() < kSecAggHeaderBytes || !std::equal(kMagic, kMagic + 4, bytes.begin()) ||
         bytes[4] != kSecAggWireVersion || bytes[6] != 0 || bytes[7] != 0 || bytes[5] < 1 ||
-        bytes[5] > 9)
+        bytes[5] > 10)
     {
         return false;
     }
@@ -512,6 +512,79 @@ ParseSecAggUnmaskShares(const SecAggBytes& bytes, uint64_t& instance, SecAggUnma
         out.shares.push_back(s);
     }
     return r.Left() == 0;
+}
+
+SecAggBytes
+PackSecAggRoundSetup(uint64_t instance, const SecAggRoundSetup& setup)
+{
+    Writer w(instance, SecAggMessageType::RoundSetup, 32 + 4 * setup.clients.size());
+    w.U8(setup.graph);
+    w.U8(setup.fractionBits);
+    w.U16(0);
+    w.U32(setup.threshold);
+    w.U32(setup.neighbours);
+    w.U64(setup.graphSeed);
+    w.U64(setup.dim);
+    w.U32(static_cast<uint32_t>(setup.clients.size()));
+    for (uint32_t id : setup.clients)
+    {
+        w.U32(id);
+    }
+    return w.Take();
+}
+
+bool
+ParseSecAggRoundSetup(const SecAggBytes& bytes, uint64_t& instance, SecAggRoundSetup& out)
+{
+    Reader r(bytes);
+    uint16_t reserved = 1;
+    uint32_t count = 0;
+    if (!r.Header(SecAggMessageType::RoundSetup, instance) || !r.U8(out.graph) ||
+        !r.U8(out.fractionBits) || !r.U16(reserved) || reserved != 0 || !r.U32(out.threshold) ||
+        !r.U32(out.neighbours) || !r.U64(out.graphSeed) || !r.U64(out.dim) || !r.Count(4, count))
+    {
+        return false;
+    }
+    out.clients.clear();
+    out.clients.reserve(count);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        uint32_t id = 0;
+        if (!r.U32(id) || (!out.clients.empty() && id <= out.clients.back()))
+        {
+            return false;
+        }
+        out.clients.push_back(id);
+    }
+    return r.Left() == 0;
+}
+
+bool
+PeekSecAggSender(const SecAggBytes& bytes, uint32_t& sender)
+{
+    SecAggMessageType type;
+    uint64_t instance = 0;
+    if (!PeekSecAggHeader(bytes, type, instance) || bytes.size() < kSecAggHeaderBytes + 4)
+    {
+        return false;
+    }
+    switch (type)
+    {
+    case SecAggMessageType::AdvertiseKeys:
+    case SecAggMessageType::EncryptedShares:
+    case SecAggMessageType::MaskedInput:
+    case SecAggMessageType::ConsistencySignature:
+    case SecAggMessageType::UnmaskShares:
+        break;
+    default:
+        return false;
+    }
+    sender = 0;
+    for (int i = 0; i < 4; ++i)
+    {
+        sender |= static_cast<uint32_t>(bytes[kSecAggHeaderBytes + i]) << (8 * i);
+    }
+    return true;
 }
 
 } // namespace fl

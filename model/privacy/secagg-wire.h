@@ -65,6 +65,7 @@ enum class SecAggMessageType : uint8_t
     ConsistencySignature = 7, ///< client -> server, round 3
     SignatureList = 8,        ///< server -> clients, end of round 3 (U4 and signatures)
     UnmaskShares = 9,         ///< client -> server, round 4
+    RoundSetup = 10,          ///< server -> sampled clients, before round 0 (the configuration)
 };
 
 /// Reads the header; false unless magic, version, reserved bytes and a known type are right.
@@ -201,6 +202,42 @@ SecAggBytes PackSecAggUnmaskShares(uint64_t instance, const SecAggUnmaskShares& 
  * from + 1.
  */
 bool ParseSecAggUnmaskShares(const SecAggBytes& bytes, uint64_t& instance, SecAggUnmaskShares& out);
+
+/**
+ * The configuration of one instance as a server announces it to the sampled clients before
+ * round 0 (not a message of Fig. 4, which assumes the parties agree on it: in a simulation the
+ * server samples the clients, so it has to tell them who takes part). A client computes the
+ * threshold, the graph and the fixed-point resolution itself from the number of sampled clients
+ * and refuses a setup that differs (a server cannot lower t); the list of clients, the graph
+ * seed and the dimension are the server's.
+ */
+struct SecAggRoundSetup
+{
+    uint8_t graph{0};               ///< 0 complete (SecAgg), 1 Harary (SecAgg+)
+    uint8_t fractionBits{0};        ///< fixed-point fraction bits
+    uint32_t threshold{0};          ///< t
+    uint32_t neighbours{0};         ///< k (Harary)
+    uint64_t graphSeed{0};          ///< the Harary permutation's seed
+    uint64_t dim{0};                ///< model dimension d
+    std::vector<uint32_t> clients;  ///< the sampled clients, ascending
+};
+
+/**
+ * header || graph (u8) || fractionBits (u8) || reserved (u16, 0) || threshold (u32) ||
+ * neighbours (u32) || graphSeed (u64) || dim (u64) || count (u32) || ids (u32, ascending).
+ */
+SecAggBytes PackSecAggRoundSetup(uint64_t instance, const SecAggRoundSetup& setup);
+/// Parses PackSecAggRoundSetup bytes (false on unsorted ids, a count that does not match, a
+/// nonzero reserved field).
+bool ParseSecAggRoundSetup(const SecAggBytes& bytes, uint64_t& instance, SecAggRoundSetup& out);
+
+/**
+ * The sender id of a client -> server message (AdvertiseKeys, EncryptedShares, MaskedInput,
+ * ConsistencySignature, UnmaskShares: the u32 right after the header), without parsing the rest;
+ * false on another type or fewer bytes. A network server checks it against the transport's
+ * sender before the message goes any further.
+ */
+bool PeekSecAggSender(const SecAggBytes& bytes, uint32_t& sender);
 
 } // namespace fl
 } // namespace ns3

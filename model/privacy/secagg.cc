@@ -1179,6 +1179,149 @@ SecAggServer::Finish(SecAggResult& result)
     return SecAggStatus::Ok;
 }
 
+// ------------------------------------------------------------------ rounds of an application
+
+SecAggConfig
+MakeSecAggRoundConfig(uint64_t instance,
+                      const std::vector<uint32_t>& clients,
+                      std::size_t dim,
+                      const SecAggRule& rule,
+                      uint64_t graphSeed)
+{
+    SecAggConfig c;
+    c.instance = instance;
+    c.clients = clients;
+    c.dim = dim;
+    c.fractionBits = rule.fractionBits;
+    const auto n = static_cast<uint32_t>(clients.size());
+    c.threshold = n / 2 + 1; // the smallest majority of the complete graph's n holders
+    if (rule.graph == SecAggGraphKind::Harary && n >= 3)
+    {
+        const SecAggPlusChoice p = SecAggPlusParameters(n, rule.threat);
+        c.threshold = p.threshold;
+        if (!p.complete)
+        {
+            c.graph = SecAggGraphKind::Harary;
+            c.neighbours = p.neighbours;
+            c.graphSeed = graphSeed;
+        }
+    }
+    if (rule.threshold != 0)
+    {
+        c.threshold = rule.threshold;
+    }
+    CheckSecAggConfig(c);
+    return c;
+}
+
+SecAggRoundSetup
+SecAggSetupOf(const SecAggConfig& config)
+{
+    SecAggRoundSetup s;
+    s.graph = static_cast<uint8_t>(config.graph);
+    s.fractionBits = static_cast<uint8_t>(config.fractionBits);
+    s.threshold = config.threshold;
+    s.neighbours = config.neighbours;
+    s.graphSeed = config.graphSeed;
+    s.dim = config.dim;
+    s.clients = config.clients;
+    return s;
+}
+
+SecAggStatus
+SecAggAcceptSetup(uint64_t instance,
+                  const SecAggRoundSetup& setup,
+                  uint32_t self,
+                  std::size_t dim,
+                  const SecAggRule& rule,
+                  SecAggConfig& config)
+{
+    if (!Contains(setup.clients, self))
+    {
+        return SecAggStatus::UnknownClient;
+    }
+    if (setup.clients.size() < 2 || (rule.threshold != 0 && setup.clients.size() < rule.threshold))
+    {
+        return SecAggStatus::TooFewClients;
+    }
+    if (setup.dim != dim)
+    {
+        return SecAggStatus::Malformed;
+    }
+    SecAggConfig own;
+    try
+    {
+        own = MakeSecAggRoundConfig(instance, setup.clients, dim, rule, setup.graphSeed);
+    }
+    catch (const ConfigError&)
+    {
+        return SecAggStatus::Malformed;
+    }
+    const SecAggRoundSetup expected = SecAggSetupOf(own);
+    if (expected.graph != setup.graph || expected.fractionBits != setup.fractionBits ||
+        expected.threshold != setup.threshold || expected.neighbours != setup.neighbours ||
+        (own.graph == SecAggGraphKind::Harary && expected.graphSeed != setup.graphSeed))
+    {
+        return SecAggStatus::Malformed;
+    }
+    config = own;
+    return SecAggStatus::Ok;
+}
+
+SecAggResult
+SecAggPlainSum(const std::vector<const Eigen::VectorXd*>& inputs,
+               const std::vector<uint64_t>& weights,
+               unsigned fractionBits,
+               std::size_t summands)
+{
+    if (inputs.empty() || weights.size() != inputs.size())
+    {
+        throw ConfigError("inputs",
+                          std::to_string(inputs.size()) + " inputs and " +
+                              std::to_string(weights.size()) + " weights",
+                          "give one weight per input, at least one input");
+    }
+    if (summands < inputs.size())
+    {
+        throw ConfigError("summands",
+                          std::to_string(summands) + " for " + std::to_string(inputs.size()) +
+                              " inputs",
+                          "give the number of configured clients n (at least the inputs)");
+    }
+    const auto d = static_cast<std::size_t>(inputs.front()->size());
+    std::vector<uint64_t> sum(d + 1, 0);
+    std::vector<uint64_t> words;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+    {
+        if (static_cast<std::size_t>(inputs[i]->size()) != d)
+        {
+            throw ConfigError("x",
+                              "has " + std::to_string(inputs[i]->size()) + " values",
+                              "give every input the same dimension " + std::to_string(d));
+        }
+        if (weights[i] == 0 || weights[i] > MaxWeight(summands))
+        {
+            throw ConfigError("weight",
+                              "is " + std::to_string(weights[i]),
+                              "use 1 <= n_k <= " + std::to_string(MaxWeight(summands)) +
+                                  " (the sum of the weights must not wrap)");
+        }
+        // exactly SecAggClient::MaskInput's encoding, without the masks
+        const Eigen::VectorXd scaled = static_cast<double>(weights[i]) * *inputs[i];
+        EncodeFixedPoint(scaled, fractionBits, summands, words);
+        for (std::size_t j = 0; j < d; ++j)
+        {
+            sum[j] += words[j];
+        }
+        sum[d] += weights[i];
+    }
+    SecAggResult r;
+    r.totalWeight = sum.back();
+    sum.pop_back();
+    r.sum = DecodeFixedPoint(sum, fractionBits);
+    return r;
+}
+
 // ------------------------------------------------------------------ in-process runs
 
 SecAggRunOutcome

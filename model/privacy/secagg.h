@@ -337,6 +337,70 @@ class SecAggServer
     std::map<uint32_t, SecAggUnmaskShares> m_unmask;
 };
 
+// ------------------------------------------------------------------ rounds of an application
+
+/**
+ * How an application chooses each instance's configuration from the clients it sampled. Both
+ * the server and every client apply the same rule to the same number of clients, and a client
+ * refuses an announced configuration that differs (SecAggMatchesSetup), so the server cannot
+ * choose a lower threshold, a sparser graph or a coarser encoding than the clients agreed to.
+ */
+struct SecAggRule
+{
+    SecAggGraphKind graph{SecAggGraphKind::Complete}; ///< SecAgg (complete) or SecAgg+ (Harary)
+    /// t; 0: SecAgg the smallest majority floor(n / 2) + 1, SecAgg+ SecAggPlusParameters' t
+    uint32_t threshold{0};
+    unsigned fractionBits{kDefaultMaskFractionBits}; ///< fixed-point fraction bits
+    SecAggPlusThreat threat; ///< SecAgg+: the failure targets SecAggPlusParameters meets
+};
+
+/**
+ * The configuration of instance `instance` over the sampled `clients` (ascending) for a model of
+ * `dim` values under `rule`: the complete graph with t = rule.threshold or floor(n / 2) + 1
+ * (SecAgg, Bonawitz et al. 2017 need t > n / 2 against an active server; see the header
+ * comment); or k and t from SecAggPlusParameters(n, rule.threat) (SecAgg+; the complete graph
+ * when it says so or for n < 3), t replaced by rule.threshold if that is nonzero; graphSeed is
+ * kept for a Harary graph only. Throws ConfigError as CheckSecAggConfig ("clients" for n < 2,
+ * "threshold" for a t that is not a majority of the holders or exceeds them) or
+ * SecAggPlusParameters.
+ */
+SecAggConfig MakeSecAggRoundConfig(uint64_t instance,
+                                   const std::vector<uint32_t>& clients,
+                                   std::size_t dim,
+                                   const SecAggRule& rule,
+                                   uint64_t graphSeed);
+
+/// The setup message of a configuration (secagg-wire.h, SecAggRoundSetup).
+SecAggRoundSetup SecAggSetupOf(const SecAggConfig& config);
+
+/**
+ * What a client checks of an announced setup: it names the client, and the threshold, graph,
+ * neighbours and fraction bits are those `rule` gives for its number of clients, for a model of
+ * `dim` values. Returns Ok and fills `config`, or Malformed (a bad configuration, another
+ * dimension), UnknownClient (the client is not listed) or TooFewClients (fewer than 2 clients,
+ * or fewer than the rule's t).
+ */
+SecAggStatus SecAggAcceptSetup(uint64_t instance,
+                               const SecAggRoundSetup& setup,
+                               uint32_t self,
+                               std::size_t dim,
+                               const SecAggRule& rule,
+                               SecAggConfig& config);
+
+/**
+ * What one instance decodes when exactly the clients of `inputs` survive, computed without any
+ * mask: the sum over i of EncodeFixedPoint(weights[i] x_i, fractionBits, summands) in Z_{2^64},
+ * decoded, and the sum of the weights (SecAggResult sum and totalWeight; survivors and dropped
+ * left empty). Bit for bit what SecAggServer::Finish gives for those survivors, whatever the
+ * keys, so an in-process run that calls it equals a network run of the protocol. `summands` is
+ * the number of configured clients n (the bound the encoding checks). Throws ConfigError as
+ * SecAggClient::MaskInput ("x", "weight", "maskFractionBits").
+ */
+SecAggResult SecAggPlainSum(const std::vector<const Eigen::VectorXd*>& inputs,
+                            const std::vector<uint64_t>& weights,
+                            unsigned fractionBits,
+                            std::size_t summands);
+
 // ------------------------------------------------------------------ in-process runs
 
 /// Clients that stop sending from a given round on (a dropout model for tests and benchmarks).

@@ -1,0 +1,102 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What the two halves of the secure-aggregation uplink step share (SecAggServerStep,
+ * SecAggClientStep): the control tag of its messages, the attributes both halves carry (set
+ * alike by FlSecAggHelper), and the threat-model statement the programs print.
+ */
+#ifndef FL_SECAGG_STEP_SETTINGS_H
+#define FL_SECAGG_STEP_SETTINGS_H
+
+#include "ns3/secagg.h"
+#include "ns3/type-id.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/// Control tag (MessageAddress::aux) of every secure-aggregation message: "FLSA".
+constexpr uint32_t kSecAggControlTag = 0x464C5341u;
+
+/**
+ * \ingroup fl
+ * The settings both halves of the secure-aggregation step carry, as parsed values.
+ */
+struct SecAggStepSettings
+{
+    std::string variant{"secagg"};  ///< Variant attribute
+    uint32_t threshold{0};          ///< Threshold attribute
+    std::string keyMode{"random"};  ///< KeyMode attribute
+    uint32_t fractionBits{fl::kDefaultMaskFractionBits}; ///< FractionBits attribute
+    double corruptFraction{0.0};    ///< CorruptFraction attribute (SecAgg+)
+    double dropoutFraction{0.05};   ///< DropoutFraction attribute (SecAgg+)
+    double securityBits{40.0};      ///< SecurityBits attribute (SecAgg+)
+    double correctnessBits{20.0};   ///< CorrectnessBits attribute (SecAgg+)
+
+    /**
+     * The configuration rule (fl::SecAggRule); throws fl::ConfigError naming the attribute
+     * ("ns3::<who>::Variant", ...) if a value is not accepted.
+     */
+    fl::SecAggRule Rule(const std::string& who) const;
+    /// The key mode; throws fl::ConfigError naming "ns3::<who>::KeyMode" otherwise.
+    fl::KeyMode Mode(const std::string& who) const;
+};
+
+/**
+ * \ingroup fl
+ * The attributes both halves carry (Variant, Threshold, KeyMode, FractionBits and the four
+ * SecAgg+ targets): a base of SecAggServerStep and SecAggClientStep, whose TypeIds add them with
+ * AddSecAggSettingsAttributes.
+ */
+class SecAggStepSettingsHolder
+{
+  public:
+    virtual ~SecAggStepSettingsHolder() = default;
+
+    /// The parsed settings.
+    const SecAggStepSettings& Settings() const
+    {
+        return m_settings;
+    }
+
+    /// \name Attribute accessors
+    /// @{
+    void SetVariant(std::string v);
+    std::string GetVariant() const;
+    void SetThreshold(uint32_t v);
+    uint32_t GetThreshold() const;
+    void SetKeyMode(std::string v);
+    std::string GetKeyMode() const;
+    void SetFractionBits(uint32_t v);
+    uint32_t GetFractionBits() const;
+    void SetCorruptFraction(double v);
+    double GetCorruptFraction() const;
+    void SetDropoutFraction(double v);
+    double GetDropoutFraction() const;
+    void SetSecurityBits(double v);
+    double GetSecurityBits() const;
+    void SetCorrectnessBits(double v);
+    double GetCorrectnessBits() const;
+    /// @}
+
+  protected:
+    SecAggStepSettings m_settings; ///< the attribute values
+};
+
+/// Adds the attributes of SecAggStepSettingsHolder to `tid` (a class derived from it).
+TypeId AddSecAggSettingsAttributes(TypeId tid);
+
+/**
+ * The threat model of a variant ("secagg" or "secaggplus") in one line: who is trusted with
+ * what, as the programs print it.
+ */
+std::string SecAggThreatModel(const std::string& variant);
+
+/// "random (libsodium CSPRNG)" or "reproducible from the run seed: INSECURE, ...".
+std::string SecAggKeyModeText(fl::KeyMode mode);
+
+} // namespace ns3
+
+#endif // FL_SECAGG_STEP_SETTINGS_H
