@@ -912,6 +912,25 @@ main(int argc, char* argv[])
                              1,
                              10000);
     flags.AddWhole<uint64_t>("seed", "Seed of data, partition, sampling and training", o.seed, 1);
+    std::string secure = "none";
+    flags.AddChoice("secure",
+                    "Secure aggregation of the EGA codes: none only (secagg and secaggplus are "
+                    "refused with the reason)",
+                    secure,
+                    {"none", "secagg", "secaggplus"});
+    flags.AddCheck([&secure]() {
+        if (secure != "none")
+        {
+            throw fl::ConfigError(
+                "--secure",
+                secure + " with EGA's codes is not supported",
+                "use --secure=none: the EGA aggregator adds each client's float32 codes one by "
+                "one and fills the slots of missing clients with E(0), so it needs every "
+                "client's own payload; a masked fixed-point sum of the codes needs an aggregator "
+                "that takes a pre-summed code vector and the set of participants, which EGA does "
+                "not have (FlFedAvgHelper refuses the combination too)");
+        }
+    });
     flags.AddCheck([&o]() {
         if (o.perRound > o.clients)
         {

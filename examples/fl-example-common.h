@@ -91,6 +91,11 @@ struct FedAvgOptions
     std::string clientOutput; ///< per-client CSV (empty = none)
     std::string flowMonitor;  ///< FlowMonitor XML file (empty = none)
     bool timeBudget = false;  ///< sweeps: stopping at --maxTime is the plan, not an error
+    // secure aggregation (AddSecureOptions; fl-fedavg-wifi)
+    std::string secure = "none";       ///< none, secagg or secaggplus
+    std::string secureKeys = "random"; ///< random or reproducible (INSECURE)
+    double secureTimeout = 10.0;       ///< per-phase timeout [s]
+    uint32_t secureFractionBits = 32;  ///< fixed-point fraction bits of the masked words
 };
 
 /// What RunFedAvg measured (for examples that sweep a parameter over several runs).
@@ -403,6 +408,55 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
  * Registers the Wi-Fi flags of the Wi-Fi examples: --standard (one FlWifiScenarioHelper knows)
  * and --rateManager (the TypeId of an ns-3 Wi-Fi rate control).
  */
+/**
+ * The secure-aggregation flags (--secure, --secureKeys, --secureTimeout, --secureFractionBits):
+ * FlSecAggHelper on every client's upload (FlFedAvgHelper::SetSecureAggregation).
+ */
+inline void
+AddSecureOptions(Flags& flags, FedAvgOptions& o)
+{
+    flags.AddChoice("secure",
+                    "Secure aggregation of the uploads: none, secagg (Bonawitz et al., ACM CCS "
+                    "2017) or secaggplus (Bell et al., ACM CCS 2020); the server learns only "
+                    "sum n_k w_k and sum n_k",
+                    o.secure,
+                    {"none", "secagg", "secaggplus"});
+    flags.AddChoice("secureKeys",
+                    "Key mode of --secure: random (libsodium), or reproducible from the run seed "
+                    "(INSECURE, for simulation studies only)",
+                    o.secureKeys,
+                    {"random", "reproducible"});
+    flags.AddReal("secureTimeout",
+                  "--secure: each protocol phase closes this long after it began [s] (0 = wait "
+                  "for every client)",
+                  o.secureTimeout,
+                  Range::AtLeast(0.0));
+    flags.AddWhole<uint32_t>("secureFractionBits",
+                             "--secure: fixed-point fraction bits of the masked words (n_k w "
+                             "2^f must stay below 2^62 / n)",
+                             o.secureFractionBits,
+                             1,
+                             52);
+    flags.AddCheck([&o]() {
+        if (o.secure != "none" && (o.clients < 2 || o.clientsPerRound == 1))
+        {
+            throw fl::ConfigError(o.clients < 2 ? "--clients" : "--clientsPerRound",
+                                  "1 with --secure=" + o.secure,
+                                  "aggregate at least 2 clients (the sum of one upload is the "
+                                  "upload), or use --secure=none");
+        }
+        if (o.secure != "none" && (o.stragglerPolicy == "accept" || o.sampling == "weighted" ||
+                                   o.serverMomentum != 0.0 || o.serverLearningRate != 1.0))
+        {
+            throw fl::ConfigError("--secure",
+                                  o.secure + " with --stragglerPolicy=accept, --sampling=weighted, "
+                                             "--serverMomentum or --serverLearningRate",
+                                  "use the defaults of those flags: the securely summed mean is "
+                                  "the next model, the clients announce no sample counts");
+        }
+    });
+}
+
 inline void
 AddWifiOptions(Flags& flags, std::string& standard, std::string& rateManager)
 {
@@ -530,9 +584,30 @@ RunFedAvg(const std::string& name,
     fedavg.SetMonitorAttribute("OutputFile", StringValue(o.output));
     fedavg.SetMonitorAttribute("Verbose", BooleanValue(!o.quiet));
     fedavg.SetMonitorAttribute("ClientOutputFile", StringValue(o.clientOutput));
+    if (o.secure != "none")
+    {
+        FlSecAggHelper secagg;
+        secagg.SetAttribute("Variant", StringValue(o.secure));
+        secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
+        secagg.SetAttribute("FractionBits", UintegerValue(o.secureFractionBits));
+        secagg.SetServerAttribute("Timeout", TimeValue(Seconds(o.secureTimeout)));
+        secagg.AssignStreams(1 << 21); // the run seed (reproducible keys) and graph seeds
+        std::cout << secagg.Describe() << std::endl;
+        fedavg.SetSecureAggregation(secagg);
+    }
     // Clients join 20 ms apart after association/attachment, as unsynchronised devices would
     // (the helper's default start times).
-    FlFedAvgStack stack = fedavg.Install(serverNode, clients, serverAddress);
+    FlFedAvgStack stack;
+    try
+    {
+        stack = fedavg.Install(serverNode, clients, serverAddress);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        std::cerr << name << ": " << e.what() << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
     for (uint32_t i = 0; i < o.leaveClients; ++i)
     {
         stack.clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
@@ -574,7 +649,17 @@ RunFedAvg(const std::string& name,
 
     // The server stops the simulation after its last round; maxTime bounds a stalled run.
     Simulator::Stop(Seconds(o.maxTime));
-    Simulator::Run();
+    try
+    {
+        Simulator::Run();
+    }
+    catch (const fl::ConfigError& e)
+    {
+        // a configuration error found during the run (e.g. an upload that does not fit the
+        // secure-aggregation encoding): the run ends here
+        std::cerr << name << ": " << e.what() << std::endl;
+        return 2;
+    }
 
     if (!diverged)
     {
@@ -611,6 +696,10 @@ RunFedAvg(const std::string& name,
               << " rounds_skipped=" << statuses["skipped"] + statuses["empty"]
               << " rounds_repeated=" << statuses["repeated"]
               << " rounds_timeout=" << statuses["timeout"];
+    if (o.secure != "none")
+    {
+        std::cout << " rounds_aborted=" << statuses["aborted"];
+    }
     if (!rec.empty())
     {
         std::cout << " final_accuracy=" << rec.back().testAccuracy
@@ -659,6 +748,15 @@ RunFedAvg(const std::string& name,
     const auto counters = server->GetCounters();
     std::cout << " malformed=" << counters.malformed << " wall_s=" << std::setprecision(3) << wall
               << std::setprecision(6) << std::endl;
+    if (stack.secAgg.server)
+    {
+        const auto& sc = stack.secAgg.server->GetCounters();
+        std::cout << "secure aggregation: " << sc.completed << " sums decoded, " << sc.aborted
+                  << " rounds aborted below t, " << sc.timeouts << " phase timeouts, "
+                  << sc.malformed << " malformed and " << sc.rejected
+                  << " refused messages dropped; server sent " << sc.bytesSent << " B and received "
+                  << sc.bytesReceived << " B of protocol messages" << std::endl;
+    }
     if (!o.output.empty())
     {
         std::cout << "results: " << o.output << std::endl;

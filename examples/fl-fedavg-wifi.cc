@@ -11,6 +11,7 @@
  *
  *   fl-fedavg-wifi                                # synthetic 10-class Gaussian mixture
  *   fl-fedavg-wifi --dataset=fashion-mnist --rounds=20   # Debian's dataset-fashion-mnist
+ *   fl-fedavg-wifi --secure=secagg                # secure aggregation over the same links
  *   fl-fedavg-wifi --help
  */
 
@@ -39,6 +40,7 @@ main(int argc, char* argv[])
         "N Wi-Fi stations as clients. Writes one CSV row per round; plot it with "
         "utils/plot-learning-curve.sh. Use --RngRun=N for independent replications.");
     flexample::AddFedAvgOptions(flags, o);
+    flexample::AddSecureOptions(flags, o);
     flexample::AddWifiOptions(flags, standard, rateManager);
     flags.AddReal("radius",
                   "Radius of the disc of stations around the AP [m]",

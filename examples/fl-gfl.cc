@@ -8,8 +8,10 @@
  * broadcast per release, --ghpTransport=unicast for a copy per neighbour over --transport, and
  * --ghpLoss for frame errors at every receiver; the network run prints bytes, airtime, PHY
  * frames and the loss rate per iteration, and adds loss_rate rows). A lossless network run
- * gives the in-process numbers bit for bit (test-gfl-network), also with --secure (X25519 keys,
- * masked uploads and dropout reveals on the wire) and --dropout. Monte Carlo over --runs
+ * gives the in-process numbers bit for bit (test-gfl-network), also with --secure (secure
+ * aggregation of Bonawitz et al., ACM CCS 2017: signed keys, Shamir shares, double-masked
+ * uploads, consistency check and unmasking, every message a packet; --secureKeys for the key
+ * mode) and --dropout. Monte Carlo over --runs
  * realisations with common random numbers: every variant of a run sees the same data, graph,
  * client sampling and local steps; only the privacy noise differs.
  *
@@ -128,8 +130,9 @@ struct Options
     uint32_t servers = 0;          ///< GFL P (0 = the figure's default)
     uint32_t clientsPerServer = 0; ///< GFL K (0 = default)
     uint32_t sampled = 0;          ///< GFL L (0 = default)
-    bool secure = false;           ///< GFL: secure-aggregation masks on the uplink
-    double dropout = 0.0;          ///< GFL: P(a sampled client drops after the mask setup)
+    bool secure = false;             ///< GFL: secure aggregation of the uploads
+    std::string secureKeys = "random"; ///< its key mode: random or reproducible (INSECURE)
+    double dropout = 0.0;            ///< GFL: P(a sampled client drops out in an iteration)
 
     // GHP network mode (issue 11): the agents' 802.11 ad hoc exchange
     std::string ghpTransport = "broadcast"; ///< broadcast or unicast
@@ -317,6 +320,7 @@ RunGfl(const Options& o,
     }
     FlGflHelper gfl(shared, c);
     gfl.SetTransport(o.transport);
+    gfl.SecureAggregation().SetAttribute("KeyMode", StringValue(o.secureKeys));
     if (o.exchangeTimeout > 0.0)
     {
         gfl.SetExchangeTimeout(Seconds(o.exchangeTimeout));
@@ -1627,11 +1631,27 @@ main(int argc, char* argv[])
                              0,
                              1000000);
     flags.AddBool("secure",
-                  "GFL: secure-aggregation masks (X25519 pairwise seeds; in network mode keys, "
-                  "masked uploads and dropout reveals travel over the links)",
+                  "GFL: secure aggregation of the uploads (Bonawitz et al., ACM CCS 2017; in "
+                  "network mode every message of the protocol travels over the links; a round "
+                  "with fewer than t = floor(L/2)+1 survivors keeps the server's model)",
                   o.secure);
+    flags.AddChoice("secureKeys",
+                    "GFL --secure in network mode: random keys (libsodium), or reproducible from "
+                    "the run seed (INSECURE, for simulation studies only)",
+                    o.secureKeys,
+                    {"random", "reproducible"});
+    flags.AddCheck([&o]() {
+        if (o.secure && (o.sampled == 1 || o.clientsPerServer == 1))
+        {
+            throw fl::ConfigError(o.sampled == 1 ? "--sampled" : "--clientsPerServer",
+                                  "1 with --secure",
+                                  "sample at least 2 clients per server (the sum of one upload "
+                                  "is the upload), or drop --secure");
+        }
+    });
     flags.AddReal("dropout",
-                  "GFL: probability that a sampled client drops out",
+                  "GFL: probability that a sampled client drops out (it trains and sends nothing "
+                  "in that iteration)",
                   o.dropout,
                   flexample::Range::Closed(0.0, 0.99));
     flags.AddText("benchClients", "bench: clients per Wi-Fi cell, a list", o.benchClients);
@@ -1689,6 +1709,22 @@ main(int argc, char* argv[])
                   << o.ghpLoss << ")";
     }
     std::cout << std::endl;
+    if (o.secure)
+    {
+        if (o.mode == "network")
+        {
+            FlSecAggHelper secagg;
+            secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
+            std::cout << secagg.Describe() << std::endl;
+        }
+        else
+        {
+            std::cout << "  threat model: " << SecAggThreatModel("secagg") << "\n"
+                      << "  secure aggregation in process: the fixed-point sum the protocol "
+                         "decodes (GflSecureAverage); keys do not change it"
+                      << std::endl;
+        }
+    }
     SeriesMap series;
     const auto t0 = std::chrono::steady_clock::now();
     try

@@ -638,77 +638,6 @@ FuzzUplinkPayload(const uint8_t* data, std::size_t size)
     return 0;
 }
 
-int
-FuzzSecureWire(const uint8_t* data, std::size_t size)
-{
-    // The GFL secure-aggregation messages a client or server parses (roster, masked upload,
-    // revealed seeds): a parser accepts exactly the bytes its packer can produce.
-    if (size < 1)
-    {
-        return 0;
-    }
-    const uint8_t which = data[0] % 3;
-    const std::vector<uint8_t> bytes(data + 1, data + size);
-    if (which == 0)
-    {
-        std::vector<MaskRosterEntry> roster;
-        if (UnpackMaskRoster(bytes, roster))
-        {
-            Check(!roster.empty() && bytes.size() == 36 * roster.size(),
-                  "a roster is accepted only at 36 bytes per entry");
-            for (std::size_t i = 1; i < roster.size(); ++i)
-            {
-                Check(roster[i - 1].id < roster[i].id, "accepted roster ids ascend strictly");
-            }
-            Check(PackMaskRoster(roster) == bytes, "an accepted roster packs back to its bytes");
-        }
-        else
-        {
-            Check(bytes.empty() || bytes.size() % 36 != 0 || [&] {
-                for (std::size_t i = 36; i < bytes.size(); i += 36)
-                {
-                    uint32_t a = 0;
-                    uint32_t b = 0;
-                    std::memcpy(&a, &bytes[i - 36], 4); // little-endian host (x86-64)
-                    std::memcpy(&b, &bytes[i], 4);
-                    if (a >= b)
-                    {
-                        return true;
-                    }
-                }
-                return false;
-            }(),
-                  "a well-sized roster with ascending ids is accepted");
-        }
-    }
-    else if (which == 1)
-    {
-        std::vector<uint64_t> words;
-        const std::size_t n = bytes.size() / 8;
-        const bool ok = UnpackMaskedWords(bytes, n, words);
-        Check(ok == (bytes.size() == 8 * n), "masked words accepted exactly at 8 bytes per word");
-        if (ok)
-        {
-            Check(words.size() == n && PackMaskedWords(words) == bytes,
-                  "accepted masked words pack back to their bytes");
-        }
-        Check(!UnpackMaskedWords(bytes, n + 1, words), "a short upload is rejected");
-    }
-    else
-    {
-        std::vector<RevealedMaskSeed> seeds;
-        const bool ok = UnpackRevealedSeeds(bytes, seeds);
-        Check(ok == (!bytes.empty() && bytes.size() % 40 == 0),
-              "revealed seeds accepted exactly at a positive multiple of 40 bytes");
-        if (ok)
-        {
-            Check(seeds.size() == bytes.size() / 40 && PackRevealedSeeds(seeds) == bytes,
-                  "accepted revealed seeds pack back to their bytes");
-        }
-    }
-    return 0;
-}
-
 namespace
 {
 
@@ -820,10 +749,22 @@ FuzzSecAggClientWire(const uint8_t* data, std::size_t size)
     {
         return 0;
     }
-    const uint8_t which = data[0] % 4;
+    const uint8_t which = data[0] % 5;
     const std::vector<uint8_t> bytes(data + 1, data + size);
     uint64_t instance = 0;
-    if (which == 0)
+    if (which == 4)
+    {
+        SecAggRoundSetup setup;
+        if (ParseSecAggRoundSetup(bytes, instance, setup))
+        {
+            CheckSecAggHeader(bytes, SecAggMessageType::RoundSetup, instance);
+            CheckAscending(setup.clients, [](uint32_t id) { return id; });
+            Check(bytes.size() == kSecAggHeaderBytes + 32 + 4 * setup.clients.size() &&
+                      PackSecAggRoundSetup(instance, setup) == bytes,
+                  "an accepted round setup packs back to its bytes");
+        }
+    }
+    else if (which == 0)
     {
         std::vector<SecAggAdvertisedKeys> list;
         if (ParseSecAggKeyList(bytes, instance, list))
@@ -885,7 +826,6 @@ Harnesses()
         {"text-parse", &FuzzTextParse},
         {"ega-codec-file", &FuzzEgaCodecFile},
         {"uplink-payload", &FuzzUplinkPayload},
-        {"secure-wire", &FuzzSecureWire},
         {"secagg-server-wire", &FuzzSecAggServerWire},
         {"secagg-client-wire", &FuzzSecAggClientWire},
     };

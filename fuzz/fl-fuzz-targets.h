@@ -123,14 +123,6 @@ int FuzzEgaCodecFile(const uint8_t* data, std::size_t size);
 int FuzzUplinkPayload(const uint8_t* data, std::size_t size);
 
 /**
- * GFL secure-aggregation messages (UnpackMaskRoster, UnpackMaskedWords, UnpackRevealedSeeds).
- * Input: one byte choosing the parser (mod 3), then the payload. A roster is accepted exactly at
- * 36 bytes per entry with strictly ascending ids, masked words at 8 bytes per word, revealed
- * seeds at a positive multiple of 40 bytes; accepted messages pack back to the same bytes.
- */
-int FuzzSecureWire(const uint8_t* data, std::size_t size);
-
-/**
  * Secure-aggregation messages a server parses (secagg-wire.h: ParseSecAggAdvertiseKeys,
  * ParseSecAggEncryptedShares, ParseSecAggMaskedInput, ParseSecAggConsistencySignature,
  * ParseSecAggUnmaskShares). Input: one byte choosing the parser (mod 5), one byte giving the
@@ -142,8 +134,9 @@ int FuzzSecAggServerWire(const uint8_t* data, std::size_t size);
 
 /**
  * Secure-aggregation messages a client parses (ParseSecAggKeyList, ParseSecAggForwardedShares,
- * ParseSecAggSurvivorList, ParseSecAggSignatureList). Input: one byte choosing the parser
- * (mod 4), then the message. Accepted messages keep the same promises as above.
+ * ParseSecAggSurvivorList, ParseSecAggSignatureList, ParseSecAggRoundSetup). Input: one byte
+ * choosing the parser (mod 5), then the message. Accepted messages keep the same promises as
+ * above.
  */
 int FuzzSecAggClientWire(const uint8_t* data, std::size_t size);
 

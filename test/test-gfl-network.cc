@@ -153,21 +153,35 @@ RunInProcessGfl(const Fixture& f,
     return models;
 }
 
-/// Sum of GflRoundStep's secure-aggregation counters over the servers.
-GflRoundStep::SecureCounters
+/// Secure aggregation's counters over the servers, and the dropped clients of the GFL steps.
+struct SecureTotals
+{
+    uint64_t rounds{0};
+    uint64_t completed{0};
+    uint64_t aborted{0};
+    uint64_t malformed{0};
+    uint64_t rejected{0};
+    uint64_t timeouts{0};
+    uint64_t droppedClients{0};
+};
+
+SecureTotals
 SumSecure(const FlGflHelper& gfl)
 {
-    GflRoundStep::SecureCounters t;
+    SecureTotals t;
+    for (const auto& parties : gfl.SecAggParties())
+    {
+        const auto& s = parties.server->GetCounters();
+        t.rounds += s.rounds;
+        t.completed += s.completed;
+        t.aborted += s.aborted;
+        t.malformed += s.malformed;
+        t.rejected += s.rejected;
+        t.timeouts += s.timeouts;
+    }
     for (const auto& step : gfl.Steps())
     {
-        const auto& s = step->Secure();
-        t.rosters += s.rosters;
-        t.maskedUploads += s.maskedUploads;
-        t.revealRequests += s.revealRequests;
-        t.revealsReceived += s.revealsReceived;
-        t.rejected += s.rejected;
-        t.unmaskFailures += s.unmaskFailures;
-        t.droppedClients += s.droppedClients;
+        t.droppedClients += step->GetDroppedClients();
     }
     return t;
 }
@@ -392,9 +406,11 @@ TEST(GflNetwork, LossyUdpLinksTriggerThePolicyAndBreakTheCancellation)
 
 TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
 {
-    // The masked sum is exact in Z_{2^64} and both modes decode it with the same pure function
-    // (GflUnmaskAverage), so the network run equals the in-process run bit for bit, with and
-    // without dropouts (recovered by the survivors' revealed seeds over the network).
+    // Secure aggregation (SecAggServerStep / SecAggClientStep, every protocol message a packet)
+    // decodes the fixed-point sum of the survivors' encodings exactly, and the in-process runner
+    // computes that same sum (GflSecureAverage), so the network run equals the in-process run bit
+    // for bit, in both key modes, with and without dropouts (a dropped client advertises no keys;
+    // below t = 2 of L = 3 the round aborts and the server keeps w_{p,i-1}, in both modes).
     const Fixture f = MakeRegressionFixture(12, 40, 0.1, 19);
 
     struct Case
@@ -402,12 +418,14 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
         bool secure;
         double dropout;
         GflUplink uplink;
+        const char* keys;
     };
 
-    for (const Case& k : {Case{true, 0.0, GflUplink::Models},
-                          Case{true, 0.35, GflUplink::Models},
-                          Case{true, 0.35, GflUplink::Updates},
-                          Case{false, 0.35, GflUplink::Models}})
+    for (const Case& k : {Case{true, 0.0, GflUplink::Models, "random"},
+                          Case{true, 0.0, GflUplink::Models, "reproducible"},
+                          Case{true, 0.35, GflUplink::Models, "random"},
+                          Case{true, 0.35, GflUplink::Updates, "reproducible"},
+                          Case{false, 0.35, GflUplink::Models, "random"}})
     {
         GflConfig c = SmallGfl(f, 19);
         c.secureAggregation = k.secure;
@@ -416,12 +434,16 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
         std::vector<NetworkIterationReport> refReports;
         std::vector<NetworkIterationReport> netReports;
         const auto ref = RunInProcessGfl(f, c, &refReports);
-        GflRoundStep::SecureCounters counters;
+        SecureTotals counters;
         NetHooks hooks;
+        hooks.beforeInstall = [&k](FlGflHelper& gfl) {
+            gfl.SecureAggregation().SetAttribute("KeyMode", StringValue(k.keys));
+        };
         hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
         const auto net = RunNetworkGfl(f, c, "tcp", "csma", &netReports, 0.0, hooks);
         SCOPED_TRACE(std::string(k.secure ? "secure" : "plain") + ", dropout " +
-                     std::to_string(k.dropout) + ", " + GflUplinkName(k.uplink));
+                     std::to_string(k.dropout) + ", " + GflUplinkName(k.uplink) + ", keys " +
+                     k.keys);
         ExpectBitForBit(net, ref);
         ASSERT_EQ(netReports.size(), refReports.size());
         std::size_t dropped = 0;
@@ -431,31 +453,29 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
                 << "iteration " << i;
             dropped += refReports[i].droppedClients;
         }
-        std::cout << "dropped clients: " << dropped << "; reveal requests "
-                  << counters.revealRequests << ", reveals " << counters.revealsReceived
-                  << ", masked uploads " << counters.maskedUploads << std::endl;
-        EXPECT_EQ(counters.rejected, 0U);
-        EXPECT_EQ(counters.unmaskFailures, 0U);
+        std::cout << "dropped clients: " << dropped << "; secure rounds " << counters.completed
+                  << " decoded, " << counters.aborted << " aborted below t" << std::endl;
+        EXPECT_EQ(counters.malformed + counters.rejected, 0U);
         EXPECT_EQ(counters.droppedClients, dropped);
         if (k.dropout > 0.0)
         {
             // 6 iterations x 3 servers x 3 sampled at P(drop) = 0.35: dropouts happen (seeded)
             EXPECT_GT(dropped, 0U);
-            if (k.secure)
-            {
-                EXPECT_GT(counters.revealRequests, 0U);
-                EXPECT_GE(counters.revealsReceived, counters.revealRequests);
-            }
         }
         if (k.secure)
         {
-            EXPECT_EQ(counters.rosters, 3U * c.iterations);
-            EXPECT_EQ(counters.maskedUploads + dropped, 3U * 3U * c.iterations);
+            EXPECT_EQ(counters.rounds, 3U * c.iterations);
+            EXPECT_EQ(counters.completed + counters.aborted, 3U * c.iterations);
+            EXPECT_EQ(counters.timeouts, 0U); // a dropout is silent before the protocol starts
+            if (k.dropout == 0.0)
+            {
+                EXPECT_EQ(counters.aborted, 0U);
+            }
         }
     }
 }
 
-TEST(GflNetwork, MaskedUploadOnTheWireIsNotThePlaintext)
+TEST(GflNetwork, NeitherTheUploadNorItsPlainEncodingIsOnTheWire)
 {
     const Fixture f = MakeRegressionFixture(12, 40, 0.1, 23);
     GflConfig c = SmallGfl(f, 23);
@@ -480,19 +500,16 @@ TEST(GflNetwork, MaskedUploadOnTheWireIsNotThePlaintext)
                       0,
                       GflClientSeed(c.seed, 0, k),
                       1);
-    const MaskKeyPair own = MaskKeyPairFromSeed(GflMaskKeySeed(GflClientSeed(c.seed, 0, k)));
-    const std::vector<uint64_t> words = GflMaskUpload(
-        step.upload,
-        k,
-        sampled,
-        [&](uint32_t peer) {
-            const MaskKeyPair other =
-                MaskKeyPairFromSeed(GflMaskKeySeed(GflClientSeed(c.seed, 0, peer)));
-            return IterationMaskSeed(AgreeMaskSecret(own, other.publicKey), 1);
-        },
-        c.maskFractionBits);
     std::vector<uint64_t> plainWords;
     EncodeFixedPoint(step.upload.Get<double>(), c.maskFractionBits, sampled.size(), plainWords);
+    std::vector<uint8_t> plainBytes;
+    for (uint64_t w : plainWords)
+    {
+        for (int b = 0; b < 8; ++b)
+        {
+            plainBytes.push_back(static_cast<uint8_t>(w >> (8 * b)));
+        }
+    }
 
     auto capture = std::make_shared<TcpCapture>();
     Ipv4Address clientAddress;
@@ -503,34 +520,36 @@ TEST(GflNetwork, MaskedUploadOnTheWireIsNotThePlaintext)
             "Rx",
             MakeCallback(&TcpCapture::Rx, capture.get()));
     };
+    SecureTotals counters;
+    hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
     RunNetworkGfl(f, c, "tcp", "csma", nullptr, 0.0, hooks);
     const std::vector<uint8_t>& stream = capture->streams[clientAddress];
     std::cout << "client " << k << " sent " << stream.size() << " TCP payload bytes to server 0"
               << std::endl;
-    // the masked words are on the wire ...
-    EXPECT_TRUE(Contains(stream, PackMaskedWords(words)));
-    // ... and neither the plaintext model (float64) nor its unmasked fixed-point encoding is
+    EXPECT_EQ(counters.completed, 3U);
+    // the protocol's masked input went out (its header magic is on the wire) ...
+    EXPECT_TRUE(Contains(stream, {'F', 'L', 'S', 'A'}));
+    // ... and neither the plaintext model (float64) nor its unmasked fixed-point encoding did
     EXPECT_FALSE(Contains(stream, BytesOf(step.upload.Get<double>())));
-    EXPECT_FALSE(Contains(stream, PackMaskedWords(plainWords)));
-    EXPECT_NE(words, plainWords);
+    EXPECT_FALSE(Contains(stream, plainBytes));
 }
 
-TEST(GflNetwork, LostUploadTakesTheDropoutRecoveryPath)
+TEST(GflNetwork, ASilentClientIsNotInTheSumAndTheRoundStillDecodes)
 {
     // A dropout the network decides (a sampled client silent in iteration 2, the server closing
-    // the round at its deadline) goes through the same recovery: the survivors reveal, the round
-    // completes. The secure run equals the plain run with the same silence up to the fixed-point
-    // rounding of the masks: each survivor's upload is rounded to 2^-(f+1) = 2^-41 per entry, so
-    // psi moves by at most 2^-41 ~ 4.5e-13 per iteration; the combination is convex and a ridge
-    // SGD step with mu = 0.5 on these data is non-expansive, so after 6 iterations the models
-    // differ by < 6 x 4.5e-13 ~ 3e-12 (asserted with margin: 1e-10).
+    // the round at its deadline): the two others are >= t = 2, so the round decodes their sum.
+    // The secure run equals the plain run with the same silence up to the fixed-point rounding:
+    // each survivor's upload is rounded to 2^-(f+1) = 2^-41 per entry, so psi moves by at most
+    // 2^-41 ~ 4.5e-13 per iteration; the combination is convex and a ridge SGD step with
+    // mu = 0.5 on these data is non-expansive, so after 6 iterations the models differ by
+    // < 6 x 4.5e-13 ~ 3e-12 (asserted with margin: 1e-10).
     const Fixture f = MakeRegressionFixture(12, 40, 0.1, 29);
     GflConfig c = SmallGfl(f, 29);
     const std::vector<uint32_t> sampled =
         GflSampleClients(4, c.sampledClients, GflServerSeed(c.seed, 0), 2);
     const uint32_t silent = sampled.front();
     std::vector<std::vector<ParamVector>> runs[2];
-    GflRoundStep::SecureCounters counters;
+    SecureTotals counters;
     for (bool secure : {false, true})
     {
         c.secureAggregation = secure;
@@ -545,9 +564,8 @@ TEST(GflNetwork, LostUploadTakesTheDropoutRecoveryPath)
         ASSERT_EQ(reports.size(), c.iterations + 1U);
         EXPECT_EQ(reports[2].droppedClients, 1U);
     }
-    EXPECT_EQ(counters.revealRequests, 1U);
-    EXPECT_EQ(counters.revealsReceived, sampled.size() - 1);
-    EXPECT_EQ(counters.unmaskFailures, 0U);
+    EXPECT_EQ(counters.completed, 3U * c.iterations);
+    EXPECT_EQ(counters.aborted, 0U);
     EXPECT_EQ(counters.droppedClients, 1U);
     ASSERT_EQ(runs[0].size(), runs[1].size());
     double maxDiff = 0.0;
@@ -560,16 +578,17 @@ TEST(GflNetwork, LostUploadTakesTheDropoutRecoveryPath)
                                    .lpNorm<Eigen::Infinity>());
         }
     }
-    std::cout << "secure vs plain with a lost upload: max |difference| " << maxDiff << std::endl;
+    std::cout << "secure vs plain with a silent client: max |difference| " << maxDiff << std::endl;
     EXPECT_LT(maxDiff, 1e-10);
 }
 
-TEST(GflNetwork, SurvivorThatNeverRevealsLeavesTheRoundMaskedWithoutHanging)
+TEST(GflNetwork, AClientLeavingMidProtocolAbortsTheRoundWithoutHanging)
 {
-    // Iteration 2 of server 0: client A stays silent (a dropout), client B uploads and then leaves
-    // (LeaveTime 2 s, inside the 5 s deadline wait), so nobody can reveal B's seed with A. The
-    // step gives up after the reveal timeout (the round deadline): psi = w_{p,i-1}, counted as an
-    // unmask failure, and the run goes on to its last iteration.
+    // Iteration 2 of server 0: client A stays silent (a dropout), client B uploads its keys and
+    // then leaves (LeaveTime 2 s, inside the 5 s deadline wait), so only the third client is left
+    // to share keys: fewer than t = 2. The phase closes at the step's Timeout, the round aborts
+    // (psi = w_{p,i-1}, every sampled client counted as dropped) and the run goes on to its last
+    // iteration.
     const Fixture f = MakeRegressionFixture(12, 40, 0.1, 31);
     GflConfig c = SmallGfl(f, 31);
     c.secureAggregation = true;
@@ -578,10 +597,13 @@ TEST(GflNetwork, SurvivorThatNeverRevealsLeavesTheRoundMaskedWithoutHanging)
     ASSERT_EQ(sampled.size(), 3U);
     const uint32_t silent = sampled[0];
     const uint32_t leaver = sampled[1];
-    GflRoundStep::SecureCounters counters;
+    SecureTotals counters;
     std::vector<NetworkIterationReport> reports;
     NetHooks hooks;
-    hooks.beforeInstall = [](FlGflHelper& gfl) { gfl.SetRoundDeadline(Seconds(5)); };
+    hooks.beforeInstall = [](FlGflHelper& gfl) {
+        gfl.SetRoundDeadline(Seconds(5));
+        gfl.SecureAggregation().SetServerAttribute("Timeout", TimeValue(Seconds(2)));
+    };
     hooks.afterInstall = [&](FlGflHelper& gfl, FlGraphScene&) {
         gfl.Clients().at(silent)->SetAttribute("SilentRounds", StringValue("2"));
         gfl.Clients().at(leaver)->SetAttribute("LeaveTime", TimeValue(Seconds(2)));
@@ -589,42 +611,10 @@ TEST(GflNetwork, SurvivorThatNeverRevealsLeavesTheRoundMaskedWithoutHanging)
     hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
     RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks);
     ASSERT_EQ(reports.size(), c.iterations + 1U);
-    EXPECT_EQ(counters.revealRequests, 1U);
-    EXPECT_EQ(counters.revealsReceived, 1U); // the third sampled client only
-    EXPECT_EQ(counters.unmaskFailures, 1U);
+    EXPECT_EQ(counters.aborted, 1U);
+    EXPECT_GE(counters.timeouts, 1U);
     EXPECT_EQ(reports[2].droppedClients, 3U); // no upload of server 0 counted in iteration 2
-    EXPECT_EQ(counters.rejected, 0U);
-}
-
-TEST(GflSecureWire, MalformedBytesAreRejected)
-{
-    std::vector<MaskRosterEntry> roster;
-    MaskRosterEntry a;
-    a.id = 3;
-    a.key.fill(7);
-    MaskRosterEntry b = a;
-    b.id = 5;
-    const std::vector<uint8_t> bytes = PackMaskRoster({a, b});
-    ASSERT_TRUE(UnpackMaskRoster(bytes, roster));
-    ASSERT_EQ(roster.size(), 2U);
-    EXPECT_EQ(roster[1].id, 5U);
-    EXPECT_EQ(roster[1].key, b.key);
-    EXPECT_FALSE(UnpackMaskRoster({}, roster));
-    EXPECT_FALSE(UnpackMaskRoster(std::vector<uint8_t>(bytes.begin(), bytes.end() - 1), roster));
-    EXPECT_FALSE(UnpackMaskRoster(PackMaskRoster({b, a}), roster)); // not ascending
-    std::vector<uint64_t> words;
-    ASSERT_TRUE(UnpackMaskedWords(PackMaskedWords({1, ~0ULL}), 2, words));
-    EXPECT_EQ(words, (std::vector<uint64_t>{1, ~0ULL}));
-    EXPECT_FALSE(UnpackMaskedWords(PackMaskedWords({1, 2, 3}), 2, words));
-    std::vector<RevealedMaskSeed> seeds;
-    RevealedMaskSeed r;
-    r.survivor = 1;
-    r.dropped = 2;
-    r.seed.fill(9);
-    ASSERT_TRUE(UnpackRevealedSeeds(PackRevealedSeeds({r}), seeds));
-    EXPECT_EQ(seeds.at(0).dropped, 2U);
-    EXPECT_EQ(seeds.at(0).seed, r.seed);
-    EXPECT_FALSE(UnpackRevealedSeeds(std::vector<uint8_t>(39, 0), seeds));
+    EXPECT_EQ(counters.malformed + counters.rejected, 0U);
 }
 
 TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>
+#include <sodium.h>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -441,16 +442,19 @@ TEST(ServerPerturbation, ZeroSelfWeightIsRejectedNamingTheWeight)
 
 TEST(SecureAggregation, X25519AgreementIsSymmetric)
 {
-    const MaskKeyPair a = MaskKeyPairFromSeed(1);
-    const MaskKeyPair b = MaskKeyPairFromSeed(2);
-    const MaskKeyPair c = MaskKeyPairFromSeed(3);
+    auto pair = [](KeySource& keys) {
+        MaskKeyPair kp;
+        kp.secretKey = keys.Key();
+        crypto_scalarmult_base(kp.publicKey.data(), kp.secretKey.data());
+        return kp;
+    };
+    KeySource keys;
+    const MaskKeyPair a = pair(keys);
+    const MaskKeyPair b = pair(keys);
+    const MaskKeyPair c = pair(keys);
     EXPECT_EQ(AgreeMaskSecret(a, b.publicKey), AgreeMaskSecret(b, a.publicKey));
     EXPECT_NE(AgreeMaskSecret(a, b.publicKey), AgreeMaskSecret(a, c.publicKey));
-    EXPECT_EQ(MaskKeyPairFromSeed(1).publicKey, a.publicKey); // deterministic from the seed
     EXPECT_NE(a.publicKey, b.publicKey);
-    const MaskSecret s = AgreeMaskSecret(a, b.publicKey);
-    EXPECT_NE(IterationMaskSeed(s, 1), IterationMaskSeed(s, 2));
-    EXPECT_EQ(IterationMaskSeed(s, 1), IterationMaskSeed(AgreeMaskSecret(b, a.publicKey), 1));
     // The all-zero point has low order: rejected.
     ExpectConfigError([&] { AgreeMaskSecret(a, MaskPublicKey{}); }, "peer public key");
     ExpectConfigError([&] { AgreeMaskSecret(a, a.publicKey); }, "peer public key");
@@ -458,9 +462,8 @@ TEST(SecureAggregation, X25519AgreementIsSymmetric)
 
 TEST(SecureAggregation, MaskPrgIsDeterministicAndInvertible)
 {
-    const MaskSecret seed =
-        IterationMaskSeed(AgreeMaskSecret(MaskKeyPairFromSeed(4), MaskKeyPairFromSeed(5).publicKey),
-                          9);
+    KeySource keys = KeySource::Reproducible(SecAggRunSeed{}, 4, 9);
+    const MaskSecret seed = keys.Key();
     std::vector<uint64_t> a(17, 123);
     std::vector<uint64_t> b(17, 123);
     ApplyPairwiseMask(a, seed, true);
@@ -469,124 +472,6 @@ TEST(SecureAggregation, MaskPrgIsDeterministicAndInvertible)
     EXPECT_NE(a, std::vector<uint64_t>(17, 123));
     ApplyPairwiseMask(a, seed, false);
     EXPECT_EQ(a, std::vector<uint64_t>(17, 123));
-}
-
-namespace
-{
-
-/// L clients with key pairs and this iteration's pairwise seeds.
-struct MaskFixture
-{
-    std::vector<MaskKeyPair> keys;
-    std::vector<std::vector<MaskSecret>> seed; ///< [a][b]
-
-    MaskFixture(std::size_t L, uint32_t iteration)
-    {
-        for (std::size_t k = 0; k < L; ++k)
-        {
-            keys.push_back(MaskKeyPairFromSeed(1000 + k));
-        }
-        seed.assign(L, std::vector<MaskSecret>(L));
-        for (std::size_t a = 0; a < L; ++a)
-        {
-            for (std::size_t b = 0; b < L; ++b)
-            {
-                if (a != b)
-                {
-                    // each client computes its own side of the agreement
-                    seed[a][b] =
-                        IterationMaskSeed(AgreeMaskSecret(keys[a], keys[b].publicKey), iteration);
-                }
-            }
-        }
-    }
-
-    std::vector<MaskPeer> Peers(uint32_t self, const std::vector<uint32_t>& sampled) const
-    {
-        std::vector<MaskPeer> peers;
-        for (uint32_t o : sampled)
-        {
-            if (o != self)
-            {
-                peers.push_back(MaskPeer{o, &seed[self][o]});
-            }
-        }
-        return peers;
-    }
-};
-
-} // namespace
-
-TEST(SecureAggregation, MasksCancelAtTheServer)
-{
-    const std::size_t L = 6;
-    const std::size_t M = 50;
-    MaskFixture fx(L, 3);
-    std::vector<uint32_t> sampled{0, 1, 2, 3, 4, 5};
-    Rng rng(8);
-    std::uniform_real_distribution<double> u(-1000.0, 1000.0);
-    std::vector<Eigen::VectorXd> x(L, Eigen::VectorXd(M));
-    Eigen::VectorXd plainSum = Eigen::VectorXd::Zero(M);
-    std::vector<std::vector<uint64_t>> masked(L);
-    std::vector<const std::vector<uint64_t>*> ptrs;
-    for (uint32_t k = 0; k < L; ++k)
-    {
-        for (auto& e : x[k])
-        {
-            e = u(rng);
-        }
-        plainSum += x[k];
-        masked[k] = MaskVector(x[k], k, fx.Peers(k, sampled), kDefaultMaskFractionBits, L);
-        ptrs.push_back(&masked[k]);
-        // A masked upload reveals nothing recognisable of x_k.
-        const Eigen::VectorXd look = DecodeFixedPoint(masked[k], kDefaultMaskFractionBits);
-        EXPECT_GT((look - x[k]).norm(), 1e3 * x[k].norm());
-    }
-    const Eigen::VectorXd sum = UnmaskSum(ptrs, sampled, {}, {}, kDefaultMaskFractionBits);
-    EXPECT_LE((sum - plainSum).norm(), 1e-9 * plainSum.norm());
-    EXPECT_LE((sum - plainSum).cwiseAbs().maxCoeff(), L * std::ldexp(1.0, -40));
-}
-
-TEST(SecureAggregation, DropoutRecoveryRemovesTheDroppedClientsMasks)
-{
-    const std::size_t L = 6;
-    const uint32_t iteration = 12;
-    MaskFixture fx(L, iteration);
-    const std::vector<uint32_t> sampled{0, 1, 2, 3, 4, 5};
-    const std::vector<uint32_t> dropped{1, 4}; // dropped after the mask setup
-    const std::vector<uint32_t> survivors{0, 2, 3, 5};
-    std::vector<std::vector<uint64_t>> masked;
-    Eigen::VectorXd plainSum = Eigen::VectorXd::Zero(3);
-    for (uint32_t k : survivors)
-    {
-        const Eigen::VectorXd x = Eigen::Vector3d(k + 0.5, -2.0 * k, 0.125 * k * k);
-        plainSum += x;
-        masked.push_back(MaskVector(x, k, fx.Peers(k, sampled), 40, L));
-    }
-    std::vector<const std::vector<uint64_t>*> ptrs;
-    for (const auto& m : masked)
-    {
-        ptrs.push_back(&m);
-    }
-    std::vector<RevealedMaskSeed> revealed;
-    for (uint32_t s : survivors)
-    {
-        for (uint32_t d : dropped)
-        {
-            revealed.push_back(RevealedMaskSeed{s, d, fx.seed[s][d]}); // the survivor's own copy
-        }
-    }
-    const Eigen::VectorXd sum = UnmaskSum(ptrs, survivors, dropped, revealed, 40);
-    EXPECT_LE((sum - plainSum).norm(), 1e-9 * plainSum.norm());
-    // Without the recovery the dropped clients' masks remain: garbage.
-    const Eigen::VectorXd wrong = UnmaskSum(ptrs, survivors, {}, {}, 40);
-    EXPECT_GT((wrong - plainSum).norm(), 1e3);
-    // A missing reveal is reported, naming the pair.
-    revealed.pop_back();
-    ExpectConfigError([&] { UnmaskSum(ptrs, survivors, dropped, revealed, 40); },
-                      "revealed",
-                      "survivor 5");
-    ExpectConfigError([&] { UnmaskSum(ptrs, survivors, {2}, {}, 40); }, "dropped");
 }
 
 TEST(SecureAggregation, FixedPointLimitsNameTheParameter)
@@ -602,85 +487,47 @@ TEST(SecureAggregation, FixedPointLimitsNameTheParameter)
     ExpectNear(DecodeFixedPoint(out, 40), V({-1.5, 0.25}), 0.0);
 }
 
-TEST(SecureAggregation, SecureAverageEqualsThePlainAverage)
+TEST(SecureAggregation, SecureAverageIsTheProtocolsFixedPointSum)
 {
-    std::vector<MaskKeyPair> keys;
-    for (int k = 0; k < 5; ++k)
-    {
-        keys.push_back(MaskKeyPairFromSeed(50 + k));
-    }
-    std::map<std::pair<uint32_t, uint32_t>, MaskSecret> cache;
-    auto shared = [&](uint32_t a, uint32_t b) -> const MaskSecret& {
-        auto key = std::make_pair(std::min(a, b), std::max(a, b));
-        if (!cache.count(key))
-        {
-            cache[key] = AgreeMaskSecret(keys[key.first], keys[key.second].publicKey);
-        }
-        return cache[key];
-    };
+    // 5 sampled, 3 survivors (t = 3): the fixed-point sum of the survivors' encodings (summands
+    // 5) over 3, which is what the protocol decodes whatever its keys.
     const std::vector<ParamVector> up{PV({1, 2}), PV({0.5, -3}), PV({7, 0.25})};
-    // sampled 0..4, clients 1 and 3 dropped; uploads of 0, 2, 4
-    const ParamVector avg =
-        GflSecureAverage({0, 1, 2, 3, 4}, {1, 3}, {&up[0], &up[1], &up[2]}, shared, 4, 40);
-    ExpectNear(D(avg), D(GflServerAverage({&up[0], &up[1], &up[2]})), 1e-11);
-}
-
-TEST(SecureAggregation, ClientAndServerHalvesComposeToTheSecureAverage)
-{
-    // The network mode calls the two halves on different nodes: GflMaskUpload at each survivor,
-    // GflUnmaskAverage at the server with the seeds the survivors reveal. Together they are
-    // GflSecureAverage bit for bit, and no masked upload is its plain fixed-point encoding.
-    std::vector<MaskKeyPair> keys;
-    for (int k = 0; k < 5; ++k)
+    ParamVector avg;
+    ASSERT_TRUE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 0, 40, avg));
+    std::vector<uint64_t> sum(2, 0);
+    for (const auto& u : up)
     {
-        keys.push_back(MaskKeyPairFromSeed(70 + k));
+        std::vector<uint64_t> w;
+        EncodeFixedPoint(D(u), 40, 5, w);
+        sum[0] += w[0];
+        sum[1] += w[1];
     }
-    auto seed = [&](uint32_t a, uint32_t b) {
-        return IterationMaskSeed(AgreeMaskSecret(keys[a], keys[b].publicKey), 9);
-    };
-    auto shared = [&](uint32_t a, uint32_t b) -> const MaskSecret& {
-        static std::map<std::pair<uint32_t, uint32_t>, MaskSecret> cache;
-        auto key = std::make_pair(a, b);
-        if (!cache.count(key))
-        {
-            cache[key] = AgreeMaskSecret(keys[a], keys[b].publicKey);
-        }
-        return cache[key];
-    };
-    const std::vector<uint32_t> sampled{0, 1, 2, 3, 4};
-    const std::vector<uint32_t> survivors{0, 2, 4};
-    const std::vector<uint32_t> dropped{1, 3};
-    const std::vector<ParamVector> up{PV({1, 2}), PV({0.5, -3}), PV({7, 0.25})};
-    std::vector<std::vector<uint64_t>> masked;
-    std::vector<RevealedMaskSeed> revealed;
-    for (std::size_t j = 0; j < survivors.size(); ++j)
-    {
-        const uint32_t self = survivors[j];
-        masked.push_back(GflMaskUpload(
-            up[j],
-            self,
-            sampled,
-            [&](uint32_t peer) { return seed(self, peer); },
-            40));
-        std::vector<uint64_t> plain;
-        EncodeFixedPoint(D(up[j]), 40, sampled.size(), plain);
-        EXPECT_NE(masked.back(), plain);
-        for (uint32_t d : dropped)
-        {
-            revealed.push_back(RevealedMaskSeed{self, d, seed(self, d)});
-        }
-    }
-    const ParamVector avg = GflUnmaskAverage({&masked[0], &masked[1], &masked[2]},
-                                             survivors,
-                                             dropped,
-                                             revealed,
-                                             40,
-                                             Precision::Float64);
-    const ParamVector ref =
-        GflSecureAverage(sampled, dropped, {&up[0], &up[1], &up[2]}, shared, 9, 40);
-    EXPECT_EQ(D(avg), D(ref));
+    EXPECT_EQ(D(avg), Eigen::VectorXd(DecodeFixedPoint(sum, 40) / 3.0));
     // the fixed point rounds each upload to 2^-41: the average is within 2^-41 of the plain one
     ExpectNear(D(avg), D(GflServerAverage({&up[0], &up[1], &up[2]})), std::ldexp(1.0, -41));
+    // ... and equals RunSecAggInProcess's sum over 3 survivors of 5, both key modes, bit for bit
+    SecAggConfig c;
+    c.instance = 4;
+    c.clients = {0, 1, 2, 3, 4};
+    c.threshold = 3;
+    c.dim = 2;
+    c.fractionBits = 40;
+    SecAggDropouts drops;
+    drops.beforeKeys = {1, 3};
+    const std::vector<Eigen::VectorXd> x{D(up[0]), Eigen::VectorXd::Zero(2), D(up[1]),
+                                         Eigen::VectorXd::Zero(2), D(up[2])};
+    for (KeyMode mode : {KeyMode::Random, KeyMode::Reproducible})
+    {
+        const auto run =
+            RunSecAggInProcess(c, x, std::vector<uint64_t>(5, 1), mode, SecAggRunSeed{}, drops);
+        ASSERT_EQ(run.status, SecAggStatus::Ok);
+        EXPECT_EQ(Eigen::VectorXd(run.result.Mean()), D(avg));
+    }
+    // Below t the protocol aborts: 2 survivors of 5 (t = 3).
+    EXPECT_FALSE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1]}, 0, 40, avg));
+    EXPECT_FALSE(GflSecureAverage({0, 1, 2, 3, 4}, {}, 0, 40, avg));
+    // One sampled client cannot be aggregated securely at all.
+    ExpectConfigError([&] { GflSecureAverage({0}, {&up[0]}, 0, 40, avg); }, "clients");
 }
 
 // ---------------------------------------------------------------------- missing messages
@@ -1012,7 +859,8 @@ TEST(GflRunner, SecureAggregationGivesThePlainRunAndSurvivesDropouts)
         EXPECT_LE((D(masked.models[p]) - D(plain.models[p])).norm(),
                   1e-9 * D(plain.models[p]).norm());
     }
-    // Dropouts: defined, recovered, and learning still converges.
+    // Dropouts: defined, and learning still converges; a server with fewer than t = 3 of its 4
+    // sampled clients left aborts that iteration (keeps w_{p,i-1}) and counts all 4 as dropped.
     c.dropoutProbability = 0.3;
     c.iterations = 200;
     double first = 0.0;
@@ -1024,11 +872,15 @@ TEST(GflRunner, SecureAggregationGivesThePlainRunAndSurvivesDropouts)
     EXPECT_GT(dropped.droppedClients, 0U);
     EXPECT_EQ(dropped.clientUploads + dropped.droppedClients, P * 4 * c.iterations);
     EXPECT_LT(last, first / 100.0);
-    // The same dropouts without masks give the same models (the masks cancel).
+    // Without secure aggregation the same dropouts abort nothing: every survivor's upload counts.
     c.secureAggregation = false;
     const NetworkRunResult droppedPlain = RunGflInProcess(*f.task, c);
-    EXPECT_LE((D(dropped.models[0]) - D(droppedPlain.models[0])).norm(),
-              1e-9 * D(droppedPlain.models[0]).norm());
+    EXPECT_GT(droppedPlain.clientUploads, dropped.clientUploads);
+    EXPECT_EQ(droppedPlain.clientUploads + droppedPlain.droppedClients, P * 4 * c.iterations);
+    // One sampled client per server cannot be aggregated securely: refused.
+    c.secureAggregation = true;
+    c.sampledClients = 1;
+    ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "sampledClients");
 }
 
 TEST(GflRunner, Fig2OrderingGraphHomomorphicTracksNonPrivateAndBeatsIidNoise)

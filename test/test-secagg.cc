@@ -394,6 +394,13 @@ TEST(SecAggWire, EveryMessageRoundTripsAndRejectsTruncation)
              return ParseSecAggUnmaskShares(b, i, o) && PackSecAggUnmaskShares(i, o) == b &&
                     o.shares[0].share.x == 3;
          }},
+        {PackSecAggRoundSetup(11, SecAggRoundSetup{1, 30, 3, 4, 77, 6, {2, 5, 9, 12}}),
+         [](const SecAggBytes& b) {
+             uint64_t i;
+             SecAggRoundSetup o;
+             return ParseSecAggRoundSetup(b, i, o) && PackSecAggRoundSetup(i, o) == b &&
+                    o.clients.size() == 4 && o.graphSeed == 77;
+         }},
     };
     for (std::size_t c = 0; c < cases.size(); ++c)
     {
@@ -990,6 +997,97 @@ TEST(SecAggAttacks, ServerRejectsRevealsOfTheWrongKind)
     a.shares.back().kind = SecAggShareKind::SelfMaskSeed; // 22 dropped: b_22 must not be revealed
     EXPECT_EQ(m.server->ReceiveUnmaskShares(PackSecAggUnmaskShares(42, a)),
               SecAggStatus::Malformed);
+}
+
+// ------------------------------------------------------------------ rounds of an application
+
+TEST(SecAggRounds, RuleGivesTheConfigurationAndTheClientChecksIt)
+{
+    SecAggRule rule;
+    rule.fractionBits = 30;
+    const SecAggConfig c = MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 99);
+    EXPECT_EQ(c.threshold, 3u); // floor(5 / 2) + 1
+    EXPECT_EQ(c.graph, SecAggGraphKind::Complete);
+    EXPECT_EQ(c.graphSeed, 0u); // only a Harary graph keeps the server's seed
+    EXPECT_EQ(MakeSecAggRoundConfig(7, {3, 5}, 6, rule, 0).threshold, 2u);
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3}, 6, rule, 0); }, "clients");
+    rule.threshold = 2; // not a majority of 5
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 0); },
+                      "threshold");
+    rule.threshold = 0;
+    // A client accepts the setup its own rule gives, and nothing else.
+    const SecAggRoundSetup setup = SecAggSetupOf(c);
+    SecAggConfig got;
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 6, rule, got), SecAggStatus::Ok);
+    EXPECT_EQ(got.clients, c.clients);
+    EXPECT_EQ(got.threshold, 3u);
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 4, 6, rule, got), SecAggStatus::UnknownClient);
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 7, rule, got), SecAggStatus::Malformed); // dim
+    SecAggRoundSetup lowered = setup;
+    lowered.threshold = 2; // a server that lowers t
+    EXPECT_EQ(SecAggAcceptSetup(7, lowered, 8, 6, rule, got), SecAggStatus::Malformed);
+    SecAggRoundSetup coarse = setup;
+    coarse.fractionBits = 8; // or coarsens the encoding
+    EXPECT_EQ(SecAggAcceptSetup(7, coarse, 8, 6, rule, got), SecAggStatus::Malformed);
+    SecAggRoundSetup alone = setup;
+    alone.clients = {8}; // or names the client alone
+    EXPECT_EQ(SecAggAcceptSetup(7, alone, 8, 6, rule, got), SecAggStatus::TooFewClients);
+    SecAggRoundSetup sparse = setup;
+    sparse.graph = 1; // or a sparser graph than the rule's
+    sparse.neighbours = 2;
+    EXPECT_EQ(SecAggAcceptSetup(7, sparse, 8, 6, rule, got), SecAggStatus::Malformed);
+    // SecAgg+: k and t from SecAggPlusParameters; the complete graph for few clients.
+    SecAggRule plus;
+    plus.graph = SecAggGraphKind::Harary;
+    std::vector<uint32_t> ids(60);
+    for (uint32_t i = 0; i < 60; ++i)
+    {
+        ids[i] = i;
+    }
+    const SecAggConfig h = MakeSecAggRoundConfig(1, ids, 4, plus, 1234);
+    const SecAggPlusChoice choice = SecAggPlusParameters(60, plus.threat);
+    EXPECT_EQ(h.threshold, choice.threshold);
+    EXPECT_EQ(h.graph,
+              choice.complete ? SecAggGraphKind::Complete : SecAggGraphKind::Harary);
+    EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h), 7, 4, plus, got), SecAggStatus::Ok);
+}
+
+TEST(SecAggRounds, SenderPeekAndPlainSum)
+{
+    SecAggMaskedInput y;
+    y.from = 77;
+    y.words = {1, 2};
+    uint32_t sender = 0;
+    ASSERT_TRUE(PeekSecAggSender(PackSecAggMaskedInput(3, y), sender));
+    EXPECT_EQ(sender, 77u);
+    EXPECT_FALSE(PeekSecAggSender(PackSecAggSurvivorList(3, {1, 2}), sender)); // server message
+    // SecAggPlainSum is what a run decodes for its survivors, weighted, bit for bit.
+    const SecAggConfig c = Config(6, 4);
+    const auto x = Inputs(6, c.dim, 11);
+    const std::vector<uint64_t> w{3, 1, 4, 1, 5, 9};
+    SecAggDropouts d;
+    d.beforeShares = {13};
+    d.beforeInput = {22};
+    const auto run = RunSecAggInProcess(c, x, w, KeyMode::Reproducible, Seed(3), d);
+    ASSERT_EQ(run.status, SecAggStatus::Ok) << SecAggStatusText(run.status);
+    std::vector<const Eigen::VectorXd*> in;
+    std::vector<uint64_t> win;
+    for (std::size_t i = 0; i < 6; ++i)
+    {
+        if (c.clients[i] != 13 && c.clients[i] != 22)
+        {
+            in.push_back(&x[i]);
+            win.push_back(w[i]);
+        }
+    }
+    const SecAggResult plain = SecAggPlainSum(in, win, c.fractionBits, 6);
+    EXPECT_EQ(plain.sum, run.result.sum);
+    EXPECT_EQ(plain.totalWeight, run.result.totalWeight);
+    EXPECT_EQ(plain.totalWeight, 3u + 4 + 1 + 9); // clients 10, 16, 19, 25
+    std::vector<uint64_t> zero(in.size(), 1);
+    zero.back() = 0;
+    ExpectConfigError([&] { SecAggPlainSum(in, zero, 30, 6); }, "weight");
+    ExpectConfigError([&] { SecAggPlainSum(in, win, 30, 2); }, "summands");
 }
 
 // ------------------------------------------------------------------ SecAgg+

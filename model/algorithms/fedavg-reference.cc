@@ -182,6 +182,10 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                 TrainOutcome out = task.TrainClient(k, start, rng);
                 res.samplesProcessed += out.samplesProcessed;
                 res.flops += out.flops;
+                if (config.dropUpload && config.dropUpload(r, k))
+                {
+                    continue; // not among the survivors (U3): its input is not in the sum
+                }
                 x.push_back(out.params.ConvertedTo(Precision::Float64).Get<double>());
                 weights.push_back(task.ClientSamples(k));
             }

@@ -77,7 +77,9 @@ struct FedAvgReferenceConfig
     /// Clients of a round (sorted; default: all). As FlServerApplication's sampling, decided by
     /// the caller.
     std::function<std::vector<uint32_t>(uint32_t round)> select;
-    /// With uplinkCodec: client `client` reports in phase 1 but its upload is lost.
+    /// With uplinkCodec: client `client` reports in phase 1 but its upload is lost. With
+    /// secureFractionBits: the client is configured (it counts in n) but its input is not in
+    /// the sum (it dropped before its masked input reached the server).
     std::function<bool(uint32_t round, uint32_t client)> dropUpload;
     /// Called after every round (and with round 0 for the initial model), e.g. for progress.
     std::function<void(uint32_t round, const ParamVector& global)> onRound;

@@ -462,6 +462,7 @@ RunGflInProcess(const LearningTask& task,
                     // below t the protocol aborts: the server keeps w_{p,i-1} and no upload
                     // counts (as over the network)
                     droppedNow += sampled.size() - dropped.size();
+                    result.clientUploads -= steps_.size();
                     psi[p] = models[p];
                     continue;
                 }

@@ -882,15 +882,16 @@ FlServerApplication::CloseRound(bool deadlineHit)
         NS_LOG_INFO("round " << m_round << ": " << m_updates.size() << " updates, quorum "
                              << m_minQuorum << "; " << FlRoundStatusName(report.status));
     }
-    else if (m_updates.empty())
+    else if (m_updates.empty() && !m_uplink)
     {
         report.status = FlRoundStatus::Empty;
         m_repeatsInARow = 0;
     }
     else if (m_uplink)
     {
-        // The uplink-step seam: its phases run now with the clients that uploaded, and the
-        // round goes on in FinishUplinkRound (now or later in simulated time).
+        // The uplink-step seam: its phases run now with the clients that uploaded (none: the
+        // step says why, e.g. fewer than t), and the round goes on in FinishUplinkRound (now
+        // or later in simulated time).
         std::map<UpdateKey, Update> updates = std::move(m_updates);
         m_updates.clear();
         m_uplinkInfos.clear();
@@ -1044,6 +1045,9 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
     m_uplinkRunning = false;
     FlRoundReport& report = m_report;
     report.uplinkStatus = result.status;
+    // the step's phases are part of the round: their bytes too
+    report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
+    report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
     m_repeatsInARow = 0;
     if (!result.ok)
     {
