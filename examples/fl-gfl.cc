@@ -125,14 +125,14 @@ struct Options
     uint32_t iterations = 0; ///< 0 = the figure's default
     uint64_t seed = 1;
     double clip = 0.0;
-    std::string weights = "lazy";  ///< GHP combination weights: lazy (default) or metropolis
-    double ghpB = 1.0;             ///< GHP Laplace scale b_v
-    uint32_t servers = 0;          ///< GFL P (0 = the figure's default)
-    uint32_t clientsPerServer = 0; ///< GFL K (0 = default)
-    uint32_t sampled = 0;          ///< GFL L (0 = default)
-    bool secure = false;             ///< GFL: secure aggregation of the uploads
+    std::string weights = "lazy";      ///< GHP combination weights: lazy (default) or metropolis
+    double ghpB = 1.0;                 ///< GHP Laplace scale b_v
+    uint32_t servers = 0;              ///< GFL P (0 = the figure's default)
+    uint32_t clientsPerServer = 0;     ///< GFL K (0 = default)
+    uint32_t sampled = 0;              ///< GFL L (0 = default)
+    bool secure = false;               ///< GFL: secure aggregation of the uploads
     std::string secureKeys = "random"; ///< its key mode: random or reproducible (INSECURE)
-    double dropout = 0.0;            ///< GFL: P(a sampled client drops out in an iteration)
+    double dropout = 0.0;              ///< GFL: P(a sampled client drops out in an iteration)
 
     // GHP network mode (issue 11): the agents' 802.11 ad hoc exchange
     std::string ghpTransport = "broadcast"; ///< broadcast or unicast
@@ -175,9 +175,9 @@ NoteEpsilon(Series& s, const fl::NodeNoiseConfig& noise, const std::string& unit
                                             : fl::MechanismKind::Gaussian;
     for (auto adversary : {fl::GraphAdversary::OneNeighbour, fl::GraphAdversary::AllLinks})
     {
-        s.statements[std::string("epsilon_") +
-                     (adversary == fl::GraphAdversary::OneNeighbour ? "one_neighbour"
-                                                                    : "all_links")] =
+        s.statements[std::string("epsilon_") + (adversary == fl::GraphAdversary::OneNeighbour
+                                                    ? "one_neighbour"
+                                                    : "all_links")] =
             fl::GraphReleaseStatement(noise.kind, mechanism, adversary, unit, delta).Describe();
     }
 }
@@ -720,9 +720,9 @@ PrintEpsilons(const SeriesMap& series)
         {
             continue;
         }
-        std::cout << "Privacy of " << variant << ": eps = "
-                  << s.sums.at("epsilon_one_neighbour").back() / s.runs << " (one neighbour), "
-                  << s.sums.at("epsilon_all_links").back() / s.runs
+        std::cout << "Privacy of " << variant
+                  << ": eps = " << s.sums.at("epsilon_one_neighbour").back() / s.runs
+                  << " (one neighbour), " << s.sums.at("epsilon_all_links").back() / s.runs
                   << " (all links of the worst node)" << std::endl;
         for (const auto& [metric, statement] : s.statements)
         {

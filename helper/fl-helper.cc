@@ -266,8 +266,8 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         std::vector<uint32_t> ids;
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {
-            ids.push_back(DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
-                              ->GetClientIndex());
+            ids.push_back(
+                DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetClientIndex());
         }
         stack.secAgg = m_secAgg->Create(ids);
         stack.server->SetUplinkStep(stack.secAgg.server);

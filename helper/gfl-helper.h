@@ -18,11 +18,11 @@
 #include "ns3/fl-server-application.h"
 #include "ns3/gfl-privacy.h"
 #include "ns3/gfl-round-step.h"
-#include "ns3/secagg-helper.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/secagg-helper.h"
 #include "ns3/vector.h"
 
 #include <map>
@@ -202,7 +202,8 @@ class FlNetworkCollector
  * \ingroup fl
  * A collector for N nodes whose releases carry `noise` (node 0's mechanism, with its self-weight
  * a_{0,0}), with the privacy accountant of mu, clipNorm, M parameters (fl::GraphPrivacyAccountant:
- * one neighbour and all links; GFL and GHP share it). Throws fl::ConfigError as fl::MakeNodePerturbation.
+ * one neighbour and all links; GFL and GHP share it). Throws fl::ConfigError as
+ * fl::MakeNodePerturbation.
  */
 std::shared_ptr<FlNetworkCollector> MakeNetworkCollector(std::size_t nodes,
                                                          const fl::NodeNoiseConfig& noise,
@@ -289,6 +290,7 @@ class FlGflHelper : public FlGraphRunHelperBase
     void SetRoundDeadline(Time deadline);
     /// Simulated seconds per training sample at the clients (FlClientApplication).
     void SetSecondsPerSample(double s);
+
     /// The secure-aggregation helper (attributes of both halves: Variant, KeyMode, Timeout, ...;
     /// used by Install when config.secureAggregation is set).
     FlSecAggHelper& SecureAggregation()

@@ -135,14 +135,13 @@ FlSecAggHelper::Describe() const
         << (st.threshold == 0 ? (st.variant == "secaggplus" ? std::string("SecAggPlusParameters")
                                                             : std::string("floor(n/2)+1"))
                               : std::to_string(st.threshold))
-        << ", " << st.fractionBits << " fraction bits, phase timeout "
-        << timeout.Get().GetSeconds() << " s, keys "
-        << SecAggKeyModeText(st.Mode("SecAggServerStep"));
+        << ", " << st.fractionBits << " fraction bits, phase timeout " << timeout.Get().GetSeconds()
+        << " s, keys " << SecAggKeyModeText(st.Mode("SecAggServerStep"));
     if (st.variant == "secaggplus")
     {
         out << "; SecAgg+ dimensioned for " << st.corruptFraction << " corrupt and "
-            << st.dropoutFraction << " dropped clients, 2^-" << st.securityBits
-            << " privacy / 2^-" << st.correctnessBits << " correctness";
+            << st.dropoutFraction << " dropped clients, 2^-" << st.securityBits << " privacy / 2^-"
+            << st.correctnessBits << " correctness";
     }
     return out.str();
 }

@@ -26,7 +26,7 @@ namespace ns3
  */
 struct FlSecAggParties
 {
-    Ptr<SecAggServerStep> server;                     ///< for FlServerApplication
+    Ptr<SecAggServerStep> server;                      ///< for FlServerApplication
     std::map<uint32_t, Ptr<SecAggClientStep>> clients; ///< by client index
 };
 

@@ -22,11 +22,11 @@
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>
-#include <sodium.h>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sodium.h>
 #include <string>
 #include <vector>
 
@@ -514,8 +514,11 @@ TEST(SecureAggregation, SecureAverageIsTheProtocolsFixedPointSum)
     c.fractionBits = 40;
     SecAggDropouts drops;
     drops.beforeKeys = {1, 3};
-    const std::vector<Eigen::VectorXd> x{D(up[0]), Eigen::VectorXd::Zero(2), D(up[1]),
-                                         Eigen::VectorXd::Zero(2), D(up[2])};
+    const std::vector<Eigen::VectorXd> x{D(up[0]),
+                                         Eigen::VectorXd::Zero(2),
+                                         D(up[1]),
+                                         Eigen::VectorXd::Zero(2),
+                                         D(up[2])};
     for (KeyMode mode : {KeyMode::Random, KeyMode::Reproducible})
     {
         const auto run =
@@ -715,8 +718,9 @@ TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
     DriftingSensitivityAccountant none(MechanismKind::None, 0.0, 0.7, 1.5, 2);
     none.RecordIteration();
     EXPECT_TRUE(std::isinf(none.Epsilon()));
-    ExpectConfigError([] { DriftingSensitivityAccountant(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 0); },
-                      "copies");
+    ExpectConfigError(
+        [] { DriftingSensitivityAccountant(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 0); },
+        "copies");
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(false, 0.2, 1.0), 0.4);
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(true, 0.2, 1.0), 2.0);
     ExpectConfigError([] { GflEpsilonV000(0.0, 1.0, 1, 1.0); }, "mu");

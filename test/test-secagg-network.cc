@@ -19,8 +19,8 @@
 #include "ns3/core-module.h"
 #include "ns3/fedavg-reference.h"
 #include "ns3/fl-helper.h"
-#include "ns3/fl-ns3-compat.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/secagg-helper.h"
 
@@ -108,8 +108,8 @@ class MalformedInjector : public FlUplinkClientStep
 /// What one network run gave.
 struct SecureRun
 {
-    std::vector<fl::ParamVector> globals; ///< round 0 (initial) and every closed round
-    std::vector<FlRoundReport> reports;   ///< the server's RoundEnd reports (round >= 1)
+    std::vector<fl::ParamVector> globals;  ///< round 0 (initial) and every closed round
+    std::vector<FlRoundReport> reports;    ///< the server's RoundEnd reports (round >= 1)
     std::vector<SecAggRoundReport> secagg; ///< the step's RoundEnd reports
     std::vector<uint64_t> clientSeeds;
     SecAggServerStep::Counters server;
@@ -132,7 +132,7 @@ struct RunSpec
     uint32_t clientsPerRound{0};
     /// per-client failure injection: client -> (phase, rounds)
     std::map<uint32_t, std::pair<std::string, std::string>> drops;
-    std::set<uint32_t> injectors; ///< clients that also send malformed messages
+    std::set<uint32_t> injectors;             ///< clients that also send malformed messages
     std::map<std::string, double> plusThreat; ///< SecAgg+ attribute values
     bool useHelper{true}; ///< FlFedAvgHelper::SetSecureAggregation (false: by hand, any L)
 };
@@ -210,8 +210,7 @@ RunSecure(std::shared_ptr<const fl::LearningTask> task, const RunSpec& spec)
         auto drop = spec.drops.find(i);
         if (drop != spec.drops.end())
         {
-            parties.clients.at(i)->SetAttribute("DropBeforePhase",
-                                                StringValue(drop->second.first));
+            parties.clients.at(i)->SetAttribute("DropBeforePhase", StringValue(drop->second.first));
             parties.clients.at(i)->SetAttribute("DropRounds", StringValue(drop->second.second));
         }
         if (spec.injectors.count(i) != 0)
@@ -358,11 +357,11 @@ TEST(SecAggNetwork, DropoutsInEveryPhaseUpToNMinusTAreRecoveredExactly)
     const SecAggRoundReport& r1 = net.secagg[0];
     EXPECT_TRUE(r1.ok);
     EXPECT_EQ(r1.threshold, 4u);
-    EXPECT_EQ(r1.sets[0], 7u); // U1: everyone advertised
-    EXPECT_EQ(r1.sets[1], 6u); // U2: not client 1
-    EXPECT_EQ(r1.sets[2], 5u); // U3: not client 3 either
-    EXPECT_EQ(r1.sets[3], 5u); // U4: every survivor signed
-    EXPECT_EQ(r1.sets[4], 4u); // U5: client 5 did not unmask
+    EXPECT_EQ(r1.sets[0], 7u);  // U1: everyone advertised
+    EXPECT_EQ(r1.sets[1], 6u);  // U2: not client 1
+    EXPECT_EQ(r1.sets[2], 5u);  // U3: not client 3 either
+    EXPECT_EQ(r1.sets[3], 5u);  // U4: every survivor signed
+    EXPECT_EQ(r1.sets[4], 4u);  // U5: client 5 did not unmask
     EXPECT_EQ(r1.timeouts, 3u); // three phases waited for a silent client
     EXPECT_EQ(net.reports[0].participants, (std::vector<uint32_t>{0, 2, 4, 5, 6}));
     EXPECT_TRUE(net.secagg[1].ok);

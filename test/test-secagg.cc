@@ -1012,8 +1012,11 @@ TEST(SecAggRounds, RuleGivesTheConfigurationAndTheClientChecksIt)
     EXPECT_EQ(MakeSecAggRoundConfig(7, {3, 5}, 6, rule, 0).threshold, 2u);
     ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3}, 6, rule, 0); }, "clients");
     rule.threshold = 2; // not a majority of 5
-    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 0); },
-                      "threshold");
+    ExpectConfigError(
+        [&] {
+            MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 0);
+        },
+        "threshold");
     rule.threshold = 0;
     // A client accepts the setup its own rule gives, and nothing else.
     const SecAggRoundSetup setup = SecAggSetupOf(c);
@@ -1047,8 +1050,7 @@ TEST(SecAggRounds, RuleGivesTheConfigurationAndTheClientChecksIt)
     const SecAggConfig h = MakeSecAggRoundConfig(1, ids, 4, plus, 1234);
     const SecAggPlusChoice choice = SecAggPlusParameters(60, plus.threat);
     EXPECT_EQ(h.threshold, choice.threshold);
-    EXPECT_EQ(h.graph,
-              choice.complete ? SecAggGraphKind::Complete : SecAggGraphKind::Harary);
+    EXPECT_EQ(h.graph, choice.complete ? SecAggGraphKind::Complete : SecAggGraphKind::Harary);
     EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h), 7, 4, plus, got), SecAggStatus::Ok);
 }
 

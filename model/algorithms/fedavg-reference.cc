@@ -63,8 +63,8 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
     {
         config.onRound(0, global);
     }
-    if (config.uplinkCodec && (config.aggregation.serverMomentum != 0.0 ||
-                               config.aggregation.serverLearningRate != 1.0))
+    if (config.uplinkCodec &&
+        (config.aggregation.serverMomentum != 0.0 || config.aggregation.serverLearningRate != 1.0))
     {
         throw ConfigError("aggregation",
                           "server momentum or learning rate with an uplink codec",
@@ -198,7 +198,8 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                 }
                 const SecAggResult sum =
                     SecAggPlainSum(inputs, weights, config.secureFractionBits, sel.size());
-                global = ParamVector(Eigen::VectorXd(sum.Mean())).ConvertedTo(global.GetPrecision());
+                global =
+                    ParamVector(Eigen::VectorXd(sum.Mean())).ConvertedTo(global.GetPrecision());
             }
             if (config.step)
             {

@@ -204,8 +204,7 @@ GflSecureAverage(const std::vector<uint32_t>& sampled,
     rule.threshold = threshold;
     rule.fractionBits = fractionBits;
     // the configuration the network server announces (it checks t against |sampled| too)
-    const SecAggConfig config =
-        MakeSecAggRoundConfig(0, sampled, uploads.front()->Size(), rule, 0);
+    const SecAggConfig config = MakeSecAggRoundConfig(0, sampled, uploads.front()->Size(), rule, 0);
     if (uploads.size() < config.threshold)
     {
         return false; // fewer than t survivors: the protocol aborts

@@ -220,7 +220,7 @@ struct GflConfig
     uint32_t secureThreshold{0}; ///< t of secure aggregation (0 = floor(L / 2) + 1)
     /// P(a sampled client drops out: it trains and sends nothing in that iteration)
     double dropoutProbability{0.0};
-    NodeNoiseConfig serverNoise;    ///< server-to-server perturbation
+    NodeNoiseConfig serverNoise; ///< server-to-server perturbation
     MissingMessagePolicy missingPolicy{MissingMessagePolicy::ReuseLast}; ///< lost messages
     DeliveryFunction delivered; ///< which server messages arrive (empty: ideal links)
     uint32_t iterations{100};   ///< iterations to run
@@ -245,7 +245,8 @@ void CheckGflSecureAggregation(const GflConfig& config);
  * as dropped), and the servers exchange and combine through a GraphExchange with seeds
  * GflServerSeed. The epsilons are those of one server's releases under the drifting-sensitivity
  * argument (GflEpsilonV000's, with G = clipNorm, the l1 bound for Laplace noise and every copy
- * counted: GraphPrivacyAccountant), against one neighbour and against all links. Throws ConfigError naming the bad setting.
+ * counted: GraphPrivacyAccountant), against one neighbour and against all links. Throws ConfigError
+ * naming the bad setting.
  */
 NetworkRunResult RunGflInProcess(const LearningTask& task,
                                  const GflConfig& config,

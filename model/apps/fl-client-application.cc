@@ -519,7 +519,8 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         SendCodecPayload(msg);
         return;
     }
-    if (m_uplink && h.kind == fl::MessageKind::Control && m_uplink->Receive(h.round, h.aux, msg.raw))
+    if (m_uplink && h.kind == fl::MessageKind::Control &&
+        m_uplink->Receive(h.round, h.aux, msg.raw))
     {
         return; // the uplink step's own traffic
     }

@@ -211,7 +211,7 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
-    fl::UplinkPrivacyAccountant m_uplinkPrivacy; ///< eps of the perturbed uploads
+    fl::UplinkPrivacyAccountant m_uplinkPrivacy;            ///< eps of the perturbed uploads
 
     /// The GFL client step (SetGflStep), if set.
     struct GflStep

@@ -904,11 +904,10 @@ FlServerApplication::CloseRound(bool deadlineHit)
             m_uplinkInfos[kv.first.first] = kv.second.info;
         }
         m_uplinkRunning = true;
-        m_uplink->Aggregate(
-            m_round,
-            clients,
-            payloads,
-            [this](const FlUplinkServerStep::Result& r) { FinishUplinkRound(r); });
+        m_uplink->Aggregate(m_round,
+                            clients,
+                            payloads,
+                            [this](const FlUplinkServerStep::Result& r) { FinishUplinkRound(r); });
         return;
     }
     else if (m_codec)
@@ -1076,8 +1075,11 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
             ctx.round = m_round;
             ctx.status = FlRoundStatus::Aggregated;
             ctx.server = this;
-            aggregated =
-                m_step->AggregateSum(ctx, result.sum, result.totalWeight, result.participants, m_global);
+            aggregated = m_step->AggregateSum(ctx,
+                                              result.sum,
+                                              result.totalWeight,
+                                              result.participants,
+                                              m_global);
         }
         if (!aggregated)
         {

@@ -224,9 +224,10 @@ class FlServerApplication : public FlApplicationBase
 
     /**
      * Reports a round still open, or still in its uplink step's phases (e.g. when the
-     * simulation stopped at a time limit before it could complete) through RoundEnd with status Timeout: nothing is aggregated, the global
-     * model and GetCompletedRounds() stay as they are, and no further round starts. Call it
-     * after Simulator::Run() so that observers write the round's row.
+     * simulation stopped at a time limit before it could complete) through RoundEnd with status
+     * Timeout: nothing is aggregated, the global model and GetCompletedRounds() stay as they are,
+     * and no further round starts. Call it after Simulator::Run() so that observers write the
+     * round's row.
      * @return false if no round was open
      */
     bool ReportUnfinishedRound();

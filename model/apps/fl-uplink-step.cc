@@ -12,8 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(FlUplinkClientStep);
 TypeId
 FlUplinkServerStep::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FlUplinkServerStep").SetParent<Object>().SetGroupName("Fl");
+    static TypeId tid = TypeId("ns3::FlUplinkServerStep").SetParent<Object>().SetGroupName("Fl");
     return tid;
 }
 
@@ -22,8 +21,7 @@ FlUplinkServerStep::~FlUplinkServerStep() = default;
 TypeId
 FlUplinkClientStep::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FlUplinkClientStep").SetParent<Object>().SetGroupName("Fl");
+    static TypeId tid = TypeId("ns3::FlUplinkClientStep").SetParent<Object>().SetGroupName("Fl");
     return tid;
 }
 

@@ -51,10 +51,8 @@ class FlUplinkServerStep : public Object
          * Sends `bytes` to joined client `client` as a Control message of `round` with
          * MessageAddress::aux = `tag`; false if the client is not (or no longer) joined.
          */
-        std::function<bool(uint32_t client,
-                            uint32_t round,
-                            uint32_t tag,
-                            const std::vector<uint8_t>& bytes)>
+        std::function<
+            bool(uint32_t client, uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes)>
             send;
     };
 

@@ -119,10 +119,10 @@ class SecAggClientStep : public FlUplinkClientStep, public SecAggStepSettingsHol
     uint64_t m_instance{0};     ///< the round of the current protocol instance
     uint64_t m_lastInstance{0}; ///< the newest instance accepted (replays are refused)
     std::unique_ptr<fl::SecAggClient> m_client;
-    bool m_hasInput{false};    ///< an upload waiting for (or in) the protocol
-    uint32_t m_inputRound{0};  ///< its round
-    Eigen::VectorXd m_input;   ///< the upload in float64
-    uint64_t m_weight{1};      ///< its weight
+    bool m_hasInput{false};   ///< an upload waiting for (or in) the protocol
+    uint32_t m_inputRound{0}; ///< its round
+    Eigen::VectorXd m_input;  ///< the upload in float64
+    uint64_t m_weight{1};     ///< its weight
     fl::SecAggStatus m_lastRefusal{fl::SecAggStatus::Ok};
     Counters m_counters;
 };

@@ -41,8 +41,7 @@ bool
 IsClientMessage(fl::SecAggMessageType t)
 {
     return t == fl::SecAggMessageType::AdvertiseKeys ||
-           t == fl::SecAggMessageType::EncryptedShares ||
-           t == fl::SecAggMessageType::MaskedInput ||
+           t == fl::SecAggMessageType::EncryptedShares || t == fl::SecAggMessageType::MaskedInput ||
            t == fl::SecAggMessageType::ConsistencySignature ||
            t == fl::SecAggMessageType::UnmaskShares;
 }
@@ -154,9 +153,8 @@ SecAggServerStep::RoundStarting(uint32_t round,
     {
         // Nothing goes out: the clients never get a configuration, so they never advertise
         // keys, and nobody uploads anything (least of all in the clear).
-        m_setupText = std::to_string(selected.size()) +
-                      " sampled client(s), fewer than the " + std::to_string(least) +
-                      " secure aggregation needs: aborted";
+        m_setupText = std::to_string(selected.size()) + " sampled client(s), fewer than the " +
+                      std::to_string(least) + " secure aggregation needs: aborted";
         return;
     }
     uint64_t graphSeed = 0;
@@ -193,9 +191,8 @@ SecAggServerStep::Aggregate(uint32_t round,
     }
     m_report.sampled = static_cast<uint32_t>(m_config.clients.size());
     m_report.threshold = m_config.threshold;
-    m_report.neighbours = m_config.graph == fl::SecAggGraphKind::Harary
-                              ? m_config.neighbours
-                              : m_report.sampled - 1;
+    m_report.neighbours =
+        m_config.graph == fl::SecAggGraphKind::Harary ? m_config.neighbours : m_report.sampled - 1;
     m_server = std::make_unique<fl::SecAggServer>(m_config, m_pki);
     m_phase = 0;
     m_asked.clear();

@@ -45,17 +45,17 @@ namespace ns3
  */
 struct SecAggRoundReport
 {
-    uint32_t round{0};         ///< the instance (the server's round number)
-    bool ok{false};            ///< the sum was decoded
+    uint32_t round{0};                             ///< the instance (the server's round number)
+    bool ok{false};                                ///< the sum was decoded
     fl::SecAggStatus status{fl::SecAggStatus::Ok}; ///< Ok, or why the round aborted
-    std::string statusText;    ///< fl::SecAggStatusText(status), or the setup's reason
-    uint32_t sampled{0};       ///< n, the clients the round was configured for
-    uint32_t threshold{0};     ///< t
-    uint32_t neighbours{0};    ///< k (SecAgg+), n - 1 for the complete graph
+    std::string statusText;          ///< fl::SecAggStatusText(status), or the setup's reason
+    uint32_t sampled{0};             ///< n, the clients the round was configured for
+    uint32_t threshold{0};           ///< t
+    uint32_t neighbours{0};          ///< k (SecAgg+), n - 1 for the complete graph
     uint32_t sets[5]{0, 0, 0, 0, 0}; ///< |U1| .. |U5| (0 after an abort for the later ones)
-    Time start;                ///< when the round's uploads closed
-    Time end;                  ///< when the sum was decoded or the round aborted
-    uint32_t timeouts{0};      ///< phases closed at the Timeout with answers missing
+    Time start;                      ///< when the round's uploads closed
+    Time end;                        ///< when the sum was decoded or the round aborted
+    uint32_t timeouts{0};            ///< phases closed at the Timeout with answers missing
 };
 
 /**
@@ -147,9 +147,9 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
     std::string m_setupText;  ///< why not
     fl::SecAggConfig m_config;
     std::unique_ptr<fl::SecAggServer> m_server;
-    int m_phase{-1};                 ///< 0 keys .. 4 unmask; -1 idle
-    std::set<uint32_t> m_asked;      ///< clients sent the last server message
-    std::set<uint32_t> m_answered;   ///< of those, clients whose answer was accepted
+    int m_phase{-1};               ///< 0 keys .. 4 unmask; -1 idle
+    std::set<uint32_t> m_asked;    ///< clients sent the last server message
+    std::set<uint32_t> m_answered; ///< of those, clients whose answer was accepted
     EventId m_timer;
     Done m_done;
     SecAggRoundReport m_report;

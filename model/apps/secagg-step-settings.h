@@ -26,14 +26,14 @@ constexpr uint32_t kSecAggControlTag = 0x464C5341u;
  */
 struct SecAggStepSettings
 {
-    std::string variant{"secagg"};  ///< Variant attribute
-    uint32_t threshold{0};          ///< Threshold attribute
-    std::string keyMode{"random"};  ///< KeyMode attribute
+    std::string variant{"secagg"};                       ///< Variant attribute
+    uint32_t threshold{0};                               ///< Threshold attribute
+    std::string keyMode{"random"};                       ///< KeyMode attribute
     uint32_t fractionBits{fl::kDefaultMaskFractionBits}; ///< FractionBits attribute
-    double corruptFraction{0.0};    ///< CorruptFraction attribute (SecAgg+)
-    double dropoutFraction{0.05};   ///< DropoutFraction attribute (SecAgg+)
-    double securityBits{40.0};      ///< SecurityBits attribute (SecAgg+)
-    double correctnessBits{20.0};   ///< CorrectnessBits attribute (SecAgg+)
+    double corruptFraction{0.0};                         ///< CorruptFraction attribute (SecAgg+)
+    double dropoutFraction{0.05};                        ///< DropoutFraction attribute (SecAgg+)
+    double securityBits{40.0};                           ///< SecurityBits attribute (SecAgg+)
+    double correctnessBits{20.0};                        ///< CorrectnessBits attribute (SecAgg+)
 
     /**
      * The configuration rule (fl::SecAggRule); throws fl::ConfigError naming the attribute

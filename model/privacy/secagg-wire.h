@@ -213,13 +213,13 @@ bool ParseSecAggUnmaskShares(const SecAggBytes& bytes, uint64_t& instance, SecAg
  */
 struct SecAggRoundSetup
 {
-    uint8_t graph{0};               ///< 0 complete (SecAgg), 1 Harary (SecAgg+)
-    uint8_t fractionBits{0};        ///< fixed-point fraction bits
-    uint32_t threshold{0};          ///< t
-    uint32_t neighbours{0};         ///< k (Harary)
-    uint64_t graphSeed{0};          ///< the Harary permutation's seed
-    uint64_t dim{0};                ///< model dimension d
-    std::vector<uint32_t> clients;  ///< the sampled clients, ascending
+    uint8_t graph{0};              ///< 0 complete (SecAgg), 1 Harary (SecAgg+)
+    uint8_t fractionBits{0};       ///< fixed-point fraction bits
+    uint32_t threshold{0};         ///< t
+    uint32_t neighbours{0};        ///< k (Harary)
+    uint64_t graphSeed{0};         ///< the Harary permutation's seed
+    uint64_t dim{0};               ///< model dimension d
+    std::vector<uint32_t> clients; ///< the sampled clients, ascending
 };
 
 /**
