@@ -7,8 +7,9 @@
  *  2. each sampled client k runs E_{p,k} SGD steps of size mu / E_{p,k} on mini-batches of
  *     B_{p,k} (eq. 3; GflTrainerConfig with TrainClientWith) and uploads its model w_{p,k,i}
  *     (eq. 6) or its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (V003 eq. 54), possibly with
- *     client noise g_{p,k,i} (noisy models / noisy updates, V003 section 3.4) (GflClientStep),
- *     optionally summed by secure aggregation (Bonawitz et al., CCS 2017; secagg.h);
+ *     client noise g_{p,k,i} (noisy models / noisy updates, the journal version's Section 3.4)
+ *     (GflClientStep), optionally summed by secure aggregation (Bonawitz et al., ACM CCS 2017;
+ *     secagg.h);
  *  3. the server averages: psi_{p,i} = (1/L) sum_k (w_{p,k,i} + g_{p,k,i}) (eq. 7,
  *     GflServerAverage), or with updates psi_{p,i} = w_{p,i-1} - mu (1/L) sum_k (u_k + g_k)
  *     (eq. 55, GflApplyUpdate);
