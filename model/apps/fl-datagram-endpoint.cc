@@ -722,6 +722,7 @@ struct FlDatagramEndpoint::Impl
         msg.complete = true;
         msg.chunkCount = completedIn.chunkCount;
         msg.chunksMissing = 0;
+        msg.length = static_cast<uint32_t>(completedIn.bytes.size());
         msg.bytes = std::move(completedIn.bytes);
         if (!msg.bytes.empty())
         {
@@ -819,7 +820,7 @@ struct FlDatagramEndpoint::Impl
         {
             return;
         }
-        const auto missing = static_cast<uint32_t>(partial.missingChunks.size());
+        const uint32_t missing = partial.ChunksMissing();
         Stats().chunksLost += missing;
         ++Stats().messagesPartial;
         FlDatagramMessage msg;
@@ -829,7 +830,8 @@ struct FlDatagramEndpoint::Impl
         msg.complete = false;
         msg.chunkCount = partial.chunkCount;
         msg.chunksMissing = missing;
-        msg.bytes = std::move(partial.bytes);
+        msg.length = partial.length;
+        msg.bytes = std::move(partial.receivedData); // packed: what arrived, not the length
         msg.receivedBytes = std::move(partial.receivedBytes);
         Deliver(msg);
     }
@@ -1102,7 +1104,8 @@ DecodeDatagramMessage(const FlDatagramMessage& dm,
                       fl::ReceivedMessage& out,
                       uint64_t* filledCoordinates)
 {
-    constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
+    // The endpoint bounded the message length already (FlDatagramConfig::maxMessageBytes).
+    constexpr uint32_t kMaxPayload = 0xFFFFFFFFu - fl::MessageHeader::kSize;
     if (filledCoordinates)
     {
         *filledCoordinates = 0;
@@ -1116,14 +1119,15 @@ DecodeDatagramMessage(const FlDatagramMessage& dm,
         return fl::MessageDecodeStatus::SizeMismatch;
     }
     std::size_t filled = 0;
-    const fl::MessageDecodeStatus st = fl::DecodePartialMessage(dm.bytes.data(),
-                                                                dm.bytes.size(),
-                                                                dm.receivedBytes,
-                                                                *previous,
-                                                                to,
-                                                                kMaxPayload,
-                                                                out,
-                                                                &filled);
+    const fl::MessageDecodeStatus st = fl::DecodePackedPartialMessage(dm.length,
+                                                                      dm.receivedBytes,
+                                                                      dm.bytes.data(),
+                                                                      dm.bytes.size(),
+                                                                      *previous,
+                                                                      to,
+                                                                      kMaxPayload,
+                                                                      out,
+                                                                      &filled);
     if (filledCoordinates)
     {
         *filledCoordinates = filled;

@@ -5,16 +5,25 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace ns3
 {
 namespace fl
 {
 
-MessageReassembler::MessageReassembler(Precision decodeTo, uint32_t maxPayloadBytes)
+MessageReassembler::MessageReassembler(Precision decodeTo, uint32_t maxMessageBytes)
     : m_decodeTo(decodeTo),
-      m_maxPayload(maxPayloadBytes)
+      m_maxMessage(maxMessageBytes)
 {
+    if (maxMessageBytes < MessageHeader::kSize)
+    {
+        throw ConfigError("maxMessageBytes",
+                          std::to_string(maxMessageBytes) + " bytes is less than one " +
+                              std::to_string(MessageHeader::kSize) + "-byte message header",
+                          "use the largest message the receiver expects, e.g. "
+                          "FlMaxModelMessageBytes(parameters)");
+    }
 }
 
 void
@@ -24,9 +33,39 @@ MessageReassembler::Push(const uint8_t* data, std::size_t len)
     {
         return;
     }
+    m_stats.bytesIn += len;
+    if (m_failed)
+    {
+        m_stats.bytesDiscarded += len;
+        return;
+    }
     Compact();
     m_buffer.insert(m_buffer.end(), data, data + len);
-    m_stats.bytesIn += len;
+    m_stats.peakBuffered = std::max<uint64_t>(m_stats.peakBuffered, Buffered());
+}
+
+void
+MessageReassembler::Fail(HeaderStatus why)
+{
+    m_failed = true;
+    m_failure = why;
+    ++m_stats.malformedHeaders;
+    if (why == HeaderStatus::OldVersion)
+    {
+        ++m_stats.oldVersionHeaders;
+    }
+    else if (why == HeaderStatus::BadHeaderCrc)
+    {
+        ++m_stats.headerCrcErrors;
+    }
+    else if (why == HeaderStatus::TooLarge)
+    {
+        ++m_stats.tooLarge;
+    }
+    m_stats.bytesDiscarded += Buffered();
+    // Let the memory go: nothing of this stream is read any more.
+    std::vector<uint8_t>().swap(m_buffer);
+    m_offset = 0;
 }
 
 void
@@ -75,25 +114,28 @@ DecodeInto(const MessageHeader& header, const uint8_t* payload, Precision to, Re
 bool
 MessageReassembler::Pop(ReceivedMessage& out)
 {
-    static const uint8_t magic[4] = {'F', 'L', 'M', '1'};
-    while (Buffered() >= MessageHeader::kSize)
+    while (!m_failed && Buffered() > 0)
     {
         const uint8_t* p = m_buffer.data() + m_offset;
+        // Magic and version first: a stream of another format fails before a whole header.
+        const HeaderStatus prefix =
+            CheckHeaderPrefix(p, std::min(Buffered(), MessageHeader::kPrefixSize));
+        if (prefix != HeaderStatus::Ok)
+        {
+            Fail(prefix);
+            return false;
+        }
+        if (Buffered() < MessageHeader::kSize)
+        {
+            return false;
+        }
         MessageHeader h;
-        const HeaderStatus st = ParseHeader(p, m_maxPayload, h);
+        const HeaderStatus st =
+            ParseHeader(p, m_maxMessage - static_cast<uint32_t>(MessageHeader::kSize), h);
         if (st != HeaderStatus::Ok)
         {
-            ++m_stats.malformedHeaders;
-            // Re-synchronise: skip to the next occurrence of the magic after this position.
-            const uint8_t* end = m_buffer.data() + m_buffer.size();
-            const uint8_t* next = std::search(p + 1, end, magic, magic + 4);
-            if (next == end)
-            {
-                // Keep a possible partial magic at the tail for the next Push().
-                next = std::max(p + 1, end - 3);
-            }
-            Discard(static_cast<std::size_t>(next - p));
-            continue;
+            Fail(st);
+            return false;
         }
         const std::size_t total = MessageHeader::kSize + h.payloadBytes;
         if (Buffered() < total)
