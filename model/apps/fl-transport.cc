@@ -250,6 +250,7 @@ class FlTcpTransport : public FlTransport
             s.malformed += c->RxStats().malformedHeaders + c->RxStats().crcErrors;
             s.oldVersion += c->RxStats().oldVersionHeaders;
             s.connectionsReset += c->StreamFailed() ? 1 : 0;
+            s.rxPeakBuffered = std::max(s.rxPeakBuffered, c->RxStats().peakBuffered);
         }
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;

@@ -72,6 +72,9 @@ struct FlTransportStats
     uint64_t malformed{0};         ///< messages or streams rejected (header, CRC, undecodable)
     uint64_t oldVersion{0};        ///< of which: in the older wire version 2 (outdated sender)
     uint64_t connectionsReset{0};  ///< TCP connections closed because a header failed
+    /// TCP: most bytes one connection held at once for messages not delivered yet (at most one
+    /// message of maxMessageBytes and one socket read; nothing behind a failed header).
+    uint64_t rxPeakBuffered{0};
     uint64_t chunksLost{0};        ///< UDP chunks given up or left as holes
     uint64_t chunksRetransmitted{0}; ///< UDP chunks sent again
     uint64_t connectFailures{0};     ///< TCP connections that could not be opened

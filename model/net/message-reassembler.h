@@ -50,20 +50,23 @@ struct ReassemblerStats
 /**
  * Reassembles messages from an ordered byte stream delivered in arbitrary pieces (TCP).
  *
- * Push() appends bytes; Pop() returns the next complete message, if any. Each header is checked
- * before its payload is waited for: its magic and version as soon as 5 bytes are there (an
- * older sender's stream fails at once), then its header CRC and fields, including the message
- * size against maxMessageBytes, once the 36 header bytes are there. A stream whose header fails
- * cannot be re-synchronised (in a byte stream nothing marks where the next message starts, and
- * guessing from a magic number lets a forged or misread length swallow the valid messages
- * behind it), so the reassembler fails: it counts the header, drops what it holds, and from then
- * on discards every byte pushed (Failed(); the owner should close or reset the connection). A
- * payload that fails the message CRC under a valid header is counted and dropped whole; the
- * stream goes on after it.
+ * Push() frames the bytes as they come and checks each header before it takes a byte behind it:
+ * the magic and version as soon as 5 bytes are there (an older sender's stream fails at once),
+ * then the header CRC and fields, including the message size against maxMessageBytes, once its
+ * 36 bytes are there; only then is the payload taken. Pop() returns the next complete message,
+ * checking its message CRC: a payload that fails it under a valid header is counted and dropped
+ * whole, and the stream goes on after it.
  *
- * Nothing malformed is ever delivered, and no input makes it hold more than one message of at
- * most maxMessageBytes plus the bytes of one Push() (Stats().peakBuffered), whatever lengths the
- * stream declares.
+ * A header that fails cannot be skipped: in a byte stream nothing marks where the next message
+ * starts, and guessing from a magic number lets a forged or misread length swallow the valid
+ * messages behind it. So the stream fails: the header is counted, its bytes and every byte
+ * pushed after it are dropped without being buffered (Failed(); the messages completed before
+ * it can still be popped, then the owner should close or reset the connection).
+ *
+ * Nothing malformed is ever delivered, and whatever lengths the stream declares, the
+ * reassembler holds only the messages completed by the current Push() and not popped yet, plus
+ * one message in progress of at most maxMessageBytes (Stats().peakBuffered); popping after every
+ * push, that is at most one push and one message.
  */
 class MessageReassembler
 {
@@ -77,19 +80,20 @@ class MessageReassembler
     explicit MessageReassembler(Precision decodeTo = Precision::Float64,
                                 uint32_t maxMessageBytes = kDefaultMaxMessageBytes);
 
-    /// Appends bytes received from the stream (discarded and counted once Failed()).
+    /// Takes bytes received from the stream (dropped and counted from a failed header on).
     void Push(const uint8_t* data, std::size_t len);
 
-    /// Takes the next complete valid message; false if none is complete yet, or Failed().
+    /// Takes the next complete valid message; false if none is complete.
     bool Pop(ReceivedMessage& out);
 
-    /// Bytes buffered but not yet consumed.
+    /// Bytes held: complete messages not popped yet and the message in progress.
     std::size_t Buffered() const
     {
         return m_buffer.size() - m_offset;
     }
 
-    /// True once a header was rejected: the stream is unusable, every further byte is dropped.
+    /// True once a header was rejected: the stream is unusable and every further byte is
+    /// dropped (the messages completed before that header can still be popped).
     bool Failed() const
     {
         return m_failed;
@@ -121,7 +125,9 @@ class MessageReassembler
     Precision m_decodeTo;
     uint32_t m_maxMessage;
     std::vector<uint8_t> m_buffer;
-    std::size_t m_offset{0};
+    std::size_t m_offset{0};       ///< first byte not popped
+    std::size_t m_current{0};      ///< start of the message in progress (complete ones before)
+    std::size_t m_currentTotal{0}; ///< its size once its header is validated, else 0
     bool m_failed{false};
     HeaderStatus m_failure{HeaderStatus::Ok};
     ReassemblerStats m_stats;
