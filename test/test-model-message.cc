@@ -59,8 +59,9 @@ Refix(std::vector<uint8_t> m)
 std::vector<uint8_t>
 AsVersion2(const std::vector<uint8_t>& v3)
 {
-    std::vector<uint8_t> m(v3.begin(), v3.begin() + 32);
-    m.insert(m.end(), v3.begin() + MessageHeader::kSize, v3.end());
+    std::vector<uint8_t> m(v3.size() - 4);
+    std::copy(v3.begin(), v3.begin() + 32, m.begin());
+    std::copy(v3.begin() + MessageHeader::kSize, v3.end(), m.begin() + 32);
     m[4] = MessageHeader::kOldVersion;
     PutU32(m.data() + 28, MessageCrc(m.data(), m.data() + 32, m.size() - 32));
     return m;

@@ -490,6 +490,7 @@ class FlUdpTransport : public FlTransport
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;
         s.malformed = m_malformed + d.chunksMalformed + d.feedbackMalformed;
+        s.oldVersion = m_oldVersion;
         s.chunksLost = d.chunksLost;
         s.chunksRetransmitted = d.chunksRetransmitted;
         return s;
