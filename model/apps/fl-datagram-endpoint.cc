@@ -625,9 +625,21 @@ struct FlDatagramEndpoint::Impl
             reassembler.Accept(data, size, completedIn, Simulator::Now().GetSeconds());
         if (rs.messagesEvicted != evicted)
         {
-            // Too many messages open: the reassembler gave the oldest up.
+            // Too many messages open: the reassembler gave the oldest up. Forget their records
+            // now rather than at their timers, so that a flood of chunks opening new messages
+            // (forged or not) keeps at most maxOpenMessages records and timers.
             Stats().messagesDropped += rs.messagesEvicted - evicted;
             Stats().chunksLost += rs.lostChunks - lost;
+            for (auto it = in.begin(); it != in.end();)
+            {
+                if (reassembler.IsOpen(it->first))
+                {
+                    ++it;
+                    continue;
+                }
+                it->second.timer.Cancel();
+                it = in.erase(it);
+            }
         }
         if (r != fl::ChunkResult::Malformed)
         {
