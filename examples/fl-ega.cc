@@ -40,6 +40,7 @@
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
+#include "ns3/model-message.h"
 #include "ns3/partition.h"
 #include "ns3/synthetic-data.h"
 
@@ -417,11 +418,13 @@ RunRounds(const Options& o, Csv& csv)
         {
             target = best;
             reached = o.targetRounds;
-            perClientUp = 32 + 4 * d; // float32 model message
+            perClientUp = fl::MessageHeader::kSize + 4 * d; // float32 model message
         }
         else
         {
-            perClientUp = (32 + 16) + (32 + EgaPayloadBytes(d, st.compression));
+            // The report (16-byte payload) and the codes, each a model message.
+            perClientUp = (fl::MessageHeader::kSize + 16) +
+                          (fl::MessageHeader::kSize + EgaPayloadBytes(d, st.compression));
         }
         const uint64_t roundsUsed = reached > 0 ? reached : o.maxRounds;
         const double volume = static_cast<double>(roundsUsed) * o.perRound * perClientUp;

@@ -62,7 +62,8 @@ Crc2(const uint8_t* a, std::size_t na, const uint8_t* b, std::size_t nb)
     return static_cast<uint32_t>(crc32(c, b, static_cast<uInt>(nb)));
 }
 
-/// Rewrites the CRC of a model message (header bytes 0..27, then the payload).
+/// Rewrites the CRCs of a model message: the message CRC (header bytes 0..27, then the
+/// payload), then the header CRC (bytes 0..31).
 void
 FixMessageCrc(std::vector<uint8_t>& m)
 {
@@ -71,6 +72,7 @@ FixMessageCrc(std::vector<uint8_t>& m)
         PutLe32(
             m.data() + 28,
             Crc2(m.data(), 28, m.data() + MessageHeader::kSize, m.size() - MessageHeader::kSize));
+        PutLe32(m.data() + 32, Crc2(m.data(), 32, nullptr, 0));
     }
 }
 
@@ -212,31 +214,147 @@ FuzzModelMessage(const uint8_t* data, std::size_t size)
 int
 FuzzStreamReassembler(const uint8_t* data, std::size_t size)
 {
-    if (size == 0)
+    if (size < 2)
     {
         return 0;
     }
     const std::size_t piece = std::size_t(data[0]) + 1;
+    // Mode bit 0: the rest is records, each a message whose CRCs are rewritten, concatenated
+    // into the stream (so that mutations reach the payloads and the later messages); otherwise
+    // the rest is the stream itself.
+    std::vector<uint8_t> stream;
+    if (data[1] & 1)
+    {
+        for (std::vector<uint8_t>& m : Records(data + 2, size - 2))
+        {
+            FixMessageCrc(m);
+            stream.insert(stream.end(), m.begin(), m.end());
+        }
+    }
+    else
+    {
+        stream.assign(data + 2, data + size);
+    }
     MessageReassembler r(Precision::Float64, kMaxBytes);
     uint64_t delivered = 0;
-    for (std::size_t pos = 1; pos < size; pos += piece)
+    uint64_t deliveredBytes = 0;
+    bool failed = false;
+    for (std::size_t pos = 0; pos < stream.size(); pos += piece)
     {
-        const std::size_t n = std::min(piece, size - pos);
-        r.Push(data + pos, n);
+        const std::size_t n = std::min(piece, stream.size() - pos);
+        r.Push(stream.data() + pos, n);
+        Check(!failed || r.Failed(), "a stream stays failed");
         ReceivedMessage m;
         while (r.Pop(m))
         {
             ++delivered;
+            deliveredBytes += MessageHeader::kSize + m.header.payloadBytes;
             CheckDelivered(m);
-            Check(m.header.payloadBytes <= kMaxBytes, "no payload above the limit");
+            Check(MessageHeader::kSize + m.header.payloadBytes <= kMaxBytes,
+                  "no message above the limit");
         }
-        Check(r.Buffered() < MessageHeader::kSize + kMaxBytes + piece,
-              "buffered bytes bounded by one message and one push");
+        Check(r.Buffered() < kMaxBytes, "held: less than one message once popped");
+        if (r.Failed())
+        {
+            failed = true;
+            Check(r.Buffered() == 0, "nothing held after a failed header, once popped");
+            Check(r.FailureStatus() != HeaderStatus::Ok, "a failure has a status");
+        }
     }
     const ReassemblerStats& s = r.Stats();
-    Check(s.bytesIn == size - 1, "every pushed byte counted");
+    Check(s.bytesIn == stream.size(), "every pushed byte counted");
     Check(s.messages == delivered, "every delivered message counted");
+    Check(s.malformedHeaders == (r.Failed() ? 1u : 0u), "at most one failed header");
+    Check(s.oldVersionHeaders + s.headerCrcErrors + s.tooLarge <= s.malformedHeaders,
+          "header failures add up");
+    Check(s.peakBuffered <= kMaxBytes + piece, "peak held: one message and one push");
+    Check(deliveredBytes + s.bytesDiscarded + r.Buffered() == s.bytesIn,
+          "every byte pushed is delivered, dropped or held");
     return 0;
+}
+
+/// The packed bytes of a partial message at their offsets in a zero-filled buffer (its length
+/// is at most the harness limit).
+std::vector<uint8_t>
+Unpacked(const PartialMessage& p)
+{
+    std::vector<uint8_t> full(p.length, 0);
+    std::size_t at = 0;
+    for (const IndexRange& x : p.receivedBytes)
+    {
+        std::memcpy(full.data() + x.begin, p.receivedData.data() + at, x.end - x.begin);
+        at += x.end - x.begin;
+    }
+    return full;
+}
+
+/// Checks what a reassembler handed out for a message against its promises: sized by what
+/// arrived, consistent ranges, and a packed decode equal to the decode of the same bytes at
+/// their offsets.
+void
+CheckPartial(const PartialMessage& p)
+{
+    Check(p.chunksReceived >= 1 && p.chunksReceived < p.chunkCount,
+          "a partial message misses some but not all chunks");
+    Check(p.chunkCount <= MaxChunkCount(p.length), "chunk count within the count rule");
+    Check(p.receivedBytes.size() <= p.chunksReceived, "at most one byte range per chunk");
+    Check(p.missingChunks.size() <= std::size_t(p.chunksReceived) + 1,
+          "missing-chunk ranges bounded by the chunks received");
+    std::size_t got = 0;
+    std::size_t prevEnd = 0;
+    for (const IndexRange& x : p.receivedBytes)
+    {
+        Check(x.begin < x.end && x.end <= p.length, "received ranges inside the message");
+        Check(got == 0 || x.begin > prevEnd, "received ranges sorted, disjoint, not adjacent");
+        got += x.end - x.begin;
+        prevEnd = x.end;
+    }
+    Check(got == p.receivedData.size(), "packed data: exactly the received ranges");
+    std::size_t missing = 0;
+    prevEnd = 0;
+    for (const IndexRange& x : p.missingChunks)
+    {
+        Check(x.begin < x.end && x.end <= p.chunkCount, "missing chunks inside [0, count)");
+        Check(missing == 0 || x.begin > prevEnd, "missing chunk ranges sorted and disjoint");
+        missing += x.end - x.begin;
+        prevEnd = x.end;
+    }
+    Check(missing == p.ChunksMissing(), "missing chunks add up");
+    // Differential: the packed decode and the decode from a buffer with holes agree.
+    MessageHeader h;
+    std::size_t count = 0;
+    if (!p.receivedBytes.empty() && p.receivedBytes[0].begin == 0 &&
+        p.receivedBytes[0].end >= MessageHeader::kSize &&
+        ParseHeader(p.receivedData.data(), kMaxBytes, h) == HeaderStatus::Ok)
+    {
+        count = h.raw ? 0 : h.count;
+    }
+    const ParamVector previous = ParamVector::Zeros(Precision::Float64, count);
+    const std::vector<uint8_t> full = Unpacked(p);
+    ReceivedMessage a;
+    ReceivedMessage b;
+    std::size_t ma = 0;
+    std::size_t mb = 0;
+    const MessageDecodeStatus sa = DecodePackedPartialMessage(p,
+                                                              previous,
+                                                              Precision::Float64,
+                                                              kMaxBytes,
+                                                              a,
+                                                              &ma);
+    const MessageDecodeStatus sb = DecodePartialMessage(full.data(),
+                                                        full.size(),
+                                                        p.receivedBytes,
+                                                        previous,
+                                                        Precision::Float64,
+                                                        kMaxBytes,
+                                                        b,
+                                                        &mb);
+    Check(sa == sb, "packed and buffer partial decodes agree on the status");
+    if (sa == MessageDecodeStatus::Ok)
+    {
+        Check(ma == mb && a.params == b.params && a.raw == b.raw,
+              "packed and buffer partial decodes agree on the values");
+    }
 }
 
 int
@@ -263,30 +381,52 @@ FuzzChunkReassembler(const uint8_t* data, std::size_t size)
             Check(done.bytes.size() <= kMaxBytes, "completed message within the limit");
             Check(!r.IsOpen(done.key), "a completed message is closed");
         }
+        if (res != ChunkResult::Malformed)
+        {
+            ChunkHeader h;
+            Check(ParseChunk(d.data(), d.size(), kMaxBytes, h) == ChunkStatus::Ok &&
+                      h.count <= MaxChunkCount(h.messageLength),
+                  "accepted chunks follow the chunk count rule");
+        }
         Check(r.OpenCount() <= kMaxOpen, "open messages bounded");
         Check(r.BufferedBytes() <= kMaxOpen * std::size_t(kMaxBytes), "buffered bytes bounded");
+        std::size_t held = 0;
         for (const MessageKey& key : r.OpenMessages())
         {
             PartialMessage p;
             Check(r.Snapshot(key, p), "an open message has a snapshot");
+            CheckPartial(p);
+            held += p.receivedData.size();
+            Check(r.MissingChunkRanges(key) == p.missingChunks,
+                  "MissingChunkRanges agrees with the snapshot");
             const std::vector<uint32_t> missing = r.MissingChunks(key);
-            Check(missing == p.missingChunks, "MissingChunks agrees with the snapshot");
-            Check(!missing.empty() && missing.size() < p.chunkCount,
-                  "an open message misses some but not all chunks");
-            Check(p.chunksReceived + missing.size() == p.chunkCount, "chunks add up");
+            Check(!missing.empty() && missing.size() <= ChunkReassembler::kDefaultMaxMissing,
+                  "MissingChunks: some, and bounded");
+            // The listed indices are the lowest of the missing ranges.
+            std::size_t k = 0;
+            for (const IndexRange& x : p.missingChunks)
+            {
+                for (std::size_t i = x.begin; i < x.end && k < missing.size(); ++i, ++k)
+                {
+                    Check(missing[k] == i, "MissingChunks lists the lowest missing indices");
+                }
+            }
+            Check(k == missing.size(), "MissingChunks agrees with the missing ranges");
             const std::vector<IndexRange> got = r.ReceivedByteRanges(key);
             const std::vector<IndexRange> gap = r.MissingByteRanges(key);
+            Check(got == p.receivedBytes, "ReceivedByteRanges agrees with the snapshot");
             std::size_t covered = 0;
             for (const auto& v : {got, gap})
             {
                 for (const IndexRange& x : v)
                 {
-                    Check(x.begin < x.end && x.end <= p.bytes.size(), "ranges inside the message");
+                    Check(x.begin < x.end && x.end <= p.length, "ranges inside the message");
                     covered += x.end - x.begin;
                 }
             }
-            Check(covered == p.bytes.size(), "received and missing ranges partition the message");
+            Check(covered == p.length, "received and missing ranges partition the message");
         }
+        Check(held == r.BufferedBytes(), "snapshots hold exactly the buffered bytes");
         if (d.size() > 4 && d[4] == 0xFF)
         {
             r.ExpireIdle(now - 2.0); // some inputs also exercise expiry mid-stream
@@ -294,6 +434,10 @@ FuzzChunkReassembler(const uint8_t* data, std::size_t size)
     }
     std::vector<PartialMessage> partials;
     r.ExpireIdle(std::numeric_limits<double>::infinity(), &partials);
+    for (const PartialMessage& p : partials)
+    {
+        CheckPartial(p);
+    }
     Check(r.OpenCount() == 0 && r.BufferedBytes() == 0, "expiry empties the reassembler");
     const ChunkReassemblerStats& s = r.Stats();
     Check(s.datagrams == s.accepted + s.duplicate + s.late + s.malformed,
@@ -376,10 +520,33 @@ FuzzPartialDecode(const uint8_t* data, std::size_t size)
                                                         kMaxBytes,
                                                         out,
                                                         &missing);
+    // The same bytes packed (only the received ranges, merged) decode the same way.
+    const std::vector<IndexRange> merged = MergeRanges(ranges);
+    std::vector<uint8_t> packed;
+    for (const IndexRange& x : merged)
+    {
+        packed.insert(packed.end(),
+                      msg.begin() + static_cast<std::ptrdiff_t>(x.begin),
+                      msg.begin() + static_cast<std::ptrdiff_t>(x.end));
+    }
+    ReceivedMessage outPacked;
+    std::size_t missingPacked = 0;
+    const MessageDecodeStatus stPacked = DecodePackedPartialMessage(msg.size(),
+                                                                    merged,
+                                                                    packed.data(),
+                                                                    packed.size(),
+                                                                    previous,
+                                                                    Precision::Float64,
+                                                                    kMaxBytes,
+                                                                    outPacked,
+                                                                    &missingPacked);
+    Check(stPacked == st, "packed and buffer partial decodes agree on the status");
     if (st != MessageDecodeStatus::Ok)
     {
         return 0;
     }
+    Check(missingPacked == missing && outPacked.params == out.params && outPacked.raw == out.raw,
+          "packed and buffer partial decodes agree on the values");
     Check(headerOk, "a partially decoded message has a valid header");
     CheckDelivered(out);
     Check(missing <= out.header.count, "missing coordinates within count");

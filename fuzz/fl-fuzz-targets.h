@@ -11,7 +11,8 @@
  *
  * Input formats (the corpus under fuzz/corpus/<name>/ follows them):
  *  - a leading "fix" byte: when its bit 0 is set the harness rewrites the CRC fields before
- *    decoding, so that mutations reach the code behind the CRC check.
+ *    decoding (for a model message both: the message CRC, then the header CRC over it), so that
+ *    mutations reach the code behind the CRC checks.
  *  - several datagrams in one input: records of a 2-byte little-endian length, then the bytes.
  */
 #ifndef FL_FUZZ_TARGETS_H
@@ -61,15 +62,21 @@ const std::vector<FuzzHarness>& Harnesses();
 int FuzzModelMessage(const uint8_t* data, std::size_t size);
 
 /**
- * Stream reassembly (MessageReassembler). Input: one byte choosing the piece size (1..256),
- * then the stream, pushed piece by piece and popped after every push.
+ * Stream reassembly (MessageReassembler). Input: one byte choosing the piece size (1..256), a
+ * mode byte, then the stream, pushed piece by piece and popped after every push. With mode bit
+ * 0 set the stream is given as records, each a message whose two CRCs the harness rewrites. The
+ * reassembler holds at most one message and one push, nothing after a failed header, and
+ * accounts for every byte.
  */
 int FuzzStreamReassembler(const uint8_t* data, std::size_t size);
 
 /**
  * Chunk reassembly (ChunkReassembler, ParseChunk). Input: fix byte, then datagram records;
- * between datagrams the harness asks every open message for its missing chunks and received
- * ranges, and finally expires them all.
+ * between datagrams the harness takes a snapshot of every open message and asks for its missing
+ * chunks and received ranges, and finally expires them all. Every partial message is sized by
+ * what arrived (packed bytes, bounded range lists), follows the chunk count rule, and decodes
+ * packed exactly as from a buffer with holes (DecodePackedPartialMessage against
+ * DecodePartialMessage).
  */
 int FuzzChunkReassembler(const uint8_t* data, std::size_t size);
 
@@ -80,10 +87,11 @@ int FuzzChunkReassembler(const uint8_t* data, std::size_t size);
 int FuzzFeedback(const uint8_t* data, std::size_t size);
 
 /**
- * Partial decode (DecodePartialMessage, coordinate ranges). Input: fix byte, a byte holding
- * the number of received ranges n (mod 16) and the previous vector's precision (bit 4), n
- * ranges of a 2-byte begin and a 2-byte length, then the message. With every byte received,
- * the result equals DecodeWholeMessage's.
+ * Partial decode (DecodePartialMessage, DecodePackedPartialMessage, coordinate ranges). Input:
+ * fix byte (bit 0: rewrite both CRCs), a byte holding the number of received ranges n (mod 16)
+ * and the previous vector's precision (bit 4), n ranges of a 2-byte begin and a 2-byte length,
+ * then the message. The packed decode of the received ranges equals the decode from the
+ * buffer; with every byte received, the result equals DecodeWholeMessage's.
  */
 int FuzzPartialDecode(const uint8_t* data, std::size_t size);
 

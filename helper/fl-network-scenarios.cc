@@ -619,12 +619,18 @@ FlScene
 FlLteSceneHelper::Build(uint32_t numClients) const
 {
     CheckClients(numClients);
-    // LteEnbRrc allots each UE an SRS configuration index; the periodicity bounds the UE count.
-    static const uint32_t kSrs[] = {2, 5, 10, 20, 40, 80, 160, 320};
+    // LteEnbRrc allots an SRS configuration index to every UE context, and the periodicity p
+    // bounds how many contexts exist at once (p - 1). Contexts of random-access attempts that
+    // collided live on until their connection request times out, so an attach storm holds more
+    // contexts than UEs; when none is left the eNB answers a preamble with RNTI 0 and ns-3's
+    // MAC scheduler aborts ("No info find in HARQ buffer for UE 0"). The helper takes the
+    // smallest periodicity with as many spare contexts as UEs (p >= 2 N); above 159 UEs, where
+    // 320 cannot give that, the UEs attach in groups (FlLteAttachSpacing).
+    static const uint32_t kSrs[] = {40, 80, 160, 320};
     uint32_t srs = 0;
     for (uint32_t p : kSrs)
     {
-        if (p >= 40 && p > numClients)
+        if (p >= 2 * numClients || (p == 320 && numClients < p))
         {
             srs = p;
             break;
@@ -695,7 +701,22 @@ FlLteSceneHelper::Build(uint32_t numClients) const
         Ptr<Ipv4StaticRouting> r = routing.GetStaticRouting(s.clients.Get(i)->GetObject<Ipv4>());
         r->SetDefaultRoute(s.epcHelper->GetUeDefaultGatewayAddress(), 1);
     }
-    s.lteHelper->Attach(ueDevs, enbDevs.Get(0));
+    if (2 * numClients <= srs)
+    {
+        s.lteHelper->Attach(ueDevs, enbDevs.Get(0));
+    }
+    else
+    {
+        // fewer spare contexts than UEs: UE i attaches FlLteAttachSpacing() * i after the start
+        for (uint32_t i = 0; i < numClients; ++i)
+        {
+            Ptr<LteHelper> lte = s.lteHelper;
+            Ptr<NetDevice> ue = ueDevs.Get(i);
+            Ptr<NetDevice> cell = enbDevs.Get(0);
+            Simulator::Schedule(FlLteAttachSpacing() * i,
+                                [lte, ue, cell]() { lte->Attach(ue, cell); });
+        }
+    }
     NS_LOG_INFO("LTE cell: " << numClients << " UEs, " << m_bandwidth << " RBs, RLC " << m_rlcMode
                              << ", server " << s.serverAddress);
     return s;

@@ -322,6 +322,19 @@ class FlPointToPointStarHelper : public FlWiredSceneHelperBase
 
 /**
  * \ingroup fl
+ * The time between two UEs' attachments in an FlLteSceneHelper cell of more than 159 UEs
+ * (2 ms): there the largest SRS periodicity (320) leaves fewer spare UE contexts than UEs, and
+ * an attach storm's collided random-access attempts would exhaust them. Smaller cells attach
+ * every UE at once.
+ */
+inline Time
+FlLteAttachSpacing()
+{
+    return MilliSeconds(2);
+}
+
+/**
+ * \ingroup fl
  * Builds an LTE cell with an EPC core, as ns-3's lena-simple-epc example: the clients are UEs
  * attached to one eNB at the origin, placed uniformly at random on a disc around it (constant
  * positions, radius 50 m by default); the server is a remote host behind the PGW over a
@@ -329,7 +342,10 @@ class FlPointToPointStarHelper : public FlWiredSceneHelperBase
  * Uses LteHelper's defaults (Friis path loss, proportional-fair scheduler, ideal RRC) except the
  * settings below. The UEs attach at time 0 and need a few tens of milliseconds; start the
  * clients after that (e.g. at 0.5 s). The scene's helpers are kept in FlScene::lteHelper and
- * FlScene::epcHelper.
+ * FlScene::epcHelper. The eNB's SRS periodicity is the smallest of 40, 80, 160, 320 subframes
+ * that leaves as many spare UE contexts as UEs (p >= 2 N), so that the contexts held by the
+ * attach storm's collided random-access attempts never run out (ns-3's MAC scheduler aborts
+ * when they do); above 159 UEs the UEs attach FlLteAttachSpacing() apart instead.
  */
 class FlLteSceneHelper : public FlRadioSceneHelperBase
 {

@@ -61,6 +61,69 @@ ExpectCountersAddUp(const ChunkReassembler& r)
     EXPECT_EQ(s.datagrams, s.accepted + s.duplicate + s.late + s.malformed);
 }
 
+/// Sorted indices as ranges of consecutive indices.
+std::vector<IndexRange>
+AsRanges(const std::vector<uint32_t>& indices)
+{
+    std::vector<IndexRange> out;
+    for (uint32_t i : indices)
+    {
+        if (!out.empty() && out.back().end == i)
+        {
+            ++out.back().end;
+        }
+        else
+        {
+            out.push_back({i, std::size_t(i) + 1});
+        }
+    }
+    return out;
+}
+
+/// The packed bytes of a partial message at their offsets in a zero-filled buffer of its length
+/// (for checks on small test messages only: a receiver never builds this).
+std::vector<uint8_t>
+Unpacked(const PartialMessage& p)
+{
+    std::vector<uint8_t> full(p.length, 0);
+    std::size_t at = 0;
+    for (const IndexRange& r : p.receivedBytes)
+    {
+        std::copy(p.receivedData.begin() + static_cast<std::ptrdiff_t>(at),
+                  p.receivedData.begin() + static_cast<std::ptrdiff_t>(at + r.end - r.begin),
+                  full.begin() + static_cast<std::ptrdiff_t>(r.begin));
+        at += r.end - r.begin;
+    }
+    EXPECT_EQ(at, p.receivedData.size());
+    return full;
+}
+
+/// A valid chunk datagram (right sizes and CRC) with any header fields and payload.
+std::vector<uint8_t>
+ForgeChunk(uint32_t sender,
+           uint32_t messageId,
+           uint32_t index,
+           uint32_t count,
+           uint32_t length,
+           const std::vector<uint8_t>& payload)
+{
+    ChunkHeader h;
+    h.messageId = messageId;
+    h.sender = sender;
+    h.index = index;
+    h.count = count;
+    h.messageLength = length;
+    h.payloadLength = static_cast<uint32_t>(payload.size());
+    std::vector<uint8_t> g(ChunkHeader::kSize);
+    h.Write(g.data());
+    g.insert(g.end(), payload.begin(), payload.end());
+    std::vector<uint8_t> covered(g.begin(), g.begin() + 36);
+    covered.insert(covered.end(), payload.begin(), payload.end());
+    h.crc = Crc32(covered.data(), covered.size());
+    h.Write(g.data());
+    return g;
+}
+
 } // namespace
 
 TEST(Fragment, HeaderLayoutIsFixed)
@@ -98,17 +161,17 @@ TEST(Fragment, HeaderLayoutIsFixed)
 TEST(Fragment, ChunkSizesFollowTheRule)
 {
     EXPECT_EQ(MaxChunkPayloadForMtu(1500), 1432u);
+    EXPECT_EQ(MaxChunkPayloadForMtu(324), ChunkHeader::kMinChunkPayload);
     EXPECT_THROW(MaxChunkPayloadForMtu(60), ConfigError);
+    EXPECT_THROW(MaxChunkPayloadForMtu(323), ConfigError);
     EXPECT_THROW(ChunkCount(10, 0), ConfigError);
+    EXPECT_THROW(ChunkCount(10, ChunkHeader::kMinChunkPayload - 1), ConfigError);
     EXPECT_THROW(ChunkCount(10, 70000), ConfigError);
-    for (std::size_t len : {0u, 1u, 999u, 1000u, 1001u, 2999u, 3000u, 3001u, 407080u})
+    for (std::size_t len : {0u, 1u, 255u, 256u, 257u, 999u, 1000u, 1001u, 2999u, 3000u, 3001u,
+                            407080u})
     {
-        for (std::size_t maxP : {1u, 7u, 1000u, 1432u})
+        for (std::size_t maxP : {256u, 257u, 1000u, 1432u})
         {
-            if (len / maxP > 5000)
-            {
-                continue;
-            }
             const auto msg = RandomBytes(len, len + maxP);
             const auto chunks = Fragment(msg.data(), len, 1, 2, 3, maxP);
             const std::size_t expectCount = len == 0 ? 1 : (len + maxP - 1) / maxP;
@@ -121,6 +184,7 @@ TEST(Fragment, ChunkSizesFollowTheRule)
                 ASSERT_EQ(ParseChunk(chunks[i].data(), chunks[i].size(), 1u << 30, h),
                           ChunkStatus::Ok);
                 EXPECT_LE(h.payloadLength, maxP);
+                EXPECT_LE(h.count, MaxChunkCount(h.messageLength));
                 EXPECT_EQ(h.index, i);
                 if (i + 1 < chunks.size())
                 {
@@ -153,7 +217,7 @@ TEST(ChunkReassembler, RoundTripUnderReorderingAndDuplication)
     {
         const std::size_t len = trial % 10 == 0 ? 0 : 1 + rng() % 20000;
         const auto msg = RandomBytes(len, 1000 + trial);
-        const std::size_t maxP = 1 + rng() % 1500;
+        const std::size_t maxP = ChunkHeader::kMinChunkPayload + rng() % 1245;
         Datagrams d = Fragment(msg.data(), len, trial, 3, 11, maxP);
         const std::size_t count = d.size();
         // Duplicate about a third of the chunks, then shuffle everything.
@@ -228,7 +292,7 @@ TEST(ChunkReassembler, LossReportsExactlyTheMissingChunksAndRetransmissionComple
     {
         const std::size_t len = 2000 + rng() % 50000;
         const auto msg = RandomBytes(len, trial);
-        const std::size_t maxP = 200 + rng() % 1300;
+        const std::size_t maxP = ChunkHeader::kMinChunkPayload + rng() % 1244;
         Datagrams d = Fragment(msg.data(), len, 42, 1, 2, maxP);
         const auto count = static_cast<uint32_t>(d.size());
         std::vector<uint32_t> dropped;
@@ -277,12 +341,16 @@ TEST(ChunkReassembler, LossReportsExactlyTheMissingChunksAndRetransmissionComple
         PartialMessage snap;
         ASSERT_TRUE(r.Snapshot(key, snap));
         EXPECT_EQ(snap.chunksReceived, count - dropped.size());
-        EXPECT_EQ(snap.missingChunks, dropped);
+        EXPECT_EQ(snap.ChunksMissing(), dropped.size());
+        EXPECT_EQ(snap.missingChunks, AsRanges(dropped));
+        EXPECT_EQ(r.MissingChunkRanges(key), AsRanges(dropped));
+        EXPECT_EQ(snap.length, len);
+        const std::vector<uint8_t> unpacked = Unpacked(snap);
         for (const auto& range : snap.receivedBytes)
         {
             EXPECT_TRUE(std::equal(msg.begin() + range.begin,
                                    msg.begin() + range.end,
-                                   snap.bytes.begin() + range.begin));
+                                   unpacked.begin() + range.begin));
         }
         // Selective retransmission of the missing chunks (flagged) completes the message.
         Datagrams resend;
@@ -343,10 +411,12 @@ TEST(ChunkReassembler, CountersForLostLateDuplicateAndMalformed)
     // Abandon: chunks 7, 8, 9 are lost; later chunks are late.
     PartialMessage p;
     ASSERT_TRUE(r.Abandon({9, 1}, &p));
-    EXPECT_EQ(p.missingChunks, (std::vector<uint32_t>{7, 8, 9}));
+    EXPECT_EQ(p.missingChunks, (std::vector<IndexRange>{{7, 10}}));
+    EXPECT_EQ(p.ChunksMissing(), 3u);
     EXPECT_EQ(p.receivedBytes, (std::vector<IndexRange>{{0, 7000}}));
-    EXPECT_EQ(p.bytes.size(), msg.size());
-    EXPECT_TRUE(std::equal(msg.begin(), msg.begin() + 7000, p.bytes.begin()));
+    EXPECT_EQ(p.length, msg.size());
+    ASSERT_EQ(p.receivedData.size(), 7000u); // packed: only what arrived
+    EXPECT_TRUE(std::equal(msg.begin(), msg.begin() + 7000, p.receivedData.begin()));
     EXPECT_FALSE(r.Abandon({9, 1}));
     EXPECT_EQ(r.Accept(d[8].data(), d[8].size(), m), ChunkResult::Late);
     EXPECT_EQ(r.Accept(d[0].data(), d[0].size(), m), ChunkResult::Late);
@@ -417,7 +487,7 @@ TEST(ChunkReassembler, ExpireIdleMessages)
     EXPECT_EQ(r.ExpireIdle(2.0, &expired), 1u); // a: last chunk at 1.0
     ASSERT_EQ(expired.size(), 1u);
     EXPECT_EQ(expired[0].key.messageId, 1u);
-    EXPECT_EQ(expired[0].missingChunks, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(expired[0].missingChunks, (std::vector<IndexRange>{{1, 3}}));
     EXPECT_TRUE(r.IsOpen({1, 2}));
     EXPECT_EQ(r.ExpireIdle(3.0), 1u);
     EXPECT_EQ(r.OpenCount(), 0u);
@@ -458,7 +528,7 @@ TEST(CoordinateRanges, KeepPreviousValuesForMissingCoordinates)
         {
             x = std::normal_distribution<float>(0.0f, 1.0f)(rng);
         }
-        // Header (32 bytes, as a model message) followed by the encoded payload.
+        // A model message header's worth of bytes, then the encoded payload.
         std::vector<uint8_t> msg(MessageHeader::kSize + EncodedSize(enc, n), 0xAA);
         Rng q(1);
         EncodePayload(ParamVector(w), enc, &q, msg.data() + MessageHeader::kSize);
@@ -487,8 +557,9 @@ TEST(CoordinateRanges, KeepPreviousValuesForMissingCoordinates)
         const auto received = ReceivedCoordinateRanges(p.receivedBytes, off, eb, n);
         const auto missing = MissingCoordinateRanges(p.receivedBytes, off, eb, n);
         // Decode the partial payload, keep "previous" values (here: 1000) where missing.
+        const std::vector<uint8_t> unpacked = Unpacked(p);
         ParamVector got =
-            DecodePayload(enc, p.bytes.data() + MessageHeader::kSize, n, Precision::Float32);
+            DecodePayload(enc, unpacked.data() + MessageHeader::kSize, n, Precision::Float32);
         for (const auto& rg : missing)
         {
             got.Get<float>()
@@ -713,11 +784,11 @@ TEST(ChunkReassembler, FuzzValidChunksWithRandomFieldsKeepMemoryBounded)
     EXPECT_GT(r.Stats().malformed, 0u);
 }
 
-// Issue 10's reproducer: a valid 41-byte chunk declaring a 256 MiB message of 2^28 one-byte
-// chunks. Under a bound below its declared size it is rejected before anything is allocated;
-// under a bound above it, the open message holds only the byte that arrived and a bounded NACK
-// list is built, not the 1 GiB list of every missing index.
-TEST(ChunkReassembler, CraftedDatagramDeclaringHugeMessageAllocatesOnlyWhatArrived)
+// A crafted 41-byte chunk (one payload byte) declaring a 256 MiB message of 2^28 one-byte
+// chunks: under a bound below its declared size it is rejected as TooLarge, under any bound as
+// TooManyChunks (2^28 chunks of a 2^28-byte message are below the minimum chunk payload), before
+// anything is allocated.
+TEST(ChunkReassembler, CraftedDatagramDeclaringHugeChunkCountIsRejected)
 {
     const char* hex = "464c43310100000001000000090000000100000000000000000000100000001001000000"
                       "ce2820c700";
@@ -736,15 +807,111 @@ TEST(ChunkReassembler, CraftedDatagramDeclaringHugeMessageAllocatesOnlyWhatArriv
         EXPECT_EQ(r.BufferedBytes(), 0u);
     }
     ChunkReassembler r(4, 0xFFFFFFFFu);
-    ASSERT_EQ(r.Accept(d.data(), d.size(), out), ChunkResult::Accepted);
-    EXPECT_EQ(r.BufferedBytes(), 1u);
-    const MessageKey key{9, 1};
-    const std::vector<uint32_t> missing = r.MissingChunks(key, 1000);
-    ASSERT_EQ(missing.size(), 1000u);
-    EXPECT_EQ(missing.front(), 1u);
-    EXPECT_EQ(missing.back(), 1000u);
-    EXPECT_EQ(r.ReceivedByteRanges(key), (std::vector<IndexRange>{{0, 1}}));
-    EXPECT_TRUE(r.Abandon(key));
-    EXPECT_EQ(r.Stats().lostChunks, (1u << 28) - 1u);
+    EXPECT_EQ(r.Accept(d.data(), d.size(), out), ChunkResult::Malformed);
+    EXPECT_EQ(r.LastStatus(), ChunkStatus::TooManyChunks);
+    EXPECT_EQ(r.Stats().tooManyChunks, 1u);
+    EXPECT_EQ(r.OpenCount(), 0u);
     EXPECT_EQ(r.BufferedBytes(), 0u);
+    // The count rule: at most ceil(L / 256) chunks; one more is rejected.
+    EXPECT_EQ(MaxChunkCount(0), 1u);
+    EXPECT_EQ(MaxChunkCount(1), 1u);
+    EXPECT_EQ(MaxChunkCount(256), 1u);
+    EXPECT_EQ(MaxChunkCount(257), 2u);
+    EXPECT_EQ(MaxChunkCount(0xFFFFFFFFu), 16777216u);
+    ChunkHeader h;
+    const auto two = ForgeChunk(1, 1, 1, 2, 300, std::vector<uint8_t>(150, 7));
+    EXPECT_EQ(ParseChunk(two.data(), two.size(), 1u << 20, h), ChunkStatus::Ok);
+    const auto three = ForgeChunk(1, 1, 2, 3, 300, std::vector<uint8_t>(100, 7));
+    EXPECT_EQ(ParseChunk(three.data(), three.size(), 1u << 20, h), ChunkStatus::TooManyChunks);
+}
+
+// The same attack within the count rule: a forged 41-byte chunk, the last of a message as long
+// as the receiver's bound for a 1M-parameter float64 model allows (bound 8,004,132 bytes; the
+// message 8,004,097 bytes: 31,266 chunks of 256 bytes and a last one of 1 byte). The receiver
+// accepts it and, when the message is abandoned with a partial result (keep-previous), holds
+// what arrived (one byte, one received range, one missing-chunk range) instead of a buffer of
+// the declared 8 MB and a list of every missing index (before the count rule, the same datagram
+// declaring 8,004,132 one-byte chunks made it 8 MB plus a 32 MB list).
+TEST(ChunkReassembler, ForgedChunkDeclaringLargeMessageHoldsOnlyWhatArrived)
+{
+    const uint32_t bound = MessageHeader::kSize + 8u * 1000000u + 4096u;
+    const uint32_t count = 31267;
+    const uint32_t length = 256u * (count - 1) + 1;
+    ASSERT_LE(length, bound);
+    ASSERT_EQ(MaxChunkCount(length), count);
+    const auto forged = ForgeChunk(9, 1, count - 1, count, length, {0x5A});
+    ASSERT_EQ(forged.size(), 41u);
+    ChunkReassembler r(4, bound);
+    CompletedMessage out;
+    ASSERT_EQ(r.Accept(forged.data(), forged.size(), out), ChunkResult::Accepted);
+    const MessageKey key{9, 1};
+    EXPECT_EQ(r.BufferedBytes(), 1u);
+    EXPECT_EQ(r.ReceivedByteRanges(key), (std::vector<IndexRange>{{length - 1, length}}));
+    EXPECT_EQ(r.MissingByteRanges(key), (std::vector<IndexRange>{{0, length - 1}}));
+    EXPECT_EQ(r.MissingChunkRanges(key), (std::vector<IndexRange>{{0, count - 1}}));
+    // The index list for a NACK is bounded by default and on request.
+    EXPECT_EQ(r.MissingChunks(key).size(), ChunkReassembler::kDefaultMaxMissing);
+    EXPECT_EQ(r.MissingChunks(key, 10).size(), 10u);
+
+    PartialMessage snap;
+    ASSERT_TRUE(r.Snapshot(key, snap));
+    EXPECT_EQ(snap.receivedData, (std::vector<uint8_t>{0x5A}));
+    EXPECT_LE(snap.HeldBytes(), 64u);
+
+    PartialMessage p;
+    ASSERT_TRUE(r.Abandon(key, &p));
+    EXPECT_EQ(p.length, length);
+    EXPECT_EQ(p.chunkCount, count);
+    EXPECT_EQ(p.chunksReceived, 1u);
+    EXPECT_EQ(p.ChunksMissing(), count - 1);
+    EXPECT_EQ(p.receivedData.size(), 1u);
+    EXPECT_EQ(p.receivedBytes.size(), 1u);
+    EXPECT_EQ(p.missingChunks, (std::vector<IndexRange>{{0, count - 1}}));
+    EXPECT_LE(p.HeldBytes(), 64u) << "bytes held for a forged 41-byte chunk";
+    EXPECT_EQ(r.Stats().lostChunks, count - 1u);
+    EXPECT_EQ(r.BufferedBytes(), 0u);
+
+    // Many forged chunks at once: the reassembler holds maxOpen messages of one byte each.
+    ChunkReassembler many(4, bound);
+    for (uint32_t id = 0; id < 1000; ++id)
+    {
+        const auto g = ForgeChunk(9, id, count - 1, count, length, {1});
+        ASSERT_EQ(many.Accept(g.data(), g.size(), out), ChunkResult::Accepted);
+        ASSERT_LE(many.BufferedBytes(), 4u);
+        ASSERT_LE(many.OpenCount(), 4u);
+    }
+    std::vector<PartialMessage> expired;
+    EXPECT_EQ(many.ExpireIdle(1.0, &expired), 4u);
+    for (const PartialMessage& e : expired)
+    {
+        EXPECT_LE(e.HeldBytes(), 64u);
+    }
+}
+
+// Missing-chunk ranges stay proportional to the chunks received, whatever their pattern.
+TEST(ChunkReassembler, MissingChunkRangesAreBoundedByTheChunksReceived)
+{
+    const auto msg = RandomBytes(100 * 256, 3);
+    const Datagrams d = Fragment(msg.data(), msg.size(), 1, 2, 3, 256); // 100 chunks
+    ChunkReassembler r(1, 1u << 20);
+    CompletedMessage m;
+    std::vector<uint32_t> missing;
+    for (uint32_t i = 0; i < 100; ++i)
+    {
+        if (i % 3 == 1)
+        {
+            r.Accept(d[i].data(), d[i].size(), m);
+        }
+        else
+        {
+            missing.push_back(i);
+        }
+    }
+    PartialMessage p;
+    ASSERT_TRUE(r.Snapshot({2, 1}, p));
+    EXPECT_EQ(p.missingChunks, AsRanges(missing));
+    EXPECT_LE(p.missingChunks.size(), p.chunksReceived + 1u);
+    EXPECT_EQ(p.receivedBytes.size(), p.chunksReceived);
+    EXPECT_EQ(p.receivedData.size(), 256u * p.chunksReceived);
+    EXPECT_EQ(r.MissingChunks({2, 1}), missing);
 }

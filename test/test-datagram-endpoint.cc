@@ -45,7 +45,7 @@ constexpr uint32_t kIdB = 8;
 
 using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
 
-/// A model message (float32 payload) of n parameters: 32 + 4 n bytes.
+/// A model message (float32 payload) of n parameters: 36 + 4 n bytes.
 Bytes
 ModelMessage(std::size_t n, uint64_t seed)
 {
@@ -696,7 +696,7 @@ TEST(FlDatagramEndpoint, KeepPreviousDeliversWhatArrived)
             EXPECT_EQ(m.chunkCount, count);
             EXPECT_EQ(m.chunksMissing, lost.size());
             EXPECT_EQ(m.complete, lost.empty());
-            ASSERT_EQ(m.bytes.size(), orig.size());
+            EXPECT_EQ(m.length, orig.size());
             std::vector<fl::IndexRange> arrived;
             for (uint32_t k = 0; k < count; ++k)
             {
@@ -706,32 +706,34 @@ TEST(FlDatagramEndpoint, KeepPreviousDeliversWhatArrived)
                 }
             }
             EXPECT_EQ(m.receivedBytes, Merged(arrived)) << "message " << i;
-            for (std::size_t k = 0; k < orig.size(); ++k)
+            // Packed: exactly the bytes that arrived, range after range.
+            std::vector<uint8_t> expectBytes;
+            for (const fl::IndexRange& r : m.receivedBytes)
             {
-                const bool have = lost.count(static_cast<uint32_t>(k / p)) == 0;
-                ASSERT_EQ(m.bytes[k], have ? orig[k] : 0) << "message " << i << " byte " << k;
+                expectBytes.insert(expectBytes.end(),
+                                   orig.begin() + static_cast<std::ptrdiff_t>(r.begin),
+                                   orig.begin() + static_cast<std::ptrdiff_t>(r.end));
             }
+            ASSERT_EQ(m.bytes, expectBytes) << "message " << i;
             if (!lost.empty())
             {
                 ++expectPartial;
                 expectLost += lost.size();
                 // A model message with its header decodes with the previous values in the holes.
                 fl::MessageHeader h;
-                if (orig.size() >= 32 &&
+                if (orig.size() >= fl::MessageHeader::kSize &&
                     fl::ParseHeader(orig.data(), 1u << 30, h) == fl::HeaderStatus::Ok &&
                     lost.count(0) == 0)
                 {
                     fl::ReceivedMessage out;
-                    std::size_t missing = 0;
-                    EXPECT_EQ(fl::DecodePartialMessage(
-                                  m.bytes.data(),
-                                  m.bytes.size(),
-                                  m.receivedBytes,
-                                  fl::ParamVector::Zeros(fl::Precision::Float32, h.count),
-                                  fl::Precision::Float32,
-                                  1u << 30,
-                                  out,
-                                  &missing),
+                    const fl::ParamVector previous =
+                        fl::ParamVector::Zeros(fl::Precision::Float32, h.count);
+                    uint64_t missing = 0;
+                    EXPECT_EQ(DecodeDatagramMessage(m,
+                                                    &previous,
+                                                    fl::Precision::Float32,
+                                                    out,
+                                                    &missing),
                               fl::MessageDecodeStatus::Ok);
                     EXPECT_GT(missing, 0u);
                     ++decoded;
@@ -1091,6 +1093,70 @@ TEST(FlDatagramEndpoint, GarbageDatagramsAreCountedAndNeverDelivered)
         EXPECT_EQ(sb.chunksAccepted + sb.chunksLate + sb.chunksDuplicate, 0u);
         EXPECT_EQ(sb.messagesDelivered + sb.messagesPartial + sb.messagesDropped, 0u);
         EXPECT_EQ(sb.datagramsSent, 0u); // nothing to acknowledge or re-send
+        ExpectReceiveCountersAddUp(sb);
+    }
+    Simulator::Destroy();
+}
+
+// Forged chunks declaring a large message, sent to a keep-previous receiver bounded for a
+// 1M-parameter float64 model (8,004,132 bytes): one whose chunk count breaks the minimum chunk
+// payload is malformed; the last 1-byte chunk of a valid-looking 8 MB message is held as one
+// byte, delivered packed with holes when flushed (the application's decode then finds no
+// header), and never costs a buffer of the declared length or a list of its missing chunks.
+TEST(FlDatagramEndpoint, ForgedChunkDeclaringLargeMessageCostsWhatArrived)
+{
+    {
+        FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::KeepPrevious);
+        cfg.maxMessageBytes = fl::MessageHeader::kSize + 8u * 1000000u + 4096u;
+        TwoNodes net(cfg, cfg);
+        Ptr<Socket> raw = TwoNodes::BoundSocket(net.GetNode(0), 5555);
+        const auto forge = [](uint32_t id, uint32_t index, uint32_t count, uint32_t length) {
+            fl::ChunkHeader h;
+            h.messageId = id;
+            h.sender = 42;
+            h.index = index;
+            h.count = count;
+            h.messageLength = length;
+            h.payloadLength = 1;
+            std::vector<uint8_t> g(fl::ChunkHeader::kSize + 1, 0x5A);
+            h.Write(g.data());
+            std::vector<uint8_t> covered(g.begin(), g.begin() + 36);
+            covered.push_back(0x5A);
+            h.crc = fl::Crc32(covered.data(), covered.size());
+            h.Write(g.data());
+            return g;
+        };
+        const uint32_t count = 31267;
+        const uint32_t length = 256u * (count - 1) + 1; // 8,004,097 bytes
+        const auto tooMany = forge(1, length - 1, length, length); // 1-byte chunks
+        const auto last = forge(2, count - 1, count, length);
+        ASSERT_EQ(last.size(), 41u);
+        FlSchedule(MilliSeconds(1), [&]() {
+            raw->SendTo(Create<Packet>(tooMany.data(), tooMany.size()), 0, net.addrB);
+            raw->SendTo(Create<Packet>(last.data(), last.size()), 0, net.addrB);
+        });
+        Simulator::Schedule(MilliSeconds(50), &FlDatagramEndpoint::FlushIncomplete, net.b);
+        Simulator::Run();
+        const FlDatagramStats& sb = net.b->Stats();
+        EXPECT_EQ(sb.datagramsReceived, 2u);
+        EXPECT_EQ(sb.chunksMalformed, 1u);
+        EXPECT_EQ(sb.chunksAccepted, 1u);
+        EXPECT_EQ(sb.messagesPartial, 1u);
+        EXPECT_EQ(sb.chunksLost, count - 1u);
+        ASSERT_EQ(net.atB.size(), 1u);
+        const FlDatagramMessage& m = net.atB[0].msg;
+        EXPECT_FALSE(m.complete);
+        EXPECT_EQ(m.length, length);
+        EXPECT_EQ(m.chunkCount, count);
+        EXPECT_EQ(m.chunksMissing, count - 1);
+        EXPECT_EQ(m.bytes, (std::vector<uint8_t>{0x5A})); // not a buffer of `length` bytes
+        EXPECT_LE(m.bytes.capacity(), 16u);
+        EXPECT_EQ(m.receivedBytes, (std::vector<fl::IndexRange>{{length - 1, length}}));
+        const fl::ParamVector previous = fl::ParamVector::Zeros(fl::Precision::Float64, 1000000);
+        fl::ReceivedMessage out;
+        EXPECT_EQ(DecodeDatagramMessage(m, &previous, fl::Precision::Float64, out),
+                  fl::MessageDecodeStatus::HeaderMissing);
+        EXPECT_EQ(out.params.Size(), 0u);
         ExpectReceiveCountersAddUp(sb);
     }
     Simulator::Destroy();

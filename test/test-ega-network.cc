@@ -145,6 +145,7 @@ TEST(EgaOverWifi, LinearCodecBitIdenticalToInProcess)
     // up 4 reports (16-byte payload) + 4 codes (ceil(d/b) h float32).
     const uint64_t d = task->NumParameters();
     const uint64_t codes = 4 * ((d + 7) / 8) * 8;
+    const uint64_t header = fl::MessageHeader::kSize;
     for (uint32_t r = 1; r <= rounds; ++r)
     {
         const auto& rep = net.reports[r];
@@ -152,8 +153,8 @@ TEST(EgaOverWifi, LinearCodecBitIdenticalToInProcess)
         EXPECT_GT(rep.codecScale, 0.0);
         EXPECT_GT(rep.agreed, rep.start);
         EXPECT_LT(rep.agreed, rep.end);
-        EXPECT_EQ(rep.bytesDown, 4 * (32 + 8 * d) + 4 * (32 + 24));
-        EXPECT_EQ(rep.bytesUp, 4 * (32 + 16) + 4 * (32 + codes));
+        EXPECT_EQ(rep.bytesDown, 4 * (header + 8 * d) + 4 * (header + 24));
+        EXPECT_EQ(rep.bytesUp, 4 * (header + 16) + 4 * (header + codes));
     }
 }
 

@@ -205,6 +205,33 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
     EXPECT_TRUE(csma.globals.back() == run.globals.back());
 }
 
+// Every size the LTE helper accepts must run to its end in every seed. 30 and 35 UEs aborted in
+// 4 to 5 of 6 seeds inside ns-3's MAC scheduler ("No info find in HARQ buffer for UE 0") when
+// the SRS periodicity left fewer spare UE contexts than the attach storm's collided random-access
+// attempts hold; the helper now keeps as many spare contexts as UEs (and staggers the attach
+// above 159 UEs). Sizes around the periodicity bounds, 3 seeds, one round each (the largest
+// sizes, up to 319 UEs, ran in a sweep outside the suite: doc/fl.rst).
+TEST(NetworkScenes, LteSizesAndSeedsRunToTheirEnd)
+{
+    for (uint32_t n : {10U, 30U, 35U, 39U})
+    {
+        for (uint32_t run = 1; run <= 3; ++run)
+        {
+            RngSeedManager::SetRun(run);
+            auto task = MakeTask(n);
+            SceneRun result = RunFedAvg(task, 1, [n] {
+                FlLteSceneHelper h;
+                FlScene s = h.Build(n);
+                FlLteSceneHelper::AssignStreams(s, 100);
+                return s;
+            });
+            SCOPED_TRACE(std::to_string(n) + " UEs, run " + std::to_string(run));
+            ExpectEveryRoundWithEveryClient(result, 1, n);
+        }
+    }
+    RngSeedManager::SetRun(1);
+}
+
 // A BSS larger than the 8 stations whose simultaneous association ns-3.35's AP survived: every
 // station must reach the server in every round (on ns-3.35 some station's Join never arrived and
 // round 1 never started before FlAssociationStagger). Each station scans FlAssociationStagger(i)

@@ -86,37 +86,126 @@ ExpectHeadersEqual(const MessageHeader& a, const MessageHeader& b)
 /// What a receiver holds after some chunks of a message were lost.
 struct Received
 {
-    PartialMessage partial;
-    std::vector<bool> kept; ///< per chunk
+    PartialMessage partial;  ///< packed, as a ChunkReassembler hands it out
+    std::vector<uint8_t> at; ///< the same bytes at their offsets (zeros in the holes)
+    std::vector<bool> kept;  ///< per chunk
     std::size_t chunkSize{0};
 };
 
-/// Fragments msg, keeps the chunks for which keep(i) is true (fed in reverse order), and
-/// abandons the message in a real ChunkReassembler to get its bytes and received ranges.
+/**
+ * Fragments msg into chunks of at most maxChunkPayload bytes, keeps the chunks for which keep(i)
+ * is true, and returns what a receiver holds: with chunks of at least the minimum chunk payload,
+ * what a real ChunkReassembler gives when the message is abandoned (chunks fed in reverse
+ * order); with smaller ones (to place chunk boundaries inside the header), the same thing built
+ * by the chunk size rule.
+ */
 template <typename Keep>
 Received
 LoseChunks(const std::vector<uint8_t>& msg, std::size_t maxChunkPayload, Keep keep)
 {
-    const auto chunks = Fragment(msg.data(), msg.size(), 9, 3, 5, maxChunkPayload);
     Received r;
-    r.kept.resize(chunks.size());
-    r.chunkSize = (msg.size() + chunks.size() - 1) / chunks.size();
-    ChunkReassembler reasm(4, 1u << 30);
-    bool any = false;
-    for (std::size_t j = chunks.size(); j-- > 0;)
+    const std::size_t count = (msg.size() + maxChunkPayload - 1) / maxChunkPayload;
+    r.kept.resize(count);
+    r.chunkSize = (msg.size() + count - 1) / count;
+    for (std::size_t j = count; j-- > 0;)
     {
         r.kept[j] = keep(j);
-        if (r.kept[j])
+    }
+    if (maxChunkPayload >= ChunkHeader::kMinChunkPayload)
+    {
+        const auto chunks = Fragment(msg.data(), msg.size(), 9, 3, 5, maxChunkPayload);
+        EXPECT_EQ(chunks.size(), count);
+        ChunkReassembler reasm(4, 1u << 30);
+        for (std::size_t j = count; j-- > 0;)
         {
-            CompletedMessage done;
-            const ChunkResult res = reasm.Accept(chunks[j].data(), chunks[j].size(), done);
-            EXPECT_TRUE(res == ChunkResult::Accepted || res == ChunkResult::Completed);
-            any = true;
+            if (r.kept[j])
+            {
+                CompletedMessage done;
+                const ChunkResult res = reasm.Accept(chunks[j].data(), chunks[j].size(), done);
+                EXPECT_TRUE(res == ChunkResult::Accepted || res == ChunkResult::Completed);
+            }
+        }
+        EXPECT_TRUE(reasm.Abandon(MessageKey{3, 9}, &r.partial));
+    }
+    else
+    {
+        r.partial.length = static_cast<uint32_t>(msg.size());
+        r.partial.chunkCount = static_cast<uint32_t>(count);
+        for (std::size_t j = 0; j < count; ++j)
+        {
+            const std::size_t b = j * r.chunkSize;
+            const std::size_t e = std::min(msg.size(), b + r.chunkSize);
+            if (!r.kept[j])
+            {
+                if (!r.partial.missingChunks.empty() && r.partial.missingChunks.back().end == j)
+                {
+                    ++r.partial.missingChunks.back().end;
+                }
+                else
+                {
+                    r.partial.missingChunks.push_back({j, j + 1});
+                }
+                continue;
+            }
+            ++r.partial.chunksReceived;
+            if (!r.partial.receivedBytes.empty() && r.partial.receivedBytes.back().end == b)
+            {
+                r.partial.receivedBytes.back().end = e;
+            }
+            else
+            {
+                r.partial.receivedBytes.push_back({b, e});
+            }
+            r.partial.receivedData.insert(r.partial.receivedData.end(),
+                                          msg.begin() + static_cast<std::ptrdiff_t>(b),
+                                          msg.begin() + static_cast<std::ptrdiff_t>(e));
         }
     }
-    EXPECT_TRUE(any);
-    EXPECT_TRUE(reasm.Abandon(MessageKey{3, 9}, &r.partial));
+    r.at.assign(msg.size(), 0);
+    std::size_t pos = 0;
+    for (const IndexRange& x : r.partial.receivedBytes)
+    {
+        std::copy(r.partial.receivedData.begin() + static_cast<std::ptrdiff_t>(pos),
+                  r.partial.receivedData.begin() + static_cast<std::ptrdiff_t>(pos + x.end - x.begin),
+                  r.at.begin() + static_cast<std::ptrdiff_t>(x.begin));
+        pos += x.end - x.begin;
+    }
+    EXPECT_EQ(pos, r.partial.receivedData.size());
     return r;
+}
+
+/// Decodes what a receiver holds both ways (from the buffer with holes and packed) and checks
+/// that they agree; returns the status.
+MessageDecodeStatus
+DecodeBothWays(const Received& r,
+               const ParamVector& previous,
+               Precision to,
+               ReceivedMessage& out,
+               std::size_t* missing = nullptr)
+{
+    std::size_t m1 = 0;
+    const MessageDecodeStatus st = DecodePartialMessage(r.at.data(),
+                                                        r.at.size(),
+                                                        r.partial.receivedBytes,
+                                                        previous,
+                                                        to,
+                                                        1u << 30,
+                                                        out,
+                                                        &m1);
+    ReceivedMessage packed;
+    std::size_t m2 = 0;
+    EXPECT_EQ(DecodePackedPartialMessage(r.partial, previous, to, 1u << 30, packed, &m2), st);
+    if (st == MessageDecodeStatus::Ok)
+    {
+        EXPECT_EQ(m1, m2);
+        EXPECT_TRUE(packed.params == out.params);
+        EXPECT_EQ(packed.raw, out.raw);
+        if (missing != nullptr)
+        {
+            *missing = m1;
+        }
+    }
+    return st;
 }
 
 } // namespace
@@ -238,8 +327,9 @@ TEST(PartialMessage, HolesTakeThePreviousValuesExactly)
                 // An odd chunk size so that elements straddle chunk boundaries.
                 const std::size_t maxChunk = 501;
                 std::bernoulli_distribution lose(0.3);
+                // Chunk 0 (header and scale) always arrives, chunk 1 never does.
                 const Received r = LoseChunks(msg, maxChunk, [&](std::size_t j) {
-                    return j == 0 || !lose(rng); // chunk 0 holds the header and the scale
+                    return j == 0 || (j != 1 && !lose(rng));
                 });
                 const std::size_t eb = WireElementBytes(e);
                 const std::size_t off = MessageHeader::kSize + WireDataOffset(e);
@@ -261,15 +351,7 @@ TEST(PartialMessage, HolesTakeThePreviousValuesExactly)
 
                 ReceivedMessage got;
                 std::size_t missing = 0;
-                ASSERT_EQ(DecodePartialMessage(r.partial.bytes.data(),
-                                               r.partial.bytes.size(),
-                                               r.partial.receivedBytes,
-                                               previous,
-                                               to,
-                                               1u << 30,
-                                               got,
-                                               &missing),
-                          MessageDecodeStatus::Ok);
+                ASSERT_EQ(DecodeBothWays(r, previous, to, got, &missing), MessageDecodeStatus::Ok);
                 EXPECT_EQ(missing, expectMissing);
                 ExpectHeadersEqual(got.header, whole.header);
                 ASSERT_EQ(got.params.GetPrecision(), to);
@@ -283,11 +365,11 @@ TEST(PartialMessage, HolesTakeThePreviousValuesExactly)
                 EXPECT_EQ(wrong, 0u) << WireEncodingName(e) << " to " << PrecisionName(to)
                                      << " previous " << PrecisionName(prevPrecision);
                 // Garbage in the holes changes nothing.
-                auto noisy = r.partial.bytes;
+                auto noisy = r.at;
                 for (const auto& hole : r.partial.missingChunks)
                 {
-                    for (std::size_t b = hole * r.chunkSize;
-                         b < std::min(noisy.size(), (hole + 1) * r.chunkSize);
+                    for (std::size_t b = hole.begin * r.chunkSize;
+                         b < std::min(noisy.size(), hole.end * r.chunkSize);
                          ++b)
                     {
                         noisy[b] = static_cast<uint8_t>(rng());
@@ -318,33 +400,24 @@ TEST(PartialMessage, MissingHeaderScaleAndSizeMismatchAreReported)
         ReceivedMessage out;
         // Chunk 0 lost: no header.
         Received r = LoseChunks(msg, 100, [](std::size_t j) { return j != 0; });
-        EXPECT_EQ(DecodePartialMessage(r.partial.bytes.data(),
-                                       r.partial.bytes.size(),
-                                       r.partial.receivedBytes,
-                                       previous,
-                                       Precision::Float32,
-                                       1u << 30,
-                                       out),
+        EXPECT_EQ(DecodeBothWays(r, previous, Precision::Float32, out),
+                  MessageDecodeStatus::HeaderMissing);
+        r = LoseChunks(msg, 300, [](std::size_t j) { return j != 0; });
+        EXPECT_EQ(DecodeBothWays(r, previous, Precision::Float32, out),
                   MessageDecodeStatus::HeaderMissing);
         // Header partly received.
         EXPECT_EQ(DecodePartialMessage(msg.data(),
                                        msg.size(),
-                                       {{0, 31}, {32, msg.size()}},
+                                       {{0, MessageHeader::kSize - 1}, {MessageHeader::kSize, msg.size()}},
                                        previous,
                                        Precision::Float32,
                                        1u << 30,
                                        out),
                   MessageDecodeStatus::HeaderMissing);
-        // 34-byte chunks: chunk 0 is the header and 2 bytes; chunk 1 holds the rest of the
+        // 38-byte chunks: chunk 0 is the header and 2 bytes; chunk 1 holds the rest of the
         // int8 scale. Losing chunk 1 loses the scale (int8 only).
-        r = LoseChunks(msg, 34, [](std::size_t j) { return j != 1; });
-        const MessageDecodeStatus st = DecodePartialMessage(r.partial.bytes.data(),
-                                                            r.partial.bytes.size(),
-                                                            r.partial.receivedBytes,
-                                                            previous,
-                                                            Precision::Float32,
-                                                            1u << 30,
-                                                            out);
+        r = LoseChunks(msg, MessageHeader::kSize + 2, [](std::size_t j) { return j != 1; });
+        const MessageDecodeStatus st = DecodeBothWays(r, previous, Precision::Float32, out);
         EXPECT_EQ(st,
                   e == WireEncoding::Int8 ? MessageDecodeStatus::ScaleMissing
                                           : MessageDecodeStatus::Ok)
@@ -412,7 +485,7 @@ TEST(PartialMessage, HeaderOnlyMessage)
     std::size_t missing = 99;
     EXPECT_EQ(DecodePartialMessage(msg.data(),
                                    msg.size(),
-                                   {{0, 32}},
+                                   {{0, MessageHeader::kSize}},
                                    ParamVector(),
                                    Precision::Float32,
                                    1u << 30,
@@ -429,6 +502,85 @@ TEST(PartialMessage, HeaderOnlyMessage)
                                    1u << 30,
                                    part),
               MessageDecodeStatus::HeaderMissing);
+}
+
+// The packed decoder checks that the ranges describe the data before it reads anything.
+TEST(PartialMessage, PackedRangesMustDescribeTheData)
+{
+    const auto msg = Encode(RandomParams(Precision::Float32, 100, 1), WireEncoding::Float32, 1);
+    const ParamVector previous = RandomParams(Precision::Float32, 100, 2);
+    ReceivedMessage out;
+    out.header.round = 777;
+    const auto packed = [&](const std::vector<IndexRange>& ranges, std::size_t dataLen) {
+        return DecodePackedPartialMessage(msg.size(),
+                                          ranges,
+                                          msg.data(),
+                                          dataLen,
+                                          previous,
+                                          Precision::Float32,
+                                          1u << 30,
+                                          out);
+    };
+    const std::size_t n = msg.size();
+    EXPECT_EQ(packed({{0, n}}, n), MessageDecodeStatus::Ok);
+    EXPECT_EQ(packed({{0, 100}, {100, n}}, n), MessageDecodeStatus::Ok); // adjacent is fine
+    out.header.round = 777;
+    EXPECT_EQ(packed({{0, n}}, n - 1), MessageDecodeStatus::BadRanges);      // data too short
+    EXPECT_EQ(packed({{0, n - 1}}, n), MessageDecodeStatus::BadRanges);      // data too long
+    EXPECT_EQ(packed({{0, n + 1}}, n + 1), MessageDecodeStatus::BadRanges);  // past the end
+    EXPECT_EQ(packed({{100, n}, {0, 100}}, n), MessageDecodeStatus::BadRanges); // unsorted
+    EXPECT_EQ(packed({{0, 100}, {50, 150}}, 200), MessageDecodeStatus::BadRanges); // overlap
+    EXPECT_EQ(packed({{0, 0}}, 0), MessageDecodeStatus::BadRanges);          // empty range
+    EXPECT_EQ(packed({}, 0), MessageDecodeStatus::HeaderMissing);
+    EXPECT_EQ(out.header.round, 777u); // untouched on failure
+}
+
+// What a receiver has of a message whose only chunk to arrive is a forged one declaring a large
+// message is decoded without allocating anything of the declared size: the header is missing.
+TEST(PartialMessage, ForgedChunkWithoutHeaderIsRejectedWithoutAllocating)
+{
+    const uint32_t count = 31267;
+    const uint32_t length = 256u * (count - 1) + 1;
+    ChunkHeader h;
+    h.messageId = 1;
+    h.sender = 9;
+    h.index = count - 1;
+    h.count = count;
+    h.messageLength = length;
+    h.payloadLength = 1;
+    std::vector<uint8_t> g(ChunkHeader::kSize + 1, 0x5A);
+    h.Write(g.data());
+    std::vector<uint8_t> covered(g.begin(), g.begin() + 36);
+    covered.push_back(0x5A);
+    h.crc = Crc32(covered.data(), covered.size());
+    h.Write(g.data());
+    ChunkReassembler r(4, length);
+    CompletedMessage done;
+    ASSERT_EQ(r.Accept(g.data(), g.size(), done), ChunkResult::Accepted);
+    PartialMessage p;
+    ASSERT_TRUE(r.Abandon({9, 1}, &p));
+    EXPECT_LE(p.HeldBytes(), 64u);
+    ReceivedMessage out;
+    EXPECT_EQ(DecodePackedPartialMessage(p,
+                                         RandomParams(Precision::Float32, 10, 1),
+                                         Precision::Float32,
+                                         1u << 30,
+                                         out),
+              MessageDecodeStatus::HeaderMissing);
+    EXPECT_EQ(out.params.Size(), 0u);
+}
+
+// A message in the older wire version 2 arriving with holes is named as such.
+TEST(PartialMessage, OldVersionIsReported)
+{
+    auto v3 = Encode(RandomParams(Precision::Float32, 500, 1), WireEncoding::Float32, 1);
+    std::vector<uint8_t> v2(v3.begin(), v3.begin() + 32);
+    v2.insert(v2.end(), v3.begin() + MessageHeader::kSize, v3.end());
+    v2[4] = MessageHeader::kOldVersion;
+    const Received r = LoseChunks(v2, 300, [](std::size_t j) { return j != 2; });
+    ReceivedMessage out;
+    EXPECT_EQ(DecodeBothWays(r, RandomParams(Precision::Float32, 500, 2), Precision::Float32, out),
+              MessageDecodeStatus::OldVersion);
 }
 
 TEST(PartialMessage, FuzzTruncatedMutatedAndRandomInputsNeverCrash)

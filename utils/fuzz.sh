@@ -3,7 +3,8 @@
 # a given time, starting from its seed corpus fuzz/corpus/<harness>/ (new inputs go to
 # build-fuzz/corpus/<harness>/, the checked-in corpus is not modified).
 # Usage: utils/fuzz.sh [seconds per harness, default 60] [harness ...]   (default: every harness)
-# Environment: CXX (default clang++), FL_FUZZ_DIR (default build-fuzz).
+# Environment: CXX (default clang++), FL_FUZZ_DIR (default build-fuzz), FL_FUZZ_RUNS (stop each
+# harness after this many inputs, e.g. 1000000, or at the time limit if that comes first).
 # Prints the inputs executed per harness; exits 1 if a harness found a crash (the input is saved
 # as build-fuzz/crash-<harness>-*; replay it with build-fuzz/fl-fuzz-<harness> <file>).
 set -euo pipefail
@@ -53,6 +54,10 @@ else
   for d in fuzz/corpus/*/; do harnesses+=("$(basename "$d")"); done
 fi
 
+runs_arg=()
+if [ -n "${FL_FUZZ_RUNS:-}" ]; then
+  runs_arg=(-runs="$FL_FUZZ_RUNS")
+fi
 status=0
 summary=""
 for h in "${harnesses[@]}"; do
@@ -61,8 +66,9 @@ for h in "${harnesses[@]}"; do
     "${objs[@]}" -lz -lsodium -o "$bin"
   mkdir -p "$out/corpus/$h"
   log="$out/fuzz-$h.log"
-  echo "fuzz: running $h for ${secs}s (log: $log)"
-  if "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+  echo "fuzz: running $h for ${secs}s${FL_FUZZ_RUNS:+ or $FL_FUZZ_RUNS inputs} (log: $log)"
+  if "$bin" -max_total_time="$secs" "${runs_arg[@]}" -timeout=20 -rss_limit_mb=2048 \
+       -print_final_stats=1 \
        -artifact_prefix="$out/crash-$h-" "$out/corpus/$h" "fuzz/corpus/$h" >"$log" 2>&1; then
     result="ok"
   else
@@ -74,6 +80,6 @@ for h in "${harnesses[@]}"; do
   summary+=$(printf '%-20s %12s inputs  %-10s %s' "$h" "${runs:-?}" "${cov:-}" "$result")$'\n'
 done
 echo
-echo "fuzz summary (${secs}s per harness):"
+echo "fuzz summary (${secs}s${FL_FUZZ_RUNS:+ or $FL_FUZZ_RUNS inputs} per harness):"
 printf '%s' "$summary"
 exit $status

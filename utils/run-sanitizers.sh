@@ -16,9 +16,7 @@ if [ "${1:-}" = "--pure" ]; then
   options+=(-DFL_PURE_ONLY=ON)
   shift
 fi
-if command -v ccache >/dev/null; then
-  options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+# CMakeLists.txt compiles through ccache when it is installed (utils/install-deps.sh installs it).
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B "$dir" "${options[@]}"
 cmake --build "$dir" -j"$jobs"

@@ -41,11 +41,11 @@ FlApplicationBase::GetTypeId()
                           MakeUintegerAccessor(&FlApplicationBase::m_tcpSegmentSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("UdpMtu",
-                          "UDP only: IP MTU of the path; a chunk (40-byte header + payload) plus "
-                          "IPv4 and UDP headers fits in it.",
+                          "UDP only: IP MTU of the path; a chunk (40-byte header + payload of at "
+                          "least 256 bytes) plus IPv4 and UDP headers fits in it.",
                           UintegerValue(1500),
                           MakeUintegerAccessor(&FlApplicationBase::m_udpMtu),
-                          MakeUintegerChecker<uint32_t>(69))
+                          MakeUintegerChecker<uint32_t>(324))
             .AddAttribute("UdpPacingRate",
                           "UDP only: rate at which this application emits datagrams (IP bytes). "
                           "UDP has no congestion control: keep it below the bottleneck's rate.",
@@ -78,13 +78,23 @@ FlApplicationBase::GetTypeId()
                           UintegerValue(5),
                           MakeUintegerAccessor(&FlApplicationBase::m_retryLimit),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MaxMessageBytes",
+                          "Largest incoming message (header and payload), TCP and UDP: a TCP "
+                          "stream whose header declares more is closed before its payload is "
+                          "buffered, a UDP chunk declaring more is malformed (0 = "
+                          "FlMaxModelMessageBytes of the task's model: a float64 model message "
+                          "plus 4 KiB).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FlApplicationBase::m_maxMessageBytes),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("UdpMaxMessageBytes",
-                          "UDP only: incoming messages declaring more bytes are rejected as "
-                          "malformed before anything is allocated (0 = FlMaxModelMessageBytes "
-                          "of the task's model: a float64 model message plus 4 KiB).",
+                          "Former name of MaxMessageBytes, which now bounds both transports "
+                          "(used if MaxMessageBytes is 0).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlApplicationBase::m_udpMaxMessageBytes),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(),
+                          TypeId::DEPRECATED,
+                          "use MaxMessageBytes (it bounds TCP and UDP)")
             .AddAttribute("UdpBroadcastAddress",
                           "UDP only: the subnet broadcast address of the node's link (e.g. "
                           "10.1.255.255), or 0.0.0.0 for none. When set, a message for all "
@@ -193,9 +203,9 @@ FlApplicationBase::StartTransport(const char* who,
         c.datagram.reassemblyTimeout = m_reassemblyTimeout;
         c.datagram.ackTimeout = m_ackTimeout;
         c.datagram.retryLimit = m_retryLimit;
-        c.datagram.maxMessageBytes = m_udpMaxMessageBytes != 0
-                                         ? m_udpMaxMessageBytes
-                                         : FlMaxModelMessageBytes(modelParameters);
+        c.maxMessageBytes = m_maxMessageBytes != 0      ? m_maxMessageBytes
+                            : m_udpMaxMessageBytes != 0 ? m_udpMaxMessageBytes
+                                                        : FlMaxModelMessageBytes(modelParameters);
         c.broadcastAddress = m_udpBroadcastAddress;
         if (m_udpBroadcastAddress != Ipv4Address::GetAny())
         {

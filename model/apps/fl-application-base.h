@@ -91,8 +91,8 @@ class FlApplicationBase : public Application
      * @param who the class name for error messages
      * @param decodeTo precision of decoded models (the task's)
      * @param listenPort port to accept peers on, or 0
-     * @param modelParameters the task's parameter count (bounds incoming UDP messages unless
-     *        UdpMaxMessageBytes is set)
+     * @param modelParameters the task's parameter count (bounds incoming messages, TCP and UDP,
+     *        unless MaxMessageBytes is set)
      */
     Ptr<FlTransport> StartTransport(const char* who,
                                     fl::Precision decodeTo,
@@ -116,7 +116,8 @@ class FlApplicationBase : public Application
     Time m_reassemblyTimeout;
     Time m_ackTimeout;
     uint32_t m_retryLimit{5};
-    uint32_t m_udpMaxMessageBytes{0};
+    uint32_t m_maxMessageBytes{0};
+    uint32_t m_udpMaxMessageBytes{0}; ///< deprecated name of m_maxMessageBytes
     Ipv4Address m_udpBroadcastAddress;
     TracedCallback<const FlModelReport&> m_modelReportTrace;
 };

@@ -625,9 +625,21 @@ struct FlDatagramEndpoint::Impl
             reassembler.Accept(data, size, completedIn, Simulator::Now().GetSeconds());
         if (rs.messagesEvicted != evicted)
         {
-            // Too many messages open: the reassembler gave the oldest up.
+            // Too many messages open: the reassembler gave the oldest up. Forget their records
+            // now rather than at their timers, so that a flood of chunks opening new messages
+            // (forged or not) keeps at most maxOpenMessages records and timers.
             Stats().messagesDropped += rs.messagesEvicted - evicted;
             Stats().chunksLost += rs.lostChunks - lost;
+            for (auto it = in.begin(); it != in.end();)
+            {
+                if (reassembler.IsOpen(it->first))
+                {
+                    ++it;
+                    continue;
+                }
+                it->second.timer.Cancel();
+                it = in.erase(it);
+            }
         }
         if (r != fl::ChunkResult::Malformed)
         {
@@ -722,6 +734,7 @@ struct FlDatagramEndpoint::Impl
         msg.complete = true;
         msg.chunkCount = completedIn.chunkCount;
         msg.chunksMissing = 0;
+        msg.length = static_cast<uint32_t>(completedIn.bytes.size());
         msg.bytes = std::move(completedIn.bytes);
         if (!msg.bytes.empty())
         {
@@ -819,7 +832,7 @@ struct FlDatagramEndpoint::Impl
         {
             return;
         }
-        const auto missing = static_cast<uint32_t>(partial.missingChunks.size());
+        const uint32_t missing = partial.ChunksMissing();
         Stats().chunksLost += missing;
         ++Stats().messagesPartial;
         FlDatagramMessage msg;
@@ -829,7 +842,8 @@ struct FlDatagramEndpoint::Impl
         msg.complete = false;
         msg.chunkCount = partial.chunkCount;
         msg.chunksMissing = missing;
-        msg.bytes = std::move(partial.bytes);
+        msg.length = partial.length;
+        msg.bytes = std::move(partial.receivedData); // packed: what arrived, not the length
         msg.receivedBytes = std::move(partial.receivedBytes);
         Deliver(msg);
     }
@@ -1102,7 +1116,8 @@ DecodeDatagramMessage(const FlDatagramMessage& dm,
                       fl::ReceivedMessage& out,
                       uint64_t* filledCoordinates)
 {
-    constexpr uint32_t kMaxPayload = 512u * 1024u * 1024u;
+    // The endpoint bounded the message length already (FlDatagramConfig::maxMessageBytes).
+    constexpr uint32_t kMaxPayload = 0xFFFFFFFFu - fl::MessageHeader::kSize;
     if (filledCoordinates)
     {
         *filledCoordinates = 0;
@@ -1116,14 +1131,15 @@ DecodeDatagramMessage(const FlDatagramMessage& dm,
         return fl::MessageDecodeStatus::SizeMismatch;
     }
     std::size_t filled = 0;
-    const fl::MessageDecodeStatus st = fl::DecodePartialMessage(dm.bytes.data(),
-                                                                dm.bytes.size(),
-                                                                dm.receivedBytes,
-                                                                *previous,
-                                                                to,
-                                                                kMaxPayload,
-                                                                out,
-                                                                &filled);
+    const fl::MessageDecodeStatus st = fl::DecodePackedPartialMessage(dm.length,
+                                                                      dm.receivedBytes,
+                                                                      dm.bytes.data(),
+                                                                      dm.bytes.size(),
+                                                                      *previous,
+                                                                      to,
+                                                                      kMaxPayload,
+                                                                      out,
+                                                                      &filled);
     if (filledCoordinates)
     {
         *filledCoordinates = filled;

@@ -81,9 +81,11 @@ struct FlDatagramConfig
     /**
      * Incoming messages declaring more bytes are malformed (checked on the chunk header, before
      * anything is allocated). Set it to the largest message the application can receive (e.g.
-     * FlMaxModelMessageBytes of the task's model); the default is a generous 64 MiB.
+     * FlMaxModelMessageBytes of the task's model); the default is a generous 64 MiB. Whatever
+     * it is, an incomplete message costs the receiver the bytes that arrived, not the bytes
+     * declared (fl::ChunkReassembler).
      */
-    uint32_t maxMessageBytes{64u * 1024u * 1024u};
+    uint32_t maxMessageBytes{fl::kDefaultMaxMessageBytes};
     uint32_t maxOpenMessages{256}; ///< incoming messages assembled at once
 };
 
@@ -135,26 +137,32 @@ struct FlChunkTally
 
 /**
  * \ingroup fl
- * A message received by an FlDatagramEndpoint, whole or (KeepPrevious) with holes.
+ * A message received by an FlDatagramEndpoint, whole or (KeepPrevious) with holes. A message
+ * with holes is packed: `bytes` holds only what arrived (its size is sum of receivedBytes'
+ * lengths, not `length`), so a message whose chunks declare a huge length costs what arrived.
  */
 struct FlDatagramMessage
 {
-    Address from;                              ///< the sender's InetSocketAddress
-    uint32_t sender{0};                        ///< sender id from the chunk headers
-    uint32_t round{0};                         ///< round from the chunk headers
-    bool complete{true};                       ///< all chunks arrived
-    uint32_t chunkCount{0};                    ///< chunks of the message
-    uint32_t chunksMissing{0};                 ///< chunks that never arrived (0 if complete)
-    std::vector<uint8_t> bytes;                ///< the message; missing bytes are 0
-    std::vector<fl::IndexRange> receivedBytes; ///< byte ranges received (whole if complete)
+    Address from;              ///< the sender's InetSocketAddress
+    uint32_t sender{0};        ///< sender id from the chunk headers
+    uint32_t round{0};         ///< round from the chunk headers
+    bool complete{true};       ///< all chunks arrived
+    uint32_t chunkCount{0};    ///< chunks of the message
+    uint32_t chunksMissing{0}; ///< chunks that never arrived (0 if complete)
+    uint32_t length{0};        ///< length of the whole message (declared by its chunks)
+    /// The bytes received, range after range of receivedBytes: the whole message if complete.
+    std::vector<uint8_t> bytes;
+    /// Byte ranges of [0, length) received, sorted and disjoint ({0, length} if complete and
+    /// not empty).
+    std::vector<fl::IndexRange> receivedBytes;
 };
 
 /**
  * \ingroup fl
  * Decodes a delivered message into a model message: a whole one with its CRC checked
  * (fl::DecodeWholeMessage), one with holes (KeepPrevious) with the missing coordinates taken from
- * `previous` (fl::DecodePartialMessage). A message with holes and no `previous` (null) gives
- * SizeMismatch.
+ * `previous` (fl::DecodePackedPartialMessage: nothing of the declared length is allocated). A
+ * message with holes and no `previous` (null) gives SizeMismatch.
  * @param filledCoordinates if not null, receives the number of coordinates taken from previous
  */
 fl::MessageDecodeStatus DecodeDatagramMessage(const FlDatagramMessage& dm,

@@ -11,9 +11,11 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlMessageSocket");
 
-FlMessageSocket::FlMessageSocket(Ptr<Socket> socket, fl::Precision decodeTo)
+FlMessageSocket::FlMessageSocket(Ptr<Socket> socket,
+                                 fl::Precision decodeTo,
+                                 uint32_t maxMessageBytes)
     : m_socket(socket),
-      m_reassembler(decodeTo)
+      m_reassembler(decodeTo, maxMessageBytes)
 {
     NS_LOG_FUNCTION(this << socket);
     m_socket->SetSendCallback(MakeCallback(&FlMessageSocket::TrySend, this));
@@ -29,6 +31,12 @@ void
 FlMessageSocket::SetReceiveCallback(ReceiveCallback cb)
 {
     m_receive = cb;
+}
+
+void
+FlMessageSocket::SetStreamErrorCallback(StreamErrorCallback cb)
+{
+    m_streamError = cb;
 }
 
 uint64_t
@@ -84,11 +92,29 @@ FlMessageSocket::TrySend(Ptr<Socket> socket, uint32_t /* available */)
     }
 }
 
+bool
+FlMessageSocket::Deliver()
+{
+    fl::ReceivedMessage msg;
+    while (!m_closed && m_reassembler.Pop(msg))
+    {
+        if (!m_receive.IsNull())
+        {
+            m_receive(Ptr<FlMessageSocket>(this), msg);
+        }
+    }
+    return !m_closed;
+}
+
 void
 FlMessageSocket::HandleRead(Ptr<Socket> socket)
 {
+    // Hold a reference: a callback may drop the last one (e.g. close this connection).
+    Ptr<FlMessageSocket> self(this);
     Ptr<Packet> packet;
-    while ((packet = socket->Recv()))
+    // Messages are taken off after every read, so that at most one message in progress and one
+    // read are held, and a failed header stops the reading at once.
+    while (!m_closed && (packet = socket->Recv()))
     {
         const uint32_t size = packet->GetSize();
         if (size == 0)
@@ -102,15 +128,21 @@ FlMessageSocket::HandleRead(Ptr<Socket> socket)
         packet->CopyData(m_rxScratch.data(), size);
         m_bytesReceived += size;
         m_reassembler.Push(m_rxScratch.data(), size);
-    }
-    // Hold a reference: the callback may close this connection.
-    Ptr<FlMessageSocket> self(this);
-    fl::ReceivedMessage msg;
-    while (!m_closed && m_reassembler.Pop(msg))
-    {
-        if (!m_receive.IsNull())
+        if (!Deliver())
         {
-            m_receive(self, msg);
+            return;
+        }
+        if (m_reassembler.Failed())
+        {
+            NS_LOG_WARN("malformed message header on a stream ("
+                        << fl::HeaderStatusName(m_reassembler.FailureStatus())
+                        << "): closing the connection");
+            Close();
+            if (!m_streamError.IsNull())
+            {
+                m_streamError(self);
+            }
+            return;
         }
     }
 }

@@ -26,24 +26,37 @@ namespace ns3
  *
  * Send() queues an encoded message (shared, so one encoding can go to many peers) and writes
  * as much as the socket's send buffer takes, continuing from the socket's send callback.
- * Received bytes go through an fl::MessageReassembler; every complete valid message is handed
- * to the receive callback, malformed bytes are counted there and never delivered.
+ * Received bytes go through an fl::MessageReassembler bounded by maxMessageBytes; every complete
+ * valid message is handed to the receive callback, malformed bytes are counted there and never
+ * delivered. A header that fails (a forged or corrupted length, an older sender's wire version,
+ * a message above the bound) ends the stream, which cannot be re-synchronised: the connection is
+ * closed at once (ns-3's TCP resets it if unread data is left), nothing more of it is buffered,
+ * and the stream-error callback is called once.
  */
 class FlMessageSocket : public SimpleRefCount<FlMessageSocket>
 {
   public:
     /// Called for each complete message (the receiver may move from it).
     using ReceiveCallback = Callback<void, Ptr<FlMessageSocket>, fl::ReceivedMessage&>;
+    /// Called once when a malformed header ended the stream (the connection is closed already).
+    using StreamErrorCallback = Callback<void, Ptr<FlMessageSocket>>;
 
     /**
      * @param socket a connected (or accepted) stream socket
      * @param decodeTo precision of decoded parameter vectors
+     * @param maxMessageBytes largest incoming message (header and payload); a header declaring
+     *        more ends the stream. Pass the model bound (FlMaxModelMessageBytes of the task).
      */
-    FlMessageSocket(Ptr<Socket> socket, fl::Precision decodeTo);
+    FlMessageSocket(Ptr<Socket> socket,
+                    fl::Precision decodeTo,
+                    uint32_t maxMessageBytes = fl::kDefaultMaxMessageBytes);
     ~FlMessageSocket();
 
     /// Sets the callback that receives complete messages.
     void SetReceiveCallback(ReceiveCallback cb);
+
+    /// Sets the callback told when a malformed header ended the stream.
+    void SetStreamErrorCallback(StreamErrorCallback cb);
 
     /// Queues an encoded message for sending.
     void Send(std::shared_ptr<const std::vector<uint8_t>> bytes);
@@ -74,10 +87,22 @@ class FlMessageSocket : public SimpleRefCount<FlMessageSocket>
     /// Bytes queued but not yet accepted by the socket.
     uint64_t BytesPending() const;
 
-    /// Reassembly counters (malformed headers, CRC errors, ...).
+    /// Reassembly counters (malformed headers, CRC errors, bytes held at most, ...).
     const fl::ReassemblerStats& RxStats() const
     {
         return m_reassembler.Stats();
+    }
+
+    /// True if a malformed header ended the stream (the connection was closed then).
+    bool StreamFailed() const
+    {
+        return m_reassembler.Failed();
+    }
+
+    /// Bytes received but not yet delivered (a message in progress).
+    std::size_t RxBuffered() const
+    {
+        return m_reassembler.Buffered();
     }
 
     /// Peer identifier set by the application (e.g. client index), or -1.
@@ -86,10 +111,13 @@ class FlMessageSocket : public SimpleRefCount<FlMessageSocket>
   private:
     void TrySend(Ptr<Socket> socket, uint32_t available);
     void HandleRead(Ptr<Socket> socket);
+    /// Delivers every complete message; false if the connection was closed meanwhile.
+    bool Deliver();
 
     Ptr<Socket> m_socket;
     fl::MessageReassembler m_reassembler;
     ReceiveCallback m_receive;
+    StreamErrorCallback m_streamError;
     std::deque<std::shared_ptr<const std::vector<uint8_t>>> m_txQueue;
     std::size_t m_txOffset{0};
     uint64_t m_bytesSent{0};

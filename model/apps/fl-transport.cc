@@ -248,10 +248,14 @@ class FlTcpTransport : public FlTransport
             s.bytesSent += c->BytesSent();
             s.bytesReceived += c->BytesReceived();
             s.malformed += c->RxStats().malformedHeaders + c->RxStats().crcErrors;
+            s.oldVersion += c->RxStats().oldVersionHeaders;
+            s.connectionsReset += c->StreamFailed() ? 1 : 0;
+            s.rxPeakBuffered = std::max(s.rxPeakBuffered, c->RxStats().peakBuffered);
         }
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;
         s.malformed += m_malformed;
+        s.oldVersion += m_oldVersion;
         s.connectFailures = m_connectFailures;
         s.messagesUnsent = m_messagesUnsent;
         return s;
@@ -309,8 +313,10 @@ class FlTcpTransport : public FlTransport
 
     Ptr<FlMessageSocket> Adopt(Ptr<Socket> socket, const Address& peer)
     {
-        Ptr<FlMessageSocket> conn = ns3::Create<FlMessageSocket>(socket, m_config.decodeTo);
+        Ptr<FlMessageSocket> conn =
+            ns3::Create<FlMessageSocket>(socket, m_config.decodeTo, m_config.maxMessageBytes);
         conn->SetReceiveCallback(MakeCallback(&FlTcpTransport::HandleMessage, this));
+        conn->SetStreamErrorCallback(MakeCallback(&FlTcpTransport::HandleStreamError, this));
         socket->SetCloseCallbacks(MakeCallback(&FlTcpTransport::HandleClose, this),
                                   MakeCallback(&FlTcpTransport::HandleClose, this));
         m_connections.push_back(conn);
@@ -364,6 +370,16 @@ class FlTcpTransport : public FlTransport
         in.from = m_addressOf[PeekPointer(conn)];
         in.msg = std::move(msg);
         Deliver(in);
+    }
+
+    /// A malformed header ended a stream; the connection is closed: the peer is gone, as if it
+    /// had closed it (the next Send to it opens a new connection).
+    void HandleStreamError(Ptr<FlMessageSocket> conn)
+    {
+        NS_LOG_WARN("node " << m_node->GetId() << ": connection from "
+                            << m_addressOf[PeekPointer(conn)]
+                            << " reset after a malformed message header");
+        HandleClose(conn->GetSocket());
     }
 
     void HandleClose(Ptr<Socket> socket)
@@ -474,6 +490,7 @@ class FlUdpTransport : public FlTransport
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;
         s.malformed = m_malformed + d.chunksMalformed + d.feedbackMalformed;
+        s.oldVersion = m_oldVersion;
         s.chunksLost = d.chunksLost;
         s.chunksRetransmitted = d.chunksRetransmitted;
         return s;
@@ -547,6 +564,10 @@ class FlUdpTransport : public FlTransport
             NS_LOG_INFO("undecodable datagram message from " << dm.sender << ": "
                                                              << fl::MessageDecodeStatusName(st));
             ++m_malformed;
+            if (st == fl::MessageDecodeStatus::OldVersion)
+            {
+                ++m_oldVersion;
+            }
             return;
         }
         Deliver(in);
@@ -579,12 +600,21 @@ FlTransport::Create(Ptr<Node> node, uint32_t localId, const FlTransportConfig& c
                                   "use drop: a broadcast has no single receiver to ACK or NACK");
         }
     }
-    if (config.kind == FlTransportKind::Udp)
+    if (config.maxMessageBytes < fl::MessageHeader::kSize)
+    {
+        throw fl::ConfigError("maxMessageBytes",
+                              std::to_string(config.maxMessageBytes) +
+                                  " bytes is less than one model message header",
+                              "use FlMaxModelMessageBytes(parameters) of the task's model");
+    }
+    FlTransportConfig c = config;
+    c.datagram.maxMessageBytes = config.maxMessageBytes; // one bound for both transports
+    if (c.kind == FlTransportKind::Udp)
     {
         // Validates the datagram settings (throws fl::ConfigError naming the field).
-        return Ptr<FlTransport>(new FlUdpTransport(node, localId, config), false);
+        return Ptr<FlTransport>(new FlUdpTransport(node, localId, c), false);
     }
-    return Ptr<FlTransport>(new FlTcpTransport(node, localId, config), false);
+    return Ptr<FlTransport>(new FlTcpTransport(node, localId, c), false);
 }
 
 } // namespace ns3

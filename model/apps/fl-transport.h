@@ -31,8 +31,8 @@ namespace ns3
  * \ingroup fl
  * The largest message an FL node needs to receive for a model of `parameters` coordinates: a
  * model message in the widest wire encoding (float64) plus 4 KiB for control messages. The
- * default bound of incoming UDP messages (FlDatagramConfig::maxMessageBytes): declared sizes
- * above it are rejected before anything is allocated.
+ * default bound of incoming messages on both transports (FlTransportConfig::maxMessageBytes):
+ * declared sizes above it are rejected before anything is allocated or buffered.
  * @return the bound, saturated at 4 GiB - 1
  */
 uint32_t FlMaxModelMessageBytes(std::size_t parameters);
@@ -70,6 +70,11 @@ struct FlTransportStats
     uint64_t messagesSent{0};      ///< messages given to Send (one per destination)
     uint64_t messagesDelivered{0}; ///< messages delivered to the application
     uint64_t malformed{0};         ///< messages or streams rejected (header, CRC, undecodable)
+    uint64_t oldVersion{0};        ///< of which: in the older wire version 2 (outdated sender)
+    uint64_t connectionsReset{0};  ///< TCP connections closed because a header failed
+    /// TCP: most bytes one connection held at once for messages not delivered yet (at most one
+    /// message of maxMessageBytes and one socket read; nothing behind a failed header).
+    uint64_t rxPeakBuffered{0};
     uint64_t chunksLost{0};        ///< UDP chunks given up or left as holes
     uint64_t chunksRetransmitted{0}; ///< UDP chunks sent again
     uint64_t connectFailures{0};     ///< TCP connections that could not be opened
@@ -86,7 +91,14 @@ struct FlTransportConfig
     fl::WireEncoding wire{fl::WireEncoding::Float64}; ///< encoding of model payloads
     fl::Precision decodeTo{fl::Precision::Float64};   ///< precision of decoded models
     uint32_t tcpSegmentSize{1448};                    ///< TCP segment size (0 = default)
-    FlDatagramConfig datagram;                        ///< UDP settings
+    /**
+     * Largest incoming message (header and payload) on either transport: a TCP stream whose
+     * header declares more is closed before any of its payload is buffered; a UDP chunk
+     * declaring more is malformed. It replaces datagram.maxMessageBytes. Use
+     * FlMaxModelMessageBytes of the task's model (the applications do).
+     */
+    uint32_t maxMessageBytes{fl::kDefaultMaxMessageBytes};
+    FlDatagramConfig datagram; ///< UDP settings (its maxMessageBytes is set from the above)
     /**
      * UDP only: the subnet broadcast address of the node's link (e.g. 10.1.255.255), or 0.0.0.0
      * (default) for none. When set, BroadcastModel sends one datagram sequence to it at the
@@ -222,6 +234,7 @@ class FlTransport : public SimpleRefCount<FlTransport>
     uint64_t m_messagesSent{0};      ///< messages handed to SendBytes
     uint64_t m_delivered{0};         ///< messages delivered
     uint64_t m_malformed{0};         ///< undecodable or inconsistent messages
+    uint64_t m_oldVersion{0};        ///< of which: older wire version
 
   private:
     ReceiveCallback m_receive;

@@ -103,11 +103,15 @@ Complement(const std::vector<IndexRange>& merged, std::size_t n)
 void
 CheckFragmentArguments(std::size_t len, std::size_t maxChunkPayload)
 {
-    if (maxChunkPayload == 0)
+    if (maxChunkPayload < ChunkHeader::kMinChunkPayload)
     {
         throw ConfigError("maxChunkPayload",
-                          "a chunk must carry at least one byte",
-                          "use MaxChunkPayloadForMtu(mtu), e.g. 1432 for a 1500-byte MTU");
+                          std::to_string(maxChunkPayload) + " bytes is below the " +
+                              std::to_string(ChunkHeader::kMinChunkPayload) +
+                              "-byte minimum chunk payload (receivers reject smaller chunks)",
+                          "use MaxChunkPayloadForMtu(mtu), e.g. 1432 for a 1500-byte MTU, or at "
+                          "least " +
+                              std::to_string(ChunkHeader::kMinChunkPayload) + " bytes");
     }
     if (maxChunkPayload + ChunkHeader::kSize > kMaxUdpPayload)
     {
@@ -170,6 +174,8 @@ ChunkStatusName(ChunkStatus s)
         return "CRC mismatch";
     case ChunkStatus::Inconsistent:
         return "disagrees with earlier chunks of the message";
+    case ChunkStatus::TooManyChunks:
+        return "more chunks than the message length allows at the minimum chunk size";
     }
     return "unknown";
 }
@@ -178,16 +184,30 @@ std::size_t
 MaxChunkPayloadForMtu(std::size_t mtu, const char* parameter)
 {
     constexpr std::size_t overhead = 20 + 8 + ChunkHeader::kSize;
-    if (mtu <= overhead)
+    if (mtu < overhead + ChunkHeader::kMinChunkPayload)
     {
         throw ConfigError(parameter,
                           "an MTU of " + std::to_string(mtu) +
-                              " bytes leaves no room for chunk payload after the IPv4, UDP and " +
+                              " bytes leaves less than the " +
+                              std::to_string(ChunkHeader::kMinChunkPayload) +
+                              "-byte minimum chunk payload after the IPv4, UDP and " +
                               std::to_string(ChunkHeader::kSize) + "-byte chunk headers",
-                          "use an MTU above " + std::to_string(overhead) +
+                          "use an MTU of at least " +
+                              std::to_string(overhead + ChunkHeader::kMinChunkPayload) +
                               " bytes (1500 for Ethernet and Wi-Fi)");
     }
     return std::min(mtu - overhead, kMaxUdpPayload - ChunkHeader::kSize);
+}
+
+uint32_t
+MaxChunkCount(uint32_t messageLength)
+{
+    if (messageLength == 0)
+    {
+        return 1;
+    }
+    const uint64_t min = ChunkHeader::kMinChunkPayload;
+    return static_cast<uint32_t>((uint64_t(messageLength) + min - 1) / min);
 }
 
 uint32_t
@@ -314,6 +334,10 @@ ParseChunk(const uint8_t* datagram, std::size_t len, uint32_t maxMessageBytes, C
     {
         return ChunkStatus::TooLarge;
     }
+    if (out.count > MaxChunkCount(out.messageLength))
+    {
+        return ChunkStatus::TooManyChunks;
+    }
     // The size rule: P = ceil(L / count); chunks 0..count-2 carry P bytes, the last one
     // L - (count - 1) P >= 1 (or the single chunk of an empty message carries 0).
     const uint64_t length = out.messageLength;
@@ -387,6 +411,12 @@ MissingCoordinateRanges(const std::vector<IndexRange>& receivedBytes,
                       count);
 }
 
+std::vector<IndexRange>
+MergeRanges(const std::vector<IndexRange>& ranges)
+{
+    return Merge(ranges);
+}
+
 bool
 RangesCover(const std::vector<IndexRange>& ranges, std::size_t begin, std::size_t end)
 {
@@ -439,6 +469,10 @@ ChunkReassembler::Reject(ChunkStatus s)
     else if (s == ChunkStatus::Inconsistent)
     {
         ++m_stats.inconsistent;
+    }
+    else if (s == ChunkStatus::TooManyChunks)
+    {
+        ++m_stats.tooManyChunks;
     }
     return ChunkResult::Malformed;
 }
@@ -494,6 +528,26 @@ ChunkReassembler::Assemble(const Open& m)
     return bytes;
 }
 
+std::vector<IndexRange>
+ChunkReassembler::MissingRanges(const Open& m)
+{
+    std::vector<IndexRange> out;
+    std::size_t next = 0; // lowest index not known to be received
+    for (const auto& kv : m.chunks)
+    {
+        if (kv.first > next)
+        {
+            out.push_back({next, kv.first});
+        }
+        next = std::size_t(kv.first) + 1;
+    }
+    if (next < m.count)
+    {
+        out.push_back({next, m.count});
+    }
+    return out;
+}
+
 void
 ChunkReassembler::FillPartial(const MessageKey& key, const Open& m, PartialMessage& p)
 {
@@ -501,9 +555,24 @@ ChunkReassembler::FillPartial(const MessageKey& key, const Open& m, PartialMessa
     p.round = m.round;
     p.chunkCount = m.count;
     p.chunksReceived = m.received;
+    p.length = m.length;
     p.receivedBytes = ReceivedRanges(m);
-    p.missingChunks = Missing(m, SIZE_MAX);
-    p.bytes = Assemble(m);
+    p.missingChunks = MissingRanges(m);
+    // The received chunks in index order, packed: their concatenation is exactly the bytes of
+    // receivedBytes, range after range (runs of consecutive indices are contiguous bytes).
+    p.receivedData.clear();
+    p.receivedData.reserve(m.storedBytes);
+    for (const auto& kv : m.chunks)
+    {
+        p.receivedData.insert(p.receivedData.end(), kv.second.begin(), kv.second.end());
+    }
+}
+
+std::size_t
+PartialMessage::HeldBytes() const
+{
+    return receivedData.capacity() + sizeof(IndexRange) * receivedBytes.capacity() +
+           sizeof(IndexRange) * missingChunks.capacity();
 }
 
 std::vector<uint32_t>
@@ -650,6 +719,13 @@ ChunkReassembler::MissingChunks(const MessageKey& key, std::size_t maxIndices) c
 {
     const auto it = m_open.find(key);
     return it == m_open.end() ? std::vector<uint32_t>{} : Missing(it->second, maxIndices);
+}
+
+std::vector<IndexRange>
+ChunkReassembler::MissingChunkRanges(const MessageKey& key) const
+{
+    const auto it = m_open.find(key);
+    return it == m_open.end() ? std::vector<IndexRange>{} : MissingRanges(it->second);
 }
 
 std::vector<IndexRange>

@@ -44,6 +44,12 @@ namespace fl
  * chunk i carries message bytes [i P, i P + payloadLength). A receiver therefore needs no
  * offset field and rejects any chunk whose sizes do not follow this rule. Fragment() produces
  * count = ceil(L / maxChunkPayload) chunks of (nearly) equal size, none above maxChunkPayload.
+ *
+ * Minimum chunk size: senders fragment with maxChunkPayload >= kMinChunkPayload (256 bytes,
+ * what an MTU of 324 bytes leaves), so a valid chunk never declares more than
+ * MaxChunkCount(L) = max(1, ceil(L / 256)) chunks; a receiver rejects one that does
+ * (TooManyChunks). This bounds the chunk count, and everything a receiver keeps per chunk index,
+ * by the declared length over 256 instead of by the declared length itself.
  */
 struct ChunkHeader
 {
@@ -52,6 +58,8 @@ struct ChunkHeader
     static constexpr uint8_t kVersion = 1;               ///< wire format version
     static constexpr uint8_t kFlagRetransmission = 0x01; ///< chunk re-sent after a request
     static constexpr uint8_t kKnownFlags = kFlagRetransmission; ///< every defined flag bit
+    /// Smallest maxChunkPayload a sender may fragment with; with it, count <= MaxChunkCount(L).
+    static constexpr std::size_t kMinChunkPayload = 256;
 
     uint8_t flags{0};          ///< flags (kFlagRetransmission)
     uint32_t messageId{0};     ///< message id, unique per sender
@@ -79,7 +87,8 @@ enum class ChunkStatus : uint8_t
     BadLength,   ///< sizes do not follow the chunk size rule, or datagram size != 40 + payload
     TooLarge,    ///< message length above the receiver's limit
     BadCrc,      ///< CRC mismatch
-    Inconsistent ///< (reassembler) disagrees with earlier chunks of the same message
+    Inconsistent, ///< (reassembler) disagrees with earlier chunks of the same message
+    TooManyChunks ///< count above MaxChunkCount(L): chunks smaller than kMinChunkPayload
 };
 
 /// Human-readable name of a chunk status.
@@ -87,9 +96,16 @@ const char* ChunkStatusName(ChunkStatus s);
 
 /**
  * Largest chunk payload that fits an IP MTU: mtu - 20 (IPv4) - 8 (UDP) - 40 (chunk header).
- * Throws ConfigError naming `parameter` if mtu leaves no room for payload.
+ * Throws ConfigError naming `parameter` if that is below ChunkHeader::kMinChunkPayload (an MTU
+ * below 324 bytes).
  */
 std::size_t MaxChunkPayloadForMtu(std::size_t mtu, const char* parameter = "mtu");
+
+/**
+ * Most chunks a valid message of `messageLength` bytes is split into: max(1, ceil(L / 256)),
+ * 256 being ChunkHeader::kMinChunkPayload. ParseChunk rejects larger counts (TooManyChunks).
+ */
+uint32_t MaxChunkCount(uint32_t messageLength);
 
 /// Number of chunks Fragment() makes of a len-byte message: max(1, ceil(len / maxChunkPayload)).
 uint32_t ChunkCount(std::size_t len, std::size_t maxChunkPayload);
@@ -97,7 +113,8 @@ uint32_t ChunkCount(std::size_t len, std::size_t maxChunkPayload);
 /**
  * Fragments a message into chunk datagrams (header + payload each), ready to be sent.
  * `out` is resized to ChunkCount(len, maxChunkPayload); the inner vectors' capacities are
- * reused between calls. Throws ConfigError if maxChunkPayload is 0 or len >= 2^32.
+ * reused between calls. Throws ConfigError if maxChunkPayload is below
+ * ChunkHeader::kMinChunkPayload or too large for a UDP datagram, or len >= 2^32.
  */
 void Fragment(const uint8_t* msg,
               std::size_t len,
@@ -131,9 +148,9 @@ void MakeChunk(const uint8_t* msg,
                std::vector<uint8_t>& out);
 
 /**
- * Parses and fully validates a datagram (header fields, size rule, exact datagram length,
- * CRC). On Ok, `out` holds the header and the payload is at datagram + ChunkHeader::kSize.
- * Never reads outside [datagram, datagram + len).
+ * Parses and fully validates a datagram (header fields, chunk count against MaxChunkCount, size
+ * rule, exact datagram length, CRC). On Ok, `out` holds the header and the payload is at
+ * datagram + ChunkHeader::kSize. Never reads outside [datagram, datagram + len).
  */
 ChunkStatus ParseChunk(const uint8_t* datagram,
                        std::size_t len,
@@ -178,6 +195,9 @@ std::vector<IndexRange> MissingCoordinateRanges(const std::vector<IndexRange>& r
                                                 std::size_t elementBytes,
                                                 std::size_t count);
 
+/// Sorted, merged copy of `ranges` (overlapping and adjacent ranges joined, empty ones dropped).
+std::vector<IndexRange> MergeRanges(const std::vector<IndexRange>& ranges);
+
 /// True if the union of `ranges` covers [begin, end) (always true for an empty interval).
 bool RangesCover(const std::vector<IndexRange>& ranges, std::size_t begin, std::size_t end);
 
@@ -212,16 +232,36 @@ struct CompletedMessage
     std::vector<uint8_t> bytes; ///< the message, exactly as given to Fragment()
 };
 
-/// What was received of a message that was abandoned, expired or is still open.
+/**
+ * What was received of a message that was abandoned, expired or is still open. Its size is
+ * proportional to what arrived, whatever length and chunk count the chunk headers declare: the
+ * received bytes are kept packed (receivedData), never at their offsets in a buffer of the
+ * declared length, and the missing chunks are listed as ranges.
+ */
 struct PartialMessage
 {
-    MessageKey key;                        ///< (sender, message id)
-    uint32_t round{0};                     ///< round from the chunk headers
-    uint32_t chunkCount{0};                ///< number of chunks of the whole message
-    uint32_t chunksReceived{0};            ///< distinct chunks received
-    std::vector<uint8_t> bytes;            ///< message length; bytes not received are 0
-    std::vector<IndexRange> receivedBytes; ///< sorted, disjoint byte ranges received
-    std::vector<uint32_t> missingChunks;   ///< indices of the chunks not received, ascending
+    MessageKey key;             ///< (sender, message id)
+    uint32_t round{0};          ///< round from the chunk headers
+    uint32_t chunkCount{0};     ///< number of chunks of the whole message (declared)
+    uint32_t chunksReceived{0}; ///< distinct chunks received
+    uint32_t length{0};         ///< length of the whole message (declared)
+    /// Byte ranges of [0, length) received: sorted, disjoint and not adjacent (at most
+    /// chunksReceived of them).
+    std::vector<IndexRange> receivedBytes;
+    /// The bytes received, range after range of receivedBytes (their total length).
+    std::vector<uint8_t> receivedData;
+    /// Chunk indices not received, as sorted disjoint ranges of [0, chunkCount) (at most
+    /// chunksReceived + 1 of them).
+    std::vector<IndexRange> missingChunks;
+
+    /// Number of chunks not received: chunkCount - chunksReceived.
+    uint32_t ChunksMissing() const
+    {
+        return chunkCount - chunksReceived;
+    }
+
+    /// Heap bytes held by this object's buffers (their capacities).
+    std::size_t HeldBytes() const;
 };
 
 /// Counters of a ChunkReassembler. Every datagram given to Accept() is counted exactly once
@@ -236,6 +276,7 @@ struct ChunkReassemblerStats
     uint64_t malformed{0};         ///< rejected datagrams (any ChunkStatus other than Ok)
     uint64_t crcErrors{0};         ///< of which: CRC mismatches
     uint64_t inconsistent{0};      ///< of which: disagreeing with earlier chunks of the message
+    uint64_t tooManyChunks{0};     ///< of which: a chunk count above MaxChunkCount(length)
     uint64_t messagesCompleted{0}; ///< messages delivered whole
     uint64_t messagesAbandoned{0}; ///< messages given up by Abandon() or ExpireIdle()
     uint64_t messagesEvicted{0};   ///< messages given up because too many were open
@@ -255,11 +296,13 @@ enum class ChunkResult : uint8_t
 /**
  * Reassembles messages from chunks received in any order over an unreliable datagram transport.
  *
- * Each datagram is validated (ParseChunk: header, size rule, CRC; then consistency with the
- * earlier chunks of the same message); anything malformed is counted and dropped, so only
- * messages made entirely of intact chunks are ever delivered. An open (incomplete) message
- * keeps only the chunks that arrived (memory proportional to what arrived, whatever length and
- * chunk count its header declares); the caller can ask
+ * Each datagram is validated (ParseChunk: header, chunk count, size rule, CRC; then consistency
+ * with the earlier chunks of the same message); anything malformed is counted and dropped, so
+ * only messages made entirely of intact chunks are ever delivered. An open (incomplete) message
+ * keeps only the chunks that arrived, and everything it hands out (Snapshot, Abandon's partial
+ * message, MissingChunkRanges, ReceivedByteRanges) is sized by what arrived too: a forged chunk
+ * declaring a huge length and chunk count costs the bytes it carries plus a constant, also when
+ * its message is later abandoned with a partial result. The caller can ask
  * which chunks are missing (to request a selective retransmission), which byte ranges arrived
  * (to keep previous values for the missing coordinates, see ReceivedCoordinateRanges), abandon
  * it, or expire messages idle since a given time.
@@ -311,13 +354,22 @@ class ChunkReassembler
     /// True if the message is open (some but not all chunks received).
     bool IsOpen(const MessageKey& key) const;
 
+    /// Default bound of MissingChunks().
+    static constexpr std::size_t kDefaultMaxMissing = 4096;
+
     /**
      * Indices of the chunks of an open message not yet received, ascending, at most
      * `maxIndices` of them (the lowest; empty if not open). Time and memory are proportional
-     * to the chunks received plus the indices returned.
+     * to the chunks received plus the indices returned (never to the declared chunk count).
      */
     std::vector<uint32_t> MissingChunks(const MessageKey& key,
-                                        std::size_t maxIndices = SIZE_MAX) const;
+                                        std::size_t maxIndices = kDefaultMaxMissing) const;
+
+    /**
+     * Chunk indices of an open message not yet received, as sorted disjoint ranges of
+     * [0, count) (empty if not open): at most one more range than chunks received.
+     */
+    std::vector<IndexRange> MissingChunkRanges(const MessageKey& key) const;
 
     /// Byte ranges of an open message received so far, sorted and merged (empty if not open).
     std::vector<IndexRange> ReceivedByteRanges(const MessageKey& key) const;
@@ -326,15 +378,16 @@ class ChunkReassembler
     std::vector<IndexRange> MissingByteRanges(const MessageKey& key) const;
 
     /**
-     * A copy of what an open message has received so far (the message stays open).
+     * A copy of what an open message has received so far (the message stays open), sized by
+     * what arrived.
      * @return false if the message is not open
      */
     bool Snapshot(const MessageKey& key, PartialMessage& out) const;
 
     /**
      * Gives up an open message: its missing chunks are counted as lost, its key remembered so
-     * that later chunks count as late. If `partial` is given it receives what had arrived (a
-     * buffer of the message's full length is built for it).
+     * that later chunks count as late. If `partial` is given it receives what had arrived
+     * (packed: nothing is allocated for the bytes or chunks that never came).
      * @return false if the message was not open
      */
     bool Abandon(const MessageKey& key, PartialMessage* partial = nullptr);
@@ -393,6 +446,7 @@ class ChunkReassembler
     void Remove(OpenMap::iterator it, PartialMessage* partial);
     static void FillPartial(const MessageKey& key, const Open& m, PartialMessage& p);
     static std::vector<IndexRange> ReceivedRanges(const Open& m);
+    static std::vector<IndexRange> MissingRanges(const Open& m);
     static std::vector<uint8_t> Assemble(const Open& m);
     static std::vector<uint32_t> Missing(const Open& m, std::size_t maxIndices);
 

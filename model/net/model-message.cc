@@ -5,6 +5,7 @@
 
 #include "ns3/wire-bytes.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <zlib.h>
@@ -61,6 +62,10 @@ HeaderStatusName(HeaderStatus s)
         return "reserved flags not zero";
     case HeaderStatus::TooLarge:
         return "payload too large";
+    case HeaderStatus::OldVersion:
+        return "old wire version 2 (no header CRC): update the sender";
+    case HeaderStatus::BadHeaderCrc:
+        return "header CRC mismatch";
     }
     return "unknown";
 }
@@ -90,8 +95,14 @@ Crc32(const uint8_t* data, std::size_t len)
 uint32_t
 MessageCrc(const uint8_t* header, const uint8_t* payload, std::size_t payloadLen)
 {
-    const uLong crc = CrcExtend(crc32(0L, Z_NULL, 0), header, MessageHeader::kSize - 4);
+    const uLong crc = CrcExtend(crc32(0L, Z_NULL, 0), header, 28);
     return static_cast<uint32_t>(CrcExtend(crc, payload, payloadLen));
+}
+
+uint32_t
+HeaderCrc(const uint8_t* header)
+{
+    return Crc32(header, 32);
 }
 
 void
@@ -108,18 +119,38 @@ MessageHeader::Write(uint8_t* out) const
     PutU32(out + 20, count);
     PutU32(out + 24, aux);
     PutU32(out + 28, crc);
+    PutU32(out + 32, HeaderCrc(out));
+}
+
+HeaderStatus
+CheckHeaderPrefix(const uint8_t* in, std::size_t len)
+{
+    static const uint8_t magic[4] = {'F', 'L', 'M', '1'};
+    const std::size_t n = std::min<std::size_t>(len, 4);
+    if (n > 0 && std::memcmp(in, magic, n) != 0)
+    {
+        return HeaderStatus::BadMagic;
+    }
+    if (len > 4 && in[4] != MessageHeader::kVersion)
+    {
+        return in[4] == MessageHeader::kOldVersion ? HeaderStatus::OldVersion
+                                                   : HeaderStatus::BadVersion;
+    }
+    return HeaderStatus::Ok;
 }
 
 HeaderStatus
 ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
 {
-    if (GetU32(in) != MessageHeader::kMagic)
+    const HeaderStatus prefix = CheckHeaderPrefix(in, MessageHeader::kPrefixSize);
+    if (prefix != HeaderStatus::Ok)
     {
-        return HeaderStatus::BadMagic;
+        return prefix;
     }
-    if (in[4] != MessageHeader::kVersion)
+    // Nothing below is trusted before the header CRC matches.
+    if (HeaderCrc(in) != GetU32(in + 32))
     {
-        return HeaderStatus::BadVersion;
+        return HeaderStatus::BadHeaderCrc;
     }
     const uint8_t kind = in[5];
     if (kind < static_cast<uint8_t>(MessageKind::Join) || kind > kLastMessageKind)
@@ -175,7 +206,8 @@ ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out)
 
 namespace
 {
-/// Fills the header of `address` into out[0..32) with the CRC over it and the payload.
+/// Fills the header of `address` into out[0..36): the fields, the message CRC over them and the
+/// payload, and the header CRC.
 void
 FinishHeader(const MessageAddress& address,
              uint32_t count,
@@ -192,9 +224,10 @@ FinishHeader(const MessageAddress& address,
     h.receiver = address.receiver;
     h.count = count;
     h.aux = address.aux;
-    h.Write(out.data()); // crc field still 0; it is not covered by the CRC
+    h.Write(out.data()); // bytes 0..27 are final; the message CRC does not cover 28..35
     const std::size_t payloadLen = out.size() - MessageHeader::kSize;
-    PutU32(out.data() + 28, MessageCrc(out.data(), out.data() + MessageHeader::kSize, payloadLen));
+    h.crc = MessageCrc(out.data(), out.data() + MessageHeader::kSize, payloadLen);
+    h.Write(out.data()); // with the message CRC, and the header CRC over it
 }
 } // namespace
 

@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Model messages on the wire: a fixed 32-byte header followed by the parameter bytes.
+ * Model messages on the wire: a fixed 36-byte header, protected by its own CRC, followed by the
+ * parameter bytes.
  */
 #ifndef FL_MODEL_MESSAGE_H
 #define FL_MODEL_MESSAGE_H
@@ -46,11 +47,12 @@ constexpr uint8_t kRawPayloadEncoding = 0x80;
 const char* MessageKindName(MessageKind kind);
 
 /**
- * Header of a model message. Wire layout (little-endian, 32 bytes), version 2:
+ * Header of a model message. Wire layout (little-endian, 36 bytes), version 3:
  *
  *     offset size field
  *     0      4    magic "FLM1"
- *     4      1    version (2; a capture of version 1 is rejected as BadVersion)
+ *     4      1    version (3; version 2, the 32-byte header without a header CRC, is
+ *                 rejected as OldVersion, any other as BadVersion)
  *     5      1    kind (MessageKind)
  *     6      1    payload encoding (WireEncoding: 1 float64, 2 float32, 3 float16, 4 int8;
  *                 0x80 raw bytes; 0 if count = 0)
@@ -60,16 +62,23 @@ const char* MessageKindName(MessageKind kind);
  *     16     4    receiver: node-level id of the receiver, or kBroadcastId
  *     20     4    count: number of values in the payload (bytes for a raw payload)
  *     24     4    aux: kind-specific (LocalModel and Join: sample count; Control: a tag)
- *     28     4    CRC-32 of header bytes 0..27 followed by the payload bytes
+ *     28     4    message CRC: CRC-32 of header bytes 0..27 followed by the payload bytes
+ *     32     4    header CRC: CRC-32 of header bytes 0..31
  *
  * The payload size is not on the wire: it is EncodedSize(encoding, count) (int8: the float32
- * scale, then count bytes; raw: count bytes).
+ * scale, then count bytes; raw: count bytes). The header CRC lets a stream receiver trust the
+ * count, hence the payload size, before it buffers the payload: a header that was forged or
+ * corrupted (or bytes that are no header at all) is rejected after 36 bytes, instead of after
+ * as many bytes as a forged count declares.
  */
 struct MessageHeader
 {
-    static constexpr std::size_t kSize = 32;        ///< header size in bytes
+    static constexpr std::size_t kSize = 36;        ///< header size in bytes
     static constexpr uint32_t kMagic = 0x314D4C46u; ///< "FLM1" read as little-endian uint32
-    static constexpr uint8_t kVersion = 2;          ///< wire format version
+    static constexpr uint8_t kVersion = 3;          ///< wire format version
+    static constexpr uint8_t kOldVersion = 2;       ///< previous version (32-byte header)
+    /// Bytes that identify a header's format (magic and version): see CheckHeaderPrefix.
+    static constexpr std::size_t kPrefixSize = 5;
 
     MessageKind kind{MessageKind::Join};          ///< kind
     WireEncoding encoding{WireEncoding::Float64}; ///< payload encoding
@@ -80,9 +89,10 @@ struct MessageHeader
     uint32_t aux{0};                 ///< kind-specific (sample count, control tag)
     bool raw{false};                 ///< the payload is raw bytes (encoding is then meaningless)
     uint32_t payloadBytes{0};        ///< payload size in bytes (derived from encoding and count)
-    uint32_t crc{0};                 ///< CRC-32 of header bytes 0..27 and the payload
+    uint32_t crc{0};                 ///< message CRC: header bytes 0..27 and the payload
 
-    /// Writes the 32 header bytes to out.
+    /// Writes the 36 header bytes to out: the fields, `crc` as stored, and the header CRC
+    /// computed over the 32 bytes before it.
     void Write(uint8_t* out) const;
 };
 
@@ -94,9 +104,11 @@ enum class HeaderStatus : uint8_t
     BadVersion,
     BadKind,
     BadEncoding,
-    BadLength, ///< the payload size does not fit 32 bits
-    TooLarge,  ///< payloadBytes above the receiver's limit
-    BadFlags,  ///< reserved flags byte not zero
+    BadLength,    ///< the payload size does not fit 32 bits
+    TooLarge,     ///< payloadBytes above the receiver's limit
+    BadFlags,     ///< reserved flags byte not zero
+    OldVersion,   ///< wire version 2 (no header CRC): the sender runs an older fl
+    BadHeaderCrc, ///< header CRC mismatch: corrupted or forged header, count not trusted
 };
 
 /// Human-readable name of a header status.
@@ -112,8 +124,26 @@ struct MessageAddress
     uint32_t aux{0};                     ///< kind-specific (sample count, control tag)
 };
 
-/// Parses and validates 32 header bytes (does not look at the payload).
+/**
+ * Parses and validates MessageHeader::kSize header bytes (does not look at the payload):
+ * magic, version, header CRC, then the fields, and payloadBytes against maxPayloadBytes.
+ */
 HeaderStatus ParseHeader(const uint8_t* in, uint32_t maxPayloadBytes, MessageHeader& out);
+
+/**
+ * Checks what the first min(len, kPrefixSize) bytes of a header can already tell: the magic
+ * and the version (BadMagic, OldVersion, BadVersion), so that a receiver rejects a stream of
+ * another format, e.g. an older sender's 32-byte headers, before a whole header has arrived.
+ * Ok means "no objection yet".
+ */
+HeaderStatus CheckHeaderPrefix(const uint8_t* in, std::size_t len);
+
+/**
+ * Default bound of incoming messages (header and payload) of the receivers that are not told
+ * the model size (MessageReassembler, FlDatagramConfig): 64 MiB. The FL applications use
+ * FlMaxModelMessageBytes of their task instead.
+ */
+constexpr uint32_t kDefaultMaxMessageBytes = 64u * 1024u * 1024u;
 
 /**
  * Encodes a message into `out` (resized; its capacity is reused between calls).
@@ -169,6 +199,9 @@ uint32_t Crc32(const uint8_t* data, std::size_t len);
 
 /// The message CRC: CRC-32 over header bytes 0..27, then the payload.
 uint32_t MessageCrc(const uint8_t* header, const uint8_t* payload, std::size_t payloadLen);
+
+/// The header CRC: CRC-32 over header bytes 0..31 (the fields and the message CRC).
+uint32_t HeaderCrc(const uint8_t* header);
 
 } // namespace fl
 } // namespace ns3

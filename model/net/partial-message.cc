@@ -5,6 +5,9 @@
 
 #include "ns3/payload-codec.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace ns3
 {
 namespace fl
@@ -13,44 +16,169 @@ namespace fl
 namespace
 {
 
-/// Copies previous[r.begin, r.end) into dst for every range, converting the scalar.
-template <typename D, typename S>
-void
-FillRanges(Vec<D>& dst, const Vec<S>& previous, const std::vector<IndexRange>& ranges)
+/// A run of received message bytes [begin, end), at `data` (contiguous).
+struct Segment
 {
-    for (const auto& r : ranges)
-    {
-        const auto b = static_cast<Eigen::Index>(r.begin);
-        const auto n = static_cast<Eigen::Index>(r.end - r.begin);
-        dst.segment(b, n) = previous.segment(b, n).template cast<D>();
-    }
-}
+    std::size_t begin;
+    std::size_t end;
+    const uint8_t* data;
+};
 
-template <typename D>
-void
-FillFromPrevious(Vec<D>& dst, const ParamVector& previous, const std::vector<IndexRange>& ranges)
-{
-    if (previous.GetPrecision() == Precision::Float64)
-    {
-        FillRanges(dst, previous.Get<double>(), ranges);
-    }
-    else
-    {
-        FillRanges(dst, previous.Get<float>(), ranges);
-    }
-}
-
-/// Header checks shared by both decoders (length and header validity).
+/// The decode status of a rejected header.
 MessageDecodeStatus
-CheckHeader(const uint8_t* bytes, std::size_t len, uint32_t maxPayloadBytes, MessageHeader& h)
+HeaderFailure(HeaderStatus st)
 {
-    if (ParseHeader(bytes, maxPayloadBytes, h) != HeaderStatus::Ok)
+    return st == HeaderStatus::OldVersion ? MessageDecodeStatus::OldVersion
+                                          : MessageDecodeStatus::BadHeader;
+}
+
+/// Header checks shared by the decoders (header validity, then the length).
+MessageDecodeStatus
+CheckHeader(const uint8_t* header, std::size_t len, uint32_t maxPayloadBytes, MessageHeader& h)
+{
+    const HeaderStatus st = ParseHeader(header, maxPayloadBytes, h);
+    if (st != HeaderStatus::Ok)
     {
-        return MessageDecodeStatus::BadHeader;
+        return HeaderFailure(st);
     }
     if (len != MessageHeader::kSize + static_cast<std::size_t>(h.payloadBytes))
     {
         return MessageDecodeStatus::LengthMismatch;
+    }
+    return MessageDecodeStatus::Ok;
+}
+
+/// True if the first segment starts with an older sender's header (magic, version 2).
+bool
+StartsWithOldVersion(const std::vector<Segment>& segs)
+{
+    return !segs.empty() && segs[0].begin == 0 &&
+           segs[0].end >= MessageHeader::kPrefixSize &&
+           CheckHeaderPrefix(segs[0].data, MessageHeader::kPrefixSize) == HeaderStatus::OldVersion;
+}
+
+template <typename D>
+void
+DecodeSegments(const MessageHeader& h,
+               const std::vector<Segment>& segs,
+               std::size_t dataOffset,
+               float scale,
+               D* dst,
+               std::size_t& decoded)
+{
+    const std::size_t eb = WireElementBytes(h.encoding);
+    for (const Segment& seg : segs)
+    {
+        // Elements i with dataOffset + i eb >= begin and dataOffset + (i + 1) eb <= end.
+        if (seg.end <= dataOffset)
+        {
+            continue;
+        }
+        const std::size_t first =
+            seg.begin <= dataOffset ? 0 : (seg.begin - dataOffset + eb - 1) / eb;
+        const std::size_t last = std::min<std::size_t>((seg.end - dataOffset) / eb, h.count);
+        if (first >= last)
+        {
+            continue;
+        }
+        const uint8_t* src = seg.data + (dataOffset + first * eb - seg.begin);
+        DecodeElements(h.encoding, src, last - first, scale, dst + first);
+        decoded += last - first;
+    }
+}
+
+/**
+ * The partial decode: `segs` are the received bytes of a len-byte message, sorted, disjoint,
+ * contiguous runs merged. Nothing is allocated before the header is validated and matches
+ * `previous`.
+ */
+MessageDecodeStatus
+DecodeFromSegments(std::size_t len,
+                   const std::vector<Segment>& segs,
+                   const ParamVector& previous,
+                   Precision to,
+                   uint32_t maxPayloadBytes,
+                   ReceivedMessage& out,
+                   std::size_t* missingCoordinates)
+{
+    if (StartsWithOldVersion(segs))
+    {
+        return MessageDecodeStatus::OldVersion;
+    }
+    if (len < MessageHeader::kSize)
+    {
+        return MessageDecodeStatus::TooShort;
+    }
+    if (segs.empty() || segs[0].begin != 0 || segs[0].end < MessageHeader::kSize)
+    {
+        return MessageDecodeStatus::HeaderMissing;
+    }
+    const uint8_t* header = segs[0].data;
+    MessageHeader h;
+    const MessageDecodeStatus st = CheckHeader(header, len, maxPayloadBytes, h);
+    if (st != MessageDecodeStatus::Ok)
+    {
+        return st;
+    }
+    if (h.raw)
+    {
+        // Raw bytes have no previous values to fall back on: complete or nothing.
+        if (segs[0].end < len)
+        {
+            return MessageDecodeStatus::RawIncomplete;
+        }
+        if (MessageCrc(header, header + MessageHeader::kSize, h.payloadBytes) != h.crc)
+        {
+            return MessageDecodeStatus::BadCrc;
+        }
+        DecodeInto(h, header + MessageHeader::kSize, to, out);
+        if (missingCoordinates != nullptr)
+        {
+            *missingCoordinates = 0;
+        }
+        return MessageDecodeStatus::Ok;
+    }
+    const std::size_t dataOffset = MessageHeader::kSize + WireDataOffset(h.encoding);
+    if (h.count > 0 && segs[0].end < dataOffset)
+    {
+        return MessageDecodeStatus::ScaleMissing;
+    }
+    if (previous.Size() != h.count)
+    {
+        return MessageDecodeStatus::SizeMismatch;
+    }
+    if (h.count == 0)
+    {
+        DecodeInto(h, nullptr, to, out);
+        if (missingCoordinates != nullptr)
+        {
+            *missingCoordinates = 0;
+        }
+        return MessageDecodeStatus::Ok;
+    }
+    float scale = 0.0f;
+    if (h.encoding == WireEncoding::Int8)
+    {
+        std::memcpy(&scale, header + MessageHeader::kSize, 4);
+    }
+    // Start from the previous values (the one allocation, of the receiver's own size), then
+    // decode every coordinate all of whose bytes arrived over them: O(count) in total.
+    ParamVector params = previous.ConvertedTo(to);
+    std::size_t decoded = 0;
+    if (to == Precision::Float64)
+    {
+        DecodeSegments(h, segs, dataOffset, scale, params.Get<double>().data(), decoded);
+    }
+    else
+    {
+        DecodeSegments(h, segs, dataOffset, scale, params.Get<float>().data(), decoded);
+    }
+    out.header = h;
+    out.params = std::move(params);
+    out.raw.clear();
+    if (missingCoordinates != nullptr)
+    {
+        *missingCoordinates = h.count - decoded;
     }
     return MessageDecodeStatus::Ok;
 }
@@ -80,6 +208,10 @@ MessageDecodeStatusName(MessageDecodeStatus s)
         return "previous vector size differs from the message";
     case MessageDecodeStatus::RawIncomplete:
         return "raw payload incomplete";
+    case MessageDecodeStatus::OldVersion:
+        return "old wire version 2 (no header CRC): update the sender";
+    case MessageDecodeStatus::BadRanges:
+        return "received ranges do not describe the received data";
     }
     return "unknown";
 }
@@ -91,6 +223,11 @@ DecodeWholeMessage(const uint8_t* bytes,
                    uint32_t maxPayloadBytes,
                    ReceivedMessage& out)
 {
+    if (bytes != nullptr && len >= MessageHeader::kPrefixSize &&
+        CheckHeaderPrefix(bytes, MessageHeader::kPrefixSize) == HeaderStatus::OldVersion)
+    {
+        return MessageDecodeStatus::OldVersion;
+    }
     if (bytes == nullptr || len < MessageHeader::kSize)
     {
         return MessageDecodeStatus::TooShort;
@@ -120,82 +257,80 @@ DecodePartialMessage(const uint8_t* bytes,
                      ReceivedMessage& out,
                      std::size_t* missingCoordinates)
 {
-    if (bytes == nullptr || len < MessageHeader::kSize)
+    if (bytes == nullptr)
     {
         return MessageDecodeStatus::TooShort;
     }
-    if (!RangesCover(receivedBytes, 0, MessageHeader::kSize))
+    // Ranges in any order, overlapping or reaching past the buffer: clip, sort and merge them.
+    std::vector<IndexRange> clipped;
+    clipped.reserve(receivedBytes.size());
+    for (const IndexRange& r : receivedBytes)
     {
-        return MessageDecodeStatus::HeaderMissing;
+        clipped.push_back({std::min(r.begin, len), std::min(r.end, len)});
     }
-    MessageHeader h;
-    const MessageDecodeStatus st = CheckHeader(bytes, len, maxPayloadBytes, h);
-    if (st != MessageDecodeStatus::Ok)
+    std::vector<Segment> segs;
+    for (const IndexRange& r : MergeRanges(clipped))
     {
-        return st;
+        segs.push_back({r.begin, r.end, bytes + r.begin});
     }
-    if (h.raw)
+    return DecodeFromSegments(len, segs, previous, to, maxPayloadBytes, out, missingCoordinates);
+}
+
+MessageDecodeStatus
+DecodePackedPartialMessage(std::size_t length,
+                           const std::vector<IndexRange>& receivedBytes,
+                           const uint8_t* receivedData,
+                           std::size_t receivedDataLen,
+                           const ParamVector& previous,
+                           Precision to,
+                           uint32_t maxPayloadBytes,
+                           ReceivedMessage& out,
+                           std::size_t* missingCoordinates)
+{
+    std::vector<Segment> segs;
+    segs.reserve(receivedBytes.size());
+    std::size_t offset = 0; // into receivedData
+    for (const IndexRange& r : receivedBytes)
     {
-        // Raw bytes have no previous values to fall back on: complete or nothing.
-        if (!RangesCover(receivedBytes, 0, len))
+        if (r.begin >= r.end || r.end > length || (!segs.empty() && r.begin < segs.back().end) ||
+            r.end - r.begin > receivedDataLen - offset)
         {
-            return MessageDecodeStatus::RawIncomplete;
+            return MessageDecodeStatus::BadRanges;
         }
-        if (MessageCrc(bytes, bytes + MessageHeader::kSize, h.payloadBytes) != h.crc)
+        if (!segs.empty() && r.begin == segs.back().end)
         {
-            return MessageDecodeStatus::BadCrc;
+            segs.back().end = r.end; // adjacent: contiguous in receivedData too
         }
-        DecodeInto(h, bytes + MessageHeader::kSize, to, out);
-        if (missingCoordinates)
+        else
         {
-            *missingCoordinates = 0;
+            segs.push_back({r.begin, r.end, receivedData + offset});
         }
-        return MessageDecodeStatus::Ok;
+        offset += r.end - r.begin;
     }
-    const std::size_t dataOffset = MessageHeader::kSize + WireDataOffset(h.encoding);
-    if (h.count > 0 && !RangesCover(receivedBytes, MessageHeader::kSize, dataOffset))
+    if (offset != receivedDataLen)
     {
-        return MessageDecodeStatus::ScaleMissing;
+        return MessageDecodeStatus::BadRanges;
     }
-    if (previous.Size() != h.count)
-    {
-        return MessageDecodeStatus::SizeMismatch;
-    }
-    if (h.count == 0)
-    {
-        DecodeInto(h, nullptr, to, out);
-        if (missingCoordinates != nullptr)
-        {
-            *missingCoordinates = 0;
-        }
-        return MessageDecodeStatus::Ok;
-    }
-    // Decode everything (holes decode to arbitrary finite or non-finite values, never an error),
-    // then overwrite the coordinates that were hit by a hole: O(count) in total.
-    const std::vector<IndexRange> missing =
-        MissingCoordinateRanges(receivedBytes, dataOffset, WireElementBytes(h.encoding), h.count);
-    ParamVector params = DecodePayload(h, bytes + MessageHeader::kSize, to);
-    std::size_t filled = 0;
-    for (const auto& r : missing)
-    {
-        filled += r.end - r.begin;
-    }
-    if (to == Precision::Float64)
-    {
-        FillFromPrevious(params.Get<double>(), previous, missing);
-    }
-    else
-    {
-        FillFromPrevious(params.Get<float>(), previous, missing);
-    }
-    out.header = h;
-    out.params = std::move(params);
-    out.raw.clear();
-    if (missingCoordinates != nullptr)
-    {
-        *missingCoordinates = filled;
-    }
-    return MessageDecodeStatus::Ok;
+    return DecodeFromSegments(length, segs, previous, to, maxPayloadBytes, out, missingCoordinates);
+}
+
+MessageDecodeStatus
+DecodePackedPartialMessage(const PartialMessage& partial,
+                           const ParamVector& previous,
+                           Precision to,
+                           uint32_t maxPayloadBytes,
+                           ReceivedMessage& out,
+                           std::size_t* missingCoordinates)
+{
+    return DecodePackedPartialMessage(partial.length,
+                                      partial.receivedBytes,
+                                      partial.receivedData.data(),
+                                      partial.receivedData.size(),
+                                      previous,
+                                      to,
+                                      maxPayloadBytes,
+                                      out,
+                                      missingCoordinates);
 }
 
 } // namespace fl

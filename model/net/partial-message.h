@@ -30,10 +30,13 @@ enum class MessageDecodeStatus : uint8_t
     BadHeader,      ///< the header does not validate (ParseHeader)
     LengthMismatch, ///< length != header size + payloadBytes
     BadCrc,         ///< (whole messages only) CRC mismatch
-    HeaderMissing,  ///< (partial) the 32 header bytes were not all received
+    HeaderMissing,  ///< (partial) the 36 header bytes were not all received
     ScaleMissing,   ///< (partial, int8) the 4 scale bytes were not all received
     SizeMismatch,   ///< (partial) the previous vector's size differs from the header's count
     RawIncomplete,  ///< (partial) a raw (control) payload with holes: it cannot be filled
+    OldVersion,     ///< the message is in wire version 2 (an older sender); see HeaderStatus
+    BadRanges,      ///< (packed) received ranges unsorted, overlapping, outside the message, or
+                    ///< not adding up to the received data
 };
 
 /// Human-readable name of a decode status.
@@ -68,10 +71,11 @@ MessageDecodeStatus DecodeWholeMessage(const uint8_t* bytes,
  * @param missingCoordinates if not null, receives the number of coordinates taken from
  *        `previous` (on Ok only)
  *
- * The header bytes [0, 32) must have been received and be valid (HeaderMissing, BadHeader),
- * and for int8 the 4 scale bytes that follow (ScaleMissing). The message CRC is not checked:
- * it covers the holes too; every byte that did arrive was protected by its chunk's CRC.
- * Cost: O(count + ranges log ranges), one allocation for the result.
+ * The header bytes [0, 36) must have been received and be valid (HeaderMissing, BadHeader,
+ * OldVersion), and for int8 the 4 scale bytes that follow (ScaleMissing). The message CRC is
+ * not checked: it covers the holes too; every byte that did arrive was protected by its chunk's
+ * CRC, and the header by its own. Cost: O(count + ranges log ranges), one allocation for the
+ * result.
  */
 MessageDecodeStatus DecodePartialMessage(const uint8_t* bytes,
                                          std::size_t len,
@@ -81,6 +85,40 @@ MessageDecodeStatus DecodePartialMessage(const uint8_t* bytes,
                                          uint32_t maxPayloadBytes,
                                          ReceivedMessage& out,
                                          std::size_t* missingCoordinates = nullptr);
+
+/**
+ * DecodePartialMessage from what a receiver holds of a message with holes, packed: only the
+ * bytes that arrived, never a buffer of the message's declared length (PartialMessage,
+ * FlDatagramMessage). Same checks, same result bit for bit.
+ *
+ * Nothing is allocated before the header has arrived, validated, and matched `previous`
+ * (HeaderMissing, BadHeader, OldVersion, LengthMismatch, SizeMismatch): the only allocation
+ * is the result, of the receiver's own vector size, whatever length the chunks declared.
+ *
+ * @param length the message's length (declared by its chunks)
+ * @param receivedBytes byte ranges of [0, length) received: sorted, non-empty, not overlapping
+ *        (adjacent is fine), e.g. PartialMessage::receivedBytes (BadRanges otherwise)
+ * @param receivedData the bytes of those ranges, range after range
+ * @param receivedDataLen their number: the ranges' total length (BadRanges otherwise)
+ * @param previous, to, maxPayloadBytes, out, missingCoordinates as for DecodePartialMessage
+ */
+MessageDecodeStatus DecodePackedPartialMessage(std::size_t length,
+                                               const std::vector<IndexRange>& receivedBytes,
+                                               const uint8_t* receivedData,
+                                               std::size_t receivedDataLen,
+                                               const ParamVector& previous,
+                                               Precision to,
+                                               uint32_t maxPayloadBytes,
+                                               ReceivedMessage& out,
+                                               std::size_t* missingCoordinates = nullptr);
+
+/// DecodePackedPartialMessage of what a ChunkReassembler handed out for an abandoned message.
+MessageDecodeStatus DecodePackedPartialMessage(const PartialMessage& partial,
+                                               const ParamVector& previous,
+                                               Precision to,
+                                               uint32_t maxPayloadBytes,
+                                               ReceivedMessage& out,
+                                               std::size_t* missingCoordinates = nullptr);
 
 } // namespace fl
 } // namespace ns3

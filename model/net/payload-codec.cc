@@ -337,12 +337,11 @@ EncodeTyped(const Vec<S>& v, WireEncoding e, Rng* rng, uint8_t* out)
     return report;
 }
 
+/// Decodes n elements at `in` (no int8 scale in front: it is `scale`) into dst[0, n).
 template <typename S>
-Vec<S>
-DecodeTyped(WireEncoding e, const uint8_t* in, std::size_t n)
+void
+DecodeRun(WireEncoding e, const uint8_t* in, std::size_t n, float scale, S* dst)
 {
-    Vec<S> y(static_cast<Eigen::Index>(n));
-    S* dst = y.data();
     switch (e)
     {
     case WireEncoding::Float64:
@@ -368,17 +367,27 @@ DecodeTyped(WireEncoding e, const uint8_t* in, std::size_t n)
     case WireEncoding::Float16:
         DecodeHalf(in, n, dst);
         break;
-    case WireEncoding::Int8: {
-        float scale;
-        std::memcpy(&scale, in, 4);
-        DecodeInt8(reinterpret_cast<const int8_t*>(in + 4), n, scale, dst);
+    case WireEncoding::Int8:
+        DecodeInt8(reinterpret_cast<const int8_t*>(in), n, scale, dst);
         break;
-    }
     default:
         throw ConfigError("encoding",
                           "unknown wire encoding " + std::to_string(static_cast<int>(e)),
                           "use float64, float32, float16 or int8");
     }
+}
+
+template <typename S>
+Vec<S>
+DecodeTyped(WireEncoding e, const uint8_t* in, std::size_t n)
+{
+    Vec<S> y(static_cast<Eigen::Index>(n));
+    float scale = 0.0f;
+    if (e == WireEncoding::Int8)
+    {
+        std::memcpy(&scale, in, 4);
+    }
+    DecodeRun(e, in + WireDataOffset(e), n, scale, y.data());
     return y;
 }
 
@@ -481,6 +490,18 @@ DecodePayload(WireEncoding e, const uint8_t* in, std::size_t n, Precision to)
         return ParamVector(DecodeTyped<double>(e, in, n));
     }
     return ParamVector(DecodeTyped<float>(e, in, n));
+}
+
+void
+DecodeElements(WireEncoding e, const uint8_t* elements, std::size_t n, float int8Scale, double* out)
+{
+    DecodeRun(e, elements, n, int8Scale, out);
+}
+
+void
+DecodeElements(WireEncoding e, const uint8_t* elements, std::size_t n, float int8Scale, float* out)
+{
+    DecodeRun(e, elements, n, int8Scale, out);
 }
 
 uint16_t

@@ -112,6 +112,26 @@ EncodeReport EncodePayload(const ParamVector& params, WireEncoding e, Rng* rng, 
 ParamVector DecodePayload(WireEncoding e, const uint8_t* in, std::size_t n, Precision to);
 
 /**
+ * Decodes n consecutive elements of encoding `e` into out[0, n): `elements` points at the first
+ * one's bytes (n WireElementBytes(e) bytes; for Int8 the int8 values only, the payload's scale
+ * being passed as `int8Scale`, ignored for the other encodings). The values are those
+ * DecodePayload gives for the same elements, bit for bit, so a payload decoded run by run (for
+ * example the runs of a message that arrived with holes) equals its whole decode.
+ */
+void DecodeElements(WireEncoding e,
+                    const uint8_t* elements,
+                    std::size_t n,
+                    float int8Scale,
+                    double* out);
+
+/// DecodeElements into float32.
+void DecodeElements(WireEncoding e,
+                    const uint8_t* elements,
+                    std::size_t n,
+                    float int8Scale,
+                    float* out);
+
+/**
  * IEEE-754 binary32 -> binary16 bits, round to nearest, ties to even. Subnormal halves are
  * produced exactly (magnitudes below 2^-25 round to zero, keeping the sign); finite values with
  * |x| >= 65520 (those that round beyond the largest half) saturate to +-65504 (0x7BFF / 0xFBFF);
