@@ -18,6 +18,7 @@
 #include "ns3/nstime.h"
 #include "ns3/perturbation.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/text-parse.h"
 #include "ns3/traced-callback.h"
 #include "ns3/uplink-codec.h"
 
@@ -107,7 +108,7 @@ class FlClientApplication : public FlApplicationBase
                     uint32_t server);
 
     /**
-     * The uplink-step seam (FlUplinkClientStep, e.g. SecAggClientStep; the server half goes to
+     * The uplink-step seam (FlUplinkClientStep, fl-uplink-step.h; the server half goes to
      * FlServerApplication::SetUplinkStep): when the update is ready (after the compute time) it
      * is handed to the step with its aggregation weight (the sample count; 1 with the GFL
      * step's uniform average) instead of being sent, and the server's Control messages the
@@ -120,8 +121,8 @@ class FlClientApplication : public FlApplicationBase
     Ptr<FlUplinkClientStep> GetUplinkStep() const;
 
     /**
-     * GFL client dropout as in process: in each round it is sampled for, the client drops (stays
-     * silent after the mask setup) with `probability`, decided by
+     * GFL client dropout as in process: in each round it is sampled for, the client drops (gets
+     * the model, trains and sends nothing) with `probability`, decided by
      * Rng(fl::GflDropoutSeed(TrainingSeed, round)) (not by the DropoutProbability stream).
      */
     void SetGflDropout(double probability);
@@ -248,15 +249,6 @@ class FlClientApplication : public FlApplicationBase
     TracedCallback<uint32_t, uint32_t, double, Time> m_trainingDoneTrace;
     TracedCallback<const FlTrainingReport&> m_roundTrainedTrace;
 };
-
-namespace fl
-{
-/**
- * Parses a list of rounds such as "3,5-7,10" (whitespace allowed, empty = none) into a set.
- * Throws ConfigError naming `parameter` on malformed input or a reversed range.
- */
-std::set<uint32_t> ParseRoundList(const std::string& spec, const std::string& parameter);
-} // namespace fl
 
 } // namespace ns3
 

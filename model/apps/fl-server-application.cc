@@ -1050,7 +1050,7 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
     m_repeatsInARow = 0;
     if (!result.ok)
     {
-        // The step aborted (e.g. secure aggregation below t): the model is kept.
+        // The step aborted (e.g. fewer participants than it needs): the model is kept.
         NS_LOG_WARN("round " << m_round << ": uplink step aborted: " << result.status);
         report.status = FlRoundStatus::Aborted;
         ++m_counters.roundsAborted;

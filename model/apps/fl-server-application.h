@@ -35,7 +35,7 @@ enum class FlRoundStatus : uint8_t
     Repeated = 3,   ///< fewer updates than MinQuorum: model unchanged, the round is run again
     Empty = 4,      ///< no update at all (and no quorum set): model unchanged
     Timeout = 5,    ///< still open when the simulation ended (ReportUnfinishedRound): unchanged
-    Aborted = 6,    ///< the uplink step aborted (e.g. secure aggregation below t): unchanged
+    Aborted = 6,    ///< the uplink step aborted (too few participants, ...): unchanged
 };
 
 /// "initial", "aggregated", "skipped", "repeated", "empty", "timeout" or "aborted".
@@ -158,7 +158,7 @@ class FlRoundStep : public SimpleRefCount<FlRoundStep>
 
     /**
      * Optional round-start hook: called with the selected clients just before the global model
-     * is sent to them (a step may send them something first, e.g. a secure-aggregation roster).
+     * is sent to them (a step may send them something first, e.g. the round's configuration).
      */
     virtual void RoundStarting(const Context& /* ctx */,
                                const std::vector<uint32_t>& /* selected */)
@@ -251,7 +251,7 @@ class FlServerApplication : public FlApplicationBase
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
 
     /**
-     * The uplink-step seam (FlUplinkServerStep, e.g. SecAggServerStep): the clients (each with
+     * The uplink-step seam (FlUplinkServerStep, fl-uplink-step.h): the clients (each with
      * the client half, FlClientApplication::SetUplinkStep) upload raw payloads; when the round's
      * uploads close the step runs its phases with the uploaders and hands back a sum and a total
      * weight, and the new model is sum / totalWeight (or the round step's AggregateSum). An

@@ -3,9 +3,9 @@
  */
 #include "ns3/secagg-client-step.h"
 
-#include "ns3/fl-client-application.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
+#include "ns3/text-parse.h"
 
 namespace ns3
 {

@@ -4,6 +4,7 @@
 #include "ns3/text-parse.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -252,6 +253,78 @@ ParseDoubleList(const std::string& text,
         values.push_back(ParseDouble(item, parameter, min, max));
     }
     return values;
+}
+
+std::set<uint32_t>
+ParseRoundList(const std::string& spec, const std::string& parameter)
+{
+    std::set<uint32_t> out;
+    std::string s;
+    for (char c : spec)
+    {
+        if (!std::isspace(static_cast<unsigned char>(c)))
+        {
+            s.push_back(c);
+        }
+    }
+    std::size_t pos = 0;
+    auto fail = [&](const std::string& what) {
+        throw ConfigError(parameter,
+                          "\"" + spec + "\": " + what,
+                          "give rounds and ranges such as 3,5-7,10");
+    };
+    auto number = [&](std::size_t& p) -> uint32_t {
+        if (p >= s.size() || !std::isdigit(static_cast<unsigned char>(s[p])))
+        {
+            fail("a round number was expected at position " + std::to_string(p));
+        }
+        uint64_t v = 0;
+        while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p])))
+        {
+            v = v * 10 + static_cast<uint64_t>(s[p] - '0');
+            if (v > std::numeric_limits<uint32_t>::max())
+            {
+                fail("round number too large");
+            }
+            ++p;
+        }
+        return static_cast<uint32_t>(v);
+    };
+    while (pos < s.size())
+    {
+        const uint32_t a = number(pos);
+        uint32_t b = a;
+        if (pos < s.size() && s[pos] == '-')
+        {
+            ++pos;
+            b = number(pos);
+            if (b < a)
+            {
+                fail("range " + std::to_string(a) + "-" + std::to_string(b) + " is reversed");
+            }
+        }
+        if (b - a > 10000000u)
+        {
+            fail("range too long");
+        }
+        for (uint64_t r = a; r <= b; ++r)
+        {
+            out.insert(static_cast<uint32_t>(r));
+        }
+        if (pos < s.size())
+        {
+            if (s[pos] != ',')
+            {
+                fail("unexpected character '" + std::string(1, s[pos]) + "'");
+            }
+            ++pos;
+            if (pos == s.size())
+            {
+                fail("trailing comma");
+            }
+        }
+    }
+    return out;
 }
 
 } // namespace fl

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -137,6 +138,12 @@ ParseUnsignedList(const std::string& text,
     }
     return values;
 }
+
+/**
+ * Parses a list of rounds such as "3,5-7,10" (whitespace allowed, empty = none) into a set.
+ * Throws ConfigError naming `parameter` on malformed input or a reversed range.
+ */
+std::set<uint32_t> ParseRoundList(const std::string& spec, const std::string& parameter);
 
 } // namespace fl
 } // namespace ns3
