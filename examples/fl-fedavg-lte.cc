@@ -49,11 +49,14 @@ main(int argc, char* argv[])
                    bandwidth);
     flags.AddChoice("rlc", "RLC mode of the UEs' bearers: am or um", rlc, {"am", "um"});
     flags.AddCheck([&o, &bandwidth]() {
-        if (o.clients > 319)
+        if (o.clients > FlLteMaxClients())
         {
             throw fl::ConfigError("--clients",
-                                  std::to_string(o.clients) + " exceeds the 319 UEs of one eNB",
-                                  "give a whole number in [1, 319]");
+                                  std::to_string(o.clients) + " exceeds the " +
+                                      std::to_string(FlLteMaxClients()) +
+                                      " UEs one eNB serves here",
+                                  "give a whole number in [1, " +
+                                      std::to_string(FlLteMaxClients()) + "]");
         }
         if (bandwidth != 6 && bandwidth != 15 && bandwidth != 25 && bandwidth != 50 &&
             bandwidth != 75 && bandwidth != 100)

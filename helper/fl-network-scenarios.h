@@ -335,6 +335,18 @@ FlLteAttachSpacing()
 
 /**
  * \ingroup fl
+ * The most UEs an FlLteSceneHelper cell takes: 288 (ns-3's largest SRS periodicity, 320
+ * subframes, gives 319 UE contexts; the cell keeps 10 % of them spare for collided
+ * random-access attempts, without which ns-3's MAC scheduler aborts).
+ */
+inline uint32_t
+FlLteMaxClients()
+{
+    return 288;
+}
+
+/**
+ * \ingroup fl
  * Builds an LTE cell with an EPC core, as ns-3's lena-simple-epc example: the clients are UEs
  * attached to one eNB at the origin, placed uniformly at random on a disc around it (constant
  * positions, radius 50 m by default); the server is a remote host behind the PGW over a

@@ -2,6 +2,7 @@
 # reference) and checks its CSV: the header, rounds 0..R of every run in order with
 # non-decreasing simulated time, accuracies in [0, 1], and a centroid test loss that fell from
 # the initial model to the last round in every run.
+include(${CMAKE_CURRENT_LIST_DIR}/fl-epsilon-statement.cmake)
 execute_process(COMMAND ${EXE} --quick --quiet=1 --output=${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
@@ -23,14 +24,7 @@ set(runs 0)
 set(statements 0)
 foreach(line ${lines})
   if(line MATCHES "^# ")
-    # what an epsilon column means: mechanism, sensitivity, unit, neighbouring, adversary, composition
-    foreach(part "mechanism: " "sensitivity: " "unit: " "neighbouring: " "adversary: " "composition: ")
-      string(FIND "${line}" "${part}" at)
-      if(at EQUAL -1)
-        message(FATAL_ERROR "epsilon comment line without '${part}': ${line}")
-      endif()
-    endforeach()
-    math(EXPR statements "${statements} + 1")
+    fl_epsilon_statement("${line}" statements)
     continue()
   endif()
   string(REPLACE "," ";" f "${line}")

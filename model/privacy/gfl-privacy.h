@@ -265,7 +265,7 @@ class GraphPrivacyAccountant
 /**
  * [derived, not in the papers] L2 sensitivity of one client upload to the replacement of that
  * client's data with clipped gradients (norm <= G) from the same start: a model moves by at most
- * 2 mu G, an averaged update (V003 eq. 54) by at most 2 G.
+ * 2 mu G, an averaged update (the GFL journal version's eq. 54) by at most 2 G.
  */
 double ClientUploadSensitivity(bool updates, double mu, double gradientBound);
 
