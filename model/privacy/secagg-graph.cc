@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/secagg-graph.h"
+#include "ns3/secure-aggregation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,10 +24,7 @@ class GraphStream
   public:
     explicit GraphStream(uint64_t seed)
     {
-        if (sodium_init() < 0)
-        {
-            throw DataError("libsodium could not be initialised (sodium_init failed)");
-        }
+        EnsureSodiumReady();
         static const char tag[] = "fl-secagg-harary";
         uint8_t msg[sizeof(tag) - 1 + 8];
         std::copy(tag, tag + sizeof(tag) - 1, msg);

@@ -18,16 +18,6 @@ namespace
 {
 
 void
-EnsureSodiumReady()
-{
-    static const int rc = sodium_init();
-    if (rc < 0)
-    {
-        throw DataError("libsodium could not be initialised (sodium_init failed)");
-    }
-}
-
-void
 Append(std::vector<uint8_t>& out, const char* text)
 {
     while (*text)

@@ -18,17 +18,6 @@ namespace fl
 namespace
 {
 
-/// sodium_init once (thread-safe and idempotent in libsodium).
-void
-EnsureSodium()
-{
-    static const int rc = sodium_init();
-    if (rc < 0)
-    {
-        throw DataError("libsodium could not be initialised (sodium_init failed)");
-    }
-}
-
 /// BLAKE2b-256 of the concatenated parts, keyed by `key` (unkeyed if null).
 MaskSecret
 Blake2b(const std::vector<std::pair<const uint8_t*, std::size_t>>& parts,
@@ -62,10 +51,20 @@ CheckFractionBits(unsigned fractionBits)
 
 } // namespace
 
+void
+EnsureSodiumReady()
+{
+    static const int rc = sodium_init();
+    if (rc < 0)
+    {
+        throw DataError("libsodium could not be initialised (sodium_init failed)");
+    }
+}
+
 MaskSecret
 AgreeMaskSecret(const MaskKeyPair& own, const MaskPublicKey& peer)
 {
-    EnsureSodium();
+    EnsureSodiumReady();
     if (peer == own.publicKey)
     {
         throw ConfigError("peer public key",
@@ -136,7 +135,7 @@ DecodeFixedPoint(const std::vector<uint64_t>& words, unsigned fractionBits)
 void
 ApplyPairwiseMask(std::vector<uint64_t>& words, const MaskSecret& seed, bool add)
 {
-    EnsureSodium();
+    EnsureSodiumReady();
     if (words.empty())
     {
         return;

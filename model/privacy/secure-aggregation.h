@@ -30,6 +30,9 @@ namespace ns3
 namespace fl
 {
 
+/// Initialises libsodium once (thread-safe, idempotent); throws DataError if it cannot.
+void EnsureSodiumReady();
+
 /// Bytes of an X25519 key, a shared secret and a pairwise seed.
 constexpr std::size_t kMaskKeyBytes = 32;
 

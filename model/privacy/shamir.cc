@@ -17,16 +17,6 @@ namespace
 {
 
 void
-EnsureSodiumReady()
-{
-    static const int rc = sodium_init();
-    if (rc < 0)
-    {
-        throw DataError("libsodium could not be initialised (sodium_init failed)");
-    }
-}
-
-void
 PutLe(uint8_t* p, uint64_t v, std::size_t bytes)
 {
     for (std::size_t i = 0; i < bytes; ++i)
