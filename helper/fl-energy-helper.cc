@@ -3,15 +3,17 @@
  */
 #include "ns3/fl-energy-helper.h"
 
-#include "ns3/basic-energy-source.h"
 #include "ns3/double.h"
+#include "ns3/pointer.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-types.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/wifi-net-device.h"
+#include "ns3/wifi-phy-listener.h"
 #include "ns3/wifi-radio-energy-model.h"
+#include "ns3/wifi-tx-current-model.h"
 
 #include <cmath>
 #include <set>
@@ -22,28 +24,197 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlEnergyHelper");
 
-FlRadioEnergyMeter::FlRadioEnergyMeter()
-    : m_installed(false)
+namespace
 {
-    m_sourceProbe.SetTypeId(flenergy::BasicEnergySource::GetTypeId());
-    m_radioProbe.SetTypeId(WifiRadioEnergyModel::GetTypeId());
-    SetSourceAttribute("BasicEnergySupplyVoltageV", DoubleValue(kDefaultSupplyVoltageV));
-    SetSourceAttribute("BasicEnergySourceInitialEnergyJ", DoubleValue(kDefaultInitialEnergyJ));
+/// The index of a PHY state (an enum class in recent ns-3 releases, a plain enum before).
+std::size_t
+PhyStateIndex(WifiPhyState state)
+{
+    return static_cast<std::size_t>(state);
 }
+} // namespace
+
+/**
+ * One client's radio: the PHY state changes of ns-3's WifiRadioEnergyModelPhyListener (the same
+ * notifications, the same scheduled return to IDLE after TX, CCA_BUSY and SWITCHING), each
+ * closing the time spent in the previous state at its current. Nothing else is scheduled.
+ */
+class FlRadioEnergyListener : public WifiPhyListener,
+                              public std::enable_shared_from_this<FlRadioEnergyListener>
+{
+  public:
+    /// The state currents [A] (index: WifiPhyState), the TX current model (may be null), [V].
+    FlRadioEnergyListener(const std::vector<double>& currents,
+                          Ptr<WifiTxCurrentModel> txModel,
+                          double volts)
+        : m_currents(currents),
+          m_txModel(txModel),
+          m_volts(volts),
+          m_last(Simulator::Now())
+    {
+    }
+
+    ~FlRadioEnergyListener() override
+    {
+        m_toIdle.Cancel();
+    }
+
+    void NotifyRxStart(Time /* duration */) override
+    {
+        Change(WifiPhyState::RX);
+        m_toIdle.Cancel();
+    }
+
+    void NotifyRxEndOk() override
+    {
+        Change(WifiPhyState::IDLE);
+    }
+
+#if FL_NS3_VERSION >= 345
+    void NotifyRxEndError(const WifiTxVector& /* txVector */) override
+#else
+    void NotifyRxEndError() override
+#endif
+    {
+        Change(WifiPhyState::IDLE);
+    }
+
+    void NotifyTxStart(Time duration, double txPowerDbm) override
+    {
+        if (m_txModel)
+        {
+            m_currents[PhyStateIndex(WifiPhyState::TX)] = m_txModel->CalcTxCurrent(txPowerDbm);
+        }
+        Change(WifiPhyState::TX);
+        IdleAfter(duration);
+    }
+
+#if FL_NS3_VERSION >= 336
+    void NotifyCcaBusyStart(Time duration,
+                            WifiChannelListType /* channelType */,
+                            const std::vector<Time>& /* per20MhzDurations */) override
+#else
+    void NotifyMaybeCcaBusyStart(Time duration) override
+#endif
+    {
+        Change(WifiPhyState::CCA_BUSY);
+        IdleAfter(duration);
+    }
+
+    void NotifySwitchingStart(Time duration) override
+    {
+        Change(WifiPhyState::SWITCHING);
+        IdleAfter(duration);
+    }
+
+    void NotifySleep() override
+    {
+        Change(WifiPhyState::SLEEP);
+        m_toIdle.Cancel();
+    }
+
+    void NotifyOff() override
+    {
+        Change(WifiPhyState::OFF);
+        m_toIdle.Cancel();
+    }
+
+    void NotifyWakeup() override
+    {
+        Change(WifiPhyState::IDLE);
+    }
+
+    void NotifyOn() override
+    {
+        Change(WifiPhyState::IDLE);
+    }
+
+    /// Energy since the listener was created [J], the current state's share included.
+    double EnergyJ() const
+    {
+        return m_totalJ + (Simulator::Now() - m_last).GetSeconds() * m_currents[PhyStateIndex(m_state)] * m_volts;
+    }
+
+  private:
+    /// Closes the time in the current state (as WifiRadioEnergyModel::ChangeState) and enters
+    /// `state`.
+    void Change(WifiPhyState state)
+    {
+        const Time now = Simulator::Now();
+        m_totalJ += (now - m_last).GetSeconds() * m_currents[PhyStateIndex(m_state)] * m_volts;
+        m_last = now;
+        m_state = state;
+    }
+
+    /// Back to IDLE after `duration`, unless another notification comes first.
+    void IdleAfter(Time duration)
+    {
+        m_toIdle.Cancel();
+        std::weak_ptr<FlRadioEnergyListener> self = weak_from_this();
+        m_toIdle = Simulator::Schedule(duration, [self]() {
+            if (auto listener = self.lock())
+            {
+                listener->Change(WifiPhyState::IDLE);
+            }
+        });
+    }
+
+    std::vector<double> m_currents;    ///< current per state [A] (TX from the model if set)
+    Ptr<WifiTxCurrentModel> m_txModel; ///< TX current from the TX power (null: TxCurrentA)
+    double m_volts;                    ///< supply voltage [V]
+    WifiPhyState m_state{WifiPhyState::IDLE}; ///< current state
+    Time m_last;                              ///< when the current state began
+    double m_totalJ{0.0};                     ///< energy of the closed states [J]
+    EventId m_toIdle;                         ///< the scheduled return to IDLE
+};
+
+namespace
+{
+/// Listeners registered with ns-3 releases whose PHYs hold raw pointers (before 3.41): kept
+/// alive for the process, since a PHY may outlive the meter.
+std::vector<std::shared_ptr<FlRadioEnergyListener>>&
+RawListenerKeeper()
+{
+    static std::vector<std::shared_ptr<FlRadioEnergyListener>> keep;
+    return keep;
+}
+} // namespace
+
+FlRadioEnergyMeter::FlRadioEnergyMeter()
+{
+    m_radioProbe.SetTypeId(WifiRadioEnergyModel::GetTypeId());
+}
+
+FlRadioEnergyMeter::~FlRadioEnergyMeter() = default;
 
 void
 FlRadioEnergyMeter::SetSourceAttribute(const std::string& name, const AttributeValue& value)
 {
     StopIfInstalled("SetSourceAttribute", name);
-    m_sourceHelper.Set(name, value);
-    m_sourceProbe.Set(name, value);
+    if (name != "BasicEnergySupplyVoltageV")
+    {
+        NS_FATAL_ERROR("FlRadioEnergyMeter::SetSourceAttribute(" << name
+                                                                 << "): the meter integrates the "
+                                                                    "radio's current and has no "
+                                                                    "battery; only "
+                                                                    "BasicEnergySupplyVoltageV "
+                                                                    "applies");
+    }
+    const auto* volts = dynamic_cast<const DoubleValue*>(&value);
+    if (!volts || !(std::isfinite(volts->Get()) && volts->Get() > 0.0))
+    {
+        NS_FATAL_ERROR("FlRadioEnergyMeter: BasicEnergySupplyVoltageV is "
+                       << (volts ? volts->Get() : std::nan(""))
+                       << " V; use a finite voltage > 0 (a DoubleValue, default "
+                       << kDefaultSupplyVoltageV << " V)");
+    }
+    m_volts = volts->Get();
 }
 
 void
 FlRadioEnergyMeter::SetRadioAttribute(const std::string& name, const AttributeValue& value)
 {
     StopIfInstalled("SetRadioAttribute", name);
-    m_radioHelper.Set(name, value);
     m_radioProbe.Set(name, value);
 }
 
@@ -59,7 +230,7 @@ FlRadioEnergyMeter::StopIfInstalled(const char* method, const std::string& attri
     }
 }
 
-flenergy::DeviceEnergyModelContainer
+void
 FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
 {
     if (m_installed)
@@ -116,29 +287,54 @@ FlRadioEnergyMeter::InstallWifi(const NetDeviceContainer& devices)
         }
     }
 
-    CheckSettings();
+    // The currents as ns-3's model reads them (its defaults and checkers), indexed by state.
+    Ptr<WifiRadioEnergyModel> probe = m_radioProbe.Create<WifiRadioEnergyModel>();
+    std::vector<double> currents(PhyStateIndex(WifiPhyState::OFF) + 1, 0.0);
+    const std::pair<const char*, WifiPhyState> states[] = {
+        {"IdleCurrentA", WifiPhyState::IDLE},
+        {"CcaBusyCurrentA", WifiPhyState::CCA_BUSY},
+        {"TxCurrentA", WifiPhyState::TX},
+        {"RxCurrentA", WifiPhyState::RX},
+        {"SwitchingCurrentA", WifiPhyState::SWITCHING},
+        {"SleepCurrentA", WifiPhyState::SLEEP},
+    };
+    for (const auto& [name, state] : states)
+    {
+        DoubleValue current;
+        probe->GetAttribute(name, current);
+        if (!(std::isfinite(current.Get()) && current.Get() > 0.0))
+        {
+            NS_FATAL_ERROR("FlRadioEnergyMeter: radio " << name << " is " << current.Get()
+                                                        << " A; use a finite current > 0");
+        }
+        currents[PhyStateIndex(state)] = current.Get();
+    }
+    PointerValue txModel;
+    probe->GetAttribute("TxCurrentModel", txModel);
+    probe->Dispose();
 
     m_installed = true;
     for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
-        Ptr<NetDevice> dev = devices.Get(i);
-        flenergy::EnergySourceContainer source = m_sourceHelper.Install(dev->GetNode());
-        flenergy::DeviceEnergyModelContainer model = m_radioHelper.Install(dev, source.Get(0));
-        m_sources.Add(source);
-        m_models.Add(model);
-    }
-    // The model counts from time 0 (in IDLE); energies count from now.
-    m_baselineJ.clear();
-    for (uint32_t i = 0; i < m_models.GetN(); ++i)
-    {
-        m_baselineJ.push_back(m_models.Get(i)->GetTotalEnergyConsumption());
+        Ptr<WifiNetDevice> wifi = DynamicCast<WifiNetDevice>(devices.Get(i));
+        Ptr<WifiPhy> phy = wifi->GetPhy();
+        auto listener = std::make_shared<FlRadioEnergyListener>(currents,
+                                                                txModel.Get<WifiTxCurrentModel>(),
+                                                                m_volts);
+#if FL_NS3_VERSION >= 341
+        phy->RegisterListener(listener);
+#else
+        RawListenerKeeper().push_back(listener);
+        phy->RegisterListener(listener.get());
+#endif
+        m_listeners.push_back(listener);
+        m_phys.push_back(phy);
     }
     NS_LOG_INFO("radio energy meter on " << devices.GetN() << " Wi-Fi devices at "
                                          << Simulator::Now().As(Time::S));
-    return m_models;
 }
 
-flenergy::DeviceEnergyModelContainer
+void
 FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
 {
     const uint32_t n = scene.clients.GetN();
@@ -162,107 +358,36 @@ FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
     {
         clients.Add(scene.devices.Get(i));
     }
-    return InstallWifi(clients);
-}
-
-void
-FlRadioEnergyMeter::CheckSettings() const
-{
-    // Objects of the current settings, never installed.
-    Ptr<flenergy::BasicEnergySource> source = m_sourceProbe.Create<flenergy::BasicEnergySource>();
-    Ptr<WifiRadioEnergyModel> model = m_radioProbe.Create<WifiRadioEnergyModel>();
-    const double v = source->GetSupplyVoltage();
-    const double e0 = source->GetInitialEnergy();
-    if (!(std::isfinite(v) && v > 0.0))
-    {
-        NS_FATAL_ERROR("FlRadioEnergyMeter: BasicEnergySupplyVoltageV is "
-                       << v << " V; use a finite voltage > 0 (default " << kDefaultSupplyVoltageV
-                       << " V)");
-    }
-    if (!(std::isfinite(e0) && e0 > 0.0))
-    {
-        NS_FATAL_ERROR("FlRadioEnergyMeter: BasicEnergySourceInitialEnergyJ is "
-                       << e0 << " J; use a finite energy > 0 (default " << kDefaultInitialEnergyJ
-                       << " J)");
-    }
-    // ns-3's WifiRadioEnergyModel schedules its switch-off event after
-    // remaining energy / (state current x voltage): that delay must be a valid Time.
-    const double maxDelayS = 0.5 * Time::Max().GetSeconds();
-    const std::pair<const char*, double> currents[] = {
-        {"IdleCurrentA", model->GetIdleCurrentA()},
-        {"CcaBusyCurrentA", model->GetCcaBusyCurrentA()},
-        {"TxCurrentA", model->GetTxCurrentA()},
-        {"RxCurrentA", model->GetRxCurrentA()},
-        {"SwitchingCurrentA", model->GetSwitchingCurrentA()},
-        {"SleepCurrentA", model->GetSleepCurrentA()},
-    };
-    for (const auto& [name, current] : currents)
-    {
-        if (!(std::isfinite(current) && current > 0.0))
-        {
-            NS_FATAL_ERROR("FlRadioEnergyMeter: radio "
-                           << name << " is " << current
-                           << " A; ns-3's WifiRadioEnergyModel divides the remaining energy by "
-                              "every state current: use a finite current > 0");
-        }
-        const double delayS = e0 / (current * v);
-        if (!(delayS < maxDelayS))
-        {
-            NS_FATAL_ERROR("FlRadioEnergyMeter: initial energy "
-                           << e0 << " J at " << v << " V and " << name << " " << current
-                           << " A gives a switch-off time of " << delayS
-                           << " s, beyond the range of ns-3's Time (" << maxDelayS
-                           << " s); lower BasicEnergySourceInitialEnergyJ to at most "
-                           << maxDelayS * current * v << " J or raise " << name);
-        }
-    }
+    InstallWifi(clients);
 }
 
 uint32_t
 FlRadioEnergyMeter::GetN() const
 {
-    return m_models.GetN();
+    return static_cast<uint32_t>(m_listeners.size());
 }
 
 double
 FlRadioEnergyMeter::GetRadioEnergy(uint32_t i) const
 {
-    if (i >= m_models.GetN())
+    if (i >= m_listeners.size())
     {
         NS_FATAL_ERROR("FlRadioEnergyMeter::GetRadioEnergy: client "
-                       << i << " does not exist; the meter has " << m_models.GetN()
+                       << i << " does not exist; the meter has " << m_listeners.size()
                        << " clients (install it first)");
     }
-    // Simulator::Destroy disposes the sources (their node is reset) and the models.
-    if (!m_sources.Get(i)->GetNode())
-    {
-        NS_FATAL_ERROR("FlRadioEnergyMeter::GetRadioEnergy: the energy sources are disposed; "
-                       "read the energies before Simulator::Destroy()");
-    }
-    return m_models.Get(i)->GetTotalEnergyConsumption() - m_baselineJ[i];
+    return m_listeners[i]->EnergyJ();
 }
 
 double
 FlRadioEnergyMeter::GetTotalRadioEnergy() const
 {
     double sum = 0.0;
-    for (uint32_t i = 0; i < m_models.GetN(); ++i)
+    for (uint32_t i = 0; i < m_listeners.size(); ++i)
     {
         sum += GetRadioEnergy(i);
     }
     return sum;
-}
-
-flenergy::EnergySourceContainer
-FlRadioEnergyMeter::GetSources() const
-{
-    return m_sources;
-}
-
-flenergy::DeviceEnergyModelContainer
-FlRadioEnergyMeter::GetRadioModels() const
-{
-    return m_models;
 }
 
 double
