@@ -53,8 +53,8 @@ struct Spec
     std::string variant{"secagg"};
     std::string keyMode{"random"};
     uint32_t rounds{2};
-    int dropClient{-1};        ///< a client that goes silent before its masked input
-    std::string dropRounds;    ///< in these rounds
+    int dropClient{-1};     ///< a client that goes silent before its masked input
+    std::string dropRounds; ///< in these rounds
 };
 
 EgaSecureRun
@@ -212,15 +212,15 @@ TEST(EgaSecAggNetwork, LosslessRunEqualsTheMirrorInBothKeyModes)
     }
     plain.uplinkCodec = codec;
     const fl::ParamVector p = fl::RunFedAvgReference(*task, plain).finalModel;
-    EXPECT_LT((p.Get<double>() - first.back().Get<double>()).norm(),
-              1e-6 * p.Get<double>().norm());
+    EXPECT_LT((p.Get<double>() - first.back().Get<double>()).norm(), 1e-6 * p.Get<double>().norm());
 }
 
 TEST(EgaSecAggNetwork, SecAggPlusEqualsTheMirror)
 {
     auto task = MakeTask<double>(6, "softmax:l2=0.001");
-    auto codec = std::make_shared<fl::EgaUplinkCodec>(
-        std::make_shared<fl::EgaGaussianCodec>(16, 0.3, 32, 6), 32);
+    auto codec =
+        std::make_shared<fl::EgaUplinkCodec>(std::make_shared<fl::EgaGaussianCodec>(16, 0.3, 32, 6),
+                                             32);
     Spec spec;
     spec.variant = "secaggplus";
     spec.keyMode = "reproducible";

@@ -28,8 +28,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <numeric>
 #include <gtest/gtest.h>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -942,15 +942,12 @@ ExpectSumPathBitIdentical(const EgaUplinkCodec& codec,
     {
         inputs.push_back(&v);
     }
-    const SecAggResult sum = SecAggPlainSum(inputs,
-                                            std::vector<uint64_t>(inputs.size(), 1),
-                                            fractionBits,
-                                            clients);
+    const SecAggResult sum =
+        SecAggPlainSum(inputs, std::vector<uint64_t>(inputs.size(), 1), fractionBits, clients);
     EXPECT_EQ(sum.totalWeight, participants.size());
     // refusals change nothing
-    EXPECT_FALSE(summed->AddSum(Eigen::VectorXd(sum.sum.head(sum.sum.size() - 1)),
-                                participants,
-                                weight));
+    EXPECT_FALSE(
+        summed->AddSum(Eigen::VectorXd(sum.sum.head(sum.sum.size() - 1)), participants, weight));
     EXPECT_FALSE(summed->AddSum(sum.sum, {}, weight));
     EXPECT_FALSE(summed->AddSum(sum.sum, participants, 0.0));
     std::vector<uint32_t> tooMany(params.slots + 1);
@@ -1047,5 +1044,6 @@ TEST(EgaUplinkCodecSumPath, CodecsWithoutASumPathSayNo)
     Eigen::VectorXd v;
     EXPECT_EQ(plain.SumSize(10), 0u);
     EXPECT_FALSE(plain.PayloadValues({1, 2, 3, 4}, 10, v));
-    EXPECT_FALSE(plain.Begin({}, 10, Precision::Float64)->AddSum(Eigen::VectorXd::Zero(3), {0}, 1.0));
+    EXPECT_FALSE(
+        plain.Begin({}, 10, Precision::Float64)->AddSum(Eigen::VectorXd::Zero(3), {0}, 1.0));
 }
