@@ -15,7 +15,9 @@
  *   --experiment=network   FedAvg and EGA 1x/2x/4x/8x over a real ns-3 Wi-Fi network
  *                          (FlFedAvgHelper, TCP): uplink bytes, simulated uplink time (phase 1 and
  *                          phase 2), encoder time per client and its share of the round, and the
- *                          curious-server probe (Eq. 2) of every client in every round
+ *                          curious-server probe (Eq. 2) of every client in every round;
+ *                          --secure=secagg|secaggplus masks every upload (EGA: the codes as
+ *                          fixed-point words) and the server decodes only their sum
  *   --experiment=leakage   input reconstruction from a single-sample softmax-regression update:
  *                          raw gradient (exact: x = dW row / db entry) against the Eq. 2 estimate
  *                          under EGA; PSNR; the images as matrices for utils/plot-ega.sh
@@ -108,6 +110,7 @@ struct Options
     uint32_t networkRounds{3};
     uint32_t s{64};
     uint64_t seed{1};
+    std::string secure{"none"}; ///< network experiment: none, secagg or secaggplus
 };
 
 /// One EGA setting: compression b/h and its codec.
@@ -519,6 +522,19 @@ RunNetwork(const Options& o, Csv& csv)
     const uint64_t d = task->NumParameters();
     std::cout << "fl-ega: network (Fig. 5) over 802.11n Wi-Fi, TCP, " << small.clients
               << " clients, " << o.networkRounds << " rounds; " << task->Describe() << std::endl;
+    FlSecAggHelper secagg;
+    if (o.secure != "none")
+    {
+        // The codec's phase 1 (max |update| and weight per client) stays in the clear; the codes
+        // are masked and the server decodes only their sum over the survivors.
+        secagg.SetAttribute("Variant", StringValue(o.secure));
+        secagg.SetAttribute("FractionBits", UintegerValue(32));
+        secagg.AssignStreams(1 << 21);
+        std::cout << secagg.Describe() << "\n"
+                  << "  with EGA: each client's phase-1 report (max |update|, weight) is sent in "
+                     "the clear; its codes only as part of the masked sum"
+                  << std::endl;
+    }
     for (const auto& st : MakeSettings(o, small.clients))
     {
         FlWifiScenarioHelper wifi;
@@ -548,6 +564,10 @@ RunNetwork(const Options& o, Csv& csv)
                                   fl::EgaCosineSimilarity(r.leaked, t)});
             });
             fedavg.SetUplinkCodec(ega);
+        }
+        if (o.secure != "none")
+        {
+            fedavg.SetSecureAggregation(secagg);
         }
         FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
         struct RoundRow
@@ -915,23 +935,20 @@ main(int argc, char* argv[])
                              1,
                              10000);
     flags.AddWhole<uint64_t>("seed", "Seed of data, partition, sampling and training", o.seed, 1);
-    std::string secure = "none";
     flags.AddChoice("secure",
-                    "Secure aggregation of the EGA codes: none only (secagg and secaggplus are "
-                    "refused with the reason)",
-                    secure,
+                    "Network experiment: secure aggregation of the uploads, none, secagg "
+                    "(Bonawitz et al., ACM CCS 2017) or secaggplus (Bell et al., ACM CCS 2020); "
+                    "EGA's codes are masked as fixed-point words and the server decodes their "
+                    "sum over the survivors (the curious-server probe then has nothing to probe)",
+                    o.secure,
                     {"none", "secagg", "secaggplus"});
-    flags.AddCheck([&secure]() {
-        if (secure != "none")
+    flags.AddCheck([&o]() {
+        if (o.secure != "none" && o.perRound < 2)
         {
-            throw fl::ConfigError(
-                "--secure",
-                secure + " with EGA's codes is not supported",
-                "use --secure=none: the EGA aggregator adds each client's float32 codes one by "
-                "one and fills the slots of missing clients with E(0), so it needs every "
-                "client's own payload; a masked fixed-point sum of the codes needs an aggregator "
-                "that takes a pre-summed code vector and the set of participants, which EGA does "
-                "not have (FlFedAvgHelper refuses the combination too)");
+            throw fl::ConfigError("--perRound",
+                                  "1 with --secure=" + o.secure,
+                                  "aggregate at least 2 clients (the sum of one upload is the "
+                                  "upload), or use --secure=none");
         }
     });
     flags.AddCheck([&o]() {

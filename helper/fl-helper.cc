@@ -211,16 +211,13 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     if (m_secAgg)
     {
         // What secure aggregation cannot be combined with, said before the run.
-        if (m_codec)
+        if (m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
         {
-            throw fl::ConfigError(
-                "SetSecureAggregation",
-                "combined with the uplink codec " + m_codec->Name(),
-                "use one of them: the EGA aggregator adds each client's float32 codes one by one "
-                "and fills the slots of missing clients with E(0), so it needs every client's "
-                "own payload; a masked fixed-point sum of the codes would need an aggregator "
-                "that takes a pre-summed code vector and the set of participants, which EGA "
-                "does not have");
+            throw fl::ConfigError("SetSecureAggregation",
+                                  "combined with the uplink codec " + m_codec->Name() +
+                                      ", whose payloads do not add in the encoded domain",
+                                  "use one of them, or a codec with a sum path "
+                                  "(fl::UplinkCodec::SumSize, e.g. fl::EgaUplinkCodec)");
         }
         StringValue text;
         stack.server->GetAttribute("StragglerPolicy", text);

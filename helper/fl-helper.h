@@ -150,8 +150,13 @@ class FlFedAvgHelper
      * FlSecAggHelper::Create (client ids = client indices) and sets them as the uplink step of
      * the server and the clients. Each client uploads n_k w_k and n_k, both masked; the server
      * learns only sum n_k w_k and sum n_k, and the next global model is their quotient
-     * (fl::FedAvgReferenceConfig::secureFractionBits is the in-process mirror). Install throws
-     * fl::ConfigError if it is combined with an uplink codec (EGA), StragglerPolicy accept,
+     * (fl::FedAvgReferenceConfig::secureFractionBits is the in-process mirror). With an uplink
+     * codec (SetUplinkCodec) that has a sum path (fl::UplinkCodec::SumSize, e.g.
+     * fl::EgaUplinkCodec) the codec's two phases run first in the clear (statistic and weight
+     * per client), then each client masks its payload values (EGA: its codes) with weight 1 and
+     * the server learns only their sum over the survivors U3 and U3, and decodes that
+     * (fl::UplinkAggregator::AddSum). Install throws fl::ConfigError if it is combined with an
+     * uplink codec without a sum path, StragglerPolicy accept,
      * ServerMomentum, ServerLearningRate != 1, ClientSampling weighted, ClientsPerRound 1 or
      * fewer than 2 clients.
      */

@@ -7,7 +7,8 @@
  * codec (parameter count of the paper, forward paths, a finite-difference check of the
  * hand-written backpropagation, Algorithm 1 on a tiny codec), the codec file (bit-exact round
  * trip, every corruption rejected), aggregation in the encoded domain and the curious-server
- * probe of Eq. (2).
+ * probe of Eq. (2), and the uplink codec's sum path (a fixed-point sum of the codes, as secure
+ * aggregation delivers it, decodes to the per-client aggregate bit for bit).
  *
  * Statistical checks use fixed seeds and bounds derived from the distribution: a sample mean is
  * within 5 standard deviations of its expectation (two-sided probability < 6e-7 under a normal
@@ -20,12 +21,15 @@
 #include "ns3/ega-mlp-codec.h"
 #include "ns3/ega-quantizer.h"
 #include "ns3/ega-trainer.h"
+#include "ns3/ega-uplink-codec.h"
+#include "ns3/secagg.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -880,4 +884,166 @@ TEST(EgaDefaultCodec, CheckedInFileLoadsAndItsSigmaReproduces)
     EXPECT_EQ(EgaLookupSigma(def.blockSize, def.codeSize, 64, 10), codec.HeldOutSigma());
     RecordProperty("default_sigma", std::to_string(sigma));
 #endif
+}
+
+namespace
+{
+
+/// One sum-path comparison: per-client Add of fixed-point-rounded payloads against AddSum of
+/// their fixed-point sum (SecAggPlainSum, weight 1), the same decode seed.
+void
+ExpectSumPathBitIdentical(const EgaUplinkCodec& codec,
+                          std::size_t d,
+                          uint32_t clients,
+                          const std::vector<uint32_t>& participants,
+                          unsigned fractionBits,
+                          Precision precision)
+{
+    Rng rng(77);
+    std::vector<ParamVector> updates;
+    std::vector<UplinkReport> reports;
+    for (uint32_t c = 0; c < clients; ++c)
+    {
+        updates.emplace_back(UniformVector(d, -0.3 - 0.1 * c, 0.2 + 0.05 * c, rng));
+        reports.push_back({c, codec.Statistic(updates.back()), 10.0 + 3.0 * c});
+    }
+    const UplinkRoundParams params = codec.Agree(reports);
+    auto perClient = codec.Begin(params, d, precision);
+    auto summed = codec.Begin(params, d, precision);
+    std::vector<Eigen::VectorXd> values;
+    double weight = 0.0;
+    for (uint32_t c : participants)
+    {
+        Rng enc(UplinkEncodeSeed(100 + c, 1));
+        const std::vector<uint8_t> payload =
+            codec.Encode(updates[c], params, c, reports[c].weight, enc);
+        Eigen::VectorXd v;
+        ASSERT_TRUE(codec.PayloadValues(payload, d, v));
+        ASSERT_EQ(static_cast<std::size_t>(v.size()), codec.SumSize(d));
+        ASSERT_EQ(payload.size(), 4 * codec.SumSize(d));
+        // The per-client reference over the same fixed-point encoding: the codes rounded to the
+        // 2^-f grid (still float32 values: at most 24 significant bits), packed and added.
+        std::vector<uint64_t> words;
+        EncodeFixedPoint(v, fractionBits, clients, words);
+        const Eigen::VectorXd rounded = DecodeFixedPoint(words, fractionBits);
+        const std::vector<uint8_t> roundedPayload = EgaPackCodes(
+            Eigen::Map<const Eigen::MatrixXd>(rounded.data(),
+                                              codec.Codec().CodeSize(),
+                                              rounded.size() / codec.Codec().CodeSize()));
+        Eigen::VectorXd back;
+        ASSERT_TRUE(codec.PayloadValues(roundedPayload, d, back));
+        ASSERT_TRUE(back == rounded) << "a rounded code is not a float32 value";
+        ASSERT_TRUE(perClient->Add(c, roundedPayload, reports[c].weight));
+        values.push_back(v);
+        weight += reports[c].weight;
+    }
+    std::vector<const Eigen::VectorXd*> inputs;
+    for (const auto& v : values)
+    {
+        inputs.push_back(&v);
+    }
+    const SecAggResult sum =
+        SecAggPlainSum(inputs, std::vector<uint64_t>(inputs.size(), 1), fractionBits, clients);
+    EXPECT_EQ(sum.totalWeight, participants.size());
+    // refusals change nothing
+    EXPECT_FALSE(
+        summed->AddSum(Eigen::VectorXd(sum.sum.head(sum.sum.size() - 1)), participants, weight));
+    EXPECT_FALSE(summed->AddSum(sum.sum, {}, weight));
+    EXPECT_FALSE(summed->AddSum(sum.sum, participants, 0.0));
+    std::vector<uint32_t> tooMany(params.slots + 1);
+    std::iota(tooMany.begin(), tooMany.end(), 0u);
+    EXPECT_FALSE(summed->AddSum(sum.sum, tooMany, weight));
+    Eigen::VectorXd bad = sum.sum;
+    bad[0] = std::nan("");
+    EXPECT_FALSE(summed->AddSum(bad, participants, weight));
+    EXPECT_EQ(summed->Count(), 0u);
+    ASSERT_TRUE(summed->AddSum(sum.sum, participants, weight));
+    EXPECT_FALSE(summed->AddSum(sum.sum, participants, weight)); // once
+    std::vector<uint8_t> anyPayload(4 * codec.SumSize(d), 0);
+    EXPECT_FALSE(summed->Add(0, anyPayload, 1.0)); // no Add after a sum
+    EXPECT_EQ(summed->Count(), perClient->Count());
+    Rng decodeA(UplinkDecodeSeed(5, 1));
+    Rng decodeB(UplinkDecodeSeed(5, 1));
+    const ParamVector a = perClient->Finish(decodeA);
+    const ParamVector b = summed->Finish(decodeB);
+    ASSERT_EQ(a.Size(), d);
+    EXPECT_TRUE(a == b) << "the sum path differs from the per-client path";
+    EXPECT_GT(a.ConvertedTo(Precision::Float64).Get<double>().norm(), 0.0);
+}
+
+} // namespace
+
+TEST(EgaUplinkCodecSumPath, FixedPointSumDecodesLikeThePerClientPathBitForBit)
+{
+    // Linear codec (exactly additive, any m): all clients, and one missing (its slot is E(0)
+    // on both paths because the linear codec's m is the number of reporters).
+    Rng crng(3);
+    EgaUplinkCodec linear(std::make_shared<EgaLinearCodec>(8, 8, crng), 64);
+    ExpectSumPathBitIdentical(linear, 37, 4, {0, 1, 2, 3}, 32, Precision::Float64);
+    ExpectSumPathBitIdentical(linear, 37, 4, {0, 2, 3}, 40, Precision::Float64);
+    // Gaussian surrogate trained for m = 5 (decode draws noise; two slots filled with E(0)),
+    // compressing 16 -> 16, float32 model.
+    EgaUplinkCodec gauss(std::make_shared<EgaGaussianCodec>(16, 0.4, 32, 5), 32);
+    ExpectSumPathBitIdentical(gauss, 50, 4, {1, 2, 3}, 24, Precision::Float32);
+    ExpectSumPathBitIdentical(gauss, 50, 5, {0, 1, 2, 3, 4}, 36, Precision::Float64);
+}
+
+TEST(EgaUplinkCodecSumPath, CodecsWithoutASumPathSayNo)
+{
+    // The seam's defaults: no sum size, no values, an aggregator that refuses a sum.
+    class Plain : public UplinkCodec
+    {
+      public:
+        std::string Name() const override
+        {
+            return "plain";
+        }
+
+        UplinkRoundParams Agree(const std::vector<UplinkReport>&) const override
+        {
+            return UplinkRoundParams{1.0, 1.0, 1};
+        }
+
+        std::vector<uint8_t> Encode(const ParamVector&,
+                                    const UplinkRoundParams&,
+                                    uint32_t,
+                                    double,
+                                    Rng&) const override
+        {
+            return {};
+        }
+
+        std::unique_ptr<UplinkAggregator> Begin(const UplinkRoundParams&,
+                                                std::size_t,
+                                                Precision) const override
+        {
+            class Agg : public UplinkAggregator
+            {
+              public:
+                bool Add(uint32_t, const std::vector<uint8_t>&, double) override
+                {
+                    return true;
+                }
+
+                uint32_t Count() const override
+                {
+                    return 0;
+                }
+
+                ParamVector Finish(Rng&) override
+                {
+                    return ParamVector();
+                }
+            };
+
+            return std::make_unique<Agg>();
+        }
+    };
+
+    Plain plain;
+    Eigen::VectorXd v;
+    EXPECT_EQ(plain.SumSize(10), 0u);
+    EXPECT_FALSE(plain.PayloadValues({1, 2, 3, 4}, 10, v));
+    EXPECT_FALSE(
+        plain.Begin({}, 10, Precision::Float64)->AddSum(Eigen::VectorXd::Zero(3), {0}, 1.0));
 }

@@ -71,13 +71,19 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                           "the codec's aggregate is applied as it is (w += u)");
     }
     if (config.secureFractionBits != 0 &&
-        (config.uplinkCodec || config.aggregation.serverMomentum != 0.0 ||
-         config.aggregation.serverLearningRate != 1.0))
+        (config.aggregation.serverMomentum != 0.0 || config.aggregation.serverLearningRate != 1.0))
     {
         throw ConfigError("secureFractionBits",
-                          "secure aggregation with an uplink codec, server momentum or a server "
-                          "learning rate",
-                          "the securely summed mean is the next global model as it is");
+                          "secure aggregation with server momentum or a server learning rate",
+                          "the securely summed aggregate is applied as it is");
+    }
+    if (config.secureFractionBits != 0 && config.uplinkCodec &&
+        config.uplinkCodec->SumSize(task.NumParameters()) == 0)
+    {
+        throw ConfigError("secureFractionBits",
+                          "secure aggregation with the uplink codec " + config.uplinkCodec->Name() +
+                              ", whose payloads do not add in the encoded domain",
+                          "use a codec with a sum path (UplinkCodec::SumSize), or no codec");
     }
     using Clock = std::chrono::steady_clock;
     auto seconds = [](Clock::time_point a) {
@@ -127,6 +133,10 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             }
             const UplinkRoundParams params = config.uplinkCodec->Agree(reports);
             auto agg = config.uplinkCodec->Begin(params, global.Size(), global.GetPrecision());
+            // secure aggregation: each survivor's payload values, summed in fixed point
+            std::vector<Eigen::VectorXd> values;
+            std::vector<uint32_t> survivors;
+            double survivorWeight = 0.0;
             for (std::size_t i = 0; i < sel.size(); ++i)
             {
                 Rng rng(UplinkEncodeSeed(config.clientSeeds[sel[i]], r));
@@ -139,9 +149,35 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                 {
                     continue;
                 }
+                if (config.secureFractionBits != 0)
+                {
+                    values.emplace_back();
+                    config.uplinkCodec->PayloadValues(payload, global.Size(), values.back());
+                    survivors.push_back(sel[i]);
+                    survivorWeight += reports[i].weight;
+                    continue;
+                }
                 const auto t1 = Clock::now();
                 agg->Add(sel[i], payload, reports[i].weight);
                 res.decodeSeconds += seconds(t1);
+            }
+            if (!values.empty())
+            {
+                std::vector<const Eigen::VectorXd*> inputs;
+                for (const auto& v : values)
+                {
+                    inputs.push_back(&v);
+                }
+                const SecAggResult sum = SecAggPlainSum(inputs,
+                                                        std::vector<uint64_t>(inputs.size(), 1),
+                                                        config.secureFractionBits,
+                                                        sel.size());
+                if (!agg->AddSum(sum.sum, survivors, survivorWeight))
+                {
+                    throw ConfigError("uplinkCodec",
+                                      "the aggregator refused the secure sum",
+                                      "use a codec with a sum path (UplinkCodec::SumSize)");
+                }
             }
             if (agg->Count() > 0)
             {

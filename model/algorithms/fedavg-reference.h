@@ -69,7 +69,11 @@ struct FedAvgReferenceConfig
      * sum of n_k over the selected clients (SecAggPlainSum, summands = the selected clients, the
      * model converted to float64 first) and the new global model is their quotient in the
      * task's precision. `link.up` and `aggregation` are not used then (a ConfigError if
-     * aggregation asks for server momentum); not combinable with uplinkCodec.
+     * aggregation asks for server momentum). With an uplinkCodec that has a sum path
+     * (UplinkCodec::SumSize, e.g. EGA; a ConfigError otherwise) the two codec phases run as
+     * above, each surviving client's PayloadValues are summed with weight 1 (SecAggPlainSum,
+     * summands = the selected clients) and the server finishes with UplinkAggregator::AddSum
+     * (the survivors in ascending order and the sum of their phase-1 weights).
      */
     unsigned secureFractionBits{0};
     /// q-FedAvg exponent of the clients' weights (UplinkClientWeight), with uplinkCodec only.

@@ -72,6 +72,28 @@ UplinkCodec::Statistic(const ParamVector& /* update */) const
     return 0.0;
 }
 
+bool
+UplinkAggregator::AddSum(const Eigen::VectorXd& /* sum */,
+                         const std::vector<uint32_t>& /* participants */,
+                         double /* weight */)
+{
+    return false;
+}
+
+std::size_t
+UplinkCodec::SumSize(std::size_t /* parameters */) const
+{
+    return 0;
+}
+
+bool
+UplinkCodec::PayloadValues(const std::vector<uint8_t>& /* payload */,
+                           std::size_t /* parameters */,
+                           Eigen::VectorXd& /* values */) const
+{
+    return false;
+}
+
 namespace
 {
 void

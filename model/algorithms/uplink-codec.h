@@ -17,6 +17,17 @@
  * u estimates the weighted mean sum_i p_i update_i with p_i = weight_i / sum_j weight_j, the
  * weights being the clients' FedAvg weights (sample counts) times any algorithm factor
  * (q-FedAvg's loss^q).
+ *
+ * Codecs whose payloads add in the encoded domain (EGA: the server only ever needs the sum of
+ * the codes) also offer a sum path, so that an uplink step that hides single payloads (secure
+ * aggregation) can deliver their sum instead:
+ *   client i: v_i = PayloadValues(bytes_i)    SumSize(d) reals, uploaded with weight 1 (the
+ *                                             client's weight is already inside v_i)
+ *   step:     S = sum_{i in U} v_i, U         (the server learns S and U, no v_i)
+ *   server:   agg = Aggregator(params); agg.AddSum(S, U, sum_{i in U} weight_i); u = agg.Finish()
+ * AddSum(sum_i v_i, U, W_U) followed by Finish gives the same aggregate, bit for bit, as Add of
+ * the payloads of U in client order when the sum of their values is exact in double (e.g. values
+ * on a fixed-point grid, as secure aggregation delivers them).
  */
 #ifndef FL_UPLINK_CODEC_H
 #define FL_UPLINK_CODEC_H
@@ -79,6 +90,20 @@ class UplinkAggregator
      * once, with at least one payload added. `rng` feeds codecs whose decoding draws noise.
      */
     virtual ParamVector Finish(Rng& rng) = 0;
+
+    /**
+     * The sum path (see the file comment): instead of Add, the sum `sum` over the clients
+     * `participants` (ascending, at least one) of UplinkCodec::PayloadValues of their payloads,
+     * with `weight` the sum of their phase-1 weights in ascending client order. Afterwards
+     * Count() is participants.size() and Finish decodes as after an Add of each payload (slots
+     * of clients not in `participants` filled as the codec fills missing clients). Returns
+     * false, changing nothing, if the codec's payloads do not add (the default), a payload was
+     * added already, `sum` has another size than SumSize or a non-finite value, there are more
+     * participants than the round has slots, or `weight` is not positive.
+     */
+    virtual bool AddSum(const Eigen::VectorXd& sum,
+                        const std::vector<uint32_t>& participants,
+                        double weight);
 };
 
 /**
@@ -117,6 +142,22 @@ class UplinkCodec
     virtual std::unique_ptr<UplinkAggregator> Begin(const UplinkRoundParams& params,
                                                     std::size_t parameters,
                                                     Precision precision) const = 0;
+
+    /**
+     * The sum path: how many real values a payload of a model with `parameters` coordinates
+     * adds in the encoded domain, or 0 if payloads do not add (the default: no sum path, so no
+     * uplink step that delivers only sums).
+     */
+    virtual std::size_t SumSize(std::size_t parameters) const;
+
+    /**
+     * The sum path, client: the SumSize(parameters) reals of `payload` (an Encode result) that
+     * the server may receive summed over clients. False (values untouched) if the codec has no
+     * sum path or the payload is malformed.
+     */
+    virtual bool PayloadValues(const std::vector<uint8_t>& payload,
+                               std::size_t parameters,
+                               Eigen::VectorXd& values) const;
 };
 
 /// model += update, in the model's precision (ConfigError on a size or precision mismatch).

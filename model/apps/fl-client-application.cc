@@ -314,10 +314,12 @@ FlClientApplication::StartApplication()
     {
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
-    if (m_uplink && m_codec)
+    if (m_uplink && m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
     {
-        NS_FATAL_ERROR("FlClientApplication: an uplink step cannot be combined with an uplink "
-                       "codec (fix: set one of them)");
+        NS_FATAL_ERROR("FlClientApplication: an uplink step delivers only sums, and the payloads "
+                       "of the uplink codec "
+                       << m_codec->Name()
+                       << " do not add (fix: use a codec with a sum path, or one of the two)");
     }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
     StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
@@ -346,7 +348,11 @@ FlClientApplication::StartApplication()
                                      bytes);
             }
         };
-        m_uplink->SetPort(m_clientIndex, m_task->NumParameters(), port);
+        // the step carries the model, or the codec's payload values (summed by the step)
+        m_uplink->SetPort(m_clientIndex,
+                          m_codec ? m_codec->SumSize(m_task->NumParameters())
+                                  : m_task->NumParameters(),
+                          port);
     }
     SendJoin(); // a stream transport connects first and sends it once connected
 }
@@ -626,6 +632,19 @@ FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
     }
     m_encodeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++m_codecUploads;
+    if (m_uplink)
+    {
+        // The codec's sum path: the step sends what it makes of the payload values (weight 1:
+        // the client's weight is inside them), the server gets their sum.
+        Eigen::VectorXd values;
+        if (!m_codec->PayloadValues(payload, m_task->NumParameters(), values))
+        {
+            NS_FATAL_ERROR("FlClientApplication: the uplink codec "
+                           << m_codec->Name() << " gave no values for its own payload");
+        }
+        m_uplink->Upload(round, fl::ParamVector(std::move(values)), 1);
+        return;
+    }
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
     m_transport->SendRaw(m_server,
                          {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},

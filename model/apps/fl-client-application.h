@@ -113,8 +113,9 @@ class FlClientApplication : public FlApplicationBase
      * is handed to the step with its aggregation weight (the sample count; 1 with the GFL
      * step's uniform average) instead of being sent, and the server's Control messages the
      * step claims go to it. The client then announces no sample count (Join and uploads carry
-     * 0): what the server learns of the upload is the step's business. Not combinable with an
-     * uplink codec. Null (default): the model is sent.
+     * 0): what the server learns of the upload is the step's business. With an uplink codec
+     * (one with a sum path, UplinkCodec::SumSize) the step gets the codec's payload values
+     * with weight 1 instead of the update. Null (default): the model is sent.
      */
     void SetUplinkStep(Ptr<FlUplinkClientStep> step);
     /// The uplink step (null if none).
@@ -132,8 +133,9 @@ class FlClientApplication : public FlApplicationBase
      * the client reports Statistic(update) and its weight (samples x meanLoss^QFedAvg) in a
      * Control message; when the server's round parameters arrive it sends
      * Encode(update, params) as a raw LocalModel message, update = trained model (after the
-     * uplink perturbation, if any) minus the global model received. Null (default): the model
-     * is sent in the transport's wire encoding.
+     * uplink perturbation, if any) minus the global model received (through the uplink step,
+     * if one is set, as UplinkCodec::PayloadValues). Null (default): the model is sent in the
+     * transport's wire encoding.
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
 

@@ -320,11 +320,18 @@ FlServerApplication::StartApplication()
                        << ") cannot be combined with StragglerPolicy accept, ServerMomentum or "
                           "ServerLearningRate != 1 (fix: use the defaults)");
     }
-    if (m_uplink && (m_codec || m_acceptStale || m_serverMomentum != 0.0 ||
-                     m_serverLearningRate != 1.0 || m_weightedSampling))
+    if (m_uplink && m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
     {
-        NS_FATAL_ERROR("FlServerApplication: an uplink step cannot be combined with an uplink "
-                       "codec, StragglerPolicy accept, ServerMomentum, ServerLearningRate != 1 or "
+        NS_FATAL_ERROR("FlServerApplication: an uplink step delivers only sums, and the payloads "
+                       "of the uplink codec "
+                       << m_codec->Name()
+                       << " do not add (fix: use a codec with a sum path, or one of the two)");
+    }
+    if (m_uplink && (m_acceptStale || m_serverMomentum != 0.0 || m_serverLearningRate != 1.0 ||
+                     m_weightedSampling))
+    {
+        NS_FATAL_ERROR("FlServerApplication: an uplink step cannot be combined with "
+                       "StragglerPolicy accept, ServerMomentum, ServerLearningRate != 1 or "
                        "ClientSampling weighted (fix: use the defaults; FlFedAvgHelper says "
                        "which one before the run)");
     }
@@ -817,7 +824,10 @@ FlServerApplication::StartRound()
     if (m_uplink)
     {
         // e.g. the round's configuration: sent before the model (in order over a stream)
-        m_uplink->RoundStarting(m_round, m_selected, m_global.Size());
+        // the step carries the model, or the codec's summed payload values
+        m_uplink->RoundStarting(m_round,
+                                m_selected,
+                                m_codec ? m_codec->SumSize(m_global.Size()) : m_global.Size());
     }
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     for (uint32_t k : m_selected)
@@ -1065,11 +1075,43 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
             if (info != m_uplinkInfos.end())
             {
                 report.updates.push_back(info->second);
-                report.updates.back().weight = 0.0; // hidden by the step: only sums are known
+                // hidden by the step (only sums are known), or the codec's phase-1 weight
+                auto rep = m_reports.find(client);
+                report.updates.back().weight =
+                    m_codec && rep != m_reports.end() ? rep->second.weight : 0.0;
             }
         }
         bool aggregated = false;
-        if (m_step)
+        if (m_codec)
+        {
+            // The codec's sum path: the step's sum of the participants' payload values.
+            double weight = 0.0;
+            for (uint32_t client : result.participants)
+            {
+                auto rep = m_reports.find(client);
+                weight += rep != m_reports.end() ? rep->second.weight : 0.0;
+            }
+            try
+            {
+                auto agg = m_codec->Begin(m_codecParams, m_global.Size(), m_global.GetPrecision());
+                if (agg->AddSum(result.sum, result.participants, weight))
+                {
+                    fl::Rng rng(fl::UplinkDecodeSeed(m_codecSeed, m_round));
+                    fl::AddInPlace(m_global, agg->Finish(rng));
+                }
+                else
+                {
+                    ++m_counters.codecRejected;
+                    report.status = FlRoundStatus::Empty;
+                }
+            }
+            catch (const fl::ConfigError& e)
+            {
+                NS_FATAL_ERROR(e.what());
+            }
+            aggregated = true;
+        }
+        if (m_step && !aggregated)
         {
             FlRoundStep::Context ctx;
             ctx.round = m_round;

@@ -239,14 +239,17 @@ class FlServerApplication : public FlApplicationBase
     void SetRoundStep(Ptr<FlRoundStep> step);
 
     /**
-     * The uplink-codec seam (fl::UplinkCodec, e.g. fl::EgaUplinkCodec): each round then has two
+     * The uplink-codec seam (fl::UplinkCodec, uplink-codec.h): each round then has two
      * phases: the selected clients report a scalar (Control message), the server broadcasts the
      * agreed parameters to the clients that reported (Control), the clients upload codec
      * payloads (raw LocalModel messages), and the server adds them in client order and applies
      * w += Finish(). A deadline that falls in phase 1 starts phase 2 with the clients heard so
      * far (and a fresh deadline); one in phase 2 closes the round with the payloads received
      * (the codec decides about the missing ones). Not combinable with StragglerPolicy "accept",
-     * server momentum or a learning rate other than 1. Null (default): FedAvg on models.
+     * server momentum or a learning rate other than 1. With an uplink step as well (a codec
+     * with a sum path only, UplinkCodec::SumSize): the phase-2 payloads go through the step,
+     * which hands back the sum of their values over its participants, and the server finishes
+     * with UplinkAggregator::AddSum. Null (default): FedAvg on models.
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
 

@@ -18,6 +18,10 @@
  *                                               its own deadlines), then done(result)
  *   server: result ok: model = sum / totalWeight (or the round step's AggregateSum)
  *           aborted: the model is kept (round status "aborted")
+ * With an uplink codec that has a sum path (uplink-codec.h) the codec's phase 1 runs first and
+ * the step carries the phase-2 payload's values (UplinkCodec::PayloadValues, weight 1, dim =
+ * UplinkCodec::SumSize) instead of the update; the server finishes with
+ * UplinkAggregator::AddSum(sum, participants, their phase-1 weights) and w += Finish().
  */
 #ifndef FL_UPLINK_STEP_H
 #define FL_UPLINK_STEP_H

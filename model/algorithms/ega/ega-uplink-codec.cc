@@ -154,8 +154,29 @@ EgaUplinkCodec::Encode(const ParamVector& update,
 std::size_t
 EgaUplinkCodec::PayloadBytes(std::size_t d) const
 {
+    return 4 * SumSize(d);
+}
+
+std::size_t
+EgaUplinkCodec::SumSize(std::size_t parameters) const
+{
     const std::size_t b = m_codec->BlockSize();
-    return 4 * ((d + b - 1) / b) * m_codec->CodeSize();
+    return ((parameters + b - 1) / b) * m_codec->CodeSize();
+}
+
+bool
+EgaUplinkCodec::PayloadValues(const std::vector<uint8_t>& payload,
+                              std::size_t parameters,
+                              Eigen::VectorXd& values) const
+{
+    const std::size_t b = m_codec->BlockSize();
+    Eigen::MatrixXd codes;
+    if (!EgaUnpackCodes(payload, m_codec->CodeSize(), (parameters + b - 1) / b, codes))
+    {
+        return false;
+    }
+    values = Eigen::Map<const Eigen::VectorXd>(codes.data(), codes.size());
+    return true;
 }
 
 void
@@ -189,7 +210,7 @@ class EgaUplinkCodec::Aggregator : public UplinkAggregator
     bool Add(uint32_t client, const std::vector<uint8_t>& payload, double weight) override
     {
         Eigen::MatrixXd codes;
-        if (m_count >= m_params.slots ||
+        if (m_summed || m_count >= m_params.slots ||
             !EgaUnpackCodes(payload, m_owner.m_codec->CodeSize(), m_blocks, codes))
         {
             return false;
@@ -201,6 +222,25 @@ class EgaUplinkCodec::Aggregator : public UplinkAggregator
         {
             m_codes.emplace_back(client, weight, std::move(codes));
         }
+        return true;
+    }
+
+    bool AddSum(const Eigen::VectorXd& sum,
+                const std::vector<uint32_t>& participants,
+                double weight) override
+    {
+        const auto h = static_cast<Eigen::Index>(m_owner.m_codec->CodeSize());
+        const auto k = static_cast<Eigen::Index>(m_blocks);
+        if (m_count != 0 || participants.empty() || participants.size() > m_params.slots ||
+            sum.size() != h * k || !sum.allFinite() || !(weight > 0.0) || !std::isfinite(weight))
+        {
+            return false;
+        }
+        // the same h x K layout as EgaUnpackCodes (column by column)
+        m_sum = Eigen::Map<const Eigen::MatrixXd>(sum.data(), h, k);
+        m_weight = weight;
+        m_count = static_cast<uint32_t>(participants.size());
+        m_summed = true;
         return true;
     }
 
@@ -230,7 +270,7 @@ class EgaUplinkCodec::Aggregator : public UplinkAggregator
         {
             agg *= rescale;
         }
-        if (m_owner.m_probeSink)
+        if (m_owner.m_probeSink && !m_summed) // a sum hides the single clients' codes
         {
             for (const auto& [client, weight, codes] : m_codes)
             {
@@ -271,6 +311,7 @@ class EgaUplinkCodec::Aggregator : public UplinkAggregator
     Eigen::MatrixXd m_sum;
     double m_weight{0.0};
     uint32_t m_count{0};
+    bool m_summed{false}; ///< finished from AddSum
     std::vector<std::tuple<uint32_t, double, Eigen::MatrixXd>> m_codes;
 };
 

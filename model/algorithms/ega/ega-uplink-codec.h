@@ -13,6 +13,11 @@
  *     u = (W / W_U) (n/s) unblock(D_c(S / M)),   W_U = sum_{i in U} w_i,
  * so that u estimates sum_{i in U} (w_i / W_U) update_i, the FedAvg step of the clients heard
  * (dropped clients: "fill with E(0) and rescale").
+ *
+ * Sum path (secure aggregation): the codes are what adds, so PayloadValues are the h ceil(d/b)
+ * codes of a payload (column by column, as packed) and AddSum takes S = sum_{i in U} codes_i
+ * with U and W_U; Finish then fills the M - |U| slots with E_c(0) and decodes exactly as above.
+ * The curious-server probe (Eq. 2) needs single clients' codes and does not run on a sum.
  */
 #ifndef FL_EGA_UPLINK_CODEC_H
 #define FL_EGA_UPLINK_CODEC_H
@@ -57,6 +62,12 @@ class EgaUplinkCodec : public UplinkCodec
     std::unique_ptr<UplinkAggregator> Begin(const UplinkRoundParams& params,
                                             std::size_t parameters,
                                             Precision precision) const override;
+
+    /// The codes of a model of d parameters: ceil(d/b) h.
+    std::size_t SumSize(std::size_t parameters) const override;
+    bool PayloadValues(const std::vector<uint8_t>& payload,
+                       std::size_t parameters,
+                       Eigen::VectorXd& values) const override;
 
     /// Payload bytes of one client for a model of d parameters: 4 ceil(d/b) h.
     std::size_t PayloadBytes(std::size_t d) const;
