@@ -71,7 +71,7 @@ main(int argc, char* argv[])
     wifi.SetRadius(radius);
     wifi.SetRateManager(rateManager);
     FlScene scene = wifi.Build(o.clients);
-    // Radio energy of every station through ns-3's energy framework (CSV column energy_radio_j).
+    // Radio energy of every station (FlRadioEnergyMeter; CSV column energy_radio_j).
     Ptr<FlRadioEnergyMeter> meter;
     if (energy)
     {
