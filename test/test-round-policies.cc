@@ -106,6 +106,7 @@ RunStar(std::shared_ptr<const fl::LearningTask> task,
                                            run->reports.back().globalModel = nullptr;
                                        }).Bind(&out));
     Ptr<LearningMonitor> monitor = CreateObject<LearningMonitor>();
+    monitor->SetAttribute("KeepClientRecords", BooleanValue(true)); // read below
     monitor->Install(server);
     monitor->InstallClients(capps);
     Simulator::Stop(Seconds(600));

@@ -59,6 +59,7 @@ RunOver(FlScene scene,
     fedavg.SetTransportAttribute("Transport", StringValue("udp"));
     fedavg.SetTransportAttribute("HolePolicy", StringValue(policy));
     fedavg.SetTransportAttribute("RetryLimit", UintegerValue(retryLimit));
+    fedavg.SetMonitorAttribute("KeepClientRecords", BooleanValue(true)); // read below
     FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
     FlFedAvgHelper::AssignStreams(stack, 100);
     Simulator::Stop(Seconds(stopAt));

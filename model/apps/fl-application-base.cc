@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-application-base.h"
 
+#include "ns3/boolean.h"
 #include "ns3/fl-types.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
@@ -40,6 +41,15 @@ FlApplicationBase::GetTypeId()
                           UintegerValue(1448),
                           MakeUintegerAccessor(&FlApplicationBase::m_tcpSegmentSize),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("TcpTimestamps",
+                          "TCP timestamps (RFC 7323) on this application's sockets. Off by "
+                          "default: with ns-3.37's TcpSocketBase, a connection that acknowledges "
+                          "by piggy-backing on its next message keeps echoing the handshake's "
+                          "timestamp, so its RTT samples and retransmission timeout grow with "
+                          "the connection's age.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FlApplicationBase::m_tcpTimestamps),
+                          MakeBooleanChecker())
             .AddAttribute("UdpMtu",
                           "UDP only: IP MTU of the path; a chunk (40-byte header + payload of at "
                           "least 256 bytes) plus IPv4 and UDP headers fits in it.",
@@ -182,6 +192,7 @@ FlApplicationBase::StartTransport(const char* who,
         c.wire = m_wire;
         c.decodeTo = decodeTo;
         c.tcpSegmentSize = m_tcpSegmentSize;
+        c.tcpTimestamps = m_tcpTimestamps;
         if (m_transportName == "tcp")
         {
             m_transportKind = FlTransportKind::Tcp;

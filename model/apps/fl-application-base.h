@@ -111,6 +111,7 @@ class FlApplicationBase : public Application
     std::string m_wirePrecision;
     std::string m_holePolicy;
     uint32_t m_tcpSegmentSize{1448};
+    bool m_tcpTimestamps{false}; //!< TcpTimestamps attribute
     uint32_t m_udpMtu{1500};
     DataRate m_pacingRate;
     Time m_reassemblyTimeout;

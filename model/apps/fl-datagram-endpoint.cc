@@ -31,8 +31,25 @@ namespace
 /// IPv4 (20) and UDP (8) header bytes added to every datagram (for pacing).
 constexpr uint32_t kIpUdpOverhead = 28;
 
-/// Completed incoming messages remembered for re-acknowledging late chunks (Retransmit).
+/// Completed incoming messages remembered for re-acknowledging late chunks (Retransmit), at
+/// most; see ClosedRetention for the bound in time.
 constexpr std::size_t kCompletedHistory = 4096;
+
+/**
+ * How long the keys of completed or given-up incoming messages are remembered (to recognise late
+ * chunks and re-acknowledge them) in simulated time. After its receiver completed a message, a
+ * sender sends chunks of it only as probes (its ACK was lost): at most retryLimit of them, each
+ * ackTimeout after the previous one left; before that, retransmissions answer NACKs sent at
+ * most retryLimit reassembly timeouts apart. (retryLimit + 1) x (ackTimeout + reassemblyTimeout)
+ * covers either and leaves at least one ackTimeout plus retryLimit + 1 reassembly timeouts for
+ * queueing and the network (1.8 s by default), so that a long run keeps a second or two's worth
+ * of keys instead of kCompletedHistory of them.
+ */
+Time
+ClosedRetention(const FlDatagramConfig& c)
+{
+    return (c.ackTimeout + c.reassemblyTimeout) * (c.retryLimit + 1.0);
+}
 
 /// NACK datagrams per NACK round at most (the lowest missing chunks first; the rest are NACKed
 /// in later rounds): a crafted chunk count cannot make a receiver flood its peer.
@@ -221,7 +238,11 @@ struct FlDatagramEndpoint::Impl
           localId(id),
           maxChunkPayload(fl::MaxChunkPayloadForMtu(c.mtu, "mtu")),
           maxNackIndices(fl::MaxNackIndices(c.mtu - kIpUdpOverhead)),
-          reassembler(c.maxOpenMessages, c.maxMessageBytes)
+          closedRetention(ClosedRetention(c)),
+          reassembler(c.maxOpenMessages,
+                      c.maxMessageBytes,
+                      kCompletedHistory,
+                      ClosedRetention(c).GetSeconds())
     {
     }
 
@@ -335,7 +356,7 @@ struct FlDatagramEndpoint::Impl
                 Outgoing& m = it->second;
                 size = SendChunk(m, m.nextFirst, 0);
                 ++Stats().chunksSent;
-                ++sentTally[m.round][m.to];
+                ++Tally(sentTally, m.round)[m.to];
                 if (++m.nextFirst == m.chunkCount)
                 {
                     firstQueue.pop_front();
@@ -647,7 +668,7 @@ struct FlDatagramEndpoint::Impl
         }
         if (r == fl::ChunkResult::Accepted || r == fl::ChunkResult::Completed)
         {
-            ++receivedTally[fl::GetU32(data + 16)][fl::GetU32(data + 12)];
+            ++Tally(receivedTally, fl::GetU32(data + 16))[fl::GetU32(data + 12)];
         }
         switch (r)
         {
@@ -715,14 +736,17 @@ struct FlDatagramEndpoint::Impl
         }
         if (Config().holePolicy == FlHolePolicy::Retransmit)
         {
+            const Time now = Simulator::Now();
+            while (!completedOrder.empty() &&
+                   (completedOrder.size() >= kCompletedHistory ||
+                    completedOrder.front().second + closedRetention < now))
+            {
+                completed.erase(completedOrder.front().first);
+                completedOrder.pop_front();
+            }
             if (completed.emplace(key, from).second)
             {
-                completedOrder.push_back(key);
-                while (completedOrder.size() > kCompletedHistory)
-                {
-                    completed.erase(completedOrder.front());
-                    completedOrder.pop_front();
-                }
+                completedOrder.emplace_back(key, now);
             }
             SendAck(key, completedIn.round, from);
         }
@@ -855,10 +879,32 @@ struct FlDatagramEndpoint::Impl
                !canFillHoles(key.sender, round);
     }
 
+    /**
+     * The tally of `round` in `tallies`; when that opens a new round, the oldest rounds beyond
+     * kTallyRounds are forgotten (an endpoint whose owner never calls DiscardBefore, e.g. a
+     * client's, would otherwise keep one tally per round of the run).
+     */
+    template <typename Inner>
+    Inner& Tally(std::map<uint32_t, Inner>& tallies, uint32_t round)
+    {
+        auto it = tallies.find(round);
+        if (it != tallies.end())
+        {
+            return it->second;
+        }
+        Inner& t = tallies[round];
+        while (tallies.size() > FlDatagramEndpoint::kTallyRounds && tallies.begin()->first != round)
+        {
+            tallies.erase(tallies.begin());
+        }
+        return t;
+    }
+
     FlDatagramEndpoint* owner;
     uint32_t localId;
     std::size_t maxChunkPayload;
     std::size_t maxNackIndices;
+    Time closedRetention; ///< see ClosedRetention
     uint32_t nextMessageId{0};
     bool closed{false};
     DeliverCallback deliver;
@@ -882,7 +928,7 @@ struct FlDatagramEndpoint::Impl
     fl::ChunkReassembler reassembler;
     std::map<fl::MessageKey, Incoming, KeyLess> in;
     std::unordered_map<fl::MessageKey, Address, fl::MessageKeyHash> completed;
-    std::deque<fl::MessageKey> completedOrder;
+    std::deque<std::pair<fl::MessageKey, Time>> completedOrder; ///< keys and completion times
     std::vector<uint8_t> rxBuffer;
     fl::CompletedMessage completedIn;
     fl::ChunkFeedback feedbackIn;

@@ -209,6 +209,8 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
     /// `sender` of `round` (if not, the message is NACKed, then given up; never delivered with
     /// holes).
     using CanFillHolesCallback = std::function<bool(uint32_t sender, uint32_t round)>;
+    /// Rounds whose chunk tallies are kept at most (the latest ones).
+    static constexpr std::size_t kTallyRounds = 64;
     /// Peer id of ChunkTallies for destinations no chunk has come from yet.
     static constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
 
@@ -261,7 +263,8 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
      * Chunks of messages of `round` by peer id: first transmissions to the peer (a destination
      * address is mapped to the sender id of the chunks that came from it; kUnknownPeer if none
      * did) and distinct chunks accepted from it. Tallies of rounds before the last
-     * DiscardBefore() are forgotten.
+     * DiscardBefore() are forgotten, and so are those of all but the kTallyRounds latest rounds
+     * (an endpoint that never discards, e.g. a client's, keeps a bounded window of them).
      */
     std::map<uint32_t, FlChunkTally> ChunkTallies(uint32_t round) const;
 

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-transport.h"
 
+#include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/payload-codec.h"
@@ -308,6 +309,8 @@ class FlTcpTransport : public FlTransport
         {
             s->SetAttribute("SegmentSize", UintegerValue(m_config.tcpSegmentSize));
         }
+        // See FlTransportConfig::tcpTimestamps. Accepted sockets inherit it from the listener.
+        s->SetAttribute("Timestamp", BooleanValue(m_config.tcpTimestamps));
         return s;
     }
 

@@ -92,6 +92,16 @@ struct FlTransportConfig
     fl::Precision decodeTo{fl::Precision::Float64};   ///< precision of decoded models
     uint32_t tcpSegmentSize{1448};                    ///< TCP segment size (0 = default)
     /**
+     * TCP timestamps (RFC 7323) on this transport's sockets. Off by default: ns-3.37 updates
+     * the timestamp it echoes only while the segment's sequence number is at most the last
+     * acknowledgement sent in a pure ACK, and an FL connection whose messages fit in a few
+     * segments acknowledges by piggy-backing on its next message; the echo then stays at
+     * the handshake's, every RTT sample is the connection's age, and the retransmission timeout
+     * grows with it (a lost segment waits that long; each segment leaves a cancelled timer of
+     * that horizon in the scheduler). Without timestamps RTT is timed from the send history.
+     */
+    bool tcpTimestamps{false};
+    /**
      * Largest incoming message (header and payload) on either transport: a TCP stream whose
      * header declares more is closed before any of its payload is buffered; a UDP chunk
      * declaring more is malformed. It replaces datagram.maxMessageBytes. Use

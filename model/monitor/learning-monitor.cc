@@ -52,6 +52,13 @@ LearningMonitor::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&LearningMonitor::m_clientOutputFile),
                           MakeStringChecker())
+            .AddAttribute("KeepClientRecords",
+                          "Keep the per-client rows in memory for GetClientRecords (one per "
+                          "client and round: memory grows with the run). Off: the rows are only "
+                          "written to ClientOutputFile, if set, as they come.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&LearningMonitor::m_keepClientRecords),
+                          MakeBooleanChecker())
             .AddAttribute("Delta",
                           "DP delta of the epsilon_uplink column (clients' uplink noise).",
                           DoubleValue(1e-5),
@@ -469,7 +476,7 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
 
     if (report.round > 0 && !m_clients.empty())
     {
-        if (m_clientRecords.empty() && !m_clientOutputFile.empty())
+        if (!m_clientStream.is_open() && !m_clientOutputFile.empty())
         {
             m_clientStream.open(m_clientOutputFile);
             if (!m_clientStream)
@@ -482,7 +489,10 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
         }
         for (const auto& kv : rows)
         {
-            m_clientRecords.push_back(kv.second);
+            if (m_keepClientRecords)
+            {
+                m_clientRecords.push_back(kv.second);
+            }
             if (m_clientStream.is_open())
             {
                 m_clientStream << ClientCsvRow(kv.second) << '\n';

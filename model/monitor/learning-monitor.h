@@ -124,7 +124,8 @@ class LearningMonitor : public Object
 
     /// Rows recorded so far.
     const std::vector<FlRoundRecord>& GetRecords() const;
-    /// Per-client rows recorded so far (needs InstallClients).
+    /// Per-client rows recorded so far (needs InstallClients and KeepClientRecords = true;
+    /// empty otherwise).
     const std::vector<FlClientRoundRecord>& GetClientRecords() const;
 
     /// Writes every row to a CSV file (header first). Returns false if the file cannot be opened.
@@ -161,6 +162,7 @@ class LearningMonitor : public Object
     std::string m_outputFile;
     std::string m_clientOutputFile;
     bool m_verbose;
+    bool m_keepClientRecords{false}; ///< KeepClientRecords attribute
     Ptr<FlServerApplication> m_server;
     std::vector<Ptr<FlClientApplication>> m_clients;
     std::function<double(uint32_t)> m_radioEnergy;

@@ -438,11 +438,20 @@ RangesCover(const std::vector<IndexRange>& ranges, std::size_t begin, std::size_
 
 ChunkReassembler::ChunkReassembler(std::size_t maxOpenMessages,
                                    uint32_t maxMessageBytes,
-                                   std::size_t closedHistory)
+                                   std::size_t closedHistory,
+                                   double closedRetention)
     : m_maxOpen(maxOpenMessages),
       m_maxMessageBytes(maxMessageBytes),
-      m_closedHistory(closedHistory)
+      m_closedHistory(closedHistory),
+      m_closedRetention(closedRetention)
 {
+    if (!(closedRetention > 0.0))
+    {
+        throw ConfigError("closedRetention",
+                          "must be positive",
+                          "remember closed keys at least as long as a sender may still send "
+                          "their chunks (infinity: by count only)");
+    }
     if (maxOpenMessages == 0)
     {
         throw ConfigError("maxOpenMessages",
@@ -484,10 +493,21 @@ ChunkReassembler::Close(const MessageKey& key)
     {
         return;
     }
-    m_closedOrder.push_back(key);
+    m_closedOrder.emplace_back(key, m_latest);
     while (m_closedOrder.size() > m_closedHistory)
     {
-        m_closed.erase(m_closedOrder.front());
+        m_closed.erase(m_closedOrder.front().first);
+        m_closedOrder.pop_front();
+    }
+}
+
+void
+ChunkReassembler::ForgetClosedBefore(double time)
+{
+    // Keys are closed at non-decreasing times (m_latest never goes back): the oldest come first.
+    while (!m_closedOrder.empty() && m_closedOrder.front().second < time)
+    {
+        m_closed.erase(m_closedOrder.front().first);
         m_closedOrder.pop_front();
     }
 }
@@ -619,6 +639,14 @@ ChunkReassembler::Accept(const uint8_t* datagram,
                          double now)
 {
     ++m_stats.datagrams;
+    if (now > m_latest)
+    {
+        m_latest = now;
+        if (m_closedRetention < std::numeric_limits<double>::infinity())
+        {
+            ForgetClosedBefore(now - m_closedRetention);
+        }
+    }
     m_stats.bytesIn += len;
     ChunkHeader h;
     const ChunkStatus st = ParseChunk(datagram, len, m_maxMessageBytes, h);

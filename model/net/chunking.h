@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -311,9 +313,12 @@ enum class ChunkResult : uint8_t
  * maxMessageBytes each (opening one more evicts the oldest open message, counting its missing
  * chunks as lost), plus
  * the keys of the last closedHistory completed or abandoned messages, by which late chunks are
- * recognised. A chunk of a message that has left that history opens it again (then it is
+ * recognised, and of those only the keys closed within closedRetention of the latest time given
+ * to Accept() (so that a long run keeps about closedRetention's worth of keys, not
+ * closedHistory). A chunk of a message that has left that history opens it again (then it is
  * eventually evicted or expired); keep closedHistory above the number of messages a sender
- * can have in flight.
+ * can have in flight and closedRetention above the time a sender may still send a chunk of a
+ * message after its receiver closed it.
  *
  * The reassembler knows no clock: pass the current time (any unit, e.g. seconds of simulated
  * time) to Accept() and ExpireIdle() if you use expiry.
@@ -325,10 +330,15 @@ class ChunkReassembler
      * @param maxOpenMessages most messages assembled at once (>= 1)
      * @param maxMessageBytes largest message accepted; chunks announcing more are malformed
      * @param closedHistory how many completed or abandoned message keys are remembered (>= 1)
+     * @param closedRetention how long a closed key is remembered, in the unit of the times given
+     *        to Accept() (> 0; infinity: by count only). A key closed at the latest time seen
+     *        (Abandon and ExpireIdle use that time) is forgotten once Accept() is given a
+     *        time more than closedRetention later.
      */
     ChunkReassembler(std::size_t maxOpenMessages,
                      uint32_t maxMessageBytes,
-                     std::size_t closedHistory = 4096);
+                     std::size_t closedHistory = 4096,
+                     double closedRetention = std::numeric_limits<double>::infinity());
 
     /**
      * Takes one datagram.
@@ -443,6 +453,7 @@ class ChunkReassembler
 
     ChunkResult Reject(ChunkStatus s);
     void Close(const MessageKey& key);
+    void ForgetClosedBefore(double time);
     void Remove(OpenMap::iterator it, PartialMessage* partial);
     static void FillPartial(const MessageKey& key, const Open& m, PartialMessage& p);
     static std::vector<IndexRange> ReceivedRanges(const Open& m);
@@ -453,10 +464,12 @@ class ChunkReassembler
     std::size_t m_maxOpen;
     uint32_t m_maxMessageBytes;
     std::size_t m_closedHistory;
+    double m_closedRetention;
+    double m_latest{-std::numeric_limits<double>::infinity()}; ///< latest time given to Accept
     OpenMap m_open;
     std::map<uint64_t, MessageKey> m_order; ///< open messages by opening sequence
     std::unordered_set<MessageKey, MessageKeyHash> m_closed;
-    std::deque<MessageKey> m_closedOrder;
+    std::deque<std::pair<MessageKey, double>> m_closedOrder; ///< closed keys and their times
     uint64_t m_sequence{0};
     std::size_t m_bufferedBytes{0};
     ChunkStatus m_lastStatus{ChunkStatus::Ok};

@@ -1,0 +1,174 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Memory that does not grow with the run, measured from inside the process: the events held by
+ * ns-3's scheduler (a map scheduler that counts them, cancelled events included, since ns-3
+ * removes a cancelled event only when its time comes) and the bytes the C library's allocator
+ * has handed out (mallinfo2), at rounds 400, 800 and 1200 of FedAvg over an 802.11n BSS with
+ * the radio energy meter on, as fl-fedavg-wifi runs by default, over TCP and over UDP. RSS is
+ * not used: other tests running beside this one do not disturb these counters. Round 400 comes
+ * 2.8 s of simulated time into the run, past the start-up (0.5 s) and past every bounded
+ * horizon: TCP's retransmission timers (MinRto, 1 s: each segment re-schedules one and the
+ * cancelled ones stay until their time, so about a second's worth is always held), the UDP
+ * endpoint's memory of completed messages (1.8 s by default) and its
+ * chunk tallies (64 rounds).
+ */
+#include "fl-test-task.h"
+
+#include "ns3/core-module.h"
+#include "ns3/fl-energy-helper.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
+#include "ns3/map-scheduler.h"
+
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+using namespace ns3;
+
+namespace ns3
+{
+
+/// A MapScheduler that counts the events it holds.
+class FlCountingScheduler : public MapScheduler
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FlCountingScheduler")
+                                .SetParent<MapScheduler>()
+                                .SetGroupName("Fl")
+                                .AddConstructor<FlCountingScheduler>();
+        return tid;
+    }
+
+    void Insert(const Scheduler::Event& ev) override
+    {
+        ++Held();
+        MapScheduler::Insert(ev);
+    }
+
+    Scheduler::Event RemoveNext() override
+    {
+        --Held();
+        return MapScheduler::RemoveNext();
+    }
+
+    void Remove(const Scheduler::Event& ev) override
+    {
+        --Held();
+        MapScheduler::Remove(ev);
+    }
+
+    /// Events held by the scheduler now (pending and cancelled ones).
+    static int64_t& Held()
+    {
+        static int64_t held = 0;
+        return held;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(FlCountingScheduler);
+
+} // namespace ns3
+
+namespace
+{
+
+/// Bytes handed out by the allocator (small blocks and mmapped ones).
+double
+HeapBytes()
+{
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<double>(m.uordblks + m.hblkhd);
+}
+
+struct Snapshot
+{
+    int64_t events{0};
+    double heap{0.0};
+};
+
+/**
+ * FedAvg, 6 stations, 1200 rounds, a small model, the radio energy meter on, over `transport`:
+ * snapshots of the scheduler and the heap at rounds 400, 800 and 1200.
+ */
+std::map<uint32_t, Snapshot>
+RunRounds(const std::string& transport)
+{
+    ObjectFactory scheduler;
+    scheduler.SetTypeId("ns3::FlCountingScheduler");
+    Simulator::SetScheduler(scheduler);
+    FlCountingScheduler::Held() = 0;
+    const uint32_t n = 6;
+    const uint32_t rounds = 1200;
+    std::map<uint32_t, Snapshot> at;
+    {
+        auto task = fltest::MakeTask<float>(n, "softmax");
+        FlWifiScenarioHelper wifi;
+        FlScene scene = wifi.Build(n);
+        FlWifiScenarioHelper::AssignStreams(scene, 100);
+        Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
+        meter->InstallWifi(scene);
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+        fedavg.SetTransportAttribute("Transport", StringValue(transport));
+        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+        stack.server->TraceConnectWithoutContext(
+            "RoundEnd",
+            FlCallback<void, const FlRoundReport&>([&at](const FlRoundReport& r) {
+                if (r.round == 400 || r.round == 800 || r.round == 1200)
+                {
+                    at[r.round] = Snapshot{FlCountingScheduler::Held(), HeapBytes()};
+                }
+            }));
+        Simulator::Stop(Seconds(600));
+        Simulator::Run();
+        EXPECT_TRUE(stack.server->IsFinished());
+        EXPECT_GT(meter->GetTotalRadioEnergy(), 0.0);
+    }
+    Simulator::Destroy();
+    for (const auto& kv : at)
+    {
+        std::cout << transport << " round " << kv.first << ": " << kv.second.events
+                  << " events held, heap " << kv.second.heap / 1e6 << " MB" << std::endl;
+    }
+    return at;
+}
+
+/**
+ * What must hold between round 400 and rounds 800 and 1200: the rounds do the same work, so
+ * the scheduler holds as many events, within 2 % + 32 (which cancelled timers have not reached
+ * their time yet depends on the few milliseconds before the snapshot); the heap grows by at
+ * most 5 % (allocator slack) plus the monitor's per-round rows (the one thing kept per round:
+ * sizeof(FlRoundRecord) per round, twice for the vector's capacity doubling; 6 participants'
+ * ids fit in the string's inline buffer).
+ */
+void
+ExpectFlat(std::map<uint32_t, Snapshot> at)
+{
+    ASSERT_EQ(at.size(), 3U);
+    for (uint32_t later : {800U, 1200U})
+    {
+        const double rows = 2.0 * sizeof(FlRoundRecord) * (later - 400);
+        EXPECT_LE(at[later].events, 1.02 * at[400].events + 32) << "round " << later;
+        EXPECT_LE(at[later].heap, 1.05 * at[400].heap + rows) << "round " << later;
+    }
+}
+
+} // namespace
+
+// ns-3.37's TCP with timestamps echoed the handshake's timestamp on these connections, so the
+// retransmission timeout, and the cancelled timers held, grew with the connection's age.
+TEST(FlatMemory, FedAvgWifiTcpDoesNotGrowOverRounds)
+{
+    ExpectFlat(RunRounds("tcp"));
+}
+
+// The UDP endpoint kept a chunk tally per round and the keys of every completed message, the
+// monitor a row per client and round.
+TEST(FlatMemory, FedAvgWifiUdpDoesNotGrowOverRounds)
+{
+    ExpectFlat(RunRounds("udp"));
+}
