@@ -33,6 +33,7 @@
 #include "ns3/learning-task.h"
 #include "ns3/message-reassembler.h"
 #include "ns3/mlp-model.h"
+#include "ns3/thread-pool.h"
 #include "ns3/model-message.h"
 #include "ns3/partition.h"
 
@@ -361,6 +362,7 @@ main(int argc, char* argv[])
     std::string modes = "a,b,c";
     std::string output;
     bool quick = false;
+    uint32_t threads = 0;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -387,6 +389,12 @@ main(int argc, char* argv[])
                     output,
                     true);
     flags.AddBool("quick", "Tiny sizes for a smoke run (4 clients x 64 samples, 2 rounds)", quick);
+    flags.AddWhole("threads",
+                   "Training threads of the second run of mode (a), measured beside the one-thread "
+                   "run (0 = every hardware thread; the other modes use one thread)",
+                   threads,
+                   0u,
+                   1024u);
     bool runA = false;
     bool runB = false;
     bool runC = false;
@@ -496,14 +504,23 @@ main(int argc, char* argv[])
 
     // --- Modes -----------------------------------------------------------------------------
     ModeResult a;
+    ModeResult aParallel; // mode (a) with --threads training threads
+    std::size_t aThreads = 1;
     ModeResult b;
     ModeResult c;
     try
     {
         if (runA)
         {
-            std::cout << "mode (a): learning only" << std::endl;
+            std::cout << "mode (a): learning only, 1 training thread" << std::endl;
+            fl::SetTrainingThreads(1);
             a = RunLearningOnly(*task, rounds);
+            fl::SetTrainingThreads(threads);
+            aThreads = fl::TrainingThreads();
+            std::cout << "mode (a): learning only, " << aThreads << " training threads"
+                      << std::endl;
+            aParallel = RunLearningOnly(*task, rounds);
+            fl::SetTrainingThreads(1);
         }
         if (runC)
         {
@@ -561,6 +578,19 @@ main(int argc, char* argv[])
                   << " GFLOP/s (Model::FlopsPerSample); single-core GEMM peak " << gemmPeak
                   << " GFLOP/s -> " << 100.0 * gemmFraction
                   << " % (target >= 40 %: " << (gemmFraction >= 0.4 ? "met" : "MISSED") << ")\n";
+    }
+    double threadSpeedup = 0.0;
+    if (runA)
+    {
+        threadSpeedup = a.Median() / aParallel.Median();
+        std::cout << std::setprecision(4) << "  (a) with " << aThreads
+                  << " training threads: " << aParallel.Median() << " s per round (median), "
+                  << std::setprecision(2) << threadSpeedup << "x the one-thread round (target >= "
+                  << "1.7x with 2 threads: "
+                  << (aThreads < 2 ? "n/a, one hardware thread"
+                                   : (threadSpeedup >= 1.7 ? "met" : "MISSED"))
+                  << "); models identical: "
+                  << (a.finalModel == aParallel.finalModel ? "yes" : "NO") << "\n";
     }
     double moduleCost = 0.0;
     double moduleFraction = 0.0;
@@ -621,6 +651,7 @@ main(int argc, char* argv[])
         if (runA)
         {
             rows("a", a);
+            rows("a_threads", aParallel);
         }
         if (runB)
         {
@@ -638,6 +669,8 @@ main(int argc, char* argv[])
         {
             csv << "summary,a_gflops,," << aGflops << ",GFLOP/s\n";
             csv << "summary,a_gemm_fraction,," << gemmFraction << ",1\n";
+            csv << "summary,a_training_threads,," << aThreads << ",1\n";
+            csv << "summary,a_thread_speedup,," << threadSpeedup << ",1\n";
         }
         if (runA && runC)
         {

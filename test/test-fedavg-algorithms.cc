@@ -3,13 +3,20 @@
  *
  * FedAvg aggregation and FedAvgM server momentum, against hand computations.
  */
+#include "fl-test-task.h"
+
+#include "ns3/fedavg-reference.h"
 #include "ns3/fedavg.h"
+#include "ns3/thread-pool.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <random>
+#include <stdexcept>
 
 using namespace ns3::fl;
 
@@ -179,5 +186,72 @@ TEST(ClientSampling, InclusionFrequenciesMatchSuccessiveSampling)
         }
         const double sd = std::sqrt(p * (1.0 - p) / n);
         EXPECT_NEAR(static_cast<double>(hits[i]) / n, p, 5.0 * sd) << "item " << i;
+    }
+}
+
+// ------------------------------------------------------------------ training threads
+
+// Every index runs exactly once, whatever the pool size; the lowest-numbered failure is the one
+// rethrown; a loop started from inside an item runs in the calling thread instead of waiting
+// for itself.
+TEST(ThreadPool, EveryItemOnceLowestErrorAndNestedLoops)
+{
+    for (std::size_t threads : {1U, 2U, 4U})
+    {
+        ns3::fl::ThreadPool pool(threads);
+        EXPECT_EQ(pool.Threads(), threads);
+        std::vector<int> hits(1000, 0);
+        pool.ParallelFor(hits.size(), [&hits](std::size_t i) { ++hits[i]; });
+        EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 1000) << threads << " threads";
+        std::atomic<int> ran{0};
+        try
+        {
+            pool.ParallelFor(50, [&ran](std::size_t i) {
+                ++ran;
+                if (i == 7 || i == 31)
+                {
+                    throw std::runtime_error("item " + std::to_string(i));
+                }
+            });
+            ADD_FAILURE() << "no exception";
+        }
+        catch (const std::runtime_error& e)
+        {
+            EXPECT_EQ(std::string(e.what()), "item 7");
+        }
+        EXPECT_EQ(ran.load(), 50);
+        std::atomic<int> inner{0};
+        pool.ParallelFor(4, [&pool, &inner](std::size_t) {
+            pool.ParallelFor(3, [&inner](std::size_t) { ++inner; });
+        });
+        EXPECT_EQ(inner.load(), 12);
+    }
+    EXPECT_THROW(ns3::fl::SetTrainingThreads(5000), ns3::fl::ConfigError);
+}
+
+// The in-process FedAvg runner trains a round's clients on the training pool: 1, 2 and 4
+// threads give the same global model bit for bit (MLP and softmax tasks, mini-batches drawn
+// from each client's own seeded generator).
+TEST(ThreadPool, ReferenceRunnerIsIndependentOfTheThreadCount)
+{
+    for (const char* spec : {"mlp:hidden=16", "softmax"})
+    {
+        auto task = fltest::MakeTask<float>(8, spec);
+        ns3::fl::FedAvgReferenceConfig cfg;
+        cfg.rounds = 3;
+        cfg.initSeed = 5;
+        for (uint64_t k = 0; k < 8; ++k)
+        {
+            cfg.clientSeeds.push_back(100 + k);
+        }
+        std::vector<Eigen::VectorXf> finals;
+        for (std::size_t threads : {1U, 2U, 4U})
+        {
+            ns3::fl::SetTrainingThreads(threads);
+            finals.push_back(ns3::fl::RunFedAvgReference(*task, cfg).finalModel.Get<float>());
+        }
+        ns3::fl::SetTrainingThreads(1);
+        EXPECT_EQ(finals[0], finals[1]) << spec;
+        EXPECT_EQ(finals[0], finals[2]) << spec;
     }
 }

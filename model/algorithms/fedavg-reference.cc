@@ -5,8 +5,10 @@
 
 #include "ns3/model-message.h"
 #include "ns3/secagg.h"
+#include "ns3/thread-pool.h"
 
 #include <chrono>
+#include <numeric>
 
 namespace ns3
 {
@@ -43,6 +45,30 @@ WireCodecLink(WireEncoding wire,
     };
     return link;
 }
+
+namespace
+{
+/// Trains clients `ks` from `start` in round r on the training pool (each with its own seeded
+/// generator, into its own slot): the outcomes in the order of ks, whatever the thread count.
+std::vector<TrainOutcome>
+TrainClients(const LearningTask& task,
+             const std::vector<uint32_t>& ks,
+             const ParamVector& start,
+             const std::vector<uint64_t>& clientSeeds,
+             uint32_t r)
+{
+    std::vector<TrainOutcome> outs(ks.size());
+    for (uint32_t k : ks)
+    {
+        (void)clientSeeds.at(k); // a missing seed is an error before any thread starts
+    }
+    TrainingPool().ParallelFor(ks.size(), [&](std::size_t i) {
+        Rng rng(DeriveSeed(clientSeeds[ks[i]], r));
+        task.TrainClientInto(ks[i], start, rng, outs[i]);
+    });
+    return outs;
+}
+} // namespace
 
 FedAvgReferenceResult
 RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config)
@@ -116,10 +142,12 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             }
             std::vector<UplinkReport> reports;
             std::vector<ParamVector> deltas;
-            for (uint32_t k : sel)
+            std::vector<TrainOutcome> trained =
+                TrainClients(task, sel, start, config.clientSeeds, r);
+            for (std::size_t s = 0; s < sel.size(); ++s)
             {
-                Rng rng(DeriveSeed(config.clientSeeds.at(k), r));
-                TrainOutcome out = task.TrainClient(k, start, rng);
+                const uint32_t k = sel[s];
+                TrainOutcome& out = trained[s];
                 res.samplesProcessed += out.samplesProcessed;
                 res.flops += out.flops;
                 deltas.push_back(Difference(out.params, start));
@@ -212,10 +240,12 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             }
             std::vector<Eigen::VectorXd> x;
             std::vector<uint64_t> weights;
-            for (uint32_t k : sel)
+            std::vector<TrainOutcome> trained =
+                TrainClients(task, sel, start, config.clientSeeds, r);
+            for (std::size_t s = 0; s < sel.size(); ++s)
             {
-                Rng rng(DeriveSeed(config.clientSeeds.at(k), r));
-                TrainOutcome out = task.TrainClient(k, start, rng);
+                const uint32_t k = sel[s];
+                TrainOutcome& out = trained[s];
                 res.samplesProcessed += out.samplesProcessed;
                 res.flops += out.flops;
                 if (config.dropUpload && config.dropUpload(r, k))
@@ -247,10 +277,12 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
             }
             continue;
         }
+        std::vector<uint32_t> all(n);
+        std::iota(all.begin(), all.end(), 0U);
+        std::vector<TrainOutcome> trained = TrainClients(task, all, start, config.clientSeeds, r);
         for (std::size_t k = 0; k < n; ++k)
         {
-            Rng rng(DeriveSeed(config.clientSeeds[k], r));
-            TrainOutcome out = task.TrainClient(k, start, rng);
+            TrainOutcome& out = trained[k];
             res.samplesProcessed += out.samplesProcessed;
             res.flops += out.flops;
             local[k] = config.link.up ? config.link.up(r, static_cast<uint32_t>(k), out.params)

@@ -100,6 +100,14 @@ LocalTrainer<S>::Train(const Model<S>& model,
 }
 
 template <typename S>
+typename LocalTrainer<S>::Workspace&
+LocalTrainer<S>::Buffers()
+{
+    thread_local Workspace ws;
+    return ws;
+}
+
+template <typename S>
 LocalResult<S>
 LocalTrainer<S>::TrainInto(const Model<S>& model,
                            const Vec<S>& start,
@@ -139,7 +147,8 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
     const S etaS = static_cast<S>(eta);
     const S proxMu = static_cast<S>(m_config.proxMu);
 
-    Vec<S>& grad = m_grad;
+    Workspace& ws = Buffers();
+    Vec<S>& grad = ws.grad;
     grad.resize(start.size());
     double lossSum = 0.0;
 
@@ -165,14 +174,14 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
         // the permutation runs out (also in the middle of a batch) it is reshuffled and the walk
         // restarts, so every pass over the data sees each sample once and E * B samples are
         // processed in total (as tf.data's shuffle-repeat-batch).
-        std::vector<std::size_t>& perm = m_perm;
+        std::vector<std::size_t>& perm = ws.perm;
         perm.resize(n);
         std::iota(perm.begin(), perm.end(), 0);
         std::shuffle(perm.begin(), perm.end(), rng);
         std::size_t pos = 0;
         const auto B = static_cast<Eigen::Index>(batch);
-        Mat<S>& batchX = m_batchX;
-        Vec<S>& batchY = m_batchY;
+        Mat<S>& batchX = ws.batchX;
+        Vec<S>& batchY = ws.batchY;
         batchX.resize(B, data.features.cols());
         batchY.resize(B);
         for (std::size_t e = 0; e < result.steps; ++e)

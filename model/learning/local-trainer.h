@@ -87,11 +87,20 @@ class LocalTrainer
                              Vec<S>& w) const;
 
   private:
+    /// Workspaces of one training run, reused between runs of the same thread (one per
+    /// thread, so that clients sharing a trainer train in parallel).
+    struct Workspace
+    {
+        Vec<S> grad;                   ///< gradient
+        Mat<S> batchX;                 ///< mini-batch features
+        Vec<S> batchY;                 ///< mini-batch targets
+        std::vector<std::size_t> perm; ///< sample permutation
+    };
+
+    /// The calling thread's workspace.
+    static Workspace& Buffers();
+
     LocalTrainerConfig m_config;
-    mutable Vec<S> m_grad;   ///< gradient workspace
-    mutable Mat<S> m_batchX; ///< mini-batch workspace
-    mutable Vec<S> m_batchY; ///< mini-batch targets workspace
-    mutable std::vector<std::size_t> m_perm; ///< sample permutation workspace
 };
 
 /// Scales g in place so that ||g|| <= clipNorm (no-op if clipNorm <= 0). Returns the factor.

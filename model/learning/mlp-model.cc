@@ -80,8 +80,19 @@ MlpClassifier<S>::MlpClassifier(std::vector<std::size_t> layers, Activation acti
     {
         m_numParams += m_layers[l] * m_layers[l - 1] + m_layers[l];
     }
-    m_act.resize(m_layers.size());
-    m_delta.resize(m_layers.size());
+}
+
+template <typename S>
+typename MlpClassifier<S>::Scratch&
+MlpClassifier<S>::Buffers() const
+{
+    thread_local Scratch scratch;
+    if (scratch.act.size() != m_layers.size())
+    {
+        scratch.act.resize(m_layers.size());
+        scratch.delta.resize(m_layers.size());
+    }
+    return scratch;
 }
 
 template <typename S>
@@ -240,8 +251,9 @@ MlpClassifier<S>::Loss(const Vec<S>& w, const MatRef& X, const VecRef& y) const
     }
     if (X.rows() > 0)
     {
-        MlpForward<S>(m_layers, m_activation, w, X, m_act);
-        loss += SoftmaxCrossEntropy<S>(m_act.back().topRows(X.rows()), y, false);
+        Scratch& scratch = Buffers();
+        MlpForward<S>(m_layers, m_activation, w, X, scratch.act);
+        loss += SoftmaxCrossEntropy<S>(scratch.act.back().topRows(X.rows()), y, false);
     }
     return loss;
 }
@@ -273,9 +285,10 @@ MlpClassifier<S>::LossAndGradient(const Vec<S>& w,
     }
     else
     {
-        MlpForward<S>(m_layers, m_activation, w, X, m_act);
-        // m_act[L] becomes dLoss/dlogits.
-        loss += SoftmaxCrossEntropy<S>(m_act[L].topRows(n), y, true);
+        Scratch& scratch = Buffers();
+        MlpForward<S>(m_layers, m_activation, w, X, scratch.act);
+        // scratch.act[L] becomes dLoss/dlogits.
+        loss += SoftmaxCrossEntropy<S>(scratch.act[L].topRows(n), y, true);
 
         // Backward, last layer first; `off` is the start of layer l's block in w and grad.
         Eigen::Index off = static_cast<Eigen::Index>(m_numParams);
@@ -287,7 +300,7 @@ MlpClassifier<S>::LossAndGradient(const Vec<S>& w,
             ConstRowMap<S> W(w.data() + off, out, in);
             RowMap<S> gW(grad.data() + off, out, in);
             Eigen::Map<Eigen::Matrix<S, 1, Eigen::Dynamic>> gb(grad.data() + off + out * in, out);
-            const auto D = (l == L ? m_act[L] : m_delta[l]).topRows(n);
+            const auto D = (l == L ? scratch.act[L] : scratch.delta[l]).topRows(n);
 
             if (l == 1)
             {
@@ -295,7 +308,7 @@ MlpClassifier<S>::LossAndGradient(const Vec<S>& w,
             }
             else
             {
-                gW.noalias() = D.transpose() * m_act[l - 1].topRows(n);
+                gW.noalias() = D.transpose() * scratch.act[l - 1].topRows(n);
             }
             gb = D.colwise().sum();
             if (m_l2 > 0.0)
@@ -305,9 +318,9 @@ MlpClassifier<S>::LossAndGradient(const Vec<S>& w,
             if (l > 1)
             {
                 // Back-propagate through W_l and the activation of layer l-1.
-                Eigen::Ref<Mat<S>> Dprev = Rows(m_delta[l - 1], n, in);
+                Eigen::Ref<Mat<S>> Dprev = Rows(scratch.delta[l - 1], n, in);
                 Dprev.noalias() = D * W;
-                const auto A = m_act[l - 1].topRows(n);
+                const auto A = scratch.act[l - 1].topRows(n);
                 if (m_activation == Activation::Relu)
                 {
                     Dprev.array() = (A.array() > S(0)).select(Dprev.array(), S(0));
@@ -355,8 +368,9 @@ MlpClassifier<S>::Predict(const Vec<S>& w, const MatRef& X) const
     {
         return Mat<S>(0, static_cast<Eigen::Index>(m_layers.back()));
     }
-    MlpForward<S>(m_layers, m_activation, w, X, m_act);
-    return m_act.back().topRows(X.rows());
+    Scratch& scratch = Buffers();
+    MlpForward<S>(m_layers, m_activation, w, X, scratch.act);
+    return scratch.act.back().topRows(X.rows());
 }
 
 double

@@ -62,9 +62,16 @@ class MlpClassifier : public Model<S>
     Activation m_activation;
     double m_l2;
     std::size_t m_numParams;
-    // Scratch buffers reused between calls (one thread at a time).
-    mutable std::vector<Mat<S>> m_act;
-    mutable std::vector<Mat<S>> m_delta;
+    /// Activations and back-propagated deltas of one call, reused between calls.
+    struct Scratch
+    {
+        std::vector<Mat<S>> act;
+        std::vector<Mat<S>> delta;
+    };
+
+    /// The calling thread's scratch buffers (one per thread, so that clients train in parallel
+    /// on one shared model), sized for this model's layers.
+    Scratch& Buffers() const;
 };
 
 /**
