@@ -3,7 +3,7 @@
  *
  * fl-benchmark-fedavg: wall-clock benchmark of the FedAvg reference workload.
  *
- * Workload (fixed, see issue 3 "Performance"): Fashion-MNIST, MLP 784-128-10 (101,770 float32
+ * Workload (fixed, see doc/fl.rst, "Performance"): Fashion-MNIST, MLP 784-128-10 (101,770 float32
  * parameters), 20 clients with 500 IID samples each, one local epoch of mini-batch SGD (batch 32,
  * learning rate 0.05) per round, sample-weighted averaging. It runs in one process three ways:
  *

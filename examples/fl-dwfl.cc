@@ -1,11 +1,11 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * fl-dwfl: the experiments of DWFL (seed 004: Chen et al., "Decentralized Wireless Federated
- * Learning with Differential Privacy"), issue 9. Reproduces the orderings the paper states for
- * its Figs. 2-6 on Fashion-MNIST (the paper uses CIFAR-10, which is not available offline),
- * plus the digital reference (the same decentralized averaging, noiseless, over Wi-Fi ad hoc)
- * and the per-link fading study (no paper has it).
+ * fl-dwfl: the experiments of DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized
+ * Wireless Federated Learning with Differential Privacy", arXiv:2109.09142, 2021). Reproduces
+ * the orderings the paper states for its Figs. 2-6 on Fashion-MNIST (the paper uses CIFAR-10,
+ * which is not available offline), plus the digital reference (the same decentralized
+ * averaging, noiseless, over Wi-Fi ad hoc) and the per-link fading study (no paper has it).
  *
  *   fl-dwfl --figure=power       # Fig. 2: P in {20,40,60,80} dBm at N = 10 and 30
  *   fl-dwfl --figure=workers     # Fig. 3: N in {15,20,25,30} at eps = 0.1 and 0.5
@@ -771,14 +771,14 @@ main(int argc, char* argv[])
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
-        "DWFL (seed 004) experiments on Fashion-MNIST (CIFAR-10, the paper's data set, is not "
-        "available offline). --figure picks the paper's sweep: power (Fig. 2: P in "
-        "{20,40,60,80} dBm at N = 10, 30), workers (Fig. 3: N in {15,20,25,30} at eps = 0.1, "
-        "0.5), epsilon (Fig. 4: eps in {0.1,0.25,0.5,1} at N = 10, 30), orthogonal (Fig. 5), "
-        "centralized (Fig. 6: the over-the-air parameter server of Seif et al.), perlink "
-        "(sender-only vs per-link channels, fixed vs block fading), digital (analog vs digital "
-        "Wi-Fi ad hoc). --runs repeats every run over seeds RngRun, RngRun + 1, ... and checks "
-        "the orderings on the means. Writes one CSV row per (run, round); plot with "
+        "DWFL (Chen et al., arXiv:2109.09142, 2021) experiments on Fashion-MNIST (CIFAR-10, the "
+        "paper's data set, is not available offline). --figure picks the paper's sweep: power "
+        "(Fig. 2: P in {20,40,60,80} dBm at N = 10, 30), workers (Fig. 3: N in {15,20,25,30} "
+        "at eps = 0.1, 0.5), epsilon (Fig. 4: eps in {0.1,0.25,0.5,1} at N = 10, 30), "
+        "orthogonal (Fig. 5), centralized (Fig. 6: the over-the-air parameter server of Seif et "
+        "al.), perlink (sender-only vs per-link channels, fixed vs block fading), digital (analog "
+        "vs digital Wi-Fi ad hoc). --runs repeats every run over seeds RngRun, RngRun + 1, ... "
+        "and checks the orderings on the means. Writes one CSV row per (run, round); plot with "
         "utils/plot-dwfl.sh. --privacyTable prints eps_i of eq. (11) and the orthogonal eps for "
         "N in --nList without training.");
     flags.AddChoice("figure",

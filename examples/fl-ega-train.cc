@@ -1,8 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * fl-ega-train: trains the learned EGA codec (seed 002, Algorithm 1) and writes it to a codec
- * file (format in ns3/ega-mlp-codec.h). The encoder and decoder are residual MLPs trained so
+ * fl-ega-train: trains the learned EGA codec (D. Zeng, S. Liu, S. Liang, Z. Li, H. Wang, I. King,
+ * Z. Xu, "Encoded Gradients Aggregation against Gradient Leakage in Federated Learning",
+ * arXiv:2205.13216, 2022, Algorithm 1) and writes it to a codec file (format in
+ * ns3/ega-mlp-codec.h). The encoder and decoder are residual MLPs trained so
  * that decode(mean of m encodings) ~ mean of the m inputs, on synthetic integer vectors drawn
  * uniformly from {-s, ..., s}^b. Prints one progress line per epoch and the held-out sigma
  * (RMS decoding error in quantised units, the sigma of Theorem 1).

@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * fl-ega: the EGA experiments of issue 12 (seed 002, Zeng et al.), one flag picks which.
+ * fl-ega: the experiments of EGA (D. Zeng, S. Liu, S. Liang, Z. Li, H. Wang, I. King, Z. Xu,
+ * "Encoded Gradients Aggregation against Gradient Leakage in Federated Learning",
+ * arXiv:2205.13216, 2022), one flag picks which.
  *
  *   --experiment=sigma     codec error sigma against m, s, b, h (the paper's Fig. 3), from the
  *                          measured codec table (EgaMeasuredSigmas, fl-ega-train runs)
@@ -904,10 +906,11 @@ main(int argc, char* argv[])
 {
     Options o;
     flexample::Flags flags(__FILE__);
-    flags.Cmd().Usage("EGA experiments (issue 12, seed 002): codec sigma (Fig. 3), rounds to "
-                      "target (Table 2) and uplink volume, a Wi-Fi network run (bytes, uplink "
-                      "time, encoder time, curious-server probe), and input reconstruction "
-                      "(PSNR raw vs EGA). One tidy CSV.");
+    flags.Cmd().Usage("EGA experiments (Zeng et al., \"Encoded Gradients Aggregation against "
+                      "Gradient Leakage in Federated Learning\", arXiv:2205.13216, 2022): codec "
+                      "sigma (Fig. 3), rounds to target (Table 2) and uplink volume, a Wi-Fi "
+                      "network run (bytes, uplink time, encoder time, curious-server probe), and "
+                      "input reconstruction (PSNR raw vs EGA). One tidy CSV.");
     flags.AddBool("quick", "Synthetic data, few rounds (seconds; used by the test suite)", o.quick);
     flags.AddChoice("experiment",
                     "Which experiment: sigma, rounds, algorithms, network, leakage or all",

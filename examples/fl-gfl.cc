@@ -15,16 +15,21 @@
  * realisations with common random numbers: every variant of a run sees the same data, graph,
  * client sampling and local steps; only the privacy noise differs.
  *
+ * Papers: GFL is E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning",
+ * arXiv:2203.07105, 2022 (the preprint; Figs. 2-5) and its journal version, EURASIP J. Adv.
+ * Signal Process. 2023, article 87 (Figs. 2-7; "journal Fig." below); GHP is S. Vlaski,
+ * A. H. Sayed, "Graph-Homomorphic Perturbations for Private Decentralized Learning", ICASSP 2021.
+ *
  *   fl-gfl --figure=bench           # the benchmark: in-process P = 10 x K = 100, 1000
  *                                   # iterations of Fig. 2; network wall time per iteration
  *                                   # for P = 10 servers with Wi-Fi cells of --benchClients
  *
- *   fl-gfl --figure=gfl   # GFL Fig. 2 (seeds 000/003): P = 10 servers, K = 100
+ *   fl-gfl --figure=gfl   # GFL Fig. 2 (both versions): P = 10 servers, K = 100
  *                                   # clients, L = 11, M = 2, mu = 0.7, sigma_g^2 = 0.1:
  *                                   # none / iid-per-link / iid-broadcast / graph-homomorphic
- *   fl-gfl --figure=fl    # V003 Fig. 5: one server, K = 1000, L = 30, mu = 0.2,
+ *   fl-gfl --figure=fl    # GFL journal Fig. 5: one server, K = 1000, L = 30, mu = 0.2,
  *                                   # sigma_g^2 = 0.02: none / noisy models / noisy updates
- *   fl-gfl --figure=ghp   # GHP Fig. 1 (seed 001): K = 20 agents, M = 5, mu = 1,
+ *   fl-gfl --figure=ghp   # GHP Fig. 1: K = 20 agents, M = 5, mu = 1,
  *                                   # b_v = 1 (sigma_p^2 = 2): none / iid / graph-homomorphic
  *   fl-gfl --quick --output=F.csv   # all three, small, in seconds (the test suite)
  *
@@ -32,7 +37,7 @@
  *   fl-gfl --figure=gfl3  # GFL Fig. 3(a) (centroid MSD) and 3(b) (average MSD), mu = 0.7,
  *                         # sigma_g^2 in {0.001, 0.01, 0.1, 1, 2, 10}
  *   fl-gfl --figure=gfl4  # GFL Fig. 4: sigma_g^2 = 0.1, mu in {0.1, 0.5, 1, 5}
- *   fl-gfl --figure=fl6   # V003 Fig. 6: noisy models / updates, (a), (b) mu in
+ *   fl-gfl --figure=fl6   # GFL journal Fig. 6: noisy models / updates, (a), (b) mu in
  *                         # {0.05, 0.1, 0.2, 0.5, 1} at sigma_g^2 = 0.02, (c), (d) mu = 0.2,
  *                         # sigma_g^2 in {0.01, 0.05, 0.1, 0.5}
  *   fl-gfl --figure=class # two Fashion-MNIST classes in place of Avazu (P = 5, K = 10,
@@ -45,12 +50,12 @@
  * Monte-Carlo mean of ||w_c - w°||^2), msd_average_db, disagreement, centroid_drift and, with
  * --clip > 0, epsilon; class: test_error (centroid), test_error_average (the servers' mean),
  * disagreement. The summary prints the steady-state levels (mean over the last quarter of
- * the iterations) and whether each ordering the notes list as checkable holds.
+ * the iterations) and whether each ordering the papers' figures show holds.
  *
- * Choices where the papers are silent (notes/gfl.md 4.1, notes/ghp.md 4.2): GFL graph Erdos-Renyi
+ * Choices where the papers are silent: GFL graph Erdos-Renyi
  * p = 0.4 (connected) with Metropolis weights, R_k = 0.05 L L^T, sigma_v^2 ~ U[0.01, 0.1],
  * w* ~ N(0, I), w_0 = 0, Laplace noise with b = sigma_g / sqrt(2); GHP graph random geometric
- * (radius 0.35, connected) with lazy Metropolis weights (a_kk >= 1/2, notes/ghp.md 4.3 and C12;
+ * (radius 0.35, connected) with lazy Metropolis weights (a_kk >= 1/2: less GHP per-agent noise;
  * --weights=metropolis for plain ones), class means +-1/sqrt(M) 1, equal priors,
  * 2000 samples per agent drawn one at a time, w° by Newton on all agents' data.
  */
@@ -134,7 +139,7 @@ struct Options
     std::string secureKeys = "random"; ///< its key mode: random or reproducible (INSECURE)
     double dropout = 0.0;              ///< GFL: P(a sampled client drops out in an iteration)
 
-    // GHP network mode (issue 11): the agents' 802.11 ad hoc exchange
+    // GHP network mode: the agents' 802.11 ad hoc exchange
     std::string ghpTransport = "broadcast"; ///< broadcast or unicast
     double ghpLoss = 0.0;                   ///< frame error rate at every Wi-Fi receiver
     double ghpPeriodMs = 0.0;               ///< iteration period (0 = auto)
@@ -563,7 +568,7 @@ MakeRegression(std::size_t agents, std::size_t samples, double rho, uint64_t see
     return s;
 }
 
-/// One Monte-Carlo run of the regression experiments (GFL Figs. 2-4, V003 Figs. 5-6).
+/// One Monte-Carlo run of the regression experiments (GFL Figs. 2-4, journal Figs. 5-6).
 struct GflRegressionRun
 {
     RegressionSetup setup; ///< data (N = 100 per client, M = 2) and w°
@@ -571,10 +576,11 @@ struct GflRegressionRun
 };
 
 /**
- * The regression run of notes/gfl.md 4.1 from `runSeed`: data DeriveSeed(runSeed, 1), for P > 1
- * an Erdos-Renyi p = 0.4 graph (connected) with Metropolis weights from DeriveSeed(runSeed, 2)
- * (P = 1: A = [1]), E ~ U{1..10}, B ~ U{5..10} per client from DeriveSeed(runSeed, 3), the run's
- * seed DeriveSeed(runSeed, 4). Every variant of a run shares all of it (common random numbers).
+ * The regression run of the GFL papers (preprint Section V-A) from `runSeed`: data
+ * DeriveSeed(runSeed, 1), for P > 1 an Erdos-Renyi p = 0.4 graph (connected) with Metropolis
+ * weights from DeriveSeed(runSeed, 2) (P = 1: A = [1]), E ~ U{1..10}, B ~ U{5..10} per client from
+ * DeriveSeed(runSeed, 3), the run's seed DeriveSeed(runSeed, 4). Every variant of a run shares all
+ * of it (common random numbers).
  */
 GflRegressionRun
 MakeGflRegressionRun(std::size_t P,
@@ -731,7 +737,7 @@ PrintEpsilons(const SeriesMap& series)
     }
 }
 
-// ------------------------------------------------------------------------------- FL (V003 Fig. 5)
+// ---------------------------------------------------------------------- FL (GFL journal Fig. 5)
 
 void
 RunFlFigure(const Options& o, SeriesMap& out)
@@ -742,7 +748,7 @@ RunFlFigure(const Options& o, SeriesMap& out)
     const double mu = 0.2;
     const double rho = 0.007;
     const double sigma2 = 0.02;
-    std::cout << "FL (V003 Fig. 5): one server, K = " << K << ", L = " << L
+    std::cout << "FL (GFL journal Fig. 5): one server, K = " << K << ", L = " << L
               << ", N = 100, M = 2, E ~ U{1..10}, B ~ U{5..10}, mu = " << mu << ", rho = " << rho
               << ", client sigma_g^2 = " << sigma2 << ", " << T << " iterations, " << o.runs
               << " run(s)" << std::endl;
@@ -955,13 +961,14 @@ RunGflSweepFigure(const Options& o, SeriesMap& out, bool overMu)
     }
 }
 
-// ------------------------------------------------------------------------ V003 Fig. 6 (FL)
+// --------------------------------------------------------------- GFL journal Fig. 6 (FL)
 
 /**
- * V003 Fig. 6, one server, K = 1000, L = 30, rho = 0.007 (as Fig. 5): (a), (b) noisy models /
- * noisy updates for mu in {0.05, 0.1, 0.2, 0.5, 1} at sigma_g^2 = 0.02 (Fig. 5's level; the
- * paper gives neither), variants "fl6mu/<scheme>/mu=<v>" with the non-private run per mu;
- * (c), (d) mu = 0.2, sigma_g^2 in {0.01, 0.05, 0.1, 0.5}, variants "fl6s2/<scheme>/s2=<v>".
+ * GFL journal Fig. 6, one server, K = 1000, L = 30, rho = 0.007 (as Fig. 5):
+ * (a), (b) noisy models / noisy updates for mu in {0.05, 0.1, 0.2, 0.5, 1} at sigma_g^2 = 0.02
+ * (Fig. 5's level; the paper gives neither), variants "fl6mu/<scheme>/mu=<v>" with the
+ * non-private run per mu; (c), (d) mu = 0.2, sigma_g^2 in {0.01, 0.05, 0.1, 0.5}, variants
+ * "fl6s2/<scheme>/s2=<v>".
  */
 void
 RunFl6Figure(const Options& o, SeriesMap& out)
@@ -972,7 +979,7 @@ RunFl6Figure(const Options& o, SeriesMap& out)
     const double rho = 0.007;
     const std::vector<double> mus = {0.05, 0.1, 0.2, 0.5, 1.0};
     const std::vector<double> sigmas = {0.01, 0.05, 0.1, 0.5};
-    std::cout << "FL (V003 Fig. 6): one server, K = " << K << ", L = " << L
+    std::cout << "FL (GFL journal Fig. 6): one server, K = " << K << ", L = " << L
               << ", N = 100, M = 2, E ~ U{1..10}, B ~ U{5..10}, rho = " << rho
               << "; (a), (b): sigma_g^2 = 0.02, mu in {0.05, 0.1, 0.2, 0.5, 1} (the paper gives "
                  "no values: our choice); (c), (d): mu = 0.2, sigma_g^2 in {0.01, 0.05, 0.1, 0.5}; "
@@ -1069,7 +1076,7 @@ TwoClasses(const fl::Dataset<double>& all)
 }
 
 /**
- * The classification experiment in place of Avazu (notes/gfl.md 4.3, 5.8): P = 5 servers,
+ * The classification experiment in place of Avazu (preprint Fig. 5, journal Fig. 7): P = 5 servers,
  * K = 10 clients each, 100 training samples per client (5000, the paper has 5101) of two
  * Fashion-MNIST classes, non-iid by label shards (2 shards per client), logistic risk rho = 0.03,
  * mu = 0.5, sigma_g^2 = 0.6; our choices: L = 5, E ~ U{1..10}, B ~ U{5..10}, 300 iterations,
@@ -1231,7 +1238,7 @@ Level(const SeriesMap& s, const std::string& key, const std::string& metric)
     return metric.rfind("msd_", 0) == 0 ? Db(v) : v;
 }
 
-/// Prints a paper claim that the notes predict to be weak, without judging it (no "holds").
+/// Prints a paper claim that is weak or conditional, without judging it (no "holds").
 void
 ReportClaim(const std::string& claim, const std::vector<std::pair<std::string, double>>& values)
 {
@@ -1244,9 +1251,9 @@ ReportClaim(const std::string& claim, const std::vector<std::pair<std::string, d
 }
 
 /**
- * The orderings of GFL Figs. 3, 4, V003 Fig. 6 and the classification figure that the notes list
- * as robust (notes/gfl.md 6.3-6.8), with margins from the theory's scalings, and the weak claims
- * (Fig. 3(b)) reported side by side.
+ * The robust orderings of GFL Figs. 3, 4, journal Fig. 6 and the classification figure, with
+ * margins from the theory's scalings, and the weak claims (Fig. 3(b), which the paper calls "not
+ * significant") reported side by side.
  */
 void
 CheckSweepOrderings(const SeriesMap& s)
@@ -1294,7 +1301,7 @@ CheckSweepOrderings(const SeriesMap& s)
                    "msd_centroid",
                    3.0);
         CheckBelow(s, "gfl4/iid-per-link/mu=0.5", "gfl4/iid-per-link/mu=0.1", "msd_centroid", 3.0);
-        // large mu: the O(mu) floor takes over again; mu = 1 is near the balance (notes: 7 dB)
+        // large mu: the O(mu) floor takes over again; mu = 1 is near the balance (about 7 dB)
         CheckBelow(s, "gfl4/iid-per-link/mu=1", "gfl4/iid-per-link/mu=5", "msd_centroid", 3.0);
         ReportClaim("Fig. 4 centroid MSD vs mu = 0.1, 0.5, 1, 5, GH [dB]",
                     {{"0.1", Level(s, "gfl4/graph-homomorphic/mu=0.1", "msd_centroid")},
@@ -1348,7 +1355,7 @@ CheckSweepOrderings(const SeriesMap& s)
                       << Fmt(Level(s, key, "test_error"), 4) << " / "
                       << Fmt(Level(s, key, "test_error_average"), 4) << std::endl;
         }
-        // notes 5.8: GH "does not hinder", random "significantly reduces the utility". Margin:
+        // The paper: GH "does not hinder", random "significantly reduces the utility". Margin:
         // 1 percentage point, two binomial standard errors of a 5 % error on 2000 test images.
         const double none = Level(s, "class/none", "test_error");
         const double gh = Level(s, "class/graph-homomorphic", "test_error");
@@ -1496,18 +1503,22 @@ main(int argc, char* argv[])
 #endif
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
-        "GFL (seeds 000/003) and GHP diffusion (seed 001): the papers' main orderings (MSD vs "
-        "iteration for none / iid / graph-homomorphic noise, noisy models vs noisy updates), "
-        "in process or over ns-3 links (--mode=network), plus a benchmark (--figure=bench). "
+        "GFL (Rizk, Vlaski, Sayed, \"Privatized Graph Federated Learning\", arXiv:2203.07105, "
+        "2022, and EURASIP J. Adv. Signal Process. 2023) and GHP diffusion (Vlaski, Sayed, "
+        "\"Graph-Homomorphic Perturbations for Private Decentralized Learning\", ICASSP 2021): "
+        "the papers' main orderings (MSD vs iteration for none / iid / graph-homomorphic noise, "
+        "noisy models vs noisy updates), in process or over ns-3 links (--mode=network), plus a "
+        "benchmark (--figure=bench). "
         "fl-ghp is this program with --figure=ghp by default.");
     flags.AddBool("quick", "Small sizes, in seconds (the test suite)", o.quick);
     flags.AddBool("quiet", "No progress lines", o.quiet);
-    flags.AddChoice("figure",
-                    "gfl (GFL Fig. 2), fl (V003 Fig. 5), ghp (GHP Fig. 1), all (these three), "
-                    "bench, or in process only: gfl3 (GFL Fig. 3(a), 3(b)), gfl4 (GFL Fig. 4), "
-                    "fl6 (V003 Fig. 6), class (two Fashion-MNIST classes in place of Avazu)",
-                    o.figure,
-                    {"gfl", "fl", "ghp", "all", "bench", "gfl3", "gfl4", "fl6", "class"});
+    flags.AddChoice(
+        "figure",
+        "gfl (GFL Fig. 2), fl (GFL journal Fig. 5), ghp (GHP Fig. 1), all (these three), "
+        "bench, or in process only: gfl3 (GFL Fig. 3(a), 3(b)), gfl4 (GFL Fig. 4), "
+        "fl6 (GFL journal Fig. 6), class (two Fashion-MNIST classes in place of Avazu)",
+        o.figure,
+        {"gfl", "fl", "ghp", "all", "bench", "gfl3", "gfl4", "fl6", "class"});
     flags.AddChoice("mode",
                     "inprocess (ideal links) or network (ns-3 links)",
                     o.mode,
@@ -1817,7 +1828,7 @@ main(int argc, char* argv[])
                   << Fmt(Db(SteadyState(s, "msd_centroid"))) << " dB / "
                   << Fmt(Db(SteadyState(s, "msd_average"))) << " dB" << std::endl;
     }
-    std::cout << "Orderings (notes/gfl.md 6.2, 6.7; notes/ghp.md C9):" << std::endl;
+    std::cout << "Orderings (GFL Fig. 2, GFL journal Fig. 5, GHP Fig. 1):" << std::endl;
     if (series.count("gfl/none"))
     {
         CheckClose(series, "gfl/graph-homomorphic", "gfl/none", "msd_centroid", 1.0);
@@ -1834,8 +1845,8 @@ main(int argc, char* argv[])
         CheckBelow(series, "ghp/graph-homomorphic", "ghp/iid", "msd_centroid", 3.0);
         CheckBelow(series, "ghp/graph-homomorphic", "ghp/iid", "msd_average", 0.0);
         // The paper's "approximately matches non-private" holds exactly only for quadratic
-        // losses with a common Hessian (notes C5); with the logistic loss the noise reaches the
-        // centroid through the points where the gradients are evaluated (notes 3.4).
+        // losses with a common Hessian; with the logistic loss the noise reaches the centroid
+        // through the points where the gradients are evaluated.
         std::cout << "  (GHP: graph-homomorphic is "
                   << Fmt(Db(SteadyState(series.at("ghp/graph-homomorphic"), "msd_centroid")) -
                          Db(SteadyState(series.at("ghp/none"), "msd_centroid")))

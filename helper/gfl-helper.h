@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * GFL and GHP over ns-3 links (issue 11, network mode): a scene built from a combination graph
+ * GFL and GHP over ns-3 links (network mode): a scene built from a combination graph
  * (servers on point-to-point links along its edges, a cell of clients per server), the helper
  * that installs the GFL servers (FlServerApplication + GflRoundStep) and clients
  * (FlClientApplication with the GFL step), and the helper that installs GHP diffusion agents.

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The GFL regression fixture shared by test-gfl (in process) and test-gfl-network: the
- * regression task of notes/gfl.md 4.1 (dimension 2) with one data set per client, its ridge
+ * regression task of the GFL papers (dimension 2) with one data set per client, its ridge
  * optimum w°, and the three-server combination matrix of the hand cases.
  */
 #ifndef FL_TEST_GFL_FIXTURE_H

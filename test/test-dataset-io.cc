@@ -339,8 +339,8 @@ TEST_F(DataIoTest, IdxDatasetErrors)
     EXPECT_EQ(ReadIdxDataset<float>(Path("img"), Path("lab3")).Size(), 3u);
 }
 
-// Issue 10: a label of 2^31-1 overflowed the int class count (UBSan), a label of 1e8 built a
-// 12.9e9-parameter model. Labels are checked against a bounded class count.
+// Found by fuzzing: a label of 2^31-1 overflowed the int class count (UBSan), a label of 1e8 built
+// a 12.9e9-parameter model. Labels are checked against a bounded class count.
 TEST_F(DataIoTest, IdxLabelsAreBoundedByMaxClasses)
 {
     WriteFile(Path("img"), IdxFileBytes(0x08, {2, 2}, {1, 2, 3, 4}), false);

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * DWFL workers over the simulated analog channel (DwflWorkerApplication + DwflHelper on
- * OtaChannel/OtaPhy): the identities of notes/dwfl.md section 6 measured on what the phys
- * actually delivered, the slot timing, privacy bookkeeping and a small end-to-end run.
+ * OtaChannel/OtaPhy): the identities of DWFL's equations (alignment, eq. (9)) measured on what the
+ * phys actually delivered, the slot timing, privacy bookkeeping and a small end-to-end run.
  *
  * Identities are checked to 1e-10 (absolute, on models of norm O(1)); their inputs are noisy
  * (Rayleigh sender-only channels, receiver noise, calibrated artificial noise), and each test

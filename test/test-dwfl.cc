@@ -1,10 +1,12 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * DWFL (seed 004) per-round maths and privacy formulas against hand computations and the exact
- * identities of notes/dwfl.md: alignment (eq. 3), superposition (eq. 5), the Oracle and
- * Practical decodes of eq. (7) (eq. 9 and its practical residual), eq. (11), the orthogonal
- * eps, the corrected O(1/sqrt N) bound and the calibration of beta and kappa (notes 3.2).
+ * DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless Federated Learning with
+ * Differential Privacy", arXiv:2109.09142, 2021) per-round maths and privacy formulas against
+ * hand computations and the exact identities the paper's equations imply: alignment (eq. 3),
+ * superposition (eq. 5), the Oracle and Practical decodes of eq. (7) (eq. 9 and its practical
+ * residual), eq. (11), the orthogonal eps, the corrected O(1/sqrt N) bound and the calibration
+ * of beta and kappa (Theorem IV.1).
  * Random inputs use fixed seeds; every check is an identity, so no statistical bound is needed.
  */
 #include "ns3/dwfl-privacy.h"
@@ -684,7 +686,7 @@ TEST(DwflCalibration, InfeasibleTargetsThrowNamingTheWorkerAndTheFix)
     EXPECT_THROW(CalibrateDwflBeta(net.gainAbs, net.powerW, c, p, 0.0), ConfigError);
 }
 
-// ------------------------------------------- mechanisms, orthogonal calibration (issue 9, part 1)
+// ---------------------------------------------------------- mechanisms, orthogonal calibration
 
 TEST(DwflPrivacy, MechanismsGiveTheEpsOfEq11AndTheOrthogonalLink)
 {

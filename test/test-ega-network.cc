@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA through the uplink-codec seam (issue 12): a lossless network run over Wi-Fi equals the
+ * EGA through the uplink-codec seam: a lossless network run over Wi-Fi equals the
  * in-process reference bit for bit (two-phase n agreement, encoded-domain sum, one decode), the
  * aggregate error stays within Theorem 1's clean form at the network level, dropped clients are
  * filled with E(0) and rescaled, FedProx and q-FedAvg go through the same seam.

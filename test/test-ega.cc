@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA pure core (seed 002, notes/ega.md): the stochastic quantiser against the paper's
+ * EGA pure core (D. Zeng et al., "Encoded Gradients Aggregation against Gradient Leakage in
+ * Federated Learning", arXiv:2205.13216, 2022): the stochastic quantiser against the paper's
  * definition and its moments, blocking, the clean bounds of Lemma 3 and Theorem 1 against hand
  * computations, the linear codec (exactly additive), the Gaussian surrogate, the residual-MLP
  * codec (parameter count of the paper, forward paths, a finite-difference check of the
@@ -377,7 +378,8 @@ TEST(EgaGaussianCodec, DecodeErrorHasTheTableSigma)
 
 TEST(EgaMlpCodec, ParameterCountOfThePaper)
 {
-    // notes 2.2: b = h = 256, width 512, 3 residual blocks of expansion 4: 6,824,704 each.
+    // The paper's MNIST encoder: b = h = 256, width 512, 3 residual blocks of expansion 4:
+    // 6,824,704 each.
     const EgaMlpShape paper{256, 256, 512, 3, 4};
     EXPECT_EQ(EgaMlp::Encoder(paper).NumParameters(), 6824704u);
     EXPECT_EQ(EgaMlp::Decoder(paper).NumParameters(), 6824704u);

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * GFL and GHP diffusion over ns-3 links (issue 11, network mode): a lossless network run equals
+ * GFL and GHP diffusion over ns-3 links (network mode): a lossless network run equals
  * the in-process run with the same seeds bit for bit; with losses the policy acts and the
  * centroid drift of broken graph-homomorphic cancellation is reported.
  */

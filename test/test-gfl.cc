@@ -1,13 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * GFL (seeds 000/003, notes/gfl.md) pure core: every equation against hand computations to
+ * GFL (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning", arXiv:2203.07105,
+ * 2022, and its journal version, EURASIP J. Adv. Signal Process. 2023, article 87) pure core:
+ * every equation against hand computations to
  * 1e-12 (eqs. 3, 6, 7, 8, 47, 54, 55), the graph-homomorphic cancellation in the
  * (Perron-weighted) network centroid, the a_pp > 0 validation, secure-aggregation masks from an
  * X25519 key agreement (cancellation, dropout recovery), the missing-message policies and the
  * centroid drift, the privacy formulas through the accountant, and small in-process runs: they
  * converge, are reproducible, equal a hand-written loop over the same step functions bit for bit
- * (what the ns-3 mode will do), and show the orderings of the notes (section 6) on fixed seeds.
+ * (what the ns-3 mode will do), and show the orderings of the papers' figures on fixed seeds.
  */
 #include "fl-test-config-error.h"
 #include "fl-test-gfl-fixture.h"
@@ -319,7 +321,7 @@ TEST(ServerPerturbation, GraphHomomorphicCancelsInTheCentroid)
         }
         EXPECT_LT(residual.norm(), 1e-12);
         EXPECT_GT(moved, 1.0);
-        // Closed form (notes/ghp.md 2.6): w_k = sum_l a_lk (psi_l + v_l) - v_k.
+        // Closed form (from the GHP construction, eq. (20)): w_k = sum_l a_lk (psi_l + v_l) - v_k.
         for (std::size_t k = 0; k < P; ++k)
         {
             Eigen::VectorXd expect = Eigen::VectorXd::Zero(M);
@@ -403,7 +405,7 @@ TEST(ServerPerturbation, IidScopes)
         lap.PerturbKept(kept, rng);
         EXPECT_EQ(lap.SameForEveryReceiver(), scope != NoiseScope::PerLink);
         EXPECT_EQ(a == b, scope != NoiseScope::PerLink);
-        // Broadcast keeps exactly what it broadcast (notes/ghp.md pitfall 9).
+        // Broadcast keeps exactly what it broadcast (the noisy self-term of the i.i.d. baseline).
         EXPECT_EQ(kept == a, scope == NoiseScope::Broadcast);
         EXPECT_EQ(kept == PV({0, 0, 0, 0}), scope != NoiseScope::Broadcast);
     }
@@ -680,10 +682,11 @@ TEST(LossPolicies, ReuseLastUsesTheMessageOfTheLastIterationThatArrived)
 
 TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
 {
-    // V000 Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g
+    // The GFL preprint's Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g
     EXPECT_NEAR(GflEpsilonV000(0.5, 2.0, 10, 3.0), std::sqrt(2.0) * 0.5 * 2.0 * 110 / 3.0, 1e-12);
     EXPECT_NEAR(GflSigmaV000(0.5, 2.0, 10, GflEpsilonV000(0.5, 2.0, 10, 3.0)), 3.0, 1e-12);
-    // V003 Theorem 3: C = B + B' + sqrt(P) ||w° - w'°||, eps(i) = sqrt(2) C (i + 1) / sigma_g
+    // The journal version's Theorem 3: C = B + B' + sqrt(P) ||w° - w'°||, eps(i) = sqrt(2) C (i +
+    // 1) / sigma_g
     const double C = GflSensitivityV003(1.0, 2.0, 4, 0.5);
     EXPECT_DOUBLE_EQ(C, 4.0);
     EXPECT_NEAR(GflEpsilonV003(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
@@ -889,7 +892,7 @@ TEST(GflRunner, SecureAggregationGivesThePlainRunAndSurvivesDropouts)
 
 TEST(GflRunner, Fig2OrderingGraphHomomorphicTracksNonPrivateAndBeatsIidNoise)
 {
-    // notes/gfl.md 6.2: mu = 0.7, rho = 0.1, sigma_g^2 = 0.1, same noise power for all schemes.
+    // GFL Fig. 2: mu = 0.7, rho = 0.1, sigma_g^2 = 0.1, same noise power for all schemes.
     const std::size_t P = 6;
     const std::size_t K = 20;
     const RegressionFixture f = MakeRegressionFixture(P * K, 100, 0.1, 31);
@@ -913,7 +916,7 @@ TEST(GflRunner, Fig2OrderingGraphHomomorphicTracksNonPrivateAndBeatsIidNoise)
 
 TEST(GflRunner, NoisyUpdatesBeatNoisyModels)
 {
-    // notes/gfl.md 6.7 (V003 Fig. 5): one server, mu = 0.2, rho = 0.007, sigma_g^2 = 0.02.
+    // GFL journal Fig. 5: one server, mu = 0.2, rho = 0.007, sigma_g^2 = 0.02.
     const RegressionFixture f = MakeRegressionFixture(200, 100, 0.007, 41);
     GflConfig c;
     c.combination = Eigen::MatrixXd::Ones(1, 1);
@@ -961,12 +964,12 @@ SteadyMsds(const LearningTask& task, const GflConfig& c)
 
 TEST(GflRunner, Fig3RandomMsdGrowsWithSigmaGraphHomomorphicCentroidStaysBelow)
 {
-    // notes/gfl.md 6.3, 6.4 (GFL Fig. 3): mu = 0.7, rho = 0.1. The random (per-link) noise adds
+    // GFL Fig. 3: mu = 0.7, rho = 0.1. The random (per-link) noise adds
     // an O(mu^-1) sigma_g^2 term to the centroid MSD, linear in sigma_g^2: +10 dB per decade
     // once it dominates the gradient-noise floor; asked: >= 5 dB per decade (half of it, so the
     // floor may still hold up to half the MSD at sigma_g^2 = 0.1, where Fig. 2's test sees random
     // >= 3 dB above GH = the floor). GH removes the server noise from the centroid: >= 3 dB below
-    // random at sigma_g^2 = 1 (notes: 13 dB). Individual MSD: O(1) sigma_g^2 for both (Lemma 3),
+    // random at sigma_g^2 = 1 (about 13 dB). Individual MSD: O(1) sigma_g^2 for both (Lemma 3),
     // asked >= 10 dB over two decades (20 expected).
     const std::size_t P = 6;
     const std::size_t K = 20;
@@ -999,9 +1002,9 @@ TEST(GflRunner, Fig3RandomMsdGrowsWithSigmaGraphHomomorphicCentroidStaysBelow)
 
 TEST(GflRunner, Fig4GraphHomomorphicMsdRisesWithMuRandomIsWorstAtSmallMu)
 {
-    // notes/gfl.md 6.5, 6.6 (GFL Fig. 4): sigma_g^2 = 0.1. GH's centroid MSD is the O(mu)
+    // GFL Fig. 4: sigma_g^2 = 0.1. GH's centroid MSD is the O(mu)
     // gradient-noise floor: x10 in mu, +10 dB expected, >= 5 dB asked. Random adds
-    // O(mu^-1) sigma_g^2, which at mu = 0.1 dominates: >= 10 dB above GH (notes: 23 dB).
+    // O(mu^-1) sigma_g^2, which at mu = 0.1 dominates: >= 10 dB above GH (about 23 dB).
     const std::size_t P = 6;
     const std::size_t K = 20;
     const RegressionFixture f = MakeRegressionFixture(P * K, 100, 0.1, 33);
@@ -1024,7 +1027,7 @@ TEST(GflRunner, Fig4GraphHomomorphicMsdRisesWithMuRandomIsWorstAtSmallMu)
 
 TEST(GflRunner, Fig6NoisyUpdatesGrowWithMuNoisyModelsGrowAsMuShrinks)
 {
-    // notes/gfl.md 6.7 (V003 Fig. 6(a), (b)): one server, sigma_g^2 = 0.02 (rho = 0.1 instead of
+    // GFL journal Fig. 6(a), (b): one server, sigma_g^2 = 0.02 (rho = 0.1 instead of
     // 0.007 so that mu = 0.1 reaches its steady state in 1200 iterations). Noisy updates: the
     // noise is scaled by mu, MSD O(mu): x10 in mu, +10 dB expected, >= 5 dB asked. Noisy models:
     // O(mu^-1) sigma_g^2: /10 in mu, +10 dB expected where the noise dominates, >= 5 dB asked.

@@ -1,12 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * GHP diffusion (seed 001, notes/ghp.md): the adapt step (eq. 3) by hand, the checkable claims
- * of section 6 -- C1 per-agent nullspace, C4 constant centroid under pure averaging, C5 exact
- * centroid under a common Hessian, C6 identical messages, C7 steady-state disagreement against
- * the closed forms of section 3.5, C9 the Fig. 1 ordering on fixed seeds, C11 the privacy
- * formula through the accountant -- plus the a_kk > 0 validation and the centroid leak of lost
- * messages (pitfall 7).
+ * GHP diffusion (S. Vlaski, A. H. Sayed, "Graph-Homomorphic Perturbations for Private
+ * Decentralized Learning", ICASSP 2021): the adapt step (eq. 3) by hand, the checkable claims
+ * that follow from it -- C1 per-agent nullspace, C4 constant centroid under pure averaging, C5
+ * exact centroid under a common Hessian, C6 identical messages, C7 steady-state disagreement
+ * against closed forms we derived (not in the paper), C9 the Fig. 1 ordering on fixed seeds, C11
+ * the privacy formula through the accountant -- plus the a_kk > 0 validation and the centroid
+ * leak of lost messages (the cancellation needs every neighbour to receive).
  */
 #include "fl-test-config-error.h"
 
@@ -44,7 +45,7 @@ Db(double x)
     return 10.0 * std::log10(x);
 }
 
-/// Metropolis weights on a connected random geometric graph (notes 3.5: radius 0.35).
+/// Metropolis weights on a connected random geometric graph (radius 0.35).
 Eigen::MatrixXd
 GeometricMetropolis(std::size_t K, double radius, uint64_t seed, bool lazy = false)
 {
@@ -96,7 +97,7 @@ Seeds(std::size_t K)
     return s;
 }
 
-/// The logistic task of GHP Fig. 1 (notes 4.1): K agents, M = 5, class means +-1/sqrt(M) 1.
+/// The logistic task of GHP Fig. 1 (Section 4): K agents, M = 5, class means +-1/sqrt(M) 1.
 struct LogisticFixture
 {
     std::shared_ptr<SupervisedTask<double>> task;
@@ -261,7 +262,7 @@ TEST(GhpClaims, C5CommonHessianGivesTheNonPrivateCentroidExactly)
 
 TEST(GhpClaims, C7SteadyStateDisagreementMatchesTheClosedForms)
 {
-    // mu = 0, notes 3.5: GHP (M s^2 / K) sum_{m>=2} (1 - l_m) / (1 + l_m),
+    // mu = 0, closed forms we derived: GHP (M s^2 / K) sum_{m>=2} (1 - l_m) / (1 + l_m),
     // i.i.d. (broadcast) (M s^2 / K) sum_{m>=2} l_m^2 / (1 - l_m^2), s^2 = 2 b^2.
     const std::size_t K = 20;
     const std::size_t M = 5;
@@ -315,7 +316,7 @@ TEST(GhpClaims, C7SteadyStateDisagreementMatchesTheClosedForms)
 TEST(GhpClaims, C9Fig1OrderingOnFixedSeeds)
 {
     // mu = 1, rho = 0.1, sigma_h^2 = 1, b_v = 1 (sigma_p^2 = 2), equal noise for both private
-    // schemes, lazy Metropolis weights (notes 4.3, C12).
+    // schemes, lazy Metropolis weights (a_kk >= 1/2).
     const std::size_t K = 12;
     const LogisticFixture f = MakeLogistic(K, 600, 0.1, 17);
     DiffusionConfig c;
@@ -485,8 +486,8 @@ TEST(GhpClaims, ZeroSelfWeightIsRejectedNamingTheWeight)
 
 TEST(GhpClaims, LostMessagesLeakGhpNoiseIntoTheCentroid)
 {
-    // notes/ghp.md pitfall 7: with mu = 0 the lossless GHP centroid stays put; dropping 20 % of
-    // the messages (renormalising) lets it drift.
+    // The cancellation needs every neighbour to receive: with mu = 0 the lossless GHP centroid
+    // stays put; dropping 20 % of the messages (renormalising) lets it drift.
     const std::size_t K = 12;
     const Eigen::MatrixXd A = GeometricMetropolis(K, 0.45, 5);
     auto drift = [&](double loss) {

@@ -37,7 +37,7 @@ ExpectConfigError(const std::function<void()>& f, const std::vector<std::string>
     }
 }
 
-/// The GHP notes' example graph: 0-1, 1-2, 1-3, 2-3 (degrees 1, 3, 2, 2).
+/// A small example graph: 0-1, 1-2, 1-3, 2-3 (degrees 1, 3, 2, 2).
 Graph
 KiteGraph()
 {

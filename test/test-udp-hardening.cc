@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * UDP hardening (issue 10): FedAvg over UDP finishes on every scene (Wi-Fi, LTE, CSMA,
+ * UDP hardening: FedAvg over UDP finishes on every scene (Wi-Fi, LTE, CSMA,
  * point-to-point) with every hole policy and no round deadline, with no chunk lost and none
  * retransmitted on loss-free links (address resolution no longer eats the first burst); losses
  * are counted per round and per client whatever happened to the rest of a message, and a

@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Perturbed adapt-then-combine (ATC) diffusion over a graph, pure (no ns-3 header): the step
- * GHP diffusion (seed 001, notes/ghp.md eqs. 14-16 and 20) runs between agents and GFL (seeds
- * 000/003, notes/gfl.md eq. 8) runs between servers.
+ * GHP diffusion (S. Vlaski, A. H. Sayed, "Graph-Homomorphic Perturbations for Private
+ * Decentralized Learning", ICASSP 2021, eqs. (14)-(16) and (20)) runs between agents and GFL
+ * (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning", arXiv:2203.07105,
+ * 2022, eq. (8)) runs between servers.
  *
  * One iteration of node k, as an application runs it one message at a time:
  *  1. adapt: phi_k = w_k - mu grad Q_k(w_k; x_k,i) (TrainClientWith with DiffusionAdaptConfig);
@@ -177,8 +179,8 @@ CombineOutcome CombineMessages(const ParamVector& ownKept,
  * is empty (doubly stochastic A), else weights / sum(weights) (e.g. PerronVector(A)). It is 0 up
  * to rounding for a column-stochastic A with no noise or graph-homomorphic noise when every
  * message arrives, (1/N)||sum_k q_k|| for i.i.d. broadcast noise, and shows the leak of broken
- * graph-homomorphic cancellation when messages are lost (notes/ghp.md pitfall 7). Computed in
- * double, O(N d). Throws ConfigError on empty or mismatched inputs.
+ * graph-homomorphic cancellation when messages are lost (it needs every neighbour to receive).
+ * Computed in double, O(N d). Throws ConfigError on empty or mismatched inputs.
  */
 double CentroidDrift(const std::vector<const ParamVector*>& models,
                      const std::vector<const ParamVector*>& aggregates,
@@ -312,7 +314,7 @@ struct NetworkRunResult
     double flops{0.0};               ///< training FLOPs of all local steps
 };
 
-/// Settings of an in-process GHP diffusion run (notes/ghp.md section 2.7).
+/// Settings of an in-process GHP diffusion run (the per-agent procedure of the GHP paper).
 struct DiffusionConfig
 {
     Eigen::MatrixXd combination; ///< A (K x K) for the task's K clients (= agents)

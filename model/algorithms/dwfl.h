@@ -1,11 +1,12 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * DWFL (seed 004: Chen et al., "Decentralized Wireless Federated Learning with Differential
- * Privacy") per-round maths (pure; no ns-3 header): power alignment (eqs. 3-4), the transmitted
- * signal (eq. 2 before phase pre-compensation), the over-the-air superposition a receiver sees
- * (eqs. 1, 5), the local clipped SGD step and the consensus update of eq. (7) in the Oracle
- * (paper-literal) and Practical decode modes of notes/dwfl.md section 2.4.
+ * DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless Federated Learning with
+ * Differential Privacy", arXiv:2109.09142, 2021) per-round maths (pure; no ns-3 header): power
+ * alignment (eqs. 3-4), the transmitted signal (eq. 2 before phase pre-compensation), the
+ * over-the-air superposition a receiver sees (eqs. 1, 5), the local clipped SGD step and the
+ * consensus update of eq. (7) in the Oracle (paper-literal: it needs the receiver's own channel
+ * noise m_i) and Practical (what a worker knows) decode modes.
  *
  * Channels are sender-only and real after phase pre-compensation: sender k arrives at every
  * receiver with the amplitude gain |h_k|. The privacy side (eq. 11, calibration of beta) is in
@@ -31,9 +32,9 @@ namespace fl
 void ValidateDwflChannels(const std::vector<double>& gainAbs, const std::vector<double>& powerW);
 
 /**
- * Common received amplitude c = kappa min_j sqrt(|h_j|^2 P_j) (eq. 4 for kappa = 1; notes 2.1
- * for kappa in (0, 1]). `gainAbs[j]` = |h_j|, `powerW[j]` = P_j. Throws ConfigError on bad
- * channels or kappa outside (0, 1].
+ * Common received amplitude c = kappa min_j sqrt(|h_j|^2 P_j) (eq. 4 for kappa = 1; kappa in
+ * (0, 1] leaves the weakest worker power for artificial noise). `gainAbs[j]` = |h_j|, `powerW[j]` =
+ * P_j. Throws ConfigError on bad channels or kappa outside (0, 1].
  */
 double DwflAlignmentAmplitude(const std::vector<double>& gainAbs,
                               const std::vector<double>& powerW,
@@ -112,7 +113,7 @@ void DwflSuperpose(const std::vector<const Vec<double>*>& signals,
                    std::vector<Vec<double>>& received);
 
 /**
- * Practical decode (notes 2.4 item 2): the update of eq. (7) with what worker i knows,
+ * Practical decode: the update of eq. (7) with what worker i knows,
  *   x_i^(t+1/2) = x_i^(t) + eta [ v_i / (c (N-1)) - x_i^(t) - a_i G_i ],
  * i.e. eq. (7) with the own virtual noise Phi_i taken as a_i G_i (the receiver noise m_i is
  * unknown). In place on x (= x_i^(t) on entry); `received` = v_i, `ownNoise` = G_i,

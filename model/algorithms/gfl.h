@@ -1,12 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Graph federated learning (GFL; Rizk, Vlaski & Sayed, seeds 000 and 003, notes/gfl.md), pure
- * (no ns-3 header): P servers on a graph, K clients each. Per iteration i every server p
+ * Graph federated learning (GFL; E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated
+ * Learning", arXiv:2203.07105, 2022, and its journal version, EURASIP J. Adv. Signal Process.
+ * 2023, article 87), pure (no ns-3 header): P servers on a graph, K clients each. Per iteration
+ * i every server p
  *  1. samples L of its K clients (GflSampleClients) and sends them w_{p,i-1};
  *  2. each sampled client k runs E_{p,k} SGD steps of size mu / E_{p,k} on mini-batches of
  *     B_{p,k} (eq. 3; GflTrainerConfig with TrainClientWith) and uploads its model w_{p,k,i}
- *     (eq. 6) or its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (V003 eq. 54), possibly with
+ *     (eq. 6) or its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (journal eq. 54), possibly with
  *     client noise g_{p,k,i} (noisy models / noisy updates, the journal version's Section 3.4)
  *     (GflClientStep), optionally summed by secure aggregation (Bonawitz et al., ACM CCS 2017;
  *     secagg.h);
@@ -84,8 +86,8 @@ GflDropoutSeed(uint64_t clientSeed, uint32_t iteration)
 /// What a sampled client uploads.
 enum class GflUplink : uint8_t
 {
-    Models,  ///< its model w_{p,k,i} (eq. 6; V000, noisy-model FL)
-    Updates, ///< its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (V003 eq. 54, noisy updates)
+    Models,  ///< its model w_{p,k,i} (eq. 6; the preprint, noisy-model FL)
+    Updates, ///< its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (journal eq. 54, noisy updates)
 };
 
 /// Name of an uplink kind ("models", "updates").
@@ -115,7 +117,7 @@ LocalTrainerConfig GflTrainerConfig(double mu,
                                     double clipNorm);
 
 /**
- * V003 eq. (54): the averaged update u = (start - trained) / mu, which equals
+ * The journal version's eq. (54): the averaged update u = (start - trained) / mu, which equals
  * (1/E) sum_e grad Q(w_{e-1}) under the mu / E step rule. Throws ConfigError on mismatched
  * vectors or mu <= 0.
  */
@@ -158,9 +160,9 @@ ParamVector GflServerAverage(const std::vector<const ParamVector*>& received,
                              const std::vector<double>& weights = {});
 
 /**
- * V003 eq. (55): psi = current - mu * averageUpdate, with averageUpdate = (1/L) sum_k (u_k + g_k)
- * (GflServerAverage of the updates, or the unmasked sum / L). Throws ConfigError on mismatched
- * vectors or mu <= 0.
+ * The journal version's eq. (55): psi = current - mu * averageUpdate, with averageUpdate = (1/L)
+ * sum_k (u_k + g_k) (GflServerAverage of the updates, or the unmasked sum / L). Throws ConfigError
+ * on mismatched vectors or mu <= 0.
  */
 ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, double mu);
 
@@ -193,8 +195,9 @@ struct GflLocalWork
 };
 
 /**
- * Draws E ~ U{eMin..eMax} and B ~ U{bMin..bMax} per client (notes 4.1: E in [1, 10], B in
- * [5, 10]) from Rng(seed), E then B for each client in turn. Throws ConfigError on empty ranges.
+ * Draws E ~ U{eMin..eMax} and B ~ U{bMin..bMax} per client (the papers' regression experiment: E in
+ * [1, 10], B in [5, 10]) from Rng(seed), E then B for each client in turn. Throws ConfigError on
+ * empty ranges.
  */
 GflLocalWork DrawGflLocalWork(std::size_t clients,
                               std::size_t eMin,

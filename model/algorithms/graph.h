@@ -156,7 +156,7 @@ Graph ParseGraph(std::size_t nodes,
 
 // ------------------------------------------------------------------ combination matrices
 //
-// Convention (as in the GHP and GFL notes): A = [a_lk] is n x n, a_lk is the weight node k gives
+// Convention (as in the GHP and GFL papers): A = [a_lk] is n x n, a_lk is the weight node k gives
 // to what it receives from node l, and a_lk = 0 unless l = k or l ~ k. Every matrix built here
 // is symmetric (a_lk = a_kl), so it is also the GFL reading "a_pm = weight server p gives to m",
 // and doubly stochastic: rows and columns sum to 1.
@@ -180,7 +180,7 @@ Eigen::MatrixXd UniformWeights(const Graph& graph);
 
 /**
  * Mixing rate iota_2 = rho(A - (1/n) 1 1^T): the spectral radius of A with the averaging part
- * removed (lambda_2 in the GHP notes; < 1 for a connected graph with positive self-weights).
+ * removed (lambda_2 in the GHP paper; < 1 for a connected graph with positive self-weights).
  * An exactly symmetric A uses the self-adjoint eigensolver, any other the general one.
  * Throws ConfigError if A is empty or not square.
  */

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Network-wide metrics over the models held by the nodes of a decentralised system: centroid,
- * MSD of a model in dB, average individual MSD in dB and disagreement (GHP / GFL notes).
+ * MSD of a model in dB, average individual MSD in dB and disagreement (as in the GHP and GFL
+ * papers).
  */
 #ifndef FL_NETWORK_METRICS_H
 #define FL_NETWORK_METRICS_H

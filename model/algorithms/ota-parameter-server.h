@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The centralized over-the-air parameter server of Seif, Tandon, Li, "Wireless Federated
- * Learning with Local Differential Privacy" (ISIT 2020; seed 004's ref. [11], the baseline of
- * DWFL's Fig. 6; notes/dwfl.md section 4), per-round maths (pure; no ns-3 header):
+ * Learning with Local Differential Privacy" (ISIT 2020; ref. [11] and the baseline of
+ * Fig. 6 of S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless Federated Learning
+ * with Differential Privacy", arXiv:2109.09142, 2021), per-round maths (pure; no ns-3 header):
  *
  *  - worker k computes the clipped stochastic gradient g_k at the server's model w (one SGD
  *    step of the task's trainer from w gives w - gamma g_k, GradientFromStep);

@@ -1,8 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * A GHP diffusion agent (seed 001): perturbed adapt-then-combine over any NetDevice, through the
- * transport seam.
+ * A GHP diffusion agent (S. Vlaski, A. H. Sayed, "Graph-Homomorphic Perturbations for Private
+ * Decentralized Learning", ICASSP 2021): perturbed adapt-then-combine over any NetDevice, through
+ * the transport seam.
  */
 #ifndef DIFFUSION_AGENT_APPLICATION_H
 #define DIFFUSION_AGENT_APPLICATION_H
@@ -22,7 +23,7 @@ namespace ns3
 
 /**
  * \ingroup fl
- * An agent k of perturbed ATC diffusion (GHP, notes/ghp.md eqs. 14-16 and 20). Iteration i:
+ * An agent k of perturbed ATC diffusion (GHP paper, eqs. (14)-(16) and (20)). Iteration i:
  *  1. adapt: phi_k = w_k - mu clip(grad Q_k(w_k)) on a mini-batch of BatchSize samples
  *     (fl::TrainClientWith with fl::DiffusionAdaptConfig, engine DeriveSeed(Seed, i), as
  *     fl::RunDiffusionInProcess);

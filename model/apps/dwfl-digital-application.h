@@ -1,10 +1,11 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The digital reference of DWFL (seed 004, issue 9): the same decentralized averaging, without
- * noise, over a digital network through the transport seam. Every worker sends its model to
- * every other worker (FlTransport::SendModel), then applies the update of eq. (7) with the
- * exact sum of the others' models.
+ * The digital reference of DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless
+ * Federated Learning with Differential Privacy", arXiv:2109.09142, 2021): the same decentralized
+ * averaging, without noise, over a digital network through the transport seam. Every worker
+ * sends its model to every other worker (FlTransport::SendModel), then applies the update of
+ * eq. (7) with the exact sum of the others' models.
  */
 #ifndef DWFL_DIGITAL_APPLICATION_H
 #define DWFL_DIGITAL_APPLICATION_H

@@ -56,8 +56,8 @@ DwflWorkerApplication::GetTypeId()
                           MakeDoubleAccessor(&DwflWorkerApplication::m_kappa),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("TargetEpsilon",
-                          "Per-round eps the artificial noise is calibrated for (notes 3.2; "
-                          "per link when orthogonal); 0: no artificial noise (beta = 0).",
+                          "Per-round eps the artificial noise is calibrated for (DWFL Theorem "
+                          "IV.1; per link when orthogonal); 0: no artificial noise (beta = 0).",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&DwflWorkerApplication::m_targetEpsilon),
                           MakeDoubleChecker<double>(0.0))

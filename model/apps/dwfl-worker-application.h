@@ -1,8 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The DWFL worker (seed 004, Algorithm 1): a decentralised learner that exchanges its model with
- * every other worker as one analog over-the-air superposition on an OtaPhy.
+ * The DWFL worker (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless Federated
+ * Learning with Differential Privacy", arXiv:2109.09142, 2021, Algorithm 1): a decentralised
+ * learner that exchanges its model with every other worker as one analog over-the-air
+ * superposition on an OtaPhy.
  */
 #ifndef DWFL_WORKER_APPLICATION_H
 #define DWFL_WORKER_APPLICATION_H
@@ -94,7 +96,7 @@ struct DwflRoundReport
 class DwflWorkerApplication : public FlApplicationBase
 {
   public:
-    /// How a worker decodes its reception (notes/dwfl.md section 2.4).
+    /// How a worker decodes its reception: eq. (7) as printed needs its own receiver noise m_i.
     enum DecodeMode
     {
         DECODE_PRACTICAL, ///< uses only what a worker knows: own noise G_i, not m_i

@@ -96,7 +96,8 @@ class FlClientApplication : public FlApplicationBase
     fl::MechanismKind GetUplinkMechanism() const;
 
     /**
-     * The GFL client step (seeds 000/003 eq. 3, 6, 54): instead of the task's own trainer, run
+     * The GFL client step (Rizk, Vlaski, Sayed, "Privatized Graph Federated Learning", eqs. (3),
+     * (6), and (54) of the journal version): instead of the task's own trainer, run
      * fl::GflClientStep: E_{p,k} steps of size mu / E_{p,k} (the `trainer`, e.g. from
      * fl::GflTrainerConfig) and upload the model or the averaged update, with the uplink
      * perturbation (if set) drawn as the in-process runner draws it, for receiver `server` (the

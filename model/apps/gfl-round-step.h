@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The GFL server (seeds 000/003) as the FedAvg server with a round step: FlServerApplication
+ * The GFL server (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning",
+ * arXiv:2203.07105, 2022, and its journal version, EURASIP J. Adv. Signal Process. 2023, article
+ * 87) as the FedAvg server with a round step: FlServerApplication
  * samples, sends w_{p,i-1}, collects the uploads; this step supplies the GFL sampling
  * (fl::GflSampleClients from the server's seed), the aggregation of eq. (7) / (55), and between
  * "aggregate" and "next round" the server-to-server exchange of eq. (8) over the server's own

@@ -21,7 +21,7 @@ namespace ns3
 
 /**
  * \ingroup fl
- * Parameter server over the analog channel (Seif et al.; notes/dwfl.md section 4), a thin shell
+ * Parameter server over the analog channel (Seif, Tandon, Li, ISIT 2020), a thin shell
  * around fl::OtaPsUpdate: the workers are DwflWorkerApplications with Transmission CentralizedPs
  * (they run the setup, the clipped step, the artificial noise and the aligned signal); in their
  * uplink slot this server's phy receives y = sum_k |h_k| s_k + m, the server applies

@@ -19,7 +19,7 @@ namespace fl
 enum class TargetKind : uint8_t
 {
     Regression = 0,   ///< real-valued targets
-    BinarySigned = 1, ///< labels in {-1, +1} (logistic regression as in seed 001)
+    BinarySigned = 1, ///< labels in {-1, +1} (logistic regression as in GHP)
     Categorical = 2,  ///< class indices 0 .. numClasses-1, stored as scalars
 };
 

@@ -63,7 +63,8 @@ class LinearScoreModel : public Model<S>
 };
 
 /**
- * Ridge regression in the GFL convention (seed 000 eq. 54):
+ * Ridge regression in the GFL convention (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph
+ * Federated Learning", arXiv:2203.07105, 2022, eq. (54)):
  * J(w) = (1/N) sum_n (d_n - u_n^T w)^2 + rho ||w||^2, gradient (2/N) sum u (u^T w - d) + 2 rho w.
  * No intercept (append a constant feature if one is wanted). Parameters: w in R^M.
  */
@@ -85,14 +86,15 @@ class RidgeRegression : public LinearScoreModel<S>
 
 /**
  * Closed-form optimum of the ridge risk averaged over several data sets with equal weight
- * (seed 000 eqs. 55-57): w° = (avg_k R̂_k + rho I)^{-1} avg_k r̂_k, R̂_k = (1/N_k) sum u u^T,
- * r̂_k = (1/N_k) sum d u. Computed in double.
+ * (the GFL preprint, eqs. (55)-(57)): w° = (avg_k R̂_k + rho I)^{-1} avg_k r̂_k,
+ * R̂_k = (1/N_k) sum u u^T, r̂_k = (1/N_k) sum d u. Computed in double.
  */
 template <typename S>
 Eigen::VectorXd RidgeOptimum(const std::vector<const Dataset<S>*>& parts, double rho);
 
 /**
- * Binary logistic regression with labels in {-1, +1} (seed 001 eq. 32):
+ * Binary logistic regression with labels in {-1, +1} (S. Vlaski, A. H. Sayed, "Graph-Homomorphic
+ * Perturbations for Private Decentralized Learning", ICASSP 2021, eq. (32)):
  * J(w) = (1/N) sum ln(1 + exp(-gamma h^T w)) + (rho/2) ||w||^2. No intercept.
  */
 template <typename S>

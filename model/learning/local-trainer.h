@@ -19,7 +19,7 @@ namespace fl
 enum class StepRule : uint8_t
 {
     Fixed = 0,         ///< every step uses learningRate
-    DividedBySteps = 1 ///< every step uses learningRate / E (GFL: mu / E_{p,k}, seed 000 eq. 3)
+    DividedBySteps = 1 ///< every step uses learningRate / E (GFL: mu / E_{p,k}, eq. (3))
 };
 
 /// Configuration of local training.

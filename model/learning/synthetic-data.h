@@ -16,7 +16,8 @@ namespace fl
 {
 
 /**
- * Streaming linear regression of GFL (seeds 000/003, notes/gfl.md §4.1):
+ * Streaming linear regression of GFL (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated
+ * Learning", arXiv:2203.07105, 2022, Section V-A; journal version Section 5.1):
  * d = u^T w* + v, u ~ N(0, R_k) with a random covariance per agent R_k = s L L^T
  * (L an M x M standard Gaussian matrix, s = covarianceScale), v ~ N(0, sigma_v,k^2) with
  * sigma_v,k^2 ~ U[noiseVarMin, noiseVarMax] per agent. w* ~ N(0, I) is shared by all agents.
@@ -53,7 +54,8 @@ template <typename S>
 RegressionTask<S> MakeRegressionTask(const RegressionTaskConfig& config, Rng& rng);
 
 /**
- * Binary Gaussian class-conditional data of GHP (seed 001, notes/ghp.md §4):
+ * Binary Gaussian class-conditional data of GHP (S. Vlaski, A. H. Sayed, "Graph-Homomorphic
+ * Perturbations for Private Decentralized Learning", ICASSP 2021, Section 4):
  * gamma in {-1,+1} with P(+1) = positivePrior, h | gamma ~ N(gamma * mean, sigmaH2 * I).
  * `mean` has length M (the +1 class mean; the -1 class mean is its negative).
  */

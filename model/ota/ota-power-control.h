@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Power alignment (channel inversion) and channel-state estimates for over-the-air computation
- * (pure; no ns-3 header). DWFL (seed 004) eqs. (2)-(4), with the generalisations of
- * notes/dwfl.md section 2.1: c = kappa * min_j |h_j| sqrt(P_j), truncated inversion.
+ * (pure; no ns-3 header). DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless
+ * Federated Learning with Differential Privacy", arXiv:2109.09142, 2021), eqs. (2)-(4), with two
+ * generalisations: c = kappa * min_j |h_j| sqrt(P_j) (eq. (4) is kappa = 1, which leaves the
+ * weakest worker no power for artificial noise), and truncated inversion.
  */
 #ifndef FL_OTA_POWER_CONTROL_H
 #define FL_OTA_POWER_CONTROL_H

@@ -277,8 +277,8 @@ GradientQuery(const DwflPrivacyParams& params)
 }
 
 /**
- * Symmetric calibration for a target eps (notes 3.2): every receiver hears `senders` senders
- * (N-1 for DWFL, N at the parameter server) and needs S = max(0, (K/eps)^2 - sigma_m^2) of
+ * Symmetric calibration for a target eps (DWFL Theorem IV.1): every receiver hears `senders`
+ * senders (N-1 for DWFL, N at the parameter server) and needs S = max(0, (K/eps)^2 - sigma_m^2) of
  * artificial noise, K = DwflPrivacyConstant(c, params); each sender contributes S / senders:
  *   beta_k = S / (senders |h_k|^2 P_k sigma^2).
  * Throws ConfigError naming the weakest worker and the fixes if it would need alpha + beta > 1.

@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * DWFL's own per-round privacy formulas (seed 004, Theorem IV.1 and section 3 of notes/dwfl.md;
+ * DWFL's own per-round privacy formulas (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized
+ * Wireless Federated Learning with Differential Privacy", arXiv:2109.09142, 2021, Theorem IV.1;
  * pure, no ns-3 header): eps_i of eq. (11), the orthogonal-transmission eps_{j->i}, the
  * corrected O(1/sqrt N) bound, and the calibration of the artificial-noise power fractions
  * beta_k (and the largest feasible kappa) for a target (eps, delta) per round.
@@ -83,8 +84,8 @@ double DwflOrthogonalEpsilon(double gainAbs,
                              const DwflPrivacyParams& params);
 
 /**
- * The corrected O(1/sqrt N) bound on eq. (11) (notes 3.3; Remark IV.1 as printed is invalid
- * for N > 2):
+ * The corrected O(1/sqrt N) bound on eq. (11) (Remark IV.1 as printed is invalid for
+ * N > 2):
  *   eps_i <= K / sqrt((N-1) m_0 + sigma_m^2) <= K / (sqrt(N-1) sqrt(m_0)),
  *   m_0 = min_{k != i} |h_k|^2 beta_k P_k sigma^2,  K = DwflPrivacyConstant(c).
  * Returns the first (finite whenever sigma_m^2 > 0) form. Errors as DwflEpsilon.
@@ -135,7 +136,7 @@ std::vector<double> CalibrateDwflOrthogonalBeta(const std::vector<double>& gainA
                                                 double epsilon);
 
 /**
- * Calibration of the artificial noise for a target eps per round (notes 3.2), symmetric split:
+ * Calibration of the artificial noise for a target eps per round (Theorem IV.1), symmetric split:
  *   sigma_s,req = K / eps,  S = max(0, sigma_s,req^2 - sigma_m^2),
  *   beta_k = S / ((N-1) |h_k|^2 P_k sigma^2),
  * so that every receiver collects exactly S of artificial noise and eps_i = eps for every i
@@ -166,9 +167,9 @@ double DwflMaxKappa(const std::vector<double>& gainAbs,
                     double epsilon);
 
 // ------------------------------------------------------------------------------------------
-// The centralized over-the-air parameter server of Seif, Tandon, Li (ISIT 2020; seed 004's ref.
-// [11], notes/dwfl.md section 4): the N workers send their clipped gradients g_k (not models),
-// aligned to amplitude c with artificial noise, and the server receives
+// The centralized over-the-air parameter server of Seif, Tandon, Li (ISIT 2020; ref. [11] of
+// the DWFL paper, the baseline of its Fig. 6): the N workers send their clipped gradients g_k
+// (not models), aligned to amplitude c with artificial noise, and the server receives
 // y = sum_k |h_k| (sqrt(alpha_k P_k) g_k + sqrt(beta_k P_k) G_k) + m. The adversary is the
 // server; the query c sum_k g_k has L2 sensitivity 2 g_max c (gamma does not enter), and the
 // noise is that of all N senders plus the server's receiver noise.

@@ -46,24 +46,26 @@ double GhpEpsilon(double mu, double gradientBound, uint64_t iteration, double b)
 double GhpLaplaceScale(double mu, double gradientBound, uint64_t horizon, double epsilon);
 
 /**
- * GFL V000 Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g (Laplace of scale
+ * The GFL preprint's Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g (Laplace of scale
  * sigma_g / sqrt(2)). Errors as GhpEpsilon, naming "sigmaG".
  */
 double GflEpsilonV000(double mu, double gradientBound, uint64_t iteration, double sigmaG);
 
-/// sigma_g = sqrt(2) mu B T (T + 1) / eps (V000 Theorem 2 solved for sigma_g).
+/// sigma_g = sqrt(2) mu B T (T + 1) / eps (the preprint's Theorem 2 solved for sigma_g).
 double GflSigmaV000(double mu, double gradientBound, uint64_t horizon, double epsilon);
 
 /**
- * The V003 sensitivity constant C = B + B' + sqrt(P) ||w° - w'°|| (the consistent reading of
- * Theorem 3, notes/gfl.md section 2.6 [TYPO]). Throws ConfigError on negative inputs or P = 0.
+ * The sensitivity constant of the journal version's Theorem 3, C = B + B' + sqrt(P) ||w° - w'°||:
+ * the consistent reading of a typo in Theorem 3, which prints B + B' sqrt(P) ||w° - w'°|| while
+ * the main text's sensitivity bound is B + B' + sqrt(P) ||w° - w'°|| (and the proof in its
+ * Appendix 5 drops the sqrt(P)). Throws ConfigError on negative inputs or P = 0.
  */
 double GflSensitivityV003(double b, double bPrime, std::size_t servers, double optimumShift);
 
-/// GFL V003 Theorem 3: eps(i) = sqrt(2) C (i + 1) / sigma_g.
+/// The GFL journal version's Theorem 3: eps(i) = sqrt(2) C (i + 1) / sigma_g.
 double GflEpsilonV003(double sensitivityC, uint64_t iteration, double sigmaG);
 
-/// sigma_g = sqrt(2) C (T + 1) / eps (V003 Theorem 3 solved for sigma_g).
+/// sigma_g = sqrt(2) C (T + 1) / eps (the journal version's Theorem 3 solved for sigma_g).
 double GflSigmaV003(double sensitivityC, uint64_t horizon, double epsilon);
 
 /**

@@ -93,8 +93,9 @@ enum class NoiseScope : uint8_t
     PerSender, ///< one draw per iteration (BeginIteration), the same for every receiver
     /**
      * One draw per iteration, the same on every outgoing copy and also on the kept copy: the
-     * sender keeps the very vector it broadcast (the i.i.d. baseline of the GHP notes, section
-     * 2.1, pitfall 9; reading (b') of the GFL notes, section 2.2).
+     * sender keeps the very vector it broadcast (the i.i.d. baseline of the GHP paper, eqs.
+     * (7)-(9), with the noisy broadcast also used as the self-term; one of the readings of the
+     * random-perturbation baseline of the GFL paper, which does not say how it is drawn).
      */
     Broadcast,
 };
@@ -214,8 +215,9 @@ enum class NoiseDistribution : uint8_t
 const char* NoiseDistributionName(NoiseDistribution distribution);
 
 /**
- * Graph-homomorphic perturbations (GHP notes eq. 20, GFL notes eq. 47; Vlaski & Sayed, ICASSP
- * 2021). Each iteration the sender l draws ONE vector v_l (BeginIteration) and
+ * Graph-homomorphic perturbations (Vlaski & Sayed, ICASSP 2021, eq. (20); the GFL preprint of
+ * Rizk, Vlaski & Sayed, eq. (47)). Each iteration the sender l draws ONE vector v_l
+ * (BeginIteration) and
  *  - adds v_l to the copy for every receiver k != l (q_lk = v_l: one broadcast suffices),
  *  - adds -((1 - a_ll) / a_ll) v_l to the copy it keeps (q_ll, never transmitted),
  * so that sum_k a_lk q_lk = (1 - a_ll) v_l - (1 - a_ll) v_l = 0 whenever row l of the combination

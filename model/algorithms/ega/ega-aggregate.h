@@ -1,8 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA aggregation in the encoded domain and the curious-server probe (seed 002, Eqs. 2, 5 and
- * Algorithm 2), pure (no ns-3 header). A round, as data:
+ * EGA aggregation in the encoded domain and the curious-server probe (D. Zeng et al., "Encoded
+ * Gradients Aggregation against Gradient Leakage in Federated Learning", arXiv:2205.13216, 2022,
+ * Eqs. 2, 5 and Algorithm 2), pure (no ns-3 header). A round, as data:
  *   client i: codes_i = E_c(blocks(Q(lambda_i dw_i; s, n)))         EgaEncodeUpdate
  *   server:   S = sum_i codes_i                                     EgaAccumulate
  *             g_rec = (n/s) unblock(D_c(S / m))                     EgaDecodeAggregate (Eq. 5)

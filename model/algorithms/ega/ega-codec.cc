@@ -184,7 +184,7 @@ EgaMeasuredSigmas()
         {32, 32, 64, 10, 64, 2, 2, 60, 0.060718246255903434, 0.0047, 41.4},
         {32, 16, 64, 10, 64, 2, 2, 60, 8.307344867162428, 0.7066, 38.4},
         {32, 8, 64, 10, 64, 2, 2, 60, 10.156491772185733, 0.8655, 38.9},
-        // 8x (data/ega-b32-h4-codec.bin, issue 12 part 2); CPU s not measured (274 s wall on the
+        // 8x (data/ega-b32-h4-codec.bin); CPU s not measured (274 s wall on the
         // loaded machine), about the 2x/4x codecs' 39 s by the shape.
         {32, 4, 64, 10, 64, 2, 2, 60, 10.982151616419404, 0.9364, 0.0},
         {32, 32, 64, 5, 64, 2, 2, 60, 0.08735330896605306, 0.0048, 21.3},

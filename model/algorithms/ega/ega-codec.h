@@ -1,8 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA codecs (seed 002, pure; no ns-3 header): the block-level encoder E_c : Q_s^b -> R^h and
- * decoder D_c : R^h -> R^b behind one interface, and the two stand-ins of notes/ega.md section 7:
+ * EGA codecs (D. Zeng et al., "Encoded Gradients Aggregation against Gradient Leakage in Federated
+ * Learning", arXiv:2205.13216, 2022; pure, no ns-3 header): the block-level encoder
+ * E_c : Q_s^b -> R^h and decoder D_c : R^h -> R^b behind one interface, and two cheaper stand-ins
+ * (ours, not the paper's):
  *  - EgaLinearCodec: E_c(l) = A l with orthonormal columns (h >= b), D_c(c) = A^T c. Exactly
  *    additive, D_c(mean_i E_c(l_i)) = mean_i l_i to rounding: the negative control of the
  *    curious-server probe (Eq. 2 recovers a client exactly).

@@ -1,11 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The learned EGA codec (seed 002, section 3.2 and notes/ega.md section 2.2), pure (no ns-3
- * header): a residual-MLP encoder E_c : Q_s^b -> R^h and decoder D_c : R^h -> R^b in Eigen, with
- * hand-written backpropagation for the training of Algorithm 1 (ega-trainer.h).
+ * The learned EGA codec (D. Zeng, S. Liu, S. Liang, Z. Li, H. Wang, I. King, Z. Xu, "Encoded
+ * Gradients Aggregation against Gradient Leakage in Federated Learning", arXiv:2205.13216, 2022,
+ * Sections 3.2 and 4.1), pure (no ns-3 header): a residual-MLP encoder E_c : Q_s^b -> R^h and
+ * decoder D_c : R^h -> R^b in Eigen, with hand-written backpropagation for the training of
+ * Algorithm 1 (ega-trainer.h).
  *
- * Architecture (notes 2.2, "width" w, "depth" residual blocks, "expansion" e):
+ * Architecture (it gives the paper's 6,824,704 parameters; "width" w, "depth" residual blocks,
+ * "expansion" e):
  *   encoder: Linear(b, w) - ReLU - Linear(w, w) - depth x Residual(w, e w) - Linear(w, h)
  *   decoder: Linear(h, w) - depth x Residual(w, e w) - Linear(w, w) - Linear(w, b)
  *   Residual(w, e w): x + ReLU(W2 ReLU(W1 x + c1) + c2), W1 : w -> e w, W2 : e w -> w.

@@ -1,16 +1,17 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA (seed 002: Zeng et al., "Encoded Gradients Aggregation against Gradient Leakage in
- * Federated Learning", arXiv 2205.13216) quantisation and blocking, pure (no ns-3 header).
+ * EGA (D. Zeng, S. Liu, S. Liang, Z. Li, H. Wang, I. King, Z. Xu, "Encoded Gradients Aggregation
+ * against Gradient Leakage in Federated Learning", arXiv:2205.13216, 2022) quantisation and
+ * blocking, pure (no ns-3 header).
  *
  * Section 3.2 of the paper: the stochastic quantiser Q(x; s, n) maps a real update to the
  * integer domain Q_s^d = {-s, ..., s}^d, unbiased after rescaling by n/s; the quantised vector is
  * cut into ceil(d/b) blocks of length b (the last one zero-padded) that the block-level encoder
  * E_c : Q_s^b -> R^h maps one by one. Blocks are the *columns* of a b x K column-major matrix:
  * its memory is the zero-padded vector itself, and an encoder maps all K blocks of a client in
- * one matrix product. The error bounds are the clean forms of notes/ega.md section 3 (Lemma 3 and
- * Theorem 1 per coordinate), next to the paper's literal forms.
+ * one matrix product. The error bounds are clean per-coordinate forms of the paper's Lemma 3 and
+ * Theorem 1 (whose printed forms are dimensionally inconsistent), next to the literal forms.
  *
  * Randomness: as every pure layer of the module (see perturbation.h), the functions take the
  * engine `Rng&` (std::mt19937_64) that the ns-3 layer seeds from a RandomVariableStream. One
@@ -93,20 +94,20 @@ double EgaQuantizationVariance(double x, uint32_t s, double n);
 double EgaQuantizationVarianceBound(uint32_t s, double n);
 
 /**
- * Clean Lemma 3 (notes 3): per-coordinate variance of the mean of m independently quantised
+ * Clean Lemma 3: per-coordinate variance of the mean of m independently quantised
  * clients, E[((n/s)(1/m) sum_i Q(x_i) - (1/m) sum_i x_i)^2] <= n^2 / (4 m s^2) for |x_i| <= n.
  * Throws ConfigError on bad s, n or m = 0.
  */
 double EgaAggregateQuantizationBound(uint32_t s, double n, uint32_t m);
 
 /**
- * Lemma 3 as printed in the paper, (n/m) min(d/s^2, sqrt(d)/s) (dimensionally odd, see notes 3;
- * kept for comparison only).
+ * Lemma 3 as printed in the paper, (n/m) min(d/s^2, sqrt(d)/s) (dimensionally odd: QSGD's bound,
+ * which it applies, scales with n^2, not n; kept for comparison only).
  */
 double EgaPaperLemma3Bound(uint32_t s, double n, uint32_t m, std::size_t d);
 
 /**
- * Clean Theorem 1 (notes 3): per-coordinate mean squared error of the EGA aggregate
+ * Clean Theorem 1: per-coordinate mean squared error of the EGA aggregate
  * (n/s) D_c((1/m) sum_i E_c(Q(x_i))) against (1/m) sum_i x_i, under the paper's assumption that the
  * encoding-decoding error nu is N(0, sigma^2) independent of the quantisation:
  *   MSE <= n^2 / (4 m s^2) + (n/s)^2 sigma^2,

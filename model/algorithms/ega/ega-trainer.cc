@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Algorithm 1 of seed 002: offline training of the learned EGA codec (ega-trainer.h).
+ * Algorithm 1 of the EGA paper (Zeng et al., arXiv:2205.13216, 2022): offline training of the
+ * learned EGA codec (ega-trainer.h).
  */
 #include "ns3/ega-trainer.h"
 

@@ -1,11 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Offline training of the learned EGA codec, Algorithm 1 of seed 002 (pure; no ns-3 header):
+ * Offline training of the learned EGA codec, Algorithm 1 of D. Zeng et al., "Encoded Gradients
+ * Aggregation against Gradient Leakage in Federated Learning", arXiv:2205.13216, 2022 (pure; no
+ * ns-3 header):
  * synthetic training and held-out sets of vectors drawn uniformly from Q_s^b = {-s, ..., s}^b
  * (10,000 m and 5,000 m vectors in the paper), taken in groups of m; the loss of a group is the
  * MSE of D_c((1/m) sum_i E_c(l_i)) against (1/m) sum_i l_i (Eq. 4; the mean, not Algorithm 1's
- * sum, notes 2.3); Adam; after every epoch the held-out error is measured and the best encoder
+ * sum); Adam; after every epoch the held-out error is measured and the best encoder
  * and decoder pair is kept.
  *
  * Choices the paper leaves open (doc/fl.rst, "EGA codec"): the uniform law over Q_s^b, a batch of

@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * EGA behind the uplink-codec seam (seed 002, Algorithm 2; pure, no ns-3 header).
+ * EGA behind the uplink-codec seam (D. Zeng et al., "Encoded Gradients Aggregation against
+ * Gradient Leakage in Federated Learning", arXiv:2205.13216, 2022, Algorithm 2; pure, no ns-3
+ * header).
  *
  * Phase 1: client i reports statistic_i = max_k |update_i,k| and its weight w_i. The server
  * agrees on M = the codec's m (or the number of reporters for a codec trained for any m),
