@@ -151,7 +151,7 @@ class FlRadioEnergyListener : public WifiPhyListener,
     {
         m_toIdle.Cancel();
         std::weak_ptr<FlRadioEnergyListener> self = weak_from_this();
-        m_toIdle = Simulator::Schedule(duration, [self]() {
+        m_toIdle = FlSchedule(duration, [self]() {
             if (auto listener = self.lock())
             {
                 listener->Change(WifiPhyState::IDLE);

@@ -716,8 +716,7 @@ FlLteSceneHelper::Build(uint32_t numClients) const
             Ptr<LteHelper> lte = s.lteHelper;
             Ptr<NetDevice> ue = ueDevs.Get(i);
             Ptr<NetDevice> cell = enbDevs.Get(0);
-            Simulator::Schedule(FlLteAttachSpacing() * i,
-                                [lte, ue, cell]() { lte->Attach(ue, cell); });
+            FlSchedule(FlLteAttachSpacing() * i, [lte, ue, cell]() { lte->Attach(ue, cell); });
         }
     }
     NS_LOG_INFO("LTE cell: " << numClients << " UEs, " << m_bandwidth << " RBs, RLC " << m_rlcMode
