@@ -117,6 +117,16 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
     };
     std::vector<ParamVector> local(n);
     std::vector<RoundUpdate> updates(n);
+    // The clients of round r: config.select's, or all.
+    auto selected = [&config, n](uint32_t r) {
+        if (config.select)
+        {
+            return config.select(r);
+        }
+        std::vector<uint32_t> all(n);
+        std::iota(all.begin(), all.end(), 0U);
+        return all;
+    };
     for (uint32_t r = 1; r <= config.rounds; ++r)
     {
         // The global model of round r as every client receives it.
@@ -128,18 +138,7 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
         const ParamVector& start = config.link.down ? received : global;
         if (config.uplinkCodec)
         {
-            std::vector<uint32_t> sel;
-            if (config.select)
-            {
-                sel = config.select(r);
-            }
-            else
-            {
-                for (uint32_t k = 0; k < n; ++k)
-                {
-                    sel.push_back(k);
-                }
-            }
+            const std::vector<uint32_t> sel = selected(r);
             std::vector<UplinkReport> reports;
             std::vector<ParamVector> deltas;
             std::vector<TrainOutcome> trained =
@@ -226,18 +225,7 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
         }
         if (config.secureFractionBits != 0)
         {
-            std::vector<uint32_t> sel;
-            if (config.select)
-            {
-                sel = config.select(r);
-            }
-            else
-            {
-                for (uint32_t k = 0; k < n; ++k)
-                {
-                    sel.push_back(k);
-                }
-            }
+            const std::vector<uint32_t> sel = selected(r);
             std::vector<Eigen::VectorXd> x;
             std::vector<uint64_t> weights;
             std::vector<TrainOutcome> trained =
