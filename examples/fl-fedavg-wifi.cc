@@ -47,8 +47,8 @@ main(int argc, char* argv[])
                   radius,
                   flexample::Range::AtLeast(0.0));
     flags.AddBool("energy",
-                  "Measure radio energy with ns-3's Wi-Fi energy model (slows large runs: "
-                  "every radio state change schedules an event)",
+                  "Measure each station's radio energy (the PHY state time integrated with "
+                  "ns-3's Wi-Fi radio energy model's currents)",
                   energy);
     if (!flags.Parse(argc, argv))
     {
