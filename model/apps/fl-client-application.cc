@@ -269,6 +269,12 @@ FlClientApplication::GetComputeEnergy() const
     return m_computeEnergy;
 }
 
+const fl::ParamVector&
+FlClientApplication::GetLastUpdate() const
+{
+    return m_update;
+}
+
 int64_t
 FlClientApplication::AssignStreams(int64_t stream)
 {

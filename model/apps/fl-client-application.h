@@ -178,6 +178,11 @@ class FlClientApplication : public FlApplicationBase
     FlDatagramStats GetDatagramStats() const;
     /// Total compute energy so far [J].
     double GetComputeEnergy() const;
+    /**
+     * What the client last made ready to send once its compute time had elapsed: its trained
+     * model (after the uplink perturbation, if any), or the GFL step's upload. Empty before.
+     */
+    const fl::ParamVector& GetLastUpdate() const;
 
     /// Assigns fixed stream numbers to this application's random variables. \return 2
     int64_t AssignStreams(int64_t stream);
