@@ -658,7 +658,7 @@ FlClientApplication::FinishTraining()
     m_pending = nullptr;
     try
     {
-        job->Wait();
+        fl::TrainingPool().Join(job); // runs queued trainings while a worker finishes this one
     }
     catch (const fl::ConfigError& e)
     {

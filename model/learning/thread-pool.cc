@@ -264,6 +264,26 @@ ThreadPool::Submit(std::function<void()> work)
     return job;
 }
 
+bool
+ThreadPool::Join(const std::shared_ptr<PoolJob>& job)
+{
+    while (!job->RunIfQueued() && !job->Done())
+    {
+        std::shared_ptr<PoolJob> other;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (m_jobs.empty())
+            {
+                break;
+            }
+            other = std::move(m_jobs.front());
+            m_jobs.pop_front();
+        }
+        other->RunIfQueued();
+    }
+    return job->Wait();
+}
+
 namespace
 {
 constexpr std::size_t kMaxThreads = 1024;

@@ -107,6 +107,13 @@ class ThreadPool
      */
     std::shared_ptr<PoolJob> Submit(std::function<void()> work);
 
+    /**
+     * PoolJob::Wait that, while a worker runs `job`, runs the jobs still queued in this pool in
+     * the calling thread instead of sleeping (they are due later anyway). `job` may come from
+     * another pool. Returns and throws as PoolJob::Wait.
+     */
+    bool Join(const std::shared_ptr<PoolJob>& job);
+
   private:
     void Work();
     void RunItems();
