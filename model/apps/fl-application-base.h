@@ -102,6 +102,12 @@ class FlApplicationBase : public Application
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
 
+    /// True if anything is connected to the ModelReport trace.
+    bool ModelReportHasSinks() const
+    {
+        return !m_modelReportTrace.IsEmpty();
+    }
+
     fl::WireEncoding m_wire{fl::WireEncoding::Float64};    ///< parsed WirePrecision
     FlTransportKind m_transportKind{FlTransportKind::Tcp}; ///< parsed Transport
     Ptr<FlTransport> m_transport;                          ///< created by CreateTransport

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-client-application.h"
 
+#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address.h"
@@ -106,6 +107,13 @@ FlClientApplication::GetTypeId()
             .AddTraceSource("RoundTrained",
                             "Local training finished (full report incl. compute energy).",
                             MakeTraceSourceAccessor(&FlClientApplication::m_roundTrainedTrace),
+                            "ns3::FlClientApplication::RoundTrainedCallback")
+            .AddTraceSource("TrainingPlanned",
+                            "Local training starts on the global model just received: the "
+                            "report of RoundTrained (same moment, same values) before the "
+                            "training ran, with meanLoss NaN. Unlike RoundTrained, connecting it "
+                            "lets the client train in parallel with the simulation.",
+                            MakeTraceSourceAccessor(&FlClientApplication::m_trainingPlannedTrace),
                             "ns3::FlClientApplication::RoundTrainedCallback");
     return tid;
 }
@@ -261,6 +269,12 @@ FlClientApplication::GetComputeEnergy() const
     return m_computeEnergy;
 }
 
+const fl::ParamVector&
+FlClientApplication::GetLastUpdate() const
+{
+    return m_update;
+}
+
 int64_t
 FlClientApplication::AssignStreams(int64_t stream)
 {
@@ -273,6 +287,7 @@ void
 FlClientApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
+    DiscardTraining();
     m_uplink = nullptr;
     FlApplicationBase::DoDispose();
 }
@@ -363,6 +378,7 @@ FlClientApplication::StopApplication()
     NS_LOG_FUNCTION(this);
     m_stopped = true;
     Simulator::Cancel(m_sendEvent);
+    DiscardTraining();
     Simulator::Cancel(m_joinEvent);
     Simulator::Cancel(m_leaveEvent);
     if (m_uplink)
@@ -382,6 +398,7 @@ FlClientApplication::Leave()
     NS_LOG_INFO("client " << m_clientIndex << " leaves at " << Simulator::Now().As(Time::S));
     m_left = true;
     Simulator::Cancel(m_sendEvent);
+    DiscardTraining();
     Simulator::Cancel(m_joinEvent);
     if (m_uplink)
     {
@@ -442,6 +459,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         m_heardFromServer = true;
         Simulator::Cancel(m_sendEvent);
+        DiscardTraining();
         Simulator::Cancel(m_joinEvent);
         return;
     }
@@ -468,6 +486,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     const bool keepAsPrevious = m_transport->DeliversPartial();
     // A newer global model supersedes an update still "in computation".
     Simulator::Cancel(m_sendEvent);
+    DiscardTraining();
     if (IsSilent(h.round))
     {
         ++m_roundsSilent;
@@ -479,9 +498,60 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         return;
     }
 
+    // What the training will report is known in advance; it runs on the training pool unless
+    // its results are wanted now (traces carrying them, or the uplink noise, whose perturbation
+    // is drawn in the order the clients train).
+    fl::TrainingPlan plan;
+    const bool planned = m_gflStep
+                             ? fl::PlanClientWith(*m_task, m_clientIndex, m_gflStep->trainer, plan)
+                             : m_task->PlanClient(m_clientIndex, plan);
+    const bool inBackground = planned && !m_uplinkPerturbation && m_trainingDoneTrace.IsEmpty() &&
+                              m_roundTrainedTrace.IsEmpty() && !ModelReportHasSinks();
+
     fl::TrainOutcome out;
     fl::ParamVector gflUpload;
-    if (m_gflStep)
+    if (inBackground)
+    {
+        auto pending = std::make_shared<PendingTraining>();
+        pending->task = m_task;
+        pending->start = keepAsPrevious || m_codec ? msg.params : std::move(msg.params);
+        std::shared_ptr<const GflStep> gfl =
+            m_gflStep ? std::make_shared<const GflStep>(*m_gflStep) : nullptr;
+        const uint32_t client = m_clientIndex;
+        const uint64_t seed = m_trainingSeed;
+        const uint32_t round = h.round;
+        // The job touches only what it owns: the pending record, the (immutable) task and
+        // copies of the configuration.
+        m_pendingJob = fl::TrainingPool().Submit([pending, gfl, client, seed, round]() {
+            if (gfl)
+            {
+                fl::GflClientResult r = fl::GflClientStep(*pending->task,
+                                                          client,
+                                                          pending->start,
+                                                          gfl->trainer,
+                                                          gfl->uplink,
+                                                          gfl->mu,
+                                                          nullptr,
+                                                          gfl->server,
+                                                          seed,
+                                                          round);
+                pending->out = std::move(r.training);
+                pending->gflUpload = std::move(r.upload);
+            }
+            else
+            {
+                fl::Rng rng(fl::DeriveSeed(seed, round));
+                pending->task->TrainClientInto(client, pending->start, rng, pending->out);
+            }
+        });
+        m_pending = std::move(pending);
+        m_pendingPlan = plan;
+        out.steps = plan.steps;
+        out.samplesProcessed = plan.samplesProcessed;
+        out.flops = plan.flops;
+        out.meanLoss = std::numeric_limits<double>::quiet_NaN();
+    }
+    else if (m_gflStep)
     {
         // GFL: E_{p,k} steps of mu / E_{p,k}, model or update uplink, client noise (gfl.h)
         fl::GflClientResult r;
@@ -534,9 +604,17 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     report.steps = out.steps;
     report.samples = out.samplesProcessed;
     report.flops = out.flops;
-    report.meanLoss = out.meanLoss;
+    report.meanLoss = std::numeric_limits<double>::quiet_NaN();
     report.missingCoordinates = missingCoordinates;
     m_computeEnergy += report.computeEnergyJ;
+    m_trainingPlannedTrace(report);
+    if (inBackground)
+    {
+        // the rest happens when the compute time has elapsed (FinishTraining)
+        m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
+        return;
+    }
+    report.meanLoss = out.meanLoss;
     m_trainingDoneTrace(h.round, static_cast<uint32_t>(out.steps), out.meanLoss, compute);
     m_roundTrainedTrace(report);
 
@@ -572,12 +650,60 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
 }
 
 void
+FlClientApplication::FinishTraining()
+{
+    std::shared_ptr<fl::PoolJob> job = std::move(m_pendingJob);
+    std::shared_ptr<PendingTraining> pending = std::move(m_pending);
+    m_pendingJob = nullptr;
+    m_pending = nullptr;
+    try
+    {
+        fl::TrainingPool().Join(job); // runs queued trainings while a worker finishes this one
+    }
+    catch (const fl::ConfigError& e)
+    {
+        NS_FATAL_ERROR("FlClientApplication: " << e.what());
+    }
+    fl::TrainOutcome& out = pending->out;
+    NS_ABORT_MSG_UNLESS(out.steps == m_pendingPlan.steps &&
+                            out.samplesProcessed == m_pendingPlan.samplesProcessed &&
+                            out.flops == m_pendingPlan.flops,
+                        "FlClientApplication: the local training did not do what its "
+                        "task planned (LearningTask::PlanClient)");
+    m_update = m_gflStep ? std::move(pending->gflUpload) : std::move(out.params);
+    if (m_codec)
+    {
+        m_delta = fl::Difference(m_update, m_codecBase);
+        m_codecBase = fl::ParamVector();
+        m_codecWeight =
+            fl::UplinkClientWeight(static_cast<double>(m_task->ClientSamples(m_clientIndex)),
+                                   out.meanLoss,
+                                   m_qFedAvg);
+    }
+}
+
+void
+FlClientApplication::DiscardTraining()
+{
+    if (m_pendingJob)
+    {
+        m_pendingJob->Discard(); // a job already running finishes on its own record
+    }
+    m_pendingJob = nullptr;
+    m_pending = nullptr;
+}
+
+void
 FlClientApplication::SendUpdate(uint32_t round)
 {
     NS_LOG_FUNCTION(this << round);
     if (m_left)
     {
         return;
+    }
+    if (m_pendingJob)
+    {
+        FinishTraining(); // the compute time has elapsed: the trained model is due now
     }
     if (m_codec)
     {

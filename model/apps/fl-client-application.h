@@ -19,6 +19,7 @@
 #include "ns3/perturbation.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/text-parse.h"
+#include "ns3/thread-pool.h"
 #include "ns3/traced-callback.h"
 #include "ns3/uplink-codec.h"
 
@@ -32,7 +33,8 @@ namespace ns3
 /**
  * \ingroup fl
  * One local training of a client, as reported by its "RoundTrained" trace (at the moment the
- * global model arrived; the update is sent computeTime later).
+ * global model arrived; the update is sent computeTime later). The "TrainingPlanned" trace
+ * reports the same at the same moment before the training ran, with meanLoss NaN.
  */
 struct FlTrainingReport
 {
@@ -60,6 +62,14 @@ struct FlTrainingReport
  * new model back as a LocalModel message. Compute time = FLOPs / FlopRate if FlopRate > 0, else
  * samples processed x SecondsPerSample. Training randomness comes from an engine seeded with
  * DeriveSeed(TrainingSeed, round), so results do not depend on the order of events.
+ *
+ * Local training runs on a thread of fl::TrainingPool() (size: the global value
+ * FlTrainingThreads) from the moment the model arrived, while the simulator goes on with other
+ * events, and is joined when the simulated compute time has elapsed (the compute time is known
+ * in advance: LearningTask::PlanClient). Results, traces and their times do not depend on the
+ * number of threads. The client trains at once instead, in the simulator's thread, when what the
+ * training produces is wanted at the moment the model arrived: something is connected to
+ * TrainingDone, RoundTrained or ModelReport, or an uplink perturbation is set.
  *
  * Failure injection: SilentRounds and DropoutProbability make the client receive the model but
  * not answer; LeaveTime makes it leave for good (its connection closes, mid-round if it falls
@@ -168,6 +178,11 @@ class FlClientApplication : public FlApplicationBase
     FlDatagramStats GetDatagramStats() const;
     /// Total compute energy so far [J].
     double GetComputeEnergy() const;
+    /**
+     * What the client last made ready to send once its compute time had elapsed: its trained
+     * model (after the uplink perturbation, if any), or the GFL step's upload. Empty before.
+     */
+    const fl::ParamVector& GetLastUpdate() const;
 
     /// Assigns fixed stream numbers to this application's random variables. \return 2
     int64_t AssignStreams(int64_t stream);
@@ -190,6 +205,8 @@ class FlClientApplication : public FlApplicationBase
     void SendJoin();
     void SendUpdate(uint32_t round);
     void SendCodecPayload(const fl::ReceivedMessage& msg);
+    void FinishTraining();
+    void DiscardTraining();
     void Leave();
     bool IsSilent(uint32_t round);
     // Attributes
@@ -227,6 +244,20 @@ class FlClientApplication : public FlApplicationBase
     };
 
     std::unique_ptr<GflStep> m_gflStep;
+
+    /// A local training running on the training pool: what its job reads and writes (shared
+    /// with the job, so that a client that goes away leaves it intact).
+    struct PendingTraining
+    {
+        std::shared_ptr<const fl::LearningTask> task;
+        fl::ParamVector start;     ///< the global model received
+        fl::TrainOutcome out;      ///< the training's outcome
+        fl::ParamVector gflUpload; ///< the GFL step's upload
+    };
+
+    std::shared_ptr<PendingTraining> m_pending; ///< the training in flight (null: none)
+    std::shared_ptr<fl::PoolJob> m_pendingJob;  ///< its job on the training pool
+    fl::TrainingPlan m_pendingPlan;             ///< what it will report
     double m_gflDropout{0.0}; ///< SetGflDropout
 
     Ptr<FlUplinkClientStep> m_uplink;               ///< uplink-step seam (null: none)
@@ -251,6 +282,7 @@ class FlClientApplication : public FlApplicationBase
 
     TracedCallback<uint32_t, uint32_t, double, Time> m_trainingDoneTrace;
     TracedCallback<const FlTrainingReport&> m_roundTrainedTrace;
+    TracedCallback<const FlTrainingReport&> m_trainingPlannedTrace;
 };
 
 } // namespace ns3

@@ -185,6 +185,15 @@ SupervisedTask<S>::TrainClientInto(std::size_t client,
 }
 
 template <typename S>
+bool
+SupervisedTask<S>::PlanClient(std::size_t client, TrainingPlan& plan) const
+{
+    CheckClient(client);
+    plan = PlanTraining(m_trainer.Config(), m_clients[client].Size(), m_model->FlopsPerSample());
+    return true;
+}
+
+template <typename S>
 Evaluation
 SupervisedTask<S>::Evaluate(const ParamVector& w) const
 {
@@ -274,6 +283,25 @@ TrainClientWith(const LearningTask& task,
                       "is not a SupervisedTask, so its clients cannot be trained with another "
                       "trainer configuration",
                       "build the task as SupervisedTask<double> or SupervisedTask<float>");
+}
+
+bool
+PlanClientWith(const LearningTask& task,
+               std::size_t client,
+               const LocalTrainerConfig& config,
+               TrainingPlan& plan)
+{
+    if (const auto* d = dynamic_cast<const SupervisedTask<double>*>(&task))
+    {
+        plan = PlanTraining(config, d->ClientData(client).Size(), d->GetModel().FlopsPerSample());
+        return true;
+    }
+    if (const auto* f = dynamic_cast<const SupervisedTask<float>*>(&task))
+    {
+        plan = PlanTraining(config, f->ClientData(client).Size(), f->GetModel().FlopsPerSample());
+        return true;
+    }
+    return false;
 }
 
 } // namespace fl

@@ -67,6 +67,17 @@ class LearningTask
     {
         out = TrainClient(client, start, rng);
     }
+    /**
+     * What TrainClient(client, ...) will report as steps, samplesProcessed and flops, known
+     * before training (fl::PlanTraining). False if the task cannot tell in advance (the default):
+     * its clients then train where the result is needed.
+     */
+    virtual bool PlanClient(std::size_t client, TrainingPlan& plan) const
+    {
+        (void)client;
+        (void)plan;
+        return false;
+    }
     /// Loss and accuracy of w on the held-out test set.
     virtual Evaluation Evaluate(const ParamVector& w) const = 0;
     /// Loss and accuracy of w on the union of the clients' training data (sampled, see impl).
@@ -104,6 +115,7 @@ class SupervisedTask : public LearningTask
                          const ParamVector& start,
                          Rng& rng,
                          TrainOutcome& out) const override;
+    bool PlanClient(std::size_t client, TrainingPlan& plan) const override;
     Evaluation Evaluate(const ParamVector& w) const override;
     Evaluation EvaluateTraining(const ParamVector& w) const override;
     std::string Describe() const override;
@@ -151,6 +163,16 @@ TrainOutcome TrainClientWith(const LearningTask& task,
                              const ParamVector& start,
                              const LocalTrainerConfig& config,
                              Rng& rng);
+
+/**
+ * What TrainClientWith(task, client, ..., config, ...) will report as steps, samplesProcessed
+ * and flops (fl::PlanTraining with the client's data size and the model's FLOPs per sample).
+ * False if the task is not a SupervisedTask.
+ */
+bool PlanClientWith(const LearningTask& task,
+                    std::size_t client,
+                    const LocalTrainerConfig& config,
+                    TrainingPlan& plan);
 
 } // namespace fl
 } // namespace ns3

@@ -78,6 +78,21 @@ LocalTrainerConfig::StepsFor(std::size_t n) const
     return localSteps;
 }
 
+TrainingPlan
+PlanTraining(const LocalTrainerConfig& config, std::size_t n, double flopsPerSample)
+{
+    TrainingPlan plan;
+    plan.steps = config.StepsFor(n);
+    if (plan.steps == 0)
+    {
+        return plan; // Train returns before its first step
+    }
+    const std::size_t batch = config.batchSize == 0 ? n : std::min(config.batchSize, n);
+    plan.samplesProcessed = plan.steps * batch;
+    plan.flops = static_cast<double>(plan.samplesProcessed) * flopsPerSample;
+    return plan;
+}
+
 template <typename S>
 LocalTrainer<S>::LocalTrainer(LocalTrainerConfig config)
     : m_config(config)

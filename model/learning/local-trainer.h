@@ -39,6 +39,26 @@ struct LocalTrainerConfig
     std::size_t StepsFor(std::size_t n) const;
 };
 
+/**
+ * What a local training run will report, known before it runs: the number of steps and the
+ * samples processed depend only on the configuration and the size of the data set, and the
+ * FLOPs on those and the model (not on the data or the random numbers).
+ */
+struct TrainingPlan
+{
+    std::size_t steps{0};            ///< E
+    std::size_t samplesProcessed{0}; ///< sum of batch sizes over the steps
+    double flops{0.0};               ///< samplesProcessed x the model's FLOPs per sample
+};
+
+/**
+ * The steps and samples a LocalTrainer with `config` reports for a data set of n samples (its
+ * LocalResult's steps and samplesProcessed, exactly), with flops = samples x flopsPerSample.
+ */
+TrainingPlan PlanTraining(const LocalTrainerConfig& config,
+                          std::size_t n,
+                          double flopsPerSample = 0.0);
+
 /// Result of one local training run.
 template <typename S>
 struct LocalResult

@@ -4,6 +4,8 @@
 #include "ns3/thread-pool.h"
 
 #include "ns3/fl-types.h"
+#include "ns3/global-value.h"
+#include "ns3/uinteger.h"
 
 #include <memory>
 #include <string>
@@ -12,6 +14,89 @@ namespace ns3
 {
 namespace fl
 {
+
+PoolJob::PoolJob(std::function<void()> work)
+    : m_work(std::move(work))
+{
+}
+
+bool
+PoolJob::RunIfQueued()
+{
+    std::function<void()> work;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_state != State::Queued)
+        {
+            return false;
+        }
+        m_state = State::Running;
+        work = std::move(m_work);
+        m_work = nullptr;
+    }
+    std::exception_ptr error;
+    try
+    {
+        work();
+    }
+    catch (...)
+    {
+        error = std::current_exception();
+    }
+    work = nullptr; // what the work owned goes before anybody learns it is done
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_error = error;
+        m_state = State::Done;
+    }
+    m_finished.notify_all();
+    return true;
+}
+
+bool
+PoolJob::Wait()
+{
+    RunIfQueued();
+    std::exception_ptr error;
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_finished.wait(lock, [this]() { return m_state != State::Running; });
+        if (m_state == State::Discarded)
+        {
+            return false;
+        }
+        error = m_error;
+    }
+    if (error)
+    {
+        std::rethrow_exception(error);
+    }
+    return true;
+}
+
+void
+PoolJob::Discard()
+{
+    std::function<void()> work;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_state != State::Queued)
+        {
+            return;
+        }
+        m_state = State::Discarded;
+        work = std::move(m_work);
+        m_work = nullptr;
+    }
+    m_finished.notify_all();
+}
+
+bool
+PoolJob::Done() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_state == State::Done;
+}
 
 ThreadPool::ThreadPool(std::size_t threads)
 {
@@ -70,15 +155,31 @@ ThreadPool::Work()
     std::size_t seen = 0;
     for (;;)
     {
+        std::shared_ptr<PoolJob> job;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
-            m_wake.wait(lock, [this, seen]() { return m_stop || m_generation != seen; });
+            m_wake.wait(lock, [this, seen]() {
+                return m_stop || m_generation != seen || !m_jobs.empty();
+            });
             if (m_stop)
             {
-                return;
+                return; // jobs still queued run in the threads that wait for them
             }
-            seen = m_generation;
-            ++m_running;
+            if (m_generation == seen)
+            {
+                job = std::move(m_jobs.front());
+                m_jobs.pop_front();
+            }
+            else
+            {
+                seen = m_generation;
+                ++m_running;
+            }
+        }
+        if (job)
+        {
+            job->RunIfQueued(); // a job already claimed by its waiter or discarded is skipped
+            continue;
         }
         RunItems();
         {
@@ -146,12 +247,58 @@ ThreadPool::ParallelFor(std::size_t n, const std::function<void(std::size_t)>& i
     }
 }
 
+std::shared_ptr<PoolJob>
+ThreadPool::Submit(std::function<void()> work)
+{
+    auto job = std::make_shared<PoolJob>(std::move(work));
+    if (m_workers.empty())
+    {
+        job->RunIfQueued();
+        return job;
+    }
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_jobs.push_back(job);
+    }
+    m_wake.notify_one();
+    return job;
+}
+
+bool
+ThreadPool::Join(const std::shared_ptr<PoolJob>& job)
+{
+    while (!job->RunIfQueued() && !job->Done())
+    {
+        std::shared_ptr<PoolJob> other;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (m_jobs.empty())
+            {
+                break;
+            }
+            other = std::move(m_jobs.front());
+            m_jobs.pop_front();
+        }
+        other->RunIfQueued();
+    }
+    return job->Wait();
+}
+
 namespace
 {
+constexpr std::size_t kMaxThreads = 1024;
+
+/// The size of TrainingPool: set by SetTrainingThreads or on the command line.
+GlobalValue g_trainingThreads(
+    "FlTrainingThreads",
+    "Threads that train clients and run independent runs in parallel (0 = every hardware "
+    "thread). Results do not depend on it.",
+    UintegerValue(0),
+    MakeUintegerChecker<uint32_t>(0, kMaxThreads));
+
 struct PoolState
 {
     std::mutex mutex;
-    std::size_t requested{0}; ///< 0 = every hardware thread
     std::unique_ptr<ThreadPool> pool;
 };
 
@@ -163,8 +310,11 @@ State()
 }
 
 std::size_t
-Resolve(std::size_t requested)
+Resolve()
 {
+    UintegerValue value;
+    g_trainingThreads.GetValue(value);
+    const auto requested = static_cast<std::size_t>(value.Get());
     if (requested > 0)
     {
         return requested;
@@ -179,7 +329,7 @@ TrainingPool()
 {
     PoolState& s = State();
     std::lock_guard<std::mutex> lock(s.mutex);
-    const std::size_t want = Resolve(s.requested);
+    const std::size_t want = Resolve();
     if (!s.pool || s.pool->Threads() != want)
     {
         s.pool.reset();
@@ -191,7 +341,7 @@ TrainingPool()
 void
 SetTrainingThreads(std::size_t threads)
 {
-    if (threads > 1024)
+    if (threads > kMaxThreads)
     {
         throw ConfigError("threads",
                           "is " + std::to_string(threads),
@@ -199,7 +349,7 @@ SetTrainingThreads(std::size_t threads)
     }
     PoolState& s = State();
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.requested = threads;
+    g_trainingThreads.SetValue(UintegerValue(threads));
 }
 
 std::size_t
@@ -207,7 +357,7 @@ TrainingThreads()
 {
     PoolState& s = State();
     std::lock_guard<std::mutex> lock(s.mutex);
-    return Resolve(s.requested);
+    return Resolve();
 }
 
 } // namespace fl

@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * A pool of worker threads for independent work items (the clients' local training of a round,
- * Monte-Carlo runs), pure (no ns-3 header). Results never depend on the number of threads: each
- * item writes only its own output slot, draws only from its own seeded generator, and the
- * caller combines the slots in item order afterwards.
+ * Monte-Carlo runs) and for single jobs that run while the caller goes on (a network client's
+ * local training while the simulator runs events). Results never depend on the number of
+ * threads: each item writes only its own output slot, draws only from its own seeded generator,
+ * and the caller combines the slots in item order afterwards.
  */
 #ifndef FL_THREAD_POOL_H
 #define FL_THREAD_POOL_H
@@ -12,7 +13,9 @@
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -23,7 +26,54 @@ namespace fl
 {
 
 /**
- * A fixed set of worker threads that run ParallelFor loops; the calling thread takes part, so
+ * One job handed to ThreadPool::Submit. It owns its work (a closure that must own or share
+ * everything it touches), so it may outlive the pool and the object that submitted it.
+ */
+class PoolJob
+{
+  public:
+    explicit PoolJob(std::function<void()> work);
+    PoolJob(const PoolJob&) = delete;
+    PoolJob& operator=(const PoolJob&) = delete;
+
+    /**
+     * Returns when the job has run: if no thread has started it yet, the calling thread runs it
+     * now; if a worker runs it, waits for the worker. Rethrows what the work threw. A discarded
+     * job that never started does not run: Wait returns false for it (true otherwise).
+     */
+    bool Wait();
+
+    /**
+     * Gives the job up: if no thread has started it, it never runs; if a worker runs it, the
+     * worker finishes it on its own (the result is simply not used). Never blocks.
+     */
+    void Discard();
+
+    /// True once the work has run to its end (or thrown).
+    bool Done() const;
+
+  private:
+    friend class ThreadPool;
+    enum class State
+    {
+        Queued,
+        Running,
+        Done,
+        Discarded
+    };
+
+    /// Runs the work if still queued (claimed by the calling thread); true if it ran here.
+    bool RunIfQueued();
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_finished;
+    State m_state{State::Queued};
+    std::function<void()> m_work;
+    std::exception_ptr m_error;
+};
+
+/**
+ * A fixed set of worker threads that run ParallelFor loops and submitted jobs; the calling thread takes part, so
  * a pool of T threads keeps T - 1 workers. Not re-entrant: an item must not call ParallelFor on
  * the same pool (it then runs serially in the calling thread instead of deadlocking).
  */
@@ -49,6 +99,21 @@ class ThreadPool
      */
     void ParallelFor(std::size_t n, const std::function<void(std::size_t)>& item);
 
+    /**
+     * Starts `work` on a worker thread and returns at once; the caller joins it with
+     * PoolJob::Wait (which runs it in the calling thread if no worker has taken it yet) or gives
+     * it up with PoolJob::Discard. A pool of one thread runs it here, before Submit returns.
+     * Jobs start in the order submitted. `work` must own or share what it touches.
+     */
+    std::shared_ptr<PoolJob> Submit(std::function<void()> work);
+
+    /**
+     * PoolJob::Wait that, while a worker runs `job`, runs the jobs still queued in this pool in
+     * the calling thread instead of sleeping (they are due later anyway). `job` may come from
+     * another pool. Returns and throws as PoolJob::Wait.
+     */
+    bool Join(const std::shared_ptr<PoolJob>& job);
+
   private:
     void Work();
     void RunItems();
@@ -66,17 +131,20 @@ class ThreadPool
     bool m_busy{false};
     std::size_t m_errorItem{0};
     std::exception_ptr m_error;
+    std::deque<std::shared_ptr<PoolJob>> m_jobs; ///< submitted, not yet taken by a worker
 };
 
 /**
  * The pool that local training and Monte-Carlo runs share. Its size is TrainingThreads(); it is
- * created on first use and again after SetTrainingThreads changed the size.
+ * created on first use and again when the size asked for changed since (jobs submitted to the
+ * previous pool stay valid: a job nobody took yet runs in the thread that waits for it).
  */
 ThreadPool& TrainingPool();
 
 /**
- * Sets the number of threads of TrainingPool (0 = every hardware thread, the default). Throws
- * ConfigError naming "threads" above 1024.
+ * Sets the number of threads of TrainingPool (0 = every hardware thread, the default). This is
+ * the global value "FlTrainingThreads" (ns3::GlobalValue), which any program also takes on its
+ * command line as --FlTrainingThreads=N. Throws ConfigError naming "threads" above 1024.
  */
 void SetTrainingThreads(std::size_t threads);
 

@@ -134,7 +134,7 @@ LearningMonitor::InstallClients(const ApplicationContainer& clients)
                            << " is not an FlClientApplication; pass the container FlClientHelper "
                               "returned");
         }
-        c->TraceConnectWithoutContext("RoundTrained",
+        c->TraceConnectWithoutContext("TrainingPlanned",
                                       MakeCallback(&LearningMonitor::HandleTrained, this));
         m_clients.push_back(c);
     }

@@ -113,7 +113,7 @@ class LearningMonitor : public Object
     /// Connects to the server's traces and records the initial model at start.
     void Install(Ptr<FlServerApplication> server);
 
-    /// Connects to the clients' RoundTrained traces (time breakdown, compute energy, chunks).
+    /// Connects to the clients' TrainingPlanned traces (time breakdown, compute energy, chunks).
     void InstallClients(const ApplicationContainer& clients);
 
     /**
