@@ -68,7 +68,9 @@ SupervisedTask<S>::SupervisedTask(std::shared_ptr<const Model<S>> model,
     {
         total += c.Size();
     }
-    const std::size_t stride = std::max<std::size_t>(1, total / cap);
+    // the smallest stride that keeps at most `cap` samples (rounded down, 10,001 to 19,999
+    // samples would all be copied)
+    const std::size_t stride = std::max<std::size_t>(1, (total + cap - 1) / cap);
     std::vector<Dataset<S>> parts;
     for (const auto& c : m_clients)
     {

@@ -147,7 +147,7 @@ class SupervisedTask : public LearningTask
     LocalTrainer<S> m_trainer;
     std::vector<Dataset<S>> m_clients;
     Dataset<S> m_test;
-    Dataset<S> m_trainSample; ///< up to 10,000 training samples drawn evenly from the clients
+    Dataset<S> m_trainSample; ///< about 10,000 training samples at most, drawn evenly from the clients
 };
 
 /**
