@@ -228,12 +228,12 @@ WifiFlowMedium(const std::string& standard, double& phyRate)
     return m;
 }
 
-/// When the stations of a BSS built at time 0 have associated (passive scanning, one beacon
-/// interval, association exchange; calibrated).
+/// When the N stations of a BSS built at time 0 have associated (passive scanning, then
+/// association requests contending; calibrated on 1, 10 and 20 stations: 0.3 s + 50 ms N).
 Time
-WifiStationsReady()
+WifiStationsReady(uint32_t stations)
 {
-    return MilliSeconds(700);
+    return MilliSeconds(300) + MilliSeconds(50) * static_cast<int64_t>(stations);
 }
 
 /// The calibrated flow-level parameters of a CSMA LAN of the given rate.
@@ -461,10 +461,10 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
         FlScene s = BuildFlowOneSubnet(numClients, medium, rate, MicroSeconds(25), m_flowLoss);
         if (dynamic_cast<const FlWifiScenarioHelper*>(this))
         {
-            // stations associate with the AP in about WifiStationsReady
+            // the stations associate with the AP in about WifiStationsReady(N)
             for (uint32_t i = 0; i < numClients; ++i)
             {
-                s.flowNetwork->SetReadyAt(s.clients.Get(i), WifiStationsReady());
+                s.flowNetwork->SetReadyAt(s.clients.Get(i), WifiStationsReady(numClients));
             }
         }
         if (m_radius > 10.0)

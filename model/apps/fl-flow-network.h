@@ -85,6 +85,10 @@ struct FlFlowValidity
     uint32_t maxStationsLte{40};    ///< UEs per LTE cell
     double maxLossProbability{0.0}; ///< message loss probability (loss is not validated)
     uint32_t maxConcurrentFlows{64}; ///< messages in flight at once on one medium
+    uint32_t bulkBytes{65536};       ///< a message of at least this many bytes is bulk
+    uint32_t maxBulkWifi{10};        ///< bulk messages in flight at once in a Wi-Fi cell
+    uint32_t maxBulkCsma{1};         ///< bulk messages in flight at once on a CSMA LAN
+    uint32_t maxBulkLte{20};         ///< bulk messages in flight at once on an LTE link
 };
 
 /**
@@ -199,6 +203,8 @@ class FlFlowNetwork : public Object
         std::map<uint64_t, std::shared_ptr<Message>> active;
         EventId next;
         std::size_t peakActive{0};
+        std::size_t bulkActive{0}; ///< bulk messages in service now
+        std::size_t peakBulk{0};
         std::map<uint32_t, bool> stations; ///< node ids with an interface on it
     };
 
