@@ -405,6 +405,43 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
 }
 
 /**
+ * The --network flag of the FedAvg examples: packet (ns-3 devices) or flow (FlFlowNetwork, see
+ * FlSceneHelperBase::SetFidelity), with its checks against the other options.
+ */
+inline void
+AddNetworkOption(Flags& flags, std::string& network, FedAvgOptions& o)
+{
+    flags.AddChoice("network",
+                    "Network fidelity: packet (ns-3 devices, every frame simulated) or flow "
+                    "(each message's delivery time from a calibrated model of the links: no "
+                    "devices, 20x and more faster; see \"Flow-level fidelity\" in the module "
+                    "documentation for its validated range)",
+                    network,
+                    {"packet", "flow"});
+    flags.AddCheck([&network, &o]() {
+        if (network == "flow" && o.transport != "tcp")
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --transport=" + o.transport,
+                                  "use --transport=tcp (the flow model carries TCP's bytes)");
+        }
+        if (network == "flow" && !o.flowMonitor.empty())
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --flowMonitor",
+                                  "a flow-level run has no packets to monitor; drop --flowMonitor");
+        }
+        if (network == "flow" && o.secure != "none")
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --secure=" + o.secure,
+                                  "secure aggregation was not validated in flow fidelity; use "
+                                  "--network=packet");
+        }
+    });
+}
+
+/**
  * Registers the Wi-Fi flags of the Wi-Fi examples: --standard (one FlWifiScenarioHelper knows)
  * and --rateManager (the TypeId of an ns-3 Wi-Fi rate control).
  */
@@ -612,9 +649,12 @@ RunFedAvg(const std::string& name,
     {
         stack.clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
     }
+    // The applications' streams first, then the network's: the learning randomness (initial
+    // model, mini-batches, sampling) is the same whatever network carries the messages, so a
+    // flow-level run learns the same models as a packet-level one.
     int64_t stream = 100;
-    stream += assignNetworkStreams(stream);
-    FlFedAvgHelper::AssignStreams(stack, stream);
+    stream += FlFedAvgHelper::AssignStreams(stack, stream);
+    assignNetworkStreams(stream);
 
     Ptr<LearningMonitor> monitor = stack.monitor;
     if (radioEnergy)

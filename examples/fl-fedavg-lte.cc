@@ -13,6 +13,7 @@
  *
  *   fl-fedavg-lte                                 # synthetic 10-class Gaussian mixture
  *   fl-fedavg-lte --dataset=fashion-mnist --rounds=20    # Debian's dataset-fashion-mnist
+ *   fl-fedavg-lte --network=flow                  # flow-level network model: no packets
  *   fl-fedavg-lte --help
  *   utils/plot-learning-curve.sh fl-fedavg-lte.csv     # PNG of the learning curves
  */
@@ -33,6 +34,7 @@ main(int argc, char* argv[])
     double radius = 50.0;
     uint32_t bandwidth = 25;
     std::string rlc = "am";
+    std::string network = "packet";
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -48,6 +50,7 @@ main(int argc, char* argv[])
                    "LTE bandwidth in resource blocks: 6, 15, 25, 50, 75 or 100",
                    bandwidth);
     flags.AddChoice("rlc", "RLC mode of the UEs' bearers: am or um", rlc, {"am", "um"});
+    flexample::AddNetworkOption(flags, network, o);
     flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > FlLteMaxClients())
         {
@@ -79,13 +82,15 @@ main(int argc, char* argv[])
     std::cout << "fl-fedavg-lte: " << task->Describe() << "\n"
               << "  network: LTE, " << bandwidth << " RBs, RLC " << rlc << ", " << o.clients
               << " UEs within " << radius << " m of the eNB, server behind the EPC; TCP; "
-              << o.wirePrecision << " on the wire" << std::endl;
+              << o.wirePrecision << " on the wire; " << network << " level" << std::endl;
 
     FlLteSceneHelper lte;
     lte.SetRadius(radius);
     lte.SetBandwidth(static_cast<uint16_t>(bandwidth));
     lte.SetRlcMode(rlc);
+    lte.SetFidelity(ParseFlFidelity(network, "--network"));
     FlScene scene = lte.Build(o.clients);
+    FlPrintFlowWarnings("fl-fedavg-lte", scene);
 
     return flexample::RunFedAvg(
         "fl-fedavg-lte",

@@ -12,6 +12,7 @@
  *   fl-fedavg-wifi                                # synthetic 10-class Gaussian mixture
  *   fl-fedavg-wifi --dataset=fashion-mnist --rounds=20   # Debian's dataset-fashion-mnist
  *   fl-fedavg-wifi --secure=secagg                # secure aggregation over the same links
+ *   fl-fedavg-wifi --network=flow                 # flow-level network model: no packets
  *   fl-fedavg-wifi --help
  */
 
@@ -33,6 +34,7 @@ main(int argc, char* argv[])
     std::string rateManager = "ns3::IdealWifiManager";
     double radius = 10.0;
     bool energy = true;
+    std::string network = "packet";
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -42,6 +44,7 @@ main(int argc, char* argv[])
     flexample::AddFedAvgOptions(flags, o);
     flexample::AddSecureOptions(flags, o);
     flexample::AddWifiOptions(flags, standard, rateManager);
+    flexample::AddNetworkOption(flags, network, o);
     flags.AddReal("radius",
                   "Radius of the disc of stations around the AP [m]",
                   radius,
@@ -64,16 +67,19 @@ main(int argc, char* argv[])
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << standard << " infrastructure, " << o.clients
               << " stations within " << radius << " m of the AP; " << o.transport << "; "
-              << o.wirePrecision << " on the wire" << std::endl;
+              << o.wirePrecision << " on the wire; " << network << " level" << std::endl;
 
     FlWifiScenarioHelper wifi;
     wifi.SetStandard(standard);
     wifi.SetRadius(radius);
     wifi.SetRateManager(rateManager);
+    wifi.SetFidelity(ParseFlFidelity(network, "--network"));
     FlScene scene = wifi.Build(o.clients);
-    // Radio energy of every station (FlRadioEnergyMeter; CSV column energy_radio_j).
+    FlPrintFlowWarnings("fl-fedavg-wifi", scene);
+    // Radio energy of every station (FlRadioEnergyMeter; CSV column energy_radio_j); a
+    // flow-level scene has no radios (the column is then empty).
     Ptr<FlRadioEnergyMeter> meter;
-    if (energy)
+    if (energy && !scene.flowNetwork)
     {
         meter = Create<FlRadioEnergyMeter>();
         meter->InstallWifi(scene);

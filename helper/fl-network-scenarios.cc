@@ -37,6 +37,10 @@
 #include "ns3/wifi-net-device.h"
 #include "ns3/yans-wifi-helper.h"
 
+#include "ns3/fl-types.h"
+
+#include <iostream>
+
 #include <algorithm>
 
 namespace ns3
@@ -182,6 +186,121 @@ PlaceAtOrigin(Ptr<Node> node)
     mobility.Install(node);
 }
 
+/**
+ * The calibrated flow-level parameters of an 802.11 cell (one spatial stream, the default
+ * channel width of WifiStandardSettings, stations close enough for the top MCS). The PHY rate
+ * is the top rate of IdealWifiManager; efficiency (MAC/ACK airtime, aggregation), contention
+ * and the per-message time were fitted to packet-level FedAvg runs (see the module
+ * documentation, "Flow-level fidelity").
+ */
+FlFlowMedium
+WifiFlowMedium(const std::string& standard, double& phyRate)
+{
+    FlFlowMedium m;
+    m.kind = "wifi";
+    m.name = "Wi-Fi " + standard + " cell";
+    m.headerBytes = 52 + 40; // TCP/IP, then MAC header, FCS and LLC per MPDU
+    if (standard == "80211a" || standard == "80211g")
+    {
+        phyRate = 54e6;
+        m.efficiency = 0.50; // no aggregation: DIFS, backoff, preamble and ACK per frame
+        m.perMessageDelay = MicroSeconds(300);
+    }
+    else if (standard == "80211n")
+    {
+        phyRate = 65e6;
+        m.efficiency = 0.868; // A-MPDU and block ACK
+        m.perMessageDelay = MicroSeconds(0);
+    }
+    else if (standard == "80211ac")
+    {
+        phyRate = 390e6;
+        m.efficiency = 0.70;
+        m.perMessageDelay = MicroSeconds(500);
+    }
+    else
+    {
+        phyRate = 600.5e6; // 80211ax
+        m.efficiency = 0.70;
+        m.perMessageDelay = MicroSeconds(500);
+    }
+    m.contention = 0.01;
+    return m;
+}
+
+/// When the N stations of a BSS built at time 0 have associated (passive scanning, then
+/// association requests contending; calibrated on 1, 10 and 20 stations: 0.3 s + 50 ms N).
+Time
+WifiStationsReady(uint32_t stations)
+{
+    return MilliSeconds(300) + MilliSeconds(50) * static_cast<int64_t>(stations);
+}
+
+/// The calibrated flow-level parameters of a CSMA LAN of the given rate.
+FlFlowMedium
+CsmaFlowMedium(DataRate rate)
+{
+    FlFlowMedium m;
+    m.kind = "csma";
+    m.name = "CSMA LAN";
+    m.rateBps = static_cast<double>(rate.GetBitRate());
+    m.headerBytes = 52 + 18 + 20; // TCP/IP, Ethernet header and FCS, preamble and gap
+    m.efficiency = 0.97;
+    m.contention = 0.0;
+    m.perMessageDelay = MicroSeconds(100);
+    return m;
+}
+
+/// The LTE downlink and uplink goodput [b/s] of a cell of `rbs` resource blocks (SISO, top MCS).
+std::pair<double, double>
+LteFlowRates(uint16_t rbs)
+{
+    // ns-3's LTE PHY with the UEs close to the eNB: about 0.93 Mb/s (DL) and 0.52 Mb/s (UL)
+    // per resource block of TCP goodput (calibrated on 25 RBs)
+    return {0.932e6 * rbs, 0.518e6 * rbs};
+}
+
+/// IPv4 address `base` + `offset`.
+Ipv4Address
+AddressPlus(Ipv4Address base, uint32_t offset)
+{
+    return Ipv4Address(base.Get() + offset);
+}
+
+/**
+ * A flow-level scene with one medium for everybody (Wi-Fi cell, CSMA LAN): the server
+ * 10.1.0.1, the clients 10.1.0.2, ... (the addresses of AddressOneSubnet).
+ */
+FlScene
+BuildFlowOneSubnet(uint32_t numClients,
+                   const FlFlowMedium& medium,
+                   double rate,
+                   Time latency,
+                   double loss)
+{
+    FlScene s = CreateServerAndClients(numClients);
+    s.flowNetwork = CreateObject<FlFlowNetwork>();
+    const int32_t id = s.flowNetwork->AddMedium(medium);
+    const Ipv4Address base("10.1.0.0");
+    FlFlowInterface server;
+    server.address = AddressPlus(base, 1);
+    server.mask = Ipv4Mask("255.255.0.0");
+    server.txMedium = id;
+    server.rxMedium = id;
+    server.rateBps = rate;
+    server.latency = latency;
+    s.flowNetwork->AddInterface(s.serverNode, server);
+    s.serverAddress = server.address;
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        FlFlowInterface c = server;
+        c.address = AddressPlus(base, 2 + i);
+        c.lossProbability = loss;
+        s.flowNetwork->AddInterface(s.clients.Get(i), c);
+    }
+    return s;
+}
+
 } // namespace
 
 // --------------------------------------------------------------------- shared settings
@@ -189,6 +308,53 @@ PlaceAtOrigin(Ptr<Node> node)
 FlSceneHelperBase::FlSceneHelperBase(const char* name)
     : m_name(name)
 {
+}
+
+void
+FlSceneHelperBase::SetFidelity(FlFidelity fidelity)
+{
+    m_fidelity = fidelity;
+}
+
+void
+FlSceneHelperBase::SetFlowMessageLoss(double probability)
+{
+    if (!(probability >= 0.0 && probability <= 1.0))
+    {
+        NS_FATAL_ERROR(m_name << ": message loss " << probability
+                              << " is not a probability; use a value in [0, 1]");
+    }
+    m_flowLoss = probability;
+}
+
+FlFidelity
+ParseFlFidelity(const std::string& name, const std::string& what)
+{
+    if (name == "packet")
+    {
+        return FlFidelity::Packet;
+    }
+    if (name == "flow")
+    {
+        return FlFidelity::Flow;
+    }
+    throw fl::ConfigError(what, "'" + name + "' is not a network fidelity", "use packet or flow");
+}
+
+std::size_t
+FlPrintFlowWarnings(const std::string& program, const FlScene& scene)
+{
+    if (!scene.flowNetwork)
+    {
+        return 0;
+    }
+    const auto warnings = scene.flowNetwork->ValidityWarnings();
+    for (const auto& w : warnings)
+    {
+        std::cerr << program << ": warning: flow-level network: " << w
+                  << "; compare with --network=packet before trusting its times" << std::endl;
+    }
+    return warnings.size();
 }
 
 void
@@ -288,6 +454,32 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
 {
     CheckClients(numClients);
     const auto [standard, channel] = WifiStandardSettings(m_standard, m_name);
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        double rate = 0.0;
+        const FlFlowMedium medium = WifiFlowMedium(m_standard, rate);
+        FlScene s = BuildFlowOneSubnet(numClients, medium, rate, MicroSeconds(25), m_flowLoss);
+        if (dynamic_cast<const FlWifiScenarioHelper*>(this))
+        {
+            // the stations associate with the AP in about WifiStationsReady(N)
+            for (uint32_t i = 0; i < numClients; ++i)
+            {
+                s.flowNetwork->SetReadyAt(s.clients.Get(i), WifiStationsReady(numClients));
+            }
+        }
+        if (m_radius > 10.0)
+        {
+            s.flowNetwork->AddWarning("radius " + std::to_string(m_radius) +
+                                      " m: the model gives every station the top MCS, "
+                                      "validated up to 10 m");
+        }
+        if (m_rateManager != "ns3::IdealWifiManager")
+        {
+            s.flowNetwork->AddWarning("rate manager " + m_rateManager +
+                                      ": the model was calibrated with ns3::IdealWifiManager");
+        }
+        return s;
+    }
 
     FlScene s = CreateServerAndClients(numClients);
 
@@ -321,6 +513,10 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
 int64_t
 FlWifiSceneHelperBase::AssignStreams(const FlScene& scene, int64_t stream)
 {
+    if (scene.flowNetwork)
+    {
+        return scene.flowNetwork->AssignStreams(stream);
+    }
     return AssignDeviceAndInternetStreams<WifiHelper>(scene, stream);
 }
 
@@ -438,7 +634,7 @@ FlScene
 FlWifiAdhocSceneHelper::Build(uint32_t numClients) const
 {
     FlScene s = BuildWifi(numClients);
-    if (m_staticArp)
+    if (m_staticArp && !s.flowNetwork)
     {
         // See SetStaticArp(): no broadcast ARP requests to collide.
         FlPopulateArpCaches(s.devices);
@@ -467,6 +663,11 @@ FlScene
 FlCsmaSceneHelper::Build(uint32_t numClients) const
 {
     CheckClients(numClients);
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        const FlFlowMedium medium = CsmaFlowMedium(m_dataRate);
+        return BuildFlowOneSubnet(numClients, medium, medium.rateBps, m_delay, m_flowLoss);
+    }
     FlScene s = CreateServerAndClients(numClients);
     CsmaHelper csma;
     csma.SetChannelAttribute("DataRate", DataRateValue(m_dataRate));
@@ -481,6 +682,10 @@ FlCsmaSceneHelper::Build(uint32_t numClients) const
 int64_t
 FlCsmaSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
+    if (scene.flowNetwork)
+    {
+        return scene.flowNetwork->AssignStreams(stream);
+    }
     return AssignDeviceAndInternetStreams<CsmaHelper>(scene, stream);
 }
 
@@ -508,6 +713,11 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
                                                                   "10.0.0.0/8; use fewer clients");
     }
     FlScene s = CreateServerAndClients(numClients);
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        BuildFlowStar(s);
+        return s;
+    }
     InternetStackHelper internet;
     internet.Install(ServerAndClients(s));
 
@@ -542,9 +752,52 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
     return s;
 }
 
+void
+FlPointToPointStarHelper::BuildFlowStar(FlScene& s) const
+{
+    s.flowNetwork = CreateObject<FlFlowNetwork>();
+    const Ipv4Address base("10.2.0.0");
+    for (uint32_t i = 0; i < s.clients.GetN(); ++i)
+    {
+        double rate = static_cast<double>(m_dataRate.GetBitRate());
+        if (m_rateVariable)
+        {
+            rate = std::max(1e3, m_rateVariable->GetValue() * 1e6);
+        }
+        FlFlowMedium link;
+        link.kind = "p2p";
+        link.rateBps = rate;
+        link.headerBytes = 52 + 2; // TCP/IP and PPP
+        link.name = "link " + std::to_string(i) + " up";
+        const int32_t up = s.flowNetwork->AddMedium(link);
+        link.name = "link " + std::to_string(i) + " down";
+        const int32_t down = s.flowNetwork->AddMedium(link);
+        FlFlowInterface server;
+        server.address = AddressPlus(base, 4 * i + 1);
+        server.mask = Ipv4Mask("255.255.255.252");
+        server.rateBps = rate;
+        server.latency = m_delay / 2;
+        s.flowNetwork->AddInterface(s.serverNode, server);
+        FlFlowInterface client = server;
+        client.address = AddressPlus(base, 4 * i + 2);
+        client.txMedium = up;
+        client.rxMedium = down;
+        client.lossProbability = m_flowLoss;
+        s.flowNetwork->AddInterface(s.clients.Get(i), client);
+        if (i == 0)
+        {
+            s.serverAddress = server.address;
+        }
+    }
+}
+
 int64_t
 FlPointToPointStarHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
+    if (scene.flowNetwork)
+    {
+        return scene.flowNetwork->AssignStreams(stream);
+    }
     return AssignInternetStreams(scene, stream);
 }
 
@@ -646,6 +899,10 @@ FlLteSceneHelper::Build(uint32_t numClients) const
                                                        << " UEs); use fewer clients");
     }
 
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        return BuildFlow(numClients);
+    }
     FlScene s;
     s.lteHelper = CreateObject<LteHelper>();
     s.epcHelper = CreateObject<PointToPointEpcHelper>();
@@ -724,9 +981,61 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     return s;
 }
 
+FlScene
+FlLteSceneHelper::BuildFlow(uint32_t numClients) const
+{
+    FlScene s = CreateServerAndClients(numClients);
+    s.flowNetwork = CreateObject<FlFlowNetwork>();
+    const auto [dl, ul] = LteFlowRates(m_bandwidth);
+    FlFlowMedium m;
+    m.headerBytes = 52 + 6; // TCP/IP, PDCP and RLC (AM) headers
+    m.efficiency = 1.0;     // the calibrated rates are goodputs
+    m.perMessageDelay = MicroSeconds(800);
+    m.discipline = fl::SharingDiscipline::PerFlow; // the eNB schedules each UE's bearer
+    m.kind = "lte-dl";
+    m.rateBps = dl;
+    m.name = "LTE cell downlink";
+    const int32_t down = s.flowNetwork->AddMedium(m);
+    m.kind = "lte-ul";
+    m.rateBps = ul;
+    m.name = "LTE cell uplink";
+    const int32_t up = s.flowNetwork->AddMedium(m);
+    FlFlowInterface server;
+    server.address = Ipv4Address("1.0.0.2");
+    server.mask = Ipv4Mask("255.0.0.0");
+    server.latency = m_backhaulDelay;
+    s.flowNetwork->AddInterface(s.serverNode, server);
+    s.serverAddress = server.address;
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        FlFlowInterface ue;
+        ue.address = AddressPlus(Ipv4Address("7.0.0.0"), 2 + i);
+        ue.mask = Ipv4Mask("255.0.0.0");
+        ue.txMedium = up;
+        ue.rxMedium = down;
+        ue.latency = MilliSeconds(6); // scheduling request, grant and HARQ
+        ue.lossProbability = m_flowLoss;
+        s.flowNetwork->AddInterface(s.clients.Get(i), ue);
+    }
+    if (m_radius > 50.0)
+    {
+        s.flowNetwork->AddWarning("radius " + std::to_string(m_radius) +
+                                  " m: the model gives every UE the top MCS, validated up to 50 m");
+    }
+    if (m_rlcMode != "am")
+    {
+        s.flowNetwork->AddWarning("RLC " + m_rlcMode + ": the model was calibrated with RLC am");
+    }
+    return s;
+}
+
 int64_t
 FlLteSceneHelper::AssignStreams(const FlScene& scene, int64_t stream)
 {
+    if (scene.flowNetwork)
+    {
+        return scene.flowNetwork->AssignStreams(stream);
+    }
     if (!scene.lteHelper)
     {
         NS_FATAL_ERROR("FlLteSceneHelper::AssignStreams: the scene has no LTE helper; pass the "

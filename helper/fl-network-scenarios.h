@@ -8,6 +8,7 @@
 #define FL_NETWORK_SCENARIOS_H
 
 #include "ns3/data-rate.h"
+#include "ns3/fl-flow-network.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-interface-container.h"
 #include "ns3/lte-helper.h"
@@ -51,7 +52,36 @@ struct FlScene
     NodeContainer infrastructure;         ///< other nodes of the scene (LTE: the eNB and the PGW)
     Ptr<LteHelper> lteHelper;             ///< LTE scenes only: the LTE helper
     Ptr<PointToPointEpcHelper> epcHelper; ///< LTE scenes only: the EPC helper
+    /**
+     * Scenes built in flow fidelity (FlSceneHelperBase::SetFidelity) only: the flow-level
+     * network holding the nodes' addresses. Such a scene has no devices, no Internet stack
+     * and empty `devices` and `clientInterfaces`; the applications' tcp transport runs over it.
+     */
+    Ptr<FlFlowNetwork> flowNetwork;
 };
+
+/**
+ * \ingroup fl
+ * Network fidelity of a scene: packets (ns-3 devices, Internet stack, every frame simulated) or
+ * flows (FlFlowNetwork: each message's delivery time from a calibrated model of the links; no
+ * devices, 20x and more faster, validated against packets within stated bounds).
+ */
+enum class FlFidelity : uint8_t
+{
+    Packet = 0, ///< ns-3 devices and packets
+    Flow = 1,   ///< the flow-level model (FlFlowNetwork)
+};
+
+/// Parses "packet" or "flow" (throws fl::ConfigError naming `what` otherwise).
+FlFidelity ParseFlFidelity(const std::string& name, const std::string& what);
+
+/**
+ * \ingroup fl
+ * Prints the validity warnings of a flow-level scene (FlFlowNetwork::ValidityWarnings) to
+ * standard error, each prefixed with `program`; nothing for a packet-level scene.
+ * @return the number of warnings
+ */
+std::size_t FlPrintFlowWarnings(const std::string& program, const FlScene& scene);
 
 /**
  * \ingroup fl
@@ -69,6 +99,26 @@ constexpr int64_t kFlPositionStream = 1 << 22;
  */
 class FlSceneHelperBase
 {
+  public:
+    /**
+     * Packet (default) or flow fidelity. In flow fidelity Build() creates the same nodes and
+     * addresses as in packet fidelity but no devices, mobility or Internet stack: the nodes join
+     * an FlFlowNetwork (FlScene::flowNetwork) whose media carry the calibrated parameters of the
+     * helper's settings (standard, data rate, bandwidth, delays); see the module documentation,
+     * "Flow-level fidelity", for what is modelled and where the model holds.
+     */
+    void SetFidelity(FlFidelity fidelity);
+    /// The fidelity set.
+    FlFidelity GetFidelity() const
+    {
+        return m_fidelity;
+    }
+    /**
+     * Flow fidelity only: probability that a message to or from a client is lost (each
+     * message drawn once, from the network's stream; default 0). Not validated against packets.
+     */
+    void SetFlowMessageLoss(double probability);
+
   protected:
     /// @param name the helper's class name, which starts every error message
     explicit FlSceneHelperBase(const char* name);
@@ -80,6 +130,8 @@ class FlSceneHelperBase
     void CheckDelay(const char* what, Time delay) const;
 
     const char* m_name; ///< the helper's class name
+    FlFidelity m_fidelity{FlFidelity::Packet}; ///< see SetFidelity
+    double m_flowLoss{0.0};                    ///< see SetFlowMessageLoss
 };
 
 /**
@@ -317,6 +369,9 @@ class FlPointToPointStarHelper : public FlWiredSceneHelperBase
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 
   private:
+    /// Flow fidelity: an up and a down medium per link, the addresses of the packet scene.
+    void BuildFlowStar(FlScene& s) const;
+
     Ptr<RandomVariableStream> m_rateVariable; ///< see SetDataRateVariable
 };
 
@@ -390,6 +445,9 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 
   private:
+    /// Flow fidelity: a downlink and an uplink medium, the addresses of the packet scene.
+    FlScene BuildFlow(uint32_t numClients) const;
+
     uint16_t m_bandwidth;    ///< see SetBandwidth
     std::string m_rlcMode;   ///< see SetRlcMode
     uint32_t m_rlcTxBuffer;  ///< see SetRlcTxBufferSize

@@ -3,6 +3,8 @@
  */
 #include "ns3/fl-application-base.h"
 
+#include "ns3/fl-flow-network.h"
+
 #include "ns3/boolean.h"
 #include "ns3/fl-types.h"
 #include "ns3/log.h"
@@ -23,8 +25,10 @@ FlApplicationBase::GetTypeId()
             .SetParent<Application>()
             .SetGroupName("Fl")
             .AddAttribute("Transport",
-                          "Transport of model messages: tcp (one connection per client) or udp "
-                          "(chunked datagrams; see HolePolicy). Server and clients must agree.",
+                          "Transport of model messages: tcp (one connection per client), udp "
+                          "(chunked datagrams; see HolePolicy) or flow (whole messages over a "
+                          "flow-level network, FlFlowNetwork; tcp on a node of a flow-level "
+                          "network is flow). Server and clients must agree.",
                           StringValue("tcp"),
                           MakeStringAccessor(&FlApplicationBase::m_transportName),
                           MakeStringChecker())
@@ -193,19 +197,34 @@ FlApplicationBase::StartTransport(const char* who,
         c.decodeTo = decodeTo;
         c.tcpSegmentSize = m_tcpSegmentSize;
         c.tcpTimestamps = m_tcpTimestamps;
+        // A node of a flow-level network (a scene built in flow fidelity) has no Internet
+        // stack: its TCP messages cross the flow model instead (same bytes, no packets).
+        const bool flowNode = GetNode()->GetObject<FlFlowStack>() != nullptr;
         if (m_transportName == "tcp")
         {
-            m_transportKind = FlTransportKind::Tcp;
+            m_transportKind = flowNode ? FlTransportKind::Flow : FlTransportKind::Tcp;
+        }
+        else if (m_transportName == "flow")
+        {
+            m_transportKind = FlTransportKind::Flow;
         }
         else if (m_transportName == "udp")
         {
+            if (flowNode)
+            {
+                throw fl::ConfigError(prefix + "Transport",
+                                      "is udp on node " + std::to_string(GetNode()->GetId()) +
+                                          " of a flow-level network",
+                                      "use tcp (modelled as flows), or build the scene in packet "
+                                      "fidelity");
+            }
             m_transportKind = FlTransportKind::Udp;
         }
         else
         {
             throw fl::ConfigError(prefix + "Transport",
                                   "\"" + m_transportName + "\" is not a transport",
-                                  "use tcp or udp");
+                                  "use tcp, udp or flow");
         }
         c.kind = m_transportKind;
         c.datagram.mtu = m_udpMtu;

@@ -4,6 +4,7 @@
 #include "ns3/fl-transport.h"
 
 #include "ns3/boolean.h"
+#include "ns3/fl-flow-network.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/payload-codec.h"
@@ -616,6 +617,10 @@ FlTransport::Create(Ptr<Node> node, uint32_t localId, const FlTransportConfig& c
     {
         // Validates the datagram settings (throws fl::ConfigError naming the field).
         return Ptr<FlTransport>(new FlUdpTransport(node, localId, c), false);
+    }
+    if (c.kind == FlTransportKind::Flow)
+    {
+        return Ptr<FlTransport>(new FlFlowTransport(node, localId, c), false);
     }
     return Ptr<FlTransport>(new FlTcpTransport(node, localId, c), false);
 }

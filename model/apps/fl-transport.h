@@ -45,6 +45,9 @@ enum class FlTransportKind : uint8_t
 {
     Tcp = 0, ///< one TCP connection per peer (reliable, flow-controlled)
     Udp = 1, ///< UDP datagrams: messages split into chunks, holes handled by a policy
+    /// whole messages over a flow-level model of the links (FlFlowNetwork): TCP's bytes, no
+    /// packets; needs a scene built in flow fidelity
+    Flow = 2,
 };
 
 /**
@@ -145,7 +148,8 @@ class FlTransport : public SimpleRefCount<FlTransport>
      * @param node the node the transport's sockets live on
      * @param localId the node-level id written into every message this transport sends
      * @param config the settings (throws fl::ConfigError naming the field if invalid)
-     * @return a TCP or UDP transport
+     * @return a TCP, UDP or flow-level transport (Flow: throws fl::ConfigError if the node is
+     *         not in an FlFlowNetwork)
      */
     static Ptr<FlTransport> Create(Ptr<Node> node,
                                    uint32_t localId,

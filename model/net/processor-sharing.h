@@ -1,0 +1,138 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Processor sharing on one shared medium (pure, no ns-3): the delivery-time arithmetic of the
+ * flow-level network model. A medium serves every active flow at once, each at an equal share
+ * of its capacity; the share is recomputed whenever a flow starts or finishes. Work is measured
+ * in seconds of exclusive use of the medium (a message of B bits on a link of goodput R needs
+ * B / R seconds), so links of different rates can share one medium (airtime fairness).
+ */
+#ifndef FL_PROCESSOR_SHARING_H
+#define FL_PROCESSOR_SHARING_H
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/**
+ * The capacity of a shared medium with `senders` distinct active senders, as a fraction of its
+ * capacity with one: 1 / (1 + contention (senders - 1)). contention = 0 is an ideal scheduler
+ * (LTE, a full-duplex link); a CSMA/CA or CSMA/CD medium loses airtime to backoff and collisions
+ * as more stations contend, which a calibrated contention > 0 accounts for.
+ * @param senders distinct senders with an active flow (0 counts as 1)
+ * @param contention the loss per extra sender (>= 0)
+ */
+double SharedCapacity(std::size_t senders, double contention);
+
+/// How a medium shares its capacity.
+enum class SharingDiscipline : uint8_t
+{
+    /// every active flow gets an equal share (a scheduler that serves each flow, e.g. LTE's)
+    PerFlow = 0,
+    /// every sender with an active flow gets an equal share, and serves its own flows one after
+    /// the other in the order they started (one transmit queue per station, as 802.11 DCF and
+    /// CSMA/CD: the medium is fair among stations, not among flows)
+    PerSender = 1,
+};
+
+/**
+ * The flows on one medium, served by processor sharing: between two events every flow in
+ * service is served at rate SharedCapacity(distinct senders, contention) / (flows in service),
+ * where the flows in service are all active flows (PerFlow) or the oldest active flow of each
+ * sender (PerSender). Advance the clock with Advance(now) before Add or Remove;
+ * NextCompletion says which flow finishes first and when, if nothing else starts before.
+ */
+class ProcessorSharingMedium
+{
+  public:
+    /**
+     * @param contention see SharedCapacity (>= 0)
+     * @param discipline who gets an equal share
+     */
+    explicit ProcessorSharingMedium(double contention = 0.0,
+                                    SharingDiscipline discipline = SharingDiscipline::PerFlow);
+
+    /// Serves the active flows from the last event up to `now` (now >= the last event).
+    void Advance(double now);
+    /**
+     * Starts flow `id` of `work` seconds of exclusive service from sender `sender`, at the time
+     * of the last Advance. Ids must be unique among the active flows.
+     */
+    void Add(uint64_t id, double work, uint32_t sender);
+    /// Removes flow `id` (finished or abandoned); no-op if it is not active.
+    void Remove(uint64_t id);
+    /// Whether no flow is active.
+    bool Empty() const
+    {
+        return m_flows.empty();
+    }
+    /// Active flows.
+    std::size_t Active() const
+    {
+        return m_flows.size();
+    }
+    /// The rate at which each flow in service is served now (0 if none is active).
+    double RatePerFlow() const;
+    /// Whether flow `id` is in service (not waiting behind an older flow of its sender).
+    bool InService(uint64_t id) const;
+    /**
+     * The flow that finishes first if no other flow starts, and when (absolute time).
+     * @return false if no flow is active
+     */
+    bool NextCompletion(uint64_t& id, double& time) const;
+    /// Work still to serve of flow `id` (0 if not active).
+    double Remaining(uint64_t id) const;
+
+  private:
+    struct Flow
+    {
+        double remaining; ///< seconds of exclusive service still needed
+        uint32_t sender;  ///< its sender
+        uint64_t order;   ///< when it was added (PerSender: oldest first)
+    };
+
+    /// The number of flows in service.
+    std::size_t Served() const;
+
+    double m_contention;
+    SharingDiscipline m_discipline;
+    uint64_t m_added{0};
+    double m_now{0.0};
+    std::map<uint64_t, Flow> m_flows; ///< by id (deterministic order)
+    /// per sender with an active flow: its flows' (order, id), oldest first
+    std::map<uint32_t, std::map<uint64_t, uint64_t>> m_senders;
+};
+
+/// One message offered to a medium (ProcessorSharingCompletions).
+struct SharedFlow
+{
+    double arrival{0.0}; ///< when it starts [s]
+    double work{0.0};    ///< seconds of exclusive service it needs (>= 0)
+    uint32_t sender{0};  ///< who sends it (for the contention term)
+};
+
+/**
+ * When each flow finishes on one medium shared by processor sharing (ProcessorSharingMedium),
+ * flows arriving at their given times. The event-driven computation is exact up to floating
+ * point rounding: between two events the rates are constant.
+ * @param flows the flows, in any order
+ * @param contention see SharedCapacity
+ * @param discipline who gets an equal share (flows arriving at the same time from one sender
+ *        are queued in their order in `flows`)
+ * @return the completion time of flows[i] at index i
+ */
+std::vector<double> ProcessorSharingCompletions(
+    const std::vector<SharedFlow>& flows,
+    double contention = 0.0,
+    SharingDiscipline discipline = SharingDiscipline::PerFlow);
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_PROCESSOR_SHARING_H

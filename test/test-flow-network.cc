@@ -1,0 +1,271 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Flow-level network fidelity: the processor-sharing arithmetic against hand-computed delivery
+ * times, lossless flow runs learning the same models as packet runs, loss reproduced by
+ * --RngRun, and malformed or oversized messages handled as on TCP.
+ */
+
+#include "fl-test-task.h"
+
+#include "ns3/core-module.h"
+#include "ns3/fl-flow-network.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-transport.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/learning-monitor.h"
+#include "ns3/model-message.h"
+#include "ns3/processor-sharing.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using fltest::MakeTask;
+
+namespace
+{
+
+constexpr double kTol = 1e-12;
+
+TEST(ProcessorSharing, PerFlowMatchesHandComputedTimes)
+{
+    // 0-0.5: A alone (rate 1), 0.5 left. At 0.5 B and C start: rate 1/3 each; C (0.25) ends
+    // after 0.75 at 1.25; then A and B at 1/2: A (0.25 left) ends at 1.75; B (0.5 left) alone
+    // ends at 2.25.
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0}, {0.5, 1.0, 1}, {0.5, 0.25, 2}});
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_NEAR(t[0], 1.75, kTol);
+    EXPECT_NEAR(t[1], 2.25, kTol);
+    EXPECT_NEAR(t[2], 1.25, kTol);
+}
+
+TEST(ProcessorSharing, PerSenderServesEachStationsQueueInOrder)
+{
+    // Sender 0 queues A then B (1 s each), sender 1 sends C (0.5 s) at 0.5. 0-0.5: A alone,
+    // 0.5 left. Then A and C at 1/2 each: both end at 1.5. B alone from 1.5: ends at 2.5.
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0}, {0.0, 1.0, 0}, {0.5, 0.5, 1}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerSender);
+    EXPECT_NEAR(t[0], 1.5, kTol);
+    EXPECT_NEAR(t[1], 2.5, kTol);
+    EXPECT_NEAR(t[2], 1.5, kTol);
+    // per flow instead: A, B and C share from 0.5: A and B at 0.75 left... every flow at 1/3
+    const auto f = fl::ProcessorSharingCompletions({{0.0, 1.0, 0}, {0.0, 1.0, 0}, {0.5, 0.5, 1}});
+    // 0-0.5: A, B at 1/2 -> 0.75 left each; C joins: 1/3 each; C (0.5) ends at 2.0, A and B
+    // have 0.25 left, 1/2 each: end at 2.5
+    EXPECT_NEAR(f[2], 2.0, kTol);
+    EXPECT_NEAR(f[0], 2.5, kTol);
+    EXPECT_NEAR(f[1], 2.5, kTol);
+}
+
+TEST(ProcessorSharing, ContentionLowersTheSharedCapacity)
+{
+    EXPECT_NEAR(fl::SharedCapacity(1, 0.5), 1.0, kTol);
+    EXPECT_NEAR(fl::SharedCapacity(3, 0.5), 0.5, kTol);
+    // two senders, contention 0.5: capacity 2/3, 1/3 each: both 1 s flows end at 3 s
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0}, {0.0, 1.0, 1}}, 0.5);
+    EXPECT_NEAR(t[0], 3.0, kTol);
+    EXPECT_NEAR(t[1], 3.0, kTol);
+    // zero work ends at its arrival; a flow alone ends after its work
+    const auto z = fl::ProcessorSharingCompletions({{2.0, 0.0, 0}, {1.0, 0.5, 0}});
+    EXPECT_NEAR(z[0], 2.0, kTol);
+    EXPECT_NEAR(z[1], 1.5, kTol);
+}
+
+/// What a FedAvg run produced.
+struct FedAvgRun
+{
+    std::vector<FlRoundRecord> records;
+    uint32_t completed{0};
+    double wall{0.0};
+};
+
+FedAvgRun
+RunFedAvgOn(FlFidelity fidelity, const std::string& kind, uint32_t clients, uint32_t rounds)
+{
+    auto task = MakeTask<double>(clients, "softmax:l2=0.001");
+    FlScene scene;
+    std::function<int64_t(int64_t)> assign;
+    if (kind == "wifi")
+    {
+        FlWifiScenarioHelper h;
+        h.SetFidelity(fidelity);
+        scene = h.Build(clients);
+        assign = [&scene](int64_t s) { return FlWifiScenarioHelper::AssignStreams(scene, s); };
+    }
+    else
+    {
+        FlCsmaSceneHelper h;
+        h.SetFidelity(fidelity);
+        scene = h.Build(clients);
+        assign = [&scene](int64_t s) { return FlCsmaSceneHelper::AssignStreams(scene, s); };
+    }
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(false));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    const int64_t used = FlFedAvgHelper::AssignStreams(stack, 100);
+    assign(100 + used);
+    Simulator::Stop(Seconds(100));
+    Simulator::Run();
+    FedAvgRun out;
+    out.records = stack.monitor->GetRecords();
+    out.completed = stack.server->GetCompletedRounds();
+    Simulator::Destroy();
+    return out;
+}
+
+TEST(FlowFidelity, LosslessFlowLearnsTheSameModelsAsPackets)
+{
+    for (const std::string kind : {"wifi", "csma"})
+    {
+        const FedAvgRun packet = RunFedAvgOn(FlFidelity::Packet, kind, 4, 3);
+        const FedAvgRun flow = RunFedAvgOn(FlFidelity::Flow, kind, 4, 3);
+        ASSERT_EQ(packet.completed, 3u) << kind;
+        ASSERT_EQ(flow.completed, 3u) << kind;
+        ASSERT_EQ(packet.records.size(), flow.records.size()) << kind;
+        for (std::size_t r = 0; r < packet.records.size(); ++r)
+        {
+            const auto& a = packet.records[r];
+            const auto& b = flow.records[r];
+            // the learning columns, bit for bit
+            EXPECT_EQ(a.testLoss, b.testLoss) << kind << " round " << r;
+            EXPECT_EQ(a.testAccuracy, b.testAccuracy) << kind << " round " << r;
+            EXPECT_EQ(a.trainLoss, b.trainLoss) << kind << " round " << r;
+            EXPECT_EQ(a.participants, b.participants) << kind << " round " << r;
+            // the same bytes on the wire (same encoding, same header)
+            EXPECT_EQ(a.bytesDown, b.bytesDown) << kind << " round " << r;
+            EXPECT_EQ(a.bytesUp, b.bytesUp) << kind << " round " << r;
+        }
+    }
+}
+
+/// Two transports on a flow-level CSMA LAN (server node listening on 9000, one client node).
+struct Pair
+{
+    FlScene scene;
+    Ptr<FlTransport> server;
+    Ptr<FlTransport> client;
+    std::vector<uint32_t> received; ///< rounds of the delivered messages
+};
+
+std::shared_ptr<Pair>
+MakePair(double loss, uint32_t maxMessageBytes = fl::kDefaultMaxMessageBytes)
+{
+    auto p = std::make_shared<Pair>();
+    FlCsmaSceneHelper h;
+    h.SetFidelity(FlFidelity::Flow);
+    h.SetFlowMessageLoss(loss);
+    p->scene = h.Build(1);
+    FlTransportConfig c;
+    c.kind = FlTransportKind::Flow;
+    c.maxMessageBytes = maxMessageBytes;
+    p->server = FlTransport::Create(p->scene.serverNode, 0, c);
+    p->client = FlTransport::Create(p->scene.clients.Get(0), 1, c);
+    EXPECT_TRUE(p->server->Listen(9000));
+    EXPECT_TRUE(p->client->Open());
+    Pair* raw = p.get();
+    p->server->SetReceiveCallback(FlCallback<void, FlInboundMessage&>(
+        [raw](FlInboundMessage& in) { raw->received.push_back(in.msg.header.round); }));
+    return p;
+}
+
+std::vector<uint32_t>
+LossPattern(uint32_t run)
+{
+    RngSeedManager::SetRun(run);
+    auto p = MakePair(0.3);
+    p->scene.flowNetwork->AssignStreams(7);
+    const Address to = InetSocketAddress(p->scene.serverAddress, 9000);
+    for (uint32_t i = 0; i < 200; ++i)
+    {
+        p->client->SendRaw(to, {fl::MessageKind::Control, i, 0, 0, 0}, std::vector<uint8_t>(16));
+    }
+    Simulator::Run();
+    std::vector<uint32_t> out = p->received;
+    p->server->Close();
+    p->client->Close();
+    Simulator::Destroy();
+    RngSeedManager::SetRun(1);
+    return out;
+}
+
+TEST(FlowFidelity, LossIsReproducedByRngRun)
+{
+    const auto a = LossPattern(1);
+    const auto b = LossPattern(1);
+    const auto c = LossPattern(2);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    // about 30 % lost, and what arrives arrives in order
+    EXPECT_GT(a.size(), 100u);
+    EXPECT_LT(a.size(), 180u);
+    EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+}
+
+TEST(FlowFidelity, MalformedAndOversizedMessagesAreCountedAndDropped)
+{
+    const uint32_t bound = 4096;
+    auto p = MakePair(0.0, bound);
+    const Address to = InetSocketAddress(p->scene.serverAddress, 9000);
+    // an oversized raw message (its header declares more than the receiver's bound)
+    p->client->SendRaw(to, {fl::MessageKind::Control, 1, 0, 0, 0}, std::vector<uint8_t>(2 * bound));
+    // bytes that are no message at all, from a node of the network
+    auto junk = std::make_shared<std::vector<uint8_t>>(100, 0xAB);
+    EXPECT_TRUE(p->scene.flowNetwork->Transmit(p->scene.clients.Get(0)->GetId(),
+                                               InetSocketAddress(p->scene.clients.Get(0)
+                                                                     ->GetObject<FlFlowStack>()
+                                                                     ->GetNetwork()
+                                                                     ->GetInterfaces(
+                                                                         p->scene.clients.Get(0)
+                                                                             ->GetId())
+                                                                     .front()
+                                                                     .address,
+                                                                 5),
+                                               to,
+                                               junk));
+    // a message with a corrupted payload (message CRC fails)
+    auto bytes = std::make_shared<std::vector<uint8_t>>();
+    fl::EncodeRawMessage({fl::MessageKind::Control, 2, 1, 0, 0}, junk->data(), 10, *bytes);
+    bytes->back() ^= 0xFF;
+    p->scene.flowNetwork->Transmit(p->scene.clients.Get(0)->GetId(),
+                                   InetSocketAddress(Ipv4Address("10.1.0.2"), 6),
+                                   to,
+                                   bytes);
+    // a truncated message
+    auto cut = std::make_shared<std::vector<uint8_t>>();
+    fl::EncodeRawMessage({fl::MessageKind::Control, 3, 1, 0, 0}, junk->data(), 50, *cut);
+    cut->resize(cut->size() - 10);
+    p->scene.flowNetwork->Transmit(p->scene.clients.Get(0)->GetId(),
+                                   InetSocketAddress(Ipv4Address("10.1.0.2"), 7),
+                                   to,
+                                   cut);
+    // then a valid message still arrives
+    p->client->SendRaw(to, {fl::MessageKind::Control, 9, 0, 0, 0}, std::vector<uint8_t>(16));
+    // nothing listens there: counted as unsent, not a crash
+    p->client->SendRaw(InetSocketAddress(p->scene.serverAddress, 9999),
+                       {fl::MessageKind::Control, 10, 0, 0, 0},
+                       std::vector<uint8_t>(16));
+    Simulator::Run();
+    EXPECT_EQ(p->received, std::vector<uint32_t>({9}));
+    const FlTransportStats s = p->server->Stats();
+    EXPECT_EQ(s.malformed, 4u);
+    EXPECT_EQ(s.messagesDelivered, 1u);
+    EXPECT_EQ(p->client->Stats().messagesUnsent, 1u);
+    p->server->Close();
+    p->client->Close();
+    Simulator::Destroy();
+}
+
+TEST(FlowFidelity, FlowTransportNeedsAFlowScene)
+{
+    Ptr<Node> n = CreateObject<Node>();
+    FlTransportConfig c;
+    c.kind = FlTransportKind::Flow;
+    EXPECT_THROW(FlTransport::Create(n, 0, c), fl::ConfigError);
+    Simulator::Destroy();
+}
+
+} // namespace
