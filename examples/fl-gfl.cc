@@ -13,7 +13,9 @@
  * uploads, consistency check and unmasking, every message a packet; --secureKeys for the key
  * mode) and --dropout. Monte Carlo over --runs
  * realisations with common random numbers: every variant of a run sees the same data, graph,
- * client sampling and local steps; only the privacy noise differs.
+ * client sampling and local steps; only the privacy noise differs. In process the runs and
+ * variants run in parallel on the training threads (--FlTrainingThreads=N, 0 = every core), the
+ * CSV and the printed lines the same for any N; over the network they run one after the other.
  *
  * Papers: GFL is E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning",
  * arXiv:2203.07105, 2022 (the preprint; Figs. 2-5) and its journal version, EURASIP J. Adv.
