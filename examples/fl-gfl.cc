@@ -13,7 +13,9 @@
  * uploads, consistency check and unmasking, every message a packet; --secureKeys for the key
  * mode) and --dropout. Monte Carlo over --runs
  * realisations with common random numbers: every variant of a run sees the same data, graph,
- * client sampling and local steps; only the privacy noise differs.
+ * client sampling and local steps; only the privacy noise differs. In process the runs and
+ * variants run in parallel on the training threads (--FlTrainingThreads=N, 0 = every core), the
+ * CSV and the printed lines the same for any N; over the network they run one after the other.
  *
  * Papers: GFL is E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning",
  * arXiv:2203.07105, 2022 (the preprint; Figs. 2-5) and its journal version, EURASIP J. Adv.
@@ -74,11 +76,13 @@
 #include "ns3/linear-models.h"
 #include "ns3/partition.h"
 #include "ns3/synthetic-data.h"
+#include "ns3/thread-pool.h"
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -87,6 +91,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -215,24 +220,25 @@ Fmt(double x, int precision = 2)
     return s.str();
 }
 
-/// Progress of one run, every ~10 % of the iterations.
+/// Progress of one run, every ~10 % of the iterations, on `os`.
 fl::NetworkIterationCallback
 Progress(const Options& o,
          const std::string& name,
          uint32_t run,
          uint32_t iterations,
          Series& series,
-         bool withEpsilon)
+         bool withEpsilon,
+         std::ostream& os)
 {
-    return [&o, name, run, iterations, &series, withEpsilon](const fl::NetworkIterationReport& r) {
+    return [&o, name, run, iterations, &series, withEpsilon, &os](
+               const fl::NetworkIterationReport& r) {
         Accumulate(series, r, withEpsilon);
         const uint32_t every = std::max<uint32_t>(1, iterations / 10);
         if (!o.quiet && r.iteration > 0 && (r.iteration % every == 0 || r.iteration == iterations))
         {
-            std::cout << "  [" << name << " run " << run + 1 << "/" << o.runs << "] iteration "
-                      << r.iteration << "/" << iterations << ": centroid MSD "
-                      << Fmt(Db(r.centroidMsd)) << " dB, average MSD " << Fmt(Db(r.averageMsd))
-                      << " dB" << std::endl;
+            os << "  [" << name << " run " << run + 1 << "/" << o.runs << "] iteration "
+               << r.iteration << "/" << iterations << ": centroid MSD " << Fmt(Db(r.centroidMsd))
+               << " dB, average MSD " << Fmt(Db(r.averageMsd)) << " dB" << std::endl;
         }
     };
 }
@@ -504,28 +510,162 @@ PrintCost(const Options& o, const std::string& name)
     }
 }
 
-/**
- * One variant of one Monte-Carlo run: `body` runs it with the Progress callback that accumulates
- * into out[key]; then the network cost (network mode), the run count and the wall time.
- */
+/// Adds one run's series (its sums over that run alone) to the Monte-Carlo sums.
 void
-RunVariant(const Options& o,
-           SeriesMap& out,
-           const std::string& key,
-           uint32_t run,
-           uint32_t iterations,
-           bool withEpsilon,
-           const std::function<void(const fl::NetworkIterationCallback&)>& body)
+Merge(Series& into, const Series& run)
 {
-    auto& series = out[key];
-    const auto t0 = std::chrono::steady_clock::now();
-    body(Progress(o, key, run, iterations, series, withEpsilon));
-    PrintCost(o, key);
-    series.runs++;
-    std::cout << "  " << key << " run " << run + 1 << ": "
-              << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                     3)
-              << " s wall" << std::endl;
+    for (const auto& [metric, v] : run.sums)
+    {
+        auto& sum = into.sums[metric];
+        if (sum.size() < v.size())
+        {
+            sum.resize(v.size(), 0.0);
+        }
+        for (std::size_t i = 0; i < v.size(); ++i)
+        {
+            sum[i] += v[i];
+        }
+    }
+    into.runs++;
+}
+
+/// One variant of a Monte-Carlo figure: its series key and whether it records epsilons.
+struct Variant
+{
+    std::string key;
+    bool withEpsilon{false};
+};
+
+/**
+ * Runs o.runs Monte-Carlo runs of every variant. `makeRun(run)` builds what the variants of a run
+ * share (data, graph, local work: common random numbers); `body(setup, variant, run, cb)` runs
+ * one variant of it, reporting every iteration to `cb`. In process (--mode=inprocess) the
+ * (run, variant) pairs are independent: they run on the training pool (--FlTrainingThreads),
+ * each into its own series and its own buffered progress lines, and are combined and printed
+ * in run order, then variant order, as they complete, so the sums, the CSV and the lines are
+ * those of one thread. A run's shared part is built by the first of its variants to start
+ * and freed after the last one ends. Over the network (--mode=network) ns-3's simulator is
+ * one per process: the runs go one after the other, their lines printed as they happen.
+ */
+template <typename Setup>
+void
+RunMonteCarlo(const Options& o,
+              SeriesMap& out,
+              uint32_t iterations,
+              const std::vector<Variant>& variants,
+              const std::function<Setup(uint32_t run)>& makeRun,
+              const std::function<void(const Setup& setup,
+                                       std::size_t variant,
+                                       uint32_t run,
+                                       Series& series,
+                                       std::ostream& os,
+                                       const fl::NetworkIterationCallback& cb)>& body)
+{
+    const std::size_t V = variants.size();
+    if (o.mode == "network")
+    {
+        for (uint32_t run = 0; run < o.runs; ++run)
+        {
+            const Setup setup = makeRun(run);
+            for (std::size_t v = 0; v < V; ++v)
+            {
+                const std::string& key = variants[v].key;
+                Series mine;
+                const auto t0 = std::chrono::steady_clock::now();
+                body(setup,
+                     v,
+                     run,
+                     mine,
+                     std::cout,
+                     Progress(o, key, run, iterations, mine, variants[v].withEpsilon, std::cout));
+                Merge(out[key], mine);
+                PrintCost(o, key);
+                std::cout << "  " << key << " run " << run + 1 << ": "
+                          << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                               t0)
+                                     .count(),
+                                 3)
+                          << " s wall" << std::endl;
+            }
+        }
+        return;
+    }
+
+    struct Shared
+    {
+        std::once_flag built;
+        std::unique_ptr<Setup> setup;
+        std::atomic<std::size_t> pending{0}; ///< variants of the run not finished yet
+    };
+
+    struct Slot
+    {
+        Series series;
+        std::ostringstream lines;
+        double wallSeconds{0.0};
+    };
+
+    std::vector<Shared> shared(o.runs);
+    for (auto& s : shared)
+    {
+        s.pending = V;
+    }
+    std::vector<Slot> slots(static_cast<std::size_t>(o.runs) * V);
+    for (auto& v : variants)
+    {
+        out[v.key]; // every variant has its series, also if a run fails
+    }
+    Eigen::setNbThreads(1); // the runs are the parallelism; Eigen's own threads would compete
+    fl::OrderedParallelFor(
+        fl::TrainingPool(),
+        slots.size(),
+        [&](std::size_t i) {
+            const auto run = static_cast<uint32_t>(i / V);
+            const std::size_t v = i % V;
+            Shared& s = shared[run];
+            std::call_once(s.built, [&]() { s.setup = std::make_unique<Setup>(makeRun(run)); });
+            Slot& slot = slots[i];
+            const auto t0 = std::chrono::steady_clock::now();
+            try
+            {
+                body(*s.setup,
+                     v,
+                     run,
+                     slot.series,
+                     slot.lines,
+                     Progress(o,
+                              variants[v].key,
+                              run,
+                              iterations,
+                              slot.series,
+                              variants[v].withEpsilon,
+                              slot.lines));
+            }
+            catch (...)
+            {
+                if (--s.pending == 0)
+                {
+                    s.setup.reset();
+                }
+                throw;
+            }
+            slot.wallSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (--s.pending == 0)
+            {
+                s.setup.reset(); // the run's last variant: its data go
+            }
+        },
+        [&](std::size_t i) {
+            Slot& slot = slots[i];
+            const auto run = static_cast<uint32_t>(i / V);
+            const std::string& key = variants[i % V].key;
+            Merge(out[key], slot.series);
+            slot.series = Series{};
+            std::cout << slot.lines.str() << "  " << key << " run " << run + 1 << ": "
+                      << Fmt(slot.wallSeconds, 3) << " s wall" << std::endl;
+            slot.lines = std::ostringstream{};
+        });
 }
 
 // ------------------------------------------------------------------------------- GFL Fig. 2
@@ -628,6 +768,13 @@ GflServerSchemes()
     return schemes;
 }
 
+/// Laplace server noise of variance sigma2 (b = sigma_g / sqrt(2)) of the given kind.
+fl::NodeNoiseConfig
+ServerNoise(fl::NodeNoiseKind kind, double sigma2)
+{
+    return fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
+}
+
 void
 RunGflFigure(const Options& o, SeriesMap& out)
 {
@@ -648,40 +795,48 @@ RunGflFigure(const Options& o, SeriesMap& out)
         std::cout << o.dropout;
     }
     std::cout << std::endl;
-    const auto& variants = GflServerSchemes();
-    for (uint32_t run = 0; run < o.runs; ++run)
+    std::cout << "Choices: Erdos-Renyi p = 0.4 (connected), Metropolis weights, Laplace "
+                 "noise b = sigma_g / sqrt(2); iid-per-link = fresh draw per neighbour "
+                 "(per-link variant), iid-broadcast = one draw per server and iteration "
+                 "sent to every neighbour (per-sender broadcast variant), "
+                 "graph-homomorphic = eq. (47): one draw per server, the same message to "
+                 "every neighbour, compensating self term"
+              << std::endl;
+    const auto& schemes = GflServerSchemes();
+    std::vector<Variant> variants;
+    for (const auto& [name, kind] : schemes)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, 0x6F1, run);
-        GflRegressionRun r = MakeGflRegressionRun(P, K, L, mu, rho, T, runSeed);
-        const RegressionSetup& setup = r.setup;
-        fl::GflConfig& c = r.config;
-        c.clipNorm = o.clip;
-        c.secureAggregation = o.secure;
-        c.dropoutProbability = o.dropout;
-        if (run == 0)
-        {
-            std::cout << "Choices: Erdos-Renyi p = 0.4 (connected), Metropolis weights, Laplace "
-                         "noise b = sigma_g / sqrt(2); iid-per-link = fresh draw per neighbour "
-                         "(per-link variant), iid-broadcast = one draw per server and iteration "
-                         "sent to every neighbour (per-sender broadcast variant), "
-                         "graph-homomorphic = eq. (47): one draw per server, the same message to "
-                         "every neighbour, compensating self term"
-                      << std::endl;
-        }
-        c.missingPolicy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
-        for (const auto& [name, kind] : variants)
-        {
-            c.serverNoise =
-                fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
-            NoteEpsilon(out["gfl/" + name],
-                        c.serverNoise,
-                        "the data of one server's clients (the server's releases)",
-                        c.delta);
-            RunVariant(o, out, "gfl/" + name, run, T, o.clip > 0, [&](const auto& cb) {
-                RunGfl(o, *setup.task, setup.task, c, cb);
-            });
-        }
+        variants.push_back({"gfl/" + name, o.clip > 0});
+        NoteEpsilon(out["gfl/" + name],
+                    ServerNoise(kind, sigma2),
+                    "the data of one server's clients (the server's releases)",
+                    fl::GflConfig{}.delta);
     }
+    const auto policy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
+    RunMonteCarlo<GflRegressionRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, 0x6F1, run);
+            GflRegressionRun r = MakeGflRegressionRun(P, K, L, mu, rho, T, runSeed);
+            r.config.clipNorm = o.clip;
+            r.config.secureAggregation = o.secure;
+            r.config.dropoutProbability = o.dropout;
+            r.config.missingPolicy = policy;
+            return r;
+        },
+        [&](const GflRegressionRun& r,
+            std::size_t v,
+            uint32_t,
+            Series&,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            fl::GflConfig c = r.config;
+            c.serverNoise = ServerNoise(schemes[v].second, sigma2);
+            RunGfl(o, *r.setup.task, r.setup.task, c, cb);
+        });
     PrintGflPrivacy(o, mu, sigma2, P, T);
 }
 
@@ -753,35 +908,47 @@ RunFlFigure(const Options& o, SeriesMap& out)
               << ", client sigma_g^2 = " << sigma2 << ", " << T << " iterations, " << o.runs
               << " run(s)" << std::endl;
 
-    struct Variant
+    struct FlVariant
     {
         std::string name;
         fl::GflUplink uplink;
         bool noisy;
     };
 
-    const std::vector<Variant> variants = {{"none", fl::GflUplink::Models, false},
-                                           {"noisy-models", fl::GflUplink::Models, true},
-                                           {"noisy-updates", fl::GflUplink::Updates, true}};
-    for (uint32_t run = 0; run < o.runs; ++run)
+    const std::vector<FlVariant> flVariants = {{"none", fl::GflUplink::Models, false},
+                                               {"noisy-models", fl::GflUplink::Models, true},
+                                               {"noisy-updates", fl::GflUplink::Updates, true}};
+    std::vector<Variant> variants;
+    for (const auto& v : flVariants)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF1, run);
-        GflRegressionRun r = MakeGflRegressionRun(1, K, L, mu, rho, T, runSeed);
-        const RegressionSetup& setup = r.setup;
-        fl::GflConfig& c = r.config;
-        c.clipNorm = o.clip;
-        for (const auto& v : variants)
-        {
+        variants.push_back({"fl/" + v.name, false});
+    }
+    RunMonteCarlo<GflRegressionRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF1, run);
+            GflRegressionRun r = MakeGflRegressionRun(1, K, L, mu, rho, T, runSeed);
+            r.config.clipNorm = o.clip;
+            return r;
+        },
+        [&](const GflRegressionRun& r,
+            std::size_t i,
+            uint32_t,
+            Series&,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            const FlVariant& v = flVariants[i];
+            fl::GflConfig c = r.config;
             c.uplink = v.uplink;
             c.clientNoise = v.noisy ? fl::NodeNoiseConfig{fl::NodeNoiseKind::IidPerLink,
                                                           fl::NoiseDistribution::Laplace,
                                                           std::sqrt(sigma2 / 2.0)}
                                     : fl::NodeNoiseConfig{};
-            RunVariant(o, out, "fl/" + v.name, run, T, false, [&](const auto& cb) {
-                RunGfl(o, *setup.task, setup.task, c, cb);
-            });
-        }
-    }
+            RunGfl(o, *r.setup.task, r.setup.task, c, cb);
+        });
 }
 
 // ------------------------------------------------------------------------------- GHP Fig. 1
@@ -799,67 +966,93 @@ RunGhpFigure(const Options& o, SeriesMap& out)
     std::cout << "GHP Fig. 1: K = " << K << ", M = " << M << ", mu = " << mu << ", rho = " << rho
               << ", sigma_h^2 = 1, b_v = " << b << " (sigma_p^2 = 2), " << T << " iterations, "
               << o.runs << " run(s)" << std::endl;
-    const std::vector<std::pair<std::string, fl::NodeNoiseKind>> variants = {
+    const std::vector<std::pair<std::string, fl::NodeNoiseKind>> schemes = {
         {"none", fl::NodeNoiseKind::None},
         {"iid", fl::NodeNoiseKind::IidBroadcast},
         {"graph-homomorphic", fl::NodeNoiseKind::GraphHomomorphic}};
-    for (uint32_t run = 0; run < o.runs; ++run)
+    std::vector<Variant> variants;
+    for (const auto& [name, kind] : schemes)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, 0x6A9, run);
-        fl::Rng dataRng(fl::DeriveSeed(runSeed, 1));
-        const Eigen::VectorXd mean = Eigen::VectorXd::Ones(M) / std::sqrt(static_cast<double>(M));
-        std::vector<fl::Dataset<double>> parts;
-        for (std::size_t k = 0; k < K; ++k)
-        {
-            parts.push_back(fl::MakeGaussianBinary<double>(N, mean, 1.0, 0.5, dataRng));
-        }
-        const Eigen::VectorXd wOpt = fl::LogisticOptimum(fl::Concatenate(parts), rho);
-        fl::LocalTrainerConfig trainer;
-        auto shared = std::make_shared<fl::SupervisedTask<double>>(
-            std::make_shared<fl::LogisticRegression<double>>(M, rho),
-            trainer,
-            std::move(parts),
-            fl::Dataset<double>{});
-        const fl::SupervisedTask<double>& task = *shared;
-        fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
-        fl::ConnectivityRequirement req;
-        req.connected = true;
-        const auto geo = fl::RandomGeometricGraph(K, o.quick ? 0.5 : 0.35, graphRng, req);
-        fl::DiffusionConfig c;
-        c.combination = o.weights == "lazy" ? fl::LazyMetropolisWeights(geo.graph)
-                                            : fl::MetropolisWeights(geo.graph);
-        c.mu = mu;
-        c.batchSize = 1;
-        c.clipNorm = o.clip;
-        c.iterations = T;
-        c.seed = fl::DeriveSeed(runSeed, 4);
-        c.reference = wOpt;
-        c.missingPolicy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
-        for (const auto& [name, kind] : variants)
-        {
-            c.noise = fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b};
+        variants.push_back({"ghp/" + name, o.clip > 0});
+        NoteEpsilon(out["ghp/" + name],
+                    fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b},
+                    "the data of one agent (its releases)",
+                    fl::DiffusionConfig{}.delta);
+    }
+    const auto policy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
+
+    /// What the variants of a GHP run share: the agents' data, w° and the graph.
+    struct GhpRun
+    {
+        std::shared_ptr<fl::SupervisedTask<double>> task;
+        fl::DiffusionConfig config; ///< without the noise
+    };
+
+    RunMonteCarlo<GhpRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, 0x6A9, run);
+            fl::Rng dataRng(fl::DeriveSeed(runSeed, 1));
+            const Eigen::VectorXd mean =
+                Eigen::VectorXd::Ones(M) / std::sqrt(static_cast<double>(M));
+            std::vector<fl::Dataset<double>> parts;
+            for (std::size_t k = 0; k < K; ++k)
+            {
+                parts.push_back(fl::MakeGaussianBinary<double>(N, mean, 1.0, 0.5, dataRng));
+            }
+            const Eigen::VectorXd wOpt = fl::LogisticOptimum(fl::Concatenate(parts), rho);
+            fl::LocalTrainerConfig trainer;
+            GhpRun r;
+            r.task = std::make_shared<fl::SupervisedTask<double>>(
+                std::make_shared<fl::LogisticRegression<double>>(M, rho),
+                trainer,
+                std::move(parts),
+                fl::Dataset<double>{});
+            fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
+            fl::ConnectivityRequirement req;
+            req.connected = true;
+            const auto geo = fl::RandomGeometricGraph(K, o.quick ? 0.5 : 0.35, graphRng, req);
+            fl::DiffusionConfig& c = r.config;
+            c.combination = o.weights == "lazy" ? fl::LazyMetropolisWeights(geo.graph)
+                                                : fl::MetropolisWeights(geo.graph);
+            c.mu = mu;
+            c.batchSize = 1;
+            c.clipNorm = o.clip;
+            c.iterations = T;
+            c.seed = fl::DeriveSeed(runSeed, 4);
+            c.reference = wOpt;
+            c.missingPolicy = policy;
+            return r;
+        },
+        [&](const GhpRun& r,
+            std::size_t v,
+            uint32_t,
+            Series& series,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            fl::DiffusionConfig c = r.config;
+            c.noise = fl::NodeNoiseConfig{schemes[v].second, fl::NoiseDistribution::Laplace, b};
             const double links = static_cast<double>((c.combination.array() > 0.0).count() -
                                                      c.combination.rows()); // directed l -> k
-            auto& series = out["ghp/" + name];
-            NoteEpsilon(series, c.noise, "the data of one agent (its releases)", c.delta);
-            RunVariant(o, out, "ghp/" + name, run, T, o.clip > 0, [&](const auto& cb) {
-                RunDiffusion(o,
-                             task,
-                             shared,
-                             c,
-                             [cb, &series, links, &o](const fl::NetworkIterationReport& r) {
-                                 cb(r);
-                                 if (o.mode != "network")
-                                 {
-                                     return;
-                                 }
-                                 auto& v = series.sums["loss_rate"];
-                                 v.resize(std::max<std::size_t>(v.size(), r.iteration + 1), 0.0);
-                                 v[r.iteration] += r.lostMessages / links;
-                             });
-            });
-        }
-    }
+            RunDiffusion(o,
+                         *r.task,
+                         r.task,
+                         c,
+                         [cb, &series, links, &o](const fl::NetworkIterationReport& rep) {
+                             cb(rep);
+                             if (o.mode != "network")
+                             {
+                                 return;
+                             }
+                             auto& loss = series.sums["loss_rate"];
+                             loss.resize(std::max<std::size_t>(loss.size(), rep.iteration + 1),
+                                         0.0);
+                             loss[rep.iteration] += rep.lostMessages / links;
+                         });
+        });
     if (o.clip > 0.0)
     {
         const double eps = fl::GhpEpsilon(mu, o.clip, T, b);
@@ -930,35 +1123,49 @@ RunGflSweepFigure(const Options& o, SeriesMap& out, bool overMu)
                  "no noise on the self term) and iid-broadcast (one draw per sender on every "
                  "copy, its own term included); "
               << T << " iterations, " << o.runs << " run(s)" << std::endl;
-    for (uint32_t run = 0; run < o.runs; ++run)
+    std::vector<Variant> variants;
+    std::vector<std::function<void(fl::GflConfig&)>> apply; // a variant's settings
+    for (double v : values)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, overMu ? 0x6F4 : 0x6F3, run);
-        GflRegressionRun r = MakeGflRegressionRun(P, K, L, 0.7, rho, T, runSeed);
-        fl::GflConfig& c = r.config;
-        auto runOne = [&](const std::string& key) {
-            RunVariant(o, out, key, run, T, false, [&](const auto& cb) {
-                fl::RunGflInProcess(*r.setup.task, c, cb);
-            });
-        };
-        for (double v : values)
+        const double sigma2 = overMu ? 0.1 : v;
+        const double mu = overMu ? v : 0.7;
+        const std::string suffix = "/" + param + "=" + ValueName(v);
+        if (overMu || v == values.front())
         {
-            const double sigma2 = overMu ? 0.1 : v;
-            c.mu = overMu ? v : 0.7;
-            const std::string suffix = "/" + param + "=" + ValueName(v);
-            if (overMu || v == values.front())
-            {
+            variants.push_back({fig + "/none" + (overMu ? suffix : "/s2=0"), false});
+            apply.emplace_back([mu](fl::GflConfig& c) {
+                c.mu = mu;
                 c.serverNoise = fl::NodeNoiseConfig{};
-                runOne(fig + "/none" + (overMu ? suffix : "/s2=0"));
-            }
-            for (const auto& [name, kind] : SweepSchemes())
-            {
-                c.serverNoise = fl::NodeNoiseConfig{kind,
-                                                    fl::NoiseDistribution::Laplace,
-                                                    std::sqrt(sigma2 / 2.0)};
-                runOne(fig + "/" + name + suffix);
-            }
+            });
+        }
+        for (const auto& [name, kind] : SweepSchemes())
+        {
+            variants.push_back({fig + "/" + name + suffix, false});
+            apply.emplace_back([mu, kind = kind, sigma2](fl::GflConfig& c) {
+                c.mu = mu;
+                c.serverNoise = ServerNoise(kind, sigma2);
+            });
         }
     }
+    RunMonteCarlo<GflRegressionRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, overMu ? 0x6F4 : 0x6F3, run);
+            return MakeGflRegressionRun(P, K, L, 0.7, rho, T, runSeed);
+        },
+        [&](const GflRegressionRun& r,
+            std::size_t v,
+            uint32_t,
+            Series&,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            fl::GflConfig c = r.config;
+            apply[v](c);
+            fl::RunGflInProcess(*r.setup.task, c, cb);
+        });
 }
 
 // --------------------------------------------------------------- GFL journal Fig. 6 (FL)
@@ -993,46 +1200,63 @@ RunFl6Figure(const Options& o, SeriesMap& out)
 
     const std::vector<Scheme> schemes = {{"noisy-models", fl::GflUplink::Models},
                                          {"noisy-updates", fl::GflUplink::Updates}};
-    for (uint32_t run = 0; run < o.runs; ++run)
+    auto noise = [](double sigma2) {
+        return fl::NodeNoiseConfig{fl::NodeNoiseKind::IidPerLink,
+                                   fl::NoiseDistribution::Laplace,
+                                   std::sqrt(sigma2 / 2.0)};
+    };
+    std::vector<Variant> variants;
+    std::vector<std::function<void(fl::GflConfig&)>> apply; // a variant's settings
+    for (double mu : mus)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF6, run);
-        GflRegressionRun r = MakeGflRegressionRun(1, K, L, 0.2, rho, T, runSeed);
-        fl::GflConfig& c = r.config;
-        auto runOne = [&](const std::string& key) {
-            RunVariant(o, out, key, run, T, false, [&](const auto& cb) {
-                fl::RunGflInProcess(*r.setup.task, c, cb);
-            });
-        };
-        auto noise = [](double sigma2) {
-            return fl::NodeNoiseConfig{fl::NodeNoiseKind::IidPerLink,
-                                       fl::NoiseDistribution::Laplace,
-                                       std::sqrt(sigma2 / 2.0)};
-        };
-        for (double mu : mus)
-        {
+        const std::string suffix = "/mu=" + ValueName(mu);
+        variants.push_back({"fl6mu/none" + suffix, false});
+        apply.emplace_back([mu](fl::GflConfig& c) {
             c.mu = mu;
-            const std::string suffix = "/mu=" + ValueName(mu);
             c.uplink = fl::GflUplink::Models;
             c.clientNoise = fl::NodeNoiseConfig{};
-            runOne("fl6mu/none" + suffix);
-            for (const auto& sc : schemes)
-            {
-                c.uplink = sc.uplink;
-                c.clientNoise = noise(0.02);
-                runOne("fl6mu/" + sc.name + suffix);
-            }
-        }
-        c.mu = 0.2;
-        for (double sigma2 : sigmas)
+        });
+        for (const auto& sc : schemes)
         {
-            for (const auto& sc : schemes)
-            {
-                c.uplink = sc.uplink;
-                c.clientNoise = noise(sigma2);
-                runOne("fl6s2/" + sc.name + "/s2=" + ValueName(sigma2));
-            }
+            variants.push_back({"fl6mu/" + sc.name + suffix, false});
+            apply.emplace_back([mu, uplink = sc.uplink, n = noise(0.02)](fl::GflConfig& c) {
+                c.mu = mu;
+                c.uplink = uplink;
+                c.clientNoise = n;
+            });
         }
     }
+    for (double sigma2 : sigmas)
+    {
+        for (const auto& sc : schemes)
+        {
+            variants.push_back({"fl6s2/" + sc.name + "/s2=" + ValueName(sigma2), false});
+            apply.emplace_back([uplink = sc.uplink, n = noise(sigma2)](fl::GflConfig& c) {
+                c.mu = 0.2;
+                c.uplink = uplink;
+                c.clientNoise = n;
+            });
+        }
+    }
+    RunMonteCarlo<GflRegressionRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF6, run);
+            return MakeGflRegressionRun(1, K, L, 0.2, rho, T, runSeed);
+        },
+        [&](const GflRegressionRun& r,
+            std::size_t v,
+            uint32_t,
+            Series&,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            fl::GflConfig c = r.config;
+            apply[v](c);
+            fl::RunGflInProcess(*r.setup.task, c, cb);
+        });
 }
 
 // --------------------------------------------------------- classification (Avazu's place)
@@ -1120,80 +1344,96 @@ RunClassFigure(const Options& o, SeriesMap& out)
                  "logistic rho = "
               << rho << ", mu = " << mu << ", sigma_g^2 = " << sigma2 << ", " << test.Size()
               << " test images, " << T << " iterations, " << o.runs << " run(s)" << std::endl;
-    const auto& variants = GflServerSchemes();
-    for (uint32_t run = 0; run < o.runs; ++run)
+    const auto& schemes = GflServerSchemes();
+    std::vector<Variant> variants;
+    for (const auto& [name, kind] : schemes)
     {
-        const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xC1A, run);
-        fl::Rng dataRng(fl::DeriveSeed(runSeed, 1));
-        std::vector<std::size_t> pick(train.Size());
-        std::iota(pick.begin(), pick.end(), 0);
-        std::shuffle(pick.begin(), pick.end(), dataRng);
-        pick.resize(std::min(train.Size(), P * K * perClient));
-        const fl::Dataset<double> mine = train.Subset(pick);
-        const fl::Partition part = fl::PartitionShards(mine, P * K, 2, dataRng);
-        std::vector<fl::Dataset<double>> parts;
-        for (const auto& idx : part)
-        {
-            parts.push_back(mine.Subset(idx));
-        }
-        const auto task = std::make_shared<fl::SupervisedTask<double>>(
-            std::make_shared<fl::LogisticRegression<double>>(train.Dim(), rho),
-            fl::LocalTrainerConfig{},
-            std::move(parts),
-            fl::Dataset<double>(test));
-        fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
-        fl::ConnectivityRequirement req;
-        req.connected = true;
-        fl::GflConfig c;
-        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
-        c.clientsPerServer = K;
-        c.sampledClients = L;
-        c.mu = mu;
-        c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(runSeed, 3));
-        c.iterations = T;
-        c.seed = fl::DeriveSeed(runSeed, 4);
-        for (const auto& [name, kind] : variants)
-        {
-            c.serverNoise =
-                fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, std::sqrt(sigma2 / 2.0)};
-            const std::string key = "class/" + name;
-            auto& series = out[key];
-            auto add = [&series](const std::string& metric, uint32_t i, double v) {
+        variants.push_back({"class/" + name, false});
+    }
+
+    /// What the variants of a classification run share: the clients' data and the graph.
+    struct ClassRun
+    {
+        std::shared_ptr<fl::SupervisedTask<double>> task;
+        fl::GflConfig config; ///< without the server noise
+    };
+
+    RunMonteCarlo<ClassRun>(
+        o,
+        out,
+        T,
+        variants,
+        [&](uint32_t run) {
+            const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xC1A, run);
+            fl::Rng dataRng(fl::DeriveSeed(runSeed, 1));
+            std::vector<std::size_t> pick(train.Size());
+            std::iota(pick.begin(), pick.end(), 0);
+            std::shuffle(pick.begin(), pick.end(), dataRng);
+            pick.resize(std::min(train.Size(), P * K * perClient));
+            const fl::Dataset<double> mine = train.Subset(pick);
+            const fl::Partition part = fl::PartitionShards(mine, P * K, 2, dataRng);
+            std::vector<fl::Dataset<double>> parts;
+            for (const auto& idx : part)
+            {
+                parts.push_back(mine.Subset(idx));
+            }
+            ClassRun r;
+            r.task = std::make_shared<fl::SupervisedTask<double>>(
+                std::make_shared<fl::LogisticRegression<double>>(train.Dim(), rho),
+                fl::LocalTrainerConfig{},
+                std::move(parts),
+                fl::Dataset<double>(test));
+            fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
+            fl::ConnectivityRequirement req;
+            req.connected = true;
+            fl::GflConfig& c = r.config;
+            c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
+            c.clientsPerServer = K;
+            c.sampledClients = L;
+            c.mu = mu;
+            c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(runSeed, 3));
+            c.iterations = T;
+            c.seed = fl::DeriveSeed(runSeed, 4);
+            return r;
+        },
+        [&](const ClassRun& r,
+            std::size_t v,
+            uint32_t run,
+            Series& series,
+            std::ostream& os,
+            const fl::NetworkIterationCallback&) {
+            fl::GflConfig c = r.config;
+            c.serverNoise = ServerNoise(schemes[v].second, sigma2);
+            const std::string& key = variants[v].key;
+            const fl::SupervisedTask<double>& task = *r.task;
+            auto add = [&series](const std::string& metric, uint32_t i, double x) {
                 auto& vec = series.sums[metric];
                 if (vec.size() <= i)
                 {
                     vec.resize(i + 1, 0.0);
                 }
-                vec[i] += v;
+                vec[i] += x;
             };
-            const auto t0 = std::chrono::steady_clock::now();
-            fl::RunGflInProcess(*task, c, [&](const fl::NetworkIterationReport& r) {
-                const double centroidError = 1.0 - task->Evaluate(*r.centroid).accuracy;
+            fl::RunGflInProcess(task, c, [&](const fl::NetworkIterationReport& rep) {
+                const double centroidError = 1.0 - task.Evaluate(*rep.centroid).accuracy;
                 double averageError = 0.0;
-                for (const auto& w : *r.models)
+                for (const auto& w : *rep.models)
                 {
-                    averageError += (1.0 - task->Evaluate(w).accuracy) / r.models->size();
+                    averageError += (1.0 - task.Evaluate(w).accuracy) / rep.models->size();
                 }
-                add("test_error", r.iteration, centroidError);
-                add("test_error_average", r.iteration, averageError);
-                add("disagreement", r.iteration, r.disagreement);
+                add("test_error", rep.iteration, centroidError);
+                add("test_error_average", rep.iteration, averageError);
+                add("disagreement", rep.iteration, rep.disagreement);
                 const uint32_t every = std::max<uint32_t>(1, T / 10);
-                if (!o.quiet && r.iteration > 0 && r.iteration % every == 0)
+                if (!o.quiet && rep.iteration > 0 && rep.iteration % every == 0)
                 {
-                    std::cout << "  [" << key << " run " << run + 1 << "/" << o.runs
-                              << "] iteration " << r.iteration << "/" << T
-                              << ": centroid test error " << Fmt(centroidError, 4)
-                              << ", servers' mean " << Fmt(averageError, 4) << std::endl;
+                    os << "  [" << key << " run " << run + 1 << "/" << o.runs << "] iteration "
+                       << rep.iteration << "/" << T << ": centroid test error "
+                       << Fmt(centroidError, 4) << ", servers' mean " << Fmt(averageError, 4)
+                       << std::endl;
                 }
             });
-            series.runs++;
-            std::cout
-                << "  " << key << " run " << run + 1 << ": "
-                << Fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                       3)
-                << " s wall" << std::endl;
-        }
-    }
+        });
 }
 
 // ------------------------------------------------------------------------------- summary

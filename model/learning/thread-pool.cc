@@ -284,6 +284,59 @@ ThreadPool::Join(const std::shared_ptr<PoolJob>& job)
     return job->Wait();
 }
 
+void
+OrderedParallelFor(ThreadPool& pool,
+                   std::size_t n,
+                   const std::function<void(std::size_t)>& work,
+                   const std::function<void(std::size_t)>& commit)
+{
+    // 0 = running or not started, 1 = finished, 2 = threw
+    std::vector<unsigned char> state(n, 0);
+    std::mutex mutex;
+    std::size_t next = 0; // the first item not committed yet
+    bool committing = false;
+    pool.ParallelFor(n, [&](std::size_t i) {
+        unsigned char outcome = 1;
+        try
+        {
+            work(i);
+        }
+        catch (...)
+        {
+            outcome = 2;
+            std::lock_guard<std::mutex> lock(mutex);
+            state[i] = outcome;
+            throw;
+        }
+        std::unique_lock<std::mutex> lock(mutex);
+        state[i] = outcome;
+        if (committing)
+        {
+            return; // the thread that commits takes this item too when its turn comes
+        }
+        committing = true;
+        while (next < n && state[next] == 1)
+        {
+            const std::size_t k = next;
+            lock.unlock();
+            try
+            {
+                commit(k);
+            }
+            catch (...)
+            {
+                lock.lock();
+                state[k] = 2;
+                committing = false;
+                throw;
+            }
+            lock.lock();
+            ++next;
+        }
+        committing = false;
+    });
+}
+
 namespace
 {
 constexpr std::size_t kMaxThreads = 1024;

@@ -135,6 +135,22 @@ class ThreadPool
 };
 
 /**
+ * ParallelFor whose results are taken in item order: runs work(i) for i = 0 .. n-1 on `pool`,
+ * each exactly once, and calls commit(i) once per item, in item order and one call at a time:
+ * commit(i) runs as soon as work(0) .. work(i) have all finished, in whichever thread finished
+ * the last of them (so the first runs' results, and the lines they print, come out while later
+ * runs still go on). work(i) must write only its own slot; commit(i) combines slot i into the
+ * caller's totals and prints its output, so totals and output are those of the serial loop
+ * for any number of threads. If work(i) throws, no item from i on is committed, and the
+ * exception of the lowest-numbered item that threw is rethrown (as ParallelFor). A nested call
+ * (from an item of the same pool) runs serially: work(0), commit(0), work(1), ...
+ */
+void OrderedParallelFor(ThreadPool& pool,
+                        std::size_t n,
+                        const std::function<void(std::size_t)>& work,
+                        const std::function<void(std::size_t)>& commit);
+
+/**
  * The pool that local training and Monte-Carlo runs share. Its size is TrainingThreads(); it is
  * created on first use and again when the size asked for changed since (jobs submitted to the
  * previous pool stay valid: a job nobody took yet runs in the thread that waits for it).
