@@ -407,6 +407,15 @@ main(int argc, char* argv[])
             runC = runC || m == "c";
         }
     });
+    flags.AddCheck([]() {
+        if (fl::FindFashionMnistDirectory().empty())
+        {
+            throw fl::ConfigError("Fashion-MNIST",
+                                  "the data files are not found",
+                                  "sudo apt-get install dataset-fashion-mnist, or set "
+                                  "FL_FASHION_MNIST_DIR to the folder with the IDX files");
+        }
+    });
     if (!flags.Parse(argc, argv))
     {
         return flexample::kExitBadFlag;

@@ -891,6 +891,29 @@ main(int argc, char* argv[])
         c.perLink = channel == "per-link";
         c.Privacy(c.sigma2).Validate();
     });
+    // --quick's small case, applied after the flags.
+    const auto applyQuick = [](Choices& config, std::string& fig) {
+        fig = "quick";
+        config.rounds = std::min<uint32_t>(config.rounds, 5);
+        config.samplesPerWorker = std::min<uint32_t>(config.samplesPerWorker, 200);
+        config.testSamples = std::min<uint32_t>(config.testSamples, 500);
+        config.gamma = std::max(config.gamma, 0.2); // a visible fall of the loss in 5 rounds
+    };
+    // Every run of the figure must be feasible (checked on a copy, so that --checkFlags refuses
+    // an infeasible figure too).
+    flags.AddCheck([&]() {
+        if (privacyTable)
+        {
+            return;
+        }
+        Choices copy = c;
+        std::string fig = figure;
+        if (quick)
+        {
+            applyQuick(copy, fig);
+        }
+        CheckFeasible(copy, FigureRuns(fig, copy));
+    });
     if (!flags.Parse(argc, argv))
     {
         return flexample::kExitBadFlag;
@@ -905,11 +928,7 @@ main(int argc, char* argv[])
 
     if (quick)
     {
-        figure = "quick";
-        c.rounds = std::min<uint32_t>(c.rounds, 5);
-        c.samplesPerWorker = std::min<uint32_t>(c.samplesPerWorker, 200);
-        c.testSamples = std::min<uint32_t>(c.testSamples, 500);
-        c.gamma = std::max(c.gamma, 0.2); // a visible fall of the loss in 5 rounds
+        applyQuick(c, figure);
     }
     const std::vector<RunSpec> runs = FigureRuns(figure, c);
     try

@@ -14,6 +14,8 @@
  *   fl-ega-benchmark --d=7850 --codec=doc/ega/ega-default-codec.bin
  */
 
+#include "fl-example-flags.h"
+
 #include "ns3/core-module.h"
 #include "ns3/ega-aggregate.h"
 #include "ns3/ega-mlp-codec.h"
@@ -118,16 +120,19 @@ main(int argc, char* argv[])
     uint32_t repeats = 3;
     std::string codecFile;
     bool skipPaper = false;
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Times the EGA client (quantise, encode) and server (sum, decode) steps.");
-    cmd.AddValue("d", "Model parameters", d);
-    cmd.AddValue("m", "Clients per round (codecs without a trained m)", m);
-    cmd.AddValue("repeats", "Timed repetitions (the mean is printed)", repeats);
-    cmd.AddValue("codec", "Also time this trained codec file", codecFile);
-    cmd.AddValue("skipPaper",
-                 "Skip the paper-size codec (6.8 M parameters per network)",
-                 skipPaper);
-    cmd.Parse(argc, argv);
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage("Times the EGA client (quantise, encode) and server (sum, decode) steps.");
+    flags.AddWhole<uint32_t>("d", "Model parameters", d, 1);
+    flags.AddWhole<uint32_t>("m", "Clients per round (codecs without a trained m)", m, 1);
+    flags.AddWhole<uint32_t>("repeats", "Timed repetitions (the mean is printed)", repeats, 1);
+    flags.AddText("codec", "Also time this trained codec file", codecFile);
+    flags.AddBool("skipPaper",
+                  "Skip the paper-size codec (6.8 M parameters per network)",
+                  skipPaper);
+    if (!flags.Parse(argc, argv))
+    {
+        return flexample::kExitBadFlag;
+    }
     try
     {
         std::cout << "EGA step times, d = " << d << ", one core, mean of " << repeats

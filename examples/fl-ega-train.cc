@@ -14,6 +14,8 @@
  *   fl-ega-train --b=256 --h=128 --width=512 --depth=3 --m=10 --s=64 --epochs=100
  */
 
+#include "fl-example-flags.h"
+
 #include "ns3/core-module.h"
 #include "ns3/ega-trainer.h"
 
@@ -35,33 +37,67 @@ main(int argc, char* argv[])
     std::string precision = "float32";
     bool quick = false;
     bool quiet = false;
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Trains an EGA encoder/decoder pair (Algorithm 1 of Zeng et al.) and writes the "
-              "codec file.");
-    cmd.AddValue("m", "Clients per round the decoder is trained for", m);
-    cmd.AddValue("s", "Quantisation level s (inputs are integers in [-s, s])", s);
-    cmd.AddValue("b", "Block length b (encoder input)", shape.blockSize);
-    cmd.AddValue("h", "Code length h (encoder output; h < b compresses by b/h)", shape.codeSize);
-    cmd.AddValue("width", "Hidden width of both MLPs", shape.width);
-    cmd.AddValue("depth", "Residual blocks per MLP", shape.depth);
-    cmd.AddValue("expansion", "Inner width of a residual block / width", shape.expansion);
-    cmd.AddValue("epochs", "Training epochs T", train.epochs);
-    cmd.AddValue("trainGroups", "Training groups of m vectors (paper: 10000)", train.trainGroups);
-    cmd.AddValue("testGroups", "Held-out groups of m vectors (paper: 5000)", train.testGroups);
-    cmd.AddValue("batch", "Groups per Adam step", train.batchGroups);
-    cmd.AddValue("lr", "Adam step size (cosine decay over the epochs)", train.learningRate);
-    cmd.AddValue("lrFinal",
-                 "Last epoch's step size as a fraction of --lr",
-                 train.finalLearningRateFactor);
-    cmd.AddValue("seed", "Seed of the weights, the data and the shuffling", train.seed);
-    cmd.AddValue("output", "Codec file to write", output);
-    cmd.AddValue("precision", "Weight precision in the file: float32 or float64", precision);
-    cmd.AddValue("quick",
-                 "Tiny codec in seconds (overrides the shape and training flags: b=h=16, width 32, "
-                 "depth 1, m=4, s=8, 20 epochs)",
-                 quick);
-    cmd.AddValue("quiet", "No per-epoch progress lines", quiet);
-    cmd.Parse(argc, argv);
+    flexample::Flags flags(__FILE__);
+    flags.Cmd().Usage(
+        "Trains an EGA encoder/decoder pair (Algorithm 1 of Zeng et al.) and writes the "
+        "codec file.");
+    flags.AddWhole("m", "Clients per round the decoder is trained for", m, decltype(m){1});
+    flags.AddWhole("s", "Quantisation level s (inputs are integers in [-s, s])", s, decltype(s){1});
+    flags.AddWhole("b",
+                   "Block length b (encoder input)",
+                   shape.blockSize,
+                   decltype(shape.blockSize){1});
+    flags.AddWhole("h",
+                   "Code length h (encoder output; h < b compresses by b/h)",
+                   shape.codeSize,
+                   decltype(shape.codeSize){1});
+    flags.AddWhole("width", "Hidden width of both MLPs", shape.width, decltype(shape.width){1});
+    flags.AddWhole("depth", "Residual blocks per MLP", shape.depth, decltype(shape.depth){1});
+    flags.AddWhole("expansion",
+                   "Inner width of a residual block / width",
+                   shape.expansion,
+                   decltype(shape.expansion){1});
+    flags.AddWhole("epochs", "Training epochs T", train.epochs, decltype(train.epochs){1});
+    flags.AddWhole("trainGroups",
+                   "Training groups of m vectors (paper: 10000)",
+                   train.trainGroups,
+                   decltype(train.trainGroups){1});
+    flags.AddWhole("testGroups",
+                   "Held-out groups of m vectors (paper: 5000)",
+                   train.testGroups,
+                   decltype(train.testGroups){1});
+    flags.AddWhole("batch",
+                   "Groups per Adam step",
+                   train.batchGroups,
+                   decltype(train.batchGroups){1});
+    flags.AddReal("lr",
+                  "Adam step size (cosine decay over the epochs)",
+                  train.learningRate,
+                  flexample::Range::Above(0.0));
+    flags.AddReal("lrFinal",
+                  "Last epoch's step size as a fraction of --lr",
+                  train.finalLearningRateFactor,
+                  flexample::Range::Above(0.0));
+    flags.AddWhole("seed", "Seed of the weights, the data and the shuffling", train.seed);
+    flags.AddOutput("output", "Codec file to write", output, false);
+    flags.AddText("precision", "Weight precision in the file: float32 or float64", precision);
+    flags.AddBool(
+        "quick",
+        "Tiny codec in seconds (overrides the shape and training flags: b=h=16, width 32, "
+        "depth 1, m=4, s=8, 20 epochs)",
+        quick);
+    flags.AddBool("quiet", "No per-epoch progress lines", quiet);
+    flags.AddCheck([&]() {
+        fl::ParsePrecision(precision, "--precision");
+        if (!quick)
+        {
+            train.Validate(); // --quick sets valid training flags of its own
+        }
+    });
+    if (!flags.Parse(argc, argv))
+    {
+        return flexample::kExitBadFlag;
+    }
 
     if (quick)
     {

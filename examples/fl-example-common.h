@@ -370,6 +370,42 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                     true);
     flags.AddCheck([&o]() {
         fl::ParsePrecision(o.precision, "--precision");
+        // The data set's files and the model spec against the data's shape (as BuildFedAvgTask
+        // builds them): refused here, so that --checkFlags refuses them too.
+        const bool fashion = o.dataset == "fashion-mnist";
+        const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
+        if (fashion && fl::FindFashionMnistDirectory().empty())
+        {
+            throw fl::ConfigError("--dataset",
+                                  "Fashion-MNIST files not found",
+                                  "apt-get install dataset-fashion-mnist, or set "
+                                  "FL_FASHION_MNIST_DIR to the folder with the IDX files");
+        }
+        if (fashion && nTrain > 60000)
+        {
+            throw fl::ConfigError("--samplesPerClient",
+                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
+                                      " exceeds the 60000 training images",
+                                  "use fewer clients or samples per client");
+        }
+        if (!o.model.empty())
+        {
+            try
+            {
+                fl::MakeModel<float>(o.model, fashion ? 784 : o.syntheticDim, 10);
+            }
+            catch (const fl::ConfigError&)
+            {
+                throw; // names the model spec and the fix
+            }
+            catch (const std::exception& e)
+            {
+                throw fl::ConfigError("--model",
+                                      e.what(),
+                                      "give a model spec such as mlp:hidden=64, "
+                                      "mlp:hidden=128-64 or softmax:l2=0");
+            }
+        }
         if (o.wirePrecision.empty())
         {
             o.wirePrecision = o.precision;

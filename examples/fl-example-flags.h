@@ -7,6 +7,10 @@
  * bounded with a message saying how to raise the bound, output files checked for writability.
  * A bad value makes Flags::Parse print one message naming the flag and its valid range, before
  * any simulation starts; the example then exits with status 2.
+ *
+ * Every example also takes --checkFlags: Parse() then checks every flag as usual (values,
+ * cross-flag checks, output files) and ends the program at once, with status 0 if all are valid
+ * or 2 after printing the error, running nothing else (utils/fl-sweep checks a whole grid so).
  */
 #ifndef FL_EXAMPLE_FLAGS_H
 #define FL_EXAMPLE_FLAGS_H
@@ -20,6 +24,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -215,6 +220,16 @@ class Flags
     explicit Flags(const std::string& file)
         : m_cmd(file)
     {
+        AddBool("checkFlags",
+                "Only check the flags (values, cross-flag checks, output files) and exit: "
+                "status 0 if all are valid, 2 with the error printed; runs nothing",
+                m_checkOnly);
+    }
+
+    /// True if --checkFlags was given (Parse() then exits instead of returning).
+    bool CheckOnly() const
+    {
+        return m_checkOnly;
     }
 
     Flags(const Flags&) = delete;
@@ -372,6 +387,8 @@ class Flags
 
     /**
      * Parses the command line, every given flag, the checks and the output files.
+     * With --checkFlags it does not return: the process exits with status 0 if every flag is
+     * valid (printing "<program>: flags valid") and with kExitBadFlag after the first error.
      * @return false after printing the first error (the example exits with kExitBadFlag)
      */
     bool Parse(int argc, char* argv[])
@@ -398,7 +415,16 @@ class Flags
         catch (const fl::ConfigError& e)
         {
             std::cerr << m_cmd.GetName() << ": " << e.what() << std::endl;
+            if (m_checkOnly)
+            {
+                std::exit(kExitBadFlag);
+            }
             return false;
+        }
+        if (m_checkOnly)
+        {
+            std::cout << m_cmd.GetName() << ": flags valid" << std::endl;
+            std::exit(0);
         }
         return true;
     }
@@ -431,6 +457,7 @@ class Flags
     }
 
     CommandLine m_cmd;
+    bool m_checkOnly{false}; ///< --checkFlags: check, then exit
     std::list<Item> m_items; ///< a list: CommandLine's callbacks point into it
     std::vector<std::function<void()>> m_checks;
     std::vector<std::function<void()>> m_outputs;

@@ -393,15 +393,46 @@ main(int argc, char* argv[])
                              "float32 parameters)",
                              stockBytes);
     flexample::AddFedAvgOptions(flags, o);
+    std::vector<uint32_t> sizes;
+    std::set<std::string> chosen;
+    flags.AddCheck([&]() {
+        if (o.clients > FlLteMaxClients() && run == "fedavg" && sceneKind == "lte")
+        {
+            throw fl::ConfigError("--clients",
+                                  std::to_string(o.clients) + " exceeds the " +
+                                      std::to_string(FlLteMaxClients()) +
+                                      " UEs one eNB serves here",
+                                  "lower it");
+        }
+        if (!run.empty())
+        {
+            return; // one case: the benchmark's own flags do not apply
+        }
+        sizes = ParseSizes(sizesText);
+        if (longRounds <= shortRounds)
+        {
+            throw fl::ConfigError("--longRounds",
+                                  "must exceed --shortRounds",
+                                  "give more rounds than --shortRounds");
+        }
+        std::stringstream ss(workloads);
+        std::string w;
+        const std::set<std::string> known{
+            "fedavg-wifi", "fedavg-csma", "fedavg-lte", "gfl-wifi", "dwfl-ota", "stock"};
+        while (std::getline(ss, w, ','))
+        {
+            if (!known.count(w))
+            {
+                throw fl::ConfigError("--workloads",
+                                      "'" + w + "' is not a workload",
+                                      "use fedavg-wifi, fedavg-csma, fedavg-lte, gfl-wifi, "
+                                      "dwfl-ota or stock");
+            }
+            chosen.insert(w);
+        }
+    });
     if (!flags.Parse(argc, argv))
     {
-        return flexample::kExitBadFlag;
-    }
-    if (o.clients > FlLteMaxClients() && run == "fedavg" && sceneKind == "lte")
-    {
-        std::cerr << "fl-scale-benchmark: --clients=" << o.clients << " exceeds the "
-                  << FlLteMaxClients() << " UEs one eNB serves here (fix: lower it)"
-                  << std::endl;
         return flexample::kExitBadFlag;
     }
 
@@ -423,41 +454,6 @@ main(int argc, char* argv[])
         return RunStockScene(sceneKind, o.clients, stockBytes);
     }
 
-    std::vector<uint32_t> sizes;
-    try
-    {
-        sizes = ParseSizes(sizesText);
-        if (longRounds <= shortRounds)
-        {
-            throw fl::ConfigError("--longRounds",
-                                  "must exceed --shortRounds",
-                                  "give more rounds than --shortRounds");
-        }
-    }
-    catch (const fl::ConfigError& e)
-    {
-        std::cerr << "fl-scale-benchmark: " << e.what() << std::endl;
-        return flexample::kExitBadFlag;
-    }
-    std::set<std::string> chosen;
-    {
-        std::stringstream ss(workloads);
-        std::string w;
-        const std::set<std::string> known{
-            "fedavg-wifi", "fedavg-csma", "fedavg-lte", "gfl-wifi", "dwfl-ota", "stock"};
-        while (std::getline(ss, w, ','))
-        {
-            if (!known.count(w))
-            {
-                std::cerr << "fl-scale-benchmark: --workloads: '" << w
-                          << "' is not a workload (fix: use fedavg-wifi, fedavg-csma, "
-                             "fedavg-lte, gfl-wifi, dwfl-ota or stock)"
-                          << std::endl;
-                return flexample::kExitBadFlag;
-            }
-            chosen.insert(w);
-        }
-    }
     mkdir(workDir.c_str(), 0755);
     const std::string output = o.output;
     std::ofstream csv(output);

@@ -14,6 +14,7 @@ PACKAGES=(
   libsodium-dev                      # X25519, BLAKE2b, ChaCha20: GFL secure-aggregation masks (required)
   libgtest-dev                       # GoogleTest
   gnuplot-nox                        # plots (PNG)
+  parallel                           # GNU parallel: utils/fl-sweep runs the jobs of a sweep on all cores
   dataset-fashion-mnist              # real data (gzipped IDX files), used with --dataset=fashion-mnist
 )
 
