@@ -551,9 +551,17 @@ FlInstallWifiStations(const WifiHelper& wifi,
                       const Ssid& ssid,
                       const NodeContainer& stations)
 {
+    // ns-3 starts a station's beacon watchdog (MaxMissedBeacons beacon intervals) when it
+    // sends its first association request and restarts it only on beacons received once
+    // associated: a station whose association took longer (100 stations associating at once:
+    // over a second) is disassociated the moment it associates, and the AP answers none of its
+    // new requests, so it never reaches the server. 100 intervals (10.24 s) leave room for the
+    // association of any BSS these helpers build; no station of these static scenes loses its
+    // AP otherwise.
+    const UintegerValue missed(kFlMaxMissedBeacons);
     if (stations.GetN() < 2 || FlAssociationStagger(1).IsZero())
     {
-        mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+        mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid), "MaxMissedBeacons", missed);
         return wifi.Install(phy, mac, stations);
     }
     NetDeviceContainer devices;
@@ -563,7 +571,9 @@ FlInstallWifiStations(const WifiHelper& wifi,
                     "Ssid",
                     SsidValue(ssid),
                     "WaitBeaconTimeout",
-                    TimeValue(MilliSeconds(120) + FlAssociationStagger(i)));
+                    TimeValue(MilliSeconds(120) + FlAssociationStagger(i)),
+                    "MaxMissedBeacons",
+                    missed);
         devices.Add(wifi.Install(phy, mac, stations.Get(i)));
     }
     return devices;

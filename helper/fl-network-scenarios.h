@@ -31,6 +31,15 @@ class Ssid;
 
 /**
  * \ingroup fl
+ * StaWifiMac::MaxMissedBeacons of the stations of the Wi-Fi scenes (ns-3's default: 10). The
+ * beacon watchdog starts with a station's first association request, and a station whose
+ * association outlasts it is disassociated as it associates and never associates again; with
+ * 100 stations associating at once that happened within the default's 1.024 s.
+ */
+constexpr uint32_t kFlMaxMissedBeacons = 100;
+
+/**
+ * \ingroup fl
  * The nodes and addresses of a federated-learning network scene: one server node and N client
  * nodes (install FlServerHelper on serverNode, FlClientHelper on clients with serverAddress).
  * Scenes with a core network also keep the helpers that must outlive the simulation.
