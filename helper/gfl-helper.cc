@@ -230,6 +230,32 @@ FlGraphSceneHelper::SetCellDataRate(DataRate rate)
     m_cellRate = rate;
 }
 
+void
+FlGraphSceneHelper::SetCellDoze(bool enable)
+{
+    m_cellDoze = enable;
+}
+
+void
+FlGraphSceneHelper::SetCellStaticArp(bool enable)
+{
+    m_cellStaticArp = enable;
+}
+
+void
+FlGraphSceneHelper::SetCellBeaconInterval(Time interval)
+{
+    const int64_t us = interval.GetMicroSeconds();
+    if (interval.IsNegative() || us == 0 || us % 1024 != 0 || us > 1024 * 65535 ||
+        interval != MicroSeconds(us))
+    {
+        NS_FATAL_ERROR(m_name << ": beacon interval " << interval.As(Time::US)
+                              << " is not a whole number of 1024 us time units from 1 to 65535; "
+                                 "give e.g. 102400 us");
+    }
+    m_beaconInterval = interval;
+}
+
 FlGraphScene
 FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
 {
@@ -322,9 +348,19 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             wifi.SetRemoteStationManager("ns3::IdealWifiManager");
             WifiMacHelper mac;
             Ssid ssid("gfl-cell-" + std::to_string(p));
-            mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+            mac.SetType("ns3::ApWifiMac",
+                        "Ssid",
+                        SsidValue(ssid),
+                        "BeaconInterval",
+                        TimeValue(m_beaconInterval));
             devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
-            devices.Add(FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]));
+            const NetDeviceContainer stations =
+                FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
+            devices.Add(stations);
+            if (m_cellDoze)
+            {
+                FlDozeIdleStations(devices.Get(0), stations);
+            }
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
             const Vector c = ServerPosition(p, P);
             for (uint32_t k = 0; k < K; ++k)
@@ -341,6 +377,10 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         Ipv4AddressHelper cellAddr(net.str().c_str(), "255.255.255.0");
         Ipv4InterfaceContainer ifs = cellAddr.Assign(devices);
         s.cellServer.push_back(ifs.GetAddress(0));
+        if (m_cell == "wifi" && m_cellStaticArp)
+        {
+            FlPopulateArpCaches(devices);
+        }
     }
     return s;
 }

@@ -84,6 +84,23 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     /// Data rate of CSMA cells (default 100 Mb/s).
     void SetCellDataRate(DataRate rate);
     /**
+     * Wi-Fi cells: idle stations doze (FlDozeIdleStations): a station not in the current
+     * exchange sleeps and wakes the moment a frame is queued for it or by it. Saves most of
+     * the simulation's work in cells of many stations of which few are sampled per
+     * iteration. Default off.
+     */
+    void SetCellDoze(bool enable);
+    /**
+     * Wi-Fi cells: permanent ARP entries between the server and its clients
+     * (FlPopulateArpCaches), so that no ARP request is broadcast in a cell. Default off.
+     */
+    void SetCellStaticArp(bool enable);
+    /**
+     * Wi-Fi cells: the AP's beacon interval (ApWifiMac::BeaconInterval; a multiple of 1024 us
+     * up to 65535 x 1024 us; default ns-3's 102.4 ms).
+     */
+    void SetCellBeaconInterval(Time interval);
+    /**
      * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
      * disconnected matrix or K = 0.
      */
@@ -103,6 +120,9 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     double m_meshSpacing;
     std::string m_cell;
     DataRate m_cellRate;
+    bool m_cellDoze{false};
+    bool m_cellStaticArp{false};
+    Time m_beaconInterval{MicroSeconds(102400)};
 };
 
 /**
