@@ -256,6 +256,13 @@ FlGraphSceneHelper::SetCellBeaconInterval(Time interval)
     m_beaconInterval = interval;
 }
 
+void
+FlGraphSceneHelper::SetCellAssociationStagger(Time stagger)
+{
+    CheckDelay("association stagger", stagger);
+    m_assocStagger = stagger;
+}
+
 FlGraphScene
 FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
 {
@@ -354,8 +361,23 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                         "BeaconInterval",
                         TimeValue(m_beaconInterval));
             devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
-            const NetDeviceContainer stations =
-                FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
+            NetDeviceContainer stations;
+            if (m_assocStagger.IsStrictlyPositive())
+            {
+                for (uint32_t k = 0; k < K; ++k)
+                {
+                    mac.SetType("ns3::StaWifiMac",
+                                "Ssid",
+                                SsidValue(ssid),
+                                "WaitBeaconTimeout",
+                                TimeValue(MilliSeconds(120) + m_assocStagger * k));
+                    stations.Add(wifi.Install(phy, mac, s.cells[p].Get(k)));
+                }
+            }
+            else
+            {
+                stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
+            }
             devices.Add(stations);
             if (m_cellDoze)
             {
@@ -663,6 +685,17 @@ FlGflHelper::SetSecondsPerSample(double s)
     m_secondsPerSample = s;
 }
 
+void
+FlGflHelper::SetClientStartStagger(Time stagger)
+{
+    if (stagger.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("FlGflHelper: client start stagger " << stagger.As(Time::MS)
+                                                            << " is negative; give >= 0");
+    }
+    m_startStagger = stagger;
+}
+
 std::vector<Ptr<FlServerApplication>>
 FlGflHelper::Install(const FlGraphScene& scene)
 {
@@ -805,7 +838,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
             {
                 Fatal(e);
             }
-            client->SetStartTime(Seconds(0.2));
+            client->SetStartTime(Seconds(0.2) + m_startStagger * k);
             scene.cells[p].Get(k)->AddApplication(client);
             m_clients.push_back(client);
         }

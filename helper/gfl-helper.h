@@ -101,6 +101,13 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      */
     void SetCellBeaconInterval(Time interval);
     /**
+     * Wi-Fi cells: station k of a cell scans k x `stagger` longer than ns-3's 120 ms before it
+     * asks to associate (StaWifiMac::WaitBeaconTimeout), so that the stations of a large cell
+     * associate one after the other instead of all colliding at once. 0 (default): ns-3's
+     * timing (before ns-3.37: FlAssociationStagger).
+     */
+    void SetCellAssociationStagger(Time stagger);
+    /**
      * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
      * disconnected matrix or K = 0.
      */
@@ -123,6 +130,7 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     bool m_cellDoze{false};
     bool m_cellStaticArp{false};
     Time m_beaconInterval{MicroSeconds(102400)};
+    Time m_assocStagger{Seconds(0)};
 };
 
 /**
@@ -310,6 +318,12 @@ class FlGflHelper : public FlGraphRunHelperBase
     void SetRoundDeadline(Time deadline);
     /// Simulated seconds per training sample at the clients (FlClientApplication).
     void SetSecondsPerSample(double s);
+    /**
+     * Client k of each server starts k x `stagger` after 0.2 s (default 0: all at 0.2 s), so
+     * that the clients of a large Wi-Fi cell connect and join one after the other instead of
+     * all contending at once.
+     */
+    void SetClientStartStagger(Time stagger);
 
     /// The secure-aggregation helper (attributes of both halves: Variant, KeyMode, Timeout, ...;
     /// used by Install when config.secureAggregation is set).
@@ -343,6 +357,7 @@ class FlGflHelper : public FlGraphRunHelperBase
     fl::GflConfig m_config;
     Time m_deadline{Seconds(0)};
     double m_secondsPerSample{1e-4};
+    Time m_startStagger{Seconds(0)};
     std::vector<Ptr<GflRoundStep>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
     FlSecAggHelper m_secAgg;
