@@ -23,6 +23,9 @@
  *   fl-gfl --figure=bench           # the benchmark: in-process P = 10 x K = 100, 1000
  *                                   # iterations of Fig. 2; network wall time per iteration
  *                                   # for P = 10 servers with Wi-Fi cells of --benchClients
+ *                                   # (--sampled=11: the papers' L; the Wi-Fi cells' idle
+ *                                   # stations doze, --cellDoze, and ARP is static,
+ *                                   # --cellStaticArp; --clientStaggerMs spreads the joins)
  *
  *   fl-gfl --figure=gfl   # GFL Fig. 2 (both versions): P = 10 servers, K = 100
  *                                   # clients, L = 11, M = 2, mu = 0.7, sigma_g^2 = 0.1:
@@ -123,8 +126,8 @@ struct Options
     double linkLoss = 0.0;                ///< network mode: packet error rate on server links
     double stallSeconds = 300.0;          ///< network mode: stop a run that makes no progress
     std::string policy = "reuse-last";    ///< missing-message policy
-    bool cellDoze = false;                ///< network mode, Wi-Fi cells: idle stations doze
-    bool cellStaticArp = false;           ///< network mode, Wi-Fi cells: permanent ARP entries
+    bool cellDoze = true;                 ///< network mode, Wi-Fi cells: idle stations doze
+    bool cellStaticArp = true;            ///< network mode, Wi-Fi cells: permanent ARP entries
     uint32_t cellBeaconTu = 100;          ///< network mode, Wi-Fi cells: beacon interval [TU]
     double cellAssocStaggerMs = 0.0;      ///< network mode, Wi-Fi cells: association stagger
     double clientStaggerMs = 0.0;         ///< network mode: client k starts k times this later
@@ -1568,7 +1571,8 @@ main(int argc, char* argv[])
     flags.AddBool("cellDoze",
                   "network mode, Wi-Fi cells: idle stations doze (their PHY sleeps until a frame "
                   "is queued for or by them), which leaves the learning results unchanged and "
-                  "saves most of the simulation's work when few clients are sampled",
+                  "saves most of the simulation's work when few clients are sampled; false: "
+                  "every station stays awake",
                   o.cellDoze);
     flags.AddBool("cellStaticArp",
                   "network mode, Wi-Fi cells: permanent ARP entries between the server and its "

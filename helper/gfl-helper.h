@@ -64,7 +64,9 @@ struct FlGraphScene
  * Each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an 802.11a
  * infrastructure BSS with the server on the AP, each cell on its own YANS channel object and its
  * own 5 GHz channel number (36, 40, ..., 64, 100, ..., 140, cycled), clients on a disc of radius
- * 10 m around the AP. Servers stand 1 km apart on a line (p2p) or on the mesh grid. Addresses
+ * 10 m around the AP; by default a cell's idle stations doze (SetCellDoze) and its ARP entries
+ * are permanent (SetCellStaticArp), which keeps the models and the iterations' timing and
+ * saves most of the simulation's work in large cells. Servers stand 1 km apart on a line (p2p) or on the mesh grid. Addresses
  * 10.(10 + p / 256).(p % 256).0/24 per cell.
  */
 class FlGraphSceneHelper : public FlSceneHelperBase
@@ -87,12 +89,14 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      * Wi-Fi cells: idle stations doze (FlDozeIdleStations): a station not in the current
      * exchange sleeps and wakes the moment a frame is queued for it or by it. Saves most of
      * the simulation's work in cells of many stations of which few are sampled per
-     * iteration. Default off.
+     * iteration; the models are the same bit for bit and the simulated time per iteration
+     * moves by well under 1 %. Default on.
      */
     void SetCellDoze(bool enable);
     /**
      * Wi-Fi cells: permanent ARP entries between the server and its clients
-     * (FlPopulateArpCaches), so that no ARP request is broadcast in a cell. Default off.
+     * (FlPopulateArpCaches), so that no ARP request is broadcast in a cell (shortens the
+     * set-up; the iterations are unchanged). Default on.
      */
     void SetCellStaticArp(bool enable);
     /**
@@ -127,8 +131,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     double m_meshSpacing;
     std::string m_cell;
     DataRate m_cellRate;
-    bool m_cellDoze{false};
-    bool m_cellStaticArp{false};
+    bool m_cellDoze{true};
+    bool m_cellStaticArp{true};
     Time m_beaconInterval{MicroSeconds(102400)};
     Time m_assocStagger{Seconds(0)};
 };

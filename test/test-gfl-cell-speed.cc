@@ -148,6 +148,7 @@ TEST(GflCellSpeed, DefaultsGiveTheOldConfigurationsModelsBitForBit)
     ExpectSameModels(now.models, old.models);
     ExpectSameModels(now.models, InProcess(f, c));
     EXPECT_EQ(old.sleepPeriods, 0u);
+    EXPECT_GT(now.sleepPeriods, 0u); // the defaults doze
 }
 
 TEST(GflCellSpeed, EverySettingAloneAndAllTogetherKeepTheModels)
