@@ -408,6 +408,9 @@ AllEmpty(const std::vector<WifiMacQueue*>& queues)
 
 using FlMpdu = WifiMacQueue::ItemType; ///< what a Wi-Fi MAC queue holds
 
+/// The receive gain of a dozing station [dB]: no signal reaches its PHY.
+constexpr double kDeafGainDb = -1000.0;
+
 /**
  * One dozing station of FlDozeIdleStations. The traces it connects hold it; it holds its
  * station's and AP's objects by plain pointers (no reference cycle), which outlive every
@@ -449,6 +452,11 @@ class FlDozingStation : public SimpleRefCount<FlDozingStation>
         if (m_phy->IsStateSleep())
         {
             NS_LOG_DEBUG("station " << m_mac->GetAddress() << " wakes");
+            if (m_deaf)
+            {
+                m_phy->SetRxGain(m_rxGain);
+                m_deaf = false;
+            }
             m_phy->ResumeFromSleep();
         }
         Activity(Simulator::Now());
@@ -526,6 +534,12 @@ class FlDozingStation : public SimpleRefCount<FlDozingStation>
         m_phy->SetOffMode();
         m_phy->ResumeFromOff();
         m_phy->SetSleepMode();
+        // and deaf: the channel drops each frame for it before its PHY (YANS and spectrum
+        // channels discard a signal below the receiver's sensitivity), which is most of what
+        // a sleeping receiver still costs
+        m_rxGain = m_phy->GetRxGain();
+        m_phy->SetRxGain(kDeafGainDb);
+        m_deaf = true;
     }
 
     WifiPhy* m_phy;
@@ -535,6 +549,8 @@ class FlDozingStation : public SimpleRefCount<FlDozingStation>
     Time m_guard;
     Time m_last;
     EventId m_check;
+    double m_rxGain{0.0};
+    bool m_deaf{false};
 };
 
 /// The AP's side of FlDozeIdleStations: wakes the station a queued frame is for.

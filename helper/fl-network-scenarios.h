@@ -248,10 +248,11 @@ NetDeviceContainer FlInstallWifiStations(const WifiHelper& wifi,
  * it; it wakes (WifiPhy::ResumeFromSleep) the moment the AP queues a frame for it (a group-addressed frame
  * other than a beacon wakes every station) or it queues one itself. This is an ideal power
  * save: a station is awake whenever a frame is sent to it, so no frame is lost and the traffic
- * keeps its timing up to the contention of the few stations that woke without having heard
- * the last frames' durations (a dozing PHY still tracks the energy on the medium). A dozing
- * station receives nothing: ns-3 drops each PPDU at its PHY right away, which is what saves
- * simulation time in a cell of many idle stations. Dozing stations miss the beacons; their
+ * keeps its timing up to the contention of the few stations that woke to send without having
+ * heard the medium while they dozed. A dozing station receives nothing: its receive gain is
+ * lowered so that the channel drops each frame for it before its PHY (restored when it wakes),
+ * which is what saves simulation time in a cell of many idle stations. Dozing stations miss the
+ * beacons; their
  * MaxMissedBeacons is raised so that they stay associated. Call after the devices are
  * installed and before the simulation starts.
  * @param ap the AP's device
