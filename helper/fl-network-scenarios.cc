@@ -505,6 +505,18 @@ class FlDozingStation : public SimpleRefCount<FlDozingStation>
         }
     }
 
+  public:
+    /// Dozes now, associated or not (at time 0, before a probing station's first frame).
+    void DozeNow()
+    {
+        if (!m_phy->IsStateSleep() && m_phy->IsStateIdle())
+        {
+            Doze();
+        }
+    }
+
+  private:
+
     void Check()
     {
         if (m_phy->IsStateSleep())
@@ -527,6 +539,11 @@ class FlDozingStation : public SimpleRefCount<FlDozingStation>
             Activity(Simulator::Now()); // look again a guard later
             return;
         }
+        Doze();
+    }
+
+    void Doze()
+    {
         NS_LOG_DEBUG("station " << m_mac->GetAddress() << " dozes");
         // Asleep through a moment off: SetOffMode cancels a preamble detection in progress,
         // which SetSleepMode alone would let run into a reception while asleep; the PPDU it
@@ -581,7 +598,10 @@ class FlDozingCell : public SimpleRefCount<FlDozingCell>
 } // namespace
 
 void
-FlDozeIdleStations(Ptr<NetDevice> ap, const NetDeviceContainer& stations, Time guard)
+FlDozeIdleStations(Ptr<NetDevice> ap,
+                   const NetDeviceContainer& stations,
+                   Time guard,
+                   bool fromStart)
 {
     Ptr<WifiNetDevice> apDevice = DynamicCast<WifiNetDevice>(ap);
     if (!apDevice || !guard.IsStrictlyPositive())
@@ -604,6 +624,10 @@ FlDozeIdleStations(Ptr<NetDevice> ap, const NetDeviceContainer& stations, Time g
         Ptr<FlDozingStation> station = Create<FlDozingStation>(dev->GetPhy(), mac, apQueues, guard);
         station->Connect();
         cell->stations[mac->GetAddress()] = station;
+        if (fromStart)
+        {
+            Simulator::Schedule(Seconds(0), &FlDozingStation::DozeNow, station);
+        }
     }
     for (auto* q : apQueues)
     {

@@ -258,10 +258,13 @@ NetDeviceContainer FlInstallWifiStations(const WifiHelper& wifi,
  * @param ap the AP's device
  * @param stations the stations' devices (devices that are not Wi-Fi stations are skipped)
  * @param guard idle time before a station dozes (> the SIFS and a response frame; default 1 ms)
+ * @param fromStart the stations doze from time 0 until they first queue a frame (only for
+ *        stations that probe actively: a passively scanning station must hear a beacon)
  */
 void FlDozeIdleStations(Ptr<NetDevice> ap,
                         const NetDeviceContainer& stations,
-                        Time guard = MilliSeconds(1));
+                        Time guard = MilliSeconds(1),
+                        bool fromStart = false);
 
 /**
  * \ingroup fl

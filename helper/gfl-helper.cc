@@ -366,11 +366,18 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             {
                 for (uint32_t k = 0; k < K; ++k)
                 {
+                    std::ostringstream delay; // in microseconds
+                    delay << "ns3::ConstantRandomVariable[Constant="
+                          << (m_assocStagger * k).GetMicroSeconds() << "]";
                     mac.SetType("ns3::StaWifiMac",
                                 "Ssid",
                                 SsidValue(ssid),
-                                "WaitBeaconTimeout",
-                                TimeValue(MilliSeconds(120) + m_assocStagger * k));
+                                "ActiveProbing",
+                                BooleanValue(true),
+                                "ProbeDelay",
+                                StringValue(delay.str()),
+                                "ProbeRequestTimeout",
+                                TimeValue(MilliSeconds(5)));
                     stations.Add(wifi.Install(phy, mac, s.cells[p].Get(k)));
                 }
             }
@@ -381,7 +388,11 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             devices.Add(stations);
             if (m_cellDoze)
             {
-                FlDozeIdleStations(devices.Get(0), stations);
+                // probing stations may doze from the start: their probe request wakes them
+                FlDozeIdleStations(devices.Get(0),
+                                   stations,
+                                   MilliSeconds(1),
+                                   m_assocStagger.IsStrictlyPositive());
             }
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
             const Vector c = ServerPosition(p, P);

@@ -105,10 +105,12 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      */
     void SetCellBeaconInterval(Time interval);
     /**
-     * Wi-Fi cells: station k of a cell scans k x `stagger` longer than ns-3's 120 ms before it
-     * asks to associate (StaWifiMac::WaitBeaconTimeout), so that the stations of a large cell
-     * associate one after the other instead of all colliding at once. 0 (default): ns-3's
-     * timing (before ns-3.37: FlAssociationStagger).
+     * Wi-Fi cells: staggered active association. Station k of a cell probes for its AP
+     * (StaWifiMac::ActiveProbing, ProbeDelay k x `stagger`, ProbeRequestTimeout 5 ms) instead of
+     * waiting for a beacon, so that the stations of a large cell associate one after the other
+     * instead of all colliding at once; with SetCellDoze they doze until their probe. 0
+     * (default): ns-3's passive scanning, every station at once (before ns-3.37:
+     * FlAssociationStagger).
      */
     void SetCellAssociationStagger(Time stagger);
     /**

@@ -2,9 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The Wi-Fi cells of the GFL scene with the settings that make large cells fast to simulate
- * (idle stations doze, static ARP, the beacon interval): a lossless run gives the same models
- * bit for bit as the configuration without them and as the in-process run, the dozing stations
- * do sleep, and a bad beacon interval is refused.
+ * (idle stations doze, static ARP, the beacon interval, staggered association): a lossless run
+ * gives the same models bit for bit as the configuration without them and as the in-process
+ * run, the dozing stations do sleep, and a bad beacon interval is refused.
  */
 #include "fl-test-gfl-fixture.h"
 
@@ -174,8 +174,10 @@ TEST(GflCellSpeed, EverySettingAloneAndAllTogetherKeepTheModels)
         h.SetCellDoze(true);
         h.SetCellStaticArp(true);
         h.SetCellBeaconInterval(MicroSeconds(1024 * 500));
+        h.SetCellAssociationStagger(MilliSeconds(1)); // active probing, dozing until the probe
     });
     ExpectSameModels(all.models, ref);
+    EXPECT_GT(all.sleepPeriods, doze.sleepPeriods / 2);
 }
 
 TEST(GflCellSpeed, SceneRefusesABeaconIntervalThatIsNotWholeTimeUnits)
