@@ -25,6 +25,9 @@
  *   fl-gfl --figure=bench           # the benchmark: in-process P = 10 x K = 100, 1000
  *                                   # iterations of Fig. 2; network wall time per iteration
  *                                   # for P = 10 servers with Wi-Fi cells of --benchClients
+ *                                   # (--sampled=11: the papers' L; the Wi-Fi cells' idle
+ *                                   # stations doze, --cellDoze, and ARP is static,
+ *                                   # --cellStaticArp; --clientStaggerMs spreads the joins)
  *
  *   fl-gfl --figure=gfl   # GFL Fig. 2 (both versions): P = 10 servers, K = 100
  *                                   # clients, L = 11, M = 2, mu = 0.7, sigma_g^2 = 0.1:
@@ -128,6 +131,11 @@ struct Options
     double linkLoss = 0.0;                ///< network mode: packet error rate on server links
     double stallSeconds = 300.0;          ///< network mode: stop a run that makes no progress
     std::string policy = "reuse-last";    ///< missing-message policy
+    bool cellDoze = true;                 ///< network mode, Wi-Fi cells: idle stations doze
+    bool cellStaticArp = true;            ///< network mode, Wi-Fi cells: permanent ARP entries
+    uint32_t cellBeaconTu = 100;          ///< network mode, Wi-Fi cells: beacon interval [TU]
+    double cellAssocStaggerMs = 0.0;      ///< network mode, Wi-Fi cells: association stagger
+    double clientStaggerMs = 0.0;         ///< network mode: client k starts k times this later
     std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
     uint32_t benchIterations = 10;        ///< bench: network iterations per cell size
     uint32_t runs = 3;
@@ -324,6 +332,11 @@ RunGfl(const Options& o,
     sceneHelper.SetMeshSpacing(o.meshSpacing);
     sceneHelper.SetServerLinkRate(DataRate(static_cast<uint64_t>(o.linkMbps * 1e6)));
     sceneHelper.SetServerLinkDelay(MilliSeconds(o.linkDelayMs));
+    sceneHelper.SetCellDoze(o.cellDoze);
+    sceneHelper.SetCellStaticArp(o.cellStaticArp);
+    sceneHelper.SetCellBeaconInterval(MicroSeconds(1024 * static_cast<int64_t>(o.cellBeaconTu)));
+    sceneHelper.SetCellAssociationStagger(
+        MicroSeconds(static_cast<int64_t>(std::llround(o.cellAssocStaggerMs * 1e3))));
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
     if (o.linkLoss > 0.0)
     {
@@ -331,6 +344,8 @@ RunGfl(const Options& o,
     }
     FlGflHelper gfl(shared, c);
     gfl.SetTransport(o.transport);
+    gfl.SetClientStartStagger(
+        MicroSeconds(static_cast<int64_t>(std::llround(o.clientStaggerMs * 1e3))));
     gfl.SecureAggregation().SetAttribute("KeyMode", StringValue(o.secureKeys));
     if (o.exchangeTimeout > 0.0)
     {
@@ -1673,7 +1688,7 @@ RunBenchmark(const Options& o, SeriesMap& out)
         fl::GflConfig c;
         c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
         c.clientsPerServer = K;
-        c.sampledClients = 0;
+        c.sampledClients = std::min<uint32_t>(o.sampled, K); // 0: all K
         c.mu = 0.7;
         c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(o.seed, 3));
         c.iterations = o.benchIterations;
@@ -1686,28 +1701,51 @@ RunBenchmark(const Options& o, SeriesMap& out)
         c.dropoutProbability = o.dropout;
         // wall time per iteration between the end of iteration 1 and of the last one (the
         // scene's set-up, association and joins are excluded)
+        const auto start = std::chrono::steady_clock::now();
+        std::chrono::steady_clock::time_point built; // iteration 0: reported at Install
         std::chrono::steady_clock::time_point first;
         std::chrono::steady_clock::time_point last;
+        double firstSim = 0.0; // simulated time at the end of iteration 1
+        double lastSim = 0.0;
         RunGfl(net, *setup.task, setup.task, c, [&](const fl::NetworkIterationReport& r) {
+            if (r.iteration == 0)
+            {
+                built = std::chrono::steady_clock::now();
+            }
             if (r.iteration == 1)
             {
                 first = std::chrono::steady_clock::now();
+                firstSim = Simulator::Now().GetSeconds();
             }
             last = std::chrono::steady_clock::now();
+            lastSim = Simulator::Now().GetSeconds();
         });
+        const double setupWall = std::chrono::duration<double>(first - start).count();
+        const double buildWall = std::chrono::duration<double>(built - start).count();
         const double perIteration =
             c.iterations > 1
                 ? std::chrono::duration<double>(last - first).count() / (c.iterations - 1)
                 : g_lastCost.wallSeconds;
+        const double simPerIteration =
+            c.iterations > 1 ? (lastSim - firstSim) / (c.iterations - 1) : lastSim;
         std::cout << "bench network: P = " << P << " servers, Wi-Fi cells of K = " << K
-                  << " clients (" << P * K << " clients), " << c.iterations
+                  << " clients (" << P * K << " clients), L = "
+                  << (c.sampledClients ? c.sampledClients : K) << ", " << c.iterations
                   << " iterations: " << Fmt(perIteration, 4) << " s wall per iteration, "
                   << Fmt(g_lastCost.simSeconds / c.iterations, 4) << " s simulated per iteration, "
                   << g_lastCost.bytes << " bytes" << std::endl;
+        std::cout << "  set-up and iteration 1: " << Fmt(setupWall, 4)
+                  << " s wall (building the scene " << Fmt(buildWall, 4) << " s), "
+                  << Fmt(firstSim, 4) << " s simulated; iterations 2.." << c.iterations << ": "
+                  << Fmt(simPerIteration, 6) << " s simulated per iteration" << std::endl;
         auto& series = out["bench/network-K" + std::to_string(K)];
         series.sums["wall_s_per_iteration"] = {perIteration};
         series.sums["simulated_s_per_iteration"] = {g_lastCost.simSeconds / c.iterations};
         series.sums["bytes_per_iteration"] = {static_cast<double>(g_lastCost.bytes) / c.iterations};
+        series.sums["steady_simulated_s_per_iteration"] = {simPerIteration};
+        series.sums["setup_wall_s"] = {setupWall};
+        series.sums["build_wall_s"] = {buildWall};
+        series.sums["setup_simulated_s"] = {firstSim};
         series.runs = 1;
     }
 }
@@ -1778,6 +1816,32 @@ main(int argc, char* argv[])
                   "the grid [m]",
                   o.meshSpacing,
                   flexample::Range::Above(0.0));
+    flags.AddBool("cellDoze",
+                  "network mode, Wi-Fi cells: idle stations doze (their PHY sleeps until a frame "
+                  "is queued for or by them), which leaves the learning results unchanged and "
+                  "saves most of the simulation's work when few clients are sampled; false: "
+                  "every station stays awake",
+                  o.cellDoze);
+    flags.AddBool("cellStaticArp",
+                  "network mode, Wi-Fi cells: permanent ARP entries between the server and its "
+                  "clients (no ARP request on the air)",
+                  o.cellStaticArp);
+    flags.AddWhole<uint32_t>("cellBeaconTu",
+                             "network mode, Wi-Fi cells: the APs' beacon interval in time units "
+                             "of 1024 us (100 = 102.4 ms, as ns-3)",
+                             o.cellBeaconTu,
+                             1,
+                             65535);
+    flags.AddReal("cellAssocStaggerMs",
+                  "network mode, Wi-Fi cells: station k of a cell asks to associate k times this "
+                  "many ms later (0 = all at once, as ns-3)",
+                  o.cellAssocStaggerMs,
+                  flexample::Range::Closed(0.0, 1000.0));
+    flags.AddReal("clientStaggerMs",
+                  "network mode: client k of each server starts k times this many ms after "
+                  "0.2 s (0 = all at once)",
+                  o.clientStaggerMs,
+                  flexample::Range::Closed(0.0, 1000.0));
     flags.AddReal("linkMbps",
                   "network mode: server-to-server link rate [Mb/s]",
                   o.linkMbps,
@@ -1877,7 +1941,8 @@ main(int argc, char* argv[])
                              0,
                              1000000);
     flags.AddWhole<uint32_t>("sampled",
-                             "GFL: clients sampled per iteration L (0 = 11, quick 4)",
+                             "GFL: clients sampled per iteration L (0 = 11, quick 4; --figure=bench: 0 = "
+                             "all the cell's clients)",
                              o.sampled,
                              0,
                              1000000);

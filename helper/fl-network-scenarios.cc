@@ -33,7 +33,12 @@
 #include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/sta-wifi-mac.h"
+#include "ns3/wifi-mac-queue.h"
 #include "ns3/wifi-mac.h"
+#include "ns3/wifi-phy-state-helper.h"
+#include "ns3/wifi-phy.h"
+#include "ns3/txop.h"
 #include "ns3/wifi-net-device.h"
 #include "ns3/yans-wifi-helper.h"
 
@@ -577,6 +582,263 @@ FlInstallWifiStations(const WifiHelper& wifi,
         devices.Add(wifi.Install(phy, mac, stations.Get(i)));
     }
     return devices;
+}
+
+namespace
+{
+
+/// The data queues of a Wi-Fi MAC: the DCF's, or the four EDCA queues (beacons not included).
+std::vector<WifiMacQueue*>
+DataQueuesOf(Ptr<WifiMac> mac)
+{
+    std::vector<WifiMacQueue*> queues;
+    for (const char* name : {"Txop", "BE_Txop", "BK_Txop", "VI_Txop", "VO_Txop"})
+    {
+        PointerValue txop;
+        mac->GetAttribute(name, txop);
+        if (Ptr<Txop> t = txop.Get<Txop>())
+        {
+            queues.push_back(PeekPointer(t->GetWifiMacQueue()));
+        }
+    }
+    return queues;
+}
+
+bool
+AllEmpty(const std::vector<WifiMacQueue*>& queues)
+{
+    return std::all_of(queues.begin(), queues.end(), [](const WifiMacQueue* q) {
+        return q->IsEmpty();
+    });
+}
+
+using FlMpdu = WifiMacQueue::ItemType; ///< what a Wi-Fi MAC queue holds
+
+/// The receive gain of a dozing station [dB]: no signal reaches its PHY.
+constexpr double kDeafGainDb = -1000.0;
+
+/**
+ * One dozing station of FlDozeIdleStations. The traces it connects hold it; it holds its
+ * station's and AP's objects by plain pointers (no reference cycle), which outlive every
+ * event it schedules.
+ */
+class FlDozingStation : public SimpleRefCount<FlDozingStation>
+{
+  public:
+    FlDozingStation(Ptr<WifiPhy> phy,
+                    Ptr<StaWifiMac> mac,
+                    std::vector<WifiMacQueue*> apQueues,
+                    Time guard)
+        : m_phy(PeekPointer(phy)),
+          m_mac(PeekPointer(mac)),
+          m_queues(DataQueuesOf(mac)),
+          m_apQueues(std::move(apQueues)),
+          m_guard(guard)
+    {
+    }
+
+    /// Connects the station's traces.
+    void Connect()
+    {
+        for (auto& q : m_queues)
+        {
+            q->TraceConnectWithoutContext("Enqueue",
+                                          MakeCallback(&FlDozingStation::OwnEnqueue, Ptr<FlDozingStation>(this)));
+        }
+        m_phy->GetState()->TraceConnectWithoutContext(
+            "State",
+            MakeCallback(&FlDozingStation::PhyState, Ptr<FlDozingStation>(this)));
+        m_mac->TraceConnectWithoutContext("MacRx", MakeCallback(&FlDozingStation::MacRx, Ptr<FlDozingStation>(this)));
+        m_mac->TraceConnectWithoutContext("Assoc", MakeCallback(&FlDozingStation::Assoc, Ptr<FlDozingStation>(this)));
+    }
+
+    /// A frame for this station is queued (at the AP or here): wake up now.
+    void Wake()
+    {
+        if (m_phy->IsStateSleep())
+        {
+            NS_LOG_DEBUG("station " << m_mac->GetAddress() << " wakes");
+            if (m_deaf)
+            {
+                m_phy->SetRxGain(m_rxGain);
+                m_deaf = false;
+            }
+            m_phy->ResumeFromSleep();
+        }
+        Activity(Simulator::Now());
+    }
+
+  private:
+    void OwnEnqueue(Ptr<const FlMpdu>)
+    {
+        // not from within the queue's own insertion: waking makes the MAC look at the queue
+        if (m_phy->IsStateSleep())
+        {
+            Simulator::ScheduleNow(&FlDozingStation::Wake, this);
+        }
+        else
+        {
+            Activity(Simulator::Now());
+        }
+    }
+
+    void PhyState(Time start, Time duration, WifiPhyState state)
+    {
+        if (state == WifiPhyState::TX)
+        {
+            Activity(start + duration);
+        }
+    }
+
+    void MacRx(Ptr<const Packet>)
+    {
+        Activity(Simulator::Now());
+    }
+
+    void Assoc(Mac48Address)
+    {
+        Activity(Simulator::Now());
+    }
+
+    void Activity(Time end)
+    {
+        m_last = std::max(m_last, end);
+        if (!FlIsPending(m_check))
+        {
+            m_check = Simulator::Schedule(m_last + m_guard - Simulator::Now(),
+                                          &FlDozingStation::Check,
+                                          this);
+        }
+    }
+
+  public:
+    /// Dozes now, associated or not (at time 0, before a probing station's first frame).
+    void DozeNow()
+    {
+        if (!m_phy->IsStateSleep() && m_phy->IsStateIdle())
+        {
+            Doze();
+        }
+    }
+
+  private:
+
+    void Check()
+    {
+        if (m_phy->IsStateSleep())
+        {
+            return;
+        }
+        const Time due = m_last + m_guard;
+        if (Simulator::Now() < due)
+        {
+            m_check = Simulator::Schedule(due - Simulator::Now(), &FlDozingStation::Check, this);
+            return;
+        }
+        if (!m_mac->IsAssociated())
+        {
+            return; // checked again once associated
+        }
+        const bool quiet = m_phy->IsStateIdle() || m_phy->IsStateCcaBusy();
+        if (!quiet || !AllEmpty(m_queues) || !AllEmpty(m_apQueues))
+        {
+            Activity(Simulator::Now()); // look again a guard later
+            return;
+        }
+        Doze();
+    }
+
+    void Doze()
+    {
+        NS_LOG_DEBUG("station " << m_mac->GetAddress() << " dozes");
+        // Asleep through a moment off: SetOffMode cancels a preamble detection in progress,
+        // which SetSleepMode alone would let run into a reception while asleep; the PPDU it
+        // leaves among the PHY's current preamble events is cleared by ResumeFromSleep.
+        m_phy->SetOffMode();
+        m_phy->ResumeFromOff();
+        m_phy->SetSleepMode();
+        // and deaf: the channel drops each frame for it before its PHY (YANS and spectrum
+        // channels discard a signal below the receiver's sensitivity), which is most of what
+        // a sleeping receiver still costs
+        m_rxGain = m_phy->GetRxGain();
+        m_phy->SetRxGain(kDeafGainDb);
+        m_deaf = true;
+    }
+
+    WifiPhy* m_phy;
+    StaWifiMac* m_mac;
+    std::vector<WifiMacQueue*> m_queues;
+    std::vector<WifiMacQueue*> m_apQueues;
+    Time m_guard;
+    Time m_last;
+    EventId m_check;
+    double m_rxGain{0.0};
+    bool m_deaf{false};
+};
+
+/// The AP's side of FlDozeIdleStations: wakes the station a queued frame is for.
+class FlDozingCell : public SimpleRefCount<FlDozingCell>
+{
+  public:
+    std::map<Mac48Address, Ptr<FlDozingStation>> stations; ///< by MAC address
+
+    void ApEnqueue(Ptr<const FlMpdu> mpdu)
+    {
+        const Mac48Address to = mpdu->GetHeader().GetAddr1();
+        if (to.IsGroup())
+        {
+            for (auto& kv : stations)
+            {
+                kv.second->Wake();
+            }
+            return;
+        }
+        auto it = stations.find(to);
+        if (it != stations.end())
+        {
+            it->second->Wake();
+        }
+    }
+};
+
+} // namespace
+
+void
+FlDozeIdleStations(Ptr<NetDevice> ap,
+                   const NetDeviceContainer& stations,
+                   Time guard,
+                   bool fromStart)
+{
+    Ptr<WifiNetDevice> apDevice = DynamicCast<WifiNetDevice>(ap);
+    if (!apDevice || !guard.IsStrictlyPositive())
+    {
+        NS_FATAL_ERROR("FlDozeIdleStations: "
+                       << (apDevice ? "the guard time must be > 0" : "the AP is not a Wi-Fi device"));
+    }
+    const std::vector<WifiMacQueue*> apQueues = DataQueuesOf(apDevice->GetMac());
+    Ptr<FlDozingCell> cell = Create<FlDozingCell>();
+    for (uint32_t i = 0; i < stations.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(stations.Get(i));
+        Ptr<StaWifiMac> mac = dev ? DynamicCast<StaWifiMac>(dev->GetMac()) : nullptr;
+        if (!mac)
+        {
+            continue;
+        }
+        // a dozing station misses beacons: it must not take that for a lost AP
+        mac->SetAttribute("MaxMissedBeacons", UintegerValue(1000000));
+        Ptr<FlDozingStation> station = Create<FlDozingStation>(dev->GetPhy(), mac, apQueues, guard);
+        station->Connect();
+        cell->stations[mac->GetAddress()] = station;
+        if (fromStart)
+        {
+            Simulator::Schedule(Seconds(0), &FlDozingStation::DozeNow, station);
+        }
+    }
+    for (auto* q : apQueues)
+    {
+        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&FlDozingCell::ApEnqueue, cell));
+    }
 }
 
 void

@@ -302,6 +302,33 @@ NetDeviceContainer FlInstallWifiStations(const WifiHelper& wifi,
 
 /**
  * \ingroup fl
+ * Lets the idle stations of an 802.11 infrastructure BSS doze. A station's PHY sleeps
+ * (WifiPhy::SetSleepMode, entered through a moment off, WifiPhy::SetOffMode, which cancels a
+ * preamble detection in progress) once it is associated, neither it nor the AP has a frame
+ * queued, and `guard` has passed since it last transmitted or received a frame addressed to
+ * it; it wakes (WifiPhy::ResumeFromSleep) the moment the AP queues a frame for it (a group-addressed frame
+ * other than a beacon wakes every station) or it queues one itself. This is an ideal power
+ * save: a station is awake whenever a frame is sent to it, so no frame is lost and the traffic
+ * keeps its timing up to the contention of the few stations that woke to send without having
+ * heard the medium while they dozed. A dozing station receives nothing: its receive gain is
+ * lowered so that the channel drops each frame for it before its PHY (restored when it wakes),
+ * which is what saves simulation time in a cell of many idle stations. Dozing stations miss the
+ * beacons; their
+ * MaxMissedBeacons is raised so that they stay associated. Call after the devices are
+ * installed and before the simulation starts.
+ * @param ap the AP's device
+ * @param stations the stations' devices (devices that are not Wi-Fi stations are skipped)
+ * @param guard idle time before a station dozes (> the SIFS and a response frame; default 1 ms)
+ * @param fromStart the stations doze from time 0 until they first queue a frame (only for
+ *        stations that probe actively: a passively scanning station must hear a beacon)
+ */
+void FlDozeIdleStations(Ptr<NetDevice> ap,
+                        const NetDeviceContainer& stations,
+                        Time guard = MilliSeconds(1),
+                        bool fromStart = false);
+
+/**
+ * \ingroup fl
  * Builds an 802.11 ad hoc network (independent BSS): the server at the origin and N clients
  * placed uniformly at random on a disc around it, all within range of each other for the
  * default radius (FlWifiSceneHelperBase).

@@ -230,6 +230,39 @@ FlGraphSceneHelper::SetCellDataRate(DataRate rate)
     m_cellRate = rate;
 }
 
+void
+FlGraphSceneHelper::SetCellDoze(bool enable)
+{
+    m_cellDoze = enable;
+}
+
+void
+FlGraphSceneHelper::SetCellStaticArp(bool enable)
+{
+    m_cellStaticArp = enable;
+}
+
+void
+FlGraphSceneHelper::SetCellBeaconInterval(Time interval)
+{
+    const int64_t us = interval.GetMicroSeconds();
+    if (interval.IsNegative() || us == 0 || us % 1024 != 0 || us > 1024 * 65535 ||
+        interval != MicroSeconds(us))
+    {
+        NS_FATAL_ERROR(m_name << ": beacon interval " << interval.As(Time::US)
+                              << " is not a whole number of 1024 us time units from 1 to 65535; "
+                                 "give e.g. 102400 us");
+    }
+    m_beaconInterval = interval;
+}
+
+void
+FlGraphSceneHelper::SetCellAssociationStagger(Time stagger)
+{
+    CheckDelay("association stagger", stagger);
+    m_assocStagger = stagger;
+}
+
 FlGraphScene
 FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
 {
@@ -322,9 +355,45 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             wifi.SetRemoteStationManager("ns3::IdealWifiManager");
             WifiMacHelper mac;
             Ssid ssid("gfl-cell-" + std::to_string(p));
-            mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+            mac.SetType("ns3::ApWifiMac",
+                        "Ssid",
+                        SsidValue(ssid),
+                        "BeaconInterval",
+                        TimeValue(m_beaconInterval));
             devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
-            devices.Add(FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]));
+            NetDeviceContainer stations;
+            if (m_assocStagger.IsStrictlyPositive())
+            {
+                for (uint32_t k = 0; k < K; ++k)
+                {
+                    std::ostringstream delay; // in microseconds
+                    delay << "ns3::ConstantRandomVariable[Constant="
+                          << (m_assocStagger * k).GetMicroSeconds() << "]";
+                    mac.SetType("ns3::StaWifiMac",
+                                "Ssid",
+                                SsidValue(ssid),
+                                "ActiveProbing",
+                                BooleanValue(true),
+                                "ProbeDelay",
+                                StringValue(delay.str()),
+                                "ProbeRequestTimeout",
+                                TimeValue(MilliSeconds(5)));
+                    stations.Add(wifi.Install(phy, mac, s.cells[p].Get(k)));
+                }
+            }
+            else
+            {
+                stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
+            }
+            devices.Add(stations);
+            if (m_cellDoze)
+            {
+                // probing stations may doze from the start: their probe request wakes them
+                FlDozeIdleStations(devices.Get(0),
+                                   stations,
+                                   MilliSeconds(1),
+                                   m_assocStagger.IsStrictlyPositive());
+            }
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
             const Vector c = ServerPosition(p, P);
             for (uint32_t k = 0; k < K; ++k)
@@ -341,6 +410,10 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         Ipv4AddressHelper cellAddr(net.str().c_str(), "255.255.255.0");
         Ipv4InterfaceContainer ifs = cellAddr.Assign(devices);
         s.cellServer.push_back(ifs.GetAddress(0));
+        if (m_cell == "wifi" && m_cellStaticArp)
+        {
+            FlPopulateArpCaches(devices);
+        }
     }
     return s;
 }
@@ -623,6 +696,17 @@ FlGflHelper::SetSecondsPerSample(double s)
     m_secondsPerSample = s;
 }
 
+void
+FlGflHelper::SetClientStartStagger(Time stagger)
+{
+    if (stagger.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("FlGflHelper: client start stagger " << stagger.As(Time::MS)
+                                                            << " is negative; give >= 0");
+    }
+    m_startStagger = stagger;
+}
+
 std::vector<Ptr<FlServerApplication>>
 FlGflHelper::Install(const FlGraphScene& scene)
 {
@@ -765,7 +849,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
             {
                 Fatal(e);
             }
-            client->SetStartTime(Seconds(0.2));
+            client->SetStartTime(Seconds(0.2) + m_startStagger * k);
             scene.cells[p].Get(k)->AddApplication(client);
             m_clients.push_back(client);
         }
