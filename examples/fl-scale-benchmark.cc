@@ -8,6 +8,8 @@
  *   fl-scale-benchmark --part=memory              # peak RSS, 10 vs 100 rounds, every scene
  *   fl-scale-benchmark --part=memory --sizes=10,100,1000 --timeout=600
  *   fl-scale-benchmark --part=threads             # training threads: learning only, Wi-Fi
+ *   fl-scale-benchmark --part=gfl                 # paper-size GFL over Wi-Fi cells, speed-up
+ *   fl-scale-benchmark --part=fidelity            # flow-level against packet-level runs
  *
  * One run of a scene (what the memory part starts):
  *   fl-scale-benchmark --run=fedavg --scene=csma --clients=100 --rounds=10 --transport=udp
@@ -370,8 +372,15 @@ main(int argc, char* argv[])
         "5 %, each run under --timeout), beside stock ns-3's cost of one exchange on the same "
         "scene (BulkSend and PacketSink). --part=threads measures the training thread pool: the "
         "learning-only reference round and a Wi-Fi FedAvg run with 1 and 2 threads, side by "
-        "side. --run=fedavg|stock runs one case (what the memory part starts).");
-    flags.AddChoice("part", "memory or threads", part, {"memory", "threads"});
+        "side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
+        "clients, L = 11) with the cells' speed settings off and on (goal: 5x over 1,000 "
+        "iterations). --part=fidelity runs fl-flow-validation (goals: round duration within 10 "
+        "%, 20x faster, the same models). --run=fedavg|stock runs one case (what the memory "
+        "part starts).");
+    flags.AddChoice("part",
+                    "memory, threads, gfl or fidelity",
+                    part,
+                    {"memory", "threads", "gfl", "fidelity"});
     flags.AddText("sizes", "memory: client counts, a list", sizesText);
     flags.AddText("workloads",
                   "memory: a subset of fedavg-wifi, fedavg-csma, fedavg-lte, gfl-wifi, dwfl-ota, "
@@ -467,7 +476,7 @@ main(int argc, char* argv[])
         // (a) learning only, 1 and 2 threads side by side in one run of the benchmark
         const std::string a = file("threads-reference.csv");
         ChildCost cost = RunChild({dir + "/fl-benchmark-fedavg", "--modes=a", "--threads=2",
-                                   "--rounds=5", "--output=" + a},
+                                   "--rounds=20", "--output=" + a},
                                   file("threads-reference.log"),
                                   timeout);
         const double speedup = ReadSummary(a, "a_thread_speedup");
@@ -500,6 +509,126 @@ main(int argc, char* argv[])
                   << (ratio >= 1.0 ? "met" : "NOT met") << std::endl;
         csv << "threads,wifi_speedup,20,5," << ratio << "," << wall[0] + wall[1] << ","
             << (ratio >= 1.0 ? "met" : "not_met") << "\n";
+        return 0;
+    }
+
+    if (part == "gfl")
+    {
+        // the paper's size: P = 10 servers, K = 100 clients per Wi-Fi cell, L = 11 sampled
+        struct Setting
+        {
+            const char* name;
+            std::vector<std::string> flags;
+        };
+        const std::vector<Setting> settings{
+            {"before (cells' speed settings off)", {"--cellDoze=false", "--cellStaticArp=false"}},
+            {"defaults (idle stations doze, static ARP)", {}},
+            {"defaults + staggered starts and association",
+             {"--clientStaggerMs=2", "--cellAssocStaggerMs=1"}}};
+        const int iterations = 20;
+        std::vector<double> projected;
+        for (const Setting& st : settings)
+        {
+            const std::string out = file("gfl-bench.csv");
+            std::vector<std::string> args{dir + "/fl-gfl",
+                                          "--figure=bench",
+                                          "--benchClients=100",
+                                          "--benchIterations=" + std::to_string(iterations),
+                                          "--sampled=11",
+                                          "--iterations=1",
+                                          "--quiet",
+                                          "--output=" + out};
+            args.insert(args.end(), st.flags.begin(), st.flags.end());
+            ChildCost cost = RunChild(args, file("gfl-bench.log"), timeout);
+            double perIteration = std::nan("");
+            double setup = std::nan("");
+            std::ifstream in(out);
+            std::string line;
+            while (std::getline(in, line))
+            {
+                std::stringstream ss(line);
+                std::string it;
+                std::string variant;
+                std::string metric;
+                std::string value;
+                std::getline(ss, it, ',');
+                std::getline(ss, variant, ',');
+                std::getline(ss, metric, ',');
+                std::getline(ss, value, ',');
+                if (variant == "bench/network-K100" && metric == "wall_s_per_iteration")
+                {
+                    perIteration = std::stod(value);
+                }
+                if (variant == "bench/network-K100" && metric == "setup_wall_s")
+                {
+                    setup = std::stod(value);
+                }
+            }
+            const double total = setup + 999.0 * perIteration;
+            projected.push_back(total);
+            std::cout << std::left << std::setw(46) << st.name << std::right << std::fixed
+                      << std::setprecision(3) << " set-up " << setup << " s, " << perIteration
+                      << " s per iteration: 1,000 iterations in " << std::setprecision(0) << total
+                      << " s" << (cost.exitCode == 0 ? "" : " (the run FAILED)") << std::endl;
+            csv << "gfl," << st.name << ",1000,1000," << perIteration << "," << total << ","
+                << (cost.exitCode == 0 ? "ok" : "failed") << "\n";
+        }
+        for (std::size_t i = 1; i < projected.size(); ++i)
+        {
+            const double speedup = projected[0] / projected[i];
+            std::cout << "paper-size GFL, " << settings[i].name << ": " << std::setprecision(2)
+                      << speedup << "x faster over 1,000 iterations (set-up + 999 x the mean "
+                      << "iteration; goal >= 5x), " << (speedup >= 5.0 ? "met" : "NOT met")
+                      << std::endl;
+            csv << "gfl,speedup," << i << ",1000," << speedup << ",," 
+                << (speedup >= 5.0 ? "met" : "not_met") << "\n";
+        }
+        return 0;
+    }
+    if (part == "fidelity")
+    {
+        const std::string log = file("fidelity.log");
+        ChildCost cost = RunChild({dir + "/fl-flow-validation"}, log, timeout * 4);
+        std::ifstream in(log);
+        std::string line;
+        bool table = false;
+        uint32_t rows = 0;
+        uint32_t metRows = 0;
+        while (std::getline(in, line))
+        {
+            std::stringstream ss(line);
+            std::vector<std::string> f;
+            std::string w;
+            while (ss >> w)
+            {
+                f.push_back(w);
+            }
+            if (!f.empty() && f[0] == "network")
+            {
+                table = true;
+                continue;
+            }
+            if (!table || f.size() < 13 || f[1] == "1")
+            {
+                continue; // one client: the calibration set
+            }
+            const double err = std::stod(f[5]);
+            const double speedup = std::stod(f[12]);
+            const bool same = f[9] == "yes";
+            const bool ok = std::abs(err) <= 10.0 && speedup >= 20.0 && same;
+            ++rows;
+            metRows += ok ? 1 : 0;
+            std::cout << std::left << std::setw(6) << f[0] << std::right << std::setw(4) << f[1]
+                      << " clients, " << std::left << std::setw(18) << f[2] << std::right
+                      << " round duration " << std::setw(6) << f[5] << " % (goal within 10 %), "
+                      << std::setw(4) << f[12] << "x faster (goal 20x), same models: " << f[9]
+                      << ": " << (ok ? "met" : "NOT met") << std::endl;
+            csv << "fidelity," << f[0] << "-" << f[2] << "," << f[1] << ",," << err << ","
+                << speedup << "," << (ok ? "met" : "not_met") << "\n";
+        }
+        std::cout << metRows << " of " << rows << " validation runs meet every goal"
+                  << (cost.exitCode == 0 ? "" : " (fl-flow-validation FAILED, see " + log + ")")
+                  << std::endl;
         return 0;
     }
 
