@@ -60,6 +60,35 @@ TEST(ProcessorSharing, PerSenderServesEachStationsQueueInOrder)
     EXPECT_NEAR(f[1], 2.5, kTol);
 }
 
+TEST(ProcessorSharing, PerSenderSharedSplitsEachStationsShareAmongItsFlows)
+{
+    // Sender 0 sends A and B (1 s each) from 0, sender 1 sends C (0.5 s) at 0.5. 0-0.5: sender
+    // 0 alone, A and B at 1/2 each: 0.75 left each. From 0.5: 1/2 per sender, A and B at 1/4,
+    // C at 1/2: C ends at 1.5, A and B have 0.5 left; then A and B at 1/2: both end at 2.5.
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0}, {0.0, 1.0, 0}, {0.5, 0.5, 1}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerSenderShared);
+    EXPECT_NEAR(t[0], 2.5, kTol);
+    EXPECT_NEAR(t[1], 2.5, kTol);
+    EXPECT_NEAR(t[2], 1.5, kTol);
+    // unequal flows of one sender: D (0.25) and E (1) from 0, alone: 1/2 each; D ends at 0.5,
+    // E has 0.75 left at full rate: ends at 1.25
+    const auto u = fl::ProcessorSharingCompletions({{0.0, 0.25, 0}, {0.0, 1.0, 0}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerSenderShared);
+    EXPECT_NEAR(u[0], 0.5, kTol);
+    EXPECT_NEAR(u[1], 1.25, kTol);
+    // rates: 1/2 per sender, split among the sender's flows
+    fl::ProcessorSharingMedium m(0.0, fl::SharingDiscipline::PerSenderShared);
+    m.Add(1, 1.0, 0);
+    m.Add(2, 1.0, 0);
+    m.Add(3, 1.0, 1);
+    EXPECT_NEAR(m.Rate(1), 0.25, kTol);
+    EXPECT_NEAR(m.Rate(2), 0.25, kTol);
+    EXPECT_NEAR(m.Rate(3), 0.5, kTol);
+    EXPECT_EQ(m.Rate(4), 0.0);
+}
+
 TEST(ProcessorSharing, ContentionLowersTheSharedCapacity)
 {
     EXPECT_NEAR(fl::SharedCapacity(1, 0.5), 1.0, kTol);

@@ -7,14 +7,50 @@
 
 #include "ns3/boolean.h"
 #include "ns3/fl-types.h"
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
+#include "ns3/thread-pool.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FlApplicationBase");
+
+namespace
+{
+/// The size of the training pool (fl::TrainingPool): --FlTrainingThreads=N on any command line.
+GlobalValue g_trainingThreads(
+    "FlTrainingThreads",
+    "Threads that train clients and run independent runs in parallel (0 = every hardware "
+    "thread). Results do not depend on it.",
+    UintegerValue(0),
+    MakeUintegerChecker<uint32_t>(0, fl::kMaxTrainingThreads));
+
+std::size_t
+GetTrainingThreadsValue()
+{
+    UintegerValue value;
+    g_trainingThreads.GetValue(value);
+    return static_cast<std::size_t>(value.Get());
+}
+
+void
+SetTrainingThreadsValue(std::size_t threads)
+{
+    g_trainingThreads.SetValue(UintegerValue(threads));
+}
+
+/// Makes the global value the training pool's store when the library is loaded.
+struct TrainingThreadsStore
+{
+    TrainingThreadsStore()
+    {
+        fl::SetTrainingThreadsStore(&GetTrainingThreadsValue, &SetTrainingThreadsValue);
+    }
+} g_trainingThreadsStore;
+} // namespace
 NS_OBJECT_ENSURE_REGISTERED(FlApplicationBase);
 
 TypeId

@@ -47,8 +47,11 @@ struct FlFlowMedium
     double rateBps{0.0};     ///< link rate of every interface on it [b/s]; 0: the interface's
     double efficiency{1.0};  ///< MAC/ACK airtime efficiency in (0, 1]
     double contention{0.0};  ///< capacity loss per extra active sender (fl::SharedCapacity)
-    /// who gets an equal share: each station (one transmit queue each: Wi-Fi, CSMA) or each
-    /// flow (a scheduler per UE: LTE; one flow at a time anyway: point-to-point)
+    /// who gets an equal share: each station, its messages one after the other (one transmit
+    /// queue each: Wi-Fi, CSMA), or each flow (a scheduler per UE: LTE; one flow at a time
+    /// anyway: point-to-point). PerSenderShared (a station's connections share its turn) is
+    /// closer for large messages and farther for small ones (module documentation,
+    /// "Flow-level fidelity").
     fl::SharingDiscipline discipline{fl::SharingDiscipline::PerSender};
     uint32_t segmentBytes{1448}; ///< payload bytes per packet (the TCP segment size)
     uint32_t headerBytes{52};    ///< TCP/IP (and link) header bytes per packet

@@ -4,8 +4,6 @@
 #include "ns3/thread-pool.h"
 
 #include "ns3/fl-types.h"
-#include "ns3/global-value.h"
-#include "ns3/uinteger.h"
 
 #include <memory>
 #include <string>
@@ -339,15 +337,26 @@ OrderedParallelFor(ThreadPool& pool,
 
 namespace
 {
-constexpr std::size_t kMaxThreads = 1024;
+constexpr std::size_t kMaxThreads = kMaxTrainingThreads;
 
-/// The size of TrainingPool: set by SetTrainingThreads or on the command line.
-GlobalValue g_trainingThreads(
-    "FlTrainingThreads",
-    "Threads that train clients and run independent runs in parallel (0 = every hardware "
-    "thread). Results do not depend on it.",
-    UintegerValue(0),
-    MakeUintegerChecker<uint32_t>(0, kMaxThreads));
+/// The threads asked for when no store is installed (a build of the pure layers alone).
+std::size_t g_requestedThreads = 0;
+
+std::size_t
+DefaultGet()
+{
+    return g_requestedThreads;
+}
+
+void
+DefaultSet(std::size_t threads)
+{
+    g_requestedThreads = threads;
+}
+
+/// Where the threads asked for are kept (SetTrainingThreadsStore).
+std::size_t (*g_get)() = &DefaultGet;
+void (*g_set)(std::size_t) = &DefaultSet;
 
 struct PoolState
 {
@@ -365,9 +374,7 @@ State()
 std::size_t
 Resolve()
 {
-    UintegerValue value;
-    g_trainingThreads.GetValue(value);
-    const auto requested = static_cast<std::size_t>(value.Get());
+    const std::size_t requested = g_get();
     if (requested > 0)
     {
         return requested;
@@ -402,7 +409,16 @@ SetTrainingThreads(std::size_t threads)
     }
     PoolState& s = State();
     std::lock_guard<std::mutex> lock(s.mutex);
-    g_trainingThreads.SetValue(UintegerValue(threads));
+    g_set(threads);
+}
+
+void
+SetTrainingThreadsStore(std::size_t (*get)(), void (*set)(std::size_t))
+{
+    PoolState& s = State();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    g_get = get ? get : &DefaultGet;
+    g_set = set ? set : &DefaultSet;
 }
 
 std::size_t

@@ -167,6 +167,17 @@ void SetTrainingThreads(std::size_t threads);
 /// The number of threads TrainingPool uses (>= 1).
 std::size_t TrainingThreads();
 
+/**
+ * Where the number of threads asked for (0 = every hardware thread) is kept: by default a
+ * variable of this layer; the module's ns-3 layer installs the global value "FlTrainingThreads"
+ * here when it is loaded, so that --FlTrainingThreads=N on a command line sets it. `get` and
+ * `set` are called with the pool's lock held.
+ */
+void SetTrainingThreadsStore(std::size_t (*get)(), void (*set)(std::size_t));
+
+/// Most threads TrainingPool may have.
+constexpr std::size_t kMaxTrainingThreads = 1024;
+
 } // namespace fl
 } // namespace ns3
 

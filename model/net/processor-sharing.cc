@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 namespace ns3
 {
@@ -25,12 +26,6 @@ ProcessorSharingMedium::ProcessorSharingMedium(double contention, SharingDiscipl
 {
 }
 
-std::size_t
-ProcessorSharingMedium::Served() const
-{
-    return m_discipline == SharingDiscipline::PerFlow ? m_flows.size() : m_senders.size();
-}
-
 bool
 ProcessorSharingMedium::InService(uint64_t id) const
 {
@@ -39,7 +34,7 @@ ProcessorSharingMedium::InService(uint64_t id) const
     {
         return false;
     }
-    if (m_discipline == SharingDiscipline::PerFlow)
+    if (m_discipline != SharingDiscipline::PerSender)
     {
         return true;
     }
@@ -47,13 +42,25 @@ ProcessorSharingMedium::InService(uint64_t id) const
 }
 
 double
-ProcessorSharingMedium::RatePerFlow() const
+ProcessorSharingMedium::Rate(uint64_t id) const
 {
-    if (m_flows.empty())
+    auto it = m_flows.find(id);
+    if (it == m_flows.end() || !InService(id))
     {
         return 0.0;
     }
-    return SharedCapacity(m_senders.size(), m_contention) / static_cast<double>(Served());
+    const double capacity = SharedCapacity(m_senders.size(), m_contention);
+    switch (m_discipline)
+    {
+    case SharingDiscipline::PerFlow:
+        return capacity / static_cast<double>(m_flows.size());
+    case SharingDiscipline::PerSender:
+        return capacity / static_cast<double>(m_senders.size());
+    case SharingDiscipline::PerSenderShared:
+        return capacity / static_cast<double>(m_senders.size()) /
+               static_cast<double>(m_senders.at(it->second.sender).size());
+    }
+    return 0.0;
 }
 
 void
@@ -61,13 +68,16 @@ ProcessorSharingMedium::Advance(double now)
 {
     if (now > m_now && !m_flows.empty())
     {
-        const double served = RatePerFlow() * (now - m_now);
+        std::vector<double> rates;
+        rates.reserve(m_flows.size());
+        for (const auto& kv : m_flows)
+        {
+            rates.push_back(Rate(kv.first)); // every rate before any flow changes
+        }
+        std::size_t i = 0;
         for (auto& kv : m_flows)
         {
-            if (InService(kv.first))
-            {
-                kv.second.remaining = std::max(0.0, kv.second.remaining - served);
-            }
+            kv.second.remaining = std::max(0.0, kv.second.remaining - rates[i++] * (now - m_now));
         }
     }
     m_now = std::max(m_now, now);
@@ -106,21 +116,27 @@ ProcessorSharingMedium::NextCompletion(uint64_t& id, double& time) const
     {
         return false;
     }
-    // every flow in service is served at the same rate: the one with the least work left ends
-    // first (ties: the smallest id)
+    // the flow in service whose work left takes the least time at its rate ends first (ties:
+    // the smallest id)
     bool found = false;
     double least = 0.0;
     for (const auto& kv : m_flows)
     {
-        if (InService(kv.first) && (!found || kv.second.remaining < least))
+        const double rate = Rate(kv.first);
+        if (rate <= 0.0)
+        {
+            continue;
+        }
+        const double left = kv.second.remaining / rate;
+        if (!found || left < least)
         {
             found = true;
-            least = kv.second.remaining;
+            least = left;
             id = kv.first;
         }
     }
-    time = m_now + least / RatePerFlow();
-    return true;
+    time = m_now + least;
+    return found;
 }
 
 double

@@ -39,13 +39,18 @@ enum class SharingDiscipline : uint8_t
     /// the other in the order they started (one transmit queue per station, as 802.11 DCF and
     /// CSMA/CD: the medium is fair among stations, not among flows)
     PerSender = 1,
+    /// every sender with an active flow gets an equal share, split equally among its active
+    /// flows (one transmit queue per station that several TCP connections fill in turn: the
+    /// medium is fair among stations, a station's connections share its turn)
+    PerSenderShared = 2,
 };
 
 /**
- * The flows on one medium, served by processor sharing: between two events every flow in
- * service is served at rate SharedCapacity(distinct senders, contention) / (flows in service),
- * where the flows in service are all active flows (PerFlow) or the oldest active flow of each
- * sender (PerSender). Advance the clock with Advance(now) before Add or Remove;
+ * The flows on one medium, served by processor sharing: between two events the capacity
+ * C = SharedCapacity(distinct senders, contention) is shared: C / (active flows) to every flow
+ * (PerFlow); C / (senders) to the oldest active flow of each sender, the others waiting
+ * (PerSender); C / (senders) / (the sender's active flows) to every flow (PerSenderShared).
+ * Advance the clock with Advance(now) before Add or Remove;
  * NextCompletion says which flow finishes first and when, if nothing else starts before.
  */
 class ProcessorSharingMedium
@@ -77,8 +82,8 @@ class ProcessorSharingMedium
     {
         return m_flows.size();
     }
-    /// The rate at which each flow in service is served now (0 if none is active).
-    double RatePerFlow() const;
+    /// The rate at which flow `id` is served now (0 if it is not active or not in service).
+    double Rate(uint64_t id) const;
     /// Whether flow `id` is in service (not waiting behind an older flow of its sender).
     bool InService(uint64_t id) const;
     /**
@@ -96,9 +101,6 @@ class ProcessorSharingMedium
         uint32_t sender;  ///< its sender
         uint64_t order;   ///< when it was added (PerSender: oldest first)
     };
-
-    /// The number of flows in service.
-    std::size_t Served() const;
 
     double m_contention;
     SharingDiscipline m_discipline;
