@@ -464,6 +464,13 @@ main(int argc, char* argv[])
     }
 
     mkdir(workDir.c_str(), 0755);
+    if (access(workDir.c_str(), W_OK | X_OK) != 0)
+    {
+        std::cerr << "fl-scale-benchmark: invalid --workDir: cannot create or write '" << workDir
+                  << "' (fix: give a directory that can be created, or a writable one)"
+                  << std::endl;
+        return flexample::kExitBadFlag;
+    }
     const std::string output = o.output;
     std::ofstream csv(output);
     csv << "part,workload,clients,rounds,peak_rss_mb,wall_s,status\n";
