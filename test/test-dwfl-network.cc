@@ -332,6 +332,38 @@ TEST_F(DwflNetworkTest, OneSlotPerRoundAndCalibratedEpsilon)
     }
 }
 
+// The defaults work for any placement: with a privacy target and no Kappa given, the workers
+// (Rayleigh channels, all different) take the largest feasible kappa and reach the target.
+TEST_F(DwflNetworkTest, DefaultKappaFitsAnyChannels)
+{
+    const uint32_t n = 5;
+    const double eps = 0.5;
+    auto run = Simulate(n, 2, 0.02, [eps](DwflHelper& h) {
+        h.SetWorkerAttribute("TargetEpsilon", DoubleValue(eps));
+    });
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        EXPECT_NEAR(run->report[1][i].epsilon, eps, 1e-9 * eps);
+        EXPECT_GT(run->report[1][i].beta, 0.0);
+    }
+}
+
+// A fixed Kappa = 1 leaves the artificial noise no power once the channels differ: the run ends
+// with the reason and exit status 2 (a configuration error raised inside Simulator::Run), never
+// an uncaught exception or an abort.
+TEST_F(DwflNetworkTest, InfeasibleKappaEndsTheRunWithStatus2)
+{
+    EXPECT_EXIT(
+        {
+            Simulate(5, 2, 0.02, [](DwflHelper& h) {
+                h.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
+                h.SetWorkerAttribute("Kappa", DoubleValue(1.0));
+            });
+        },
+        ::testing::ExitedWithCode(2),
+        "DwflWorkerApplication: fl: invalid");
+}
+
 // The accountant is fed once per round with the reception's Gaussian mechanism (eps_i of
 // eq. 11 = the target) at the drifting sensitivity: the message of round t carries t clipped
 // gradient steps, so its sensitivity is t times the one-step sensitivity of eq. (11) and its

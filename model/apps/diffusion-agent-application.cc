@@ -194,7 +194,7 @@ DiffusionAgentApplication::StartApplication()
     }
     if (!error.empty())
     {
-        NS_FATAL_ERROR(error);
+        fl::ExitOnConfigError("DiffusionAgentApplication", error);
     }
     StartTransport("DiffusionAgentApplication",
                    m_task->GetPrecision(),

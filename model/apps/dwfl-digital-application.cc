@@ -192,7 +192,7 @@ DwflDigitalApplication::StartApplication()
     }
     if (!error.empty())
     {
-        NS_FATAL_ERROR(error);
+        fl::ExitOnConfigError("DwflDigitalApplication", error);
     }
     m_trainingSeed = m_trainingSeedAttr != 0
                          ? m_trainingSeedAttr

@@ -50,9 +50,12 @@ DwflWorkerApplication::GetTypeId()
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("Kappa",
                           "c = Kappa min_j sqrt(|h_j|^2 P_j), in (0, 1] (1: the paper's eq. 4); "
-                          "0: the largest kappa for which the calibrated noise fits the power "
-                          "budget (DwflMaxKappa, or DwflMaxKappaForBudget if orthogonal).",
-                          DoubleValue(1.0),
+                          "0 (default): the largest kappa for which the calibrated noise fits "
+                          "the power budget (DwflMaxKappa, or DwflMaxKappaForBudget if "
+                          "orthogonal), 1 without artificial noise. A fixed kappa that leaves "
+                          "the noise no power (kappa = 1 with TargetEpsilon > 0 and unequal "
+                          "channels) stops the run with exit status 2.",
+                          DoubleValue(0.0),
                           MakeDoubleAccessor(&DwflWorkerApplication::m_kappa),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("TargetEpsilon",
@@ -120,7 +123,7 @@ DwflWorkerApplication::GetTypeId()
 DwflWorkerApplication::DwflWorkerApplication()
     : m_rounds(10),
       m_eta(0.5),
-      m_kappa(1.0),
+      m_kappa(0.0),
       m_targetEpsilon(0.0),
       m_delta(1e-5),
       m_sigma2(1.0),
@@ -393,6 +396,20 @@ DwflWorkerApplication::Align()
         m_gain[k] = m_workers[k]->m_announcedGain;
         m_power[k] = m_workers[k]->m_announcedPower;
     }
+    try
+    {
+        AlignAndCalibrate(n);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("DwflWorkerApplication", e);
+    }
+    m_aligned = true;
+}
+
+void
+DwflWorkerApplication::AlignAndCalibrate(std::size_t n)
+{
     const fl::DwflPrivacyParams params = PrivacyParams();
     const bool calibrate = m_targetEpsilon > 0.0;
     if (m_transmission == ORTHOGONAL)
@@ -421,7 +438,6 @@ DwflWorkerApplication::Align()
     }
     m_alpha = fl::DwflPowerFractions(m_gain, m_power, m_c);
     fl::CheckDwflPowerBudget(m_alpha, m_beta);
-    m_aligned = true;
 }
 
 std::shared_ptr<fl::SymbolVector>

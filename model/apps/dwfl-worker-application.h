@@ -175,6 +175,8 @@ class DwflWorkerApplication : public FlApplicationBase
     Ptr<const OtaPhy> ReferenceReceiver() const;
     /// Computes c, alpha, beta from the announced channels.
     void Align();
+    /// Align's power fractions, alignment amplitude and noise calibration (throws ConfigError).
+    void AlignAndCalibrate(std::size_t n);
     /// A symbol buffer of `symbols` entries that no transmission still holds (reused).
     std::shared_ptr<fl::SymbolVector> TxBuffer(std::size_t symbols);
     /// Phy callback.

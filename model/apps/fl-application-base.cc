@@ -334,7 +334,7 @@ FlApplicationBase::StartTransport(const char* who,
     }
     if (!error.empty())
     {
-        NS_FATAL_ERROR(error); // outside the handler: no "terminate called after throwing"
+        fl::ExitOnConfigError("FlApplicationBase", error); // outside the handler
     }
     return m_transport;
 }

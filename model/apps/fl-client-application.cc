@@ -320,7 +320,7 @@ FlClientApplication::StartApplication()
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        fl::ExitOnConfigError("FlClientApplication", e);
     }
     m_trainingSeed = m_trainingSeedAttr != 0
                          ? m_trainingSeedAttr
@@ -570,7 +570,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         }
         catch (const fl::ConfigError& e)
         {
-            NS_FATAL_ERROR(e.what());
+            fl::ExitOnConfigError("FlClientApplication", e);
         }
         out = std::move(r.training);
         gflUpload = std::move(r.upload);
@@ -662,7 +662,7 @@ FlClientApplication::FinishTraining()
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR("FlClientApplication: " << e.what());
+        fl::ExitOnConfigError("FlClientApplication", e);
     }
     fl::TrainOutcome& out = pending->out;
     NS_ABORT_MSG_UNLESS(out.steps == m_pendingPlan.steps &&
@@ -754,7 +754,7 @@ FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR("FlClientApplication: " << e.what());
+        fl::ExitOnConfigError("FlClientApplication", e);
     }
     m_encodeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++m_codecUploads;

@@ -217,7 +217,7 @@ FlGraphExchangeNode::Combine()
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        fl::ExitOnConfigError("FlGraphExchangeNode", e);
     }
     m_stats.missing += outcome.missing;
     m_stats.reused += outcome.reused;

@@ -638,7 +638,7 @@ FlServerApplication::MaybeAgree(bool deadlineHit)
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        fl::ExitOnConfigError("FlServerApplication", e);
     }
     m_codecPhase1 = false;
     m_agreedAt = Simulator::Now();
@@ -757,7 +757,7 @@ FlServerApplication::SelectClients()
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        fl::ExitOnConfigError("FlServerApplication", e);
     }
     return {};
 }
@@ -953,7 +953,7 @@ FlServerApplication::CloseRound(bool deadlineHit)
         }
         catch (const fl::ConfigError& e)
         {
-            NS_FATAL_ERROR(e.what());
+            fl::ExitOnConfigError("FlServerApplication", e);
         }
     }
     else
@@ -1015,7 +1015,7 @@ FlServerApplication::CloseRound(bool deadlineHit)
         }
         catch (const fl::ConfigError& e)
         {
-            NS_FATAL_ERROR(e.what());
+            fl::ExitOnConfigError("FlServerApplication", e);
         }
         for (std::size_t i = 0; i < weights.size(); ++i)
         {
@@ -1107,7 +1107,7 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
             }
             catch (const fl::ConfigError& e)
             {
-                NS_FATAL_ERROR(e.what());
+                fl::ExitOnConfigError("FlServerApplication", e);
             }
             aggregated = true;
         }

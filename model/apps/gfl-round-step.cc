@@ -77,7 +77,7 @@ GflRoundStep::Aggregate(const Context& /* ctx */,
     }
     catch (const fl::ConfigError& e)
     {
-        NS_FATAL_ERROR(e.what());
+        fl::ExitOnConfigError("GflRoundStep", e);
     }
     return true;
 }

@@ -8,6 +8,8 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -106,6 +108,31 @@ class ConfigError : public std::invalid_argument
   private:
     std::string m_parameter;
 };
+
+/// Exit status of a program stopped by a bad setting (as a bad command-line flag).
+constexpr int kExitConfigError = 2;
+
+/**
+ * Ends the program after a configuration error found while the simulation runs (in an event,
+ * where an exception would escape Simulator::Run uncaught): prints "<who>: <message>" on the
+ * error stream and exits with status kExitConfigError. Buffered output is flushed first;
+ * destructors do not run (the simulator is in the middle of an event).
+ */
+[[noreturn]] inline void
+ExitOnConfigError(const std::string& who, const std::exception& e)
+{
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: %s\n", who.c_str(), e.what());
+    std::fflush(stderr);
+    std::_Exit(kExitConfigError);
+}
+
+/// ExitOnConfigError with the error's message.
+[[noreturn]] inline void
+ExitOnConfigError(const std::string& who, const std::string& message)
+{
+    ExitOnConfigError(who, std::invalid_argument(message));
+}
 
 /// A data file could not be read (missing, truncated, wrong format). The message names the file.
 class DataError : public std::runtime_error
