@@ -1109,6 +1109,31 @@ SweepSchemes()
     return schemes;
 }
 
+
+/**
+ * The item of RunMonteCarlo for the regression figures whose variants differ only in their
+ * settings: the run's configuration with variant v's settings applied, in process.
+ */
+std::function<void(const GflRegressionRun&,
+                   std::size_t,
+                   uint32_t,
+                   Series&,
+                   std::ostream&,
+                   const fl::NetworkIterationCallback&)>
+RunConfiguredVariant(const std::vector<std::function<void(fl::GflConfig&)>>& apply)
+{
+    return [&apply](const GflRegressionRun& r,
+                    std::size_t v,
+                    uint32_t,
+                    Series&,
+                    std::ostream&,
+                    const fl::NetworkIterationCallback& cb) {
+        fl::GflConfig c = r.config;
+        apply[v](c);
+        fl::RunGflInProcess(*r.setup.task, c, cb);
+    };
+}
+
 /**
  * GFL Fig. 3 (overMu = false: sigma_g^2 in {0.001, 0.01, 0.1, 1, 2, 10} at mu = 0.7; panel (a)
  * is msd_centroid, panel (b) msd_average of the same runs) or Fig. 4 (overMu = true: mu in
@@ -1171,16 +1196,7 @@ RunGflSweepFigure(const Options& o, SeriesMap& out, bool overMu)
             const uint64_t runSeed = fl::DeriveSeed(o.seed, overMu ? 0x6F4 : 0x6F3, run);
             return MakeGflRegressionRun(P, K, L, 0.7, rho, T, runSeed);
         },
-        [&](const GflRegressionRun& r,
-            std::size_t v,
-            uint32_t,
-            Series&,
-            std::ostream&,
-            const fl::NetworkIterationCallback& cb) {
-            fl::GflConfig c = r.config;
-            apply[v](c);
-            fl::RunGflInProcess(*r.setup.task, c, cb);
-        });
+        RunConfiguredVariant(apply));
 }
 
 // --------------------------------------------------------------- GFL journal Fig. 6 (FL)
@@ -1262,16 +1278,7 @@ RunFl6Figure(const Options& o, SeriesMap& out)
             const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF6, run);
             return MakeGflRegressionRun(1, K, L, 0.2, rho, T, runSeed);
         },
-        [&](const GflRegressionRun& r,
-            std::size_t v,
-            uint32_t,
-            Series&,
-            std::ostream&,
-            const fl::NetworkIterationCallback& cb) {
-            fl::GflConfig c = r.config;
-            apply[v](c);
-            fl::RunGflInProcess(*r.setup.task, c, cb);
-        });
+        RunConfiguredVariant(apply));
 }
 
 // --------------------------------------------------------- classification (Avazu's place)
