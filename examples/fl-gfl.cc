@@ -867,17 +867,17 @@ PrintGflPrivacy(const Options& o, double mu, double sigma2, std::size_t P, uint3
     }
     const double G = o.clip;
     const double sigmaG = std::sqrt(sigma2);
-    const double v000 = fl::GflEpsilonV000(mu, G, T, sigmaG);
+    const double epsPreprint = fl::GflEpsilonPreprint(mu, G, T, sigmaG);
     // journal version: C = B + B' + sqrt(P) ||w° - w'°||; choice: B' = B, optimum shift 0
-    const double c003 = fl::GflSensitivityV003(G, G, P, 0.0);
-    const double v003 = fl::GflEpsilonV003(c003, T, sigmaG);
+    const double cJournal = fl::GflSensitivityJournal(G, G, P, 0.0);
+    const double epsJournal = fl::GflEpsilonJournal(cJournal, T, sigmaG);
     std::cout << "Privacy at i = " << T << " (B = G = " << G << ", sigma_g = " << Fmt(sigmaG, 4)
               << "), the papers' formulas as printed: Rizk, Vlaski, Sayed (preprint, Theorem 2) "
                  "eps = sqrt(2) mu B i(i+1)/sigma_g = "
-              << v000
+              << epsPreprint
               << "; journal version (Theorem 3) eps = sqrt(2) C (i+1)/sigma_g with C = B + B' + "
                  "sqrt(P)||w°-w'°|| = "
-              << c003 << " (choice: B' = B, optimum shift 0) = " << v003
+              << cJournal << " (choice: B' = B, optimum shift 0) = " << epsJournal
               << ". Neither is a guarantee as printed: the Laplace mechanism needs the l1 "
                  "sensitivity (--clip bounds the l2 norm) and per-link noise releases one copy per "
                  "neighbour. The epsilon rows below and in the CSV are guarantees: "

@@ -683,14 +683,14 @@ TEST(LossPolicies, ReuseLastUsesTheMessageOfTheLastIterationThatArrived)
 TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
 {
     // The GFL preprint's Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g
-    EXPECT_NEAR(GflEpsilonV000(0.5, 2.0, 10, 3.0), std::sqrt(2.0) * 0.5 * 2.0 * 110 / 3.0, 1e-12);
-    EXPECT_NEAR(GflSigmaV000(0.5, 2.0, 10, GflEpsilonV000(0.5, 2.0, 10, 3.0)), 3.0, 1e-12);
+    EXPECT_NEAR(GflEpsilonPreprint(0.5, 2.0, 10, 3.0), std::sqrt(2.0) * 0.5 * 2.0 * 110 / 3.0, 1e-12);
+    EXPECT_NEAR(GflSigmaPreprint(0.5, 2.0, 10, GflEpsilonPreprint(0.5, 2.0, 10, 3.0)), 3.0, 1e-12);
     // The journal version's Theorem 3: C = B + B' + sqrt(P) ||w° - w'°||, eps(i) = sqrt(2) C (i +
     // 1) / sigma_g
-    const double C = GflSensitivityV003(1.0, 2.0, 4, 0.5);
+    const double C = GflSensitivityJournal(1.0, 2.0, 4, 0.5);
     EXPECT_DOUBLE_EQ(C, 4.0);
-    EXPECT_NEAR(GflEpsilonV003(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
-    EXPECT_NEAR(GflSigmaV003(C, 9, GflEpsilonV003(C, 9, 2.0)), 2.0, 1e-12);
+    EXPECT_NEAR(GflEpsilonJournal(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
+    EXPECT_NEAR(GflSigmaJournal(C, 9, GflEpsilonJournal(C, 9, 2.0)), 2.0, 1e-12);
     // The accountant path gives the preprint's Theorem 2 formula with the l1 sensitivity:
     // Laplace of scale b = sigma_g / sqrt(2), and sqrt(M) times the l2 clip as the l1 bound.
     const double sigmaG = 0.8;
@@ -700,7 +700,7 @@ TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
         acc.RecordIteration();
     }
     EXPECT_NEAR(acc.Epsilon(),
-                std::sqrt(2.0) * GflEpsilonV000(0.7, 1.5, 25, sigmaG),
+                std::sqrt(2.0) * GflEpsilonPreprint(0.7, 1.5, 25, sigmaG),
                 1e-12 * acc.Epsilon());
     // By hand: M = 4, b = 1, one iteration: eps = sqrt(4) 2 mu G = 2 * 2 * 0.7 * 1.5 = 4.2; with
     // three copies per iteration (per-link noise, three neighbours) three times that.
@@ -726,8 +726,8 @@ TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
         "copies");
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(false, 0.2, 1.0), 0.4);
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(true, 0.2, 1.0), 2.0);
-    ExpectConfigError([] { GflEpsilonV000(0.0, 1.0, 1, 1.0); }, "mu");
-    ExpectConfigError([] { GflEpsilonV000(0.1, 1.0, 1, 0.0); }, "sigmaG");
+    ExpectConfigError([] { GflEpsilonPreprint(0.0, 1.0, 1, 1.0); }, "mu");
+    ExpectConfigError([] { GflEpsilonPreprint(0.1, 1.0, 1, 0.0); }, "sigmaG");
 }
 
 // -------------------------------------------------------------------------- the runner
@@ -1071,7 +1071,7 @@ TEST(GflRunner, EpsilonFollowsTheoremTwoAndErrorsNameTheSetting)
         const NetworkRunResult r = RunGflInProcess(*f.task, c);
         // one vector to every neighbour: the same eps for one neighbour and for all links, the
         // preprint's Theorem 2 with the l1 bound sqrt(M) = sqrt(2) times the l2 clip
-        const double expected = std::sqrt(2.0) * GflEpsilonV000(c.mu, 1.5, 20, sigmaG);
+        const double expected = std::sqrt(2.0) * GflEpsilonPreprint(c.mu, 1.5, 20, sigmaG);
         EXPECT_NEAR(r.epsilonOneNeighbour, expected, 1e-9 * expected);
         EXPECT_NEAR(r.epsilonAllLinks, expected, 1e-9 * expected);
     }

@@ -248,7 +248,7 @@ void CheckGflSecureAggregation(const GflConfig& config);
  * aggregation aborted below its threshold, keeps psi = w_{p,i-1} and counts every sampled client
  * as dropped), and the servers exchange and combine through a GraphExchange with seeds
  * GflServerSeed. The epsilons are those of one server's releases under the drifting-sensitivity
- * argument (GflEpsilonV000's, with G = clipNorm, the l1 bound for Laplace noise and every copy
+ * argument (GflEpsilonPreprint's, with G = clipNorm, the l1 bound for Laplace noise and every copy
  * counted: GraphPrivacyAccountant), against one neighbour and against all links. Throws ConfigError
  * naming the bad setting.
  */

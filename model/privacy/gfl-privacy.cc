@@ -63,7 +63,7 @@ GhpLaplaceScale(double mu, double gradientBound, uint64_t horizon, double epsilo
 }
 
 double
-GflEpsilonV000(double mu, double gradientBound, uint64_t iteration, double sigmaG)
+GflEpsilonPreprint(double mu, double gradientBound, uint64_t iteration, double sigmaG)
 {
     CheckMuG(mu, gradientBound);
     CheckPositive(sigmaG, "sigmaG", "use a positive noise standard deviation sigma_g");
@@ -72,7 +72,7 @@ GflEpsilonV000(double mu, double gradientBound, uint64_t iteration, double sigma
 }
 
 double
-GflSigmaV000(double mu, double gradientBound, uint64_t horizon, double epsilon)
+GflSigmaPreprint(double mu, double gradientBound, uint64_t horizon, double epsilon)
 {
     CheckMuG(mu, gradientBound);
     CheckPositive(epsilon, "epsilon", "use a positive privacy budget");
@@ -81,7 +81,7 @@ GflSigmaV000(double mu, double gradientBound, uint64_t horizon, double epsilon)
 }
 
 double
-GflSensitivityV003(double b, double bPrime, std::size_t servers, double optimumShift)
+GflSensitivityJournal(double b, double bPrime, std::size_t servers, double optimumShift)
 {
     Require(b >= 0.0 && std::isfinite(b), "B", b, "use a threshold B >= 0");
     Require(bPrime >= 0.0 && std::isfinite(bPrime), "B'", bPrime, "use a threshold B' >= 0");
@@ -94,23 +94,23 @@ GflSensitivityV003(double b, double bPrime, std::size_t servers, double optimumS
 }
 
 double
-GflEpsilonV003(double sensitivityC, uint64_t iteration, double sigmaG)
+GflEpsilonJournal(double sensitivityC, uint64_t iteration, double sigmaG)
 {
     Require(sensitivityC >= 0.0 && std::isfinite(sensitivityC),
             "C",
             sensitivityC,
-            "use GflSensitivityV003");
+            "use GflSensitivityJournal");
     CheckPositive(sigmaG, "sigmaG", "use a positive noise standard deviation sigma_g");
     return std::sqrt(2.0) * sensitivityC * (static_cast<double>(iteration) + 1.0) / sigmaG;
 }
 
 double
-GflSigmaV003(double sensitivityC, uint64_t horizon, double epsilon)
+GflSigmaJournal(double sensitivityC, uint64_t horizon, double epsilon)
 {
     Require(sensitivityC >= 0.0 && std::isfinite(sensitivityC),
             "C",
             sensitivityC,
-            "use GflSensitivityV003");
+            "use GflSensitivityJournal");
     CheckPositive(epsilon, "epsilon", "use a positive privacy budget");
     return std::sqrt(2.0) * sensitivityC * (static_cast<double>(horizon) + 1.0) / epsilon;
 }

@@ -13,7 +13,8 @@
  *    norm), so eps(i) = sum_{n=0..i} 2 mu G n / b = mu G i (i + 1) / b, b = sigma_g / sqrt(2);
  *  - the GFL journal version's Theorem 3: with high probability Delta <= C = B + B' +
  *    sqrt(P) ||w° - w'°|| at every iteration, so eps(i) = C (i + 1) / b (linear in i).
- * The papers' formulas are implemented as printed (GhpEpsilon, GflEpsilonV000, GflEpsilonV003).
+ * The papers' formulas are implemented as printed (GhpEpsilon; GflEpsilonPreprint and
+ * GflEpsilonJournal, named after the version of the GFL paper whose theorem each implements).
  * They bound an l2 sensitivity, but the vector Laplace mechanism needs the l1 one, and a node
  * that sends differently noised copies to d neighbours releases d mechanisms per iteration. The
  * accountants below (what the module reports) use the l1 bound sqrt(M) times the l2 one for
@@ -49,10 +50,10 @@ double GhpLaplaceScale(double mu, double gradientBound, uint64_t horizon, double
  * The GFL preprint's Theorem 2: eps(i) = sqrt(2) mu B i (i + 1) / sigma_g (Laplace of scale
  * sigma_g / sqrt(2)). Errors as GhpEpsilon, naming "sigmaG".
  */
-double GflEpsilonV000(double mu, double gradientBound, uint64_t iteration, double sigmaG);
+double GflEpsilonPreprint(double mu, double gradientBound, uint64_t iteration, double sigmaG);
 
 /// sigma_g = sqrt(2) mu B T (T + 1) / eps (the preprint's Theorem 2 solved for sigma_g).
-double GflSigmaV000(double mu, double gradientBound, uint64_t horizon, double epsilon);
+double GflSigmaPreprint(double mu, double gradientBound, uint64_t horizon, double epsilon);
 
 /**
  * The sensitivity constant of the journal version's Theorem 3, C = B + B' + sqrt(P) ||w° - w'°||:
@@ -60,13 +61,13 @@ double GflSigmaV000(double mu, double gradientBound, uint64_t horizon, double ep
  * the main text's sensitivity bound is B + B' + sqrt(P) ||w° - w'°|| (and the proof in its
  * Appendix 5 drops the sqrt(P)). Throws ConfigError on negative inputs or P = 0.
  */
-double GflSensitivityV003(double b, double bPrime, std::size_t servers, double optimumShift);
+double GflSensitivityJournal(double b, double bPrime, std::size_t servers, double optimumShift);
 
 /// The GFL journal version's Theorem 3: eps(i) = sqrt(2) C (i + 1) / sigma_g.
-double GflEpsilonV003(double sensitivityC, uint64_t iteration, double sigmaG);
+double GflEpsilonJournal(double sensitivityC, uint64_t iteration, double sigmaG);
 
 /// sigma_g = sqrt(2) C (T + 1) / eps (the journal version's Theorem 3 solved for sigma_g).
-double GflSigmaV003(double sensitivityC, uint64_t horizon, double epsilon);
+double GflSigmaJournal(double sensitivityC, uint64_t horizon, double epsilon);
 
 /**
  * The sensitivity of the message of iteration n under the drifting-sensitivity argument, in the
