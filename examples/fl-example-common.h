@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <functional>
 #include <iomanip>
@@ -42,7 +43,10 @@ struct FedAvgOptions
 {
     uint32_t clients = 10;
     uint32_t rounds = 30;
-    std::string dataset = "synthetic";
+    std::string dataset = "synthetic"; ///< synthetic, fashion-mnist, a CSV file or an IDX folder
+    std::string standardise = "none";  ///< none, centre, standardise or public (each holder's own)
+    std::string featureShift = "0";    ///< --standardise=public: one shift or one per feature
+    std::string featureScale = "1";    ///< --standardise=public: one scale or one per feature
     std::string model;
     std::string partition = "iid";
     double alpha = 0.5;
@@ -118,6 +122,163 @@ struct RunResult
     double wallS{0.0};
 };
 
+/**
+ * A data set of the user's: --dataset names a CSV file (a header line, numeric features, the
+ * class label 0..C-1 in the last column; plain or gzip) or an IDX folder (train-images-idx3-ubyte
+ * and train-labels-idx1-ubyte, plain or .gz, and optionally t10k-images-idx3-ubyte and
+ * t10k-labels-idx1-ubyte for the test set; pixels scaled to [0, 1]). Without a test file the test
+ * samples are the training file's rows that no client holds.
+ */
+struct UserData
+{
+    fl::Dataset<double> train;
+    fl::Dataset<double> test; ///< empty: the test samples come from `train`
+};
+
+/// The IDX file `name` (or `name`.gz) in `dir`, or empty.
+inline std::string
+FindIdxFile(const std::string& dir, const std::string& name)
+{
+    for (const std::string& candidate : {dir + "/" + name, dir + "/" + name + ".gz"})
+    {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(candidate, ec))
+        {
+            return candidate;
+        }
+    }
+    return "";
+}
+
+/**
+ * Reads --dataset's CSV file or IDX folder once per program (the flag checks and the task
+ * share it). A reader's error becomes a ConfigError naming --dataset with the reader's words.
+ */
+inline const UserData&
+LoadUserDataset(const std::string& path)
+{
+    static std::map<std::string, UserData> cache;
+    const auto it = cache.find(path);
+    if (it != cache.end())
+    {
+        return it->second;
+    }
+    std::error_code ec;
+    UserData data;
+    try
+    {
+        if (std::filesystem::is_directory(path, ec))
+        {
+            const std::string images = FindIdxFile(path, "train-images-idx3-ubyte");
+            const std::string labels = FindIdxFile(path, "train-labels-idx1-ubyte");
+            if (images.empty() || labels.empty())
+            {
+                throw fl::ConfigError("--dataset",
+                                      "the folder '" + path +
+                                          "' has no train-images-idx3-ubyte[.gz] and "
+                                          "train-labels-idx1-ubyte[.gz]",
+                                      "give a folder with the IDX files under these names (as "
+                                      "MNIST's), a CSV file, synthetic or fashion-mnist");
+            }
+            data.train = fl::ReadIdxDataset<double>(images, labels);
+            const std::string testImages = FindIdxFile(path, "t10k-images-idx3-ubyte");
+            const std::string testLabels = FindIdxFile(path, "t10k-labels-idx1-ubyte");
+            if (!testImages.empty() && !testLabels.empty())
+            {
+                data.test = fl::ReadIdxDataset<double>(testImages, testLabels);
+            }
+        }
+        else if (std::filesystem::is_regular_file(path, ec))
+        {
+            data.train = fl::ReadCsvDataset<double>(path);
+        }
+        else
+        {
+            throw fl::ConfigError("--dataset",
+                                  "'" + path +
+                                      "' is neither synthetic, fashion-mnist, a CSV file nor an "
+                                      "IDX folder",
+                                  "give synthetic, fashion-mnist, the path of a CSV file or of a "
+                                  "folder with IDX files");
+        }
+    }
+    catch (const fl::DataError& e)
+    {
+        std::string what = e.what();
+        if (what.rfind("fl: ", 0) == 0)
+        {
+            what = what.substr(4);
+        }
+        throw fl::ConfigError("--dataset", what, "give a readable data file in this format");
+    }
+    catch (const fl::ConfigError& e)
+    {
+        if (e.Parameter() == "--dataset")
+        {
+            throw;
+        }
+        throw fl::ConfigError("--dataset", e.what(), "give a data file the readers accept");
+    }
+    if (!data.test.Size() && data.train.Size() < 2)
+    {
+        throw fl::ConfigError("--dataset",
+                              "'" + path + "' holds " + std::to_string(data.train.Size()) +
+                                  " samples",
+                              "give at least one sample per client and one test sample");
+    }
+    return cache.emplace(path, std::move(data)).first->second;
+}
+
+/// Whether --dataset names a file or folder of the user's.
+inline bool
+IsUserDataset(const FedAvgOptions& o)
+{
+    return o.dataset != "synthetic" && o.dataset != "fashion-mnist";
+}
+
+/// Features per sample of --dataset.
+inline std::size_t
+DatasetDim(const FedAvgOptions& o)
+{
+    if (o.dataset == "synthetic")
+    {
+        return o.syntheticDim;
+    }
+    if (o.dataset == "fashion-mnist")
+    {
+        return 784;
+    }
+    return LoadUserDataset(o.dataset).train.Dim();
+}
+
+/**
+ * Preprocesses every holder's data as --standardise says: the clients' sets and the evaluator's
+ * test set, each with statistics of its own data (fl::StandardiseEachHolder), or the public
+ * constants of --featureShift and --featureScale.
+ */
+template <typename S>
+void
+Preprocess(const FedAvgOptions& o, std::vector<fl::Dataset<S>>& clients, fl::Dataset<S>& test)
+{
+    const fl::FeatureScaling mode = fl::ParseFeatureScaling(o.standardise, "--standardise");
+    std::vector<fl::Dataset<S>*> holders;
+    for (auto& c : clients)
+    {
+        holders.push_back(&c);
+    }
+    holders.push_back(&test);
+    fl::Normalizer<S> constants;
+    if (mode == fl::FeatureScaling::Public)
+    {
+        constants = fl::ConstantNormalizer<S>(fl::ParseDoubleList(o.featureShift, "--featureShift"),
+                                              fl::ParseDoubleList(o.featureScale, "--featureScale"),
+                                              test.Dim(),
+                                              "--featureShift",
+                                              "--featureScale");
+    }
+    fl::StandardiseEachHolder(holders, mode, &constants);
+}
+
 /// Builds the task for scalar S (see BuildFedAvgTask).
 template <typename S>
 std::shared_ptr<fl::LearningTask>
@@ -168,9 +329,34 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     }
     else
     {
-        throw fl::ConfigError("--dataset",
-                              "unknown data set '" + o.dataset + "'",
-                              "use synthetic or fashion-mnist");
+        const UserData& user = LoadUserDataset(o.dataset);
+        const std::size_t testFromTrain = user.test.Size() ? 0 : o.testSamples;
+        if (nTrain + std::min<std::size_t>(testFromTrain, 1) > user.train.Size())
+        {
+            throw fl::ConfigError("--samplesPerClient",
+                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
+                                      (testFromTrain ? " plus a test sample" : "") +
+                                      " exceeds the " + std::to_string(user.train.Size()) +
+                                      " training samples of --dataset",
+                                  "use fewer clients or samples per client");
+        }
+        std::vector<std::size_t> idx(user.train.Size());
+        std::iota(idx.begin(), idx.end(), 0);
+        std::shuffle(idx.begin(), idx.end(), rng);
+        const std::vector<std::size_t> trainIdx(idx.begin(), idx.begin() + nTrain);
+        train = user.train.Subset(trainIdx).template Cast<S>();
+        if (user.test.Size())
+        {
+            test = user.test.Slice(0, std::min<std::size_t>(o.testSamples, user.test.Size()))
+                       .template Cast<S>();
+        }
+        else
+        {
+            const std::size_t end = std::min<std::size_t>(idx.size(), nTrain + o.testSamples);
+            test = user.train.Subset(std::vector<std::size_t>(idx.begin() + nTrain,
+                                                              idx.begin() + end))
+                       .template Cast<S>();
+        }
     }
 
     fl::Partition part;
@@ -197,6 +383,7 @@ BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
     {
         clients.push_back(train.Subset(p));
     }
+    Preprocess(o, clients, test);
 
     std::string spec = o.model;
     if (spec.empty())
@@ -239,11 +426,27 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
     const Range seconds = Range::Closed(0.0, kMaxSimSeconds);
     flags.AddSize("clients", "Number of clients", o.clients, 1u, kMaxClients);
     flags.AddSize("rounds", "Number of FedAvg rounds", o.rounds, 1u, kMaxRounds);
-    flags.AddChoice(
-        "dataset",
-        "synthetic (10-class Gaussian mixture, 3 clusters per class, no download) or fashion-mnist",
-        o.dataset,
-        {"synthetic", "fashion-mnist"});
+    flags.AddText("dataset",
+                  "synthetic (10-class Gaussian mixture, 3 clusters per class, no download), "
+                  "fashion-mnist (Debian's dataset-fashion-mnist), a CSV file (a header line, "
+                  "numeric features, the class 0..C-1 in the last column) or an IDX folder "
+                  "(train-images-idx3-ubyte and train-labels-idx1-ubyte, optionally t10k-* for "
+                  "the test set; .gz or plain)",
+                  o.dataset);
+    flags.AddChoice("standardise",
+                    "Per-feature preprocessing of every holder's data: none, centre (subtract "
+                    "the mean), standardise (subtract the mean, divide by the standard "
+                    "deviation), each fitted on the holder's own data (every client's, and the "
+                    "evaluator's test set), never pooled; or public (--featureShift and "
+                    "--featureScale)",
+                    o.standardise,
+                    {"none", "centre", "standardise", "public"});
+    flags.AddText("featureShift",
+                  "--standardise=public: the shift, one value or one per feature",
+                  o.featureShift);
+    flags.AddText("featureScale",
+                  "--standardise=public: the scale (> 0), one value or one per feature",
+                  o.featureScale);
     flags.AddText("model",
                   "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
                   "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
@@ -374,6 +577,28 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
         // builds them): refused here, so that --checkFlags refuses them too.
         const bool fashion = o.dataset == "fashion-mnist";
         const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
+        if (IsUserDataset(o))
+        {
+            const UserData& user = LoadUserDataset(o.dataset);
+            const uint64_t need = nTrain + (user.test.Size() ? 0 : 1);
+            if (need > user.train.Size())
+            {
+                throw fl::ConfigError("--samplesPerClient",
+                                      "clients x samplesPerClient = " + std::to_string(nTrain) +
+                                          (user.test.Size() ? "" : " plus a test sample") +
+                                          " exceeds the " + std::to_string(user.train.Size()) +
+                                          " training samples of --dataset",
+                                      "use fewer clients or samples per client");
+            }
+        }
+        if (fl::ParseFeatureScaling(o.standardise, "--standardise") == fl::FeatureScaling::Public)
+        {
+            fl::ConstantNormalizer<double>(fl::ParseDoubleList(o.featureShift, "--featureShift"),
+                                           fl::ParseDoubleList(o.featureScale, "--featureScale"),
+                                           DatasetDim(o),
+                                           "--featureShift",
+                                           "--featureScale");
+        }
         if (fashion && fl::FindFashionMnistDirectory().empty())
         {
             throw fl::ConfigError("--dataset",
@@ -392,7 +617,7 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
         {
             try
             {
-                fl::MakeModel<float>(o.model, fashion ? 784 : o.syntheticDim, 10);
+                fl::MakeModel<float>(o.model, DatasetDim(o), 10);
             }
             catch (const fl::ConfigError&)
             {

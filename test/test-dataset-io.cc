@@ -6,6 +6,8 @@
 #include "ns3/data-io.h"
 #include "ns3/dataset.h"
 
+#include "fl-test-config-error.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -639,6 +641,107 @@ TEST(DatasetTest, ValidateErrors)
     EXPECT_NO_THROW(bin.Validate("bin"));
     bin.targets[1] = 0.0;
     EXPECT_THROW(bin.Validate("bin"), ConfigError);
+}
+
+namespace
+{
+
+/// A two-feature Categorical data set of the given rows (hand-computed preprocessing tests).
+Dataset<double>
+TwoFeatures(std::initializer_list<std::pair<double, double>> rows)
+{
+    Dataset<double> d;
+    d.features.resize(static_cast<Eigen::Index>(rows.size()), 2);
+    d.targets = Vec<double>::Zero(static_cast<Eigen::Index>(rows.size()));
+    d.kind = TargetKind::Categorical;
+    d.numClasses = 1;
+    Eigen::Index i = 0;
+    for (const auto& [a, b] : rows)
+    {
+        d.features(i, 0) = a;
+        d.features(i, 1) = b;
+        ++i;
+    }
+    return d;
+}
+
+void
+ExpectFeatures(const Dataset<double>& d, std::initializer_list<std::pair<double, double>> rows)
+{
+    ASSERT_EQ(d.Size(), rows.size());
+    Eigen::Index i = 0;
+    for (const auto& [a, b] : rows)
+    {
+        EXPECT_NEAR(d.features(i, 0), a, 1e-12) << "row " << i;
+        EXPECT_NEAR(d.features(i, 1), b, 1e-12) << "row " << i;
+        ++i;
+    }
+}
+
+} // namespace
+
+// Each holder is centred (and scaled) with its own statistics: holder A = {(1, 2), (3, 6)} has
+// mean (2, 4) and std (1, 2); holder B = {(10, 0), (14, 0)} has mean (12, 0) and std (2, 0 ->
+// scale 1). Pooled statistics (mean (7, 2)) would give other values.
+TEST(DatasetTest, StandardiseEachHolderFitsOnTheHoldersOwnData)
+{
+    auto a = TwoFeatures({{1, 2}, {3, 6}});
+    auto b = TwoFeatures({{10, 0}, {14, 0}});
+    StandardiseEachHolder<double>({&a, &b}, FeatureScaling::Centre);
+    ExpectFeatures(a, {{-1, -2}, {1, 2}});
+    ExpectFeatures(b, {{-2, 0}, {2, 0}});
+
+    a = TwoFeatures({{1, 2}, {3, 6}});
+    b = TwoFeatures({{10, 0}, {14, 0}});
+    Dataset<double> empty;
+    StandardiseEachHolder<double>({&a, &b, &empty}, FeatureScaling::Standardise);
+    ExpectFeatures(a, {{-1, -1}, {1, 1}});
+    ExpectFeatures(b, {{-1, 0}, {1, 0}});
+
+    a = TwoFeatures({{1, 2}, {3, 6}});
+    StandardiseEachHolder<double>({&a}, FeatureScaling::None);
+    ExpectFeatures(a, {{1, 2}, {3, 6}});
+
+    // Public constants: shift 1 for both features, scale 2 and 4.
+    const auto c = ConstantNormalizer<double>({1.0}, {2.0, 4.0}, 2);
+    a = TwoFeatures({{1, 2}, {3, 6}});
+    b = TwoFeatures({{10, 0}, {14, 0}});
+    StandardiseEachHolder<double>({&a, &b}, FeatureScaling::Public, &c);
+    ExpectFeatures(a, {{0, 0.25}, {1, 1.25}});
+    ExpectFeatures(b, {{4.5, -0.25}, {6.5, -0.25}});
+
+    const auto centring = FitCentring(TwoFeatures({{1, 2}, {3, 6}}));
+    EXPECT_NEAR(centring.shift[0], 2.0, 1e-12);
+    EXPECT_NEAR(centring.shift[1], 4.0, 1e-12);
+    EXPECT_EQ(centring.scale[0], 1.0);
+    EXPECT_EQ(centring.scale[1], 1.0);
+}
+
+TEST(DatasetTest, PreprocessingErrorsNameTheParameter)
+{
+    using fltest::ExpectConfigError;
+    ExpectConfigError([] { ConstantNormalizer<double>({1, 2, 3}, {1}, 2, "--featureShift"); },
+                      "--featureShift",
+                      {"3 values for 2 features"});
+    ExpectConfigError(
+        [] { ConstantNormalizer<double>({0}, {1, 0}, 2, "--featureShift", "--featureScale"); },
+        "--featureScale",
+        {"> 0"});
+    ExpectConfigError(
+        [] { ConstantNormalizer<double>({std::nan("")}, {1}, 2, "--featureShift"); },
+        "--featureShift");
+    ExpectConfigError([] { ParseFeatureScaling("zscore", "--standardise"); },
+                      "--standardise",
+                      {"none, centre, standardise or public"});
+    EXPECT_EQ(ParseFeatureScaling("centre", "x"), FeatureScaling::Centre);
+    EXPECT_EQ(ParseFeatureScaling("public", "x"), FeatureScaling::Public);
+    auto a = TwoFeatures({{1, 2}});
+    ExpectConfigError([&a] { StandardiseEachHolder<double>({&a}, FeatureScaling::Public); },
+                      "constants");
+    const auto three = ConstantNormalizer<double>({0}, {1}, 3);
+    ExpectConfigError(
+        [&a, &three] { StandardiseEachHolder<double>({&a}, FeatureScaling::Public, &three); },
+        "normalizer");
 }
 
 TEST(DatasetTest, StandardizerAndMinMax)

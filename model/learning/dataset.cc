@@ -160,6 +160,116 @@ FitStandardizer(const Dataset<S>& data)
 
 template <typename S>
 Normalizer<S>
+FitCentring(const Dataset<S>& data)
+{
+    Normalizer<S> n;
+    const auto rows = static_cast<double>(std::max<std::size_t>(1, data.Size()));
+    const Eigen::VectorXd mean =
+        data.features.template cast<double>().colwise().sum().transpose() / rows;
+    n.shift = mean.cast<S>();
+    n.scale = Vec<S>::Ones(static_cast<Eigen::Index>(data.Dim()));
+    return n;
+}
+
+template <typename S>
+Normalizer<S>
+ConstantNormalizer(const std::vector<double>& shift,
+                   const std::vector<double>& scale,
+                   std::size_t dim,
+                   const std::string& shiftName,
+                   const std::string& scaleName)
+{
+    const auto expand = [dim](const std::vector<double>& v, const std::string& name, bool scale) {
+        if (v.size() != 1 && v.size() != dim)
+        {
+            throw ConfigError(name,
+                              std::to_string(v.size()) + " values for " + std::to_string(dim) +
+                                  " features",
+                              "give one value for every feature or " + std::to_string(dim) +
+                                  " values, one per feature");
+        }
+        Vec<S> out(static_cast<Eigen::Index>(dim));
+        for (std::size_t j = 0; j < dim; ++j)
+        {
+            const double x = v.size() == 1 ? v[0] : v[j];
+            if (!std::isfinite(x) || (scale && !(x > 0.0)))
+            {
+                throw ConfigError(name,
+                                  "value " + std::to_string(x) + " of feature " +
+                                      std::to_string(j),
+                                  scale ? "use finite scales > 0" : "use finite shifts");
+            }
+            out[static_cast<Eigen::Index>(j)] = static_cast<S>(x);
+        }
+        return out;
+    };
+    Normalizer<S> n;
+    n.shift = expand(shift, shiftName, false);
+    n.scale = expand(scale, scaleName, true);
+    return n;
+}
+
+FeatureScaling
+ParseFeatureScaling(const std::string& name, const std::string& parameter)
+{
+    if (name == "none")
+    {
+        return FeatureScaling::None;
+    }
+    if (name == "centre")
+    {
+        return FeatureScaling::Centre;
+    }
+    if (name == "standardise")
+    {
+        return FeatureScaling::Standardise;
+    }
+    if (name == "public")
+    {
+        return FeatureScaling::Public;
+    }
+    throw ConfigError(parameter,
+                      "'" + name + "' is not a preprocessing",
+                      "use none, centre, standardise or public");
+}
+
+template <typename S>
+void
+StandardiseEachHolder(std::vector<Dataset<S>*> holders,
+                      FeatureScaling mode,
+                      const Normalizer<S>* constants)
+{
+    if (mode == FeatureScaling::Public && constants == nullptr)
+    {
+        throw ConfigError("constants",
+                          "public preprocessing without constants",
+                          "give the public shift and scale (ConstantNormalizer)");
+    }
+    for (Dataset<S>* data : holders)
+    {
+        if (data == nullptr || data->Size() == 0)
+        {
+            continue;
+        }
+        switch (mode)
+        {
+        case FeatureScaling::None:
+            break;
+        case FeatureScaling::Centre:
+            FitCentring(*data).Apply(*data);
+            break;
+        case FeatureScaling::Standardise:
+            FitStandardizer(*data).Apply(*data);
+            break;
+        case FeatureScaling::Public:
+            constants->Apply(*data);
+            break;
+        }
+    }
+}
+
+template <typename S>
+Normalizer<S>
 FitMinMax(const Dataset<S>& data)
 {
     Normalizer<S> n;
@@ -234,6 +344,15 @@ Concatenate(const std::vector<Dataset<S>>& parts)
     template struct Normalizer<S>;                                                                 \
     template Normalizer<S> FitStandardizer(const Dataset<S>&);                                     \
     template Normalizer<S> FitMinMax(const Dataset<S>&);                                           \
+    template Normalizer<S> FitCentring(const Dataset<S>&);                                         \
+    template Normalizer<S> ConstantNormalizer(const std::vector<double>&,                          \
+                                              const std::vector<double>&,                          \
+                                              std::size_t,                                         \
+                                              const std::string&,                                  \
+                                              const std::string&);                                 \
+    template void StandardiseEachHolder(std::vector<Dataset<S>*>,                                  \
+                                        FeatureScaling,                                            \
+                                        const Normalizer<S>*);                                     \
     template std::pair<Dataset<S>, Dataset<S>> TrainTestSplit(const Dataset<S>&, double, Rng&);    \
     template Dataset<S> Concatenate(const std::vector<Dataset<S>>&);
 

@@ -8,6 +8,7 @@
 
 #include "ns3/fl-types.h"
 
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -92,6 +93,48 @@ Normalizer<S> FitStandardizer(const Dataset<S>& data);
 /// Fits a min-max normaliser to [0, 1] (constant features keep scale 1).
 template <typename S>
 Normalizer<S> FitMinMax(const Dataset<S>& data);
+
+/// Fits a centring normaliser: per-feature mean as the shift, scale 1 (x' = x - mean).
+template <typename S>
+Normalizer<S> FitCentring(const Dataset<S>& data);
+
+/**
+ * A normaliser from public constants (known before any data is seen, so that applying it leaks
+ * nothing): `shift` and `scale` hold one value for every feature or one value per feature.
+ * Throws ConfigError naming `shiftName` or `scaleName` on a list of another length, a
+ * non-finite value or a scale that is not positive.
+ */
+template <typename S>
+Normalizer<S> ConstantNormalizer(const std::vector<double>& shift,
+                                 const std::vector<double>& scale,
+                                 std::size_t dim,
+                                 const std::string& shiftName = "shift",
+                                 const std::string& scaleName = "scale");
+
+/// How every data holder's features are preprocessed before learning.
+enum class FeatureScaling : uint8_t
+{
+    None = 0,        ///< the features as read
+    Centre = 1,      ///< x - mean, the mean fitted on the holder's own data (FitCentring)
+    Standardise = 2, ///< (x - mean) / std, fitted on the holder's own data (FitStandardizer)
+    Public = 3,      ///< (x - shift) / scale with public constants (ConstantNormalizer)
+};
+
+/// Parses none, centre, standardise or public; throws ConfigError naming `parameter`.
+FeatureScaling ParseFeatureScaling(const std::string& name, const std::string& parameter);
+
+/**
+ * Preprocesses each holder's data set in place: with Centre and Standardise the normaliser of
+ * holder k is fitted on holders[k] alone, never on data pooled across holders (a pooled mean
+ * would carry every client's data into every other client's inputs); with Public every holder
+ * applies `constants`. Holders are the clients, and the evaluator's test set is one more
+ * holder. An empty holder is left as it is. Throws ConfigError if Public comes without
+ * constants or with constants of another dimension.
+ */
+template <typename S>
+void StandardiseEachHolder(std::vector<Dataset<S>*> holders,
+                           FeatureScaling mode,
+                           const Normalizer<S>* constants = nullptr);
 
 /**
  * Splits a data set into a shuffled train part and test part.
