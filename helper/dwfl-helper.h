@@ -43,6 +43,15 @@ struct DwflNetwork
  * preamble + ceil(d/2) / B + guard for the task's d parameters. Configure the channel and the
  * phys through Ota() and the workers through SetWorkerAttribute.
  *
+ * Path loss on the sender-only channel: sender k has one coefficient, seen by every receiver,
+ * whose large-scale gain is the path loss (OtaHelper's LogDistancePropagationLossModel by
+ * default) from k to OtaChannel::ReferencePosition, by default the origin (0, 0, 0), not to
+ * each receiver. Place the workers around that point, move it
+ * (Ota().SetChannelAttribute("ReferencePosition", VectorValue(...))), or drop path loss
+ * (Ota().DisablePropagationLoss()). The workers' defaults are the paper's settings where it
+ * has one (TargetEpsilon 0.5 per round; Eta (N-1)/N, ComputeTime 10 ms, Kappa the largest
+ * feasible otherwise); the module documentation lists every attribute.
+ *
  * \code
  *   DwflHelper dwfl;
  *   dwfl.SetWorkerAttribute("DecodeMode", StringValue("Oracle"));

@@ -223,6 +223,28 @@ const Network kHand{{1.0, 2.0, 3.0}, {4.0, 2.0, 1.0}};
 
 // ------------------------------------------------------------------------------ alignment
 
+// Eta 0 selects (N-1)/N, the rate whose mixing matrix is the exact average; a positive eta is
+// kept; N < 2 and a negative eta are refused naming Eta.
+TEST(DwflAveragingRate, DefaultIsExactAveraging)
+{
+    EXPECT_NEAR(DwflAveragingRate(0.0, 10), 0.9, 1e-12);
+    EXPECT_NEAR(DwflAveragingRate(0.0, 4), 0.75, 1e-12);
+    EXPECT_EQ(DwflAveragingRate(0.5, 4), 0.5);
+    EXPECT_THROW(DwflAveragingRate(0.0, 1), ConfigError);
+    EXPECT_THROW(DwflAveragingRate(-0.1, 4), ConfigError);
+    // With (N-1)/N one practical update of noiseless models gives every worker the average:
+    // x_i + eta (sum_{k != i} x_k / (N-1) - x_i) with eta = 3/4, N = 4.
+    const std::vector<double> models{1.0, 2.0, 4.0, 9.0};
+    const double eta = DwflAveragingRate(0.0, 4);
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        Vec<double> x = Vec<double>::Constant(1, models[i]);
+        const Vec<double> v = Vec<double>::Constant(1, 16.0 - models[i]);
+        DwflPracticalUpdate(x, v, Vec<double>::Zero(1), 0.0, 1.0, 4, eta);
+        EXPECT_NEAR(x[0], 4.0, 1e-12) << "worker " << i;
+    }
+}
+
 TEST(DwflAlignment, HandCase)
 {
     EXPECT_DOUBLE_EQ(DwflAlignmentAmplitude(kHand.gainAbs, kHand.powerW, 1.0), 2.0);

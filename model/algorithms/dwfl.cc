@@ -245,6 +245,22 @@ DwflSuperpose(const std::vector<const Vec<double>*>& signals,
     }
 }
 
+double
+DwflAveragingRate(double eta, std::size_t n)
+{
+    if (n < 2)
+    {
+        throw ConfigError("Eta", "N = " + std::to_string(n) + " workers", "use at least 2 workers");
+    }
+    if (!(eta >= 0.0) || !std::isfinite(eta))
+    {
+        throw ConfigError("Eta",
+                          "is " + std::to_string(eta),
+                          "use 0 for (N-1)/N or an averaging rate in (0, 2(N-1)/N)");
+    }
+    return eta > 0.0 ? eta : (static_cast<double>(n) - 1.0) / static_cast<double>(n);
+}
+
 void
 DwflPracticalUpdate(Eigen::Ref<Vec<double>> x,
                     const Eigen::Ref<const Vec<double>>& received,

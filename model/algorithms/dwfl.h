@@ -113,6 +113,14 @@ void DwflSuperpose(const std::vector<const Vec<double>*>& signals,
                    std::vector<Vec<double>>& received);
 
 /**
+ * The averaging rate that averages exactly in one round: eta = (N-1)/N makes the mixing matrix
+ * Psi = (1 - eta) I + eta W of eq. (8) the averaging matrix 11^T/N (W = (11^T - I)/(N-1)).
+ * `eta` > 0 is returned as given; 0 selects (N-1)/N. Throws ConfigError naming "Eta" for
+ * N < 2 or eta < 0.
+ */
+double DwflAveragingRate(double eta, std::size_t n);
+
+/**
  * Practical decode: the update of eq. (7) with what worker i knows,
  *   x_i^(t+1/2) = x_i^(t) + eta [ v_i / (c (N-1)) - x_i^(t) - a_i G_i ],
  * i.e. eq. (7) with the own virtual noise Phi_i taken as a_i G_i (the receiver noise m_i is

@@ -41,9 +41,9 @@ DwflDigitalApplication::GetTypeId()
                           MakeUintegerAccessor(&DwflDigitalApplication::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("Eta",
-                          "Averaging rate eta of eq. (7), 0 < eta < 2 (N-1)/N; (N-1)/N averages "
-                          "exactly in one round.",
-                          DoubleValue(0.5),
+                          "Averaging rate eta of eq. (7), 0 < eta < 2 (N-1)/N; 0 (default): "
+                          "(N-1)/N, which averages exactly in one round.",
+                          DoubleValue(0.0),
                           MakeDoubleAccessor(&DwflDigitalApplication::m_eta),
                           MakeDoubleChecker<double>())
             .AddAttribute("ComputeTime",
@@ -68,7 +68,7 @@ DwflDigitalApplication::DwflDigitalApplication()
     : m_rounds(10),
       m_workerIndex(0),
       m_port(9100),
-      m_eta(0.5),
+      m_eta(0.0),
       m_computeTime(MilliSeconds(10)),
       m_trainingSeedAttr(0)
 {
@@ -167,11 +167,12 @@ DwflDigitalApplication::StartApplication()
                                   "call SetPeers() with the other workers' addresses");
         }
         const double n = static_cast<double>(m_peers.size() + 1);
-        if (!(m_eta > 0.0 && m_eta < 2.0 * (n - 1.0) / n))
+        const double eta = m_eta == 0.0 ? (n - 1.0) / n : m_eta;
+        if (!(eta > 0.0 && eta < 2.0 * (n - 1.0) / n))
         {
             throw fl::ConfigError("DwflDigitalApplication::Eta",
                                   "is " + std::to_string(m_eta),
-                                  "use 0 < eta < 2 (N-1)/N; (N-1)/N averages exactly");
+                                  "use 0 < eta < 2 (N-1)/N, or 0 for (N-1)/N (exact averaging)");
         }
         if (m_model.Size() == 0)
         {
@@ -281,12 +282,12 @@ DwflDigitalApplication::TryCompleteRound()
                             0.0,
                             1.0,
                             m_peers.size() + 1,
-                            m_eta);
+                            fl::DwflAveragingRate(m_eta, m_peers.size() + 1));
     m_incoming.erase(it);
     std::swap(m_model, m_local);
     m_lastRoundTime = Simulator::Now();
     ReportModel(m_round + 1, FlNodeRole::Peer, m_model);
-    m_roundCompletedTrace(m_round, m_lastRoundTime);
+    m_roundCompletedTrace(m_round + 1, m_lastRoundTime); // round 0 is the initial model
     ++m_round;
     if (m_round < m_rounds)
     {

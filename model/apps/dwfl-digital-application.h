@@ -74,7 +74,8 @@ class DwflDigitalApplication : public FlApplicationBase
     /// Assigns a fixed stream number to the training-seed variable. \return 1
     int64_t AssignStreams(int64_t stream);
 
-    /// Signature of the RoundCompleted trace: round, simulated time of its completion.
+    /// Signature of the RoundCompleted trace: round (1, 2, ...; round 0 is the initial model, as
+    /// in ModelReport), simulated time of its completion.
     using RoundCompletedCallback = void (*)(uint32_t round, Time at);
 
   protected:

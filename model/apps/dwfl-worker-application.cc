@@ -44,8 +44,9 @@ DwflWorkerApplication::GetTypeId()
                           MakeUintegerAccessor(&DwflWorkerApplication::m_rounds),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Eta",
-                          "Averaging rate eta of eq. (7); (N-1)/N averages exactly in one round.",
-                          DoubleValue(0.5),
+                          "Averaging rate eta of eq. (7); 0 (default): (N-1)/N, which averages "
+                          "exactly in one round (the paper gives no value).",
+                          DoubleValue(0.0),
                           MakeDoubleAccessor(&DwflWorkerApplication::m_eta),
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("Kappa",
@@ -60,8 +61,9 @@ DwflWorkerApplication::GetTypeId()
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("TargetEpsilon",
                           "Per-round eps the artificial noise is calibrated for (DWFL Theorem "
-                          "IV.1; per link when orthogonal); 0: no artificial noise (beta = 0).",
-                          DoubleValue(0.0),
+                          "IV.1; per link when orthogonal). Default 0.5, the paper's default "
+                          "setting (Section V); 0: no artificial noise (beta = 0).",
+                          DoubleValue(0.5),
                           MakeDoubleAccessor(&DwflWorkerApplication::m_targetEpsilon),
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("Delta",
@@ -75,8 +77,9 @@ DwflWorkerApplication::GetTypeId()
                           MakeDoubleAccessor(&DwflWorkerApplication::m_sigma2),
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("ComputeTime",
-                          "Simulated time of the local step (rounded up to whole slots).",
-                          TimeValue(Seconds(0)),
+                          "Simulated time of the local step (rounded up to whole slots). The "
+                          "paper gives none; default 10 ms, as fl-dwfl.",
+                          TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&DwflWorkerApplication::m_computeTime),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("DecodeMode",
@@ -114,7 +117,10 @@ DwflWorkerApplication::GetTypeId()
                           MakeUintegerChecker<uint64_t>())
             .AddTraceSource("Round",
                             "End of a round, before the update of eq. (7): the transmitted "
-                            "model, the noises, c, alpha, beta, eps and the round's duration.",
+                            "model, the noises, c, alpha, beta, eps and the round's duration. "
+                            "Rounds are numbered as ModelReport's and the tracker's: round r "
+                            "(1, 2, ...) makes the model of round r, round 0 is the initial "
+                            "model (the paper's t = r - 1).",
                             MakeTraceSourceAccessor(&DwflWorkerApplication::m_roundTrace),
                             "ns3::DwflWorkerApplication::RoundTracedCallback");
     return tid;
@@ -122,9 +128,9 @@ DwflWorkerApplication::GetTypeId()
 
 DwflWorkerApplication::DwflWorkerApplication()
     : m_rounds(10),
-      m_eta(0.5),
+      m_eta(0.0),
       m_kappa(0.0),
-      m_targetEpsilon(0.0),
+      m_targetEpsilon(0.5),
       m_delta(1e-5),
       m_sigma2(1.0),
       m_decode(DECODE_PRACTICAL),
@@ -625,7 +631,7 @@ DwflWorkerApplication::ReportRound(uint32_t receptions)
     }
     const uint64_t nextSlot = m_dataSlot + GetDataSlotsPerRound();
     DwflRoundReport report;
-    report.round = m_round;
+    report.round = m_round + 1; // the round whose model this update makes (0 = initial model)
     report.node = GetNodeLevelId();
     report.localModel = &m_local;
     report.ownNoise = &m_ownNoise;
@@ -657,11 +663,24 @@ DwflWorkerApplication::FinishRound(const Eigen::Ref<const Eigen::VectorXd>& rece
         {
             m_receiverNoise.setZero(m_local.size()); // a noiseless receiver
         }
-        fl::DwflOracleUpdate(m_local, received, m_ownNoise, m_receiverNoise, a, m_c, n, m_eta);
+        fl::DwflOracleUpdate(m_local,
+                             received,
+                             m_ownNoise,
+                             m_receiverNoise,
+                             a,
+                             m_c,
+                             n,
+                             fl::DwflAveragingRate(m_eta, n));
     }
     else
     {
-        fl::DwflPracticalUpdate(m_local, received, m_ownNoise, a, m_c, n, m_eta);
+        fl::DwflPracticalUpdate(m_local,
+                                received,
+                                m_ownNoise,
+                                a,
+                                m_c,
+                                n,
+                                fl::DwflAveragingRate(m_eta, n));
     }
     m_model.Get<double>().swap(m_local);
     NextRound();

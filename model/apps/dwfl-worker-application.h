@@ -33,7 +33,9 @@ class OtaParameterServerApplication;
  */
 struct DwflRoundReport
 {
-    uint32_t round{0};                             ///< round t (0, 1, ...)
+    /// round r = 1, 2, ...: the update that makes the model of round r (the paper's t = r - 1;
+    /// round 0 is the initial model, as in ModelReport and FlLearningTracker)
+    uint32_t round{0};
     uint32_t node{0};                              ///< node id of the worker
     const Eigen::VectorXd* localModel{nullptr};    ///< x_i^(t): after the local step
     const Eigen::VectorXd* ownNoise{nullptr};      ///< artificial noise G_i^(t)
