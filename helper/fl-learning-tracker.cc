@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/fl-learning-tracker.h"
+#include "ns3/fl-module-link.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -9,6 +10,7 @@
 #include "ns3/network-metrics.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <cmath>
 #include <iomanip>
@@ -79,7 +81,13 @@ FlLearningTracker::GetTypeId()
                           "the aggregates (costs one evaluation per node and round).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FlLearningTracker::m_evaluateNodes),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddTraceSource("Row",
+                            "Every row as it is recorded (round 0 = the initial model, as in "
+                            "ModelReport): a round's rows come when a report of a later round "
+                            "arrives, the last round's at Flush().",
+                            MakeTraceSourceAccessor(&FlLearningTracker::m_rowTrace),
+                            "ns3::FlLearningTracker::RowTracedCallback");
     return tid;
 }
 
@@ -233,8 +241,10 @@ FlLearningTracker::Emit(uint32_t round,
             m_stream.open(m_outputFile);
             if (!m_stream)
             {
-                NS_FATAL_ERROR("FlLearningTracker::OutputFile: cannot write \""
-                               << m_outputFile << "\" (fix: choose a writable path)");
+                fl::ExitOnConfigError("FlLearningTracker",
+                                      fl::ConfigError("OutputFile",
+                                                      "cannot write \"" + m_outputFile + "\"",
+                                                      "choose a writable path"));
             }
             m_stream << CsvHeader() << '\n';
             if (m_accountant)
@@ -252,6 +262,7 @@ FlLearningTracker::Emit(uint32_t round,
                  << row.role << ',' << row.metric << ',' << row.value << '\n';
     }
     m_rows.push_back(std::move(row));
+    m_rowTrace(m_rows.back());
 }
 
 void
@@ -324,6 +335,12 @@ FlLearningTracker::CloseRound(uint32_t round)
         Emit(round, r.timeS, "network", byRole.begin()->first, "epsilon", r.epsilon);
     }
     m_open.erase(it);
+}
+
+bool
+FlModuleLinked()
+{
+    return true;
 }
 
 } // namespace ns3

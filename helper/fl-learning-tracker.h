@@ -13,6 +13,7 @@
 #include "ns3/learning-task.h"
 #include "ns3/object.h"
 #include "ns3/privacy-accountant.h"
+#include "ns3/traced-callback.h"
 
 #include <Eigen/Core>
 #include <fstream>
@@ -50,8 +51,12 @@ struct FlMetricRow
  *    (1/N) sum ||w_k - centroid||^2, and the node count;
  *  - epsilon of an attached privacy accountant (its composition, at its delta), as it stood
  *    at the round's last report.
+ * Rounds are numbered as the applications' ModelReport: round 0 is the initial model, round r
+ * the model after r rounds (DWFL's Round trace uses the same numbers).
  * A round's aggregates are computed when a report of a later round arrives, or at Flush()
  * (called by Simulator::Destroy through DoDispose, or by the user after Simulator::Run()).
+ * Trace source Row fires once per recorded row, as it is recorded (during the run for every
+ * round but the last).
  * Reports of one node replace its earlier report of the same round.
  */
 class FlLearningTracker : public Object
@@ -94,6 +99,9 @@ class FlLearningTracker : public Object
     /// The CSV header line (without newline).
     static std::string CsvHeader();
 
+    /// Signature of the Row trace: one recorded row.
+    using RowTracedCallback = void (*)(const FlMetricRow& row);
+
   protected:
     void DoDispose() override;
 
@@ -132,6 +140,7 @@ class FlLearningTracker : public Object
     std::map<uint32_t, OpenRound> m_open; ///< rounds not yet aggregated
     std::vector<FlMetricRow> m_rows;
     std::ofstream m_stream;
+    TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
 };
 
 } // namespace ns3

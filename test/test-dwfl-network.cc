@@ -16,6 +16,7 @@
 #include "ns3/dwfl-privacy.h"
 #include "ns3/dwfl-worker-application.h"
 #include "ns3/dwfl.h"
+#include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/mobility-module.h"
 #include "ns3/ota-channel.h"
@@ -116,6 +117,12 @@ class DwflNetworkTest : public ::testing::Test
         dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(noiseVariance));
         dwfl.Ota().SetPhyAttribute("RecordNoise", BooleanValue(true));
         dwfl.SetWorkerAttribute("Rounds", UintegerValue(rounds));
+        // The tests' baseline, which each test changes where it needs: no artificial noise,
+        // eta = 0.5, no compute time (the defaults are the paper's settings; see
+        // DefaultsAreThePapersSettings).
+        dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.0));
+        dwfl.SetWorkerAttribute("Eta", DoubleValue(0.5));
+        dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(0)));
         configure(dwfl);
         if (centralized)
         {
@@ -140,13 +147,16 @@ class DwflNetworkTest : public ::testing::Test
             app->TraceConnectWithoutContext(
                 "Round",
                 FlCallback<void, const DwflRoundReport&>([r, i](const DwflRoundReport& rep) {
-                    r->local[rep.round][i] = *rep.localModel;
-                    r->ownNoise[rep.round][i] = *rep.ownNoise;
+                    // stored by the paper's index t = round - 1 (x^(t), G^(t), m^(t)); the
+                    // models (ModelReport) by round, so model[t + 1] follows local[t]
+                    const uint32_t t = rep.round - 1;
+                    r->local[t][i] = *rep.localModel;
+                    r->ownNoise[t][i] = *rep.ownNoise;
                     if (rep.receiverNoise)
                     {
-                        r->noise[rep.round][i] = *rep.receiverNoise;
+                        r->noise[t][i] = *rep.receiverNoise;
                     }
-                    r->report[rep.round][i] = rep;
+                    r->report[t][i] = rep;
                 }));
             app->TraceConnectWithoutContext(
                 "ModelReport",
@@ -334,6 +344,142 @@ TEST_F(DwflNetworkTest, OneSlotPerRoundAndCalibratedEpsilon)
 
 // The defaults work for any placement: with a privacy target and no Kappa given, the workers
 // (Rayleigh channels, all different) take the largest feasible kappa and reach the target.
+// The defaults are the paper's settings where it has one (TargetEpsilon 0.5, its default
+// privacy level) and otherwise those the module documents: eta = (N-1)/N, 10 ms of compute,
+// the largest feasible kappa. With nothing set but the rounds, workers at random places (path
+// loss from the channel's reference position, Rayleigh fading) complete every round at the
+// calibrated eps; the compute time shows in the round's duration.
+TEST_F(DwflNetworkTest, DefaultsAreThePapersSettings)
+{
+    auto app = CreateObject<DwflWorkerApplication>();
+    DoubleValue eps;
+    DoubleValue eta;
+    DoubleValue kappa;
+    TimeValue compute;
+    app->GetAttribute("TargetEpsilon", eps);
+    app->GetAttribute("Eta", eta);
+    app->GetAttribute("Kappa", kappa);
+    app->GetAttribute("ComputeTime", compute);
+    EXPECT_EQ(eps.Get(), 0.5);
+    EXPECT_EQ(eta.Get(), 0.0); // (N-1)/N
+    EXPECT_EQ(kappa.Get(), 0.0);
+    EXPECT_EQ(compute.Get(), MilliSeconds(10));
+
+    const uint32_t n = 6;
+    const uint32_t rounds = 3;
+    auto task = fltest::MakeTask<double>(n, "softmax", 8, OneStep());
+    NodeContainer nodes;
+    nodes.Create(n);
+    MobilityHelper mobility;
+    mobility.SetPositionAllocator("ns3::RandomDiscPositionAllocator",
+                                  "Rho",
+                                  StringValue("ns3::UniformRandomVariable[Min=1|Max=30]"));
+    mobility.Install(nodes);
+    DwflHelper dwfl;
+    dwfl.SetWorkerAttribute("Rounds", UintegerValue(rounds));
+    DwflNetwork net = dwfl.Install(nodes, task);
+    DwflHelper::AssignStreams(net, 7);
+    std::map<uint32_t, uint32_t> reports; // round -> reports
+    std::vector<double> epsilons;
+    Time longest;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        net.workers.Get(i)->TraceConnectWithoutContext(
+            "Round",
+            FlCallback<void, const DwflRoundReport&>([&](const DwflRoundReport& rep) {
+                ++reports[rep.round];
+                epsilons.push_back(rep.epsilon);
+                longest = std::max(longest, rep.roundDuration);
+            }));
+    }
+    net.workers.Start(Seconds(0));
+    Simulator::Run();
+    ASSERT_EQ(reports.size(), rounds);
+    EXPECT_EQ(reports.begin()->first, 1U); // round 0 is the initial model
+    for (const auto& [round, count] : reports)
+    {
+        EXPECT_EQ(count, n) << "round " << round;
+    }
+    for (double e : epsilons)
+    {
+        EXPECT_NEAR(e, 0.5, 1e-9);
+    }
+    EXPECT_GE(longest, MilliSeconds(10));
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        EXPECT_EQ(DynamicCast<DwflWorkerApplication>(net.workers.Get(i))->GetRoundsDone(), rounds);
+    }
+}
+
+// One round convention: the DWFL Round trace's round r, the workers' ModelReport round r and
+// the tracker's rows of round r are the same model (round 0 = the initial model, which only the
+// tracker has). The tracker's Row trace hands every row over as it is recorded: during the run
+// for every round but the last, which comes at Flush().
+TEST_F(DwflNetworkTest, TrackerRowsAndRoundTraceShareRoundNumbers)
+{
+    const uint32_t n = 4;
+    const uint32_t rounds = 3;
+    auto task = fltest::MakeTask<double>(n, "softmax", 8, OneStep());
+    NodeContainer nodes;
+    nodes.Create(n);
+    MobilityHelper mobility;
+    mobility.Install(nodes);
+    DwflHelper dwfl;
+    dwfl.Ota().DisablePropagationLoss();
+    dwfl.SetWorkerAttribute("Rounds", UintegerValue(rounds));
+    DwflNetwork net = dwfl.Install(nodes, task);
+    DwflHelper::AssignStreams(net, 3);
+    std::map<uint32_t, double> roundTraceTime; // Round trace: round -> simulated time [s]
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        net.workers.Get(i)->TraceConnectWithoutContext(
+            "Round",
+            FlCallback<void, const DwflRoundReport&>([&](const DwflRoundReport& rep) {
+                roundTraceTime[rep.round] = Simulator::Now().GetSeconds();
+            }));
+    }
+    Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
+    tracker->SetTask(task);
+    tracker->Install(net.workers);
+    std::vector<FlMetricRow> traced;
+    bool running = true;
+    std::set<uint32_t> roundsSeenWhileRunning;
+    tracker->TraceConnectWithoutContext(
+        "Row",
+        FlCallback<void, const FlMetricRow&>([&](const FlMetricRow& row) {
+            traced.push_back(row);
+            if (running)
+            {
+                roundsSeenWhileRunning.insert(row.round);
+            }
+        }));
+    net.workers.Start(Seconds(0));
+    Simulator::Run();
+    running = false;
+    tracker->Flush();
+
+    ASSERT_EQ(traced.size(), tracker->GetRows().size());
+    for (std::size_t k = 0; k < traced.size(); ++k)
+    {
+        EXPECT_EQ(traced[k].round, tracker->GetRows()[k].round);
+        EXPECT_EQ(traced[k].metric, tracker->GetRows()[k].metric);
+        EXPECT_EQ(traced[k].value, tracker->GetRows()[k].value);
+    }
+    EXPECT_EQ(roundsSeenWhileRunning, (std::set<uint32_t>{0, 1, 2})); // round 3 at Flush
+    ASSERT_EQ(roundTraceTime.size(), rounds);
+    EXPECT_EQ(roundTraceTime.begin()->first, 1U);
+    std::set<uint32_t> trackerRounds;
+    for (const FlMetricRow& row : traced)
+    {
+        trackerRounds.insert(row.round);
+        if (row.round > 0)
+        {
+            EXPECT_DOUBLE_EQ(row.timeS, roundTraceTime.at(row.round)) << "round " << row.round;
+        }
+    }
+    EXPECT_EQ(trackerRounds, (std::set<uint32_t>{0, 1, 2, 3}));
+}
+
 TEST_F(DwflNetworkTest, DefaultKappaFitsAnyChannels)
 {
     const uint32_t n = 5;
