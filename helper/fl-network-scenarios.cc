@@ -22,6 +22,7 @@
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
+#include "ns3/mobility-model.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
@@ -111,15 +112,6 @@ ApplyBlockAckWorkaround(const NetDeviceContainer& devices)
     }
 }
 
-/// A scene with a new server node and numClients new client nodes, created in that order.
-FlScene
-CreateServerAndClients(uint32_t numClients)
-{
-    FlScene s;
-    s.serverNode = CreateObject<Node>();
-    s.clients.Create(numClients);
-    return s;
-}
 
 /// The scene's server node followed by its client nodes.
 NodeContainer
@@ -165,6 +157,21 @@ AssignDeviceAndInternetStreams(const FlScene& scene, int64_t stream)
     return used + AssignInternetStreams(scene, stream + used);
 }
 
+/// The nodes of the container that have no MobilityModel yet.
+NodeContainer
+WithoutMobility(const NodeContainer& nodes)
+{
+    NodeContainer out;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        if (!nodes.Get(i)->GetObject<MobilityModel>())
+        {
+            out.Add(nodes.Get(i));
+        }
+    }
+    return out;
+}
+
 /// Places the nodes uniformly at random on a disc of the radius around the origin.
 void
 PlaceOnDisc(const NodeContainer& nodes, double radius)
@@ -182,10 +189,14 @@ PlaceOnDisc(const NodeContainer& nodes, double radius)
     mobility.Install(nodes);
 }
 
-/// Places the node at the origin.
+/// Places the node at the origin (a node with a MobilityModel keeps it).
 void
 PlaceAtOrigin(Ptr<Node> node)
 {
+    if (node->GetObject<MobilityModel>())
+    {
+        return;
+    }
     MobilityHelper mobility;
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     mobility.Install(node);
@@ -277,13 +288,13 @@ AddressPlus(Ipv4Address base, uint32_t offset)
  * 10.1.0.1, the clients 10.1.0.2, ... (the addresses of AddressOneSubnet).
  */
 FlScene
-BuildFlowOneSubnet(uint32_t numClients,
+BuildFlowOneSubnet(FlScene s,
                    const FlFlowMedium& medium,
                    double rate,
                    Time latency,
                    double loss)
 {
-    FlScene s = CreateServerAndClients(numClients);
+    const uint32_t numClients = s.clients.GetN();
     s.flowNetwork = CreateObject<FlFlowNetwork>();
     const int32_t id = s.flowNetwork->AddMedium(medium);
     const Ipv4Address base("10.1.0.0");
@@ -363,6 +374,65 @@ FlPrintFlowWarnings(const std::string& program, const FlScene& scene)
 }
 
 void
+FlSceneHelperBase::SetNodes(Ptr<Node> server, const NodeContainer& clients)
+{
+    const std::string who = std::string(m_name) + "::SetNodes";
+    if (!server)
+    {
+        throw fl::ConfigError(who, "the server node is null", "give the server's node");
+    }
+    if (clients.GetN() == 0)
+    {
+        throw fl::ConfigError(who, "no client nodes", "give at least one client node");
+    }
+    for (uint32_t i = 0; i < clients.GetN(); ++i)
+    {
+        if (clients.Get(i) == server)
+        {
+            throw fl::ConfigError(who,
+                                  "client " + std::to_string(i) + " is the server's node",
+                                  "give the server and the clients distinct nodes");
+        }
+    }
+    m_userServer = server;
+    m_userClients = clients;
+}
+
+FlScene
+FlSceneHelperBase::NewScene(uint32_t numClients) const
+{
+    FlScene s;
+    if (!m_userServer)
+    {
+        s.serverNode = CreateObject<Node>();
+        s.clients.Create(numClients);
+        return s;
+    }
+    if (numClients != m_userClients.GetN())
+    {
+        throw fl::ConfigError(std::string(m_name) + "::Build",
+                              "numClients " + std::to_string(numClients) + " but SetNodes gave " +
+                                  std::to_string(m_userClients.GetN()) + " client nodes",
+                              "build as many clients as the nodes given to SetNodes");
+    }
+    s.serverNode = m_userServer;
+    s.clients = m_userClients;
+    const NodeContainer all = ServerAndClients(s);
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        const Ptr<Node> node = all.Get(i);
+        if (node->GetObject<Ipv4>())
+        {
+            throw fl::ConfigError(std::string(m_name) + "::SetNodes",
+                                  "node " + std::to_string(node->GetId()) +
+                                      " already has an Internet stack",
+                                  "give nodes without one: the scene installs it");
+        }
+    }
+    return s;
+}
+
+void
 FlSceneHelperBase::CheckClients(uint32_t numClients) const
 {
     if (numClients == 0)
@@ -417,6 +487,31 @@ FlRadioSceneHelperBase::FlRadioSceneHelperBase(const char* name, double radius)
 }
 
 void
+FlRadioSceneHelperBase::SetPositionAllocator(Ptr<PositionAllocator> allocator)
+{
+    m_positions = allocator;
+}
+
+void
+FlRadioSceneHelperBase::PlaceClients(const NodeContainer& clients) const
+{
+    const NodeContainer unplaced = WithoutMobility(clients);
+    if (unplaced.GetN() == 0)
+    {
+        return;
+    }
+    if (!m_positions)
+    {
+        PlaceOnDisc(unplaced, m_radius);
+        return;
+    }
+    MobilityHelper mobility;
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mobility.SetPositionAllocator(m_positions);
+    mobility.Install(unplaced);
+}
+
+void
 FlRadioSceneHelperBase::SetRadius(double meters)
 {
     if (!(meters >= 0.0))
@@ -463,7 +558,8 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
     {
         double rate = 0.0;
         const FlFlowMedium medium = WifiFlowMedium(m_standard, rate);
-        FlScene s = BuildFlowOneSubnet(numClients, medium, rate, MicroSeconds(25), m_flowLoss);
+        FlScene s =
+            BuildFlowOneSubnet(NewScene(numClients), medium, rate, MicroSeconds(25), m_flowLoss);
         if (dynamic_cast<const FlWifiScenarioHelper*>(this))
         {
             // the stations associate with the AP in about WifiStationsReady(N)
@@ -486,7 +582,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
         return s;
     }
 
-    FlScene s = CreateServerAndClients(numClients);
+    FlScene s = NewScene(numClients);
 
     YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
     YansWifiPhyHelper phy;
@@ -510,7 +606,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
     }
 
     PlaceAtOrigin(s.serverNode);
-    PlaceOnDisc(s.clients, m_radius);
+    PlaceClients(s.clients);
     AddressOneSubnet(s);
     return s;
 }
@@ -938,9 +1034,13 @@ FlCsmaSceneHelper::Build(uint32_t numClients) const
     if (m_fidelity == FlFidelity::Flow)
     {
         const FlFlowMedium medium = CsmaFlowMedium(m_dataRate);
-        return BuildFlowOneSubnet(numClients, medium, medium.rateBps, m_delay, m_flowLoss);
+        return BuildFlowOneSubnet(NewScene(numClients),
+                                  medium,
+                                  medium.rateBps,
+                                  m_delay,
+                                  m_flowLoss);
     }
-    FlScene s = CreateServerAndClients(numClients);
+    FlScene s = NewScene(numClients);
     CsmaHelper csma;
     csma.SetChannelAttribute("DataRate", DataRateValue(m_dataRate));
     csma.SetChannelAttribute("Delay", TimeValue(m_delay));
@@ -984,7 +1084,7 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
                                                                << " exceeds the /30 subnets of "
                                                                   "10.0.0.0/8; use fewer clients");
     }
-    FlScene s = CreateServerAndClients(numClients);
+    FlScene s = NewScene(numClients);
     if (m_fidelity == FlFidelity::Flow)
     {
         BuildFlowStar(s);
@@ -1183,10 +1283,19 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     s.lteHelper->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(m_bandwidth));
     Ptr<Node> pgw = s.epcHelper->GetPgwNode();
 
-    // The server: a remote host behind the PGW.
-    NodeContainer server;
-    server.Create(1);
-    s.serverNode = server.Get(0);
+    // The server: a remote host behind the PGW (the user's server node, if given; new nodes are
+    // created in the order server, eNB, UEs).
+    if (m_userServer)
+    {
+        const FlScene nodes = NewScene(numClients);
+        s.serverNode = nodes.serverNode;
+        s.clients = nodes.clients;
+    }
+    else
+    {
+        s.serverNode = CreateObject<Node>();
+    }
+    NodeContainer server(s.serverNode);
     InternetStackHelper internet;
     internet.Install(server);
     PointToPointHelper p2p;
@@ -1208,9 +1317,12 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     // The cell: one eNB at the origin, the UEs on a disc around it.
     NodeContainer enb;
     enb.Create(1);
-    s.clients.Create(numClients);
+    if (!m_userServer)
+    {
+        s.clients.Create(numClients);
+    }
     PlaceAtOrigin(enb.Get(0));
-    PlaceOnDisc(s.clients, m_radius);
+    PlaceClients(s.clients);
     // RLC entities are created when bearers are set up: they take these defaults then.
     Config::SetDefault("ns3::LteRlcAm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
     Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
@@ -1256,7 +1368,7 @@ FlLteSceneHelper::Build(uint32_t numClients) const
 FlScene
 FlLteSceneHelper::BuildFlow(uint32_t numClients) const
 {
-    FlScene s = CreateServerAndClients(numClients);
+    FlScene s = NewScene(numClients);
     s.flowNetwork = CreateObject<FlFlowNetwork>();
     const auto [dl, ul] = LteFlowRates(m_bandwidth);
     FlFlowMedium m;

@@ -16,6 +16,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/point-to-point-epc-helper.h"
+#include "ns3/position-allocator.h"
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
 
@@ -127,10 +128,25 @@ class FlSceneHelperBase
      * message drawn once, from the network's stream; default 0). Not validated against packets.
      */
     void SetFlowMessageLoss(double probability);
+    /**
+     * Builds the scene on the user's nodes instead of new ones: `server` becomes
+     * FlScene::serverNode and `clients` FlScene::clients (in that order); Build(n) then needs
+     * n = clients.GetN(). The nodes must not hold an Internet stack yet (Build installs it). A
+     * node that already has a MobilityModel keeps it (the radio scenes place only the others).
+     * The LTE scene still creates its eNB and EPC nodes. Throws fl::ConfigError naming
+     * "SetNodes" for a null server, no clients, or a server that is also a client.
+     */
+    void SetNodes(Ptr<Node> server, const NodeContainer& clients);
 
   protected:
     /// @param name the helper's class name, which starts every error message
     explicit FlSceneHelperBase(const char* name);
+    /**
+     * The scene's nodes: the user's (SetNodes) or a new server node and numClients new client
+     * nodes, created in that order. Throws fl::ConfigError naming "Build" if numClients differs
+     * from the user's clients, or naming "SetNodes" if a node already has an Internet stack.
+     */
+    FlScene NewScene(uint32_t numClients) const;
     /// Stops if numClients is 0.
     void CheckClients(uint32_t numClients) const;
     /// Stops, naming the setting `what`, if the rate is 0.
@@ -141,6 +157,8 @@ class FlSceneHelperBase
     const char* m_name; ///< the helper's class name
     FlFidelity m_fidelity{FlFidelity::Packet}; ///< see SetFidelity
     double m_flowLoss{0.0};                    ///< see SetFlowMessageLoss
+    Ptr<Node> m_userServer;                    ///< see SetNodes (null: new nodes)
+    NodeContainer m_userClients;               ///< see SetNodes
 };
 
 /**
@@ -171,15 +189,26 @@ class FlWiredSceneHelperBase : public FlSceneHelperBase
 /**
  * \ingroup fl
  * The setting of the radio scenes (Wi-Fi, LTE): the clients are placed uniformly at random on a
- * disc around the origin, positions drawn from kFlPositionStream.
+ * disc around the origin, positions drawn from kFlPositionStream, or where the user's
+ * PositionAllocator says; the server (Wi-Fi) and the eNB (LTE) at the origin. A node that
+ * already has a MobilityModel (SetNodes) keeps it.
  */
 class FlRadioSceneHelperBase : public FlSceneHelperBase
 {
   public:
     /// Radius of the disc on which the clients are placed [m] (>= 0).
     void SetRadius(double meters);
+    /**
+     * Places the clients (those without a MobilityModel) at the positions of `allocator`, one
+     * GetNext() per client in client order, with ConstantPositionMobilityModel, instead of on
+     * the disc (SetRadius is then unused). Fix the allocator's streams yourself if it draws.
+     */
+    void SetPositionAllocator(Ptr<PositionAllocator> allocator);
 
   protected:
+    /// Places the clients without a MobilityModel: the user's allocator, or the disc.
+    void PlaceClients(const NodeContainer& clients) const;
+
     /**
      * @param name the helper's class name
      * @param radius the default radius [m]
@@ -187,6 +216,7 @@ class FlRadioSceneHelperBase : public FlSceneHelperBase
     FlRadioSceneHelperBase(const char* name, double radius);
 
     double m_radius; ///< see SetRadius
+    Ptr<PositionAllocator> m_positions; ///< see SetPositionAllocator (null: the disc)
 };
 
 /**

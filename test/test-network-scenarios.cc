@@ -8,14 +8,17 @@
  */
 #include "fl-test-task.h"
 
+#include "ns3/constant-position-mobility-model.h"
 #include "ns3/core-module.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/learning-monitor.h"
+#include "ns3/ipv4.h"
 #include "ns3/learning-task.h"
 #include "ns3/mobility-model.h"
 #include "ns3/partition.h"
+#include "ns3/position-allocator.h"
 #include "ns3/synthetic-data.h"
 #include "ns3/wifi-mac.h"
 #include "ns3/wifi-net-device.h"
@@ -351,6 +354,149 @@ TEST(NetworkScenes, WifiInfrastructureSceneLayout)
         }
         EXPECT_EQ(s.infrastructure.GetN(), 0u);
     }
+    Simulator::Destroy();
+}
+
+// Every scene helper builds on the user's nodes (SetNodes) and the radio scenes place the
+// clients with the user's PositionAllocator; a node that has a MobilityModel keeps it. FedAvg
+// then runs over the user's nodes as over the helper's own.
+TEST(NetworkScenes, UserNodesAndPositionAllocator)
+{
+    const uint32_t n = 3;
+    const std::vector<Vector> where{{3, 0, 0}, {0, 4, 0}, {-5, 0, 0}};
+    auto allocator = [&where]() {
+        Ptr<ListPositionAllocator> list = CreateObject<ListPositionAllocator>();
+        for (const Vector& v : where)
+        {
+            list->Add(v);
+        }
+        return list;
+    };
+    auto makeNodes = [](uint32_t clients, Ptr<Node>& server, NodeContainer& nodes) {
+        server = CreateObject<Node>();
+        nodes = NodeContainer();
+        nodes.Create(clients);
+    };
+    auto expectUsersNodes = [](const FlScene& s, Ptr<Node> server, const NodeContainer& nodes) {
+        EXPECT_EQ(s.serverNode, server);
+        ASSERT_EQ(s.clients.GetN(), nodes.GetN());
+        for (uint32_t i = 0; i < nodes.GetN(); ++i)
+        {
+            EXPECT_EQ(s.clients.Get(i), nodes.Get(i));
+            EXPECT_TRUE(s.clients.Get(i)->GetObject<Ipv4>());
+        }
+        EXPECT_EQ(s.clientInterfaces.GetN(), nodes.GetN());
+    };
+    auto position = [](Ptr<Node> node) { return node->GetObject<MobilityModel>()->GetPosition(); };
+    {
+        // Wi-Fi infrastructure: the allocator's positions; client 1 brought its own mobility.
+        Ptr<Node> server;
+        NodeContainer nodes;
+        makeNodes(n, server, nodes);
+        Ptr<ConstantPositionMobilityModel> own = CreateObject<ConstantPositionMobilityModel>();
+        own->SetPosition(Vector(1, 1, 0));
+        nodes.Get(1)->AggregateObject(own);
+        FlWifiScenarioHelper h;
+        h.SetNodes(server, nodes);
+        h.SetPositionAllocator(allocator());
+        FlScene s = h.Build(n);
+        expectUsersNodes(s, server, nodes);
+        EXPECT_EQ(position(server), Vector(0, 0, 0));
+        EXPECT_EQ(position(nodes.Get(0)), where[0]);
+        EXPECT_EQ(position(nodes.Get(1)), Vector(1, 1, 0)); // kept
+        EXPECT_EQ(position(nodes.Get(2)), where[1]);         // the allocator's next position
+    }
+    Simulator::Destroy();
+    {
+        // Wi-Fi ad hoc and LTE: the allocator's positions in client order.
+        Ptr<Node> server;
+        NodeContainer nodes;
+        makeNodes(n, server, nodes);
+        FlWifiAdhocSceneHelper adhoc;
+        adhoc.SetNodes(server, nodes);
+        adhoc.SetPositionAllocator(allocator());
+        FlScene s = adhoc.Build(n);
+        expectUsersNodes(s, server, nodes);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            EXPECT_EQ(position(nodes.Get(i)), where[i]);
+        }
+    }
+    Simulator::Destroy();
+    {
+        Ptr<Node> server;
+        NodeContainer nodes;
+        makeNodes(n, server, nodes);
+        FlLteSceneHelper lte;
+        lte.SetNodes(server, nodes);
+        lte.SetPositionAllocator(allocator());
+        FlScene s = lte.Build(n);
+        expectUsersNodes(s, server, nodes);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            EXPECT_EQ(position(nodes.Get(i)), where[i]);
+        }
+    }
+    Simulator::Destroy();
+    {
+        // CSMA and the star on the user's nodes; FedAvg over the CSMA scene gives the same
+        // models as over the helper's own nodes.
+        Ptr<Node> server;
+        NodeContainer nodes;
+        makeNodes(n, server, nodes);
+        FlPointToPointStarHelper star;
+        star.SetNodes(server, nodes);
+        expectUsersNodes(star.Build(n), server, nodes);
+    }
+    Simulator::Destroy();
+    auto task = MakeTask(n);
+    SceneRun own = RunFedAvg(task, 2, [n] { return BuildCsma(n); });
+    SceneRun users = RunFedAvg(task, 2, [n] {
+        Ptr<Node> server = CreateObject<Node>();
+        NodeContainer nodes;
+        nodes.Create(n);
+        FlCsmaSceneHelper h;
+        h.SetDataRate(DataRate("100Mb/s"));
+        h.SetDelay(MicroSeconds(5));
+        h.SetNodes(server, nodes);
+        FlScene s = h.Build(n);
+        EXPECT_EQ(s.serverNode, server);
+        FlCsmaSceneHelper::AssignStreams(s, 100);
+        return s;
+    });
+    ExpectEveryRoundWithEveryClient(users, 2, n);
+    ASSERT_EQ(users.globals.size(), own.globals.size());
+    for (std::size_t r = 0; r < own.globals.size(); ++r)
+    {
+        EXPECT_TRUE(users.globals[r] == own.globals[r]) << "round " << r;
+    }
+}
+
+// SetNodes refuses what cannot work, naming the setting and the fix.
+TEST(NetworkScenes, UserNodesErrors)
+{
+    FlCsmaSceneHelper h;
+    EXPECT_THROW(h.SetNodes(nullptr, NodeContainer(CreateObject<Node>())), fl::ConfigError);
+    Ptr<Node> server = CreateObject<Node>();
+    EXPECT_THROW(h.SetNodes(server, NodeContainer()), fl::ConfigError);
+    EXPECT_THROW(h.SetNodes(server, NodeContainer(server)), fl::ConfigError);
+    NodeContainer two;
+    two.Create(2);
+    h.SetNodes(server, two);
+    try
+    {
+        h.Build(3);
+        ADD_FAILURE() << "no error for 3 clients on 2 nodes";
+    }
+    catch (const fl::ConfigError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("FlCsmaSceneHelper::Build"), std::string::npos)
+            << e.what();
+    }
+    h.Build(2); // installs the Internet stack
+    FlCsmaSceneHelper again;
+    again.SetNodes(server, two);
+    EXPECT_THROW(again.Build(2), fl::ConfigError); // the nodes have a stack already
     Simulator::Destroy();
 }
 
