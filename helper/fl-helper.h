@@ -162,7 +162,7 @@ class FlFedAvgHelper
      */
     void SetSecureAggregation(const FlSecAggHelper& secagg);
 
-    /// Server start time, first client start and the spacing of client starts.
+    /// Server start, first client start, spacing (default 0, 0.5 s after Wi-Fi/LTE attach, 20 ms).
     void SetStartTimes(Time server, Time firstClient, Time clientSpacing);
 
     /**
