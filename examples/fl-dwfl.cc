@@ -6,6 +6,8 @@
  * the orderings the paper states for its Figs. 2-6 on Fashion-MNIST (the paper uses CIFAR-10,
  * which is not available offline), plus the digital reference (the same decentralized
  * averaging, noiseless, over Wi-Fi ad hoc) and the per-link fading study (no paper has it).
+ * Inputs are centred on each worker's own data by default (--standardise; the paper normalises
+ * its CIFAR-10 inputs), and every figure also draws the noiseless decentralized run of each N.
  *
  *   fl-dwfl --figure=power       # Fig. 2: P in {20,40,60,80} dBm at N = 10 and 30
  *   fl-dwfl --figure=workers     # Fig. 3: N in {15,20,25,30} at eps = 0.1 and 0.5
@@ -50,6 +52,12 @@ namespace
 struct Choices
 {
     uint32_t rounds = 100;           ///< T
+    std::string dataset = "fashion-mnist"; ///< or the user's CSV file or IDX folder
+    /// per-feature preprocessing, fitted on each worker's own data (the paper normalises its
+    /// CIFAR-10 inputs; raw pixels in [0, 1] learn worse under the same noise)
+    std::string standardise = "centre";
+    std::string featureShift = "0"; ///< --standardise=public
+    std::string featureScale = "1"; ///< --standardise=public
     uint32_t samplesPerWorker = 500; ///< IID shares of the Fashion-MNIST training set
     uint32_t testSamples = 1000;     ///< held-out images for the evaluation
     std::string model = "softmax:l2=0";
@@ -87,9 +95,24 @@ struct Choices
 
     void Print(std::ostream& os) const
     {
-        os << "  data: Fashion-MNIST (Debian dataset-fashion-mnist), IID, " << samplesPerWorker
-           << " training images per worker, " << testSamples
-           << " test images; the paper's CIFAR-10 is not available offline\n"
+        os << "  data: "
+           << (dataset == "fashion-mnist"
+                   ? std::string("Fashion-MNIST (Debian dataset-fashion-mnist; the paper's "
+                                 "CIFAR-10 is not available offline), pixels in [0, 1]")
+                   : dataset)
+           << ", IID, " << samplesPerWorker << " training samples per worker, " << testSamples
+           << " test samples\n"
+           << "  preprocessing: --standardise=" << standardise
+           << (standardise == "centre"
+                   ? " (each feature minus its mean over the holder's own data: every worker "
+                     "its own, the evaluator its test set; never pooled)"
+                   : standardise == "standardise"
+                         ? " (each feature centred and scaled to unit variance on the holder's "
+                           "own data; never pooled)"
+                         : standardise == "public" ? " (public constants --featureShift, "
+                                                     "--featureScale)"
+                                                   : " (the features as read)")
+           << "\n"
            << "  model: " << model << " (the paper does not name its model)\n"
            << "  local step: one mini-batch SGD step, batch " << batch << ", gamma = " << gamma
            << ", gradient clipped to g_max = " << gMax << "\n"
@@ -215,6 +238,17 @@ Run(const Choices& c,
     return r;
 }
 
+/**
+ * The noiseless decentralized run of N workers: the same analog averaging without artificial
+ * noise and without receiver noise (exact averaging, i.e. mini-batch SGD on the union of the
+ * data); outside every ordering, drawn so that what privacy and the channel cost is visible.
+ */
+RunSpec
+Noiseless(const Choices& c, uint32_t n)
+{
+    return Run(c, Label("N", n) + " noiseless", "noiseless", n, 60.0, 0.0);
+}
+
 /// The runs of a figure (the paper's sweeps, best expected first); empty if the name is unknown.
 std::vector<RunSpec>
 FigureRuns(const std::string& figure, const Choices& c)
@@ -227,6 +261,7 @@ FigureRuns(const std::string& figure, const Choices& c)
             AddGroup(runs, Label("N", n), {80.0, 60.0, 40.0, 20.0}, [&](double p) {
                 return Run(c, Label("N", n) + " " + Label("P", p) + " dBm", "dwfl", n, p, 0.5);
             });
+            runs.push_back(Noiseless(c, n));
         }
     }
     else if (figure == "workers") // Fig. 3: 30 >= 25 >= 20 >= 15 workers
@@ -237,6 +272,10 @@ FigureRuns(const std::string& figure, const Choices& c)
                 return Run(c, Label("eps", eps) + " " + Label("N", n), "dwfl", n, 60.0, eps);
             });
         }
+        for (uint32_t n : {30u, 25u, 20u, 15u})
+        {
+            runs.push_back(Noiseless(c, n));
+        }
     }
     else if (figure == "epsilon") // Fig. 4: larger eps, less noise (erratum: the text says both)
     {
@@ -245,6 +284,7 @@ FigureRuns(const std::string& figure, const Choices& c)
             AddGroup(runs, Label("N", n), {1.0, 0.5, 0.25, 0.1}, [&](double eps) {
                 return Run(c, Label("N", n) + " " + Label("eps", eps), "dwfl", n, 60.0, eps);
             });
+            runs.push_back(Noiseless(c, n));
         }
     }
     else if (figure == "orthogonal" || figure == "centralized")
@@ -262,6 +302,7 @@ FigureRuns(const std::string& figure, const Choices& c)
                            ? Run(c, Label("N", n) + " " + baseline, baseline, n, 60.0, eps)
                            : Run(c, Label("N", n) + " " + dwfl, "dwfl", n, 60.0, eps);
             });
+            runs.push_back(Noiseless(c, n));
         }
     }
     else if (figure == "perlink")
@@ -283,6 +324,7 @@ FigureRuns(const std::string& figure, const Choices& c)
                     return r;
                 });
             }
+            runs.push_back(Noiseless(c, n));
         }
     }
     else if (figure == "digital") // no ordering stated: the point is the time axis
@@ -290,6 +332,7 @@ FigureRuns(const std::string& figure, const Choices& c)
         runs.push_back(Run(c, "analog DWFL eps=0.5", "dwfl", 10, 60.0, 0.5));
         runs.push_back(Run(c, "analog DWFL no artificial noise", "dwfl", 10, 60.0, 0.0));
         runs.push_back(Run(c, "digital Wi-Fi", "digital", 10, 60.0, 0.0));
+        runs.push_back(Noiseless(c, 10));
     }
     else if (figure == "quick")
     {
@@ -501,7 +544,8 @@ InstallAnalog(const Choices& c, const RunSpec& run, std::shared_ptr<fl::Learning
     dwfl.Ota().SetChannelAttribute("Coherence", StringValue(run.blockFading ? "PerSlot" : "Fixed"));
     dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(run.pDbm));
     dwfl.Ota().SetPhyAttribute("NoiseModel", StringValue("Fixed"));
-    dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(2e-3 * c.sigmaM2));
+    const bool noiseless = run.scheme == "noiseless";
+    dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(noiseless ? 0.0 : 2e-3 * c.sigmaM2));
     dwfl.SetWorkerAttribute("Rounds", UintegerValue(c.rounds));
     dwfl.SetWorkerAttribute("Eta", DoubleValue(c.EtaFor(run.n)));
     dwfl.SetWorkerAttribute("Kappa", DoubleValue(run.epsilon > 0.0 ? 0.0 : 1.0));
@@ -695,13 +739,25 @@ PrivacyTable(const std::vector<uint32_t>& nList,
     return 0;
 }
 
+flexample::FedAvgOptions TaskOptions(const Choices& c, uint32_t n);
+
 /// The learning task of N workers (one data split per N).
 std::shared_ptr<fl::LearningTask>
 BuildTask(const Choices& c, uint32_t n)
 {
+    return flexample::BuildFedAvgTask(TaskOptions(c, n));
+}
+
+/// The task's options: the data set, its preprocessing and one clipped SGD step per round.
+flexample::FedAvgOptions
+TaskOptions(const Choices& c, uint32_t n)
+{
     flexample::FedAvgOptions o;
     o.clients = n;
-    o.dataset = "fashion-mnist";
+    o.dataset = c.dataset;
+    o.standardise = c.standardise;
+    o.featureShift = c.featureShift;
+    o.featureScale = c.featureScale;
     o.model = c.model;
     o.samplesPerClient = c.samplesPerWorker;
     o.testSamples = c.testSamples;
@@ -710,7 +766,7 @@ BuildTask(const Choices& c, uint32_t n)
     o.localEpochs = 0.0; // one step per round
     o.clipNorm = c.gMax;
     o.precision = "float64";
-    return flexample::BuildFedAvgTask(o);
+    return o;
 }
 
 /// Writes the CSV rows of one run: per round, the means over the seeds and the 95 % CIs.
@@ -778,9 +834,12 @@ main(int argc, char* argv[])
         "orthogonal (Fig. 5), centralized (Fig. 6: the over-the-air parameter server of Seif et "
         "al.), perlink (sender-only vs per-link channels, fixed vs block fading), digital (analog "
         "vs digital Wi-Fi ad hoc). --runs repeats every run over seeds RngRun, RngRun + 1, ... "
-        "and checks the orderings on the means. Writes one CSV row per (run, round); plot with "
-        "utils/plot-dwfl.sh. --privacyTable prints eps_i of eq. (11) and the orthogonal eps for "
-        "N in --nList without training.");
+        "and checks the orderings on the means. Every figure also draws the noiseless "
+        "decentralized run of each N (no artificial or receiver noise: what privacy costs). "
+        "Inputs are centred on each worker's own data (--standardise=centre; none for raw "
+        "pixels in [0, 1]). Writes one CSV row per (run, round); plot with utils/plot-dwfl.sh. "
+        "--privacyTable prints eps_i of eq. (11) and the orthogonal eps for N in --nList "
+        "without training.");
     flags.AddChoice("figure",
                     "power, workers, epsilon, orthogonal, centralized, perlink or digital",
                     figure,
@@ -817,6 +876,23 @@ main(int argc, char* argv[])
                   c.testSamples,
                   1U,
                   flexample::Bound{10000, "the Fashion-MNIST test set"});
+    flags.AddText("dataset",
+                  "fashion-mnist (Debian's dataset-fashion-mnist), or a CSV file (a header line, "
+                  "numeric features, the class 0..C-1 last) or an IDX folder of yours",
+                  c.dataset);
+    flags.AddChoice("standardise",
+                    "Per-feature preprocessing, fitted on each holder's own data (every worker "
+                    "its own, the evaluator its test set; never pooled): none, centre (minus the "
+                    "mean; the default), standardise (also divided by the standard deviation), "
+                    "or public (--featureShift, --featureScale)",
+                    c.standardise,
+                    {"none", "centre", "standardise", "public"});
+    flags.AddText("featureShift",
+                  "--standardise=public: the shift, one value or one per feature",
+                  c.featureShift);
+    flags.AddText("featureScale",
+                  "--standardise=public: the scale (> 0), one value or one per feature",
+                  c.featureScale);
     flags.AddText("model", "Model spec (softmax:l2=0, mlp:hidden=64, ...)", c.model);
     flags.AddSize("batch",
                   "Mini-batch size of the local step",
@@ -878,9 +954,26 @@ main(int argc, char* argv[])
                                       " workers but --nList asks for N = " + std::to_string(nMax),
                                   "give one value for all or at least max(--nList) values");
         }
+        const flexample::FedAvgOptions data = TaskOptions(c, 2);
+        if (data.dataset == "synthetic")
+        {
+            throw fl::ConfigError("--dataset",
+                                  "synthetic is not offered here",
+                                  "use fashion-mnist, a CSV file or an IDX folder");
+        }
+        const std::size_t dim = flexample::DatasetDim(data); // reads a user's file once
+        if (fl::ParseFeatureScaling(c.standardise, "--standardise") ==
+            fl::FeatureScaling::Public)
+        {
+            fl::ConstantNormalizer<double>(fl::ParseDoubleList(c.featureShift, "--featureShift"),
+                                           fl::ParseDoubleList(c.featureScale, "--featureScale"),
+                                           dim,
+                                           "--featureShift",
+                                           "--featureScale");
+        }
         try
         {
-            fl::MakeModel<double>(c.model, 784, 10);
+            fl::MakeModel<double>(c.model, dim, 10);
         }
         catch (const fl::ConfigError&)
         {
