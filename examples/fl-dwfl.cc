@@ -74,6 +74,7 @@ struct Choices
     double maxTime = 3600.0;   ///< bound on the simulated time of a run [s]
     bool evaluateWorkers = true;
     uint32_t runs = 1;         ///< seeds per run (RngRun, RngRun + 1, ...)
+    std::vector<uint32_t> onlyN; ///< run only the figure's runs with these N (empty: all)
     bool perLink = false;      ///< analog channel: per-link coefficients (else sender-only)
     bool blockFading = false;  ///< analog channel: redrawn every slot (else fixed for the run)
 
@@ -339,6 +340,16 @@ FigureRuns(const std::string& figure, const Choices& c)
         runs.push_back(Run(c, "analog DWFL N=4", "dwfl", 4, 60.0, 1.0));
         runs.push_back(Run(c, "analog server N=4 no artificial noise", "centralized", 4, 60.0, 0.0));
         runs.push_back(Run(c, "digital Wi-Fi N=4", "digital", 4, 60.0, 0.0));
+    }
+    if (!c.onlyN.empty())
+    {
+        runs.erase(std::remove_if(runs.begin(),
+                                  runs.end(),
+                                  [&c](const RunSpec& r) {
+                                      return std::find(c.onlyN.begin(), c.onlyN.end(), r.n) ==
+                                             c.onlyN.end();
+                                  }),
+                   runs.end());
     }
     return runs;
 }
@@ -936,6 +947,10 @@ main(int argc, char* argv[])
                   c.evaluateWorkers);
     flags.AddBool("privacyTable", "Print the eps table (CSV on stdout) and exit", privacyTable);
     flags.AddText("nList", "--privacyTable: the values of N", nList);
+    std::string onlyN;
+    flags.AddText("onlyN",
+                  "Run only the figure's runs with these N, e.g. 10 or 10,30 (empty: all)",
+                  onlyN);
     flags.AddReal("kappa",
                   "--privacyTable: c = kappa min_k sqrt(|h_k|^2 P_k), 0 < kappa <= 1",
                   kappa,
@@ -999,13 +1014,25 @@ main(int argc, char* argv[])
         {
             return;
         }
+        if (!onlyN.empty())
+        {
+            c.onlyN = fl::ParseUnsignedList<uint32_t>(onlyN, "--onlyN", 2, 100000);
+        }
         Choices copy = c;
         std::string fig = figure;
         if (quick)
         {
             applyQuick(copy, fig);
         }
-        CheckFeasible(copy, FigureRuns(fig, copy));
+        const std::vector<RunSpec> figureRuns = FigureRuns(fig, copy);
+        if (figureRuns.empty())
+        {
+            throw fl::ConfigError("--onlyN",
+                                  "the figure has no run with N in {" + onlyN + "}",
+                                  "give N values the figure uses (see --help for each figure's "
+                                  "N), or leave --onlyN empty");
+        }
+        CheckFeasible(copy, figureRuns);
     });
     if (!flags.Parse(argc, argv))
     {
