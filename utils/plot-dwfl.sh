@@ -13,8 +13,11 @@ command -v gnuplot >/dev/null || { echo "plot-dwfl: gnuplot missing (utils/insta
 head -1 "$in" | grep -q '^figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy' ||
   { echo "plot-dwfl: $in is not an fl-dwfl CSV" >&2; exit 2; }
 rows() { tail -n +2 "$in" | grep -v '^#'; } # data rows (comment lines say what each eps means)
-figure=$(rows | head -1 | cut -d, -f1)
-runs=$(head -1 "$in" | grep -q ',runs,' && rows | head -1 | cut -d, -f15 || echo 1)
+# the first data row, read by awk alone (a pipe cut short by head fails under pipefail on a
+# large CSV)
+first=$(awk 'NR > 1 && !/^#/ { print; exit }' "$in")
+figure=$(cut -d, -f1 <<<"$first")
+runs=$(head -1 "$in" | grep -q ',runs,' && cut -d, -f15 <<<"$first" || echo 1)
 # series in order of appearance (names may hold spaces)
 mapfile -t series < <(rows | cut -d, -f2 | awk '!seen[$0]++')
 logtime=$(rows | awk -F, '{ if ($8 > last[$2]) last[$2] = $8 }
