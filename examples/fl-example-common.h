@@ -65,6 +65,7 @@ struct FedAvgOptions
     double deadline = 0.0;
     double targetAccuracy = 0.8;
     double maxTime = 3600.0;
+    double clientStart = 0.5; ///< start of the first client [s] (FlFedAvgHelper's default)
     double proxMu = 0.0;
     double clipNorm = 0.0; ///< clip every mini-batch gradient to this L2 norm (0 = off)
     double serverMomentum = 0.0;
@@ -505,6 +506,13 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "Stop the simulation at this simulated time [s] even if rounds remain",
                   o.maxTime,
                   Range{0.0, kMaxSimSeconds, true, false});
+    flags.AddReal("clientStart",
+                  "Start of the first client [s], the others 20 ms apart (0.5: after Wi-Fi "
+                  "association and LTE attachment; a Wi-Fi client that starts before its "
+                  "station associates waits ns-3's 3 s TCP connection timeout). Set it to the "
+                  "start of a DWFL run to compare on one time axis (fl-dwfl: 0.1 s)",
+                  o.clientStart,
+                  seconds);
     flags.AddReal("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu, nonNegative);
     flags.AddReal("serverMomentum",
                   "FedAvgM server momentum beta in [0, 1)",
@@ -893,8 +901,9 @@ RunFedAvg(const std::string& name,
         std::cout << secagg.Describe() << std::endl;
         fedavg.SetSecureAggregation(secagg);
     }
-    // Clients join 20 ms apart after association/attachment, as unsynchronised devices would
-    // (the helper's default start times).
+    // Clients join 20 ms apart after association/attachment, as unsynchronised devices would:
+    // the first at --clientStart (the helper's default, 0.5 s).
+    fedavg.SetStartTimes(Seconds(0), Seconds(o.clientStart), MilliSeconds(20));
     FlFedAvgStack stack;
     try
     {
