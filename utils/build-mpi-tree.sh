@@ -17,7 +17,8 @@
 #      fl needs plus mpi, fl's examples and tests only, no Python bindings;
 #   5. build the targets, niced, FL_BUILD_JOBS parallel jobs; ns-3's CMake uses ccache by itself.
 # Environment: FL_MPI_TREE (the tree, default $HOME/.cache/fl-ns3-mpi/ns-3.37), FL_NS3_GIT,
-#   FL_BUILD_JOBS (2), FL_NICE (10).
+#   FL_BUILD_JOBS (2), FL_NICE (10); FL_MPI_FETCH_ONLY=1 stops after step 2 (used by
+#   utils/build-mpi-overlay.sh, the quick route for the standalone build).
 # Prints the tree's path on its last line ("tree: PATH").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +63,8 @@ SRC
   mv "$tmp/ns-3.37" "$tree"
   rm -rf "$tmp"
 fi
+
+[ -z "${FL_MPI_FETCH_ONLY:-}" ] || { echo "tree: $tree"; exit 0; }
 
 # 3. this checkout as contrib/fl
 if [ "$(readlink "$tree/contrib/fl" 2>/dev/null)" != "$here" ]; then

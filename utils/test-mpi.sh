@@ -4,9 +4,11 @@
 # compares the CSVs rank 0 writes byte for byte (they hold every server's model metrics and the
 # simulated time of every round), for both placements.
 #
-# Usage: utils/test-mpi.sh [--if-built] [--ranks "1 2 4"] [fl-gfl-mpi flags...]
+# Usage: utils/test-mpi.sh [--if-built] [--exe PROGRAM] [--ranks "1 2 4"] [fl-gfl-mpi flags...]
 #   --if-built  run only if the MPI tree is built from this checkout and up to date; otherwise
 #               say why and exit 77 (ctest: skipped). Without it the tree is built first.
+#   --exe       run this fl-gfl-mpi (e.g. the standalone build's, with -DFL_MPI_OVERLAY) instead
+#               of the tree's; exit 77 if it was built without MPI.
 #   --ranks     rank counts to compare (default "1 2 4"; the first is the reference).
 #   flags       passed to fl-gfl-mpi (default: --servers=4 --clients=4 --sampled=2
 #               --iterations=4 --cell=wifi).
@@ -17,10 +19,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tree=${FL_MPI_TREE:-$HOME/.cache/fl-ns3-mpi/ns-3.37}
 if_built=0
+exe=""
 ranks="1 2 4"
 while [ $# -gt 0 ]; do
   case "$1" in
     --if-built) if_built=1; shift ;;
+    --exe) exe=${2:?--exe needs a program}; shift 2 ;;
     --ranks) ranks=${2:?--ranks needs a list such as \"1 2 4\"}; shift 2 ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
@@ -30,7 +34,12 @@ flags=("$@")
 [ ${#flags[@]} -gt 0 ] || flags=(--servers=4 --clients=4 --sampled=2 --iterations=4 --cell=wifi)
 
 skip() { echo "test-mpi: SKIPPED: $*"; exit 77; }
-if [ "$if_built" = 1 ]; then
+if [ -n "$exe" ]; then
+  command -v mpirun >/dev/null || skip "no mpirun (utils/setup-mpi.sh installs Open MPI)"
+  "$exe" --servers=1 --clients=1 --sampled=1 --iterations=1 --output=/dev/null 2>&1 |
+    grep -q "this build has no MPI" &&
+    skip "$exe was built without MPI (utils/build-mpi-overlay.sh, then cmake -DFL_MPI_OVERLAY=DIR)"
+elif [ "$if_built" = 1 ]; then
   command -v mpirun >/dev/null || skip "no mpirun (utils/setup-mpi.sh installs Open MPI)"
   [ -f "$tree/cmake-cache/build.ninja" ] ||
     skip "no MPI tree at $tree (utils/build-mpi-tree.sh builds it)"
@@ -44,8 +53,8 @@ if [ "$if_built" = 1 ]; then
 else
   "$here/utils/build-mpi-tree.sh" fl-gfl-mpi
 fi
-exe=$(ls "$tree"/build/contrib/fl/examples/ns3*-fl-gfl-mpi* 2>/dev/null | head -1 || true)
-[ -x "$exe" ] || { echo "test-mpi: no fl-gfl-mpi in $tree/build (utils/build-mpi-tree.sh)" >&2; exit 1; }
+[ -n "$exe" ] || exe=$(ls "$tree"/build/contrib/fl/examples/ns3*-fl-gfl-mpi* 2>/dev/null | head -1 || true)
+[ -x "$exe" ] || { echo "test-mpi: no fl-gfl-mpi at '$exe' (utils/build-mpi-tree.sh)" >&2; exit 1; }
 
 mpi_args=()
 [ "$(id -u)" != 0 ] || mpi_args+=(--allow-run-as-root)
