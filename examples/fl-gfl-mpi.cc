@@ -8,9 +8,9 @@
  * channel when its servers live on two ranks; its 2 ms delay is the lookahead); each server's
  * Wi-Fi cell of K clients lives on the server's rank (--placement), so a rank simulates only its
  * cells' Wi-Fi. Every rank reports its servers' models (the ModelReport trace); rank 0 gathers
- * them (MPI) and feeds them, in the order of simulated time, to one FlLearningTracker, which
- * writes the CSV (round,time_s,node,role,metric,value) that the run on one process writes, byte
- * for byte.
+ * them (MPI) and feeds them, round by round in the order of simulated time, to one
+ * FlLearningTracker, which writes the CSV (round,time_s,node,role,metric,value) that the run on
+ * one process writes, byte for byte.
  *
  *   mpirun -np 2 fl-gfl-mpi --output=gfl-mpi.csv      # in an ns-3 tree built with MPI
  *   fl-gfl-mpi                                        # one process (any build)
@@ -159,18 +159,10 @@ main(int argc, char* argv[])
 {
     Ranks ranks;
 #ifdef FL_HAVE_MPI
-    std::string sync = "granted";
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string a = argv[i];
-        if (a.rfind("--sync=", 0) == 0)
-        {
-            sync = a.substr(7);
-        }
-    }
-    GlobalValue::Bind("SimulatorImplementationType",
-                      StringValue(sync == "null-message" ? "ns3::NullMessageSimulatorImpl"
-                                                         : "ns3::DistributedSimulatorImpl"));
+    // the granted-time-window synchronisation: a rank that has stopped keeps taking part in the
+    // window computations until every rank has (ranks stop at different times here: each when
+    // its own servers are done)
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DistributedSimulatorImpl"));
     MpiInterface::Enable(&argc, &argv);
     ranks.size = MpiInterface::GetSize();
     ranks.rank = MpiInterface::GetSystemId();
@@ -203,11 +195,6 @@ main(int argc, char* argv[])
     std::string output = "fl-gfl-mpi.csv";
     std::string costOutput;
     double linkDelayMs = 2.0;
-#ifdef FL_HAVE_MPI
-    std::string syncFlag = sync;
-#else
-    std::string syncFlag = "granted";
-#endif
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -238,11 +225,6 @@ main(int argc, char* argv[])
                   "lookahead)",
                   linkDelayMs,
                   {0.001, 1000.0});
-    flags.AddChoice("sync",
-                    "ns-3's synchronisation of the ranks: granted (DistributedSimulatorImpl, "
-                    "granted time window) or null-message (NullMessageSimulatorImpl)",
-                    syncFlag,
-                    {"granted", "null-message"});
     flags.AddOutput("output", "the tracker's CSV (rank 0 writes it)", output, false);
     flags.AddOutput("costOutput",
                     "per-rank cost CSV: rank,servers,clients,run_wall_s,events (empty = none)",
@@ -279,8 +261,8 @@ main(int argc, char* argv[])
     if (ranks.rank == 0)
     {
 #ifdef FL_HAVE_MPI
-        std::cout << "fl-gfl-mpi: " << ranks.size << " rank(s), " << syncFlag
-                  << " synchronisation" << std::endl;
+        std::cout << "fl-gfl-mpi: " << ranks.size
+                  << " rank(s), ns-3's DistributedSimulatorImpl (granted time window)" << std::endl;
 #else
         std::cout << "fl-gfl-mpi: this build has no MPI (ns-3's mpi module is missing; Debian's "
                      "ns-3 packages have none): every server runs in this process. "

@@ -144,7 +144,7 @@ TEST(RankPartition, MalformedArraysAreRejected)
     EXPECT_TRUE(UnpackModelReports(packed.data(), 0).empty());
 }
 
-TEST(RankPartition, SortPutsReportsInTimeThenRoundThenNodeOrder)
+TEST(RankPartition, SortPutsReportsInRoundThenTimeThenNodeOrder)
 {
     auto r = [](double t, uint32_t round, uint32_t node, double tag) {
         RankModelReport m;
@@ -156,12 +156,14 @@ TEST(RankPartition, SortPutsReportsInTimeThenRoundThenNodeOrder)
     };
     // as gathered: rank 0's reports, then rank 1's
     std::vector<RankModelReport> v{r(0.3, 2, 0, 1), r(0.1, 0, 0, 2), r(0.2, 1, 1, 3),
-                                   r(0.1, 0, 2, 4), r(0.2, 1, 0, 5), r(0.2, 2, 1, 6)};
+                                   r(0.1, 0, 2, 4), r(0.2, 1, 0, 5), r(0.2, 2, 1, 6),
+                                   r(0.15, 2, 3, 7)}; // round 2 at one server before round 1 ends
+
     SortModelReports(v);
     std::vector<double> tags;
     for (const auto& m : v)
     {
         tags.push_back(m.model[0]);
     }
-    EXPECT_EQ(tags, (std::vector<double>{2, 4, 5, 3, 6, 1}));
+    EXPECT_EQ(tags, (std::vector<double>{2, 4, 5, 3, 7, 6, 1}));
 }

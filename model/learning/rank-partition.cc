@@ -137,8 +137,8 @@ SortModelReports(std::vector<RankModelReport>& reports)
     std::stable_sort(reports.begin(),
                      reports.end(),
                      [](const RankModelReport& a, const RankModelReport& b) {
-                         return std::tie(a.timeS, a.round, a.node) <
-                                std::tie(b.timeS, b.round, b.node);
+                         return std::tie(a.round, a.timeS, a.node) <
+                                std::tie(b.round, b.timeS, b.node);
                      });
 }
 

@@ -52,8 +52,11 @@ std::vector<double> PackModelReports(const std::vector<RankModelReport>& reports
 std::vector<RankModelReport> UnpackModelReports(const double* data, std::size_t size);
 
 /**
- * Puts reports in the order a single-process run makes them: by simulated time, then round,
- * then node (a stable sort: reports of one node at one instant keep their order).
+ * Puts reports in the order rank 0 gives them to the tracker: by round, then simulated time,
+ * then node (a stable sort). Round first: a GFL server may finish iteration i + 1 before a
+ * server far away in the graph finishes i, and the tracker (FlLearningTracker) closes a round
+ * when a report of a later one arrives; given round by round, every round is closed whole, at
+ * the time of its last report.
  */
 void SortModelReports(std::vector<RankModelReport>& reports);
 
