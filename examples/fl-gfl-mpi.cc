@@ -40,6 +40,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -64,6 +65,7 @@ struct Ranks
 struct RankCost
 {
     double runWallS{0.0};   ///< wall time of Simulator::Run
+    double runCpuS{0.0};    ///< CPU time of this process during Simulator::Run
     double events{0.0};     ///< events executed
     double servers{0.0};    ///< local servers
     double clients{0.0};    ///< local clients
@@ -91,6 +93,15 @@ struct ReportSpool
         reports.push_back(std::move(m));
     }
 };
+
+/// CPU time of this process [s].
+double
+ProcessCpuSeconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 /// Gathers every rank's doubles to rank 0 (concatenated in rank order); others get nothing.
 std::vector<double>
@@ -227,7 +238,8 @@ main(int argc, char* argv[])
                   {0.001, 1000.0});
     flags.AddOutput("output", "the tracker's CSV (rank 0 writes it)", output, false);
     flags.AddOutput("costOutput",
-                    "per-rank cost CSV: rank,servers,clients,run_wall_s,events (empty = none)",
+                    "per-rank cost CSV: ranks,rank,servers,clients,run_wall_s,run_cpu_s,events "
+                    "(empty = none)",
                     costOutput,
                     true);
     flags.AddCheck([&]() {
@@ -341,16 +353,19 @@ main(int argc, char* argv[])
         s->TraceConnectWithoutContext("ModelReport", MakeCallback(&ReportSpool::Add, &spool));
     }
     const auto built = std::chrono::steady_clock::now();
+    const double cpu0 = ProcessCpuSeconds();
     Simulator::Run();
+    const double cpu1 = ProcessCpuSeconds();
     const auto ran = std::chrono::steady_clock::now();
 
     RankCost cost;
     cost.runWallS = std::chrono::duration<double>(ran - built).count();
+    cost.runCpuS = cpu1 - cpu0;
     cost.events = static_cast<double>(Simulator::GetEventCount());
     cost.servers = static_cast<double>(servers.size());
     cost.clients = static_cast<double>(gfl.Clients().size());
     const std::vector<double> costs =
-        GatherToRoot({cost.runWallS, cost.events, cost.servers, cost.clients}, ranks);
+        GatherToRoot({cost.runWallS, cost.events, cost.servers, cost.clients, cost.runCpuS}, ranks);
     const std::vector<double> all = GatherToRoot(fl::PackModelReports(spool.reports), ranks);
     spool.reports.clear();
 
@@ -382,7 +397,7 @@ main(int argc, char* argv[])
         double maxRun = 0.0;
         for (uint32_t r = 0; r < ranks.size; ++r)
         {
-            maxRun = std::max(maxRun, costs[4 * r]);
+            maxRun = std::max(maxRun, costs[5 * r]);
         }
         std::cout << "fl-gfl-mpi: P = " << P << " servers, K = " << K << " clients per "
                   << cell << " cell, L = " << L << ", " << iterations << " iterations, "
@@ -393,9 +408,9 @@ main(int argc, char* argv[])
                   << wall << " s on rank 0" << std::endl;
         for (uint32_t r = 0; r < ranks.size; ++r)
         {
-            std::cout << "  rank " << r << ": " << costs[4 * r + 2] << " servers, "
-                      << costs[4 * r + 3] << " clients, " << costs[4 * r + 1] << " events, "
-                      << costs[4 * r] << " s" << std::endl;
+            std::cout << "  rank " << r << ": " << costs[5 * r + 2] << " servers, "
+                      << costs[5 * r + 3] << " clients, " << costs[5 * r + 1] << " events, "
+                      << costs[5 * r] << " s wall, " << costs[5 * r + 4] << " s CPU" << std::endl;
         }
         if (last < iterations)
         {
@@ -406,11 +421,13 @@ main(int argc, char* argv[])
         if (!costOutput.empty())
         {
             std::ofstream f(costOutput);
-            f << "ranks,rank,servers,clients,run_wall_s,events\n" << std::setprecision(10);
+            f << "ranks,rank,servers,clients,run_wall_s,run_cpu_s,events\n"
+              << std::setprecision(10);
             for (uint32_t r = 0; r < ranks.size; ++r)
             {
-                f << ranks.size << "," << r << "," << costs[4 * r + 2] << "," << costs[4 * r + 3]
-                  << "," << costs[4 * r] << "," << costs[4 * r + 1] << "\n";
+                f << ranks.size << "," << r << "," << costs[5 * r + 2] << "," << costs[5 * r + 3]
+                  << "," << costs[5 * r] << "," << costs[5 * r + 4] << "," << costs[5 * r + 1]
+                  << "\n";
             }
         }
         std::cout << "  wrote " << output << std::endl;
