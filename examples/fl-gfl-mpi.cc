@@ -206,6 +206,7 @@ main(int argc, char* argv[])
     std::string output = "fl-gfl-mpi.csv";
     std::string costOutput;
     double linkDelayMs = 2.0;
+    double edgeProbability = 0.4;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -236,6 +237,11 @@ main(int argc, char* argv[])
                   "lookahead)",
                   linkDelayMs,
                   {0.001, 1000.0});
+    flags.AddReal("edgeProbability",
+                  "edge probability of the servers' Erdos-Renyi graph (0, 1]; redrawn until "
+                  "connected",
+                  edgeProbability,
+                  {0.0, 1.0, true, false});
     flags.AddOutput("output", "the tracker's CSV (rank 0 writes it)", output, false);
     flags.AddOutput("costOutput",
                     "per-rank cost CSV: ranks,rank,servers,clients,run_wall_s,run_cpu_s,events "
@@ -314,7 +320,7 @@ main(int argc, char* argv[])
         fl::Rng graphRng(fl::DeriveSeed(seed, 2));
         fl::ConnectivityRequirement req;
         req.connected = true;
-        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
+        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, edgeProbability, graphRng, req));
     }
     else
     {
