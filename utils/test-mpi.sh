@@ -10,6 +10,7 @@
 #   --exe       run this fl-gfl-mpi (e.g. the standalone build's, with -DFL_MPI_OVERLAY) instead
 #               of the tree's; exit 77 if it was built without MPI.
 #   --ranks     rank counts to compare (default "1 2 4"; the first is the reference).
+#   --check     only say whether the test would run (exit 0) or why not (exit 77).
 #   flags       passed to fl-gfl-mpi (default: --servers=4 --clients=4 --sampled=2
 #               --iterations=4 --cell=wifi).
 # Environment: FL_MPI_TREE (as utils/build-mpi-tree.sh), FL_MPI_WORK (scratch folder).
@@ -19,14 +20,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tree=${FL_MPI_TREE:-$HOME/.cache/fl-ns3-mpi/ns-3.37}
 if_built=0
+check=0
 exe=""
 ranks="1 2 4"
 while [ $# -gt 0 ]; do
   case "$1" in
     --if-built) if_built=1; shift ;;
     --exe) exe=${2:?--exe needs a program}; shift 2 ;;
+    --check) check=1; shift ;;
     --ranks) ranks=${2:?--ranks needs a list such as \"1 2 4\"}; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -50,8 +53,12 @@ elif [ "$if_built" = 1 ]; then
   if grep -q 'Building\|Linking\|Re-running' <<<"$plan"; then
     skip "the MPI tree's fl-gfl-mpi is out of date (utils/build-mpi-tree.sh rebuilds it)"
   fi
-else
+elif [ "$check" = 0 ]; then
   "$here/utils/build-mpi-tree.sh" fl-gfl-mpi
+fi
+if [ "$check" = 1 ]; then
+  echo "test-mpi: the distributed test runs (${exe:-fl-gfl-mpi of the MPI tree}; ranks $ranks)"
+  exit 0
 fi
 [ -n "$exe" ] || exe=$(ls "$tree"/build/contrib/fl/examples/ns3*-fl-gfl-mpi* 2>/dev/null | head -1 || true)
 [ -x "$exe" ] || { echo "test-mpi: no fl-gfl-mpi at '$exe' (utils/build-mpi-tree.sh)" >&2; exit 1; }
