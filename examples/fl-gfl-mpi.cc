@@ -189,7 +189,7 @@ main(int argc, char* argv[])
                          "Debian's ns-3 packages have none) but mpirun started "
                       << v
                       << " processes (fix: run it without mpirun, or build the MPI route with "
-                         "utils/build-mpi-tree.sh)"
+                         "utils/build-mpi-overlay.sh or utils/build-mpi-tree.sh)"
                       << std::endl;
             return 2;
         }
@@ -284,6 +284,7 @@ main(int argc, char* argv[])
 #else
         std::cout << "fl-gfl-mpi: this build has no MPI (ns-3's mpi module is missing; Debian's "
                      "ns-3 packages have none): every server runs in this process. "
+                     "utils/build-mpi-overlay.sh (then cmake -DFL_MPI_OVERLAY=DIR) or "
                      "utils/build-mpi-tree.sh builds the MPI route."
                   << std::endl;
 #endif
