@@ -190,6 +190,12 @@ FlLearningTracker::GetLast(const std::string& node, const std::string& metric) c
 void
 FlLearningTracker::HandleReport(const FlModelReport& report)
 {
+    Record(report, Simulator::Now().GetSeconds());
+}
+
+void
+FlLearningTracker::Record(const FlModelReport& report, double timeS)
+{
     if (report.model == nullptr)
     {
         return;
@@ -200,7 +206,7 @@ FlLearningTracker::HandleReport(const FlModelReport& report)
         CloseRound(m_open.begin()->first);
     }
     OpenRound& r = m_open[report.round];
-    r.timeS = Simulator::Now().GetSeconds();
+    r.timeS = timeS;
     Held& h = r.models[report.node];
     h.role = report.role;
     h.model = *report.model;

@@ -88,6 +88,13 @@ class FlLearningTracker : public Object
     /// Subscribes to every FL application of every node (Config path).
     void InstallAll();
 
+    /**
+     * Records a report made elsewhere at simulated time `timeS` as if its application had
+     * reported it here: a distributed run (examples/fl-gfl-mpi.cc) gathers the reports of every
+     * rank to rank 0 and records them there in the order of their times.
+     */
+    void Record(const FlModelReport& report, double timeS);
+
     /// Computes the aggregates of the rounds still open and flushes the CSV.
     void Flush();
 

@@ -214,6 +214,18 @@ FlGraphSceneHelper::BuildMesh(const Eigen::MatrixXd& A, FlGraphScene& s) const
 }
 
 void
+FlGraphSceneHelper::SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, int64_t stream)
+{
+    if (stream < 0)
+    {
+        NS_FATAL_ERROR(m_name << ": partition stream " << stream << " is negative; give >= 0");
+    }
+    m_rankOf = std::move(rankOf);
+    m_localRank = localRank;
+    m_partitionStream = stream;
+}
+
+void
 FlGraphSceneHelper::SetCell(const std::string& kind)
 {
     if (kind != "csma" && kind != "wifi")
@@ -292,12 +304,35 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                                      "combination matrix");
         }
     }
+    const bool partitioned = !m_rankOf.empty();
+    if (partitioned && m_rankOf.size() != P)
+    {
+        NS_FATAL_ERROR(m_name << ": the partition gives ranks for " << m_rankOf.size()
+                              << " servers but the combination matrix has " << P
+                              << "; partition the same servers (fl::PartitionServers)");
+    }
+    if (partitioned && m_links != "p2p")
+    {
+        NS_FATAL_ERROR(m_name << ": only point-to-point server links can be split across ranks "
+                                 "(the 802.11s mesh shares one radio channel); use p2p links or "
+                                 "one rank");
+    }
+    // cells simulated here: all, or those of the local rank
+    auto local = [&](uint32_t p) { return !partitioned || m_rankOf[p] == m_localRank; };
     FlGraphScene s;
-    s.servers.Create(P);
+    // servers first, on every rank, so that server p is node p everywhere (the remote
+    // point-to-point channel addresses a node by its id)
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        s.servers.Create(1, partitioned ? m_rankOf[p] : 0);
+    }
     s.cells.resize(P);
     for (uint32_t p = 0; p < P; ++p)
     {
-        s.cells[p].Create(K);
+        if (local(p))
+        {
+            s.cells[p].Create(K, partitioned ? m_rankOf[p] : 0);
+        }
     }
     InternetStackHelper stack;
     stack.Install(s.servers);
@@ -332,6 +367,11 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         {36, 40, 44, 48, 52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140};
     for (uint32_t p = 0; p < P; ++p)
     {
+        if (!local(p))
+        {
+            s.cellServer.emplace_back(); // another rank's cell
+            continue;
+        }
         NodeContainer all(s.servers.Get(p), s.cells[p]);
         NetDeviceContainer devices;
         if (m_cell == "csma")
@@ -405,6 +445,29 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             mobility.Install(s.cells[p]);
         }
         s.cellDevices.Add(devices);
+        if (partitioned)
+        {
+            // fixed stream numbers per cell: the same draws on any rank
+            const int64_t base = m_partitionStream + p * CellStreamStride(K);
+            int64_t used = 0;
+            if (m_cell == "csma")
+            {
+                CsmaHelper csma;
+                used = csma.AssignStreams(devices, base);
+            }
+            else
+            {
+                WifiHelper wifi;
+                used = wifi.AssignStreams(devices, base);
+            }
+            used += stack.AssignStreams(all, base + used);
+            if (used > CellStreamStride(K))
+            {
+                NS_FATAL_ERROR(m_name << ": cell " << p << " uses " << used
+                                      << " random streams, more than the "
+                                      << CellStreamStride(K) << " reserved per cell");
+            }
+        }
         std::ostringstream net;
         net << "10." << (10 + p / 256) << "." << (p % 256) << ".0";
         Ipv4AddressHelper cellAddr(net.str().c_str(), "255.255.255.0");
@@ -697,6 +760,19 @@ FlGflHelper::SetSecondsPerSample(double s)
 }
 
 void
+FlGflHelper::SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace)
+{
+    if (grace.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("FlGflHelper: partition grace " << grace.As(Time::MS)
+                                                       << " is negative; give >= 0");
+    }
+    m_rankOf = std::move(rankOf);
+    m_localRank = localRank;
+    m_grace = grace;
+}
+
+void
 FlGflHelper::SetClientStartStagger(Time stagger)
 {
     if (stagger.IsStrictlyNegative())
@@ -724,9 +800,26 @@ FlGflHelper::Install(const FlGraphScene& scene)
     auto perClient = [&](const std::vector<std::size_t>& v, std::size_t c, std::size_t fallback) {
         return v.empty() ? fallback : (v.size() == 1 ? v.front() : v.at(c));
     };
+    const bool partitioned = !m_rankOf.empty();
+    if (partitioned && m_rankOf.size() != P)
+    {
+        NS_FATAL_ERROR("FlGflHelper: the partition gives ranks for "
+                       << m_rankOf.size() << " servers but the combination matrix has " << P
+                       << "; partition the same servers (fl::PartitionServers)");
+    }
+    auto local = [&](uint32_t p) { return !partitioned || m_rankOf[p] == m_localRank; };
+    m_localFinished = std::make_shared<uint32_t>(0);
+    uint32_t localServers = 0;
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        localServers += local(p) ? 1 : 0;
+    }
     fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
     m_collector->Initial(m_task->InitialParameters(initRng));
-    m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    if (!partitioned)
+    {
+        m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    }
     // A server learns of a dropout only from the client's silence: with dropouts the round
     // needs a deadline (GflDropoutDeadline() unless one was set).
     const Time deadline = (m_config.dropoutProbability > 0.0 && !m_deadline.IsStrictlyPositive())
@@ -740,6 +833,10 @@ FlGflHelper::Install(const FlGraphScene& scene)
     std::vector<Ptr<FlServerApplication>> servers;
     for (uint32_t p = 0; p < P; ++p)
     {
+        if (!local(p))
+        {
+            continue; // another rank's server
+        }
         GflRoundStep::Config sc;
         sc.clientsPerServer = K;
         sc.sampledClients = static_cast<uint32_t>(m_config.sampledClients);
@@ -770,12 +867,28 @@ FlGflHelper::Install(const FlGraphScene& scene)
             Fatal(e);
         }
         std::weak_ptr<FlNetworkCollector> collector = m_collector;
-        step->SetIterationCallback([collector](const GflIterationReport& r) {
-            if (auto c = collector.lock())
-            {
-                c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome, r.dropped);
-            }
-        });
+        if (partitioned)
+        {
+            // this rank stops once its own servers are done (the collector would wait for all)
+            const uint32_t last = m_config.iterations;
+            const Time grace = m_grace;
+            auto finished = m_localFinished;
+            step->SetIterationCallback([=](const GflIterationReport& r) {
+                if (r.iteration == last && ++*finished == localServers)
+                {
+                    Simulator::Stop(grace);
+                }
+            });
+        }
+        else
+        {
+            step->SetIterationCallback([collector](const GflIterationReport& r) {
+                if (auto c = collector.lock())
+                {
+                    c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome, r.dropped);
+                }
+            });
+        }
         m_steps.push_back(step);
 
         Ptr<FlServerApplication> server = CreateObject<FlServerApplication>();

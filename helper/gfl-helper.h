@@ -114,6 +114,26 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      */
     void SetCellAssociationStagger(Time stagger);
     /**
+     * One simulation across the ranks of ns-3's distributed simulator: server p and its cell
+     * belong to rank rankOf[p] (fl::PartitionServers). Build then creates server p with that
+     * system id (every rank creates every server and every server-to-server link: a link
+     * between servers of two ranks becomes ns-3's remote point-to-point channel, whose delay
+     * is the simulator's lookahead), but creates, addresses and simulates only the cells of
+     * `localRank`. Each cell's random streams get fixed numbers, from `stream` + p x
+     * CellStreamStride() on (its Wi-Fi devices, then its nodes' internet stacks), so that a
+     * cell draws the same numbers whichever rank simulates it and whatever other cells exist.
+     * Only point-to-point server links can be partitioned (SetServerLinks("p2p")). Call with
+     * an empty vector for the usual single-process scene (the default).
+     */
+    void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, int64_t stream = 100000);
+
+    /// Stream numbers reserved per cell by SetPartition.
+    static int64_t CellStreamStride(uint32_t clientsPerServer)
+    {
+        return 64 * (int64_t{clientsPerServer} + 1);
+    }
+
+    /**
      * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
      * disconnected matrix or K = 0.
      */
@@ -137,6 +157,9 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     bool m_cellStaticArp{true};
     Time m_beaconInterval{MicroSeconds(102400)};
     Time m_assocStagger{Seconds(0)};
+    std::vector<uint32_t> m_rankOf; ///< SetPartition: rank of server p (empty: no partition)
+    uint32_t m_localRank{0};
+    int64_t m_partitionStream{100000};
 };
 
 /**
@@ -344,7 +367,19 @@ class FlGflHelper : public FlGraphRunHelperBase
         return m_parties;
     }
 
-    /// Installs the apps (start at 0.1 s) and returns the servers.
+    /**
+     * A distributed run (FlGraphSceneHelper::SetPartition with the same arguments): Install
+     * installs only the servers of `localRank` and their clients, and this rank stops its
+     * simulation `grace` after its last server finished the last iteration (ns-3's distributed
+     * simulator ends when every rank has stopped; the messages a finished server still owes its
+     * neighbours leave within the grace). The collector then sees only the local servers: the
+     * models go through the servers' ModelReport trace (FlLearningTracker) instead, which the
+     * program gathers to rank 0.
+     */
+    void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace = Seconds(1));
+
+    /// Installs the apps (start at 0.1 s) and returns the servers (with SetPartition: the
+    /// local servers only).
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
 
     /// The round steps (counters).
@@ -368,6 +403,10 @@ class FlGflHelper : public FlGraphRunHelperBase
     std::vector<Ptr<FlClientApplication>> m_clients;
     FlSecAggHelper m_secAgg;
     std::vector<FlSecAggParties> m_parties;
+    std::vector<uint32_t> m_rankOf; ///< SetPartition: rank of server p (empty: no partition)
+    uint32_t m_localRank{0};
+    Time m_grace{Seconds(1)};
+    std::shared_ptr<uint32_t> m_localFinished; ///< local servers done with the last iteration
 };
 
 /**

@@ -18,7 +18,9 @@
 #include "ns3/ipv4.h"
 #include "ns3/linear-models.h"
 #include "ns3/mobility-model.h"
+#include "ns3/node-list.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/rank-partition.h"
 #include "ns3/synthetic-data.h"
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -265,6 +267,119 @@ TEST(GflNetwork, LosslessTcpRunEqualsInProcessBitForBit)
     other.seed = 8;
     const auto net = RunNetworkGfl(f, other, "tcp", "csma");
     EXPECT_NE(net.back()[0], ref.back()[0]);
+}
+
+/// Keeps the models the servers report (ModelReport), per round and server.
+struct ServerModels
+{
+    std::map<uint32_t, std::map<uint32_t, ParamVector>> byRound;
+
+    void Add(const FlModelReport& r)
+    {
+        byRound[r.round][r.node] = *r.model;
+    }
+};
+
+TEST(GflNetwork, PartitionedSceneOnOneRankEqualsInProcessBitForBit)
+{
+    // the scene and helper of a distributed run (fixed cell streams, per-rank stop), all on
+    // rank 0: the servers' reports are the in-process models
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 7);
+    GflConfig c = SmallGfl(f, 7);
+    const auto ref = RunInProcessGfl(f, c);
+    for (const char* cell : {"csma", "wifi"})
+    {
+        const auto P = static_cast<uint32_t>(c.combination.rows());
+        const auto rankOf = PartitionServers(P, 1, "block");
+        FlGraphSceneHelper sceneHelper;
+        sceneHelper.SetCell(cell);
+        sceneHelper.SetPartition(rankOf, 0);
+        FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
+        FlGflHelper gfl(f.task, c);
+        gfl.SetPartition(rankOf, 0);
+        ServerModels got;
+        for (auto& s : gfl.Install(scene))
+        {
+            s->TraceConnectWithoutContext("ModelReport", MakeCallback(&ServerModels::Add, &got));
+        }
+        Simulator::Stop(Seconds(600));
+        Simulator::Run();
+        // stopped by the partitioned helper (1 s after the last server), not by the 600 s limit
+        EXPECT_LT(Simulator::Now().GetSeconds(), 100.0) << cell;
+        Simulator::Destroy();
+        ASSERT_EQ(got.byRound.size(), ref.size()) << cell;
+        std::vector<std::vector<ParamVector>> net;
+        for (const auto& [round, models] : got.byRound)
+        {
+            ASSERT_EQ(models.size(), P) << cell << " round " << round;
+            std::vector<ParamVector> row;
+            for (const auto& [node, w] : models)
+            {
+                EXPECT_EQ(node, row.size()); // server p is node p
+                row.push_back(w);
+            }
+            net.push_back(row);
+        }
+        ExpectBitForBit(net, ref);
+    }
+}
+
+TEST(GflNetwork, APartitionedRankBuildsAndRunsOnlyItsOwnCells)
+{
+    // rank 1 of 2 (built in one process: no MPI needed to check the scene): every server and
+    // server link exists, with its rank as system id, but only rank 1's cells and apps
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 7);
+    GflConfig c = SmallGfl(f, 7);
+    const auto P = static_cast<uint32_t>(c.combination.rows());
+    const auto K = static_cast<uint32_t>(c.clientsPerServer);
+    const auto rankOf = PartitionServers(P, 2, "round-robin");
+    FlGraphSceneHelper sceneHelper;
+    sceneHelper.SetCell("wifi");
+    sceneHelper.SetPartition(rankOf, 1);
+    FlGraphScene scene = sceneHelper.Build(c.combination, K);
+    uint32_t localCells = 0;
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        EXPECT_EQ(scene.servers.Get(p)->GetId(), p);
+        EXPECT_EQ(scene.servers.Get(p)->GetSystemId(), rankOf[p]);
+        if (rankOf[p] == 1)
+        {
+            ++localCells;
+            ASSERT_EQ(scene.cells[p].GetN(), K);
+            EXPECT_EQ(scene.cells[p].Get(0)->GetSystemId(), 1u);
+        }
+        else
+        {
+            EXPECT_EQ(scene.cells[p].GetN(), 0u);
+        }
+    }
+    EXPECT_EQ(scene.cellDevices.GetN(), localCells * (K + 1));
+    EXPECT_EQ(NodeList::GetNNodes(), P + localCells * K);
+    FlGflHelper gfl(f.task, c);
+    gfl.SetPartition(rankOf, 1);
+    const auto servers = gfl.Install(scene);
+    EXPECT_EQ(servers.size(), localCells);
+    EXPECT_EQ(gfl.Clients().size(), localCells * K);
+    for (const auto& s : servers)
+    {
+        EXPECT_EQ(s->GetNode()->GetSystemId(), 1u);
+    }
+    Simulator::Destroy();
+}
+
+TEST(GflNetwork, OnlyPointToPointServerLinksCanBePartitioned)
+{
+    const Fixture f = MakeRegressionFixture(12, 40, 0.1, 7);
+    GflConfig c = SmallGfl(f, 7);
+    const auto P = static_cast<uint32_t>(c.combination.rows());
+    EXPECT_DEATH(
+        {
+            FlGraphSceneHelper h;
+            h.SetServerLinks("mesh");
+            h.SetPartition(PartitionServers(P, 2, "block"), 0);
+            h.Build(c.combination, c.clientsPerServer);
+        },
+        "only point-to-point server links can be split across ranks");
 }
 
 TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)

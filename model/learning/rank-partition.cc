@@ -1,0 +1,146 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rank-partition.h"
+
+#include "fl-types.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace ns3
+{
+namespace fl
+{
+
+std::vector<uint32_t>
+PartitionServers(uint32_t servers, uint32_t ranks, const std::string& scheme)
+{
+    if (ranks == 0 || ranks > servers)
+    {
+        throw ConfigError("ranks",
+                          std::to_string(ranks) + " ranks for " + std::to_string(servers) +
+                              " servers",
+                          "run on 1 to " + std::to_string(servers) +
+                              " ranks (each rank simulates at least one server and its cell)");
+    }
+    std::vector<uint32_t> rank(servers);
+    if (scheme == "block")
+    {
+        // rank r holds floor(r P / R) .. floor((r + 1) P / R) - 1
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            const auto first = static_cast<uint32_t>(uint64_t{r} * servers / ranks);
+            const auto end = static_cast<uint32_t>(uint64_t{r + 1} * servers / ranks);
+            for (uint32_t p = first; p < end; ++p)
+            {
+                rank[p] = r;
+            }
+        }
+    }
+    else if (scheme == "round-robin")
+    {
+        for (uint32_t p = 0; p < servers; ++p)
+        {
+            rank[p] = p % ranks;
+        }
+    }
+    else
+    {
+        throw ConfigError("placement",
+                          "\"" + scheme + "\" is not a placement",
+                          "use block or round-robin");
+    }
+    return rank;
+}
+
+std::vector<double>
+PackModelReports(const std::vector<RankModelReport>& reports)
+{
+    std::vector<double> out;
+    for (const auto& r : reports)
+    {
+        out.push_back(r.round);
+        out.push_back(r.node);
+        out.push_back(r.role);
+        out.push_back(r.float32 ? 1.0 : 0.0);
+        out.push_back(r.timeS);
+        out.push_back(static_cast<double>(r.model.size()));
+        out.insert(out.end(), r.model.begin(), r.model.end());
+    }
+    return out;
+}
+
+namespace
+{
+/// A whole number in [0, limit] stored in a double, or a ConfigError naming the field.
+uint64_t
+WholeField(double v, double limit, const char* field)
+{
+    if (!(v >= 0.0 && v <= limit) || std::floor(v) != v)
+    {
+        throw ConfigError("reports",
+                          std::string("field ") + field + " is " + std::to_string(v) +
+                              ", not a whole number in [0, " + std::to_string(limit) + "]",
+                          "gather arrays that PackModelReports packed");
+    }
+    return static_cast<uint64_t>(v);
+}
+} // namespace
+
+std::vector<RankModelReport>
+UnpackModelReports(const double* data, std::size_t size)
+{
+    std::vector<RankModelReport> out;
+    std::size_t i = 0;
+    while (i < size)
+    {
+        if (size - i < 6)
+        {
+            throw ConfigError("reports",
+                              "a report header is cut after " + std::to_string(size - i) +
+                                  " of 6 values",
+                              "gather whole arrays that PackModelReports packed");
+        }
+        RankModelReport r;
+        r.round = static_cast<uint32_t>(WholeField(data[i], 4294967295.0, "round"));
+        r.node = static_cast<uint32_t>(WholeField(data[i + 1], 4294967295.0, "node"));
+        r.role = static_cast<uint32_t>(WholeField(data[i + 2], 4294967295.0, "role"));
+        r.float32 = WholeField(data[i + 3], 1.0, "float32") == 1;
+        r.timeS = data[i + 4];
+        if (!std::isfinite(r.timeS))
+        {
+            throw ConfigError("reports",
+                              "a report's time is not finite",
+                              "gather arrays that PackModelReports packed");
+        }
+        const uint64_t n = WholeField(data[i + 5], static_cast<double>(size), "size");
+        i += 6;
+        if (n > size - i)
+        {
+            throw ConfigError("reports",
+                              "a model of " + std::to_string(n) + " values is cut after " +
+                                  std::to_string(size - i),
+                              "gather whole arrays that PackModelReports packed");
+        }
+        r.model.assign(data + i, data + i + n);
+        i += n;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void
+SortModelReports(std::vector<RankModelReport>& reports)
+{
+    std::stable_sort(reports.begin(),
+                     reports.end(),
+                     [](const RankModelReport& a, const RankModelReport& b) {
+                         return std::tie(a.round, a.timeS, a.node) <
+                                std::tie(b.round, b.timeS, b.node);
+                     });
+}
+
+} // namespace fl
+} // namespace ns3

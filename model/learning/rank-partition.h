@@ -1,0 +1,66 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * One GFL simulation across the ranks of ns-3's distributed simulator (pure part): which rank
+ * simulates which server and its cell, and the per-iteration model reports that every rank
+ * gathers to rank 0 (packed into one array of doubles for an MPI gather, unpacked and put in
+ * the order of simulated time there).
+ */
+#ifndef FL_RANK_PARTITION_H
+#define FL_RANK_PARTITION_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+namespace fl
+{
+
+/**
+ * The rank of every server p = 0..P-1 among R ranks: "block" puts servers
+ * floor(r P / R) .. floor((r + 1) P / R) - 1 on rank r (neighbouring indices together),
+ * "round-robin" puts server p on rank p mod R.
+ * Both give every rank floor(P / R) or ceil(P / R) servers. Throws ConfigError (parameter
+ * "ranks" or "placement") unless 1 <= R <= P and the scheme is one of the two.
+ */
+std::vector<uint32_t> PartitionServers(uint32_t servers, uint32_t ranks, const std::string& scheme);
+
+/// One model a node reported (FlModelReport, with the simulated time of the report).
+struct RankModelReport
+{
+    uint32_t round{0};          ///< round (iteration)
+    uint32_t node{0};           ///< node-level id
+    uint32_t role{0};           ///< FlNodeRole as a number
+    double timeS{0.0};          ///< simulated time of the report [s]
+    std::vector<double> model;  ///< the model's values (float32 models are exact in double)
+    bool float32{false};        ///< the model was float32
+};
+
+/**
+ * Packs reports into one array of doubles, each as [round, node, role, float32, time, n,
+ * n values]; every integer below 2^53 is exact in a double.
+ */
+std::vector<double> PackModelReports(const std::vector<RankModelReport>& reports);
+
+/**
+ * Unpacks what PackModelReports packed (several ranks' arrays may be concatenated). Throws
+ * ConfigError (parameter "reports") on a truncated or malformed array.
+ */
+std::vector<RankModelReport> UnpackModelReports(const double* data, std::size_t size);
+
+/**
+ * Puts reports in the order rank 0 gives them to the tracker: by round, then simulated time,
+ * then node (a stable sort). Round first: a GFL server may finish iteration i + 1 before a
+ * server far away in the graph finishes i, and the tracker (FlLearningTracker) closes a round
+ * when a report of a later one arrives; given round by round, every round is closed whole, at
+ * the time of its last report.
+ */
+void SortModelReports(std::vector<RankModelReport>& reports);
+
+} // namespace fl
+} // namespace ns3
+
+#endif // FL_RANK_PARTITION_H
