@@ -89,6 +89,61 @@ TEST(ProcessorSharing, PerSenderSharedSplitsEachStationsShareAmongItsFlows)
     EXPECT_EQ(m.Rate(4), 0.0);
 }
 
+TEST(ProcessorSharing, BySizeBurstsShortFlowsAndInterleavesBulkOnes)
+{
+    // Sender 0: short A and B (0.5 s each); sender 1: bulk C and D (1 s each), all from 0.
+    // 1/2 per sender. Sender 0 serves A alone: A ends at 1.0; sender 1 splits its half: C and
+    // D at 1/4, 0.75 left each at 1.0. B at 1/2 ends at 2.0; C and D have 0.5 left; then
+    // sender 1 alone, C and D at 1/2 each: both end at 3.0.
+    const auto t = fl::ProcessorSharingCompletions(
+        {{0.0, 0.5, 0, false}, {0.0, 0.5, 0, false}, {0.0, 1.0, 1, true}, {0.0, 1.0, 1, true}},
+        0.0,
+        fl::SharingDiscipline::BySize);
+    EXPECT_NEAR(t[0], 1.0, kTol);
+    EXPECT_NEAR(t[1], 2.0, kTol);
+    EXPECT_NEAR(t[2], 3.0, kTol);
+    EXPECT_NEAR(t[3], 3.0, kTol);
+    // behind a bulk flow a short one waits: E (bulk, 1 s) then F (short, 0.25 s), one sender
+    fl::ProcessorSharingMedium m(0.0, fl::SharingDiscipline::BySize);
+    m.Add(1, 1.0, 0, true);
+    m.Add(2, 0.25, 0, false);
+    EXPECT_NEAR(m.Rate(1), 1.0, kTol);
+    EXPECT_EQ(m.Rate(2), 0.0);
+    EXPECT_FALSE(m.InService(2));
+    const auto u = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.0, 0.25, 0, false}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::BySize);
+    EXPECT_NEAR(u[0], 1.0, kTol);
+    EXPECT_NEAR(u[1], 1.25, kTol);
+}
+
+TEST(ProcessorSharing, BulkLoadLowersTheCapacityBeyondTheFreeFlows)
+{
+    EXPECT_NEAR(fl::BulkLoadCapacity(0, 3.0, 1.0), 1.0, kTol);
+    EXPECT_NEAR(fl::BulkLoadCapacity(3, 3.0, 1.0), 1.0, kTol);
+    EXPECT_NEAR(fl::BulkLoadCapacity(6, 3.0, 1.0), 2.0 / 3.0, kTol); // 1 / (1 + 1/2)
+    EXPECT_NEAR(fl::BulkLoadCapacity(12, 3.0, 0.5), 1.0 / 1.375, kTol); // 1 / (1 + 0.5 x 3/4)
+    EXPECT_NEAR(fl::BulkLoadCapacity(100, 3.0, 0.0), 1.0, kTol);
+    // free 1, penalty 1, per flow: bulk A (1 s) alone from 0 at rate 1, 0.5 left at 0.5; bulk
+    // B (1 s) joins: capacity 1 / (1 + 1/2) = 2/3, 1/3 each; A ends 1.5 s later at 2.0, B
+    // has 0.5 left and ends alone at 2.5
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.5, 1.0, 1, true}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerFlow,
+                                                   1.0,
+                                                   1.0);
+    EXPECT_NEAR(t[0], 2.0, kTol);
+    EXPECT_NEAR(t[1], 2.5, kTol);
+    // a short B does not count: 1/2 each from 0.5, A ends at 1.5, B (0.5 left) at 2.0
+    const auto u = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.5, 1.0, 1, false}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerFlow,
+                                                   1.0,
+                                                   1.0);
+    EXPECT_NEAR(u[0], 1.5, kTol);
+    EXPECT_NEAR(u[1], 2.0, kTol);
+}
+
 TEST(ProcessorSharing, ContentionLowersTheSharedCapacity)
 {
     EXPECT_NEAR(fl::SharedCapacity(1, 0.5), 1.0, kTol);

@@ -53,6 +53,11 @@ struct FlFlowMedium
     /// closer for large messages and farther for small ones (module documentation,
     /// "Flow-level fidelity").
     fl::SharingDiscipline discipline{fl::SharingDiscipline::PerSender};
+    /// a message of more bytes than this is bulk (BySize sharing, the bulk load): TCP's
+    /// initial window (ns3::TcpSocket::InitialCwnd, 10 segments of 1448 bytes)
+    uint32_t burstBytes{14480};
+    double bulkFree{0.0};    ///< bulk messages served without loss (fl::BulkLoadCapacity)
+    double bulkPenalty{0.0}; ///< capacity loss as bulk messages grow (fl::BulkLoadCapacity)
     uint32_t segmentBytes{1448}; ///< payload bytes per packet (the TCP segment size)
     uint32_t headerBytes{52};    ///< TCP/IP (and link) header bytes per packet
     Time perMessageDelay;        ///< fixed time per message (ACK clocking, scheduling)
