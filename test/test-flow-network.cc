@@ -19,6 +19,7 @@
 #include "ns3/model-message.h"
 #include "ns3/processor-sharing.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace ns3;
@@ -223,6 +224,62 @@ TEST(FlowFidelity, LosslessFlowLearnsTheSameModelsAsPackets)
             EXPECT_EQ(a.bytesDown, b.bytesDown) << kind << " round " << r;
             EXPECT_EQ(a.bytesUp, b.bytesUp) << kind << " round " << r;
         }
+    }
+}
+
+/// The warnings of a flow-level FedAvg run over CSMA (FlFlowNetwork::ValidityWarnings).
+std::vector<std::string>
+FlowWarnings(uint32_t clients, const std::string& model)
+{
+    auto task = MakeTask<double>(clients, model);
+    FlCsmaSceneHelper h;
+    h.SetFidelity(FlFidelity::Flow);
+    FlScene scene = h.Build(clients);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(false));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    const int64_t used = FlFedAvgHelper::AssignStreams(stack, 100);
+    FlCsmaSceneHelper::AssignStreams(scene, 100 + used);
+    Simulator::Stop(Seconds(100));
+    Simulator::Run();
+    EXPECT_EQ(stack.server->GetCompletedRounds(), 2u);
+    auto out = scene.flowNetwork->ValidityWarnings();
+    Simulator::Destroy();
+    return out;
+}
+
+bool
+AnyContains(const std::vector<std::string>& lines, const std::string& what)
+{
+    return std::any_of(lines.begin(), lines.end(), [&what](const std::string& l) {
+        return l.find(what) != std::string::npos;
+    });
+}
+
+TEST(FlowFidelity, WarnsWhereTheModelWasNotValidated)
+{
+    // 6 clients x 127 KB models: 6 messages of 48 KB or more at once on the LAN, above 5
+    const auto heavy = FlowWarnings(6, "mlp:hidden=1024");
+    EXPECT_TRUE(AnyContains(heavy, "in flight at once")) << heavy.size();
+    // 5 clients: within the validated load; small models: no bulk at all
+    EXPECT_FALSE(AnyContains(FlowWarnings(5, "mlp:hidden=1024"), "in flight at once"));
+    EXPECT_TRUE(FlowWarnings(6, "softmax:l2=0.001").empty());
+    // more stations than validated, and any loss
+    {
+        FlWifiScenarioHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        FlScene scene = h.Build(21);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "stations per Wi-Fi cell"));
+        Simulator::Destroy();
+    }
+    {
+        FlCsmaSceneHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        h.SetFlowMessageLoss(0.01);
+        FlScene scene = h.Build(2);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "loss probability"));
+        Simulator::Destroy();
     }
 }
 

@@ -93,10 +93,10 @@ struct FlFlowValidity
     uint32_t maxStationsLte{40};    ///< UEs per LTE cell
     double maxLossProbability{0.0}; ///< message loss probability (loss is not validated)
     uint32_t maxConcurrentFlows{64}; ///< messages in flight at once on one medium
-    uint32_t bulkBytes{65536};       ///< a message of at least this many bytes is bulk
-    uint32_t maxBulkWifi{10};        ///< bulk messages in flight at once in a Wi-Fi cell
-    uint32_t maxBulkCsma{1};         ///< bulk messages in flight at once on a CSMA LAN
-    uint32_t maxBulkLte{20};         ///< bulk messages in flight at once on an LTE link
+    uint32_t bulkBytes{49152};       ///< a message of at least this many bytes is bulk
+    uint32_t maxBulkWifi{4};         ///< bulk messages in flight at once in a Wi-Fi cell
+    uint32_t maxBulkCsma{5};         ///< bulk messages in flight at once on a CSMA LAN
+    uint32_t maxBulkLte{15};         ///< bulk messages in flight at once on an LTE link
 };
 
 /**
