@@ -49,9 +49,10 @@ struct FlFlowMedium
     double contention{0.0};  ///< capacity loss per extra active sender (fl::SharedCapacity)
     /// who gets an equal share: each station, its messages one after the other (one transmit
     /// queue each: Wi-Fi, CSMA), or each flow (a scheduler per UE: LTE; one flow at a time
-    /// anyway: point-to-point). PerSenderShared (a station's connections share its turn) is
-    /// closer for large messages and farther for small ones (module documentation,
-    /// "Flow-level fidelity").
+    /// anyway: point-to-point), or BySize (each station, a message that fits TCP's initial
+    /// window alone, larger ones sharing the station's turn: CSMA). PerSenderShared (a
+    /// station's connections always share its turn) is closer for large messages and farther
+    /// for small ones (module documentation, "Flow-level fidelity").
     fl::SharingDiscipline discipline{fl::SharingDiscipline::PerSender};
     /// a message of more bytes than this is bulk (BySize sharing, the bulk load): TCP's
     /// initial window (ns3::TcpSocket::InitialCwnd, 10 segments of 1448 bytes)
