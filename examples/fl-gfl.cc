@@ -27,7 +27,9 @@
  *                                   # for P = 10 servers with Wi-Fi cells of --benchClients
  *                                   # (--sampled=11: the papers' L; the Wi-Fi cells' idle
  *                                   # stations doze, --cellDoze, and ARP is static,
- *                                   # --cellStaticArp; --clientStaggerMs spreads the joins)
+ *                                   # --cellStaticArp; the clients start 2 ms apart,
+ *                                   # --clientStaggerMs, and the stations associate 1 ms
+ *                                   # apart, --cellAssocStaggerMs)
  *
  *   fl-gfl --figure=gfl   # GFL Fig. 2 (both versions): P = 10 servers, K = 100
  *                                   # clients, L = 11, M = 2, mu = 0.7, sigma_g^2 = 0.1:
@@ -134,8 +136,9 @@ struct Options
     bool cellDoze = true;                 ///< network mode, Wi-Fi cells: idle stations doze
     bool cellStaticArp = true;            ///< network mode, Wi-Fi cells: permanent ARP entries
     uint32_t cellBeaconTu = 100;          ///< network mode, Wi-Fi cells: beacon interval [TU]
-    double cellAssocStaggerMs = 0.0;      ///< network mode, Wi-Fi cells: association stagger
-    double clientStaggerMs = 0.0;         ///< network mode: client k starts k times this later
+    double cellAssocStaggerMs = 1.0;      ///< network mode, Wi-Fi cells: association stagger
+    double clientStaggerMs = -1.0;        ///< network mode: client k starts k times this later
+                                          ///< (-1: 2 ms with Wi-Fi cells, 0 with CSMA cells)
     std::string benchClients = "5,10,20"; ///< bench: clients per Wi-Fi cell
     uint32_t benchIterations = 10;        ///< bench: network iterations per cell size
     uint32_t runs = 3;
@@ -344,8 +347,10 @@ RunGfl(const Options& o,
     }
     FlGflHelper gfl(shared, c);
     gfl.SetTransport(o.transport);
+    const double clientStaggerMs =
+        o.clientStaggerMs >= 0.0 ? o.clientStaggerMs : (o.cell == "wifi" ? 2.0 : 0.0);
     gfl.SetClientStartStagger(
-        MicroSeconds(static_cast<int64_t>(std::llround(o.clientStaggerMs * 1e3))));
+        MicroSeconds(static_cast<int64_t>(std::llround(clientStaggerMs * 1e3))));
     gfl.SecureAggregation().SetAttribute("KeyMode", StringValue(o.secureKeys));
     if (o.exchangeTimeout > 0.0)
     {
@@ -1841,14 +1846,23 @@ main(int argc, char* argv[])
                              65535);
     flags.AddReal("cellAssocStaggerMs",
                   "network mode, Wi-Fi cells: station k of a cell asks to associate k times this "
-                  "many ms later (0 = all at once, as ns-3)",
+                  "many ms later (0 = all at once, as ns-3; set-up only)",
                   o.cellAssocStaggerMs,
                   flexample::Range::Closed(0.0, 1000.0));
     flags.AddReal("clientStaggerMs",
                   "network mode: client k of each server starts k times this many ms after "
-                  "0.2 s (0 = all at once)",
+                  "0.2 s (0 = all at once; -1 = 2 with Wi-Fi cells, 0 with CSMA cells; set-up "
+                  "only)",
                   o.clientStaggerMs,
-                  flexample::Range::Closed(0.0, 1000.0));
+                  flexample::Range::Closed(-1.0, 1000.0));
+    flags.AddCheck([&o]() {
+        if (o.clientStaggerMs < 0.0 && o.clientStaggerMs != -1.0)
+        {
+            throw fl::ConfigError("--clientStaggerMs",
+                                  std::to_string(o.clientStaggerMs) + " is negative",
+                                  "give -1 (the default for the cell type) or a value >= 0");
+        }
+    });
     flags.AddReal("linkMbps",
                   "network mode: server-to-server link rate [Mb/s]",
                   o.linkMbps,

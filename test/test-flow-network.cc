@@ -19,6 +19,7 @@
 #include "ns3/model-message.h"
 #include "ns3/processor-sharing.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace ns3;
@@ -87,6 +88,61 @@ TEST(ProcessorSharing, PerSenderSharedSplitsEachStationsShareAmongItsFlows)
     EXPECT_NEAR(m.Rate(2), 0.25, kTol);
     EXPECT_NEAR(m.Rate(3), 0.5, kTol);
     EXPECT_EQ(m.Rate(4), 0.0);
+}
+
+TEST(ProcessorSharing, BySizeBurstsShortFlowsAndInterleavesBulkOnes)
+{
+    // Sender 0: short A and B (0.5 s each); sender 1: bulk C and D (1 s each), all from 0.
+    // 1/2 per sender. Sender 0 serves A alone: A ends at 1.0; sender 1 splits its half: C and
+    // D at 1/4, 0.75 left each at 1.0. B at 1/2 ends at 2.0; C and D have 0.5 left; then
+    // sender 1 alone, C and D at 1/2 each: both end at 3.0.
+    const auto t = fl::ProcessorSharingCompletions(
+        {{0.0, 0.5, 0, false}, {0.0, 0.5, 0, false}, {0.0, 1.0, 1, true}, {0.0, 1.0, 1, true}},
+        0.0,
+        fl::SharingDiscipline::BySize);
+    EXPECT_NEAR(t[0], 1.0, kTol);
+    EXPECT_NEAR(t[1], 2.0, kTol);
+    EXPECT_NEAR(t[2], 3.0, kTol);
+    EXPECT_NEAR(t[3], 3.0, kTol);
+    // behind a bulk flow a short one waits: E (bulk, 1 s) then F (short, 0.25 s), one sender
+    fl::ProcessorSharingMedium m(0.0, fl::SharingDiscipline::BySize);
+    m.Add(1, 1.0, 0, true);
+    m.Add(2, 0.25, 0, false);
+    EXPECT_NEAR(m.Rate(1), 1.0, kTol);
+    EXPECT_EQ(m.Rate(2), 0.0);
+    EXPECT_FALSE(m.InService(2));
+    const auto u = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.0, 0.25, 0, false}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::BySize);
+    EXPECT_NEAR(u[0], 1.0, kTol);
+    EXPECT_NEAR(u[1], 1.25, kTol);
+}
+
+TEST(ProcessorSharing, BulkLoadLowersTheCapacityBeyondTheFreeFlows)
+{
+    EXPECT_NEAR(fl::BulkLoadCapacity(0, 3.0, 1.0), 1.0, kTol);
+    EXPECT_NEAR(fl::BulkLoadCapacity(3, 3.0, 1.0), 1.0, kTol);
+    EXPECT_NEAR(fl::BulkLoadCapacity(6, 3.0, 1.0), 2.0 / 3.0, kTol); // 1 / (1 + 1/2)
+    EXPECT_NEAR(fl::BulkLoadCapacity(12, 3.0, 0.5), 1.0 / 1.375, kTol); // 1 / (1 + 0.5 x 3/4)
+    EXPECT_NEAR(fl::BulkLoadCapacity(100, 3.0, 0.0), 1.0, kTol);
+    // free 1, penalty 1, per flow: bulk A (1 s) alone from 0 at rate 1, 0.5 left at 0.5; bulk
+    // B (1 s) joins: capacity 1 / (1 + 1/2) = 2/3, 1/3 each; A ends 1.5 s later at 2.0, B
+    // has 0.5 left and ends alone at 2.5
+    const auto t = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.5, 1.0, 1, true}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerFlow,
+                                                   1.0,
+                                                   1.0);
+    EXPECT_NEAR(t[0], 2.0, kTol);
+    EXPECT_NEAR(t[1], 2.5, kTol);
+    // a short B does not count: 1/2 each from 0.5, A ends at 1.5, B (0.5 left) at 2.0
+    const auto u = fl::ProcessorSharingCompletions({{0.0, 1.0, 0, true}, {0.5, 1.0, 1, false}},
+                                                   0.0,
+                                                   fl::SharingDiscipline::PerFlow,
+                                                   1.0,
+                                                   1.0);
+    EXPECT_NEAR(u[0], 1.5, kTol);
+    EXPECT_NEAR(u[1], 2.0, kTol);
 }
 
 TEST(ProcessorSharing, ContentionLowersTheSharedCapacity)
@@ -168,6 +224,62 @@ TEST(FlowFidelity, LosslessFlowLearnsTheSameModelsAsPackets)
             EXPECT_EQ(a.bytesDown, b.bytesDown) << kind << " round " << r;
             EXPECT_EQ(a.bytesUp, b.bytesUp) << kind << " round " << r;
         }
+    }
+}
+
+/// The warnings of a flow-level FedAvg run over CSMA (FlFlowNetwork::ValidityWarnings).
+std::vector<std::string>
+FlowWarnings(uint32_t clients, const std::string& model)
+{
+    auto task = MakeTask<double>(clients, model);
+    FlCsmaSceneHelper h;
+    h.SetFidelity(FlFidelity::Flow);
+    FlScene scene = h.Build(clients);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(false));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    const int64_t used = FlFedAvgHelper::AssignStreams(stack, 100);
+    FlCsmaSceneHelper::AssignStreams(scene, 100 + used);
+    Simulator::Stop(Seconds(100));
+    Simulator::Run();
+    EXPECT_EQ(stack.server->GetCompletedRounds(), 2u);
+    auto out = scene.flowNetwork->ValidityWarnings();
+    Simulator::Destroy();
+    return out;
+}
+
+bool
+AnyContains(const std::vector<std::string>& lines, const std::string& what)
+{
+    return std::any_of(lines.begin(), lines.end(), [&what](const std::string& l) {
+        return l.find(what) != std::string::npos;
+    });
+}
+
+TEST(FlowFidelity, WarnsWhereTheModelWasNotValidated)
+{
+    // 6 clients x 127 KB models: 6 messages of 48 KB or more at once on the LAN, above 5
+    const auto heavy = FlowWarnings(6, "mlp:hidden=1024");
+    EXPECT_TRUE(AnyContains(heavy, "in flight at once")) << heavy.size();
+    // 5 clients: within the validated load; small models: no bulk at all
+    EXPECT_FALSE(AnyContains(FlowWarnings(5, "mlp:hidden=1024"), "in flight at once"));
+    EXPECT_TRUE(FlowWarnings(6, "softmax:l2=0.001").empty());
+    // more stations than validated, and any loss
+    {
+        FlWifiScenarioHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        FlScene scene = h.Build(21);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "stations per Wi-Fi cell"));
+        Simulator::Destroy();
+    }
+    {
+        FlCsmaSceneHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        h.SetFlowMessageLoss(0.01);
+        FlScene scene = h.Build(2);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "loss probability"));
+        Simulator::Destroy();
     }
 }
 

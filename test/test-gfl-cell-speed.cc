@@ -12,6 +12,10 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
+#include "ns3/arp-cache.h"
+#include "ns3/ipv4-interface.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/sta-wifi-mac.h"
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
@@ -178,6 +182,43 @@ TEST(GflCellSpeed, EverySettingAloneAndAllTogetherKeepTheModels)
     });
     ExpectSameModels(all.models, ref);
     EXPECT_GT(all.sleepPeriods, doze.sleepPeriods / 2);
+}
+
+// ns-3 flushes a device's ARP cache, permanent entries too, when its link comes up; a Wi-Fi
+// station's comes up when it associates, after the scene wrote the static entries. They must
+// be there after association, or every station broadcasts an ARP request that wakes the whole
+// dozing cell.
+TEST(GflCellSpeed, StaticArpEntriesSurviveAssociation)
+{
+    FlGraphSceneHelper h;
+    h.SetCell("wifi");
+    FlGraphScene scene = h.Build(fltest::ThreeServerCombination(), 4);
+    Simulator::Stop(Seconds(1.5));
+    Simulator::Run();
+    uint32_t checked = 0;
+    for (uint32_t p = 0; p < scene.cells.size(); ++p)
+    {
+        for (uint32_t k = 0; k < scene.cells[p].GetN(); ++k)
+        {
+            Ptr<Node> node = scene.cells[p].Get(k);
+            Ptr<WifiNetDevice> dev;
+            for (uint32_t d = 0; d < node->GetNDevices() && !dev; ++d)
+            {
+                dev = DynamicCast<WifiNetDevice>(node->GetDevice(d));
+            }
+            ASSERT_TRUE(dev);
+            EXPECT_TRUE(DynamicCast<StaWifiMac>(dev->GetMac())->IsAssociated());
+            Ptr<Ipv4L3Protocol> ipv4 = node->GetObject<Ipv4L3Protocol>();
+            Ptr<ArpCache> cache =
+                ipv4->GetInterface(ipv4->GetInterfaceForDevice(dev))->GetArpCache();
+            ArpCache::Entry* entry = cache->Lookup(scene.cellServer[p]);
+            ASSERT_NE(entry, nullptr) << "cell " << p << " station " << k;
+            EXPECT_TRUE(entry->IsPermanent()) << "cell " << p << " station " << k;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 12u);
+    Simulator::Destroy();
 }
 
 TEST(GflCellSpeed, SceneRefusesABeaconIntervalThatIsNotWholeTimeUnits)

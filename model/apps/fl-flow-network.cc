@@ -76,15 +76,17 @@ int32_t
 FlFlowNetwork::AddMedium(const FlFlowMedium& medium)
 {
     if (!(medium.efficiency > 0.0 && medium.efficiency <= 1.0) || !(medium.contention >= 0.0) ||
-        medium.segmentBytes == 0)
+        !(medium.bulkFree >= 0.0) || !(medium.bulkPenalty >= 0.0) || medium.segmentBytes == 0)
     {
         NS_FATAL_ERROR("FlFlowNetwork: medium '" << medium.name
                                                  << "' has efficiency outside (0, 1], a negative "
-                                                    "contention or a segment size of 0");
+                                                    "contention or bulk load, or a segment size "
+                                                    "of 0");
     }
     MediumState st;
     st.params = medium;
     st.ps = fl::ProcessorSharingMedium(medium.contention, medium.discipline);
+    st.ps.SetBulkLoad(medium.bulkFree, medium.bulkPenalty);
     m_media.push_back(std::move(st));
     return static_cast<int32_t>(m_media.size() - 1);
 }
@@ -410,7 +412,7 @@ FlFlowNetwork::StartNextHop(std::shared_ptr<Message> m)
     const auto [id, work] = m->hops.front();
     MediumState& st = m_media[id];
     st.ps.Advance(Now());
-    st.ps.Add(m->id, work, m->senderNode);
+    st.ps.Add(m->id, work, m->senderNode, m->bytes->size() > st.params.burstBytes);
     st.active[m->id] = m;
     st.peakActive = std::max(st.peakActive, st.active.size());
     if (m->bytes->size() >= m_validity.bulkBytes)

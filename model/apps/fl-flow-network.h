@@ -49,10 +49,16 @@ struct FlFlowMedium
     double contention{0.0};  ///< capacity loss per extra active sender (fl::SharedCapacity)
     /// who gets an equal share: each station, its messages one after the other (one transmit
     /// queue each: Wi-Fi, CSMA), or each flow (a scheduler per UE: LTE; one flow at a time
-    /// anyway: point-to-point). PerSenderShared (a station's connections share its turn) is
-    /// closer for large messages and farther for small ones (module documentation,
-    /// "Flow-level fidelity").
+    /// anyway: point-to-point), or BySize (each station, a message that fits TCP's initial
+    /// window alone, larger ones sharing the station's turn: CSMA). PerSenderShared (a
+    /// station's connections always share its turn) is closer for large messages and farther
+    /// for small ones (module documentation, "Flow-level fidelity").
     fl::SharingDiscipline discipline{fl::SharingDiscipline::PerSender};
+    /// a message of more bytes than this is bulk (BySize sharing, the bulk load): TCP's
+    /// initial window (ns3::TcpSocket::InitialCwnd, 10 segments of 1448 bytes)
+    uint32_t burstBytes{14480};
+    double bulkFree{0.0};    ///< bulk messages served without loss (fl::BulkLoadCapacity)
+    double bulkPenalty{0.0}; ///< capacity loss as bulk messages grow (fl::BulkLoadCapacity)
     uint32_t segmentBytes{1448}; ///< payload bytes per packet (the TCP segment size)
     uint32_t headerBytes{52};    ///< TCP/IP (and link) header bytes per packet
     Time perMessageDelay;        ///< fixed time per message (ACK clocking, scheduling)
@@ -88,10 +94,10 @@ struct FlFlowValidity
     uint32_t maxStationsLte{40};    ///< UEs per LTE cell
     double maxLossProbability{0.0}; ///< message loss probability (loss is not validated)
     uint32_t maxConcurrentFlows{64}; ///< messages in flight at once on one medium
-    uint32_t bulkBytes{65536};       ///< a message of at least this many bytes is bulk
-    uint32_t maxBulkWifi{10};        ///< bulk messages in flight at once in a Wi-Fi cell
-    uint32_t maxBulkCsma{1};         ///< bulk messages in flight at once on a CSMA LAN
-    uint32_t maxBulkLte{20};         ///< bulk messages in flight at once on an LTE link
+    uint32_t bulkBytes{49152};       ///< a message of at least this many bytes is bulk
+    uint32_t maxBulkWifi{4};         ///< bulk messages in flight at once in a Wi-Fi cell
+    uint32_t maxBulkCsma{5};         ///< bulk messages in flight at once on a CSMA LAN
+    uint32_t maxBulkLte{15};         ///< bulk messages in flight at once on an LTE link
 };
 
 /**

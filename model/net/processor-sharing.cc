@@ -20,10 +20,34 @@ SharedCapacity(std::size_t senders, double contention)
     return 1.0 / (1.0 + contention * extra);
 }
 
+double
+BulkLoadCapacity(std::size_t bulk, double free, double penalty)
+{
+    if (bulk == 0 || static_cast<double>(bulk) <= free)
+    {
+        return 1.0;
+    }
+    return 1.0 / (1.0 + penalty * (1.0 - free / static_cast<double>(bulk)));
+}
+
 ProcessorSharingMedium::ProcessorSharingMedium(double contention, SharingDiscipline discipline)
     : m_contention(contention),
       m_discipline(discipline)
 {
+}
+
+void
+ProcessorSharingMedium::SetBulkLoad(double free, double penalty)
+{
+    m_bulkFree = std::max(0.0, free);
+    m_bulkPenalty = std::max(0.0, penalty);
+}
+
+double
+ProcessorSharingMedium::Capacity() const
+{
+    return SharedCapacity(m_senders.size(), m_contention) *
+           BulkLoadCapacity(m_bulk, m_bulkFree, m_bulkPenalty);
 }
 
 bool
@@ -34,11 +58,17 @@ ProcessorSharingMedium::InService(uint64_t id) const
     {
         return false;
     }
-    if (m_discipline != SharingDiscipline::PerSender)
+    if (m_discipline == SharingDiscipline::PerSender)
     {
-        return true;
+        return m_senders.at(it->second.sender).begin()->second == id;
     }
-    return m_senders.at(it->second.sender).begin()->second == id;
+    if (m_discipline == SharingDiscipline::BySize)
+    {
+        const uint64_t oldest = m_senders.at(it->second.sender).begin()->second;
+        // a short oldest flow leaves alone; behind a bulk one, the sender's bulk flows share
+        return oldest == id || (it->second.bulk && m_flows.at(oldest).bulk);
+    }
+    return true;
 }
 
 double
@@ -49,7 +79,7 @@ ProcessorSharingMedium::Rate(uint64_t id) const
     {
         return 0.0;
     }
-    const double capacity = SharedCapacity(m_senders.size(), m_contention);
+    const double capacity = Capacity();
     switch (m_discipline)
     {
     case SharingDiscipline::PerFlow:
@@ -59,6 +89,18 @@ ProcessorSharingMedium::Rate(uint64_t id) const
     case SharingDiscipline::PerSenderShared:
         return capacity / static_cast<double>(m_senders.size()) /
                static_cast<double>(m_senders.at(it->second.sender).size());
+    case SharingDiscipline::BySize: {
+        if (!it->second.bulk)
+        {
+            return capacity / static_cast<double>(m_senders.size());
+        }
+        std::size_t bulk = 0; // the sender's bulk flows (all in service: its oldest is bulk)
+        for (const auto& kv : m_senders.at(it->second.sender))
+        {
+            bulk += m_flows.at(kv.second).bulk ? 1 : 0;
+        }
+        return capacity / static_cast<double>(m_senders.size()) / static_cast<double>(bulk);
+    }
     }
     return 0.0;
 }
@@ -84,11 +126,12 @@ ProcessorSharingMedium::Advance(double now)
 }
 
 void
-ProcessorSharingMedium::Add(uint64_t id, double work, uint32_t sender)
+ProcessorSharingMedium::Add(uint64_t id, double work, uint32_t sender, bool bulk)
 {
     Remove(id);
     const uint64_t order = m_added++;
-    m_flows[id] = Flow{std::max(0.0, work), sender, order};
+    m_flows[id] = Flow{std::max(0.0, work), sender, order, bulk};
+    m_bulk += bulk ? 1 : 0;
     m_senders[sender][order] = id;
 }
 
@@ -106,6 +149,7 @@ ProcessorSharingMedium::Remove(uint64_t id)
     {
         m_senders.erase(s);
     }
+    m_bulk -= it->second.bulk ? 1 : 0;
     m_flows.erase(it);
 }
 
@@ -149,7 +193,9 @@ ProcessorSharingMedium::Remaining(uint64_t id) const
 std::vector<double>
 ProcessorSharingCompletions(const std::vector<SharedFlow>& flows,
                             double contention,
-                            SharingDiscipline discipline)
+                            SharingDiscipline discipline,
+                            double bulkFree,
+                            double bulkPenalty)
 {
     std::vector<std::size_t> order(flows.size());
     std::iota(order.begin(), order.end(), 0);
@@ -158,6 +204,7 @@ ProcessorSharingCompletions(const std::vector<SharedFlow>& flows,
     });
     std::vector<double> done(flows.size(), std::numeric_limits<double>::quiet_NaN());
     ProcessorSharingMedium medium(contention, discipline);
+    medium.SetBulkLoad(bulkFree, bulkPenalty);
     std::size_t next = 0;
     while (next < order.size() || !medium.Empty())
     {
@@ -168,7 +215,7 @@ ProcessorSharingCompletions(const std::vector<SharedFlow>& flows,
         {
             const SharedFlow& f = flows[order[next]];
             medium.Advance(f.arrival);
-            medium.Add(order[next], f.work, f.sender);
+            medium.Add(order[next], f.work, f.sender, f.bulk);
             ++next;
             continue;
         }

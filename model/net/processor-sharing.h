@@ -30,6 +30,20 @@ namespace fl
  */
 double SharedCapacity(std::size_t senders, double contention);
 
+/**
+ * The capacity of a shared medium with `bulk` active bulk flows (messages longer than TCP's
+ * initial window, which keep the senders' queues full), as a fraction of its capacity under
+ * light load: 1 / (1 + penalty max(0, 1 - free / bulk)). Up to `free` bulk flows cost nothing;
+ * beyond, the loss grows towards `penalty` and saturates, as the MAC's saturation throughput
+ * does with the number of stations that always have a frame to send (G. Bianchi, "Performance
+ * analysis of the IEEE 802.11 distributed coordination function", IEEE JSAC 18(3), 2000) and
+ * as TCP's losses do once the connections' windows overflow the queues.
+ * @param bulk active bulk flows on the medium
+ * @param free bulk flows served without loss (>= 0)
+ * @param penalty the loss as bulk grows without bound (>= 0; 0: none)
+ */
+double BulkLoadCapacity(std::size_t bulk, double free, double penalty);
+
 /// How a medium shares its capacity.
 enum class SharingDiscipline : uint8_t
 {
@@ -43,6 +57,12 @@ enum class SharingDiscipline : uint8_t
     /// flows (one transmit queue per station that several TCP connections fill in turn: the
     /// medium is fair among stations, a station's connections share its turn)
     PerSenderShared = 2,
+    /// every sender with an active flow gets an equal share; a sender whose oldest flow is
+    /// short (not bulk: it fits TCP's initial window and leaves in one burst) serves it alone,
+    /// otherwise its share is split equally among its bulk flows (TCP interleaves connections
+    /// whose messages outlast the initial window): PerSender for short messages,
+    /// PerSenderShared for bulk ones
+    BySize = 3,
 };
 
 /**
@@ -62,6 +82,12 @@ class ProcessorSharingMedium
      */
     explicit ProcessorSharingMedium(double contention = 0.0,
                                     SharingDiscipline discipline = SharingDiscipline::PerFlow);
+    /**
+     * The capacity under bulk load (BulkLoadCapacity).
+     * @param free bulk flows served without loss
+     * @param penalty the loss as the bulk flows grow without bound
+     */
+    void SetBulkLoad(double free, double penalty);
 
     /// Serves the active flows from the last event up to `now` (now >= the last event).
     void Advance(double now);
@@ -69,7 +95,7 @@ class ProcessorSharingMedium
      * Starts flow `id` of `work` seconds of exclusive service from sender `sender`, at the time
      * of the last Advance. Ids must be unique among the active flows.
      */
-    void Add(uint64_t id, double work, uint32_t sender);
+    void Add(uint64_t id, double work, uint32_t sender, bool bulk = false);
     /// Removes flow `id` (finished or abandoned); no-op if it is not active.
     void Remove(uint64_t id);
     /// Whether no flow is active.
@@ -100,10 +126,17 @@ class ProcessorSharingMedium
         double remaining; ///< seconds of exclusive service still needed
         uint32_t sender;  ///< its sender
         uint64_t order;   ///< when it was added (PerSender: oldest first)
+        bool bulk;        ///< longer than TCP's initial window (BySize, BulkLoadCapacity)
     };
+
+    /// The capacity now, as a fraction of the medium's.
+    double Capacity() const;
 
     double m_contention;
     SharingDiscipline m_discipline;
+    double m_bulkFree{0.0};
+    double m_bulkPenalty{0.0};
+    std::size_t m_bulk{0}; ///< active bulk flows
     uint64_t m_added{0};
     double m_now{0.0};
     std::map<uint64_t, Flow> m_flows; ///< by id (deterministic order)
@@ -117,6 +150,7 @@ struct SharedFlow
     double arrival{0.0}; ///< when it starts [s]
     double work{0.0};    ///< seconds of exclusive service it needs (>= 0)
     uint32_t sender{0};  ///< who sends it (for the contention term)
+    bool bulk{false};    ///< longer than TCP's initial window
 };
 
 /**
@@ -132,7 +166,9 @@ struct SharedFlow
 std::vector<double> ProcessorSharingCompletions(
     const std::vector<SharedFlow>& flows,
     double contention = 0.0,
-    SharingDiscipline discipline = SharingDiscipline::PerFlow);
+    SharingDiscipline discipline = SharingDiscipline::PerFlow,
+    double bulkFree = 0.0,
+    double bulkPenalty = 0.0);
 
 } // namespace fl
 } // namespace ns3
