@@ -17,7 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace ns3;
 
@@ -215,4 +217,96 @@ TEST(AsyncNetwork, SecureAggregationAndUnknownStrategiesAreRefused)
                                   "FedBuffStrategy");
     }
     Simulator::Destroy();
+}
+
+// An asynchronous strategy with a round deadline is a configuration error found when the server
+// starts, inside Simulator::Run: the run ends with the reason and exit status 2.
+TEST(AsyncNetwork, DeadlineWithAnAsynchronousStrategyEndsTheRunWithStatus2)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            auto task = fltest::MakeTask<double>(3, "softmax");
+            FlCsmaSceneHelper csma;
+            FlScene scene = csma.Build(3);
+            FlFedAvgHelper fedavg(task);
+            fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(1)));
+            fedavg.SetStrategy("ns3::FedAsyncStrategy");
+            fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+            Simulator::Stop(Seconds(10));
+            Simulator::Run();
+        },
+        ::testing::ExitedWithCode(2),
+        "invalid strategy:.*asynchronous");
+}
+
+namespace
+{
+// A strategy that selects by the link state its port reports: from round 2 on, the two clients
+// that answered fastest in their last round (the server's measured response time).
+class FastestResponders : public FedAvgStrategy
+{
+  public:
+    bool SelectClients(uint32_t round,
+                       const std::vector<uint32_t>& eligible,
+                       std::vector<uint32_t>& selected) override
+    {
+        if (round == 1)
+        {
+            return false; // everybody once, so that every link is measured
+        }
+        std::vector<std::pair<double, uint32_t>> byTime;
+        for (uint32_t k : eligible)
+        {
+            const FlLinkState st = Port().linkState(k);
+            byTime.emplace_back(st.lastResponse.GetSeconds(), k);
+            seen.push_back(st);
+        }
+        std::sort(byTime.begin(), byTime.end());
+        selected = {byTime.at(0).second, byTime.at(1).second};
+        std::sort(selected.begin(), selected.end());
+        return true;
+    }
+
+    std::vector<FlLinkState> seen;
+};
+} // namespace
+
+TEST(StrategyPort, AStrategySelectsClientsByTheirMeasuredLinkState)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(4);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(3));
+    Ptr<FastestResponders> strategy = CreateObject<FastestResponders>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        // client 3 fastest, then 2, 1, 0
+        stack.clientApps.Get(i)->SetAttribute("SecondsPerSample", DoubleValue(0.001 * (4 - i)));
+    }
+    std::vector<std::vector<uint32_t>> selected;
+    stack.server->TraceConnectWithoutContext(
+        "RoundStart",
+        MakeBoundCallback(
+            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
+                out->push_back(s);
+            },
+            &selected));
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    ASSERT_EQ(selected.size(), 3u);
+    EXPECT_EQ(selected[0].size(), 4u);
+    EXPECT_EQ(selected[1], (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(selected[2], (std::vector<uint32_t>{2, 3}));
+    ASSERT_FALSE(strategy->seen.empty());
+    for (const FlLinkState& st : strategy->seen)
+    {
+        EXPECT_GT(st.lastResponse.GetSeconds(), 0.0); // measured
+        EXPECT_TRUE(std::isnan(st.snrDb));           // no provider in this scene
+    }
 }

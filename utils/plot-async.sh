@@ -59,6 +59,7 @@ set autoscale y
 set key top right
 set style fill solid 0.6
 set boxwidth 0.8 / $n
+set xrange [-1:*]
 plot ${stale_plot%, }
 GP
 echo "plot: $base-time.png $base-bytes.png $base-staleness.png"

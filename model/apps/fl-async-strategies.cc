@@ -20,11 +20,35 @@ TypeId
 FlAsyncStrategy::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::FlAsyncStrategy").SetParent<FlServerStrategy>().SetGroupName("Fl");
+        TypeId("ns3::FlAsyncStrategy")
+            .SetParent<FlServerStrategy>()
+            .SetGroupName("Fl")
+            .AddAttribute("StalenessFunction",
+                          "s(tau): constant, polynomial ((1 + tau)^-a) or hinge (1 up to b, then "
+                          "1 / (a (tau - b) + 1)).",
+                          StringValue("polynomial"),
+                          MakeStringAccessor(&FlAsyncStrategy::m_function),
+                          MakeStringChecker())
+            .AddAttribute("StalenessA",
+                          "a of the polynomial or hinge staleness function (>= 0; 0.5 with "
+                          "polynomial: 1 / sqrt(1 + tau)).",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&FlAsyncStrategy::m_a),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("StalenessB",
+                          "b of the hinge staleness function (>= 0).",
+                          DoubleValue(4.0),
+                          MakeDoubleAccessor(&FlAsyncStrategy::m_b),
+                          MakeDoubleChecker<double>());
     return tid;
 }
 
-FlAsyncStrategy::FlAsyncStrategy() = default;
+FlAsyncStrategy::FlAsyncStrategy()
+    : m_function("polynomial"),
+      m_a(0.5),
+      m_b(4.0)
+{
+}
 FlAsyncStrategy::~FlAsyncStrategy() = default;
 
 bool
@@ -143,31 +167,12 @@ FedAsyncStrategy::GetTypeId()
                           "Mixing hyper-parameter alpha in (0, 1]: alpha_t = alpha s(t - tau).",
                           DoubleValue(0.6),
                           MakeDoubleAccessor(&FedAsyncStrategy::m_alpha),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("StalenessFunction",
-                          "s(t - tau): constant, polynomial ((1 + tau)^-a) or hinge (1 up to "
-                          "b, then 1 / (a (tau - b) + 1)).",
-                          StringValue("polynomial"),
-                          MakeStringAccessor(&FedAsyncStrategy::m_function),
-                          MakeStringChecker())
-            .AddAttribute("StalenessA",
-                          "a of the polynomial or hinge staleness function (>= 0).",
-                          DoubleValue(0.5),
-                          MakeDoubleAccessor(&FedAsyncStrategy::m_a),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("StalenessB",
-                          "b of the hinge staleness function (>= 0).",
-                          DoubleValue(4.0),
-                          MakeDoubleAccessor(&FedAsyncStrategy::m_b),
                           MakeDoubleChecker<double>());
     return tid;
 }
 
 FedAsyncStrategy::FedAsyncStrategy()
-    : m_alpha(0.6),
-      m_function("polynomial"),
-      m_a(0.5),
-      m_b(4.0)
+    : m_alpha(0.6)
 {
 }
 
@@ -199,32 +204,13 @@ FedBuffStrategy::GetTypeId()
                           "eta_g: w <- w + eta_g * (sum of scaled deltas) / K.",
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&FedBuffStrategy::m_serverLearningRate),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("StalenessFunction",
-                          "s(tau) scaling each delta: constant, polynomial ((1 + tau)^-a) or "
-                          "hinge.",
-                          StringValue("polynomial"),
-                          MakeStringAccessor(&FedBuffStrategy::m_function),
-                          MakeStringChecker())
-            .AddAttribute("StalenessA",
-                          "a of the staleness function (0.5: 1 / sqrt(1 + tau)).",
-                          DoubleValue(0.5),
-                          MakeDoubleAccessor(&FedBuffStrategy::m_a),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("StalenessB",
-                          "b of the hinge staleness function (>= 0).",
-                          DoubleValue(4.0),
-                          MakeDoubleAccessor(&FedBuffStrategy::m_b),
                           MakeDoubleChecker<double>());
     return tid;
 }
 
 FedBuffStrategy::FedBuffStrategy()
     : m_bufferSize(10),
-      m_serverLearningRate(1.0),
-      m_function("polynomial"),
-      m_a(0.5),
-      m_b(4.0)
+      m_serverLearningRate(1.0)
 {
 }
 

@@ -53,6 +53,10 @@ class FlAsyncStrategy : public FlServerStrategy
     void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
     void DoDispose() override;
 
+    std::string m_function; ///< StalenessFunction
+    double m_a;             ///< StalenessA
+    double m_b;             ///< StalenessB
+
   private:
     void Remember(uint32_t version, const fl::ParamVector& model, std::size_t clients);
 
@@ -84,9 +88,6 @@ class FedAsyncStrategy : public FlAsyncStrategy
 
   private:
     double m_alpha;
-    std::string m_function;
-    double m_a;
-    double m_b;
 };
 
 /**
@@ -108,9 +109,6 @@ class FedBuffStrategy : public FlAsyncStrategy
   private:
     uint32_t m_bufferSize;
     double m_serverLearningRate;
-    std::string m_function;
-    double m_a;
-    double m_b;
 };
 
 } // namespace ns3
