@@ -1384,6 +1384,13 @@ FlServerApplication::CommitVersion(const std::vector<FlUpdateInfo>& updates)
         return;
     }
     ++m_round; // the next version
+    // Forget (UDP) messages of versions no client is still training on.
+    uint32_t oldest = m_round;
+    for (const auto& kv : m_outstanding)
+    {
+        oldest = std::min(oldest, kv.second);
+    }
+    m_transport->DiscardBefore(oldest);
     m_roundStart = Simulator::Now();
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
