@@ -94,16 +94,16 @@ class FlClientApplication : public FlApplicationBase
      */
     void SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation);
     /// True if an uplink perturbation is set (SetUplinkPerturbation).
-    bool HasUplinkPerturbation() const;
+    bool HasUplinkPerturbation() const override;
     /**
      * The privacy the uplink perturbation has given this client's data set against the server
      * so far, at `delta` (fl::UplinkPrivacyAccountant: one release per upload at the
      * sensitivity of its local training, fl::UplinkStatement says what it means): 0 before
      * the first upload, +inf without gradient clipping (the task trainer's clipNorm).
      */
-    double GetUplinkEpsilon(double delta) const;
+    double GetUplinkEpsilon(double delta) const override;
     /// The kind of the uplink perturbation's noise (None without one).
-    fl::MechanismKind GetUplinkMechanism() const;
+    fl::MechanismKind GetUplinkMechanism() const override;
 
     /**
      * The client half of the strategy seam (FlClientStrategy: what is trained on the model
@@ -146,6 +146,12 @@ class FlClientApplication : public FlApplicationBase
 
     /// The client index.
     uint32_t GetClientIndex() const
+    {
+        return m_clientIndex;
+    }
+
+    /// The client index (for observers).
+    uint32_t GetLearnerIndex() const override
     {
         return m_clientIndex;
     }

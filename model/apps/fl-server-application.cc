@@ -158,6 +158,12 @@ FlServerApplication::GetTask() const
     return m_task;
 }
 
+std::shared_ptr<const fl::LearningTask>
+FlServerApplication::GetLearningTask() const
+{
+    return m_task;
+}
+
 const fl::ParamVector&
 FlServerApplication::GetGlobalModel() const
 {

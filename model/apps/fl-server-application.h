@@ -89,6 +89,8 @@ class FlServerApplication : public FlApplicationBase
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
     /// The learning task.
     std::shared_ptr<const fl::LearningTask> GetTask() const;
+    /// The learning task (for observers).
+    std::shared_ptr<const fl::LearningTask> GetLearningTask() const override;
 
     /// The current global model.
     const fl::ParamVector& GetGlobalModel() const;
