@@ -70,6 +70,11 @@ struct FedAvgOptions
     double clipNorm = 0.0; ///< clip every mini-batch gradient to this L2 norm (0 = off)
     double serverMomentum = 0.0;
     double serverLearningRate = 1.0;
+    // server strategy
+    std::string strategy = "fedavg";              ///< fedavg, fedasync or fedbuff
+    double asyncAlpha = 0.6;                      ///< FedAsync alpha
+    uint32_t bufferSize = 10;                     ///< FedBuff K
+    std::string stalenessFunction = "polynomial"; ///< FedAsync / FedBuff s(tau)
     bool quiet = false;
     std::string output; ///< CSV file (each example sets its default)
     // transport
@@ -121,6 +126,7 @@ struct RunResult
     double energyRadioJ{0.0};
     double energyComputeJ{0.0};
     double wallS{0.0};
+    std::map<uint32_t, uint64_t> staleness; ///< aggregated updates by staleness
 };
 
 /**
@@ -522,6 +528,23 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "FedAvgM server learning rate",
                   o.serverLearningRate,
                   positive);
+    flags.AddChoice("strategy",
+                    "Server strategy: fedavg (synchronous rounds), fedasync (Xie et al. 2019: "
+                    "each update mixed in with weight asyncAlpha s(staleness)) or fedbuff (Nguyen "
+                    "et al. 2022: every --bufferSize updates; server rate --serverLearningRate); "
+                    "asynchronous ones keep --clientsPerRound clients busy (0 = all)",
+                    o.strategy,
+                    {"fedavg", "fedasync", "fedbuff"});
+    flags.AddReal("asyncAlpha",
+                  "FedAsync mixing weight alpha in (0, 1]",
+                  o.asyncAlpha,
+                  Range{0.0, 1.0, true, false});
+    flags.AddSize("bufferSize", "FedBuff: updates per new model (K)", o.bufferSize, 1u, kMaxClients);
+    flags.AddChoice("stalenessFunction",
+                    "FedAsync / FedBuff staleness weight s: constant, polynomial "
+                    "((1 + staleness)^-stalenessExponent) or hinge",
+                    o.stalenessFunction,
+                    {"constant", "polynomial", "hinge"});
     flags.AddBool("quiet", "Do not print a line per round", o.quiet);
     flags.AddChoice("transport",
                     "tcp, or udp (chunked datagrams, see --holePolicy)",
@@ -856,16 +879,51 @@ RunFedAvg(const std::string& name,
         Simulator::Destroy();
         return 2;
     }
+    if (o.strategy != "fedavg" &&
+        (o.deadline > 0.0 || o.minQuorum > 0 || o.stragglerPolicy == "accept"))
+    {
+        std::cerr << name << ": --strategy=" << o.strategy
+                  << " takes every update as it arrives, with its staleness, and never closes a "
+                     "round (fix: drop --deadline, --minQuorum and --stragglerPolicy=accept)"
+                  << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
     FlFedAvgHelper fedavg(task);
     fedavg.SetServerAttribute("Rounds", UintegerValue(o.rounds));
     fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
-    fedavg.SetServerAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
-    fedavg.SetServerAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
+    if (o.strategy == "fedasync")
+    {
+        fedavg.SetStrategy("ns3::FedAsyncStrategy",
+                           "Alpha",
+                           DoubleValue(o.asyncAlpha),
+                           "StalenessFunction",
+                           StringValue(o.stalenessFunction),
+                           "StalenessA",
+                           DoubleValue(o.stalenessExponent));
+    }
+    else if (o.strategy == "fedbuff")
+    {
+        fedavg.SetStrategy("ns3::FedBuffStrategy",
+                           "BufferSize",
+                           UintegerValue(o.bufferSize),
+                           "ServerLearningRate",
+                           DoubleValue(o.serverLearningRate),
+                           "StalenessFunction",
+                           StringValue(o.stalenessFunction),
+                           "StalenessA",
+                           DoubleValue(o.stalenessExponent));
+    }
+    else
+    {
+        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
+        fedavg.SetStrategyAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
+        fedavg.SetStrategyAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
+    }
     fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
     fedavg.SetServerAttribute("ClientSampling", StringValue(o.sampling));
     fedavg.SetServerAttribute("StragglerPolicy", StringValue(o.stragglerPolicy));
     fedavg.SetServerAttribute("MaxStaleness", UintegerValue(o.maxStaleness));
-    fedavg.SetServerAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
     fedavg.SetServerAttribute("MinQuorum", UintegerValue(o.minQuorum));
     fedavg.SetServerAttribute("QuorumPolicy", StringValue(o.quorumPolicy));
     fedavg.SetClientAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
@@ -938,6 +996,19 @@ RunFedAvg(const std::string& name,
         flows = flowHelper.InstallAll();
     }
 
+    // The staleness of every aggregated update (rounds or model versions late).
+    std::map<uint32_t, uint64_t> staleness;
+    stack.server->TraceConnectWithoutContext(
+        "RoundEnd",
+        FlCallback<void, const FlRoundReport&>([&staleness](const FlRoundReport& r) {
+            if (r.status == FlRoundStatus::Aggregated)
+            {
+                for (const FlUpdateInfo& u : r.updates)
+                {
+                    ++staleness[u.staleness];
+                }
+            }
+        }));
     // Divergence: a non-finite test loss or global model stops the run (no round can recover).
     Ptr<FlServerApplication> server = stack.server;
     bool diverged = false;
@@ -976,6 +1047,10 @@ RunFedAvg(const std::string& name,
         server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
     }
     const auto& rec = monitor->GetRecords();
+    if (result)
+    {
+        result->staleness = staleness;
+    }
     uint64_t bytes = 0;
     uint64_t chunksLost = 0;
     uint64_t chunksRetx = 0;

@@ -120,6 +120,7 @@ FlFedAvgHelper::FlFedAvgHelper(std::shared_ptr<const fl::LearningTask> task)
     : m_task(task),
       m_server(task)
 {
+    m_strategyFactory.SetTypeId(FedAvgStrategy::GetTypeId());
 }
 
 void
@@ -154,9 +155,51 @@ FlFedAvgHelper::SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond
 }
 
 void
-FlFedAvgHelper::SetRoundStep(Ptr<FlRoundStep> step)
+FlFedAvgHelper::SetStrategy(const std::string& typeName,
+                            const std::string& n1,
+                            const AttributeValue& v1,
+                            const std::string& n2,
+                            const AttributeValue& v2,
+                            const std::string& n3,
+                            const AttributeValue& v3,
+                            const std::string& n4,
+                            const AttributeValue& v4)
 {
-    m_step = step;
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
+        !tid.IsChildOf(FlServerStrategy::GetTypeId()) || !tid.HasConstructor())
+    {
+        throw fl::ConfigError("strategy",
+                              "\"" + typeName + "\" is not a server strategy with a constructor",
+                              "use e.g. ns3::FedAvgStrategy, ns3::FedAsyncStrategy or "
+                              "ns3::FedBuffStrategy");
+    }
+    m_strategyFactory = ObjectFactory();
+    m_strategyFactory.SetTypeId(tid);
+    m_strategy = nullptr;
+    const std::pair<const std::string*, const AttributeValue*> attrs[] = {{&n1, &v1},
+                                                                          {&n2, &v2},
+                                                                          {&n3, &v3},
+                                                                          {&n4, &v4}};
+    for (const auto& a : attrs)
+    {
+        if (!a.first->empty())
+        {
+            m_strategyFactory.Set(*a.first, *a.second);
+        }
+    }
+}
+
+void
+FlFedAvgHelper::SetStrategyAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_strategyFactory.Set(name, value);
+}
+
+void
+FlFedAvgHelper::SetStrategy(Ptr<FlServerStrategy> strategy)
+{
+    m_strategy = strategy;
 }
 
 void
@@ -193,10 +236,9 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     FlFedAvgStack stack;
     stack.serverApps = m_server.Install(serverNode);
     stack.server = DynamicCast<FlServerApplication>(stack.serverApps.Get(0));
-    if (m_step)
-    {
-        stack.server->SetRoundStep(m_step);
-    }
+    Ptr<FlServerStrategy> strategy =
+        m_strategy ? m_strategy : m_strategyFactory.Create<FlServerStrategy>();
+    stack.server->SetStrategy(strategy);
     UintegerValue port;
     stack.server->GetAttribute("Port", port);
     FlClientHelper clientHelper(m_task, serverAddress, static_cast<uint16_t>(port.Get()));
@@ -234,11 +276,26 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                                   "weighted with secure aggregation",
                                   "use uniform: the clients do not announce their sample counts");
         }
+        if (strategy->IsAsynchronous())
+        {
+            throw fl::ConfigError("strategy",
+                                  strategy->GetInstanceTypeId().GetName() +
+                                      " (asynchronous) with secure aggregation",
+                                  "use a synchronous strategy (e.g. ns3::FedAvgStrategy): "
+                                  "masks cancel only in the sum of one round's uploads");
+        }
         DoubleValue v;
-        stack.server->GetAttribute("ServerMomentum", v);
-        const double momentum = v.Get();
-        stack.server->GetAttribute("ServerLearningRate", v);
-        if (momentum != 0.0 || v.Get() != 1.0)
+        double momentum = 0.0;
+        double rate = 1.0;
+        if (strategy->GetAttributeFailSafe("ServerMomentum", v))
+        {
+            momentum = v.Get();
+        }
+        if (strategy->GetAttributeFailSafe("ServerLearningRate", v))
+        {
+            rate = v.Get();
+        }
+        if (momentum != 0.0 || rate != 1.0)
         {
             throw fl::ConfigError("ServerMomentum/ServerLearningRate",
                                   "server momentum or a learning rate other than 1 with secure "

@@ -132,7 +132,24 @@ class FlFedAvgHelper
     /// Per-client compute speeds (see FlClientHelper::SetComputeSpeedVariable).
     void SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond);
     /// The server's round step (the round seam; none = FedAvg).
-    void SetRoundStep(Ptr<FlRoundStep> step);
+    /**
+     * The server's strategy (FlServerStrategy; default FedAvgStrategy), created at Install
+     * from its TypeId name and attributes, e.g.
+     * SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(10)).
+     */
+    void SetStrategy(const std::string& typeName,
+                     const std::string& n1 = "",
+                     const AttributeValue& v1 = EmptyAttributeValue(),
+                     const std::string& n2 = "",
+                     const AttributeValue& v2 = EmptyAttributeValue(),
+                     const std::string& n3 = "",
+                     const AttributeValue& v3 = EmptyAttributeValue(),
+                     const std::string& n4 = "",
+                     const AttributeValue& v4 = EmptyAttributeValue());
+    /// Sets one attribute of the strategy (after SetStrategy, or of the default FedAvgStrategy).
+    void SetStrategyAttribute(const std::string& name, const AttributeValue& value);
+    /// The server's strategy: this object itself (one server only).
+    void SetStrategy(Ptr<FlServerStrategy> strategy);
     /**
      * The privacy seam at every client's uplink: `make` is called once per client (a
      * perturbation may keep per-sender state) and its result set with
@@ -157,7 +174,8 @@ class FlFedAvgHelper
      * the server learns only their sum over the survivors U3 and U3, and decodes that
      * (fl::UplinkAggregator::AddSum). Install throws fl::ConfigError if it is combined with an
      * uplink codec without a sum path, StragglerPolicy accept,
-     * ServerMomentum, ServerLearningRate != 1, ClientSampling weighted, ClientsPerRound 1 or
+     * an asynchronous strategy, a strategy's ServerMomentum or ServerLearningRate != 1,
+     * ClientSampling weighted, ClientsPerRound 1 or
      * fewer than 2 clients.
      */
     void SetSecureAggregation(const FlSecAggHelper& secagg);
@@ -185,7 +203,8 @@ class FlFedAvgHelper
     AttributeList m_clientAttributes;  ///< applied to every client in order
     AttributeList m_monitorAttributes; ///< applied to the monitor in order
     Ptr<RandomVariableStream> m_speed;
-    Ptr<FlRoundStep> m_step;
+    ObjectFactory m_strategyFactory; ///< the server's strategy
+    Ptr<FlServerStrategy> m_strategy; ///< or this object
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     std::shared_ptr<const fl::UplinkCodec> m_codec;
     std::shared_ptr<FlSecAggHelper> m_secAgg;

@@ -860,7 +860,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         Ptr<GflRoundStep> step;
         try
         {
-            step = Create<GflRoundStep>(sc);
+            step = CreateObject<GflRoundStep>(sc);
         }
         catch (const fl::ConfigError& e)
         {
@@ -900,7 +900,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         server->SetAttribute("StopSimulation", BooleanValue(false));
         server->SetAttribute("RoundDeadline", TimeValue(deadline));
         server->SetTask(m_task);
-        server->SetRoundStep(step);
+        server->SetStrategy(step);
         FlSecAggParties parties;
         if (m_config.secureAggregation)
         {
@@ -938,20 +938,21 @@ FlGflHelper::Install(const FlGraphScene& scene)
             client->SetTask(m_task);
             try
             {
-                client->SetGflStep(
-                    fl::GflTrainerConfig(
-                        m_config.mu,
-                        perClient(m_config.work.localSteps, c, taskTrainer.localSteps),
-                        perClient(m_config.work.batchSizes, c, taskTrainer.batchSize),
-                        m_config.clipNorm),
-                    m_config.uplink,
+                GflClientStrategy::Config cc;
+                cc.trainer = fl::GflTrainerConfig(
                     m_config.mu,
-                    p);
+                    perClient(m_config.work.localSteps, c, taskTrainer.localSteps),
+                    perClient(m_config.work.batchSizes, c, taskTrainer.batchSize),
+                    m_config.clipNorm);
+                cc.uplink = m_config.uplink;
+                cc.mu = m_config.mu;
+                cc.server = p;
+                cc.dropoutProbability = m_config.dropoutProbability;
+                client->SetStrategy(CreateObject<GflClientStrategy>(cc));
                 if (m_config.secureAggregation)
                 {
                     client->SetUplinkStep(parties.clients.at(c));
                 }
-                client->SetGflDropout(m_config.dropoutProbability);
                 if (m_config.clientNoise.kind != fl::NodeNoiseKind::None)
                 {
                     client->SetUplinkPerturbation(std::shared_ptr<fl::Perturbation>(

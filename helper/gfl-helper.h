@@ -16,6 +16,7 @@
 #include "ns3/fl-client-application.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-server-application.h"
+#include "ns3/gfl-client-strategy.h"
 #include "ns3/gfl-privacy.h"
 #include "ns3/gfl-round-step.h"
 #include "ns3/ipv4-address.h"

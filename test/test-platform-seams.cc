@@ -173,9 +173,9 @@ namespace
 {
 
 // ---------------------------------------------------------------------------------------------
-// A toy algorithm written on the round seam: the server adds a constant to every coordinate of
-// the aggregate, after "thinking" for 50 ms of simulated time. These 18 lines are all it takes.
-class AddConstantStep : public FlRoundStep
+// A toy algorithm written on the strategy seam: the server adds a constant to every coordinate
+// of the aggregate, after "thinking" for 50 ms of simulated time. These lines are all it takes.
+class AddConstantStep : public FedAvgStrategy
 {
   public:
     explicit AddConstantStep(double c)
@@ -183,7 +183,9 @@ class AddConstantStep : public FlRoundStep
     {
     }
 
-    void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) override
+    void AfterAggregation(const Context& ctx,
+                          fl::ParamVector& model,
+                          std::function<void()> done) override
     {
         model.Get<double>().array() += m_c;
         ++calls;
@@ -207,11 +209,11 @@ TEST(RoundStep, ToyAlgorithmOnTheSeamMatchesItsInProcessMirror)
     auto task = fltest::MakeTask<double>(n, "softmax");
     FlCsmaSceneHelper csma;
     FlScene scene = csma.Build(n);
-    Ptr<AddConstantStep> step = Create<AddConstantStep>(0.25);
+    Ptr<AddConstantStep> step = CreateObject<AddConstantStep>(0.25);
     FlFedAvgHelper fedavg(task);
     fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
     fedavg.SetServerAttribute("InitSeed", UintegerValue(5));
-    fedavg.SetRoundStep(step);
+    fedavg.SetStrategy(step);
     FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
     std::vector<uint64_t> seeds;
     for (uint32_t i = 0; i < n; ++i)

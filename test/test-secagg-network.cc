@@ -598,7 +598,7 @@ TEST(SecAggNetwork, HelperRefusesCombinationsItCannotServe)
     FlScene scene = wifi.Build(3);
     {
         FlFedAvgHelper fedavg(task);
-        fedavg.SetServerAttribute("ServerMomentum", DoubleValue(0.9));
+        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(0.9));
         fedavg.SetSecureAggregation(FlSecAggHelper());
         ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },

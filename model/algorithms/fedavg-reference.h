@@ -51,7 +51,8 @@ struct FedAvgReferenceConfig
     std::vector<uint64_t> clientSeeds;  ///< as each FlClientApplication::TrainingSeed
     RoundAggregationConfig aggregation; ///< momentum etc. (no stale updates in process)
     ReferenceLink link;                 ///< how vectors travel (default: ideal)
-    /// The in-process mirror of FlRoundStep: acts on the aggregate before the next round.
+    /// The in-process mirror of a server strategy's AfterAggregation: acts on the aggregate before
+    /// the next round.
     std::function<void(uint32_t round, ParamVector& model)> step;
     /**
      * The uplink-codec seam, mirrored from FlClientApplication / FlServerApplication::

@@ -3,6 +3,8 @@
  */
 #include "ns3/fl-application-base.h"
 
+#include <limits>
+
 #include "ns3/fl-flow-network.h"
 
 #include "ns3/boolean.h"
@@ -337,6 +339,36 @@ FlApplicationBase::StartTransport(const char* who,
         fl::ExitOnConfigError("FlApplicationBase", error); // outside the handler
     }
     return m_transport;
+}
+
+std::shared_ptr<const fl::LearningTask>
+FlApplicationBase::GetLearningTask() const
+{
+    return nullptr;
+}
+
+bool
+FlApplicationBase::HasUplinkPerturbation() const
+{
+    return false;
+}
+
+double
+FlApplicationBase::GetUplinkEpsilon(double /* delta */) const
+{
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+fl::MechanismKind
+FlApplicationBase::GetUplinkMechanism() const
+{
+    return fl::MechanismKind::Gaussian;
+}
+
+uint32_t
+FlApplicationBase::GetLearnerIndex() const
+{
+    return std::numeric_limits<uint32_t>::max();
 }
 
 } // namespace ns3

@@ -11,10 +11,13 @@
 #include "ns3/data-rate.h"
 #include "ns3/fl-transport.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/learning-task.h"
+#include "ns3/privacy-accountant.h"
 #include "ns3/nstime.h"
 #include "ns3/payload-codec.h"
 #include "ns3/traced-callback.h"
 
+#include <memory>
 #include <string>
 
 namespace ns3
@@ -76,6 +79,20 @@ class FlApplicationBase : public Application
     {
         return m_transport;
     }
+
+    /**
+     * What observers read without naming an application class: the learning task whose
+     * models this application holds (null if none, the default).
+     */
+    virtual std::shared_ptr<const fl::LearningTask> GetLearningTask() const;
+    /// Whether the application perturbs what it sends (default false).
+    virtual bool HasUplinkPerturbation() const;
+    /// The privacy its perturbation has given so far at `delta` (default NaN: none).
+    virtual double GetUplinkEpsilon(double delta) const;
+    /// The mechanism of its perturbation (default Gaussian; meaningful if HasUplinkPerturbation).
+    virtual fl::MechanismKind GetUplinkMechanism() const;
+    /// The learner index of this application (client index; default: none, 0xffffffff).
+    virtual uint32_t GetLearnerIndex() const;
 
     /// TracedCallback signature of ModelReport.
     using ModelReportCallback = void (*)(const FlModelReport& report);

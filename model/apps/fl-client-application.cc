@@ -171,12 +171,15 @@ FlClientApplication::GetUplinkEpsilon(double delta) const
 }
 
 void
-FlClientApplication::SetGflStep(const fl::LocalTrainerConfig& trainer,
-                                fl::GflUplink uplink,
-                                double mu,
-                                uint32_t server)
+FlClientApplication::SetStrategy(Ptr<FlClientStrategy> strategy)
 {
-    m_gflStep = std::make_unique<GflStep>(GflStep{trainer, uplink, mu, server});
+    m_strategy = strategy;
+}
+
+Ptr<FlClientStrategy>
+FlClientApplication::GetStrategy() const
+{
+    return m_strategy;
 }
 
 void
@@ -189,12 +192,6 @@ Ptr<FlUplinkClientStep>
 FlClientApplication::GetUplinkStep() const
 {
     return m_uplink;
-}
-
-void
-FlClientApplication::SetGflDropout(double probability)
-{
-    m_gflDropout = probability;
 }
 
 void
@@ -301,6 +298,11 @@ FlClientApplication::StartApplication()
         NS_FATAL_ERROR(
             "FlClientApplication: no learning task; call SetTask() or use FlClientHelper");
     }
+    if (!m_strategy)
+    {
+        m_strategy = CreateObject<FlClientStrategy>();
+    }
+    m_fit = m_strategy->MakeFit();
     if (m_clientIndex >= m_task->NumClients())
     {
         NS_FATAL_ERROR("FlClientApplication: ClientIndex "
@@ -430,12 +432,8 @@ bool
 FlClientApplication::IsSilent(uint32_t round)
 {
     bool silent = m_silentRounds.count(round) != 0;
-    if (m_gflDropout > 0.0)
-    {
-        // the in-process runner's decision (RunGflInProcess): one engine per (client, round)
-        fl::Rng drop(fl::GflDropoutSeed(m_trainingSeed, round));
-        silent = (std::uniform_real_distribution<double>(0.0, 1.0)(drop) < m_gflDropout) || silent;
-    }
+    // the strategy's own dropout rule first (e.g. GFL's, drawn as its in-process runner draws)
+    silent = m_strategy->Silent(m_trainingSeed, round) || silent;
     if (m_dropoutProbability > 0.0)
     {
         // One draw per round received, silent or not, so that draws stay aligned.
@@ -502,47 +500,25 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     // its results are wanted now (traces carrying them, or the uplink noise, whose perturbation
     // is drawn in the order the clients train).
     fl::TrainingPlan plan;
-    const bool planned = m_gflStep
-                             ? fl::PlanClientWith(*m_task, m_clientIndex, m_gflStep->trainer, plan)
-                             : m_task->PlanClient(m_clientIndex, plan);
+    const bool planned = m_strategy->Plan(*m_task, m_clientIndex, plan);
     const bool inBackground = planned && !m_uplinkPerturbation && m_trainingDoneTrace.IsEmpty() &&
                               m_roundTrainedTrace.IsEmpty() && !ModelReportHasSinks();
 
-    fl::TrainOutcome out;
-    fl::ParamVector gflUpload;
+    FlClientFit fit;
+    fl::TrainOutcome& out = fit.training;
     if (inBackground)
     {
         auto pending = std::make_shared<PendingTraining>();
         pending->task = m_task;
         pending->start = keepAsPrevious || m_codec ? msg.params : std::move(msg.params);
-        std::shared_ptr<const GflStep> gfl =
-            m_gflStep ? std::make_shared<const GflStep>(*m_gflStep) : nullptr;
+        // The job touches only what it owns: the pending record, the (immutable) task and a
+        // copy of the strategy's fit (which owns its configuration).
+        const FlClientStrategy::FitFunction fitFn = m_fit;
         const uint32_t client = m_clientIndex;
         const uint64_t seed = m_trainingSeed;
         const uint32_t round = h.round;
-        // The job touches only what it owns: the pending record, the (immutable) task and
-        // copies of the configuration.
-        m_pendingJob = fl::TrainingPool().Submit([pending, gfl, client, seed, round]() {
-            if (gfl)
-            {
-                fl::GflClientResult r = fl::GflClientStep(*pending->task,
-                                                          client,
-                                                          pending->start,
-                                                          gfl->trainer,
-                                                          gfl->uplink,
-                                                          gfl->mu,
-                                                          nullptr,
-                                                          gfl->server,
-                                                          seed,
-                                                          round);
-                pending->out = std::move(r.training);
-                pending->gflUpload = std::move(r.upload);
-            }
-            else
-            {
-                fl::Rng rng(fl::DeriveSeed(seed, round));
-                pending->task->TrainClientInto(client, pending->start, rng, pending->out);
-            }
+        m_pendingJob = fl::TrainingPool().Submit([pending, fitFn, client, seed, round]() {
+            fitFn(*pending->task, client, pending->start, seed, round, nullptr, pending->fit);
         });
         m_pending = std::move(pending);
         m_pendingPlan = plan;
@@ -551,34 +527,22 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         out.flops = plan.flops;
         out.meanLoss = std::numeric_limits<double>::quiet_NaN();
     }
-    else if (m_gflStep)
+    else
     {
-        // GFL: E_{p,k} steps of mu / E_{p,k}, model or update uplink, client noise (gfl.h)
-        fl::GflClientResult r;
         try
         {
-            r = fl::GflClientStep(*m_task,
-                                  m_clientIndex,
-                                  msg.params,
-                                  m_gflStep->trainer,
-                                  m_gflStep->uplink,
-                                  m_gflStep->mu,
-                                  m_uplinkPerturbation.get(),
-                                  m_gflStep->server,
-                                  m_trainingSeed,
-                                  h.round);
+            m_fit(*m_task,
+                  m_clientIndex,
+                  msg.params,
+                  m_trainingSeed,
+                  h.round,
+                  m_strategy->PerturbsUpload() ? m_uplinkPerturbation.get() : nullptr,
+                  fit);
         }
         catch (const fl::ConfigError& e)
         {
             fl::ExitOnConfigError("FlClientApplication", e);
         }
-        out = std::move(r.training);
-        gflUpload = std::move(r.upload);
-    }
-    else
-    {
-        fl::Rng rng(fl::DeriveSeed(m_trainingSeed, h.round));
-        out = m_task->TrainClient(m_clientIndex, msg.params, rng);
     }
     ++m_roundsTrained;
     m_codecRound = 0; // a newer model supersedes a report still waiting for parameters
@@ -619,15 +583,9 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     m_roundTrainedTrace(report);
 
     ReportModel(h.round, FlNodeRole::Client, out.params);
-    if (m_gflStep)
-    {
-        m_update = std::move(gflUpload); // already perturbed by GflClientStep
-    }
-    else
-    {
-        m_update = std::move(out.params);
-    }
-    if (m_uplinkPerturbation && !m_gflStep)
+    // the strategy's own upload (perturbed already if PerturbsUpload), or the trained model
+    m_update = fit.ownUpload ? std::move(fit.upload) : std::move(out.params);
+    if (m_uplinkPerturbation && !m_strategy->PerturbsUpload())
     {
         fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
@@ -664,13 +622,13 @@ FlClientApplication::FinishTraining()
     {
         fl::ExitOnConfigError("FlClientApplication", e);
     }
-    fl::TrainOutcome& out = pending->out;
+    fl::TrainOutcome& out = pending->fit.training;
     NS_ABORT_MSG_UNLESS(out.steps == m_pendingPlan.steps &&
                             out.samplesProcessed == m_pendingPlan.samplesProcessed &&
                             out.flops == m_pendingPlan.flops,
                         "FlClientApplication: the local training did not do what its "
                         "task planned (LearningTask::PlanClient)");
-    m_update = m_gflStep ? std::move(pending->gflUpload) : std::move(out.params);
+    m_update = pending->fit.ownUpload ? std::move(pending->fit.upload) : std::move(out.params);
     if (m_codec)
     {
         m_delta = fl::Difference(m_update, m_codecBase);
@@ -720,8 +678,8 @@ FlClientApplication::SendUpdate(uint32_t round)
     }
     if (m_uplink)
     {
-        // the step sends what it makes of the update (the GFL step averages uniformly)
-        const uint64_t weight = m_gflStep ? 1 : m_task->ClientSamples(m_clientIndex);
+        // the step sends what it makes of the update, with the strategy's weight
+        const uint64_t weight = m_strategy->UploadWeight(*m_task, m_clientIndex);
         m_uplink->Upload(round, m_update, weight);
         return;
     }

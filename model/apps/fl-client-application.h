@@ -9,11 +9,11 @@
 #include "ns3/address.h"
 #include "ns3/event-id.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-client-strategy.h"
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
 #include "ns3/fl-uplink-step.h"
 #include "ns3/gfl-privacy.h"
-#include "ns3/gfl.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/perturbation.h"
@@ -94,35 +94,31 @@ class FlClientApplication : public FlApplicationBase
      */
     void SetUplinkPerturbation(std::shared_ptr<fl::Perturbation> perturbation);
     /// True if an uplink perturbation is set (SetUplinkPerturbation).
-    bool HasUplinkPerturbation() const;
+    bool HasUplinkPerturbation() const override;
     /**
      * The privacy the uplink perturbation has given this client's data set against the server
      * so far, at `delta` (fl::UplinkPrivacyAccountant: one release per upload at the
      * sensitivity of its local training, fl::UplinkStatement says what it means): 0 before
      * the first upload, +inf without gradient clipping (the task trainer's clipNorm).
      */
-    double GetUplinkEpsilon(double delta) const;
+    double GetUplinkEpsilon(double delta) const override;
     /// The kind of the uplink perturbation's noise (None without one).
-    fl::MechanismKind GetUplinkMechanism() const;
+    fl::MechanismKind GetUplinkMechanism() const override;
 
     /**
-     * The GFL client step (Rizk, Vlaski, Sayed, "Privatized Graph Federated Learning", eqs. (3),
-     * (6), and (54) of the journal version): instead of the task's own trainer, run
-     * fl::GflClientStep: E_{p,k} steps of size mu / E_{p,k} (the `trainer`, e.g. from
-     * fl::GflTrainerConfig) and upload the model or the averaged update, with the uplink
-     * perturbation (if set) drawn as the in-process runner draws it, for receiver `server` (the
-     * server's graph index). Training and noise seeds are the TrainingSeed's, as in FedAvg.
+     * The client half of the strategy seam (FlClientStrategy: what is trained on the model
+     * that arrived and what is sent; default: the task's own local training, the trained model
+     * sent). Set it before the client starts.
      */
-    void SetGflStep(const fl::LocalTrainerConfig& trainer,
-                    fl::GflUplink uplink,
-                    double mu,
-                    uint32_t server);
+    void SetStrategy(Ptr<FlClientStrategy> strategy);
+    /// The strategy (null before start if none was set).
+    Ptr<FlClientStrategy> GetStrategy() const;
 
     /**
      * The uplink-step seam (FlUplinkClientStep, fl-uplink-step.h; the server half goes to
      * FlServerApplication::SetUplinkStep): when the update is ready (after the compute time) it
-     * is handed to the step with its aggregation weight (the sample count; 1 with the GFL
-     * step's uniform average) instead of being sent, and the server's Control messages the
+     * is handed to the step with its aggregation weight (FlClientStrategy::UploadWeight: the
+     * sample count by default) instead of being sent, and the server's Control messages the
      * step claims go to it. The client then announces no sample count (Join and uploads carry
      * 0): what the server learns of the upload is the step's business. With an uplink codec
      * (one with a sum path, UplinkCodec::SumSize) the step gets the codec's payload values
@@ -131,13 +127,6 @@ class FlClientApplication : public FlApplicationBase
     void SetUplinkStep(Ptr<FlUplinkClientStep> step);
     /// The uplink step (null if none).
     Ptr<FlUplinkClientStep> GetUplinkStep() const;
-
-    /**
-     * GFL client dropout as in process: in each round it is sampled for, the client drops (gets
-     * the model, trains and sends nothing) with `probability`, decided by
-     * Rng(fl::GflDropoutSeed(TrainingSeed, round)) (not by the DropoutProbability stream).
-     */
-    void SetGflDropout(double probability);
 
     /**
      * The uplink-codec seam (see FlServerApplication::SetUplinkCodec): after the compute time
@@ -161,6 +150,12 @@ class FlClientApplication : public FlApplicationBase
         return m_clientIndex;
     }
 
+    /// The client index (for observers).
+    uint32_t GetLearnerIndex() const override
+    {
+        return m_clientIndex;
+    }
+
     /// The seed in use (valid after start: the attribute, or the value drawn from the stream).
     uint64_t GetTrainingSeed() const;
     /// Rounds in which this client trained.
@@ -180,7 +175,8 @@ class FlClientApplication : public FlApplicationBase
     double GetComputeEnergy() const;
     /**
      * What the client last made ready to send once its compute time had elapsed: its trained
-     * model (after the uplink perturbation, if any), or the GFL step's upload. Empty before.
+     * model (after the uplink perturbation, if any), or the strategy's own upload. Empty
+     * before.
      */
     const fl::ParamVector& GetLastUpdate() const;
 
@@ -234,31 +230,19 @@ class FlClientApplication : public FlApplicationBase
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
     fl::UplinkPrivacyAccountant m_uplinkPrivacy;            ///< eps of the perturbed uploads
 
-    /// The GFL client step (SetGflStep), if set.
-    struct GflStep
-    {
-        fl::LocalTrainerConfig trainer;
-        fl::GflUplink uplink{fl::GflUplink::Models};
-        double mu{0.1};
-        uint32_t server{0};
-    };
-
-    std::unique_ptr<GflStep> m_gflStep;
-
-    /// A local training running on the training pool: what its job reads and writes (shared
-    /// with the job, so that a client that goes away leaves it intact).
+    /// A training running on the pool.
     struct PendingTraining
     {
         std::shared_ptr<const fl::LearningTask> task;
         fl::ParamVector start;     ///< the global model received
-        fl::TrainOutcome out;      ///< the training's outcome
-        fl::ParamVector gflUpload; ///< the GFL step's upload
+        FlClientFit fit;           ///< the training's outcome and upload
     };
 
     std::shared_ptr<PendingTraining> m_pending; ///< the training in flight (null: none)
     std::shared_ptr<fl::PoolJob> m_pendingJob;  ///< its job on the training pool
     fl::TrainingPlan m_pendingPlan;             ///< what it will report
-    double m_gflDropout{0.0}; ///< SetGflDropout
+    Ptr<FlClientStrategy> m_strategy;      ///< the strategy seam
+    FlClientStrategy::FitFunction m_fit;   ///< its fit (set at start)
 
     Ptr<FlUplinkClientStep> m_uplink;               ///< uplink-step seam (null: none)
     std::shared_ptr<const fl::UplinkCodec> m_codec; ///< uplink-codec seam (null: none)

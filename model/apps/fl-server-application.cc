@@ -20,29 +20,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FlServerApplication");
 NS_OBJECT_ENSURE_REGISTERED(FlServerApplication);
 
-const char*
-FlRoundStatusName(FlRoundStatus s)
-{
-    switch (s)
-    {
-    case FlRoundStatus::Initial:
-        return "initial";
-    case FlRoundStatus::Aggregated:
-        return "aggregated";
-    case FlRoundStatus::Skipped:
-        return "skipped";
-    case FlRoundStatus::Repeated:
-        return "repeated";
-    case FlRoundStatus::Empty:
-        return "empty";
-    case FlRoundStatus::Timeout:
-        return "timeout";
-    case FlRoundStatus::Aborted:
-        return "aborted";
-    }
-    return "unknown";
-}
-
 TypeId
 FlServerApplication::GetTypeId()
 {
@@ -103,12 +80,6 @@ FlServerApplication::GetTypeId()
                           UintegerValue(2),
                           MakeUintegerAccessor(&FlServerApplication::m_maxStaleness),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("StalenessExponent",
-                          "StragglerPolicy accept: a stale update's weight is multiplied by "
-                          "(1 + staleness)^-a (0 = no discount).",
-                          DoubleValue(0.5),
-                          MakeDoubleAccessor(&FlServerApplication::m_stalenessExponent),
-                          MakeDoubleChecker<double>(0.0))
             .AddAttribute("MinQuorum",
                           "Fewest updates a round must aggregate (0 = no quorum); below it the "
                           "model is kept and the round skipped or repeated (QuorumPolicy).",
@@ -127,17 +98,6 @@ FlServerApplication::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&FlServerApplication::m_maxRepeats),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("ServerMomentum",
-                          "FedAvgM server momentum beta in [0, 1) (0 = plain FedAvg).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&FlServerApplication::m_serverMomentum),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("ServerLearningRate",
-                          "FedAvgM server learning rate eta > 0 (used when ServerMomentum > 0 or "
-                          "eta != 1).",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&FlServerApplication::m_serverLearningRate),
-                          MakeDoubleChecker<double>(0.0))
             .AddAttribute("InitSeed",
                           "Seed of the initial global model (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
@@ -170,11 +130,8 @@ FlServerApplication::FlServerApplication()
       m_sampling("uniform"),
       m_expectedClients(0),
       m_initSeed(0),
-      m_serverMomentum(0.0),
-      m_serverLearningRate(1.0),
       m_stragglerPolicyName("drop"),
       m_maxStaleness(2),
-      m_stalenessExponent(0.5),
       m_minQuorum(0),
       m_quorumPolicyName("skip"),
       m_maxRepeats(3),
@@ -197,6 +154,12 @@ FlServerApplication::SetTask(std::shared_ptr<const fl::LearningTask> task)
 
 std::shared_ptr<const fl::LearningTask>
 FlServerApplication::GetTask() const
+{
+    return m_task;
+}
+
+std::shared_ptr<const fl::LearningTask>
+FlServerApplication::GetLearningTask() const
 {
     return m_task;
 }
@@ -244,9 +207,15 @@ FlServerApplication::GetDatagramStats() const
 }
 
 void
-FlServerApplication::SetRoundStep(Ptr<FlRoundStep> step)
+FlServerApplication::SetStrategy(Ptr<FlServerStrategy> strategy)
 {
-    m_step = step;
+    m_strategy = strategy;
+}
+
+Ptr<FlServerStrategy>
+FlServerApplication::GetStrategy() const
+{
+    return m_strategy;
 }
 
 void
@@ -266,7 +235,7 @@ FlServerApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_clients.clear();
-    m_step = nullptr;
+    m_strategy = nullptr;
     m_uplink = nullptr;
     FlApplicationBase::DoDispose();
 }
@@ -300,9 +269,6 @@ FlServerApplication::StartApplication()
                        << m_quorumPolicyName << "\" is not a policy (fix: use skip or repeat)");
     }
     m_repeatBelowQuorum = m_quorumPolicyName == "repeat";
-    m_aggregation.stalenessExponent = m_stalenessExponent;
-    m_aggregation.serverMomentum = m_serverMomentum;
-    m_aggregation.serverLearningRate = m_serverLearningRate;
     if (m_expectedClients == 0)
     {
         m_expectedClients = static_cast<uint32_t>(m_task->NumClients());
@@ -313,12 +279,29 @@ FlServerApplication::StartApplication()
                                                           << m_expectedClients
                                                           << " expected clients (fix: lower it)");
     }
-    if (m_codec && (m_acceptStale || m_serverMomentum != 0.0 || m_serverLearningRate != 1.0))
+    if (!m_strategy)
+    {
+        m_strategy = CreateObject<FedAvgStrategy>();
+    }
+    m_async = m_strategy->IsAsynchronous();
+    if (m_codec && m_acceptStale)
     {
         NS_FATAL_ERROR("FlServerApplication: an uplink codec ("
                        << m_codec->Name()
-                       << ") cannot be combined with StragglerPolicy accept, ServerMomentum or "
-                          "ServerLearningRate != 1 (fix: use the defaults)");
+                       << ") cannot be combined with StragglerPolicy accept (fix: use drop)");
+    }
+    if (m_async && (m_codec || m_uplink || m_acceptStale || m_roundDeadline.IsStrictlyPositive() ||
+                    m_minQuorum > 0))
+    {
+        fl::ExitOnConfigError(
+            "FlServerApplication",
+            fl::ConfigError("strategy",
+                            "an asynchronous strategy (" +
+                                m_strategy->GetInstanceTypeId().GetName() +
+                                ") with an uplink codec, an uplink step (secure aggregation), "
+                                "StragglerPolicy accept, a RoundDeadline or a MinQuorum",
+                            "drop them: an asynchronous strategy takes every update as it "
+                            "arrives, with its staleness, and never closes a round"));
     }
     if (m_uplink && m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
     {
@@ -327,13 +310,11 @@ FlServerApplication::StartApplication()
                        << m_codec->Name()
                        << " do not add (fix: use a codec with a sum path, or one of the two)");
     }
-    if (m_uplink && (m_acceptStale || m_serverMomentum != 0.0 || m_serverLearningRate != 1.0 ||
-                     m_weightedSampling))
+    if (m_uplink && (m_acceptStale || m_weightedSampling))
     {
         NS_FATAL_ERROR("FlServerApplication: an uplink step cannot be combined with "
-                       "StragglerPolicy accept, ServerMomentum, ServerLearningRate != 1 or "
-                       "ClientSampling weighted (fix: use the defaults; FlFedAvgHelper says "
-                       "which one before the run)");
+                       "StragglerPolicy accept or ClientSampling weighted (fix: use the "
+                       "defaults; FlFedAvgHelper says which one before the run)");
     }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
@@ -353,6 +334,52 @@ FlServerApplication::StartApplication()
     // Holes of a partial update are filled from the global model its client trained on.
     m_transport->SetBaseModelProvider(
         [this](uint32_t, uint32_t round) { return BaseModel(round); });
+    FlServerPort strategyPort;
+    strategyPort.roster = [this]() {
+        std::vector<uint32_t> out;
+        for (const auto& kv : m_clients)
+        {
+            out.push_back(kv.first);
+        }
+        return out;
+    };
+    strategyPort.sampleCount = [this](uint32_t client) {
+        auto it = m_clientSamples.find(client);
+        return it == m_clientSamples.end() ? 0U : it->second;
+    };
+    strategyPort.round = [this]() { return m_round; };
+    strategyPort.sendModel = [this](const std::vector<uint32_t>& clients) {
+        SendCurrentModel(clients);
+    };
+    strategyPort.sendControl = [this](uint32_t client,
+                                      uint32_t round,
+                                      uint32_t tag,
+                                      const std::vector<uint8_t>& bytes) {
+        auto peer = m_clients.find(client);
+        if (peer == m_clients.end())
+        {
+            return false;
+        }
+        m_transport->SendRaw(peer->second.address,
+                             {fl::MessageKind::Control, round, 0, peer->second.node, tag},
+                             bytes);
+        return true;
+    };
+    strategyPort.linkState = [this](uint32_t client) { return LinkStateOf(client); };
+    strategyPort.transport = [this]() { return m_transport; };
+    strategyPort.commit = [this](const std::vector<FlUpdateInfo>& updates) {
+        CommitVersion(updates);
+    };
+    strategyPort.finished = [this]() { return m_finished; };
+    m_strategy->SetPort(strategyPort);
+    try
+    {
+        m_strategy->Start(m_task->NumParameters(), m_acceptStale, m_uplink || m_codec);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("FlServerApplication", e);
+    }
     if (m_uplink)
     {
         FlUplinkServerStep::Port port;
@@ -442,10 +469,10 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         HandleJoin(in);
         return;
     }
-    if ((h.kind == fl::MessageKind::PeerModel || h.kind == fl::MessageKind::Control) && m_step &&
-        m_step->Receive(in))
+    if ((h.kind == fl::MessageKind::PeerModel || h.kind == fl::MessageKind::Control) &&
+        m_strategy->Receive(in))
     {
-        return; // the round step's own traffic (a neighbour server's model, a control message)
+        return; // the strategy's own traffic (a neighbour server's model, a control message)
     }
     auto client = m_clientOfNode.find(h.sender);
     uint32_t known = 0;
@@ -470,6 +497,16 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
     if (!in.complete)
     {
         ++m_counters.partialUpdates;
+    }
+    auto sent = m_sentAt.find(client->second);
+    if (sent != m_sentAt.end())
+    {
+        m_lastResponse[client->second] = Simulator::Now() - sent->second;
+    }
+    if (m_async)
+    {
+        HandleAsyncUpdate(in.msg, client->second, in.filledCoordinates);
+        return;
     }
     HandleUpdate(in.msg, client->second, in.filledCoordinates);
 }
@@ -506,7 +543,9 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
     m_joinTrace(client, h.aux);
     if (m_round == 0 && !m_roundOpen && m_clients.size() >= m_expectedClients)
     {
-        Simulator::ScheduleNow(&FlServerApplication::StartRound, this);
+        Simulator::ScheduleNow(m_async ? &FlServerApplication::StartAsynchronous
+                                       : &FlServerApplication::StartRound,
+                               this);
     }
 }
 
@@ -670,6 +709,10 @@ FlServerApplication::MaybeAgree(bool deadlineHit)
 void
 FlServerApplication::MaybeClose()
 {
+    if (m_async)
+    {
+        return; // asynchronous: rounds never close
+    }
     if (m_codec && m_codecPhase1)
     {
         MaybeAgree(false);
@@ -696,12 +739,6 @@ FlServerApplication::AddressesOf(const std::vector<uint32_t>& clients) const
         }
     }
     return out;
-}
-
-std::vector<Address>
-FlServerApplication::GetClientAddresses(const std::vector<uint32_t>& clients) const
-{
-    return AddressesOf(clients);
 }
 
 bool
@@ -738,13 +775,10 @@ FlServerApplication::SelectClients()
             weights.push_back(static_cast<double>(m_clientSamples[kv.first]));
         }
     }
-    if (m_step)
+    std::vector<uint32_t> selected;
+    if (m_strategy->SelectClients(m_round, pool, selected))
     {
-        std::vector<uint32_t> selected;
-        if (m_step->SelectClients(m_round, pool, selected))
-        {
-            return selected;
-        }
+        return selected;
     }
     try
     {
@@ -813,14 +847,10 @@ FlServerApplication::StartRound()
         CloseRound(false);
         return;
     }
-    if (m_step)
-    {
-        FlRoundStep::Context ctx;
-        ctx.round = m_round;
-        ctx.status = FlRoundStatus::Aggregated;
-        ctx.server = this;
-        m_step->RoundStarting(ctx, m_selected);
-    }
+    FlServerStrategy::Context ctx;
+    ctx.round = m_round;
+    ctx.status = FlRoundStatus::Aggregated;
+    m_strategy->ConfigureRound(ctx, m_selected);
     if (m_uplink)
     {
         // e.g. the round's configuration: sent before the model (in order over a stream)
@@ -833,6 +863,7 @@ FlServerApplication::StartRound()
     for (uint32_t k : m_selected)
     {
         m_outstanding[k] = m_round;
+        m_sentAt[k] = Simulator::Now();
     }
     m_transport->SendModel(AddressesOf(m_selected),
                            {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
@@ -979,39 +1010,18 @@ FlServerApplication::CloseRound(bool deadlineHit)
             report.updates.push_back(u.info);
             report.missingCoordinates += u.info.missingCoordinates;
         }
+        std::vector<uint32_t> clients;
+        for (const auto& kv : m_updates)
+        {
+            clients.push_back(kv.first.first);
+        }
         std::vector<double> weights;
         try
         {
-            bool aggregated = false;
-            if (m_step)
-            {
-                // The aggregation hook sees the fresh uploads only, in client order.
-                std::vector<const fl::ParamVector*> uploads;
-                std::vector<uint32_t> clients;
-                for (const auto& kv : m_updates)
-                {
-                    if (kv.second.info.staleness == 0)
-                    {
-                        uploads.push_back(&kv.second.msg.params);
-                        clients.push_back(kv.first.first);
-                    }
-                }
-                FlRoundStep::Context actx;
-                actx.round = m_round;
-                actx.status = FlRoundStatus::Aggregated;
-                actx.server = this;
-                aggregated =
-                    !uploads.empty() && m_step->Aggregate(actx, uploads, clients, m_global);
-                if (aggregated)
-                {
-                    weights.assign(updates.size(), 1.0);
-                }
-            }
-            if (!aggregated)
-            {
-                m_global =
-                    fl::AggregateRound(m_global, updates, m_aggregation, m_velocity, &weights);
-            }
+            FlServerStrategy::Context actx;
+            actx.round = m_round;
+            actx.status = FlRoundStatus::Aggregated;
+            m_strategy->Aggregate(actx, updates, clients, m_global, weights);
         }
         catch (const fl::ConfigError& e)
         {
@@ -1030,17 +1040,16 @@ void
 FlServerApplication::AfterAggregation()
 {
     const FlRoundReport& report = m_report;
-    if (report.status == FlRoundStatus::Repeated || !m_step)
+    if (report.status == FlRoundStatus::Repeated)
     {
         EndRound();
         return;
     }
-    // The round seam: a replaceable step acts on the model before the next round starts.
-    FlRoundStep::Context ctx;
+    // The strategy acts on the model before the next round starts (now or later).
+    FlServerStrategy::Context ctx;
     ctx.round = m_round;
     ctx.status = report.status;
-    ctx.server = this;
-    m_step->Apply(ctx, m_global, [this]() { EndRound(); });
+    m_strategy->AfterAggregation(ctx, m_global, [this]() { EndRound(); });
 }
 
 void
@@ -1111,13 +1120,12 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
             }
             aggregated = true;
         }
-        if (m_step && !aggregated)
+        if (!aggregated)
         {
-            FlRoundStep::Context ctx;
+            FlServerStrategy::Context ctx;
             ctx.round = m_round;
             ctx.status = FlRoundStatus::Aggregated;
-            ctx.server = this;
-            aggregated = m_step->AggregateSum(ctx,
+            aggregated = m_strategy->AggregateSum(ctx,
                                               result.sum,
                                               result.totalWeight,
                                               result.participants,
@@ -1242,6 +1250,156 @@ uint64_t
 FlServerApplication::TotalBytesReceived() const
 {
     return m_transport->Stats().bytesReceived;
+}
+
+void
+FlServerApplication::SetLinkStateProvider(std::function<FlLinkState(uint32_t client)> provider)
+{
+    m_linkProvider = std::move(provider);
+}
+
+FlLinkState
+FlServerApplication::LinkStateOf(uint32_t client) const
+{
+    FlLinkState st = m_linkProvider ? m_linkProvider(client) : FlLinkState();
+    auto it = m_lastResponse.find(client);
+    if (it != m_lastResponse.end())
+    {
+        st.lastResponse = it->second;
+    }
+    return st;
+}
+
+void
+FlServerApplication::SendCurrentModel(const std::vector<uint32_t>& clients)
+{
+    if (m_finished || clients.empty())
+    {
+        return;
+    }
+    fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only: one draw per version
+    for (uint32_t k : clients)
+    {
+        m_outstanding[k] = m_round;
+        m_sentAt[k] = Simulator::Now();
+    }
+    m_transport->SendModel(AddressesOf(clients),
+                           {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
+                           m_global,
+                           &quantRng);
+}
+
+void
+FlServerApplication::StartAsynchronous()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_finished || m_roundOpen)
+    {
+        return;
+    }
+    // Version 1 (the initial model) goes to the strategy's (or ClientsPerRound's) clients;
+    // from then on the strategy sends models as updates arrive, and no round closes.
+    m_round = 1;
+    m_roundOpen = true;
+    m_roundStart = Simulator::Now();
+    m_bytesSentAtStart = TotalBytesSent();
+    m_bytesReceivedAtStart = TotalBytesReceived();
+    m_selected = SelectClients();
+    m_roundStartTrace(m_round, m_selected);
+    FlServerStrategy::Context ctx;
+    ctx.round = m_round;
+    m_strategy->ConfigureRound(ctx, m_selected);
+    SendCurrentModel(m_selected);
+}
+
+void
+FlServerApplication::HandleAsyncUpdate(fl::ReceivedMessage& msg,
+                                       uint32_t client,
+                                       uint64_t missingCoordinates)
+{
+    const auto& h = msg.header;
+    if (h.raw || msg.params.Size() != m_task->NumParameters())
+    {
+        ++m_counters.badModelSize;
+        return;
+    }
+    auto out = m_outstanding.find(client);
+    if (m_finished || out == m_outstanding.end() || out->second != h.round || h.round > m_round)
+    {
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    m_outstanding.erase(out);
+    FlUpdateInfo info;
+    info.client = client;
+    info.trainedRound = h.round;
+    info.staleness = m_round - h.round;
+    info.sampleCount = h.aux;
+    info.arrival = Simulator::Now();
+    info.missingCoordinates = missingCoordinates;
+    if (info.staleness > 0)
+    {
+        ++m_counters.staleAccepted;
+    }
+    try
+    {
+        m_strategy->UpdateArrived(info, msg.params, m_global);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("FlServerApplication", e);
+    }
+}
+
+void
+FlServerApplication::CommitVersion(const std::vector<FlUpdateInfo>& updates)
+{
+    NS_LOG_FUNCTION(this << m_round << updates.size());
+    if (m_finished)
+    {
+        return;
+    }
+    FlRoundReport& report = m_report;
+    report = FlRoundReport();
+    report.round = m_round;
+    report.status = FlRoundStatus::Aggregated;
+    report.start = m_roundStart;
+    report.end = Simulator::Now();
+    report.updates = updates;
+    for (const FlUpdateInfo& u : updates)
+    {
+        report.participants.push_back(u.client);
+        report.staleUpdates += u.staleness > 0 ? 1 : 0;
+        report.missingCoordinates += u.missingCoordinates;
+    }
+    std::sort(report.participants.begin(), report.participants.end());
+    report.participants.erase(std::unique(report.participants.begin(), report.participants.end()),
+                              report.participants.end());
+    report.selected = report.participants;
+    report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
+    report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
+    ++m_completed;
+    report.completedRounds = m_completed;
+    report.globalModel = &m_global;
+    m_roundEndTrace(report);
+    ReportModel(m_round, FlNodeRole::Server, m_global);
+    if (m_completed >= m_rounds)
+    {
+        m_roundOpen = false;
+        Finish();
+        return;
+    }
+    ++m_round; // the next version
+    // Forget (UDP) messages of versions no client is still training on.
+    uint32_t oldest = m_round;
+    for (const auto& kv : m_outstanding)
+    {
+        oldest = std::min(oldest, kv.second);
+    }
+    m_transport->DiscardBefore(oldest);
+    m_roundStart = Simulator::Now();
+    m_bytesSentAtStart = TotalBytesSent();
+    m_bytesReceivedAtStart = TotalBytesReceived();
 }
 
 } // namespace ns3

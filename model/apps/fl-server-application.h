@@ -8,6 +8,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fedavg.h"
+#include "ns3/fl-server-strategy.h"
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-uplink-step.h"
 #include "ns3/learning-task.h"
@@ -22,39 +23,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup fl
- * How a round ended.
- */
-enum class FlRoundStatus : uint8_t
-{
-    Initial = 0,    ///< round 0: the initial model, reported at start
-    Aggregated = 1, ///< updates were aggregated into a new global model
-    Skipped = 2,    ///< fewer updates than MinQuorum: model unchanged, the round counts
-    Repeated = 3,   ///< fewer updates than MinQuorum: model unchanged, the round is run again
-    Empty = 4,      ///< no update at all (and no quorum set): model unchanged
-    Timeout = 5,    ///< still open when the simulation ended (ReportUnfinishedRound): unchanged
-    Aborted = 6,    ///< the uplink step aborted (too few participants, ...): unchanged
-};
-
-/// "initial", "aggregated", "skipped", "repeated", "empty", "timeout" or "aborted".
-const char* FlRoundStatusName(FlRoundStatus s);
-
-/**
- * \ingroup fl
- * One update that went into (or was considered for) a round's aggregate.
- */
-struct FlUpdateInfo
-{
-    uint32_t client{0};             ///< client index
-    uint32_t trainedRound{0};       ///< round whose global model the client trained on
-    uint32_t staleness{0};          ///< rounds between that model and this round (0 = fresh)
-    uint32_t sampleCount{0};        ///< the client's announced sample count
-    double weight{0.0};             ///< aggregation weight before normalisation
-    Time arrival;                   ///< when the server had the whole update
-    uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
-};
 
 /**
  * \ingroup fl
@@ -85,120 +53,27 @@ struct FlRoundReport
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
-class FlServerApplication;
-
 /**
  * \ingroup fl
- * The round seam: what a server does between "aggregate" and "next round". FedAvg commits the
- * aggregate (no step set); a GFL server adds noise, exchanges with its graph neighbours and
- * combines; another algorithm decodes an encoded sum. A step may take simulated time (e.g. a
- * message exchange): the server starts the next round when it calls `done`.
- */
-class FlRoundStep : public SimpleRefCount<FlRoundStep>
-{
-  public:
-    /// What the step is told about the round.
-    struct Context
-    {
-        uint32_t round{0};                               ///< the round that closed
-        FlRoundStatus status{FlRoundStatus::Aggregated}; ///< aggregated, skipped or empty
-        FlServerApplication* server{nullptr};            ///< the server (node, transport, task)
-    };
-
-    virtual ~FlRoundStep() = default;
-
-    /**
-     * Acts on the server's model after the round's aggregation (or, for a skipped or empty
-     * round, on the unchanged model), then calls `done` exactly once, now or later in
-     * simulated time. Repeated rounds do not call the step.
-     * @param ctx the round
-     * @param model the server's model, changed in place
-     * @param done continuation: reports the round and starts the next one
-     */
-    virtual void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) = 0;
-
-    /**
-     * Optional sampling hook (Flower's configure_fit): picks the clients of `round` among the
-     * `eligible` ones (ascending client indices). Return false (the default) to let the server
-     * sample with ClientsPerRound / ClientSampling. A GFL server samples with
-     * fl::GflSampleClients from its own seed, so that the network run draws what the in-process
-     * run draws.
-     */
-    virtual bool SelectClients(uint32_t /* round */,
-                               const std::vector<uint32_t>& /* eligible */,
-                               std::vector<uint32_t>& /* selected */)
-    {
-        return false;
-    }
-
-    /**
-     * Optional aggregation hook: turns the round's fresh uploads (ascending client index, the
-     * clients in `clients`) into the server's model, which holds the model the clients trained
-     * on when called. Return false (the default) for the server's FedAvg aggregation
-     * (fl::AggregateRound, weighted by sample counts). GFL uses it for eq. (7) (uniform 1/L) and
-     * eq. (55) (noisy updates: psi = w - mu * average update). Stale updates are not passed.
-     */
-    virtual bool Aggregate(const Context& /* ctx */,
-                           const std::vector<const fl::ParamVector*>& /* uploads */,
-                           const std::vector<uint32_t>& /* clients */,
-                           fl::ParamVector& /* model */)
-    {
-        return false;
-    }
-
-    /**
-     * Optional receive hook: a message that is not part of the client protocol (a PeerModel
-     * from a neighbour server, say) arrived on the server's transport. Return true if the step
-     * consumed it; otherwise the server counts it as unexpected.
-     */
-    virtual bool Receive(FlInboundMessage& /* in */)
-    {
-        return false;
-    }
-
-    /**
-     * Optional round-start hook: called with the selected clients just before the global model
-     * is sent to them (a step may send them something first, e.g. the round's configuration).
-     */
-    virtual void RoundStarting(const Context& /* ctx */,
-                               const std::vector<uint32_t>& /* selected */)
-    {
-    }
-
-    /**
-     * Optional aggregation hook of an uplink step (FlServerApplication::SetUplinkStep): the
-     * step's phases produced `sum` = sum_k weight_k x_k over `clients` (ascending) and
-     * `totalWeight` = sum_k weight_k; set the model and return true, or return false (the
-     * default) for the weighted mean sum / totalWeight in the model's precision. GFL uses it for
-     * eq. (7) / (55) over the survivors (weights 1).
-     */
-    virtual bool AggregateSum(const Context& /* ctx */,
-                              const Eigen::VectorXd& /* sum */,
-                              double /* totalWeight */,
-                              const std::vector<uint32_t>& /* clients */,
-                              fl::ParamVector& /* model */)
-    {
-        return false;
-    }
-};
-
-/**
- * \ingroup fl
- * Synchronous FedAvg server.
+ * The server of server-clients federated learning: the schedule (join, send, deadline, quorum,
+ * stragglers) around a strategy (FlServerStrategy; default FedAvgStrategy) that selects,
+ * configures, aggregates and acts between rounds.
  *
  * Clients connect (TCP) or send datagrams (UDP) and announce themselves with a Join message.
  * Once ExpectedClients have joined, the server runs Rounds rounds: it samples ClientsPerRound
  * of the eligible clients (uniformly, or weighted by their sample counts), sends them the
  * global model (encoded once, the same bytes to each), waits until all selected clients
- * answered or RoundDeadline passed, averages the received models weighted by their sample
- * counts (in client-id order, so the result does not depend on arrival order), and starts the
- * next round.
+ * answered or RoundDeadline passed, hands the received models to the strategy (in client-id order, so the result does not
+ * depend on arrival order; FedAvgStrategy averages them weighted by their sample counts), and
+ * starts the next round. A strategy that takes updates as they arrive
+ * (FlServerStrategy::IsAsynchronous) gets each update at once instead, and rounds never close.
  *
  * Late updates (for an earlier round) are dropped and counted with StragglerPolicy "drop"; with
  * "accept", a client whose update is outstanding is not selected again, and its update, when
  * it arrives at most MaxStaleness rounds late, joins the open round: its change of the model is
- * applied to the current model (fl::TranslateStaleModel) with its weight discounted by
- * (1 + staleness)^-StalenessExponent. A round with fewer than MinQuorum updates leaves the
+ * handed to the strategy with its staleness and base model (FedAvgStrategy: applied to the
+ * current model, fl::TranslateStaleModel, its weight discounted by
+ * (1 + staleness)^-StalenessExponent). A round with fewer than MinQuorum updates leaves the
  * model unchanged and is skipped or repeated (QuorumPolicy; at most MaxRepeats repeats in a
  * row, then skipped).
  */
@@ -214,6 +89,8 @@ class FlServerApplication : public FlApplicationBase
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
     /// The learning task.
     std::shared_ptr<const fl::LearningTask> GetTask() const;
+    /// The learning task (for observers).
+    std::shared_ptr<const fl::LearningTask> GetLearningTask() const override;
 
     /// The current global model.
     const fl::ParamVector& GetGlobalModel() const;
@@ -233,10 +110,19 @@ class FlServerApplication : public FlApplicationBase
     bool ReportUnfinishedRound();
 
     /**
-     * Sets the step applied between a round's aggregation and the next round (the round seam;
-     * none = FedAvg: the aggregate is the next global model). Set it before the server starts.
+     * Sets the strategy (the server half of the strategy seam; default: a FedAvgStrategy
+     * created at start). Set it before the server starts.
      */
-    void SetRoundStep(Ptr<FlRoundStep> step);
+    void SetStrategy(Ptr<FlServerStrategy> strategy);
+    /// The strategy (null before start if none was set).
+    Ptr<FlServerStrategy> GetStrategy() const;
+
+    /**
+     * What the scene knows of each client's link (PHY rate, SNR, round-trip time), handed to
+     * the strategy through its port (FlServerPort::linkState); the server adds what it
+     * measures (the last response time). None (default): rate, SNR and RTT unknown.
+     */
+    void SetLinkStateProvider(std::function<FlLinkState(uint32_t client)> provider);
 
     /**
      * The uplink-codec seam (fl::UplinkCodec, uplink-codec.h): each round then has two
@@ -246,7 +132,7 @@ class FlServerApplication : public FlApplicationBase
      * w += Finish(). A deadline that falls in phase 1 starts phase 2 with the clients heard so
      * far (and a fresh deadline); one in phase 2 closes the round with the payloads received
      * (the codec decides about the missing ones). Not combinable with StragglerPolicy "accept",
-     * server momentum or a learning rate other than 1. With an uplink step as well (a codec
+     * an asynchronous strategy, or a strategy's server momentum or learning rate other than 1. With an uplink step as well (a codec
      * with a sum path only, UplinkCodec::SumSize): the phase-2 payloads go through the step,
      * which hands back the sum of their values over its participants, and the server finishes
      * with UplinkAggregator::AddSum. Null (default): FedAvg on models.
@@ -257,24 +143,16 @@ class FlServerApplication : public FlApplicationBase
      * The uplink-step seam (FlUplinkServerStep, fl-uplink-step.h): the clients (each with
      * the client half, FlClientApplication::SetUplinkStep) upload raw payloads; when the round's
      * uploads close the step runs its phases with the uploaders and hands back a sum and a total
-     * weight, and the new model is sum / totalWeight (or the round step's AggregateSum). An
+     * weight, and the new model is sum / totalWeight (or the strategy's AggregateSum). An
      * aborted step leaves the model unchanged (status Aborted; the round counts). The step
      * talks to the clients through a port (Control messages), never through this object. Not
-     * combinable with an uplink codec, StragglerPolicy accept, ServerMomentum, a
-     * ServerLearningRate other than 1 or ClientSampling weighted (the clients announce no
+     * combinable with StragglerPolicy accept, an asynchronous strategy, a strategy's server
+     * momentum or learning rate other than 1, or ClientSampling weighted (the clients announce no
      * sample counts: the step owns what they reveal). Null (default): models are uploaded.
      */
     void SetUplinkStep(Ptr<FlUplinkServerStep> step);
     /// The uplink step (null if none).
     Ptr<FlUplinkServerStep> GetUplinkStep() const;
-
-    /// Transport addresses of the given (joined) clients, for a round step's own messages.
-    std::vector<Address> GetClientAddresses(const std::vector<uint32_t>& clients) const;
-    /**
-     * The client index of an inbound message's sender (a joined client, from its joined
-     * address); false if the sender is no joined client.
-     */
-    bool IdentifyClient(const FlInboundMessage& in, uint32_t& client) const;
 
     /// Counters of protocol anomalies and of the round policies.
     struct Counters
@@ -345,6 +223,12 @@ class FlServerApplication : public FlApplicationBase
     void FillOpenRoundReport(bool deadlineHit);
     void FinishUplinkRound(const FlUplinkServerStep::Result& result);
     void AfterAggregation();
+    void StartAsynchronous();
+    void HandleAsyncUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
+    void CommitVersion(const std::vector<FlUpdateInfo>& updates);
+    void SendCurrentModel(const std::vector<uint32_t>& clients);
+    FlLinkState LinkStateOf(uint32_t client) const;
+    bool IdentifyClient(const FlInboundMessage& in, uint32_t& client) const;
     void EndRound();
     void MaybeClose();
     void Finish();
@@ -360,11 +244,8 @@ class FlServerApplication : public FlApplicationBase
     Time m_roundDeadline;
     Time m_roundGap;
     uint64_t m_initSeed;
-    double m_serverMomentum;
-    double m_serverLearningRate;
     std::string m_stragglerPolicyName;
     uint32_t m_maxStaleness;
-    double m_stalenessExponent;
     uint32_t m_minQuorum;
     std::string m_quorumPolicyName;
     uint32_t m_maxRepeats;
@@ -375,7 +256,7 @@ class FlServerApplication : public FlApplicationBase
     bool m_acceptStale{false};
     bool m_repeatBelowQuorum{false};
     uint64_t m_quantSeed{0};                        ///< base seed of the int8 quantiser's draws
-    Ptr<FlRoundStep> m_step;                        ///< the round seam (null: FedAvg)
+    Ptr<FlServerStrategy> m_strategy;               ///< the strategy seam
     std::shared_ptr<const fl::UplinkCodec> m_codec; ///< the uplink-codec seam (null: models)
     Ptr<FlUplinkServerStep> m_uplink;               ///< the uplink-step seam (null: none)
     std::map<uint32_t, FlUpdateInfo> m_uplinkInfos; ///< the uploads handed to the uplink step
@@ -385,7 +266,6 @@ class FlServerApplication : public FlApplicationBase
     std::map<uint32_t, fl::UplinkReport> m_reports; ///< this round's phase-1 reports
     fl::UplinkRoundParams m_codecParams;            ///< this round's agreed parameters
     Time m_agreedAt;
-    fl::RoundAggregationConfig m_aggregation;      ///< parsed aggregation attributes
     FlRoundReport m_report;                        ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
     std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index
@@ -395,7 +275,6 @@ class FlServerApplication : public FlApplicationBase
     Ptr<UniformRandomVariable> m_rng;
 
     fl::ParamVector m_global;
-    fl::ParamVector m_velocity; ///< FedAvgM server momentum buffer
     uint32_t m_round{0};
     uint32_t m_completed{0};
     uint32_t m_repeatsInARow{0};
@@ -415,6 +294,10 @@ class FlServerApplication : public FlApplicationBase
     uint64_t m_bytesReceivedAtStart{0};
     EventId m_deadlineEvent;
     Counters m_counters;
+    bool m_async{false};                      ///< the strategy takes updates as they arrive
+    std::map<uint32_t, Time> m_sentAt;        ///< when each client was last sent the model
+    std::map<uint32_t, Time> m_lastResponse;  ///< model sent -> update received, per client
+    std::function<FlLinkState(uint32_t)> m_linkProvider; ///< SetLinkStateProvider
 
     TracedCallback<const FlRoundReport&> m_roundEndTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_roundStartTrace;

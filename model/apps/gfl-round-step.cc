@@ -14,6 +14,21 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("GflRoundStep");
+NS_OBJECT_ENSURE_REGISTERED(GflRoundStep);
+
+TypeId
+GflRoundStep::GetTypeId()
+{
+    // Created by FlGflHelper with its configuration (CreateObject<GflRoundStep>(config)).
+    static TypeId tid =
+        TypeId("ns3::GflRoundStep").SetParent<FlServerStrategy>().SetGroupName("Fl");
+    return tid;
+}
+
+GflRoundStep::GflRoundStep()
+    : GflRoundStep(Config{1})
+{
+}
 
 GflRoundStep::GflRoundStep(Config config)
     : m_config(std::move(config))
@@ -62,12 +77,28 @@ GflRoundStep::SetPsi(const fl::ParamVector& average, fl::ParamVector& model) con
                 : average;                                        // eq. (7)
 }
 
-bool
-GflRoundStep::Aggregate(const Context& /* ctx */,
-                        const std::vector<const fl::ParamVector*>& uploads,
-                        const std::vector<uint32_t>& /* clients */,
-                        fl::ParamVector& model)
+void
+GflRoundStep::Aggregate(const Context& ctx,
+                        const std::vector<fl::RoundUpdate>& updates,
+                        const std::vector<uint32_t>& clients,
+                        fl::ParamVector& model,
+                        std::vector<double>& weights)
 {
+    // eq. (7) / (55) over the fresh uploads, in client order, each with weight 1
+    std::vector<const fl::ParamVector*> uploads;
+    for (const fl::RoundUpdate& u : updates)
+    {
+        if (u.staleness == 0)
+        {
+            uploads.push_back(u.model);
+        }
+    }
+    if (uploads.empty())
+    {
+        FlServerStrategy::Aggregate(ctx, updates, clients, model, weights);
+        return;
+    }
+    weights.assign(updates.size(), 1.0);
     m_uploads = static_cast<uint32_t>(uploads.size());
     m_dropped =
         static_cast<uint32_t>(m_sampled.size() - std::min(m_sampled.size(), uploads.size()));
@@ -79,11 +110,10 @@ GflRoundStep::Aggregate(const Context& /* ctx */,
     {
         fl::ExitOnConfigError("GflRoundStep", e);
     }
-    return true;
 }
 
 void
-GflRoundStep::RoundStarting(const Context& /* ctx */, const std::vector<uint32_t>& selected)
+GflRoundStep::ConfigureRound(const Context& /* ctx */, const std::vector<uint32_t>& selected)
 {
     m_sampled = selected;
     m_dropped = 0;
@@ -113,7 +143,9 @@ GflRoundStep::Receive(FlInboundMessage& in)
 }
 
 void
-GflRoundStep::Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done)
+GflRoundStep::AfterAggregation(const Context& ctx,
+                               fl::ParamVector& model,
+                               std::function<void()> done)
 {
     NS_LOG_FUNCTION(this << ctx.round);
     if (ctx.status != FlRoundStatus::Aggregated)
@@ -122,18 +154,17 @@ GflRoundStep::Apply(const Context& ctx, fl::ParamVector& model, std::function<vo
         m_uploads = 0;
         m_dropped = static_cast<uint32_t>(m_sampled.size());
     }
-    StartExchange(ctx.server, ctx.round, model, std::move(done));
+    StartExchange(ctx.round, model, std::move(done));
 }
 
 void
-GflRoundStep::StartExchange(FlServerApplication* server,
-                            uint32_t iteration,
+GflRoundStep::StartExchange(uint32_t iteration,
                             fl::ParamVector& model,
                             std::function<void()> done)
 {
     m_droppedTotal += m_dropped;
     m_psi = model;
-    m_exchange->Start(server->GetTransport(),
+    m_exchange->Start(Port().transport(),
                       iteration,
                       m_psi,
                       model,

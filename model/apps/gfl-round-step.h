@@ -3,8 +3,8 @@
  *
  * The GFL server (E. Rizk, S. Vlaski, A. H. Sayed, "Privatized Graph Federated Learning",
  * arXiv:2203.07105, 2022, and its journal version, EURASIP J. Adv. Signal Process. 2023, article
- * 87) as the FedAvg server with a round step: FlServerApplication
- * samples, sends w_{p,i-1}, collects the uploads; this step supplies the GFL sampling
+ * 87) as the generic server with a strategy: FlServerApplication
+ * samples, sends w_{p,i-1}, collects the uploads; this strategy supplies the GFL sampling
  * (fl::GflSampleClients from the server's seed), the aggregation of eq. (7) / (55), and between
  * "aggregate" and "next round" the server-to-server exchange of eq. (8) over the server's own
  * transport (FlGraphExchangeNode: graph-homomorphic, i.i.d. or no noise; loss policies).
@@ -18,7 +18,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fl-graph-exchange.h"
-#include "ns3/fl-server-application.h"
+#include "ns3/fl-server-strategy.h"
 #include "ns3/gfl.h"
 #include "ns3/nstime.h"
 
@@ -45,12 +45,15 @@ struct GflIterationReport
 
 /**
  * \ingroup fl
- * The GFL round step of server p (install it with FlServerApplication::SetRoundStep; the
- * FlGflHelper does).
+ * The GFL server strategy of server p (install it with FlServerApplication::SetStrategy; the
+ * FlGflHelper does, with CreateObject<GflRoundStep>(config)). It reaches its neighbour servers
+ * through the port's transport.
  */
-class GflRoundStep : public FlRoundStep
+class GflRoundStep : public FlServerStrategy
 {
   public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
     /// The settings of server p.
     struct Config
     {
@@ -64,6 +67,8 @@ class GflRoundStep : public FlRoundStep
 
     /// Throws fl::ConfigError naming a bad setting.
     explicit GflRoundStep(Config config);
+    /// One client per server, no neighbours (for the TypeId system; use the Config form).
+    GflRoundStep();
 
     /// Called after every iteration's combination.
     void SetIterationCallback(std::function<void(const GflIterationReport&)> cb);
@@ -77,13 +82,16 @@ class GflRoundStep : public FlRoundStep
     bool SelectClients(uint32_t round,
                        const std::vector<uint32_t>& eligible,
                        std::vector<uint32_t>& selected) override;
-    bool Aggregate(const Context& ctx,
-                   const std::vector<const fl::ParamVector*>& uploads,
+    void Aggregate(const Context& ctx,
+                   const std::vector<fl::RoundUpdate>& updates,
                    const std::vector<uint32_t>& clients,
-                   fl::ParamVector& model) override;
+                   fl::ParamVector& model,
+                   std::vector<double>& weights) override;
     bool Receive(FlInboundMessage& in) override;
-    void Apply(const Context& ctx, fl::ParamVector& model, std::function<void()> done) override;
-    void RoundStarting(const Context& ctx, const std::vector<uint32_t>& selected) override;
+    void AfterAggregation(const Context& ctx,
+                          fl::ParamVector& model,
+                          std::function<void()> done) override;
+    void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
     bool AggregateSum(const Context& ctx,
                       const Eigen::VectorXd& sum,
                       double totalWeight,
@@ -99,8 +107,7 @@ class GflRoundStep : public FlRoundStep
   private:
     /// psi from the average of the uploads: the average (models, eq. 7) or eq. (55).
     void SetPsi(const fl::ParamVector& average, fl::ParamVector& model) const;
-    void StartExchange(FlServerApplication* server,
-                       uint32_t iteration,
+    void StartExchange(uint32_t iteration,
                        fl::ParamVector& model,
                        std::function<void()> done);
     Config m_config;

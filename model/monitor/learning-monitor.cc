@@ -106,7 +106,7 @@ LearningMonitor::DoDispose()
 }
 
 void
-LearningMonitor::Install(Ptr<FlServerApplication> server)
+LearningMonitor::Install(Ptr<Application> server)
 {
     NS_LOG_FUNCTION(this << server);
     if (m_server)
@@ -114,11 +114,21 @@ LearningMonitor::Install(Ptr<FlServerApplication> server)
         NS_FATAL_ERROR(
             "LearningMonitor: already installed on a server; create one monitor per server");
     }
-    m_server = server;
-    server->TraceConnectWithoutContext("RoundStart",
-                                       MakeCallback(&LearningMonitor::HandleRoundStart, this));
-    server->TraceConnectWithoutContext("RoundEnd",
-                                       MakeCallback(&LearningMonitor::HandleRoundEnd, this));
+    // Any FL application with the RoundStart and RoundEnd traces and a learning task.
+    Ptr<FlApplicationBase> app = DynamicCast<FlApplicationBase>(server);
+    if (!app ||
+        !server->TraceConnectWithoutContext("RoundStart",
+                                            MakeCallback(&LearningMonitor::HandleRoundStart,
+                                                         this)) ||
+        !server->TraceConnectWithoutContext("RoundEnd",
+                                            MakeCallback(&LearningMonitor::HandleRoundEnd, this)))
+    {
+        NS_FATAL_ERROR("LearningMonitor::Install: application "
+                       << server->GetInstanceTypeId().GetName()
+                       << " has no RoundStart and RoundEnd traces; install the monitor on a "
+                          "server");
+    }
+    m_server = app;
 }
 
 void
@@ -126,16 +136,16 @@ LearningMonitor::InstallClients(const ApplicationContainer& clients)
 {
     for (auto it = clients.Begin(); it != clients.End(); ++it)
     {
-        Ptr<FlClientApplication> c = DynamicCast<FlClientApplication>(*it);
-        if (!c)
+        Ptr<FlApplicationBase> c = DynamicCast<FlApplicationBase>(*it);
+        if (!c ||
+            !c->TraceConnectWithoutContext("TrainingPlanned",
+                                           MakeCallback(&LearningMonitor::HandleTrained, this)))
         {
             NS_FATAL_ERROR("LearningMonitor::InstallClients: application "
                            << (*it)->GetInstanceTypeId().GetName()
-                           << " is not an FlClientApplication; pass the container FlClientHelper "
-                              "returned");
+                           << " has no TrainingPlanned trace; pass the container of the "
+                              "clients (FlClientHelper returns it)");
         }
-        c->TraceConnectWithoutContext("TrainingPlanned",
-                                      MakeCallback(&LearningMonitor::HandleTrained, this));
         m_clients.push_back(c);
     }
 }
@@ -299,10 +309,14 @@ LearningMonitor::ChunkCounter(bool lost) const
     auto pick = [lost](const FlDatagramStats& s) {
         return lost ? s.chunksLost : s.chunksRetransmitted;
     };
-    uint64_t n = pick(m_server->GetDatagramStats());
+    auto stats = [](const Ptr<FlApplicationBase>& app) {
+        Ptr<FlTransport> t = app->GetTransport();
+        return t ? t->DatagramStats() : FlDatagramStats();
+    };
+    uint64_t n = pick(stats(m_server));
     for (const auto& c : m_clients)
     {
-        n += pick(c->GetDatagramStats());
+        n += pick(stats(c));
     }
     return n;
 }
@@ -333,10 +347,10 @@ LearningMonitor::CountLostChunks(uint32_t round, std::map<uint32_t, FlClientRoun
         // uplink: sent by the client, not received by the server; downlink: the other way
         const uint64_t lost =
             minus(client.sent, server.received) + minus(server.sent, client.received);
-        uint64_t& reported = m_lossReported[c->GetClientIndex()]; // by an earlier repetition
+        uint64_t& reported = m_lossReported[c->GetLearnerIndex()]; // by an earlier repetition
         const uint64_t now = minus(lost, reported);
         reported = std::max(reported, lost);
-        rows[c->GetClientIndex()].chunksLost = now;
+        rows[c->GetLearnerIndex()].chunksLost = now;
         total += now;
     }
     return total;
@@ -347,7 +361,7 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
 {
     NS_LOG_FUNCTION(this << report.round);
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    auto task = m_server->GetTask();
+    auto task = m_server->GetLearningTask();
     FlRoundRecord r;
     r.round = report.round;
     r.timeS = report.end.GetSeconds();
@@ -378,7 +392,7 @@ LearningMonitor::HandleRoundEnd(const FlRoundReport& report)
     {
         FlClientRoundRecord row;
         row.round = report.round;
-        row.client = c->GetClientIndex();
+        row.client = c->GetLearnerIndex();
         row.downloadS = row.computeS = row.uploadS = row.waitingS = nan;
         rows[row.client] = row;
     }

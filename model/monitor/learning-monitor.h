@@ -9,8 +9,9 @@
 #define FL_LEARNING_MONITOR_H
 
 #include "ns3/application-container.h"
-#include "ns3/fl-client-application.h"
-#include "ns3/fl-server-application.h"
+#include "ns3/fl-application-base.h"
+#include "ns3/fl-client-application.h" // FlTrainingReport
+#include "ns3/fl-server-application.h" // FlRoundReport
 #include "ns3/object.h"
 
 #include <fstream>
@@ -92,8 +93,12 @@ struct FlClientRoundRecord
 
 /**
  * \ingroup fl
- * Observes an FlServerApplication (and optionally its clients) through their traces, evaluates
- * each new global model on the task's held-out data, prints progress and writes the CSV.
+ * Observes a server (and optionally its clients) through their traces, evaluates each new
+ * global model on the task's held-out data, prints progress and writes the CSV. It names no
+ * application class: any FL application (FlApplicationBase) with the RoundStart and RoundEnd
+ * traces and a learning task (GetLearningTask) is a server to it, any with TrainingPlanned a
+ * client (GetLearnerIndex, GetUplinkEpsilon, its transport's counters). With an asynchronous
+ * strategy each model version is a row.
  *
  * CSV columns (OutputFile): see CsvHeader(). The CSV holds only simulated quantities, so the
  * same --RngRun writes the same file. Row 0 is the initial model, reported by the server when
@@ -111,7 +116,7 @@ class LearningMonitor : public Object
     ~LearningMonitor() override;
 
     /// Connects to the server's traces and records the initial model at start.
-    void Install(Ptr<FlServerApplication> server);
+    void Install(Ptr<Application> server);
 
     /// Connects to the clients' TrainingPlanned traces (time breakdown, compute energy, chunks).
     void InstallClients(const ApplicationContainer& clients);
@@ -163,8 +168,8 @@ class LearningMonitor : public Object
     std::string m_clientOutputFile;
     bool m_verbose;
     bool m_keepClientRecords{false}; ///< KeepClientRecords attribute
-    Ptr<FlServerApplication> m_server;
-    std::vector<Ptr<FlClientApplication>> m_clients;
+    Ptr<FlApplicationBase> m_server;
+    std::vector<Ptr<FlApplicationBase>> m_clients;
     std::function<double(uint32_t)> m_radioEnergy;
     std::vector<FlRoundRecord> m_records;
     std::vector<FlClientRoundRecord> m_clientRecords;

@@ -1,0 +1,116 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Asynchronous federated learning as server strategies (FlServerStrategy) that take every
+ * update as it arrives: FedAsync (Xie, Koyejo, Gupta, "Asynchronous Federated Optimization",
+ * arXiv:1903.03934, 2019) and FedBuff (Nguyen et al., "Federated Learning with Buffered
+ * Asynchronous Aggregation", AISTATS 2022). The maths is in async-fl.h; these classes decide
+ * only when and to whom: the server starts ClientsPerRound clients (C, the concurrency) on the
+ * initial model, and each client whose update arrives is sent the current model at once, so C
+ * clients stay busy and no round ever closes. Each new model version is reported through the
+ * server's RoundEnd trace (round = the version that was current when it was made).
+ */
+#ifndef FL_ASYNC_STRATEGIES_H
+#define FL_ASYNC_STRATEGIES_H
+
+#include "ns3/async-fl.h"
+#include "ns3/fl-server-strategy.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * What the asynchronous strategies share: the rule (fl::AsyncRule), the models of the
+ * versions still being trained on (for the rule's base model), and the "send the current model
+ * to the client whose update arrived" schedule.
+ */
+class FlAsyncStrategy : public FlServerStrategy
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    FlAsyncStrategy();
+    ~FlAsyncStrategy() override;
+
+    bool IsAsynchronous() const override;
+    void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
+    void UpdateArrived(const FlUpdateInfo& info,
+                       const fl::ParamVector& update,
+                       fl::ParamVector& global) override;
+
+    /// Staleness of every update taken so far, in arrival order.
+    const std::vector<uint32_t>& GetStalenessHistory() const;
+
+  protected:
+    /// The rule (created in Start from the attributes).
+    virtual std::unique_ptr<fl::AsyncRule> MakeRule() const = 0;
+    void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
+    void DoDispose() override;
+
+    std::string m_function; ///< StalenessFunction
+    double m_a;             ///< StalenessA
+    double m_b;             ///< StalenessB
+
+  private:
+    void Remember(uint32_t version, const fl::ParamVector& model, std::size_t clients);
+
+    std::unique_ptr<fl::AsyncRule> m_rule;
+    /// Models of versions some client is training on, with how many clients are.
+    std::map<uint32_t, std::pair<fl::ParamVector, std::size_t>> m_versions;
+    std::vector<FlUpdateInfo> m_pending; ///< updates in the rule's buffer (not yet committed)
+    std::vector<uint32_t> m_staleness;
+    std::size_t m_initialClients{0}; ///< clients sent version 1
+    bool m_first{false};             ///< no update has arrived yet
+};
+
+/**
+ * \ingroup fl
+ * FedAsync (Xie et al. 2019, Algorithm 1): each arriving update is mixed into the global
+ * model, x_t = (1 - alpha_t) x_{t-1} + alpha_t x_new, alpha_t = Alpha s(t - tau) with the
+ * StalenessFunction constant, polynomial ((1 + tau)^-a) or hinge (1 up to b, then
+ * 1 / (a (tau - b) + 1)); every update makes a new version.
+ */
+class FedAsyncStrategy : public FlAsyncStrategy
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    FedAsyncStrategy();
+
+  protected:
+    std::unique_ptr<fl::AsyncRule> MakeRule() const override;
+
+  private:
+    double m_alpha;
+};
+
+/**
+ * \ingroup fl
+ * FedBuff (Nguyen et al. 2022, Algorithm 1): each arriving client delta (its model minus the
+ * version it trained on), scaled by s(tau), is added to a buffer; every BufferSize (K)
+ * updates the server applies w <- w + ServerLearningRate * buffer / K, a new version.
+ */
+class FedBuffStrategy : public FlAsyncStrategy
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    FedBuffStrategy();
+
+  protected:
+    std::unique_ptr<fl::AsyncRule> MakeRule() const override;
+
+  private:
+    uint32_t m_bufferSize;
+    double m_serverLearningRate;
+};
+
+} // namespace ns3
+
+#endif // FL_ASYNC_STRATEGIES_H

@@ -1,0 +1,64 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/fl-client-strategy.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FlClientStrategy);
+
+TypeId
+FlClientStrategy::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlClientStrategy")
+                            .SetParent<Object>()
+                            .SetGroupName("Fl")
+                            .AddConstructor<FlClientStrategy>();
+    return tid;
+}
+
+FlClientStrategy::FlClientStrategy() = default;
+FlClientStrategy::~FlClientStrategy() = default;
+
+bool
+FlClientStrategy::Silent(uint64_t /* trainingSeed */, uint32_t /* round */) const
+{
+    return false;
+}
+
+bool
+FlClientStrategy::Plan(const fl::LearningTask& task, uint32_t client, fl::TrainingPlan& plan) const
+{
+    return task.PlanClient(client, plan);
+}
+
+FlClientStrategy::FitFunction
+FlClientStrategy::MakeFit() const
+{
+    return [](const fl::LearningTask& task,
+              uint32_t client,
+              const fl::ParamVector& start,
+              uint64_t seed,
+              uint32_t round,
+              fl::Perturbation* /* perturbation */,
+              FlClientFit& out) {
+        fl::Rng rng(fl::DeriveSeed(seed, round));
+        task.TrainClientInto(client, start, rng, out.training);
+        out.ownUpload = false;
+    };
+}
+
+bool
+FlClientStrategy::PerturbsUpload() const
+{
+    return false;
+}
+
+uint64_t
+FlClientStrategy::UploadWeight(const fl::LearningTask& task, uint32_t client) const
+{
+    return task.ClientSamples(client);
+}
+
+} // namespace ns3

@@ -1,0 +1,312 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Asynchronous FL on the strategy seam, over the network: FedAsyncStrategy and FedBuffStrategy
+ * on the generic server and clients. Every model version of a network run equals the in-process
+ * replay (fl::ReplayAsync) of the same arrival sequence, bit for bit; a stale update is weighted
+ * by s(tau); secure aggregation refuses an asynchronous strategy.
+ */
+#include "fl-test-config-error.h"
+#include "fl-test-task.h"
+
+#include "ns3/async-fl.h"
+#include "ns3/core-module.h"
+#include "ns3/fl-async-strategies.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Version
+{
+    uint32_t round{0};
+    std::vector<FlUpdateInfo> updates;
+    fl::ParamVector model;
+};
+
+struct AsyncRun
+{
+    std::vector<Version> versions; ///< round 0 (initial model) first
+    std::vector<uint64_t> seeds;
+    uint32_t completed{0};
+    FlServerApplication::Counters counters;
+};
+
+void
+Record(std::vector<Version>* out, const FlRoundReport& r)
+{
+    out->push_back(Version{r.round, r.updates, *r.globalModel});
+}
+
+/// n clients on a CSMA LAN, client i computing (1 + 3 i) times slower than client 0.
+AsyncRun
+RunAsync(std::shared_ptr<const fl::LearningTask> task,
+         const std::string& strategy,
+         const std::string& attr,
+         const AttributeValue& value,
+         uint32_t versions,
+         uint32_t concurrency = 0)
+{
+    const uint32_t n = static_cast<uint32_t>(task->NumClients());
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(n);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(versions));
+    fedavg.SetServerAttribute("InitSeed", UintegerValue(7));
+    fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(concurrency));
+    fedavg.SetStrategy(strategy, attr, value);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    AsyncRun run;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        run.seeds.push_back(100 + i);
+        stack.clientApps.Get(i)->SetAttribute("TrainingSeed", UintegerValue(run.seeds.back()));
+        stack.clientApps.Get(i)->SetAttribute("SecondsPerSample", DoubleValue(0.001 * (1 + 3 * i)));
+    }
+    stack.server->TraceConnectWithoutContext("RoundEnd",
+                                             MakeBoundCallback(&Record, &run.versions));
+    Simulator::Stop(Seconds(120));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    run.completed = stack.server->GetCompletedRounds();
+    run.counters = stack.server->GetCounters();
+    Simulator::Destroy();
+    return run;
+}
+
+/// The in-process replay of the run's arrivals (in commit order, then arrival order).
+std::vector<fl::ParamVector>
+Replay(const fl::LearningTask& task, const AsyncRun& run, fl::AsyncRule& rule)
+{
+    std::vector<fl::AsyncArrival> arrivals;
+    for (std::size_t v = 1; v < run.versions.size(); ++v)
+    {
+        for (const FlUpdateInfo& u : run.versions[v].updates)
+        {
+            arrivals.push_back({u.client, u.trainedRound});
+        }
+    }
+    auto train = [&](uint32_t client, uint32_t version, const fl::ParamVector& model) {
+        fl::Rng rng(fl::DeriveSeed(run.seeds.at(client), version));
+        return task.TrainClient(client, model, rng).params;
+    };
+    return fl::ReplayAsync(run.versions.at(0).model, arrivals, rule, train);
+}
+
+} // namespace
+
+TEST(AsyncNetwork, FedAsyncEqualsTheReplayOfItsArrivalsBitForBit)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    const uint32_t versions = 16;
+    AsyncRun run = RunAsync(task, "ns3::FedAsyncStrategy", "Alpha", DoubleValue(0.6), versions);
+    ASSERT_EQ(run.completed, versions);
+    ASSERT_EQ(run.versions.size(), versions + 1u);
+    fl::FedAsyncConfig c; // the strategy's defaults: alpha 0.6, polynomial, a = 0.5
+    fl::FedAsyncRule rule(c);
+    const auto replay = Replay(*task, run, rule);
+    ASSERT_EQ(replay.size(), run.versions.size());
+    uint32_t staleSeen = 0;
+    for (std::size_t v = 0; v < replay.size(); ++v)
+    {
+        EXPECT_TRUE(replay[v] == run.versions[v].model) << "version " << v + 1;
+        EXPECT_EQ(run.versions[v].round, v) << "one round per version";
+        if (v == 0)
+        {
+            continue;
+        }
+        ASSERT_EQ(run.versions[v].updates.size(), 1u); // FedAsync: every update is a version
+        const FlUpdateInfo& u = run.versions[v].updates[0];
+        EXPECT_EQ(u.staleness, run.versions[v].round - u.trainedRound);
+        // alpha_t = alpha s(tau) = 0.6 (1 + tau)^-1/2
+        EXPECT_NEAR(u.weight, 0.6 / std::sqrt(1.0 + u.staleness), 1e-12);
+        if (u.staleness >= 2)
+        {
+            ++staleSeen;
+        }
+    }
+    // the slow clients' updates arrive two or more versions late, and are weighted by s(tau)
+    EXPECT_GE(staleSeen, 2u);
+    EXPECT_GT(run.counters.staleAccepted, 0u);
+}
+
+TEST(AsyncNetwork, FedBuffEqualsTheReplayOfItsArrivalsBitForBit)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    const uint32_t versions = 6;
+    AsyncRun run = RunAsync(task, "ns3::FedBuffStrategy", "BufferSize", UintegerValue(3), versions);
+    ASSERT_EQ(run.completed, versions);
+    fl::FedBuffConfig c;
+    c.bufferSize = 3;
+    fl::FedBuffRule rule(c);
+    const auto replay = Replay(*task, run, rule);
+    ASSERT_EQ(replay.size(), run.versions.size());
+    uint32_t staleSeen = 0;
+    for (std::size_t v = 0; v < replay.size(); ++v)
+    {
+        EXPECT_TRUE(replay[v] == run.versions[v].model) << "version " << v + 1;
+        if (v == 0)
+        {
+            continue;
+        }
+        ASSERT_EQ(run.versions[v].updates.size(), 3u); // K updates per version
+        for (const FlUpdateInfo& u : run.versions[v].updates)
+        {
+            EXPECT_NEAR(u.weight, 1.0 / std::sqrt(1.0 + u.staleness), 1e-12);
+            staleSeen += u.staleness >= 2 ? 1 : 0;
+        }
+    }
+    EXPECT_GE(staleSeen, 1u);
+}
+
+TEST(AsyncNetwork, ConcurrencyKeepsCClientsBusy)
+{
+    // C = 2 of 4 clients: only the two clients sampled at the start ever train.
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    AsyncRun run =
+        RunAsync(task, "ns3::FedAsyncStrategy", "Alpha", DoubleValue(0.5), 8, /* C = */ 2);
+    ASSERT_EQ(run.completed, 8u);
+    std::set<uint32_t> clients;
+    for (std::size_t v = 1; v < run.versions.size(); ++v)
+    {
+        clients.insert(run.versions[v].updates.at(0).client);
+    }
+    EXPECT_EQ(clients.size(), 2u);
+    fl::FedAsyncConfig c;
+    c.alpha = 0.5;
+    fl::FedAsyncRule rule(c);
+    const auto replay = Replay(*task, run, rule);
+    EXPECT_TRUE(replay.back() == run.versions.back().model);
+}
+
+TEST(AsyncNetwork, SecureAggregationAndUnknownStrategiesAreRefused)
+{
+    auto task = fltest::MakeTask<double>(3, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(3);
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetStrategy("ns3::FedAsyncStrategy");
+        fedavg.SetSecureAggregation(FlSecAggHelper());
+        fltest::ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "strategy",
+            "asynchronous");
+    }
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetStrategy("ns3::FedBuffStrategy");
+        fedavg.SetSecureAggregation(FlSecAggHelper());
+        fltest::ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "strategy");
+    }
+    {
+        FlFedAvgHelper fedavg(task);
+        fltest::ExpectConfigError([&] { fedavg.SetStrategy("ns3::NoSuchStrategy"); },
+                                  "strategy",
+                                  "FedBuffStrategy");
+    }
+    Simulator::Destroy();
+}
+
+// An asynchronous strategy with a round deadline is a configuration error found when the server
+// starts, inside Simulator::Run: the run ends with the reason and exit status 2.
+TEST(AsyncNetwork, DeadlineWithAnAsynchronousStrategyEndsTheRunWithStatus2)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            auto task = fltest::MakeTask<double>(3, "softmax");
+            FlCsmaSceneHelper csma;
+            FlScene scene = csma.Build(3);
+            FlFedAvgHelper fedavg(task);
+            fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(1)));
+            fedavg.SetStrategy("ns3::FedAsyncStrategy");
+            fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+            Simulator::Stop(Seconds(10));
+            Simulator::Run();
+        },
+        ::testing::ExitedWithCode(2),
+        "invalid strategy:.*asynchronous");
+}
+
+namespace
+{
+// A strategy that selects by the link state its port reports: from round 2 on, the two clients
+// that answered fastest in their last round (the server's measured response time).
+class FastestResponders : public FedAvgStrategy
+{
+  public:
+    bool SelectClients(uint32_t round,
+                       const std::vector<uint32_t>& eligible,
+                       std::vector<uint32_t>& selected) override
+    {
+        if (round == 1)
+        {
+            return false; // everybody once, so that every link is measured
+        }
+        std::vector<std::pair<double, uint32_t>> byTime;
+        for (uint32_t k : eligible)
+        {
+            const FlLinkState st = Port().linkState(k);
+            byTime.emplace_back(st.lastResponse.GetSeconds(), k);
+            seen.push_back(st);
+        }
+        std::sort(byTime.begin(), byTime.end());
+        selected = {byTime.at(0).second, byTime.at(1).second};
+        std::sort(selected.begin(), selected.end());
+        return true;
+    }
+
+    std::vector<FlLinkState> seen;
+};
+} // namespace
+
+TEST(StrategyPort, AStrategySelectsClientsByTheirMeasuredLinkState)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(4);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(3));
+    Ptr<FastestResponders> strategy = CreateObject<FastestResponders>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        // client 3 fastest, then 2, 1, 0
+        stack.clientApps.Get(i)->SetAttribute("SecondsPerSample", DoubleValue(0.001 * (4 - i)));
+    }
+    std::vector<std::vector<uint32_t>> selected;
+    stack.server->TraceConnectWithoutContext(
+        "RoundStart",
+        MakeBoundCallback(
+            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
+                out->push_back(s);
+            },
+            &selected));
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    ASSERT_EQ(selected.size(), 3u);
+    EXPECT_EQ(selected[0].size(), 4u);
+    EXPECT_EQ(selected[1], (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(selected[2], (std::vector<uint32_t>{2, 3}));
+    ASSERT_FALSE(strategy->seen.empty());
+    for (const FlLinkState& st : strategy->seen)
+    {
+        EXPECT_GT(st.lastResponse.GetSeconds(), 0.0); // measured
+        EXPECT_TRUE(std::isnan(st.snrDb));           // no provider in this scene
+    }
+}
