@@ -10,11 +10,10 @@
 #include "ns3/experiment.h"
 #include "ns3/fl-types.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
-#include <random>
+#include <gtest/gtest.h>
 #include <iomanip>
+#include <random>
 #include <sstream>
 
 using namespace ns3;
@@ -56,22 +55,18 @@ GridError(const std::string& text)
 TEST(Experiment, MonteCarloIsIndependentOfTheThreads)
 {
     std::vector<std::size_t> serialOrder;
-    const std::vector<double> serial = fl::MonteCarlo<double>(
-        12,
-        NoisyRun,
-        nullptr,
-        [&](std::size_t i, const double&) { serialOrder.push_back(i); });
+    const std::vector<double> serial =
+        fl::MonteCarlo<double>(12, NoisyRun, nullptr, [&](std::size_t i, const double&) {
+            serialOrder.push_back(i);
+        });
     ASSERT_EQ(serial.size(), 12u);
     for (std::size_t threads : {1u, 2u, 4u})
     {
         fl::ThreadPool pool(threads);
         std::vector<std::size_t> order;
         double sum = 0.0;
-        const std::vector<double> parallel = fl::MonteCarlo<double>(
-            12,
-            NoisyRun,
-            &pool,
-            [&](std::size_t i, const double& r) {
+        const std::vector<double> parallel =
+            fl::MonteCarlo<double>(12, NoisyRun, &pool, [&](std::size_t i, const double& r) {
                 order.push_back(i);
                 sum += r;
             });
@@ -214,13 +209,14 @@ TEST(Experiment, CsvRecordsAsPythonWritesThem)
 
 TEST(Experiment, SweepGridFormatAndExpansion)
 {
-    const fl::SweepGrid grid = fl::ParseSweepGrid("# a sweep\n"
-                                                  "program fl-fedavg-wifi\n"
-                                                  "flag clients 10 20   # two sizes\n"
-                                                  "flag --transport tcp udp\n"
-                                                  "runs 3..4\n"
-                                                  "fixed --rounds=5 '--model=mlp:hidden=8' --quiet\n",
-                                                  "g");
+    const fl::SweepGrid grid =
+        fl::ParseSweepGrid("# a sweep\n"
+                           "program fl-fedavg-wifi\n"
+                           "flag clients 10 20   # two sizes\n"
+                           "flag --transport tcp udp\n"
+                           "runs 3..4\n"
+                           "fixed --rounds=5 '--model=mlp:hidden=8' --quiet\n",
+                           "g");
     EXPECT_EQ(grid.program, "fl-fedavg-wifi");
     ASSERT_EQ(grid.flags.size(), 2u);
     EXPECT_EQ(grid.flags[1].name, "transport");
@@ -262,19 +258,16 @@ TEST(Experiment, SweepGridErrorsNameTheLine)
     EXPECT_NE(GridError("program p\nflag a 1\nflag a 2\n").find("given twice (also at g:2)"),
               std::string::npos);
     EXPECT_NE(GridError("program p\nflag a 1 1\n").find("repeats a value"), std::string::npos);
-    EXPECT_NE(GridError("program p\nflag output x\n").find("cannot be swept"),
-              std::string::npos);
+    EXPECT_NE(GridError("program p\nflag output x\n").find("cannot be swept"), std::string::npos);
     EXPECT_NE(GridError("program p\nfixed --RngRun=3\n").find("cannot be fixed"),
               std::string::npos);
     EXPECT_NE(GridError("program p\nflag a 1\nfixed --a=2\n").find("also given at g:2"),
               std::string::npos);
-    EXPECT_NE(GridError("program p\nflag 9a 1\n").find("is not a flag name"),
-              std::string::npos);
+    EXPECT_NE(GridError("program p\nflag 9a 1\n").find("is not a flag name"), std::string::npos);
     EXPECT_NE(GridError("program p\nflag a\n").find("has no value"), std::string::npos);
     EXPECT_NE(GridError("program p\nruns 5..2\n").find("empty or starts below 1"),
               std::string::npos);
-    EXPECT_NE(GridError("program p\nruns 0\n").find("'0' is not a run number"),
-              std::string::npos);
+    EXPECT_NE(GridError("program p\nruns 0\n").find("'0' is not a run number"), std::string::npos);
     EXPECT_NE(GridError("program p\nruns 1 1\n").find("repeated"), std::string::npos);
     EXPECT_NE(GridError("program p\nruns 1\nruns 2\n").find("a second 'runs' line"),
               std::string::npos);
@@ -288,7 +281,9 @@ TEST(Experiment, MergeAsTheSweepRunnerDoes)
     const fl::SweepGrid grid = fl::ParseSweepGrid("program prog\nflag n 2 3\nruns 1\n", "g");
     const auto points = fl::ExpandSweepGrid(grid);
     std::vector<fl::SweepJobResult> jobs{
-        {points[0], "--n=2 --RngRun=1 --output=jobs/a/out.csv", "round,acc\n# note\n0,0.5\n1,0.6\n"},
+        {points[0],
+         "--n=2 --RngRun=1 --output=jobs/a/out.csv",
+         "round,acc\n# note\n0,0.5\n1,0.6\n"},
         {points[1], "--n=3 --RngRun=1 --output=jobs/b/out.csv", "round,acc\n0,\"0,7\"\n"}};
     fl::SweepProvenance prov{"prog", "abc123", "3.42"};
     std::ostringstream out;
@@ -309,4 +304,20 @@ TEST(Experiment, MergeAsTheSweepRunnerDoes)
     jobs[1].csv = "m,acc\n1,2\n";
     std::ostringstream bad;
     EXPECT_THROW(fl::MergeSweepCsv(grid, jobs, prov, bad), fl::ConfigError);
+}
+
+TEST(Experiment, OrderingGroups)
+{
+    const auto results = fl::CheckOrderingGroups({"N=30", "N=10", "", "N=10", "N=30"},
+                                                 {{"a", {0.9, 0.0, 1}},
+                                                  {"b", {0.8, 0.0, 1}},
+                                                  {"x", {1.0, 0.0, 1}},
+                                                  {"c", {0.7, 0.0, 1}},
+                                                  {"d", {0.95, 0.0, 1}}});
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0].group, "N=10"); // groups in the order of their names
+    EXPECT_EQ(results[0].result.text, "b (0.8) >= c (0.7): holds");
+    EXPECT_EQ(results[1].group, "N=30");
+    EXPECT_EQ(results[1].result.verdict, fl::OrderingVerdict::DoesNotHold);
+    EXPECT_THROW(fl::CheckOrderingGroups({"a"}, {}), fl::ConfigError);
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -121,6 +122,34 @@ CheckOrdering(const std::vector<OrderingEntry>& entries, std::size_t accuracySam
     return result;
 }
 
+std::vector<OrderingGroupResult>
+CheckOrderingGroups(const std::vector<std::string>& groups,
+                    const std::vector<OrderingEntry>& entries,
+                    std::size_t accuracySamples)
+{
+    if (groups.size() != entries.size())
+    {
+        throw ConfigError("groups",
+                          std::to_string(groups.size()) + " groups for " +
+                              std::to_string(entries.size()) + " series",
+                          "give one group (or an empty one) per series");
+    }
+    std::map<std::string, std::vector<OrderingEntry>> byGroup;
+    for (std::size_t k = 0; k < groups.size(); ++k)
+    {
+        if (!groups[k].empty())
+        {
+            byGroup[groups[k]].push_back(entries[k]);
+        }
+    }
+    std::vector<OrderingGroupResult> out;
+    for (const auto& [group, members] : byGroup)
+    {
+        out.push_back({group, CheckOrdering(members, accuracySamples)});
+    }
+    return out;
+}
+
 OrderingResult
 CheckAboveOverRounds(const std::string& labelA,
                      const std::vector<std::vector<double>>& a,
@@ -145,8 +174,7 @@ CheckAboveOverRounds(const std::string& labelA,
         }
         return MeanCi95(means);
     };
-    const std::string window =
-        " over rounds " + std::to_string(r1) + ".." + std::to_string(r2);
+    const std::string window = " over rounds " + std::to_string(r1) + ".." + std::to_string(r2);
     return CheckOrdering({{labelA + window, summarise(a)}, {labelB, summarise(b)}},
                          accuracySamples);
 }

@@ -125,6 +125,22 @@ struct OrderingResult
 OrderingResult CheckOrdering(const std::vector<OrderingEntry>& entries,
                              std::size_t accuracySamples = 0);
 
+/// The verdict of one group of CheckOrderingGroups.
+struct OrderingGroupResult
+{
+    std::string group;
+    OrderingResult result;
+};
+
+/**
+ * Checks several claims at once: series k belongs to the claim groups[k] (empty: to none) and
+ * the series of a group are claimed in their order in `entries` (best first). Groups come out in
+ * the order of their names; each is checked by CheckOrdering.
+ */
+std::vector<OrderingGroupResult> CheckOrderingGroups(const std::vector<std::string>& groups,
+                                                     const std::vector<OrderingEntry>& entries,
+                                                     std::size_t accuracySamples = 0);
+
 /// "0.652 +- 0.004": a mean at 4 significant digits and, for more than one run, the 95 %
 /// half-width at 2.
 std::string FormatMeanCi(const MeanCi& m);
