@@ -496,43 +496,22 @@ CheckFeasible(const Choices& c, const std::vector<RunSpec>& runs)
     }
 }
 
-/**
- * Writes the CSV rows of one run: per round, the means over the seeds (fl::MeanCiPerIndex, up
- * to the shortest seed) and the 95 % CIs of the loss, accuracy and disagreement.
- */
+/// Writes the CSV rows of one run: per round, the means over the seeds and the 95 % CIs.
 void
 WriteRows(std::ostream& csv,
           const std::string& figure,
           const RunSpec& run,
           const std::vector<std::vector<FlRoundSummary>>& seeds)
 {
-    const auto stat = [&seeds](double FlRoundSummary::*field) {
-        std::vector<std::vector<double>> values;
-        for (const auto& rows : seeds)
-        {
-            values.emplace_back();
-            for (const FlRoundSummary& r : rows)
-            {
-                values.back().push_back(r.*field);
-            }
-        }
-        return fl::MeanCiPerIndex(values);
-    };
-    const auto time = stat(&FlRoundSummary::timeS);
-    const auto loss = stat(&FlRoundSummary::centroidLoss);
-    const auto acc = stat(&FlRoundSummary::centroidAccuracy);
-    const auto wLoss = stat(&FlRoundSummary::nodeLoss);
-    const auto wAcc = stat(&FlRoundSummary::nodeAccuracy);
-    const auto dis = stat(&FlRoundSummary::disagreement);
-    const auto eps = stat(&FlRoundSummary::epsilon);
-    for (std::size_t r = 0; r < time.size(); ++r)
+    for (const FlRoundStatistics& r : FlRoundStatisticsOverSeeds(seeds))
     {
         csv << figure << ',' << run.series << ',' << run.scheme << ',' << run.n << ',' << run.pDbm
-            << ',' << run.epsilon << ',' << seeds.front()[r].round << ',' << time[r].mean << ','
-            << loss[r].mean << ',' << acc[r].mean << ',' << wLoss[r].mean << ',' << wAcc[r].mean
-            << ',' << dis[r].mean << ',' << run.Channel() << ',' << seeds.size() << ','
-            << loss[r].halfWidth << ',' << acc[r].halfWidth << ',' << dis[r].halfWidth << ','
-            << eps[r].mean << '\n';
+            << ',' << run.epsilon << ',' << r.round << ',' << r.timeS.mean << ','
+            << r.centroidLoss.mean << ',' << r.centroidAccuracy.mean << ',' << r.nodeLoss.mean
+            << ',' << r.nodeAccuracy.mean << ',' << r.disagreement.mean << ',' << run.Channel()
+            << ',' << r.seeds << ',' << r.centroidLoss.halfWidth << ','
+            << r.centroidAccuracy.halfWidth << ',' << r.disagreement.halfWidth << ','
+            << r.epsilon.mean << '\n';
     }
 }
 
@@ -691,25 +670,7 @@ main(int argc, char* argv[])
                                   "synthetic is not offered here",
                                   "use fashion-mnist, a CSV file or an IDX folder");
         }
-        const std::size_t dim = fl::DatasetDim(c.Task(2)); // reads a user's file once
-        if (fl::ParseFeatureScaling(c.standardise, "--standardise") == fl::FeatureScaling::Public)
-        {
-            fl::ConstantNormalizer<double>(fl::ParseDoubleList(c.featureShift, "--featureShift"),
-                                           fl::ParseDoubleList(c.featureScale, "--featureScale"),
-                                           dim,
-                                           "--featureShift",
-                                           "--featureScale");
-        }
-        try
-        {
-            fl::MakeModel<double>(c.model, dim, 10);
-        }
-        catch (const fl::ConfigError&)
-        {
-            throw fl::ConfigError("--model",
-                                  "'" + c.model + "' is not a model specification",
-                                  "use e.g. softmax:l2=0 or mlp:hidden=64 (fl::MakeModel)");
-        }
+        fl::CheckTaskSpec(c.Task(2)); // data files, preprocessing constants, model spec
         c.perLink = channel == "per-link";
         c.Privacy(c.sigma2).Validate();
     });
@@ -754,29 +715,10 @@ main(int argc, char* argv[])
     }
     if (privacyTable)
     {
-        // eps_i of eq. (11) and the orthogonal eps for every N, |h_k|^2 P_k = --gainPower
         std::cerr << "fl-dwfl --privacyTable: eps per round (the paper's privacy is per round), "
                      "beta_k = 1 - alpha_k (all spare power on artificial noise), |h_k|^2 P_k "
                      "and the variances in units of the receiver noise\n";
-        std::cout
-            << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n"
-            << "# eps_i: eq. (11) of receiver i, max and min over the receivers | "
-            << fl::DwflRoundStatement("receiver i, another worker").Describe() << "\n"
-            << "# eps_orth: the orthogonal link j -> i, max and min over the links | "
-            << fl::DwflRoundStatement("the link's receiver").Describe() << "\n"
-            << std::setprecision(12);
-        for (uint32_t n : ns)
-        {
-            std::vector<double> g(n, gains[0]);
-            if (gains.size() > 1)
-            {
-                g.assign(gains.begin(), gains.begin() + n);
-            }
-            const auto row = fl::DwflPrivacyTableRowFor(g, kappa, c.Privacy(c.sigma2));
-            std::cout << n << ',' << row.c << ',' << row.epsMax << ',' << row.epsMin << ','
-                      << row.orthMax << ',' << row.orthMin << ',' << row.epsMax * std::sqrt(n - 1.0)
-                      << '\n';
-        }
+        fl::WriteDwflPrivacyTable(std::cout, ns, gains, kappa, c.Privacy(c.sigma2));
         return 0;
     }
 
@@ -824,52 +766,25 @@ main(int argc, char* argv[])
         << "\n# epsilon_composed: worker 0's reception (the server's when centralized) | "
         << fl::DwflComposedStatement("worker 0 or the parameter server", c.delta).Describe()
         << '\n';
-    // A run is ranked by the centroid's accuracy over the last tenth of its rounds (at least
-    // one), which smooths the round-to-round noise; the orderings are checked on the means.
-    std::vector<fl::MeanCi> accuracy(runs.size()), workerAccuracy(runs.size()),
-        disagreement(runs.size());
-    int status = 0;
+    // Every run over the seeds; a run is ranked by the centroid's accuracy over the last tenth
+    // of its rounds (FlSummariseSeeds), the paper's orderings are checked on the means.
+    std::vector<FlSeedsSummary> results;
+    bool incomplete = false;
     for (std::size_t k = 0; k < runs.size(); ++k)
     {
         const RunSpec& run = runs[k];
-        std::vector<double> acc, wAcc, dis;
         std::vector<std::vector<FlRoundSummary>> seeds;
         try
         {
-            seeds = FlRunSeeds<std::vector<FlRoundSummary>>(c.runs, [&](uint32_t seed) {
-                std::cout << "run " << k + 1 << "/" << runs.size() << ": " << run.series;
-                if (c.runs > 1)
-                {
-                    std::cout << ", seed " << seed + 1 << "/" << c.runs << " (RngRun "
-                              << RngSeedManager::GetRun() << ")";
-                }
-                std::cout << std::endl;
-                std::vector<FlRoundSummary> rows = RunOne(c, run, tasks[run.n], quiet);
-                if (rows.empty())
-                {
-                    throw std::runtime_error("  run reported no model (see --maxTime)");
-                }
-                const FlRoundSummary& last = rows.back();
-                std::cout << "  done: " << last.round << " rounds in " << last.timeS
-                          << " s simulated, test accuracy " << last.centroidAccuracy << ", loss "
-                          << last.centroidLoss << ", disagreement " << last.disagreement
-                          << std::endl;
-                if (last.round < c.rounds)
-                {
-                    std::cerr << "  run stopped after " << last.round << " of " << c.rounds
-                              << " rounds (see --maxTime)" << std::endl;
-                    status = 1;
-                }
-                std::vector<double> accuracies;
-                for (const FlRoundSummary& r : rows)
-                {
-                    accuracies.push_back(r.centroidAccuracy);
-                }
-                acc.push_back(fl::TailMean(accuracies, 10));
-                wAcc.push_back(last.nodeAccuracy);
-                dis.push_back(last.disagreement);
-                return rows;
-            });
+            seeds = FlRunSeries(
+                run.series,
+                k,
+                runs.size(),
+                c.runs,
+                c.rounds,
+                [&]() { return RunOne(c, run, tasks[run.n], quiet); },
+                std::cout,
+                &incomplete);
         }
         catch (const fl::ConfigError& e)
         {
@@ -880,37 +795,33 @@ main(int argc, char* argv[])
         }
         catch (const std::runtime_error& e)
         {
-            std::cerr << e.what() << std::endl;
+            std::cerr << "  " << e.what() << std::endl;
             return 1;
         }
-        accuracy[k] = fl::MeanCi95(acc);
-        workerAccuracy[k] = fl::MeanCi95(wAcc);
-        disagreement[k] = fl::MeanCi95(dis);
+        results.push_back(FlSummariseSeeds(seeds));
         WriteRows(csv, figure, run, seeds);
     }
     std::cout << "final accuracy = the centroid's mean test accuracy over the last tenth of the "
                  "rounds; worker accuracy and disagreement at the last round"
               << (c.runs > 1 ? "; mean +- 95 % CI over the seeds" : "") << "\n";
-    std::map<std::string, std::vector<fl::OrderingEntry>> groups;
+    std::vector<std::string> groups;
+    std::vector<fl::OrderingEntry> entries;
     for (std::size_t k = 0; k < runs.size(); ++k)
     {
         std::cout << "  " << runs[k].series << " [" << runs[k].Channel() << "]: accuracy "
-                  << fl::FormatMeanCi(accuracy[k]) << ", worker accuracy "
-                  << fl::FormatMeanCi(workerAccuracy[k]) << ", disagreement "
-                  << fl::FormatMeanCi(disagreement[k]) << "\n";
-        if (!runs[k].group.empty())
-        {
-            groups[runs[k].group].push_back({runs[k].series, accuracy[k]});
-        }
+                  << fl::FormatMeanCi(results[k].accuracy) << ", worker accuracy "
+                  << fl::FormatMeanCi(results[k].nodeAccuracy) << ", disagreement "
+                  << fl::FormatMeanCi(results[k].disagreement) << "\n";
+        groups.push_back(runs[k].group);
+        entries.push_back({runs[k].series, results[k].accuracy});
     }
-    // the claimed orders, best first; an inversion within the seeds' 95 % CI (with one seed:
-    // two standard errors of an accuracy on testSamples images) is "within noise"
-    for (const auto& [group, entries] : groups)
+    // an inversion within the seeds' 95 % CI (with one seed: two standard errors of an accuracy
+    // on testSamples images) is "within noise"
+    for (const auto& g : fl::CheckOrderingGroups(groups, entries, c.testSamples))
     {
-        std::cout << "  ordering, " << group << ": "
-                  << fl::CheckOrdering(entries, c.testSamples).text << std::endl;
+        std::cout << "  ordering, " << g.group << ": " << g.result.text << std::endl;
     }
     std::cout << "summary: " << runs.size() << " runs x " << c.runs << " seeds written to "
               << output << std::endl;
-    return status;
+    return incomplete ? 1 : 0;
 }

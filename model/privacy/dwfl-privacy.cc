@@ -324,8 +324,7 @@ CalibrateSymmetric(const std::vector<double>& gainAbs,
     // eps >= K / sqrt(sigma_m^2 + senders sigma^2 H).
     const double g = gainAbs[worst] * gainAbs[worst] * powerW[worst];
     const double headroom = g - c * c > kDwflPowerSlack * g ? g - c * c : 0.0;
-    std::string fix =
-        "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
+    std::string fix = "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
     if (headroom > 0.0)
     {
         fix += ", raise sigma^2 to >= " + Num(s / (spread * headroom));
@@ -338,9 +337,8 @@ CalibrateSymmetric(const std::vector<double>& gainAbs,
     }
     throw ConfigError("beta of worker " + std::to_string(worst),
                       "eps = " + Num(epsilon) + " needs alpha + beta = " +
-                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " +
-                          Num(s) + " per receiver, split over " + std::to_string(senders) +
-                          " senders)",
+                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " + Num(s) +
+                          " per receiver, split over " + std::to_string(senders) + " senders)",
                       fix);
 }
 
@@ -439,7 +437,8 @@ OtaPsEpsilon(const std::vector<double>& gainAbs,
              double c,
              const DwflPrivacyParams& params)
 {
-    // eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2)
+    // eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 +
+    // sigma_m^2)
     return EpsilonOf(OtaPsServerMechanism(gainAbs, powerW, beta, c, params),
                      c,
                      GradientQuery(params));
@@ -550,10 +549,9 @@ WriteDwflPrivacyTable(std::ostream& os,
                                   " workers for N = " + std::to_string(n),
                               "give one value for all or at least N values");
         }
-        const std::vector<double> g = gainPower.size() == 1
-                                          ? std::vector<double>(n, gainPower[0])
-                                          : std::vector<double>(gainPower.begin(),
-                                                                gainPower.begin() + n);
+        const std::vector<double> g =
+            gainPower.size() == 1 ? std::vector<double>(n, gainPower[0])
+                                  : std::vector<double>(gainPower.begin(), gainPower.begin() + n);
         const DwflPrivacyTableRow row = DwflPrivacyTableRowFor(g, kappa, params);
         os << n << ',' << row.c << ',' << row.epsMax << ',' << row.epsMin << ',' << row.orthMax
            << ',' << row.orthMin << ',' << row.epsMax * std::sqrt(n - 1.0) << '\n';

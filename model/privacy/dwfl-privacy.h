@@ -237,12 +237,12 @@ PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta
 /// One row of the eps table of N workers (DwflPrivacyTableRowFor).
 struct DwflPrivacyTableRow
 {
-    std::size_t n{0};      ///< workers N
-    double c{0.0};         ///< aligned amplitude c = kappa min_k sqrt(|h_k|^2 P_k)
-    double epsMax{0.0};    ///< eq. (11): largest eps_i over the receivers i
-    double epsMin{0.0};    ///< eq. (11): smallest eps_i
-    double orthMax{0.0};   ///< orthogonal eps_{j->i}: largest over the senders j
-    double orthMin{0.0};   ///< orthogonal eps_{j->i}: smallest
+    std::size_t n{0};    ///< workers N
+    double c{0.0};       ///< aligned amplitude c = kappa min_k sqrt(|h_k|^2 P_k)
+    double epsMax{0.0};  ///< eq. (11): largest eps_i over the receivers i
+    double epsMin{0.0};  ///< eq. (11): smallest eps_i
+    double orthMax{0.0}; ///< orthogonal eps_{j->i}: largest over the senders j
+    double orthMin{0.0}; ///< orthogonal eps_{j->i}: smallest
 };
 
 /**
