@@ -111,48 +111,26 @@ struct Choices
         return t;
     }
 
+    /// The values of the choices (doc/fl.rst, "Choices the paper leaves open", says why).
     void Print(std::ostream& os) const
     {
-        const std::map<std::string, std::string> prep{
-            {"centre",
-             " (each feature minus its mean over the holder's own data: every worker its own, "
-             "the evaluator its test set; never pooled)"},
-            {"standardise",
-             " (each feature centred and scaled to unit variance on the holder's own data; "
-             "never pooled)"},
-            {"public", " (public constants --featureShift, --featureScale)"},
-            {"none", " (the features as read)"}};
-        os << "  data: "
-           << (dataset == "fashion-mnist" ? "Fashion-MNIST (Debian dataset-fashion-mnist; the "
-                                            "paper's CIFAR-10 is not available offline), pixels "
-                                            "in [0, 1]"
-                                          : dataset)
-           << ", IID, " << samplesPerWorker << " training samples per worker, " << testSamples
-           << " test samples\n  preprocessing: --standardise=" << standardise
-           << prep.at(standardise) << "\n  model: " << model
-           << " (the paper does not name its model)\n  local step: one mini-batch SGD step, "
-           << "batch " << batch << ", gamma = " << gamma << ", gradient clipped to g_max = " << gMax
-           << "\n  averaging rate eta = "
-           << (eta > 0.0 ? std::to_string(eta) : std::string("(N-1)/N")) << ", T = " << rounds
-           << " rounds, x^(-1/2) = the model's initial parameters (zeros for softmax)\n"
-           << "  privacy: delta = " << delta << "; --epsilon is per round (eq. 11; the paper "
-           << "does not compose over rounds): against a curious peer, or the server when "
-              "centralized (Seif et al.); the CSV's epsilon_composed is worker 0's eps over the "
-              "rounds so far at the drifting sensitivity (Renyi DP), described in its comment "
-              "lines\n  power: P in dBm is read as the SNR over a unit receiver noise "
-           << "sigma_m^2 = " << sigmaM2 << " (P_lin = 10^(P/10), i.e. noise of 1 mW)\n"
-           << "  channel: " << (perLink ? "per-link" : "sender-only") << " Rayleigh h ~ CN(0,1), "
-           << (blockFading ? "redrawn every slot (block fading; alignment redone every round)"
-                           : "drawn once per run")
-           << ", no path loss, full duplex, Practical decode; artificial noise sigma^2 = " << sigma2
-           << " (" << orthSigma2
-           << " for the orthogonal baseline), beta calibrated per round for eps, largest "
-              "feasible kappa\n  timing: compute "
-           << computeTime * 1e3 << " ms per round; analog symbol rate B = " << bandwidthHz / 1e6
-           << " MHz (ceil(d/2) complex symbols per model); digital: "
-           << "802.11n ad hoc, 20 MHz, TCP, float32 on the wire\n  seeds: " << runs
-           << " per run (RngRun, RngRun + 1, ...; the data split is that of RngRun); CSV rows "
-              "are means over the seeds, *_ci95 the 95 % confidence half-widths (Student t)\n";
+        os << "  data: " << dataset << ", IID, " << samplesPerWorker << " training samples per "
+           << "worker, " << testSamples << " test samples, --standardise=" << standardise
+           << " (fitted on each holder's own data, never pooled)\n  model: " << model
+           << "; one mini-batch SGD step per round, batch " << batch << ", gamma = " << gamma
+           << ", gradient clipped to g_max = " << gMax
+           << "; eta = " << (eta > 0.0 ? std::to_string(eta) : std::string("(N-1)/N"))
+           << ", T = " << rounds << "\n  privacy: delta = " << delta
+           << ", --epsilon per round (eq. 11); "
+           << "epsilon_composed: worker 0's over the rounds (Renyi DP)\n  power: P in dBm over "
+           << "a receiver noise sigma_m^2 = " << sigmaM2
+           << " of 1 mW; channel: " << (perLink ? "per-link" : "sender-only") << " Rayleigh, "
+           << (blockFading ? "redrawn every slot" : "drawn once per run")
+           << ", no path loss; artificial noise sigma^2 = " << sigma2 << " (" << orthSigma2
+           << " orthogonal), largest feasible kappa\n  timing: compute " << computeTime * 1e3
+           << " ms per round, analog symbol rate " << bandwidthHz / 1e6 << " MHz; digital: "
+           << "802.11n ad hoc, TCP, float32\n  seeds: " << runs << " per run (RngRun, RngRun "
+           << "+ 1, ...); CSV rows are means over the seeds, *_ci95 95 % half-widths\n";
     }
 };
 
@@ -450,13 +428,9 @@ RunOne(const Choices& c, const RunSpec& run, std::shared_ptr<fl::LearningTask> t
 
 /**
  * Throws fl::ConfigError naming the flag and the fix unless every run of the figure can meet its
- * eps whatever channels the run draws, so that no run stops half-way:
- *  - orthogonal: link j needs beta_j = max(0, (K_1 / eps)^2 - sigma_m^2 / (|h_j|^2 P)) / sigma^2
- *    < 1 (then a kappa > 0 fits the power budget, DwflMaxKappaForBudget), K_1 =
- *    2 gamma g_max sqrt(2 ln(1.25/delta)); as |h_j| grows this tends to (K_1 / eps)^2 / sigma^2,
- *    so the orthogonal baseline is feasible for every channel iff sigma^2 > (K_1 / eps)^2;
- *  - DWFL and the server: the largest kappa (DwflMaxKappa, OtaPsMaxKappa) is positive unless
- *    there is no noise at all (sigma^2 = sigma_m^2 = 0).
+ * eps whatever channels the run draws, so that no run stops half-way: the orthogonal baseline
+ * needs sigma^2 above fl::DwflOrthogonalSigma2Floor; DWFL and the server need some noise
+ * (sigma^2 or sigma_m^2 > 0: then the largest kappa is positive).
  */
 void
 CheckFeasible(const Choices& c, const std::vector<RunSpec>& runs)
@@ -468,23 +442,18 @@ CheckFeasible(const Choices& c, const std::vector<RunSpec>& runs)
             continue;
         }
         std::ostringstream problem;
-        if (run.scheme == "orthogonal")
+        const double need = fl::DwflOrthogonalSigma2Floor(run.epsilon, c.Privacy(c.orthSigma2));
+        if (run.scheme == "orthogonal" && !(c.orthSigma2 > need))
         {
-            const double k1 = fl::DwflPrivacyConstant(1.0, c.Privacy(c.orthSigma2));
-            const double need = (k1 / run.epsilon) * (k1 / run.epsilon);
-            if (!(c.orthSigma2 > need))
-            {
-                problem << c.orthSigma2
-                        << " is too small for the orthogonal baseline at eps = " << run.epsilon
-                        << " per link with gamma = " << c.gamma << ", g_max = " << c.gMax
-                        << ", delta = " << c.delta
-                        << ": a link needs artificial noise of variance sigma^2 > (2 gamma g_max "
-                           "sqrt(2 ln(1.25/delta)) / eps)^2 = "
-                        << need << " to fit the power budget whatever its channel";
-                std::ostringstream fix;
-                fix << "raise --orthSigma2 above " << need << ", or lower --gamma or --gmax";
-                throw fl::ConfigError("--orthSigma2", problem.str(), fix.str());
-            }
+            problem << c.orthSigma2
+                    << " is too small for the orthogonal baseline at eps = " << run.epsilon
+                    << " per link: a link needs sigma^2 > " << need
+                    << " (fl::DwflOrthogonalSigma2Floor) to fit the power budget whatever its "
+                       "channel";
+            throw fl::ConfigError("--orthSigma2",
+                                  problem.str(),
+                                  "raise --orthSigma2 above " + std::to_string(need) +
+                                      ", or lower --gamma or --gmax");
         }
         else if (c.sigma2 <= 0.0 && c.sigmaM2 <= 0.0)
         {

@@ -992,3 +992,18 @@ TEST(DwflPrivacy, TableWriterRowsAndErrors)
     std::ostringstream bad;
     EXPECT_THROW(WriteDwflPrivacyTable(bad, {4}, {4.0, 16.0}, 0.5, p), ConfigError);
 }
+
+TEST(DwflPrivacy, OrthogonalSigma2FloorHandValue)
+{
+    // gamma = 0.5, g_max = 1, delta = 1.25 e^-2: K_1 = 2 * 0.5 * 1 * sqrt(2 * 2) = 2;
+    // eps = 0.5: (2 / 0.5)^2 = 16
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.delta = 1.25 * std::exp(-2.0);
+    p.sigma2 = 1.0;
+    p.sigmaM2 = 1.0;
+    EXPECT_NEAR(DwflOrthogonalSigma2Floor(0.5, p), 16.0, 1e-12);
+    EXPECT_NEAR(DwflOrthogonalSigma2Floor(4.0, p), 0.25, 1e-12);
+    EXPECT_THROW(DwflOrthogonalSigma2Floor(0.0, p), ConfigError);
+}

@@ -492,6 +492,17 @@ DwflComposedStatement(const std::string& receiver, double delta)
     return s;
 }
 
+double
+DwflOrthogonalSigma2Floor(double eps, const DwflPrivacyParams& params)
+{
+    if (!(eps > 0.0) || !std::isfinite(eps))
+    {
+        throw ConfigError("eps", "is " + std::to_string(eps), "use a positive, finite target");
+    }
+    const double k1 = DwflPrivacyConstant(1.0, params);
+    return (k1 / eps) * (k1 / eps);
+}
+
 DwflPrivacyTableRow
 DwflPrivacyTableRowFor(const std::vector<double>& gainPower,
                        double kappa,

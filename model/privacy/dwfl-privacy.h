@@ -234,6 +234,16 @@ PrivacyStatement DwflRoundStatement(const std::string& receiver);
  */
 PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta);
 
+/**
+ * The artificial-noise variance the orthogonal transmission needs for a target eps on every
+ * channel: link j needs beta_j = max(0, (K_1 / eps)^2 - sigma_m^2 / (|h_j|^2 P_j)) / sigma^2 < 1
+ * (CalibrateDwflOrthogonalBeta; then a kappa > 0 fits the power budget), with
+ * K_1 = DwflPrivacyConstant(1) = 2 gamma g_max sqrt(2 ln(1.25/delta)); as |h_j| grows this tends
+ * to (K_1 / eps)^2 / sigma^2, so every channel is feasible iff sigma^2 > (K_1 / eps)^2, which
+ * this returns. Throws ConfigError on bad params or eps <= 0.
+ */
+double DwflOrthogonalSigma2Floor(double eps, const DwflPrivacyParams& params);
+
 /// One row of the eps table of N workers (DwflPrivacyTableRowFor).
 struct DwflPrivacyTableRow
 {
