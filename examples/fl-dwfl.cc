@@ -114,7 +114,11 @@ struct Choices
     /// The values of the choices (doc/fl.rst, "Choices the paper leaves open", says why).
     void Print(std::ostream& os) const
     {
-        os << "  data: " << dataset << ", IID, " << samplesPerWorker << " training samples per "
+        os << "  data: "
+           << (dataset == "fashion-mnist" ? "Fashion-MNIST (the paper's CIFAR-10 is not "
+                                            "available offline), pixels in [0, 1]"
+                                          : dataset)
+           << ", IID, " << samplesPerWorker << " training samples per "
            << "worker, " << testSamples << " test samples, --standardise=" << standardise
            << " (fitted on each holder's own data, never pooled)\n  model: " << model
            << "; one mini-batch SGD step per round, batch " << batch << ", gamma = " << gamma
