@@ -11,6 +11,7 @@
 #include "fl-example-flags.h"
 
 #include "ns3/data-io.h"
+#include "ns3/fl-experiment.h"
 #include "ns3/fl-helper.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/learning-monitor.h"
@@ -19,6 +20,7 @@
 #include "ns3/partition.h"
 #include "ns3/payload-codec.h"
 #include "ns3/synthetic-data.h"
+#include "ns3/task-builder.h"
 
 #include <algorithm>
 #include <chrono>
@@ -129,283 +131,46 @@ struct RunResult
     std::map<uint32_t, uint64_t> staleness; ///< aggregated updates by staleness
 };
 
-/**
- * A data set of the user's: --dataset names a CSV file (a header line, numeric features, the
- * class label 0..C-1 in the last column; plain or gzip) or an IDX folder (train-images-idx3-ubyte
- * and train-labels-idx1-ubyte, plain or .gz, and optionally t10k-images-idx3-ubyte and
- * t10k-labels-idx1-ubyte for the test set; pixels scaled to [0, 1]). Without a test file the test
- * samples are the training file's rows that no client holds.
- */
-struct UserData
+/// The task settings of the options (the library's fl::TaskSpec).
+inline fl::TaskSpec
+TaskSpecOf(const FedAvgOptions& o)
 {
-    fl::Dataset<double> train;
-    fl::Dataset<double> test; ///< empty: the test samples come from `train`
-};
-
-/// The IDX file `name` (or `name`.gz) in `dir`, or empty.
-inline std::string
-FindIdxFile(const std::string& dir, const std::string& name)
-{
-    for (const std::string& candidate : {dir + "/" + name, dir + "/" + name + ".gz"})
-    {
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(candidate, ec))
-        {
-            return candidate;
-        }
-    }
-    return "";
-}
-
-/**
- * Reads --dataset's CSV file or IDX folder once per program (the flag checks and the task
- * share it). A reader's error becomes a ConfigError naming --dataset with the reader's words.
- */
-inline const UserData&
-LoadUserDataset(const std::string& path)
-{
-    static std::map<std::string, UserData> cache;
-    const auto it = cache.find(path);
-    if (it != cache.end())
-    {
-        return it->second;
-    }
-    std::error_code ec;
-    UserData data;
-    try
-    {
-        if (std::filesystem::is_directory(path, ec))
-        {
-            const std::string images = FindIdxFile(path, "train-images-idx3-ubyte");
-            const std::string labels = FindIdxFile(path, "train-labels-idx1-ubyte");
-            if (images.empty() || labels.empty())
-            {
-                throw fl::ConfigError("--dataset",
-                                      "the folder '" + path +
-                                          "' has no train-images-idx3-ubyte[.gz] and "
-                                          "train-labels-idx1-ubyte[.gz]",
-                                      "give a folder with the IDX files under these names (as "
-                                      "MNIST's), a CSV file, synthetic or fashion-mnist");
-            }
-            data.train = fl::ReadIdxDataset<double>(images, labels);
-            const std::string testImages = FindIdxFile(path, "t10k-images-idx3-ubyte");
-            const std::string testLabels = FindIdxFile(path, "t10k-labels-idx1-ubyte");
-            if (!testImages.empty() && !testLabels.empty())
-            {
-                data.test = fl::ReadIdxDataset<double>(testImages, testLabels);
-            }
-        }
-        else if (std::filesystem::is_regular_file(path, ec))
-        {
-            data.train = fl::ReadCsvDataset<double>(path);
-        }
-        else
-        {
-            throw fl::ConfigError("--dataset",
-                                  "'" + path +
-                                      "' is neither synthetic, fashion-mnist, a CSV file nor an "
-                                      "IDX folder",
-                                  "give synthetic, fashion-mnist, the path of a CSV file or of a "
-                                  "folder with IDX files");
-        }
-    }
-    catch (const fl::DataError& e)
-    {
-        std::string what = e.what();
-        if (what.rfind("fl: ", 0) == 0)
-        {
-            what = what.substr(4);
-        }
-        throw fl::ConfigError("--dataset", what, "give a readable data file in this format");
-    }
-    catch (const fl::ConfigError& e)
-    {
-        if (e.Parameter() == "--dataset")
-        {
-            throw;
-        }
-        throw fl::ConfigError("--dataset", e.what(), "give a data file the readers accept");
-    }
-    if (!data.test.Size() && data.train.Size() < 2)
-    {
-        throw fl::ConfigError("--dataset",
-                              "'" + path + "' holds " + std::to_string(data.train.Size()) +
-                                  " samples",
-                              "give at least one sample per client and one test sample");
-    }
-    return cache.emplace(path, std::move(data)).first->second;
+    fl::TaskSpec t;
+    t.clients = o.clients;
+    t.dataset = o.dataset;
+    t.standardise = o.standardise;
+    t.featureShift = o.featureShift;
+    t.featureScale = o.featureScale;
+    t.model = o.model;
+    t.partition = o.partition;
+    t.alpha = o.alpha;
+    t.shards = o.shards;
+    t.samplesPerClient = o.samplesPerClient;
+    t.syntheticDim = o.syntheticDim;
+    t.clustersPerClass = o.clustersPerClass;
+    t.separation = o.separation;
+    t.testSamples = o.testSamples;
+    t.batchSize = o.batchSize;
+    t.learningRate = o.learningRate;
+    t.localEpochs = o.localEpochs;
+    t.proxMu = o.proxMu;
+    t.clipNorm = o.clipNorm;
+    t.precision = o.precision;
+    return t;
 }
 
 /// Whether --dataset names a file or folder of the user's.
 inline bool
 IsUserDataset(const FedAvgOptions& o)
 {
-    return o.dataset != "synthetic" && o.dataset != "fashion-mnist";
+    return fl::IsUserDataset(o.dataset);
 }
 
 /// Features per sample of --dataset.
 inline std::size_t
 DatasetDim(const FedAvgOptions& o)
 {
-    if (o.dataset == "synthetic")
-    {
-        return o.syntheticDim;
-    }
-    if (o.dataset == "fashion-mnist")
-    {
-        return 784;
-    }
-    return LoadUserDataset(o.dataset).train.Dim();
-}
-
-/**
- * Preprocesses every holder's data as --standardise says: the clients' sets and the evaluator's
- * test set, each with statistics of its own data (fl::StandardiseEachHolder), or the public
- * constants of --featureShift and --featureScale.
- */
-template <typename S>
-void
-Preprocess(const FedAvgOptions& o, std::vector<fl::Dataset<S>>& clients, fl::Dataset<S>& test)
-{
-    const fl::FeatureScaling mode = fl::ParseFeatureScaling(o.standardise, "--standardise");
-    std::vector<fl::Dataset<S>*> holders;
-    for (auto& c : clients)
-    {
-        holders.push_back(&c);
-    }
-    holders.push_back(&test);
-    fl::Normalizer<S> constants;
-    if (mode == fl::FeatureScaling::Public)
-    {
-        constants = fl::ConstantNormalizer<S>(fl::ParseDoubleList(o.featureShift, "--featureShift"),
-                                              fl::ParseDoubleList(o.featureScale, "--featureScale"),
-                                              test.Dim(),
-                                              "--featureShift",
-                                              "--featureScale");
-    }
-    fl::StandardiseEachHolder(holders, mode, &constants);
-}
-
-/// Builds the task for scalar S (see BuildFedAvgTask).
-template <typename S>
-std::shared_ptr<fl::LearningTask>
-BuildTaskT(const FedAvgOptions& o, fl::Rng& rng)
-{
-    fl::Dataset<S> train;
-    fl::Dataset<S> test;
-    const std::size_t nTrain = static_cast<std::size_t>(o.clients) * o.samplesPerClient;
-    if (o.dataset == "synthetic")
-    {
-        fl::GaussianMixtureConfig cfg;
-        cfg.dim = o.syntheticDim;
-        cfg.classes = 10;
-        cfg.clustersPerClass = o.clustersPerClass;
-        cfg.separation = o.separation;
-        const Eigen::MatrixXd centres = fl::MakeMixtureCentres(cfg, rng);
-        train = fl::SampleGaussianMixture<S>(centres, nTrain, rng, cfg.classes);
-        test = fl::SampleGaussianMixture<S>(centres, o.testSamples, rng, cfg.classes);
-    }
-    else if (o.dataset == "fashion-mnist")
-    {
-        const std::string dir = fl::FindFashionMnistDirectory();
-        if (dir.empty())
-        {
-            throw fl::ConfigError("--dataset",
-                                  "Fashion-MNIST files not found",
-                                  "apt-get install dataset-fashion-mnist, or set "
-                                  "FL_FASHION_MNIST_DIR to the folder with the IDX files");
-        }
-        fl::Dataset<S> all = fl::ReadIdxDataset<S>(dir + "/train-images-idx3-ubyte.gz",
-                                                   dir + "/train-labels-idx1-ubyte.gz");
-        if (nTrain > all.Size())
-        {
-            throw fl::ConfigError("--samplesPerClient",
-                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                      " exceeds the 60000 training images",
-                                  "use fewer clients or samples per client");
-        }
-        std::vector<std::size_t> idx(all.Size());
-        std::iota(idx.begin(), idx.end(), 0);
-        std::shuffle(idx.begin(), idx.end(), rng);
-        idx.resize(nTrain);
-        train = all.Subset(idx);
-        fl::Dataset<S> allTest = fl::ReadIdxDataset<S>(dir + "/t10k-images-idx3-ubyte.gz",
-                                                       dir + "/t10k-labels-idx1-ubyte.gz",
-                                                       o.testSamples);
-        test = std::move(allTest);
-    }
-    else
-    {
-        const UserData& user = LoadUserDataset(o.dataset);
-        const std::size_t testFromTrain = user.test.Size() ? 0 : o.testSamples;
-        if (nTrain + std::min<std::size_t>(testFromTrain, 1) > user.train.Size())
-        {
-            throw fl::ConfigError("--samplesPerClient",
-                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                      (testFromTrain ? " plus a test sample" : "") +
-                                      " exceeds the " + std::to_string(user.train.Size()) +
-                                      " training samples of --dataset",
-                                  "use fewer clients or samples per client");
-        }
-        std::vector<std::size_t> idx(user.train.Size());
-        std::iota(idx.begin(), idx.end(), 0);
-        std::shuffle(idx.begin(), idx.end(), rng);
-        const std::vector<std::size_t> trainIdx(idx.begin(), idx.begin() + nTrain);
-        train = user.train.Subset(trainIdx).template Cast<S>();
-        if (user.test.Size())
-        {
-            test = user.test.Slice(0, std::min<std::size_t>(o.testSamples, user.test.Size()))
-                       .template Cast<S>();
-        }
-        else
-        {
-            const std::size_t end = std::min<std::size_t>(idx.size(), nTrain + o.testSamples);
-            test = user.train.Subset(std::vector<std::size_t>(idx.begin() + nTrain,
-                                                              idx.begin() + end))
-                       .template Cast<S>();
-        }
-    }
-
-    fl::Partition part;
-    if (o.partition == "iid")
-    {
-        part = fl::PartitionIid(train.Size(), o.clients, rng);
-    }
-    else if (o.partition == "shards")
-    {
-        part = fl::PartitionShards(train, o.clients, o.shards, rng);
-    }
-    else if (o.partition == "dirichlet")
-    {
-        part = fl::PartitionDirichlet(train, o.clients, o.alpha, rng);
-    }
-    else
-    {
-        throw fl::ConfigError("--partition",
-                              "unknown partition '" + o.partition + "'",
-                              "use iid, shards or dirichlet");
-    }
-    std::vector<fl::Dataset<S>> clients;
-    for (const auto& p : part)
-    {
-        clients.push_back(train.Subset(p));
-    }
-    Preprocess(o, clients, test);
-
-    std::string spec = o.model;
-    if (spec.empty())
-    {
-        spec = o.dataset == "fashion-mnist" ? "mlp:hidden=128" : "mlp:hidden=64";
-    }
-    auto model = fl::MakeModel<S>(spec, train.Dim(), static_cast<std::size_t>(train.numClasses));
-
-    fl::LocalTrainerConfig tc;
-    tc.batchSize = o.batchSize;
-    tc.learningRate = o.learningRate;
-    tc.localEpochs = o.localEpochs;
-    tc.proxMu = o.proxMu;
-    tc.clipNorm = o.clipNorm;
-    return std::make_shared<fl::SupervisedTask<S>>(model, tc, std::move(clients), std::move(test));
+    return fl::DatasetDim(TaskSpecOf(o));
 }
 
 /// Most clients (and Wi-Fi stations, UEs) of a FedAvg example.
@@ -610,7 +375,7 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
         const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
         if (IsUserDataset(o))
         {
-            const UserData& user = LoadUserDataset(o.dataset);
+            const fl::UserDataset& user = fl::LoadUserDataset(o.dataset);
             const uint64_t need = nTrain + (user.test.Size() ? 0 : 1);
             if (need > user.train.Size())
             {
@@ -838,12 +603,7 @@ BuildFedAvgTask(const FedAvgOptions& o)
 {
     try
     {
-        const fl::Precision precision = fl::ParsePrecision(o.precision, "--precision");
-        Ptr<UniformRandomVariable> seedStream = CreateObject<UniformRandomVariable>();
-        seedStream->SetStream(1 << 20);
-        fl::Rng rng(seedStream->GetInteger(1, std::numeric_limits<uint32_t>::max()));
-        return precision == fl::Precision::Float32 ? BuildTaskT<float>(o, rng)
-                                                   : BuildTaskT<double>(o, rng);
+        return FlBuildTask(TaskSpecOf(o));
     }
     catch (const std::exception& e)
     {

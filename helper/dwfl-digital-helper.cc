@@ -45,17 +45,19 @@ DwflDigitalHelper::Install(const NodeContainer& nodes,
         UintegerValue port;
         app->GetAttribute("Port", port);
         std::vector<Address> peers;
+        std::vector<uint32_t> indices;
         for (uint32_t k = 0; k < n; ++k)
         {
             if (k != i)
             {
+                indices.push_back(k);
                 peers.push_back(
                     InetSocketAddress(interfaces.GetAddress(k), static_cast<uint16_t>(port.Get())));
             }
         }
         app->SetAttribute("WorkerIndex", UintegerValue(i));
         app->SetTask(m_task);
-        app->SetPeers(peers);
+        app->SetPeers(peers, indices);
         app->SetInitialModel(x0);
         nodes.Get(i)->AddApplication(app);
         apps.Add(app);

@@ -72,7 +72,8 @@ DigitalRun
 RunDigital(std::shared_ptr<fl::LearningTask> task,
            const fl::ParamVector& x0,
            double eta,
-           const std::string& transport)
+           const std::string& transport,
+           Time slowCompute = Seconds(0))
 {
     FlCsmaSceneHelper csma;
     FlScene scene = csma.Build(kWorkers);
@@ -83,6 +84,10 @@ RunDigital(std::shared_ptr<fl::LearningTask> task,
     digital.SetAttribute("ComputeTime", TimeValue(MilliSeconds(5)));
     digital.SetAttribute("Transport", StringValue(transport));
     ApplicationContainer apps = digital.Install(scene.clients, scene.clientInterfaces, x0);
+    if (slowCompute.IsStrictlyPositive())
+    {
+        apps.Get(0)->SetAttribute("ComputeTime", TimeValue(slowCompute)); // a slow worker 0
+    }
     apps.Start(Seconds(0.1));
     DwflDigitalHelper::AssignStreams(apps, 10);
     Simulator::Stop(Seconds(30));
@@ -101,12 +106,12 @@ RunDigital(std::shared_ptr<fl::LearningTask> task,
 }
 
 void
-ExpectSameAsInProcess(const std::string& transport, double eta)
+ExpectSameAsInProcess(const std::string& transport, double eta, Time slowCompute = Seconds(0))
 {
     auto task = fltest::MakeTask<double>(kWorkers, "softmax:l2=0");
     fl::Rng initRng(3);
     const fl::ParamVector x0 = task->InitialParameters(initRng);
-    const DigitalRun net = RunDigital(task, x0, eta, transport);
+    const DigitalRun net = RunDigital(task, x0, eta, transport, slowCompute);
     const std::vector<Eigen::VectorXd> ref = InProcess(*task, x0, eta);
     EXPECT_EQ(net.ignored, 0u);
     for (uint32_t i = 0; i < kWorkers; ++i)
@@ -131,6 +136,14 @@ TEST(DwflDigital, TcpRunEqualsTheRoundsInProcess)
 TEST(DwflDigital, UdpRunEqualsTheRoundsInProcess)
 {
     ExpectSameAsInProcess("udp", 0.5);
+}
+
+TEST(DwflDigital, PeerModelsThatArriveBeforeTheOwnSendAreKept)
+{
+    // Worker 0 computes for 300 ms: its peers' models of round 0 reach its neighbour exchange
+    // (FlGraphExchangeNode) before it sends its own, and every later round too; they wait in
+    // the exchange's buffer and the run equals the rounds in process.
+    ExpectSameAsInProcess("tcp", 0.5, MilliSeconds(300));
 }
 
 TEST(DwflDigital, EtaNMinus1OverNAveragesExactly)

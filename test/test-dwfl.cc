@@ -14,7 +14,10 @@
 #include "ns3/ota-fading.h"
 #include "ns3/ota-parameter-server.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <gtest/gtest.h>
 #include <random>
 #include <string>
@@ -938,4 +941,69 @@ TEST(OtaPs, CalibrationMeetsTheTargetAndKappaStarIsTight)
             EXPECT_NE(std::string(e.what()).find("lower kappa"), std::string::npos) << e.what();
         }
     }
+}
+
+TEST(DwflPrivacy, TableRowHandValues)
+{
+    // gamma = 0.5, g_max = 1, delta = 1.25 e^-2 (sqrt(2 ln(1.25/delta)) = 2): K(a) = 2a;
+    // |h_k|^2 P_k = {4, 16}, kappa = 0.5: c = 0.5 * 2 = 1, alpha = {1/4, 1/16},
+    // beta = {3/4, 15/16}; sigma^2 = sigma_m^2 = 1.
+    // eq. (11): eps_0 = K(1) / sqrt(16 * 15/16 + 1) = 2 / 4, eps_1 = 2 / sqrt(4 * 3/4 + 1) = 1;
+    // orthogonal: eps_0 = K(2) / sqrt(4 * 3/4 + 1) = 2, eps_1 = K(4) / sqrt(16 * 15/16 + 1) = 2
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.delta = 1.25 * std::exp(-2.0);
+    p.sigma2 = 1.0;
+    p.sigmaM2 = 1.0;
+    const DwflPrivacyTableRow row = DwflPrivacyTableRowFor({4.0, 16.0}, 0.5, p);
+    EXPECT_EQ(row.n, 2u);
+    EXPECT_NEAR(row.c, 1.0, 1e-12);
+    EXPECT_NEAR(row.epsMax, 1.0, 1e-12);
+    EXPECT_NEAR(row.epsMin, 0.5, 1e-12);
+    EXPECT_NEAR(row.orthMax, 2.0, 1e-12);
+    EXPECT_NEAR(row.orthMin, 2.0, 1e-12);
+    EXPECT_THROW(DwflPrivacyTableRowFor({4.0, 16.0}, 0.0, p), ConfigError);
+}
+
+TEST(DwflPrivacy, TableWriterRowsAndErrors)
+{
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.delta = 1.25 * std::exp(-2.0);
+    p.sigma2 = 1.0;
+    p.sigmaM2 = 1.0;
+    std::ostringstream os;
+    WriteDwflPrivacyTable(os, {2}, {4.0, 16.0, 64.0}, 0.5, p);
+    const std::string text = os.str();
+    EXPECT_EQ(text.substr(0, text.find('\n')),
+              "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1");
+    // the row of TableRowHandValues (the first two of the three values), eps_max sqrt(1) = 1
+    EXPECT_EQ(text.substr(text.rfind('\n', text.size() - 2) + 1), "2,1,1,0.5,2,2,1\n");
+    EXPECT_EQ(std::count(text.begin(), text.end(), '#'), 2);
+    // one value for all: |h_k|^2 P_k = 4, kappa = 1: c = 2, alpha = 1, beta = 0: only the
+    // receiver noise, eps_i = K(2) / 1 = 4, orthogonal K(2) / 1 = 4, x sqrt(2) for N = 3
+    std::ostringstream one;
+    WriteDwflPrivacyTable(one, {3}, {4.0}, 1.0, p);
+    std::ostringstream expected;
+    expected << std::setprecision(12) << "3,2,4,4,4,4," << 4.0 * std::sqrt(2.0) << "\n";
+    EXPECT_EQ(one.str().substr(one.str().rfind('\n', one.str().size() - 2) + 1), expected.str());
+    std::ostringstream bad;
+    EXPECT_THROW(WriteDwflPrivacyTable(bad, {4}, {4.0, 16.0}, 0.5, p), ConfigError);
+}
+
+TEST(DwflPrivacy, OrthogonalSigma2FloorHandValue)
+{
+    // gamma = 0.5, g_max = 1, delta = 1.25 e^-2: K_1 = 2 * 0.5 * 1 * sqrt(2 * 2) = 2;
+    // eps = 0.5: (2 / 0.5)^2 = 16
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.delta = 1.25 * std::exp(-2.0);
+    p.sigma2 = 1.0;
+    p.sigmaM2 = 1.0;
+    EXPECT_NEAR(DwflOrthogonalSigma2Floor(0.5, p), 16.0, 1e-12);
+    EXPECT_NEAR(DwflOrthogonalSigma2Floor(4.0, p), 0.25, 1e-12);
+    EXPECT_THROW(DwflOrthogonalSigma2Floor(0.0, p), ConfigError);
 }

@@ -9,7 +9,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace ns3
 {
@@ -84,9 +86,11 @@ DwflDigitalApplication::SetTask(std::shared_ptr<const fl::LearningTask> task)
 }
 
 void
-DwflDigitalApplication::SetPeers(const std::vector<Address>& peers)
+DwflDigitalApplication::SetPeers(const std::vector<Address>& peers,
+                                 const std::vector<uint32_t>& indices)
 {
     m_peers = peers;
+    m_peerIndices = indices;
 }
 
 void
@@ -116,7 +120,12 @@ DwflDigitalApplication::GetModel() const
 uint64_t
 DwflDigitalApplication::GetIgnoredMessages() const
 {
-    return m_ignored;
+    if (!m_exchange)
+    {
+        return m_ignored;
+    }
+    const FlGraphExchangeStats& s = m_exchange->Stats();
+    return m_ignored + s.ignored + s.notNeighbor + s.lateMessages;
 }
 
 int64_t
@@ -130,7 +139,11 @@ void
 DwflDigitalApplication::DoDispose()
 {
     m_task.reset();
-    m_incoming.clear();
+    if (m_exchange)
+    {
+        m_exchange->Cancel();
+        m_exchange = nullptr;
+    }
     FlApplicationBase::DoDispose();
 }
 
@@ -174,6 +187,39 @@ DwflDigitalApplication::StartApplication()
                                   "is " + std::to_string(m_eta),
                                   "use 0 < eta < 2 (N-1)/N, or 0 for (N-1)/N (exact averaging)");
         }
+        if (m_peerIndices.empty())
+        {
+            for (uint32_t k = 0; m_peerIndices.size() < m_peers.size(); ++k)
+            {
+                if (k != m_workerIndex)
+                {
+                    m_peerIndices.push_back(k);
+                }
+            }
+        }
+        if (m_peerIndices.size() != m_peers.size())
+        {
+            throw fl::ConfigError("DwflDigitalApplication peers",
+                                  std::to_string(m_peers.size()) + " addresses but " +
+                                      std::to_string(m_peerIndices.size()) + " indices",
+                                  "give one worker index per peer address");
+        }
+        // The complete graph without perturbation: weight 1 on every peer's model, 0 on the
+        // own, so that the exchange's combination is v_i = sum_{k != i} x_k^(t).
+        FlGraphExchangeConfig exchange;
+        exchange.self = m_workerIndex;
+        exchange.selfWeight = 0.0;
+        std::vector<std::size_t> order(m_peers.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+            return m_peerIndices[a] < m_peerIndices[b];
+        });
+        for (std::size_t j : order)
+        {
+            exchange.neighbors.push_back({m_peerIndices[j], m_peers[j], 1.0});
+        }
+        exchange.policy = fl::MissingMessagePolicy::ReuseLast; // never used: no timeout
+        m_exchange = Create<FlGraphExchangeNode>(exchange);    // checks the indices
         if (m_model.Size() == 0)
         {
             fl::Rng rng(1);
@@ -198,7 +244,10 @@ DwflDigitalApplication::StartApplication()
     m_trainingSeed = m_trainingSeedAttr != 0
                          ? m_trainingSeedAttr
                          : m_seedRng->GetInteger(1, std::numeric_limits<uint32_t>::max());
-    StartTransport("DwflDigitalApplication", fl::Precision::Float64, m_port, m_task->NumParameters());
+    StartTransport("DwflDigitalApplication",
+                   fl::Precision::Float64,
+                   m_port,
+                   m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&DwflDigitalApplication::HandleInbound, this));
     ReportModel(0, FlNodeRole::Peer, m_model);
     BeginRound();
@@ -210,6 +259,10 @@ DwflDigitalApplication::StopApplication()
     NS_LOG_FUNCTION(this);
     m_stopped = true;
     Simulator::Cancel(m_sendEvent);
+    if (m_exchange)
+    {
+        m_exchange->Cancel();
+    }
     if (m_transport)
     {
         m_transport->Close();
@@ -222,68 +275,49 @@ DwflDigitalApplication::BeginRound()
     // x_i^(t) = x_i^(t-1/2) - gamma clip(g_i^(t)): the task's trainer (one clipped step).
     fl::Rng rng(fl::DeriveSeed(m_trainingSeed, m_round));
     m_local = m_task->TrainClient(m_workerIndex, m_model, rng).params;
-    m_sent = false;
     m_sendEvent = Simulator::Schedule(m_computeTime, &DwflDigitalApplication::SendLocalModel, this);
 }
 
 void
 DwflDigitalApplication::SendLocalModel()
 {
+    // x_i^(t) to every peer; CompleteRound once the N-1 models of round t have arrived
     fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, m_round, 0x9A4D)); // int8 only
-    m_transport->SendModel(m_peers,
-                           {fl::MessageKind::PeerModel, m_round, 0, fl::kBroadcastId, 0},
-                           m_local,
-                           &quantRng);
-    m_sent = true;
-    TryCompleteRound();
+    m_exchange->Start(
+        m_transport,
+        m_round,
+        m_local,
+        m_received,
+        [this](const fl::CombineOutcome&) { CompleteRound(); },
+        &quantRng);
 }
 
 void
 DwflDigitalApplication::HandleInbound(FlInboundMessage& in)
 {
     const fl::MessageHeader& h = in.msg.header;
-    if (m_stopped || h.kind != fl::MessageKind::PeerModel || h.round < m_round ||
-        h.round >= m_rounds || in.msg.params.Size() != m_model.Size())
+    if (m_stopped || h.kind != fl::MessageKind::PeerModel || h.round >= m_rounds ||
+        in.msg.params.Size() != m_model.Size() ||
+        in.msg.params.GetPrecision() != fl::Precision::Float64)
     {
         ++m_ignored;
         return;
     }
-    Incoming& inc = m_incoming[h.round];
-    if (!inc.senders.insert(h.sender).second)
-    {
-        ++m_ignored;
-        return;
-    }
-    const Eigen::VectorXd& x = in.msg.params.Get<double>();
-    if (inc.sum.size() == 0)
-    {
-        inc.sum = x;
-    }
-    else
-    {
-        inc.sum += x;
-    }
-    TryCompleteRound();
+    m_exchange->Receive(in); // duplicates, late and foreign messages: counted there
 }
 
 void
-DwflDigitalApplication::TryCompleteRound()
+DwflDigitalApplication::CompleteRound()
 {
-    auto it = m_incoming.find(m_round);
-    if (!m_sent || it == m_incoming.end() || it->second.senders.size() < m_peers.size())
-    {
-        return;
-    }
     // Eq. (7) without noise: v_i = sum_{k != i} x_k^(t), c = 1, a_i G_i = 0.
     Eigen::VectorXd& x = m_local.Get<double>();
     fl::DwflPracticalUpdate(x,
-                            it->second.sum,
+                            m_received.Get<double>(),
                             Eigen::VectorXd::Zero(x.size()),
                             0.0,
                             1.0,
                             m_peers.size() + 1,
                             fl::DwflAveragingRate(m_eta, m_peers.size() + 1));
-    m_incoming.erase(it);
     std::swap(m_model, m_local);
     m_lastRoundTime = Simulator::Now();
     ReportModel(m_round + 1, FlNodeRole::Peer, m_model);

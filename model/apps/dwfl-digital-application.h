@@ -13,14 +13,13 @@
 #include "ns3/address.h"
 #include "ns3/event-id.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-graph-exchange.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include <map>
 #include <memory>
-#include <set>
 #include <vector>
 
 namespace ns3
@@ -35,10 +34,13 @@ namespace ns3
  *  1. local step from x_i^(t-1/2): the task's local trainer on data set WorkerIndex (configure
  *     it as DWFL's step: one mini-batch step of size gamma with the gradient clipped to g_max);
  *     this gives x_i^(t);
- *  2. after ComputeTime, x_i^(t) goes to every peer as one PeerModel message of round t;
- *  3. when the N-1 models of round t have arrived (messages of later rounds wait in a buffer),
- *     x_i^(t+1/2) = x_i^(t) + eta (sum_{k != i} x_k^(t) / (N-1) - x_i^(t)): eq. (7) without
- *     noise (fl::DwflPracticalUpdate with v_i = sum_{k != i} x_k^(t), c = 1, a_i = 0);
+ *  2. after ComputeTime, x_i^(t) goes to every peer as one PeerModel message of round t
+ *     through an FlGraphExchangeNode (the neighbour exchange of GFL and GHP: the complete graph,
+ *     no perturbation, weight 1 on every peer's model and 0 on the own, so that what it
+ *     combines is v_i = sum_{k != i} x_k^(t), summed in ascending worker order);
+ *  3. when the N-1 models of round t have arrived (messages of later rounds wait in the
+ *     exchange's buffer), x_i^(t+1/2) = x_i^(t) + eta (v_i / (N-1) - x_i^(t)): eq. (7) without
+ *     noise (fl::DwflPracticalUpdate with c = 1, a_i = 0);
  *  4. x_i^(t+1/2) is reported through ModelReport (round t + 1, role Peer; round 0 is the
  *     initial model, reported at start).
  * N is the number of peers plus one. A peer's model that never arrives (UDP that gave up)
@@ -56,9 +58,10 @@ class DwflDigitalApplication : public FlApplicationBase
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
     /**
      * The transport addresses (InetSocketAddress with the peers' Port) of the other N-1
-     * workers. Must be set before start; at least one.
+     * workers and their worker indices (empty: the indices 0, 1, ... other than WorkerIndex, in
+     * the order of `peers`). Must be set before start; at least one.
      */
-    void SetPeers(const std::vector<Address>& peers);
+    void SetPeers(const std::vector<Address>& peers, const std::vector<uint32_t>& indices = {});
     /// The initial model x_i^(-1/2), the same at every worker (default: the task's, seed 1).
     void SetInitialModel(const fl::ParamVector& x0);
 
@@ -68,7 +71,8 @@ class DwflDigitalApplication : public FlApplicationBase
     Time GetLastRoundTime() const;
     /// The current model x_i^(t+1/2) of the last completed round (the initial one before).
     const fl::ParamVector& GetModel() const;
-    /// Messages ignored: not a PeerModel, a round already completed, a duplicate, a bad size.
+    /// Messages ignored: not a PeerModel, a round already completed, a duplicate, a bad size,
+    /// not from a peer.
     uint64_t GetIgnoredMessages() const;
 
     /// Assigns a fixed stream number to the training-seed variable. \return 1
@@ -87,14 +91,7 @@ class DwflDigitalApplication : public FlApplicationBase
     void BeginRound();
     void SendLocalModel();
     void HandleInbound(FlInboundMessage& in);
-    void TryCompleteRound();
-
-    /// Models of one round received so far.
-    struct Incoming
-    {
-        Eigen::VectorXd sum;        ///< sum of the received models
-        std::set<uint32_t> senders; ///< node-level ids heard from
-    };
+    void CompleteRound();
 
     // Attributes
     uint32_t m_rounds;
@@ -106,11 +103,12 @@ class DwflDigitalApplication : public FlApplicationBase
 
     std::shared_ptr<const fl::LearningTask> m_task;
     std::vector<Address> m_peers;
-    fl::ParamVector m_model; ///< x_i^(t-1/2) before the local step, x_i^(t+1/2) after the update
-    fl::ParamVector m_local; ///< x_i^(t), sent to the peers
-    std::map<uint32_t, Incoming> m_incoming; ///< by round
+    std::vector<uint32_t> m_peerIndices;
+    fl::ParamVector m_model;    ///< x_i^(t-1/2) before the local step, x_i^(t+1/2) after the update
+    fl::ParamVector m_local;    ///< x_i^(t), sent to the peers
+    fl::ParamVector m_received; ///< v_i = sum_{k != i} x_k^(t) of the round
+    Ptr<FlGraphExchangeNode> m_exchange; ///< the neighbour exchange
     uint32_t m_round{0};
-    bool m_sent{false};
     bool m_stopped{false};
     uint64_t m_trainingSeed{0};
     uint64_t m_ignored{0};

@@ -56,7 +56,8 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
                            uint32_t iteration,
                            const fl::ParamVector& value,
                            fl::ParamVector& out,
-                           DoneCallback done)
+                           DoneCallback done,
+                           fl::Rng* quantRng)
 {
     NS_LOG_FUNCTION(this << iteration);
     NS_ASSERT_MSG(!m_active, "FlGraphExchangeNode: iteration " << m_iteration << " still open");
@@ -65,6 +66,7 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
     m_done = std::move(done);
     m_iteration = iteration;
     m_active = true;
+    m_started = true;
     // release (GHP eq. 15 / 20, GFL eq. 47): the node's own seeds, as fl::GraphExchange
     fl::ReleaseNodeMessages(*m_perturbation,
                             m_clean,
@@ -85,14 +87,14 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
         {
             to.push_back(nb.address);
         }
-        if (!to.empty() && transport->BroadcastModel(header, m_release.message, nullptr))
+        if (!to.empty() && transport->BroadcastModel(header, m_release.message, quantRng))
         {
             ++m_stats.messagesSent; // one transmission heard by every node in range
             ++m_stats.broadcasts;
         }
         else if (!to.empty())
         {
-            transport->SendModel(to, header, m_release.message, nullptr); // one encoding for all
+            transport->SendModel(to, header, m_release.message, quantRng); // one encoding for all
             ++m_stats.messagesSent;
         }
     }
@@ -103,7 +105,7 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
             transport->SendModel({m_config.neighbors[j].address},
                                  header,
                                  m_release.perLink[j],
-                                 nullptr);
+                                 quantRng);
             ++m_stats.messagesSent;
         }
     }
@@ -135,7 +137,9 @@ FlGraphExchangeNode::Receive(FlInboundMessage& in)
         ++m_stats.ignored;
         return true;
     }
-    const bool combined = h.round < m_iteration || (h.round == m_iteration && !m_active);
+    // before the first Start no iteration is combined: a fast neighbour's first message waits
+    const bool combined =
+        m_started && (h.round < m_iteration || (h.round == m_iteration && !m_active));
     if (combined)
     {
         // Too late for its iteration; still the freshest word from that neighbour (ReuseLast).

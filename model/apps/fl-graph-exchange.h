@@ -93,13 +93,15 @@ class FlGraphExchangeNode : public SimpleRefCount<FlGraphExchangeNode>
      * Releases `value` (phi_k or psi_p) for `iteration`, sends through `transport`, and once
      * every neighbour's message has arrived (or the timeout passed) writes the combination into
      * `out` (which must stay valid until then and may be the storage `value` came from: the
-     * value is copied) and calls `done`.
+     * value is copied) and calls `done`. `quantRng` draws the stochastic rounding of an int8
+     * wire encoding (null: the transport's default).
      */
     void Start(Ptr<FlTransport> transport,
                uint32_t iteration,
                const fl::ParamVector& value,
                fl::ParamVector& out,
-               DoneCallback done);
+               DoneCallback done,
+               fl::Rng* quantRng = nullptr);
 
     /// A PeerModel message: buffered, and the combination runs if it completes the iteration.
     /// Returns false if it is not a message of this exchange (not a PeerModel message, or a
@@ -147,6 +149,7 @@ class FlGraphExchangeNode : public SimpleRefCount<FlGraphExchangeNode>
     DoneCallback m_done;
     uint32_t m_iteration{0};
     bool m_active{false};
+    bool m_started{false}; ///< Start was called once (before: no iteration is combined)
     std::map<uint32_t, std::map<std::size_t, fl::ParamVector>> m_inbox; ///< by iteration
     std::vector<fl::ParamVector> m_last;
     std::vector<uint32_t> m_lastIteration; ///< 0 = none

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -323,8 +324,7 @@ CalibrateSymmetric(const std::vector<double>& gainAbs,
     // eps >= K / sqrt(sigma_m^2 + senders sigma^2 H).
     const double g = gainAbs[worst] * gainAbs[worst] * powerW[worst];
     const double headroom = g - c * c > kDwflPowerSlack * g ? g - c * c : 0.0;
-    std::string fix =
-        "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
+    std::string fix = "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
     if (headroom > 0.0)
     {
         fix += ", raise sigma^2 to >= " + Num(s / (spread * headroom));
@@ -337,9 +337,8 @@ CalibrateSymmetric(const std::vector<double>& gainAbs,
     }
     throw ConfigError("beta of worker " + std::to_string(worst),
                       "eps = " + Num(epsilon) + " needs alpha + beta = " +
-                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " +
-                          Num(s) + " per receiver, split over " + std::to_string(senders) +
-                          " senders)",
+                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " + Num(s) +
+                          " per receiver, split over " + std::to_string(senders) + " senders)",
                       fix);
 }
 
@@ -438,7 +437,8 @@ OtaPsEpsilon(const std::vector<double>& gainAbs,
              double c,
              const DwflPrivacyParams& params)
 {
-    // eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2)
+    // eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 +
+    // sigma_m^2)
     return EpsilonOf(OtaPsServerMechanism(gainAbs, powerW, beta, c, params),
                      c,
                      GradientQuery(params));
@@ -490,6 +490,84 @@ DwflComposedStatement(const std::string& receiver, double delta)
     c << "renyi dp over the rounds so far, to (eps, delta) at delta = " << delta;
     s.composition = c.str();
     return s;
+}
+
+double
+DwflOrthogonalSigma2Floor(double eps, const DwflPrivacyParams& params)
+{
+    if (!(eps > 0.0) || !std::isfinite(eps))
+    {
+        throw ConfigError("eps", "is " + std::to_string(eps), "use a positive, finite target");
+    }
+    const double k1 = DwflPrivacyConstant(1.0, params);
+    return (k1 / eps) * (k1 / eps);
+}
+
+DwflPrivacyTableRow
+DwflPrivacyTableRowFor(const std::vector<double>& gainPower,
+                       double kappa,
+                       const DwflPrivacyParams& params)
+{
+    const std::size_t n = gainPower.size();
+    std::vector<double> gainAbs(n);
+    const std::vector<double> powerW(n, 1.0); // |h_k|^2 P_k carried by |h_k| alone
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        gainAbs[k] = std::sqrt(gainPower[k]);
+    }
+    DwflPrivacyTableRow row;
+    row.n = n;
+    row.c = DwflAlignmentAmplitude(gainAbs, powerW, kappa);
+    const std::vector<double> alpha = DwflPowerFractions(gainAbs, powerW, row.c);
+    std::vector<double> beta(n);
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        beta[k] = std::max(0.0, 1.0 - alpha[k]);
+    }
+    row.epsMin = row.orthMin = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const double eps = DwflEpsilon(i, gainAbs, powerW, beta, row.c, params);
+        const double orth = DwflOrthogonalEpsilon(gainAbs[i], powerW[i], beta[i], params);
+        row.epsMin = std::min(row.epsMin, eps);
+        row.epsMax = std::max(row.epsMax, eps);
+        row.orthMin = std::min(row.orthMin, orth);
+        row.orthMax = std::max(row.orthMax, orth);
+    }
+    return row;
+}
+
+void
+WriteDwflPrivacyTable(std::ostream& os,
+                      const std::vector<uint32_t>& nList,
+                      const std::vector<double>& gainPower,
+                      double kappa,
+                      const DwflPrivacyParams& params)
+{
+    os << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n";
+    os << "# eps_i: eq. (11) of receiver i, max and min over the receivers | "
+       << DwflRoundStatement("receiver i, another worker").Describe() << "\n";
+    os << "# eps_orth: the orthogonal link j -> i, max and min over the links | "
+       << DwflRoundStatement("the link's receiver").Describe() << "\n";
+    const std::streamsize precision = os.precision(12);
+    for (uint32_t n : nList)
+    {
+        if (gainPower.empty() || (gainPower.size() > 1 && gainPower.size() < n))
+        {
+            os.precision(precision);
+            throw ConfigError("gainPower",
+                              "lists " + std::to_string(gainPower.size()) +
+                                  " workers for N = " + std::to_string(n),
+                              "give one value for all or at least N values");
+        }
+        const std::vector<double> g =
+            gainPower.size() == 1 ? std::vector<double>(n, gainPower[0])
+                                  : std::vector<double>(gainPower.begin(), gainPower.begin() + n);
+        const DwflPrivacyTableRow row = DwflPrivacyTableRowFor(g, kappa, params);
+        os << n << ',' << row.c << ',' << row.epsMax << ',' << row.epsMin << ',' << row.orthMax
+           << ',' << row.orthMin << ',' << row.epsMax * std::sqrt(n - 1.0) << '\n';
+    }
+    os.precision(precision);
 }
 
 } // namespace fl

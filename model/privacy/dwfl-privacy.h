@@ -16,6 +16,8 @@
 #include "ns3/privacy-accountant.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -231,6 +233,51 @@ PrivacyStatement DwflRoundStatement(const std::string& receiver);
  * DP and converted at `delta`.
  */
 PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta);
+
+/**
+ * The artificial-noise variance the orthogonal transmission needs for a target eps on every
+ * channel: link j needs beta_j = max(0, (K_1 / eps)^2 - sigma_m^2 / (|h_j|^2 P_j)) / sigma^2 < 1
+ * (CalibrateDwflOrthogonalBeta; then a kappa > 0 fits the power budget), with
+ * K_1 = DwflPrivacyConstant(1) = 2 gamma g_max sqrt(2 ln(1.25/delta)); as |h_j| grows this tends
+ * to (K_1 / eps)^2 / sigma^2, so every channel is feasible iff sigma^2 > (K_1 / eps)^2, which
+ * this returns. Throws ConfigError on bad params or eps <= 0.
+ */
+double DwflOrthogonalSigma2Floor(double eps, const DwflPrivacyParams& params);
+
+/// One row of the eps table of N workers (DwflPrivacyTableRowFor).
+struct DwflPrivacyTableRow
+{
+    std::size_t n{0};    ///< workers N
+    double c{0.0};       ///< aligned amplitude c = kappa min_k sqrt(|h_k|^2 P_k)
+    double epsMax{0.0};  ///< eq. (11): largest eps_i over the receivers i
+    double epsMin{0.0};  ///< eq. (11): smallest eps_i
+    double orthMax{0.0}; ///< orthogonal eps_{j->i}: largest over the senders j
+    double orthMin{0.0}; ///< orthogonal eps_{j->i}: smallest
+};
+
+/**
+ * The eps of N = gainPower.size() workers whose |h_k|^2 P_k are `gainPower` (in units of the
+ * receiver noise sigma_m^2), aligned at c = kappa min_k sqrt(|h_k|^2 P_k) (eq. 4 with kappa), all
+ * spare power on artificial noise (beta_k = 1 - alpha_k, alpha_k = c^2 / (|h_k|^2 P_k), eq. 3):
+ * eps_i of eq. (11) over the receivers and the orthogonal eps_{j->i} over the senders (section
+ * 3.3). Throws ConfigError as DwflEpsilon.
+ */
+DwflPrivacyTableRow DwflPrivacyTableRowFor(const std::vector<double>& gainPower,
+                                           double kappa,
+                                           const DwflPrivacyParams& params);
+
+/**
+ * Writes the eps table as CSV (12 significant digits): a header, two comment lines saying what
+ * each eps means (DwflRoundStatement), and one row per N of `nList` (DwflPrivacyTableRowFor with
+ * |h_k|^2 P_k = gainPower[0] for every k if it has one value, else its first N values): n, c,
+ * eps_i_max, eps_i_min, eps_orth_max, eps_orth_min, eps_i_max x sqrt(N - 1) (the O(1/sqrt N)
+ * scaling). Throws ConfigError if gainPower has more than one and fewer than N values.
+ */
+void WriteDwflPrivacyTable(std::ostream& os,
+                           const std::vector<uint32_t>& nList,
+                           const std::vector<double>& gainPower,
+                           double kappa,
+                           const DwflPrivacyParams& params);
 
 } // namespace fl
 } // namespace ns3
