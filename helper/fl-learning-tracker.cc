@@ -12,6 +12,7 @@
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -168,6 +169,12 @@ FlLearningTracker::CsvHeader()
     return "round,time_s,node,role,metric,value";
 }
 
+uint64_t
+FlLearningTracker::GetLateReports() const
+{
+    return m_lateReports;
+}
+
 const std::vector<FlMetricRow>&
 FlLearningTracker::GetRows() const
 {
@@ -198,6 +205,11 @@ FlLearningTracker::Record(const FlModelReport& report, double timeS)
 {
     if (report.model == nullptr)
     {
+        return;
+    }
+    if (report.round < m_firstOpenable)
+    {
+        ++m_lateReports; // its round's rows are written: a second copy would double it
         return;
     }
     // Rounds before this one are complete: no node reports an older round afterwards.
@@ -279,6 +291,7 @@ FlLearningTracker::CloseRound(uint32_t round)
     {
         return;
     }
+    m_firstOpenable = std::max(m_firstOpenable, round + 1);
     const OpenRound& r = it->second;
     const Eigen::VectorXd* optimum = m_haveOptimum ? &m_optimum : nullptr;
     std::map<FlNodeRole, std::vector<const fl::ParamVector*>> byRole;

@@ -57,7 +57,11 @@ struct FlMetricRow
  * (called by Simulator::Destroy through DoDispose, or by the user after Simulator::Run()).
  * Trace source Row fires once per recorded row, as it is recorded (during the run for every
  * round but the last).
- * Reports of one node replace its earlier report of the same round.
+ * Reports of one node replace its earlier report of the same round. A report of a round already
+ * aggregated (its node fell a round behind another node, as out-of-step GFL servers or
+ * diffusion agents can) is not written as a second copy of that round: it is dropped and
+ * counted (GetLateReports). To keep every report of nodes that run out of step, record them in
+ * round order (Record), as the distributed GFL example does.
  */
 class FlLearningTracker : public Object
 {
@@ -100,6 +104,8 @@ class FlLearningTracker : public Object
 
     /// Rows recorded so far.
     const std::vector<FlMetricRow>& GetRows() const;
+    /// Reports dropped because their round had already been aggregated.
+    uint64_t GetLateReports() const;
     /// The last value of a metric for a node ("centroid", "network" or an id), NaN if none.
     double GetLast(const std::string& node, const std::string& metric) const;
 
@@ -148,6 +154,8 @@ class FlLearningTracker : public Object
     std::vector<FlMetricRow> m_rows;
     std::ofstream m_stream;
     TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
+    uint32_t m_firstOpenable{0}; ///< rounds below this one have been aggregated
+    uint64_t m_lateReports{0};   ///< reports of an aggregated round, dropped
 };
 
 } // namespace ns3

@@ -488,6 +488,52 @@ TEST(Transport, TcpConnectionThatCannotOpenCountsItsQueuedMessages)
     Simulator::Destroy();
 }
 
+// Two nodes out of step: node 1 reports round 1 before node 2 reports round 0. Round 0 is
+// aggregated at node 1's round-1 report; node 2's late round-0 report must not write round 0 a
+// second time (it is dropped and counted), and round 1 then holds both nodes' reports.
+TEST(LearningTracker, AReportOfAnAggregatedRoundIsDroppedNotWrittenTwice)
+{
+    Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
+    tracker->SetReferenceOptimum(Eigen::VectorXd::Zero(2));
+    fl::ParamVector a(Eigen::VectorXd(Eigen::VectorXd::Constant(2, 1.0)));
+    fl::ParamVector b(Eigen::VectorXd(Eigen::VectorXd::Constant(2, 3.0)));
+    auto report = [](uint32_t round, uint32_t node, const fl::ParamVector& m) {
+        FlModelReport r;
+        r.round = round;
+        r.node = node;
+        r.role = FlNodeRole::Peer;
+        r.model = &m;
+        return r;
+    };
+    tracker->Record(report(0, 1, a), 0.1);
+    tracker->Record(report(1, 1, a), 0.2); // round 0 aggregated now, with node 1 only
+    tracker->Record(report(0, 2, b), 0.3); // late
+    tracker->Record(report(1, 2, b), 0.4);
+    tracker->Flush();
+    EXPECT_EQ(tracker->GetLateReports(), 1u);
+    std::map<uint32_t, std::vector<double>> nodes; // round -> values of network|nodes
+    for (const auto& r : tracker->GetRows())
+    {
+        if (r.node == "network" && r.metric == "nodes")
+        {
+            nodes[r.round].push_back(r.value);
+        }
+    }
+    ASSERT_EQ(nodes.size(), 2u);
+    EXPECT_EQ(nodes[0], std::vector<double>{1.0}); // one row, node 1's report
+    EXPECT_EQ(nodes[1], std::vector<double>{2.0});
+    // Round 1's disagreement: centroid (2, 2), (1/2) * (2 + 2) = 2.
+    double disagreement = -1.0;
+    for (const auto& r : tracker->GetRows())
+    {
+        if (r.round == 1 && r.node == "network" && r.metric == "disagreement")
+        {
+            disagreement = r.value;
+        }
+    }
+    EXPECT_NEAR(disagreement, 2.0, 1e-12);
+}
+
 TEST(LearningTracker, AggregatesTheReportedModelsOfEveryRole)
 {
     const uint32_t n = 3;
