@@ -12,6 +12,8 @@
 #include "ns3/ega-codec.h"
 #include "ns3/ega-uplink-codec.h"
 #include "ns3/fl-codec-strategy.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
 
 #include <gtest/gtest.h>
 
@@ -266,4 +268,43 @@ TEST(CodecClientStrategy, ReportsStatisticAndQFedAvgWeightThenEncodes)
     EXPECT_TRUE(c->Receive(7, fl::kUplinkParamsTag, params.Pack()));
     EXPECT_EQ(uploads.size(), 1u);
     EXPECT_EQ(unexpected, 3u);
+}
+
+TEST(CodecStrategyHelper, InstallsThePairAndRefusesAnotherStrategy)
+{
+    auto task = MakeTask<double>(3, "softmax:l2=0.001");
+    FlWifiScenarioHelper wifi;
+    FlScene scene = wifi.Build(3);
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga(), 1.5);
+        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+        EXPECT_NE(DynamicCast<CodecServerStrategy>(stack.server->GetStrategy()), nullptr);
+        for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
+        {
+            auto c = DynamicCast<CodecClientStrategy>(
+                DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetStrategy());
+            ASSERT_NE(c, nullptr);
+            DoubleValue q;
+            c->GetAttribute("QFedAvg", q);
+            EXPECT_EQ(q.Get(), 1.5);
+        }
+    }
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga());
+        fedavg.SetStrategy("ns3::FedBuffStrategy");
+        ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "SetUplinkCodec");
+    }
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga());
+        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(0.9));
+        ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "ServerMomentum/ServerLearningRate");
+    }
+    Simulator::Destroy();
 }
