@@ -243,7 +243,8 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     {
         // The codec is the strategy pair: it aggregates in its own (encoded) domain.
         DoubleValue v;
-        const bool fedAvg = !m_strategy && strategy->GetInstanceTypeId() == FedAvgStrategy::GetTypeId();
+        const bool fedAvg =
+            !m_strategy && strategy->GetInstanceTypeId() == FedAvgStrategy::GetTypeId();
         if (!fedAvg)
         {
             throw fl::ConfigError("SetUplinkCodec",
@@ -258,7 +259,8 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         {
             throw fl::ConfigError("ServerMomentum/ServerLearningRate",
                                   "server momentum or a learning rate other than 1 with the "
-                                  "uplink codec " + m_codec->Name(),
+                                  "uplink codec " +
+                                      m_codec->Name(),
                                   "use the defaults: the codec's decoded update is applied as is");
         }
         Ptr<CodecServerStrategy> codecStrategy = CreateObject<CodecServerStrategy>();

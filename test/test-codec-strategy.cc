@@ -15,9 +15,8 @@
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
 
 using namespace ns3;
@@ -50,13 +49,11 @@ MakeServer(std::shared_ptr<const fl::UplinkCodec> codec, std::vector<Sent>* sent
     auto s = CreateObject<CodecServerStrategy>();
     s->SetCodec(codec);
     FlServerPort port;
-    port.sendControl = [sent](uint32_t client,
-                              uint32_t round,
-                              uint32_t tag,
-                              const std::vector<uint8_t>& bytes) {
-        sent->push_back({client, round, tag, bytes});
-        return true;
-    };
+    port.sendControl =
+        [sent](uint32_t client, uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+            sent->push_back({client, round, tag, bytes});
+            return true;
+        };
     port.seed = [seed]() { return seed; };
     s->SetPort(port);
     return s;
@@ -187,8 +184,7 @@ TEST(CodecServerStrategy, PayloadsAggregateAsTheCodecDirectly)
     fl::ParamVector model(Eigen::VectorXd(Eigen::VectorXd::Constant(d, 0.5)));
     std::vector<double> weights;
     const std::vector<uint8_t> bad{1, 2, 3};
-    EXPECT_EQ(s->AggregatePayloads(ctx, {1, 2, 3, 4}, {&p1, &bad, &p3, &p3}, model, weights),
-              2u)
+    EXPECT_EQ(s->AggregatePayloads(ctx, {1, 2, 3, 4}, {&p1, &bad, &p3, &p3}, model, weights), 2u)
         << "client 2's malformed payload and client 4's (no report) are left out";
     ASSERT_EQ(weights.size(), 4u);
     EXPECT_EQ(weights[0], 12.0);

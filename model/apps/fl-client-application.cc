@@ -309,13 +309,12 @@ FlClientApplication::StartApplication()
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
     FlClientPort strategyPort;
-    strategyPort.sendControl = [this](uint32_t round,
-                                      uint32_t tag,
-                                      const std::vector<uint8_t>& bytes) {
-        m_transport->SendRaw(m_server,
-                             {fl::MessageKind::Control, round, 0, m_serverNode, tag},
-                             bytes);
-    };
+    strategyPort.sendControl =
+        [this](uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+            m_transport->SendRaw(m_server,
+                                 {fl::MessageKind::Control, round, 0, m_serverNode, tag},
+                                 bytes);
+        };
     strategyPort.uploadRaw = [this](uint32_t round, const std::vector<uint8_t>& bytes) {
         const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
         m_transport->SendRaw(m_server,

@@ -223,13 +223,13 @@ class FlClientApplication : public FlApplicationBase
     std::shared_ptr<PendingTraining> m_pending; ///< the training in flight (null: none)
     std::shared_ptr<fl::PoolJob> m_pendingJob;  ///< its job on the training pool
     fl::TrainingPlan m_pendingPlan;             ///< what it will report
-    Ptr<FlClientStrategy> m_strategy;      ///< the strategy seam
-    FlClientStrategy::FitFunction m_fit;   ///< its fit (set at start)
+    Ptr<FlClientStrategy> m_strategy;           ///< the strategy seam
+    FlClientStrategy::FitFunction m_fit;        ///< its fit (set at start)
 
-    Ptr<FlUplinkClientStep> m_uplink;               ///< uplink-step seam (null: none)
-    bool m_strategyPhases{false}; ///< the strategy runs phases before the upload
-    fl::ParamVector m_received;   ///< strategy phases: the model the pending update came from
-    double m_updateLoss{0.0};     ///< the pending update's mean training loss
+    Ptr<FlUplinkClientStep> m_uplink; ///< uplink-step seam (null: none)
+    bool m_strategyPhases{false};     ///< the strategy runs phases before the upload
+    fl::ParamVector m_received;       ///< strategy phases: the model the pending update came from
+    double m_updateLoss{0.0};         ///< the pending update's mean training loss
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

@@ -62,7 +62,8 @@ CodecServerStrategy::Start(std::size_t numParameters, bool acceptsStale, bool ha
     {
         throw fl::ConfigError("CodecServerStrategy",
                               "an uplink step delivers only sums, and the payloads of the uplink "
-                              "codec " + m_codec->Name() + " do not add",
+                              "codec " +
+                                  m_codec->Name() + " do not add",
                               "use a codec with a sum path, or one of the two");
     }
 }
@@ -273,7 +274,8 @@ CodecClientStrategy::Start(const fl::LearningTask& task, uint32_t client, bool h
     {
         throw fl::ConfigError("CodecClientStrategy",
                               "an uplink step delivers only sums, and the payloads of the uplink "
-                              "codec " + m_codec->Name() + " do not add",
+                              "codec " +
+                                  m_codec->Name() + " do not add",
                               "use a codec with a sum path, or one of the two");
     }
 }

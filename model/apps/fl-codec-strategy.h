@@ -118,12 +118,12 @@ class CodecClientStrategy : public FlClientStrategy
 
   private:
     std::shared_ptr<const fl::UplinkCodec> m_codec;
-    double m_qFedAvg{0.0};      ///< QFedAvg attribute
-    uint32_t m_client{0};       ///< the client index
+    double m_qFedAvg{0.0};       ///< QFedAvg attribute
+    uint32_t m_client{0};        ///< the client index
     std::size_t m_parameters{0}; ///< the model size
-    fl::ParamVector m_delta;    ///< the pending update: trained - received
-    double m_weight{0.0};       ///< its weight
-    uint32_t m_round{0};        ///< round of the report awaiting parameters (0: none)
+    fl::ParamVector m_delta;     ///< the pending update: trained - received
+    double m_weight{0.0};        ///< its weight
+    uint32_t m_round{0};         ///< round of the report awaiting parameters (0: none)
     double m_encodeSeconds{0.0};
     uint32_t m_uploads{0};
 };

@@ -1087,10 +1087,10 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
         if (!aggregated)
         {
             aggregated = m_strategy->AggregateSum(ctx,
-                                              result.sum,
-                                              result.totalWeight,
-                                              result.participants,
-                                              m_global);
+                                                  result.sum,
+                                                  result.totalWeight,
+                                                  result.participants,
+                                                  m_global);
         }
         if (!aggregated)
         {

@@ -215,11 +215,11 @@ class FlServerApplication : public FlApplicationBase
     Ptr<FlUplinkServerStep> m_uplink;               ///< the uplink-step seam (null: none)
     std::map<uint32_t, FlUpdateInfo> m_uplinkInfos; ///< the uploads handed to the uplink step
     bool m_uplinkRunning{false};                    ///< the uplink step's phases are running
-    uint64_t m_initialSeed{0};  ///< the initial model's seed (the strategy's draws)
+    uint64_t m_initialSeed{0};    ///< the initial model's seed (the strategy's draws)
     bool m_strategyPhases{false}; ///< the strategy runs phases before the upload
     bool m_phasesRunning{false};  ///< this round's phases before the upload are running
     bool m_strategyRaw{false};    ///< the clients upload the strategy's raw payloads
-    FlRoundReport m_report;                        ///< the round being closed
+    FlRoundReport m_report;       ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
     std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index
     std::map<uint32_t, uint32_t> m_clientSamples;  ///< announced sample counts
