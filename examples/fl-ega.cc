@@ -609,9 +609,13 @@ RunNetwork(const Options& o, Csv& csv)
         uint32_t uploads = 0;
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {
-            auto c = DynamicCast<FlClientApplication>(stack.clientApps.Get(i));
-            encodeSeconds += c->GetEncodeSeconds();
-            uploads += c->GetCodecUploads();
+            auto c = DynamicCast<CodecClientStrategy>(
+                DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetStrategy());
+            if (c)
+            {
+                encodeSeconds += c->GetEncodeSeconds();
+                uploads += c->GetUploads();
+            }
         }
         const uint32_t completed = stack.server->GetCompletedRounds();
         Simulator::Destroy();

@@ -209,9 +209,10 @@ FlFedAvgHelper::SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturba
 }
 
 void
-FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
+FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec, double qFedAvg)
 {
     m_codec = std::move(codec);
+    m_qFedAvg = qFedAvg;
 }
 
 void
@@ -238,6 +239,34 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     stack.server = DynamicCast<FlServerApplication>(stack.serverApps.Get(0));
     Ptr<FlServerStrategy> strategy =
         m_strategy ? m_strategy : m_strategyFactory.Create<FlServerStrategy>();
+    if (m_codec)
+    {
+        // The codec is the strategy pair: it aggregates in its own (encoded) domain.
+        DoubleValue v;
+        const bool fedAvg =
+            !m_strategy && strategy->GetInstanceTypeId() == FedAvgStrategy::GetTypeId();
+        if (!fedAvg)
+        {
+            throw fl::ConfigError("SetUplinkCodec",
+                                  "combined with the strategy " +
+                                      strategy->GetInstanceTypeId().GetName(),
+                                  "use one of them: the codec's strategy pair "
+                                  "(ns3::CodecServerStrategy) aggregates the payloads itself");
+        }
+        const double momentum = strategy->GetAttributeFailSafe("ServerMomentum", v) ? v.Get() : 0.0;
+        const double rate = strategy->GetAttributeFailSafe("ServerLearningRate", v) ? v.Get() : 1.0;
+        if (momentum != 0.0 || rate != 1.0)
+        {
+            throw fl::ConfigError("ServerMomentum/ServerLearningRate",
+                                  "server momentum or a learning rate other than 1 with the "
+                                  "uplink codec " +
+                                      m_codec->Name(),
+                                  "use the defaults: the codec's decoded update is applied as is");
+        }
+        Ptr<CodecServerStrategy> codecStrategy = CreateObject<CodecServerStrategy>();
+        codecStrategy->SetCodec(m_codec);
+        strategy = codecStrategy;
+    }
     stack.server->SetStrategy(strategy);
     UintegerValue port;
     stack.server->GetAttribute("Port", port);
@@ -336,13 +365,12 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
             ->SetUplinkPerturbation(m_makePerturbation());
     }
-    if (m_codec)
+    for (uint32_t i = 0; m_codec && i < stack.clientApps.GetN(); ++i)
     {
-        stack.server->SetUplinkCodec(m_codec);
-        for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
-        {
-            DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetUplinkCodec(m_codec);
-        }
+        Ptr<CodecClientStrategy> c = CreateObject<CodecClientStrategy>();
+        c->SetCodec(m_codec);
+        c->SetAttribute("QFedAvg", DoubleValue(m_qFedAvg));
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetStrategy(c);
     }
     stack.serverApps.Start(m_serverStart);
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)

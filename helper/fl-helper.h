@@ -8,6 +8,7 @@
 
 #include "ns3/application-container.h"
 #include "ns3/fl-client-application.h"
+#include "ns3/fl-codec-strategy.h"
 #include "ns3/fl-server-application.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/learning-monitor.h"
@@ -157,10 +158,14 @@ class FlFedAvgHelper
      */
     void SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturbation>()> make);
     /**
-     * The uplink-codec seam: one codec object (e.g. fl::EgaUplinkCodec) shared by the server
-     * and every client (FlServerApplication::SetUplinkCodec). Null: FedAvg on models.
+     * The uplink codec as the strategy pair: one codec object (e.g. fl::EgaUplinkCodec) shared
+     * by the server's CodecServerStrategy (in place of FedAvgStrategy) and every client's
+     * CodecClientStrategy, whose QFedAvg attribute is `qFedAvg` (q-FedAvg's weight
+     * samples x meanLoss^q; 0: the sample count). Install throws fl::ConfigError if another
+     * strategy, or FedAvgStrategy's ServerMomentum or ServerLearningRate != 1, was set as
+     * well. Null: FedAvg on models.
      */
-    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
+    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec, double qFedAvg = 0.0);
     /**
      * Secure aggregation of the uploads (Bonawitz et al. 2017 or SecAgg+; configure `secagg`
      * first): Install creates the server half and one client half per client with
@@ -207,6 +212,7 @@ class FlFedAvgHelper
     Ptr<FlServerStrategy> m_strategy; ///< or this object
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     std::shared_ptr<const fl::UplinkCodec> m_codec;
+    double m_qFedAvg{0.0}; ///< q-FedAvg's q for the clients' codec strategies
     std::shared_ptr<FlSecAggHelper> m_secAgg;
     Time m_serverStart{Seconds(0)};
     Time m_firstClient{Seconds(0.5)};

@@ -51,8 +51,7 @@ RunEgaOverWifi(std::shared_ptr<const fl::LearningTask> task,
     fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
     fedavg.SetServerAttribute("InitSeed", UintegerValue(initSeed));
     fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(20)));
-    fedavg.SetClientAttribute("QFedAvg", DoubleValue(q));
-    fedavg.SetUplinkCodec(codec);
+    fedavg.SetUplinkCodec(codec, q);
     FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
     {
@@ -77,8 +76,8 @@ RunEgaOverWifi(std::shared_ptr<const fl::LearningTask> task,
     out.completed = stack.server->GetCompletedRounds();
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
     {
-        out.encodeSeconds +=
-            DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetEncodeSeconds();
+        auto c = DynamicCast<FlClientApplication>(stack.clientApps.Get(i));
+        out.encodeSeconds += DynamicCast<CodecClientStrategy>(c->GetStrategy())->GetEncodeSeconds();
     }
     Simulator::Destroy();
     return out;
@@ -128,7 +127,7 @@ ExpectSameRun(const EgaNetRun& net, const std::vector<fl::ParamVector>& ref, uin
         EXPECT_FALSE(net.globals[r] == net.globals[r - 1]) << "round " << r << " did nothing";
     }
     EXPECT_EQ(net.counters.malformed, 0u);
-    EXPECT_EQ(net.counters.codecRejected, 0u);
+    EXPECT_EQ(net.counters.strategyRejected, 0u);
     EXPECT_EQ(net.counters.unexpectedMessages, 0u);
 }
 

@@ -158,7 +158,7 @@ ExpectSameRun(const EgaSecureRun& net, const std::vector<fl::ParamVector>& ref, 
     {
         EXPECT_TRUE(s.ok) << s.statusText;
     }
-    EXPECT_EQ(net.app.codecRejected, 0u);
+    EXPECT_EQ(net.app.strategyRejected, 0u);
     EXPECT_EQ(net.app.malformed, 0u);
     EXPECT_EQ(net.app.unexpectedMessages, 0u);
 }

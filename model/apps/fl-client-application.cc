@@ -94,12 +94,6 @@ FlClientApplication::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlClientApplication::m_joinInterval),
                           MakeTimeChecker(MilliSeconds(1)))
-            .AddAttribute("QFedAvg",
-                          "Uplink codec only: q-FedAvg exponent q of the client's aggregation "
-                          "weight, samples x (mean training loss)^q (0 = FedAvg's sample count).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&FlClientApplication::m_qFedAvg),
-                          MakeDoubleChecker<double>(0.0, 100.0))
             .AddTraceSource("TrainingDone",
                             "Local training finished (round, steps, mean loss, compute time).",
                             MakeTraceSourceAccessor(&FlClientApplication::m_trainingDoneTrace),
@@ -194,24 +188,6 @@ FlClientApplication::GetUplinkStep() const
     return m_uplink;
 }
 
-void
-FlClientApplication::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
-{
-    m_codec = std::move(codec);
-}
-
-double
-FlClientApplication::GetEncodeSeconds() const
-{
-    return m_encodeSeconds;
-}
-
-uint32_t
-FlClientApplication::GetCodecUploads() const
-{
-    return m_codecUploads;
-}
-
 uint64_t
 FlClientApplication::GetTrainingSeed() const
 {
@@ -303,6 +279,7 @@ FlClientApplication::StartApplication()
         m_strategy = CreateObject<FlClientStrategy>();
     }
     m_fit = m_strategy->MakeFit();
+    m_strategyPhases = m_strategy->PhasesBeforeUpload();
     if (m_clientIndex >= m_task->NumClients())
     {
         NS_FATAL_ERROR("FlClientApplication: ClientIndex "
@@ -331,12 +308,34 @@ FlClientApplication::StartApplication()
     {
         m_leaveEvent = Simulator::Schedule(m_leaveTime, &FlClientApplication::Leave, this);
     }
-    if (m_uplink && m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
+    FlClientPort strategyPort;
+    strategyPort.sendControl =
+        [this](uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+            m_transport->SendRaw(m_server,
+                                 {fl::MessageKind::Control, round, 0, m_serverNode, tag},
+                                 bytes);
+        };
+    strategyPort.uploadRaw = [this](uint32_t round, const std::vector<uint8_t>& bytes) {
+        const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+        m_transport->SendRaw(m_server,
+                             {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
+                             bytes);
+    };
+    strategyPort.hasUplinkStep = [this]() { return m_uplink != nullptr; };
+    strategyPort.uplinkStepUpload =
+        [this](uint32_t round, const fl::ParamVector& values, uint64_t weight) {
+            m_uplink->Upload(round, values, weight);
+        };
+    strategyPort.unexpected = [this]() { ++m_unexpected; };
+    strategyPort.trainingSeed = [this]() { return m_trainingSeed; };
+    m_strategy->SetPort(strategyPort);
+    try
     {
-        NS_FATAL_ERROR("FlClientApplication: an uplink step delivers only sums, and the payloads "
-                       "of the uplink codec "
-                       << m_codec->Name()
-                       << " do not add (fix: use a codec with a sum path, or one of the two)");
+        m_strategy->Start(*m_task, m_clientIndex, m_uplink != nullptr);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("FlClientApplication", e);
     }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
     StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
@@ -365,11 +364,8 @@ FlClientApplication::StartApplication()
                                      bytes);
             }
         };
-        // the step carries the model, or the codec's payload values (summed by the step)
-        m_uplink->SetPort(m_clientIndex,
-                          m_codec ? m_codec->SumSize(m_task->NumParameters())
-                                  : m_task->NumParameters(),
-                          port);
+        // the step carries the model, or what the strategy makes of it (summed by the step)
+        m_uplink->SetPort(m_clientIndex, m_strategy->UplinkStepSize(m_task->NumParameters()), port);
     }
     SendJoin(); // a stream transport connects first and sends it once connected
 }
@@ -461,10 +457,9 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         Simulator::Cancel(m_joinEvent);
         return;
     }
-    if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkParamsTag)
+    if (h.kind == fl::MessageKind::Control && m_strategy->Receive(h.round, h.aux, msg.raw))
     {
-        SendCodecPayload(msg);
-        return;
+        return; // the strategy's own traffic (its phases before the upload)
     }
     if (m_uplink && h.kind == fl::MessageKind::Control &&
         m_uplink->Receive(h.round, h.aux, msg.raw))
@@ -510,7 +505,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         auto pending = std::make_shared<PendingTraining>();
         pending->task = m_task;
-        pending->start = keepAsPrevious || m_codec ? msg.params : std::move(msg.params);
+        pending->start = keepAsPrevious || m_strategyPhases ? msg.params : std::move(msg.params);
         // The job touches only what it owns: the pending record, the (immutable) task and a
         // copy of the strategy's fit (which owns its configuration).
         const FlClientStrategy::FitFunction fitFn = m_fit;
@@ -545,10 +540,10 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         }
     }
     ++m_roundsTrained;
-    m_codecRound = 0; // a newer model supersedes a report still waiting for parameters
-    if (m_codec)
+    m_strategy->Superseded(); // a newer model supersedes what the strategy still waits for
+    if (m_strategyPhases)
     {
-        m_codecBase = msg.params;
+        m_received = msg.params;
     }
     if (keepAsPrevious)
     {
@@ -595,15 +590,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
                                      out.steps,
                                      m_update.Size());
     }
-    if (m_codec)
-    {
-        m_delta = fl::Difference(m_update, m_codecBase);
-        m_codecBase = fl::ParamVector();
-        m_codecWeight =
-            fl::UplinkClientWeight(static_cast<double>(m_task->ClientSamples(m_clientIndex)),
-                                   out.meanLoss,
-                                   m_qFedAvg);
-    }
+    m_updateLoss = out.meanLoss;
     m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);
 }
 
@@ -629,15 +616,7 @@ FlClientApplication::FinishTraining()
                         "FlClientApplication: the local training did not do what its "
                         "task planned (LearningTask::PlanClient)");
     m_update = pending->fit.ownUpload ? std::move(pending->fit.upload) : std::move(out.params);
-    if (m_codec)
-    {
-        m_delta = fl::Difference(m_update, m_codecBase);
-        m_codecBase = fl::ParamVector();
-        m_codecWeight =
-            fl::UplinkClientWeight(static_cast<double>(m_task->ClientSamples(m_clientIndex)),
-                                   out.meanLoss,
-                                   m_qFedAvg);
-    }
+    m_updateLoss = out.meanLoss;
 }
 
 void
@@ -663,17 +642,11 @@ FlClientApplication::SendUpdate(uint32_t round)
     {
         FinishTraining(); // the compute time has elapsed: the trained model is due now
     }
-    if (m_codec)
+    if (m_strategyPhases)
     {
-        // Phase 1: report the statistic and the weight; the payload follows the parameters.
-        fl::UplinkReport r;
-        r.statistic = m_codec->Statistic(m_delta);
-        r.weight = m_codecWeight;
-        m_codecRound = round;
-        m_transport->SendRaw(
-            m_server,
-            {fl::MessageKind::Control, round, 0, m_serverNode, fl::kUplinkReportTag},
-            fl::PackUplinkReport(r));
+        // the strategy's phases before the upload: it sends what it makes of the update
+        m_strategy->UploadReady(*m_task, m_clientIndex, round, m_received, m_update, m_updateLoss);
+        m_received = fl::ParamVector();
         return;
     }
     if (m_uplink)
@@ -689,50 +662,6 @@ FlClientApplication::SendUpdate(uint32_t round)
                            {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
                            m_update,
                            &quantRng);
-}
-
-void
-FlClientApplication::SendCodecPayload(const fl::ReceivedMessage& msg)
-{
-    const uint32_t round = msg.header.round;
-    fl::UplinkRoundParams params;
-    if (m_left || m_codecRound == 0 || round != m_codecRound ||
-        !fl::UplinkRoundParams::Unpack(msg.raw, params))
-    {
-        ++m_unexpected;
-        return;
-    }
-    m_codecRound = 0;
-    fl::Rng rng(fl::UplinkEncodeSeed(m_trainingSeed, round));
-    std::vector<uint8_t> payload;
-    const auto t0 = std::chrono::steady_clock::now();
-    try
-    {
-        payload = m_codec->Encode(m_delta, params, m_clientIndex, m_codecWeight, rng);
-    }
-    catch (const fl::ConfigError& e)
-    {
-        fl::ExitOnConfigError("FlClientApplication", e);
-    }
-    m_encodeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ++m_codecUploads;
-    if (m_uplink)
-    {
-        // The codec's sum path: the step sends what it makes of the payload values (weight 1:
-        // the client's weight is inside them), the server gets their sum.
-        Eigen::VectorXd values;
-        if (!m_codec->PayloadValues(payload, m_task->NumParameters(), values))
-        {
-            NS_FATAL_ERROR("FlClientApplication: the uplink codec "
-                           << m_codec->Name() << " gave no values for its own payload");
-        }
-        m_uplink->Upload(round, fl::ParamVector(std::move(values)), 1);
-        return;
-    }
-    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
-    m_transport->SendRaw(m_server,
-                         {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
-                         payload);
 }
 
 } // namespace ns3

@@ -21,7 +21,6 @@
 #include "ns3/text-parse.h"
 #include "ns3/thread-pool.h"
 #include "ns3/traced-callback.h"
-#include "ns3/uplink-codec.h"
 
 #include <map>
 #include <memory>
@@ -120,29 +119,13 @@ class FlClientApplication : public FlApplicationBase
      * is handed to the step with its aggregation weight (FlClientStrategy::UploadWeight: the
      * sample count by default) instead of being sent, and the server's Control messages the
      * step claims go to it. The client then announces no sample count (Join and uploads carry
-     * 0): what the server learns of the upload is the step's business. With an uplink codec
-     * (one with a sum path, UplinkCodec::SumSize) the step gets the codec's payload values
-     * with weight 1 instead of the update. Null (default): the model is sent.
+     * 0): what the server learns of the upload is the step's business. A strategy with phases
+     * before the upload (FlClientStrategy::PhasesBeforeUpload) hands the step what it makes of
+     * the update itself (FlClientPort::uplinkStepUpload). Null (default): the model is sent.
      */
     void SetUplinkStep(Ptr<FlUplinkClientStep> step);
     /// The uplink step (null if none).
     Ptr<FlUplinkClientStep> GetUplinkStep() const;
-
-    /**
-     * The uplink-codec seam (see FlServerApplication::SetUplinkCodec): after the compute time
-     * the client reports Statistic(update) and its weight (samples x meanLoss^QFedAvg) in a
-     * Control message; when the server's round parameters arrive it sends
-     * Encode(update, params) as a raw LocalModel message, update = trained model (after the
-     * uplink perturbation, if any) minus the global model received (through the uplink step,
-     * if one is set, as UplinkCodec::PayloadValues). Null (default): the model is sent in the
-     * transport's wire encoding.
-     */
-    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
-
-    /// Wall-clock seconds spent in the codec's Encode so far (real CPU time, not simulated).
-    double GetEncodeSeconds() const;
-    /// Codec payloads sent so far.
-    uint32_t GetCodecUploads() const;
 
     /// The client index.
     uint32_t GetClientIndex() const
@@ -200,7 +183,6 @@ class FlClientApplication : public FlApplicationBase
     void HandleInbound(FlInboundMessage& in);
     void SendJoin();
     void SendUpdate(uint32_t round);
-    void SendCodecPayload(const fl::ReceivedMessage& msg);
     void FinishTraining();
     void DiscardTraining();
     void Leave();
@@ -241,18 +223,13 @@ class FlClientApplication : public FlApplicationBase
     std::shared_ptr<PendingTraining> m_pending; ///< the training in flight (null: none)
     std::shared_ptr<fl::PoolJob> m_pendingJob;  ///< its job on the training pool
     fl::TrainingPlan m_pendingPlan;             ///< what it will report
-    Ptr<FlClientStrategy> m_strategy;      ///< the strategy seam
-    FlClientStrategy::FitFunction m_fit;   ///< its fit (set at start)
+    Ptr<FlClientStrategy> m_strategy;           ///< the strategy seam
+    FlClientStrategy::FitFunction m_fit;        ///< its fit (set at start)
 
-    Ptr<FlUplinkClientStep> m_uplink;               ///< uplink-step seam (null: none)
-    std::shared_ptr<const fl::UplinkCodec> m_codec; ///< uplink-codec seam (null: none)
-    double m_qFedAvg{0.0};                          ///< QFedAvg attribute
-    fl::ParamVector m_codecBase; ///< the global model the pending update was trained from
-    fl::ParamVector m_delta;     ///< the pending update (codec): trained - received
-    double m_codecWeight{0.0};   ///< the pending update's weight
-    uint32_t m_codecRound{0};    ///< round of the report awaiting parameters (0: none)
-    double m_encodeSeconds{0.0};
-    uint32_t m_codecUploads{0};
+    Ptr<FlUplinkClientStep> m_uplink; ///< uplink-step seam (null: none)
+    bool m_strategyPhases{false};     ///< the strategy runs phases before the upload
+    fl::ParamVector m_received;       ///< strategy phases: the model the pending update came from
+    double m_updateLoss{0.0};         ///< the pending update's mean training loss
     EventId m_sendEvent;
     EventId m_joinEvent;
     EventId m_leaveEvent;

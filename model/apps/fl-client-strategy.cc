@@ -61,4 +61,65 @@ FlClientStrategy::UploadWeight(const fl::LearningTask& task, uint32_t client) co
     return task.ClientSamples(client);
 }
 
+void
+FlClientStrategy::Start(const fl::LearningTask& /* task */,
+                        uint32_t /* client */,
+                        bool /* hasUplinkStep */)
+{
+}
+
+void
+FlClientStrategy::SetPort(const FlClientPort& port)
+{
+    m_port = port;
+}
+
+const FlClientPort&
+FlClientStrategy::Port() const
+{
+    return m_port;
+}
+
+bool
+FlClientStrategy::PhasesBeforeUpload() const
+{
+    return false;
+}
+
+void
+FlClientStrategy::UploadReady(const fl::LearningTask& /* task */,
+                              uint32_t /* client */,
+                              uint32_t /* round */,
+                              const fl::ParamVector& /* received */,
+                              const fl::ParamVector& /* upload */,
+                              double /* meanLoss */)
+{
+}
+
+bool
+FlClientStrategy::Receive(uint32_t /* round */,
+                          uint32_t /* tag */,
+                          const std::vector<uint8_t>& /* bytes */)
+{
+    return false;
+}
+
+void
+FlClientStrategy::Superseded()
+{
+}
+
+std::size_t
+FlClientStrategy::UplinkStepSize(std::size_t numParameters) const
+{
+    return numParameters;
+}
+
+void
+FlClientStrategy::DoDispose()
+{
+    m_port = FlClientPort();
+    Object::DoDispose();
+}
+
 } // namespace ns3

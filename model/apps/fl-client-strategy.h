@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace ns3
 {
@@ -26,6 +27,29 @@ struct FlClientFit
     fl::TrainOutcome training; ///< the local training (params = the trained model)
     fl::ParamVector upload;    ///< what is sent, if ownUpload (else the trained model)
     bool ownUpload{false};     ///< the strategy formed the upload itself
+};
+
+/**
+ * \ingroup fl
+ * What the client application lends its strategy for phases before the upload (set when the
+ * client starts).
+ */
+struct FlClientPort
+{
+    /// Sends a Control message (round, tag, bytes) to the server.
+    std::function<void(uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes)>
+        sendControl;
+    /// Sends `bytes` as the round's upload (a raw LocalModel message with the sample count).
+    std::function<void(uint32_t round, const std::vector<uint8_t>& bytes)> uploadRaw;
+    /// Whether an uplink step is installed.
+    std::function<bool()> hasUplinkStep;
+    /// Hands `values` with weight `weight` to the uplink step as the round's upload.
+    std::function<void(uint32_t round, const fl::ParamVector& values, uint64_t weight)>
+        uplinkStepUpload;
+    /// Counts a message the strategy dropped (late, malformed) as unexpected.
+    std::function<void()> unexpected;
+    /// The client's training seed (valid once the client started).
+    std::function<uint64_t()> trainingSeed;
 };
 
 /**
@@ -81,6 +105,49 @@ class FlClientStrategy : public Object
 
     /// The weight of the upload handed to an uplink step (default: the sample count).
     virtual uint64_t UploadWeight(const fl::LearningTask& task, uint32_t client) const;
+
+    /// Called when the client starts (after SetPort); throw fl::ConfigError on a bad setup.
+    virtual void Start(const fl::LearningTask& task, uint32_t client, bool hasUplinkStep);
+    /// Called by the client before Start: the port stays valid while the client runs.
+    void SetPort(const FlClientPort& port);
+    /// The port.
+    const FlClientPort& Port() const;
+
+    /**
+     * Whether the upload is preceded by the strategy's control-message phases (default
+     * false). The client then keeps the model it received and, when the compute time has
+     * elapsed, hands the upload to UploadReady instead of sending it; the strategy sends
+     * through the port, and Control messages from the server go to Receive first.
+     */
+    virtual bool PhasesBeforeUpload() const;
+
+    /**
+     * PhasesBeforeUpload: the upload of `round` is due. `received` is the global model it was
+     * trained from, `upload` what the client made ready (after the uplink perturbation, if
+     * any), `meanLoss` the local training's mean loss.
+     */
+    virtual void UploadReady(const fl::LearningTask& task,
+                             uint32_t client,
+                             uint32_t round,
+                             const fl::ParamVector& received,
+                             const fl::ParamVector& upload,
+                             double meanLoss);
+
+    /// A Control message from the server; true if it is the strategy's (default: false).
+    virtual bool Receive(uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes);
+
+    /// A newer global model arrived and is trained on: anything pending for an earlier round
+    /// is void (default: nothing to do).
+    virtual void Superseded();
+
+    /// How many values an uplink step carries per client (default: the model size).
+    virtual std::size_t UplinkStepSize(std::size_t numParameters) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    FlClientPort m_port;
 };
 
 } // namespace ns3

@@ -13,6 +13,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -284,13 +285,9 @@ FlServerApplication::StartApplication()
         m_strategy = CreateObject<FedAvgStrategy>();
     }
     m_async = m_strategy->IsAsynchronous();
-    if (m_codec && m_acceptStale)
-    {
-        NS_FATAL_ERROR("FlServerApplication: an uplink codec ("
-                       << m_codec->Name()
-                       << ") cannot be combined with StragglerPolicy accept (fix: use drop)");
-    }
-    if (m_async && (m_codec || m_uplink || m_acceptStale || m_roundDeadline.IsStrictlyPositive() ||
+    m_strategyPhases = m_strategy->PhasesBeforeUpload();
+    m_strategyRaw = m_strategy->RawUploads();
+    if (m_async && (m_uplink || m_acceptStale || m_roundDeadline.IsStrictlyPositive() ||
                     m_minQuorum > 0))
     {
         fl::ExitOnConfigError(
@@ -298,17 +295,10 @@ FlServerApplication::StartApplication()
             fl::ConfigError("strategy",
                             "an asynchronous strategy (" +
                                 m_strategy->GetInstanceTypeId().GetName() +
-                                ") with an uplink codec, an uplink step (secure aggregation), "
-                                "StragglerPolicy accept, a RoundDeadline or a MinQuorum",
+                                ") with an uplink step, StragglerPolicy accept, a "
+                                "RoundDeadline or a MinQuorum",
                             "drop them: an asynchronous strategy takes every update as it "
                             "arrives, with its staleness, and never closes a round"));
-    }
-    if (m_uplink && m_codec && m_codec->SumSize(m_task->NumParameters()) == 0)
-    {
-        NS_FATAL_ERROR("FlServerApplication: an uplink step delivers only sums, and the payloads "
-                       "of the uplink codec "
-                       << m_codec->Name()
-                       << " do not add (fix: use a codec with a sum path, or one of the two)");
     }
     if (m_uplink && (m_acceptStale || m_weightedSampling))
     {
@@ -318,7 +308,7 @@ FlServerApplication::StartApplication()
     }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
-    m_codecSeed = seed;
+    m_initialSeed = seed;
     fl::Rng rng(seed);
     m_global = m_task->InitialParameters(rng);
     m_quantSeed = fl::ServerQuantSeed(seed);
@@ -371,10 +361,11 @@ FlServerApplication::StartApplication()
         CommitVersion(updates);
     };
     strategyPort.finished = [this]() { return m_finished; };
+    strategyPort.seed = [this]() { return m_initialSeed; };
     m_strategy->SetPort(strategyPort);
     try
     {
-        m_strategy->Start(m_task->NumParameters(), m_acceptStale, m_uplink || m_codec);
+        m_strategy->Start(m_task->NumParameters(), m_acceptStale, m_uplink != nullptr);
     }
     catch (const fl::ConfigError& e)
     {
@@ -442,7 +433,7 @@ FlServerApplication::ClientGone(uint32_t client)
     if (m_roundOpen && sel != m_selected.end() && m_updates.count({client, m_round}) == 0)
     {
         m_selected.erase(sel);
-        m_reports.erase(client); // a codec round no longer waits for its upload either
+        m_strategy->ClientLeft(client); // nor do the strategy's phases
         ++m_lostThisRound;
         MaybeClose();
     }
@@ -481,11 +472,9 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
     {
         return; // the uplink step's own traffic
     }
-    if (m_codec && h.kind == fl::MessageKind::Control && h.aux == fl::kUplinkReportTag &&
-        client != m_clientOfNode.end() && m_clients.count(client->second) != 0 &&
-        m_clients.at(client->second).address == in.from)
+    if (m_strategyPhases && h.kind == fl::MessageKind::Control && IdentifyClient(in, known))
     {
-        HandleCodecReport(in.msg, client->second);
+        HandlePhaseMessage(in.msg, known); // the strategy's phases before the upload
         return;
     }
     if (h.kind != fl::MessageKind::LocalModel || client == m_clientOfNode.end() ||
@@ -555,32 +544,12 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
                                   uint64_t missingCoordinates)
 {
     const auto& h = msg.header;
-    if (m_codec)
-    {
-        // Phase 2: a codec payload from a client that reported in this round's phase 1.
-        if (!h.raw || !m_roundOpen || m_codecPhase1 || h.round != m_round ||
-            m_reports.count(client) == 0 || m_updates.count({client, h.round}) != 0)
-        {
-            ++m_counters.unexpectedMessages;
-            return;
-        }
-        Update u;
-        u.info.client = client;
-        u.info.trainedRound = h.round;
-        u.info.sampleCount = h.aux;
-        u.info.arrival = Simulator::Now();
-        m_outstanding.erase(client);
-        u.msg = std::move(msg);
-        m_updates.emplace(UpdateKey{client, h.round}, std::move(u));
-        ++m_freshReceived;
-        MaybeClose();
-        return;
-    }
-    const bool rawUploads = m_uplink != nullptr;
+    const bool rawUploads = m_uplink != nullptr || m_strategyRaw;
     if (h.raw != rawUploads)
     {
         NS_LOG_WARN("update from client " << client << (h.raw ? " is raw" : " is a model")
-                                          << ", the uplink step expects the other");
+                                          << ", the uplink step or strategy expects the "
+                                             "other");
         ++m_counters.unexpectedMessages;
         return;
     }
@@ -599,7 +568,8 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
     u.info.missingCoordinates = missingCoordinates;
     if (m_roundOpen && h.round == m_round)
     {
-        if (std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end() ||
+        if (m_phasesRunning || // no upload before the strategy's phases are over
+            std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end() ||
             m_updates.count({client, h.round}) != 0)
         {
             ++m_counters.unexpectedMessages;
@@ -633,77 +603,72 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
 }
 
 void
-FlServerApplication::HandleCodecReport(const fl::ReceivedMessage& msg, uint32_t client)
+FlServerApplication::HandlePhaseMessage(const fl::ReceivedMessage& msg, uint32_t client)
 {
     const auto& h = msg.header;
-    fl::UplinkReport r;
-    r.client = client;
-    if (!m_roundOpen || !m_codecPhase1 || h.round != m_round || m_reports.count(client) != 0 ||
+    if (!m_roundOpen || !m_phasesRunning || h.round != m_round ||
         std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end())
     {
         ++m_counters.unexpectedMessages;
         return;
     }
-    if (!fl::UnpackUplinkReport(msg.raw, r))
+    FlServerStrategy::Context ctx;
+    ctx.round = m_round;
+    switch (m_strategy->PhaseMessage(ctx, client, h.aux, msg.raw))
     {
-        ++m_counters.codecRejected;
+    case FlServerStrategy::PhaseVerdict::Accepted:
+        EndPhases(false);
+        return;
+    case FlServerStrategy::PhaseVerdict::Malformed:
+        ++m_counters.strategyRejected;
+        return;
+    case FlServerStrategy::PhaseVerdict::Unexpected:
+        ++m_counters.unexpectedMessages;
         return;
     }
-    m_reports[client] = r;
-    MaybeAgree(false);
 }
 
-void
-FlServerApplication::MaybeAgree(bool deadlineHit)
+bool
+FlServerApplication::EndPhases(bool deadlineHit)
 {
-    if (!m_roundOpen || !m_codecPhase1 || (!deadlineHit && m_reports.size() < m_selected.size()))
+    if (!m_roundOpen || !m_phasesRunning)
     {
-        return;
+        return false;
     }
-    if (m_reports.empty())
-    {
-        Simulator::Cancel(m_deadlineEvent); // every selected client is gone: an empty round
-        CloseRound(false);
-        return;
-    }
-    std::vector<fl::UplinkReport> reports;
-    for (const auto& kv : m_reports)
-    {
-        reports.push_back(kv.second);
-    }
+    FlServerStrategy::Context ctx;
+    ctx.round = m_round;
+    std::vector<uint32_t> uploaders;
+    bool done = false;
     try
     {
-        m_codecParams = m_codec->Agree(reports);
+        done = m_strategy->PhasesDone(ctx, m_selected, deadlineHit, uploaders);
     }
     catch (const fl::ConfigError& e)
     {
         fl::ExitOnConfigError("FlServerApplication", e);
     }
-    m_codecPhase1 = false;
-    m_agreedAt = Simulator::Now();
-    // Phase 2 waits for the clients that reported.
-    m_selected.clear();
-    for (const auto& kv : m_reports)
+    if (!done)
     {
-        m_selected.push_back(kv.first);
+        return false;
     }
-    const std::vector<uint8_t> bytes = m_codecParams.Pack();
-    for (const auto& kv : m_reports)
+    m_phasesRunning = false;
+    if (uploaders.empty())
     {
-        auto peer = m_clients.find(kv.first);
-        if (peer != m_clients.end())
+        if (!deadlineHit)
         {
-            m_transport->SendRaw(
-                peer->second.address,
-                {fl::MessageKind::Control, m_round, 0, peer->second.node, fl::kUplinkParamsTag},
-                bytes);
+            Simulator::Cancel(m_deadlineEvent); // nobody left to wait for: an empty round
+            CloseRound(false);
         }
+        return false; // at the deadline: the round closes now
     }
+    // The upload waits for the strategy's uploaders.
+    m_selected = std::move(uploaders);
     if (deadlineHit && m_roundDeadline.IsStrictlyPositive())
     {
         m_deadlineEvent =
             Simulator::Schedule(m_roundDeadline, &FlServerApplication::CloseRound, this, true);
     }
+    return true;
 }
 
 void
@@ -713,9 +678,9 @@ FlServerApplication::MaybeClose()
     {
         return; // asynchronous: rounds never close
     }
-    if (m_codec && m_codecPhase1)
+    if (m_phasesRunning)
     {
-        MaybeAgree(false);
+        EndPhases(false);
         return;
     }
     if (m_roundOpen && !m_closing && m_freshReceived >= m_selected.size())
@@ -810,10 +775,7 @@ FlServerApplication::StartRound()
     m_updates.clear();
     m_freshReceived = 0;
     m_lostThisRound = 0;
-    m_codecPhase1 = m_codec != nullptr;
-    m_reports.clear();
-    m_codecParams = fl::UplinkRoundParams();
-    m_agreedAt = Time();
+    m_phasesRunning = m_strategyPhases;
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
 
@@ -854,10 +816,9 @@ FlServerApplication::StartRound()
     if (m_uplink)
     {
         // e.g. the round's configuration: sent before the model (in order over a stream)
-        // the step carries the model, or the codec's summed payload values
-        m_uplink->RoundStarting(m_round,
-                                m_selected,
-                                m_codec ? m_codec->SumSize(m_global.Size()) : m_global.Size());
+        // the step carries the model, or the values the strategy's clients make of their
+        // payloads
+        m_uplink->RoundStarting(m_round, m_selected, m_strategy->UplinkStepSize(m_global.Size()));
     }
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     for (uint32_t k : m_selected)
@@ -884,11 +845,11 @@ FlServerApplication::CloseRound(bool deadlineHit)
     {
         return;
     }
-    if (deadlineHit && m_codec && m_codecPhase1 && !m_reports.empty())
+    if (deadlineHit && m_phasesRunning && EndPhases(true))
     {
-        MaybeAgree(true); // phase 1 ends at the deadline; phase 2 gets its own
-        return;
+        return; // the phases end at the deadline; the upload gets its own
     }
+    m_phasesRunning = false;
     if (deadlineHit && !m_acceptStale)
     {
         // Use what arrived of updates still in flight (UDP keep-previous: their holes keep the
@@ -951,40 +912,48 @@ FlServerApplication::CloseRound(bool deadlineHit)
                             [this](const FlUplinkServerStep::Result& r) { FinishUplinkRound(r); });
         return;
     }
-    else if (m_codec)
+    else if (m_strategyRaw)
     {
-        // The uplink-codec seam: payloads added in client order, decoded once.
+        // The strategy's raw payloads, in client order.
         report.status = FlRoundStatus::Aggregated;
         m_repeatsInARow = 0;
+        std::vector<uint32_t> clients;
+        std::vector<const std::vector<uint8_t>*> payloads;
+        for (const auto& kv : m_updates) // ascending client index; fresh uploads only
+        {
+            clients.push_back(kv.first.first);
+            payloads.push_back(&kv.second.msg.raw);
+        }
+        std::vector<double> weights;
+        uint32_t used = 0;
         try
         {
-            auto agg = m_codec->Begin(m_codecParams, m_global.Size(), m_global.GetPrecision());
-            for (auto& kv : m_updates)
-            {
-                const uint32_t client = kv.first.first;
-                const double weight = m_reports.at(client).weight;
-                if (!agg->Add(client, kv.second.msg.raw, weight))
-                {
-                    ++m_counters.codecRejected;
-                    continue;
-                }
-                report.participants.push_back(client);
-                report.updates.push_back(kv.second.info);
-                report.updates.back().weight = weight;
-            }
-            if (agg->Count() == 0)
-            {
-                report.status = FlRoundStatus::Empty;
-            }
-            else
-            {
-                fl::Rng rng(fl::UplinkDecodeSeed(m_codecSeed, m_round));
-                fl::AddInPlace(m_global, agg->Finish(rng));
-            }
+            FlServerStrategy::Context actx;
+            actx.round = m_round;
+            actx.status = FlRoundStatus::Aggregated;
+            used = m_strategy->AggregatePayloads(actx, clients, payloads, m_global, weights);
         }
         catch (const fl::ConfigError& e)
         {
             fl::ExitOnConfigError("FlServerApplication", e);
+        }
+        std::size_t i = 0;
+        for (const auto& kv : m_updates)
+        {
+            const double weight = i < weights.size() ? weights[i] : 0.0;
+            ++i;
+            if (std::isnan(weight))
+            {
+                ++m_counters.strategyRejected;
+                continue;
+            }
+            report.participants.push_back(kv.first.first);
+            report.updates.push_back(kv.second.info);
+            report.updates.back().weight = weight;
+        }
+        if (used == 0)
+        {
+            report.status = FlRoundStatus::Empty;
         }
     }
     else
@@ -1077,40 +1046,24 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
     else
     {
         report.status = FlRoundStatus::Aggregated;
-        for (uint32_t client : result.participants)
-        {
-            report.participants.push_back(client);
-            auto info = m_uplinkInfos.find(client);
-            if (info != m_uplinkInfos.end())
-            {
-                report.updates.push_back(info->second);
-                // hidden by the step (only sums are known), or the codec's phase-1 weight
-                auto rep = m_reports.find(client);
-                report.updates.back().weight =
-                    m_codec && rep != m_reports.end() ? rep->second.weight : 0.0;
-            }
-        }
+        FlServerStrategy::Context ctx;
+        ctx.round = m_round;
+        ctx.status = FlRoundStatus::Aggregated;
+        // the weights are hidden by the step (only sums are known), or the strategy's own
+        std::vector<double> weights;
         bool aggregated = false;
-        if (m_codec)
+        if (m_strategyRaw)
         {
-            // The codec's sum path: the step's sum of the participants' payload values.
-            double weight = 0.0;
-            for (uint32_t client : result.participants)
-            {
-                auto rep = m_reports.find(client);
-                weight += rep != m_reports.end() ? rep->second.weight : 0.0;
-            }
+            // The strategy's payloads: the step's sum of the values its clients made of them.
             try
             {
-                auto agg = m_codec->Begin(m_codecParams, m_global.Size(), m_global.GetPrecision());
-                if (agg->AddSum(result.sum, result.participants, weight))
+                if (!m_strategy->AggregatePayloadSum(ctx,
+                                                     result.sum,
+                                                     result.participants,
+                                                     m_global,
+                                                     weights))
                 {
-                    fl::Rng rng(fl::UplinkDecodeSeed(m_codecSeed, m_round));
-                    fl::AddInPlace(m_global, agg->Finish(rng));
-                }
-                else
-                {
-                    ++m_counters.codecRejected;
+                    ++m_counters.strategyRejected;
                     report.status = FlRoundStatus::Empty;
                 }
             }
@@ -1120,16 +1073,24 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
             }
             aggregated = true;
         }
+        for (std::size_t i = 0; i < result.participants.size(); ++i)
+        {
+            const uint32_t client = result.participants[i];
+            report.participants.push_back(client);
+            auto info = m_uplinkInfos.find(client);
+            if (info != m_uplinkInfos.end())
+            {
+                report.updates.push_back(info->second);
+                report.updates.back().weight = i < weights.size() ? weights[i] : 0.0;
+            }
+        }
         if (!aggregated)
         {
-            FlServerStrategy::Context ctx;
-            ctx.round = m_round;
-            ctx.status = FlRoundStatus::Aggregated;
             aggregated = m_strategy->AggregateSum(ctx,
-                                              result.sum,
-                                              result.totalWeight,
-                                              result.participants,
-                                              m_global);
+                                                  result.sum,
+                                                  result.totalWeight,
+                                                  result.participants,
+                                                  m_global);
         }
         if (!aggregated)
         {
@@ -1140,12 +1101,6 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
     }
     m_uplinkInfos.clear();
     AfterAggregation();
-}
-
-void
-FlServerApplication::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec)
-{
-    m_codec = std::move(codec);
 }
 
 void
@@ -1161,9 +1116,7 @@ FlServerApplication::FillOpenRoundReport(bool deadlineHit)
     report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;
     report.bytesUp = TotalBytesReceived() - m_bytesReceivedAtStart;
-    report.codecReports = static_cast<uint32_t>(m_reports.size());
-    report.agreed = m_agreedAt;
-    report.codecScale = m_codecParams.scale;
+    m_strategy->DescribeRound(report);
 }
 
 bool

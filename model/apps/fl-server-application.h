@@ -15,7 +15,6 @@
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
-#include "ns3/uplink-codec.h"
 
 #include <map>
 #include <memory>
@@ -23,35 +22,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup fl
- * What happened in one round, as reported by FlServerApplication's "RoundEnd" trace.
- */
-struct FlRoundReport
-{
-    uint32_t round{0};           ///< round number on the wire (0 = the initial model, at start);
-                                 ///< a repeated round gets a new number
-    uint32_t completedRounds{0}; ///< rounds counted towards Rounds so far (incl. this one)
-    FlRoundStatus status{FlRoundStatus::Initial}; ///< how the round ended
-    Time start;                                   ///< when the global model was sent
-    Time end;                                     ///< when the round closed
-    std::vector<uint32_t> selected;     ///< clients the model was sent to (and still connected)
-    std::vector<uint32_t> participants; ///< clients whose update was aggregated (sorted)
-    std::vector<FlUpdateInfo> updates;  ///< the aggregated updates, by client index
-    uint32_t stragglers{0};   ///< selected clients whose update had not arrived at the close
-    uint32_t staleUpdates{0}; ///< updates of earlier rounds aggregated (StragglerPolicy accept)
-    uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model, all updates
-    uint64_t bytesDown{0};          ///< bytes the server sent this round
-    uint64_t bytesUp{0};            ///< bytes the server received this round
-    bool deadlineHit{false};        ///< the round closed at its deadline
-    uint32_t codecReports{0};       ///< uplink codec: phase-1 reports received
-    Time agreed;                    ///< uplink codec: when the round parameters were broadcast
-    double codecScale{0.0};         ///< uplink codec: the agreed scale (EGA: n)
-    uint32_t disconnected{0};       ///< selected clients that disconnected during the round
-    std::string uplinkStatus;       ///< uplink step: "ok", or why the round aborted
-    const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
-};
 
 /**
  * \ingroup fl
@@ -125,21 +95,6 @@ class FlServerApplication : public FlApplicationBase
     void SetLinkStateProvider(std::function<FlLinkState(uint32_t client)> provider);
 
     /**
-     * The uplink-codec seam (fl::UplinkCodec, uplink-codec.h): each round then has two
-     * phases: the selected clients report a scalar (Control message), the server broadcasts the
-     * agreed parameters to the clients that reported (Control), the clients upload codec
-     * payloads (raw LocalModel messages), and the server adds them in client order and applies
-     * w += Finish(). A deadline that falls in phase 1 starts phase 2 with the clients heard so
-     * far (and a fresh deadline); one in phase 2 closes the round with the payloads received
-     * (the codec decides about the missing ones). Not combinable with StragglerPolicy "accept",
-     * an asynchronous strategy, or a strategy's server momentum or learning rate other than 1. With an uplink step as well (a codec
-     * with a sum path only, UplinkCodec::SumSize): the phase-2 payloads go through the step,
-     * which hands back the sum of their values over its participants, and the server finishes
-     * with UplinkAggregator::AddSum. Null (default): FedAvg on models.
-     */
-    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec);
-
-    /**
      * The uplink-step seam (FlUplinkServerStep, fl-uplink-step.h): the clients (each with
      * the client half, FlClientApplication::SetUplinkStep) upload raw payloads; when the round's
      * uploads close the step runs its phases with the uploaders and hands back a sum and a total
@@ -166,7 +121,7 @@ class FlServerApplication : public FlApplicationBase
         uint64_t disconnects{0};    ///< client connections closed during the run
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
-        uint64_t codecRejected{0};  ///< uplink codec: reports or payloads the codec rejected
+        uint64_t strategyRejected{0}; ///< phase messages or raw payloads the strategy rejected
         uint64_t roundsAborted{0};  ///< rounds the uplink step aborted (model unchanged)
     };
 
@@ -212,8 +167,8 @@ class FlServerApplication : public FlApplicationBase
     void HandlePeerClosed(const Address& peer);
     void HandleJoin(const FlInboundMessage& in);
     void HandleUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
-    void HandleCodecReport(const fl::ReceivedMessage& msg, uint32_t client);
-    void MaybeAgree(bool deadlineHit);
+    void HandlePhaseMessage(const fl::ReceivedMessage& msg, uint32_t client);
+    bool EndPhases(bool deadlineHit);
     void ClientGone(uint32_t client);
     const fl::ParamVector* BaseModel(uint32_t round) const;
     std::vector<Address> AddressesOf(const std::vector<uint32_t>& clients) const;
@@ -257,16 +212,14 @@ class FlServerApplication : public FlApplicationBase
     bool m_repeatBelowQuorum{false};
     uint64_t m_quantSeed{0};                        ///< base seed of the int8 quantiser's draws
     Ptr<FlServerStrategy> m_strategy;               ///< the strategy seam
-    std::shared_ptr<const fl::UplinkCodec> m_codec; ///< the uplink-codec seam (null: models)
     Ptr<FlUplinkServerStep> m_uplink;               ///< the uplink-step seam (null: none)
     std::map<uint32_t, FlUpdateInfo> m_uplinkInfos; ///< the uploads handed to the uplink step
     bool m_uplinkRunning{false};                    ///< the uplink step's phases are running
-    uint64_t m_codecSeed{0};                        ///< the initial-model seed (decode draws)
-    bool m_codecPhase1{false};                      ///< collecting phase-1 reports
-    std::map<uint32_t, fl::UplinkReport> m_reports; ///< this round's phase-1 reports
-    fl::UplinkRoundParams m_codecParams;            ///< this round's agreed parameters
-    Time m_agreedAt;
-    FlRoundReport m_report;                        ///< the round being closed
+    uint64_t m_initialSeed{0};    ///< the initial model's seed (the strategy's draws)
+    bool m_strategyPhases{false}; ///< the strategy runs phases before the upload
+    bool m_phasesRunning{false};  ///< this round's phases before the upload are running
+    bool m_strategyRaw{false};    ///< the clients upload the strategy's raw payloads
+    FlRoundReport m_report;       ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
     std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index
     std::map<uint32_t, uint32_t> m_clientSamples;  ///< announced sample counts

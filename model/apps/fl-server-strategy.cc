@@ -118,6 +118,77 @@ FlServerStrategy::Receive(FlInboundMessage& /* in */)
 }
 
 bool
+FlServerStrategy::PhasesBeforeUpload() const
+{
+    return false;
+}
+
+FlServerStrategy::PhaseVerdict
+FlServerStrategy::PhaseMessage(const Context& /* ctx */,
+                               uint32_t /* client */,
+                               uint32_t /* tag */,
+                               const std::vector<uint8_t>& /* bytes */)
+{
+    return PhaseVerdict::Unexpected;
+}
+
+bool
+FlServerStrategy::PhasesDone(const Context& /* ctx */,
+                             const std::vector<uint32_t>& waiting,
+                             bool /* deadlineHit */,
+                             std::vector<uint32_t>& uploaders)
+{
+    uploaders = waiting;
+    return true;
+}
+
+void
+FlServerStrategy::ClientLeft(uint32_t /* client */)
+{
+}
+
+void
+FlServerStrategy::DescribeRound(FlRoundReport& /* report */) const
+{
+}
+
+bool
+FlServerStrategy::RawUploads() const
+{
+    return false;
+}
+
+uint32_t
+FlServerStrategy::AggregatePayloads(const Context& /* ctx */,
+                                    const std::vector<uint32_t>& /* clients */,
+                                    const std::vector<const std::vector<uint8_t>*>& /* payloads */,
+                                    fl::ParamVector& /* model */,
+                                    std::vector<double>& /* weights */)
+{
+    throw fl::ConfigError("strategy",
+                          GetInstanceTypeId().GetName() + " received raw uploads",
+                          "override AggregatePayloads in a strategy whose RawUploads() is true");
+}
+
+bool
+FlServerStrategy::AggregatePayloadSum(const Context& /* ctx */,
+                                      const Eigen::VectorXd& /* sum */,
+                                      const std::vector<uint32_t>& /* participants */,
+                                      fl::ParamVector& /* model */,
+                                      std::vector<double>& /* weights */)
+{
+    throw fl::ConfigError("strategy",
+                          GetInstanceTypeId().GetName() + " received a sum of raw uploads",
+                          "override AggregatePayloadSum in a strategy whose RawUploads() is true");
+}
+
+std::size_t
+FlServerStrategy::UplinkStepSize(std::size_t numParameters) const
+{
+    return numParameters;
+}
+
+bool
 FlServerStrategy::IsAsynchronous() const
 {
     return false;

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -55,6 +56,35 @@ struct FlUpdateInfo
     double weight{0.0};             ///< aggregation weight before normalisation
     Time arrival;                   ///< when the server had the whole update
     uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
+};
+
+/**
+ * \ingroup fl
+ * What happened in one round, as reported by FlServerApplication's "RoundEnd" trace.
+ */
+struct FlRoundReport
+{
+    uint32_t round{0};           ///< round number on the wire (0 = the initial model, at start);
+                                 ///< a repeated round gets a new number
+    uint32_t completedRounds{0}; ///< rounds counted towards Rounds so far (incl. this one)
+    FlRoundStatus status{FlRoundStatus::Initial}; ///< how the round ended
+    Time start;                                   ///< when the global model was sent
+    Time end;                                     ///< when the round closed
+    std::vector<uint32_t> selected;     ///< clients the model was sent to (and still connected)
+    std::vector<uint32_t> participants; ///< clients whose update was aggregated (sorted)
+    std::vector<FlUpdateInfo> updates;  ///< the aggregated updates, by client index
+    uint32_t stragglers{0};   ///< selected clients whose update had not arrived at the close
+    uint32_t staleUpdates{0}; ///< updates of earlier rounds aggregated (StragglerPolicy accept)
+    uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model, all updates
+    uint64_t bytesDown{0};          ///< bytes the server sent this round
+    uint64_t bytesUp{0};            ///< bytes the server received this round
+    bool deadlineHit{false};        ///< the round closed at its deadline
+    uint32_t codecReports{0};       ///< phases before the upload: reports received (DescribeRound)
+    Time agreed;                    ///< phases before the upload: when they ended (DescribeRound)
+    double codecScale{0.0};         ///< phases before the upload: the agreed scale (EGA: n)
+    uint32_t disconnected{0};       ///< selected clients that disconnected during the round
+    std::string uplinkStatus;       ///< uplink step: "ok", or why the round aborted
+    const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
 
 /**
@@ -107,6 +137,8 @@ struct FlServerPort
     std::function<void(const std::vector<FlUpdateInfo>& updates)> commit;
     /// Whether the server has run all its rounds (nothing more is sent then).
     std::function<bool()> finished;
+    /// The seed of the initial global model (a strategy's own server-side draws derive from it).
+    std::function<uint64_t()> seed;
 };
 
 /**
@@ -206,6 +238,79 @@ class FlServerStrategy : public Object
      * unexpected by the server).
      */
     virtual bool Receive(FlInboundMessage& in);
+
+    /**
+     * Whether each round opens with the strategy's control-message phases before the upload
+     * (default false). While they run, the server hands every Control message of a selected
+     * client for this round to PhaseMessage, asks PhasesDone whether they are over (after each
+     * accepted message, when a selected client leaves, at the deadline), and takes no upload.
+     */
+    virtual bool PhasesBeforeUpload() const;
+
+    /// What PhaseMessage made of a message.
+    enum class PhaseVerdict : uint8_t
+    {
+        Accepted = 0,   ///< taken
+        Unexpected = 1, ///< not the strategy's (wrong tag, duplicate): counted as unexpected
+        Malformed = 2,  ///< the strategy's, but undecodable: counted as rejected by the strategy
+    };
+
+    /// A Control message (tag, bytes) of selected client `client` while the phases run.
+    virtual PhaseVerdict PhaseMessage(const Context& ctx,
+                                      uint32_t client,
+                                      uint32_t tag,
+                                      const std::vector<uint8_t>& bytes);
+
+    /**
+     * Whether the phases before the upload are over, `waiting` being the selected clients the
+     * round still waits for (ascending) and `deadlineHit` whether the round's deadline fell.
+     * Return true, with `uploaders` the clients whose upload the round now waits for (none:
+     * the round closes empty), once they are; the strategy sends what the clients need through
+     * the port first. A deadline that ends the phases with uploaders starts a fresh deadline.
+     */
+    virtual bool PhasesDone(const Context& ctx,
+                            const std::vector<uint32_t>& waiting,
+                            bool deadlineHit,
+                            std::vector<uint32_t>& uploaders);
+
+    /// A selected client left during the open round before its upload arrived.
+    virtual void ClientLeft(uint32_t client);
+
+    /// Fills the strategy's part of the report of `report.round` (default: nothing).
+    virtual void DescribeRound(FlRoundReport& report) const;
+
+    /**
+     * Whether the clients upload raw payloads of the strategy's own format (default false:
+     * models in the transport's wire encoding). The round's payloads then go to
+     * AggregatePayloads, or, after an uplink step, the step's sum to AggregatePayloadSum.
+     */
+    virtual bool RawUploads() const;
+
+    /**
+     * Raw uploads: turns the payloads (`clients` ascending, `payloads[i]` from `clients[i]`)
+     * into the model and sets `weights` (one per payload: its aggregation weight, NaN if the
+     * payload was malformed and left out). Returns the number of payloads used.
+     */
+    virtual uint32_t AggregatePayloads(const Context& ctx,
+                                       const std::vector<uint32_t>& clients,
+                                       const std::vector<const std::vector<uint8_t>*>& payloads,
+                                       fl::ParamVector& model,
+                                       std::vector<double>& weights);
+
+    /**
+     * Raw uploads after an uplink step: the step summed the UplinkStepSize values the clients
+     * made of their payloads over `participants` (ascending). Set the model and `weights`
+     * (one per participant) and return true, or false if the sum was unusable (the model is
+     * kept, the round counts as empty).
+     */
+    virtual bool AggregatePayloadSum(const Context& ctx,
+                                     const Eigen::VectorXd& sum,
+                                     const std::vector<uint32_t>& participants,
+                                     fl::ParamVector& model,
+                                     std::vector<double>& weights);
+
+    /// How many values an uplink step carries per client (default: the model size).
+    virtual std::size_t UplinkStepSize(std::size_t numParameters) const;
 
     /// Whether the strategy takes updates as they arrive (no rounds). Default false.
     virtual bool IsAsynchronous() const;
