@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
 
 #include "ns3/address.h"
 #include "ns3/boolean.h"
@@ -237,6 +238,14 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
     FlFedAvgStack stack;
     stack.serverApps = m_server.Install(serverNode);
     stack.server = DynamicCast<FlServerApplication>(stack.serverApps.Get(0));
+    if (Ptr<FlSceneLinkState> links = FlGetSceneLinkState(serverNode))
+    {
+        // the scene's link state (FlSceneLinkState) for the strategy's port; the server node
+        // keeps it as long as the server lives (a Ptr here would hold the node in a cycle)
+        const FlSceneLinkState* source = PeekPointer(links);
+        stack.server->SetLinkStateProvider(
+            [source](uint32_t client) { return source->Get(client); });
+    }
     Ptr<FlServerStrategy> strategy =
         m_strategy ? m_strategy : m_strategyFactory.Create<FlServerStrategy>();
     if (m_codec)

@@ -190,7 +190,10 @@ class FlFedAvgHelper
 
     /**
      * Installs the server on `serverNode` and one client per node of `clients`, connected to
-     * `serverAddress`, and a monitor; sets the start times. Throws fl::ConfigError on a
+     * `serverAddress`, and a monitor; sets the start times. If a scene helper built
+     * `serverNode` (FlSceneLinkState aggregated to it), the server hands the scene's link state
+     * to its strategy (FlServerApplication::SetLinkStateProvider): client i's is that of the
+     * scene's i-th client, so pass the scene's clients in order. Throws fl::ConfigError on a
      * combination SetSecureAggregation does not support.
      */
     FlFedAvgStack Install(Ptr<Node> serverNode,

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-network-scenarios.h"
 
+#include "ns3/abort.h"
 #include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -19,6 +20,11 @@
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-rrc.h"
+#include "ns3/mac48-address.h"
+#include "ns3/metrics.h"
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
@@ -36,6 +42,7 @@
 #include "ns3/wifi-mac-helper.h"
 #include "ns3/sta-wifi-mac.h"
 #include "ns3/wifi-mac-queue.h"
+#include "ns3/wifi-mac-header.h"
 #include "ns3/wifi-mac.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
@@ -48,6 +55,9 @@
 #include <iostream>
 
 #include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
 
 namespace ns3
 {
@@ -323,7 +333,190 @@ BuildFlowOneSubnet(FlScene s,
     return s;
 }
 
+/// Gives the scene's link-state query to the server node's FlSceneLinkState (created if none).
+void
+AttachLinkState(Ptr<Node> server, FlSceneLinkState::Query query)
+{
+    Ptr<FlSceneLinkState> ls = server->GetObject<FlSceneLinkState>();
+    if (!ls)
+    {
+        ls = CreateObject<FlSceneLinkState>();
+        server->AggregateObject(ls);
+    }
+    ls->SetQuery(std::move(query));
+}
+
+/**
+ * What the server's Wi-Fi PHY observes of each client: the rate and SNR of the last data frame
+ * it received from the client's MAC address (a passive trace sink).
+ */
+struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
+{
+    std::map<Mac48Address, uint32_t> clientOf; ///< a client's MAC address -> its client index
+    std::vector<double> rateBps;               ///< per client, NaN until its first data frame
+    std::vector<double> snrDb;                 ///< per client, NaN until its first data frame
+
+    /// A frame (MAC header first) received with this TXVECTOR, signal and noise.
+    void Observe(Ptr<const Packet> packet, const WifiTxVector& tx, double signalDbm, double noiseDbm)
+    {
+        WifiMacHeader hdr;
+        if (!packet || packet->GetSize() < hdr.GetSerializedSize() ||
+            packet->PeekHeader(hdr) == 0 || !hdr.IsData())
+        {
+            return;
+        }
+        auto it = clientOf.find(hdr.GetAddr2());
+        if (it == clientOf.end())
+        {
+            return;
+        }
+        rateBps[it->second] = static_cast<double>(tx.GetMode().GetDataRate(tx));
+        snrDb[it->second] = FlSnrDb(signalDbm, noiseDbm);
+    }
+
+    /**
+     * The sink of WifiPhy "MonitorSnifferRx" (packet, channel frequency, TXVECTOR, MPDU info,
+     * signal and noise, STA-ID), whatever the types the ns-3 release gives them.
+     */
+    template <typename... A>
+    void OnSnifferRx(A... args)
+    {
+        const auto t = std::forward_as_tuple(args...);
+        Observe(std::get<0>(t), std::get<2>(t), std::get<4>(t).signal, std::get<4>(t).noise);
+    }
+};
+
+/// Connects a WifiLinkObserver to a PHY's MonitorSnifferRx with the release's signature.
+template <typename F>
+struct SnifferRxConnector;
+
+template <typename... A>
+struct SnifferRxConnector<void (*)(A...)>
+{
+    static bool Connect(Ptr<WifiPhy> phy, Ptr<WifiLinkObserver> observer)
+    {
+        return phy->TraceConnectWithoutContext(
+            "MonitorSnifferRx",
+            MakeCallback(&WifiLinkObserver::template OnSnifferRx<A...>, observer));
+    }
+};
+
+/// The Wi-Fi scenes' link state: the server's PHY listens to the clients' data frames.
+void
+AttachWifiLinkState(const FlScene& s)
+{
+    Ptr<WifiNetDevice> server = DynamicCast<WifiNetDevice>(s.devices.Get(0));
+    NS_ABORT_MSG_IF(!server, "FlWifiSceneHelperBase: the server's device is not Wi-Fi");
+    Ptr<WifiLinkObserver> observer = Create<WifiLinkObserver>();
+    const uint32_t n = s.clients.GetN();
+    observer->rateBps.assign(n, std::numeric_limits<double>::quiet_NaN());
+    observer->snrDb.assign(n, std::numeric_limits<double>::quiet_NaN());
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(1 + i)->GetAddress())] = i;
+    }
+    const bool connected =
+        SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(server->GetPhy(), observer);
+    NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
+    AttachLinkState(s.serverNode, [observer](uint32_t client) {
+        FlLinkState st;
+        if (client < observer->rateBps.size())
+        {
+            st.rateBps = observer->rateBps[client];
+            st.snrDb = observer->snrDb[client];
+        }
+        return st;
+    });
+}
+
+/// What the eNB's PHY reports of each UE: the last uplink SINR per RNTI.
+struct LteLinkObserver : public SimpleRefCount<LteLinkObserver>
+{
+    std::map<uint16_t, double> sinrDb; ///< RNTI -> last uplink SINR [dB]
+
+    /// The sink of LteEnbPhy "ReportUeSinr".
+    void OnUeSinr(uint16_t /* cellId */, uint16_t rnti, double sinrLinear, uint8_t /* cc */)
+    {
+        sinrDb[rnti] = fl::ToDb(sinrLinear);
+    }
+};
+
+/// The LTE scene's link state: the eNB's uplink SINR reports of each UE.
+void
+AttachLteLinkState(const FlScene& s, Ptr<NetDevice> enbDevice, const NetDeviceContainer& ueDevs)
+{
+    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
+    NS_ABORT_MSG_IF(!enb, "FlLteSceneHelper: the eNB's device is not LTE");
+    Ptr<LteLinkObserver> observer = Create<LteLinkObserver>();
+    const bool connected = enb->GetPhy()->TraceConnectWithoutContext(
+        "ReportUeSinr",
+        MakeCallback(&LteLinkObserver::OnUeSinr, observer));
+    NS_ABORT_MSG_IF(!connected, "FlLteSceneHelper: cannot connect ReportUeSinr");
+    std::vector<Ptr<LteUeNetDevice>> ues;
+    for (uint32_t i = 0; i < ueDevs.GetN(); ++i)
+    {
+        ues.push_back(DynamicCast<LteUeNetDevice>(ueDevs.Get(i)));
+    }
+    AttachLinkState(s.serverNode, [observer, ues](uint32_t client) {
+        FlLinkState st;
+        if (client < ues.size() && ues[client] && ues[client]->GetRrc())
+        {
+            auto it = observer->sinrDb.find(ues[client]->GetRrc()->GetRnti());
+            if (it != observer->sinrDb.end())
+            {
+                st.snrDb = it->second;
+            }
+        }
+        return st;
+    });
+}
+
 } // namespace
+
+// --------------------------------------------------------------------- link state
+
+NS_OBJECT_ENSURE_REGISTERED(FlSceneLinkState);
+
+TypeId
+FlSceneLinkState::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlSceneLinkState")
+                            .SetParent<Object>()
+                            .SetGroupName("Fl")
+                            .AddConstructor<FlSceneLinkState>();
+    return tid;
+}
+
+void
+FlSceneLinkState::SetQuery(Query query)
+{
+    m_query = std::move(query);
+}
+
+FlLinkState
+FlSceneLinkState::Get(uint32_t client) const
+{
+    return m_query ? m_query(client) : FlLinkState();
+}
+
+void
+FlSceneLinkState::DoDispose()
+{
+    m_query = nullptr; // it may hold the scene's devices
+    Object::DoDispose();
+}
+
+Ptr<FlSceneLinkState>
+FlGetSceneLinkState(Ptr<Node> serverNode)
+{
+    return serverNode ? serverNode->GetObject<FlSceneLinkState>() : nullptr;
+}
+
+double
+FlSnrDb(double signalDbm, double noiseDbm)
+{
+    return signalDbm - noiseDbm;
+}
 
 // --------------------------------------------------------------------- shared settings
 
@@ -614,6 +807,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
     PlaceAtOrigin(s.serverNode);
     PlaceClients(s.clients);
     AddressOneSubnet(s);
+    AttachWifiLinkState(s);
     return s;
 }
 
@@ -1083,6 +1277,14 @@ FlCsmaSceneHelper::Build(uint32_t numClients) const
     csma.SetChannelAttribute("Delay", TimeValue(m_delay));
     s.devices = csma.Install(ServerAndClients(s));
     AddressOneSubnet(s);
+    const double rateBps = static_cast<double>(m_dataRate.GetBitRate());
+    const Time rtt = m_delay * 2; // propagation there and back
+    AttachLinkState(s.serverNode, [rateBps, rtt](uint32_t) {
+        FlLinkState st;
+        st.rateBps = rateBps;
+        st.rtt = rtt;
+        return st;
+    });
     NS_LOG_INFO("CSMA LAN: server " << s.serverAddress << " and " << numClients << " clients at "
                                     << m_dataRate);
     return s;
@@ -1133,6 +1335,7 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
     Ipv4AddressHelper address;
     address.SetBase("10.2.0.0", "255.255.255.252");
     Ipv4StaticRoutingHelper routing;
+    std::vector<double> linkRates(numClients);
     for (uint32_t i = 0; i < numClients; ++i)
     {
         DataRate rate = m_dataRate;
@@ -1157,7 +1360,18 @@ FlPointToPointStarHelper::Build(uint32_t numClients) const
         Ptr<Ipv4StaticRouting> r = routing.GetStaticRouting(s.clients.Get(i)->GetObject<Ipv4>());
         r->SetDefaultRoute(ifaces.GetAddress(0), ifaces.Get(1).second);
         NS_LOG_INFO("star link " << i << ": " << rate << ", client " << ifaces.GetAddress(1));
+        linkRates[i] = static_cast<double>(rate.GetBitRate());
     }
+    const Time rtt = m_delay * 2; // propagation there and back
+    AttachLinkState(s.serverNode, [linkRates, rtt](uint32_t client) {
+        FlLinkState st;
+        if (client < linkRates.size())
+        {
+            st.rateBps = linkRates[client];
+            st.rtt = rtt;
+        }
+        return st;
+    });
     return s;
 }
 
@@ -1374,6 +1588,7 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     s.devices.Add(ueDevs);
     s.infrastructure.Add(enb);
     s.infrastructure.Add(pgw);
+    AttachLteLinkState(s, enbDevs.Get(0), ueDevs);
 
     internet.Install(s.clients);
     s.clientInterfaces = s.epcHelper->AssignUeIpv4Address(ueDevs);

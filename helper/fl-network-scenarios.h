@@ -9,6 +9,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/fl-flow-network.h"
+#include "ns3/fl-server-strategy.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-interface-container.h"
 #include "ns3/lte-helper.h"
@@ -20,6 +21,7 @@
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
 
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -69,6 +71,54 @@ struct FlScene
      */
     Ptr<FlFlowNetwork> flowNetwork;
 };
+
+/**
+ * \ingroup fl
+ * What a packet-level scene knows of each client's link, for a server strategy that selects
+ * clients by channel quality (FlServerPort::linkState). The scene helpers aggregate one to the
+ * server node at Build(); FlFedAvgHelper::Install hands it to the server
+ * (FlServerApplication::SetLinkStateProvider). It only listens: it sends nothing and changes
+ * no result.
+ *
+ * - Wi-Fi (infrastructure and ad hoc): rateBps and snrDb of the last data frame the server's
+ *   (the AP's) PHY received from the client (WifiPhy "MonitorSnifferRx": the frame's
+ *   TXVECTOR rate and signal - noise in dB); NaN until the first one. No RTT.
+ * - CSMA: rateBps the LAN's data rate, rtt twice its propagation delay. No SNR.
+ * - Point-to-point star: rateBps the client's link rate, rtt twice the link delay. No SNR.
+ * - LTE: snrDb the UE's uplink SINR at the eNB (LteEnbPhy "ReportUeSinr", the linear
+ *   average over the SRS, in dB), NaN until the first report. ns-3 has no per-UE rate the
+ *   cell knows before scheduling, so no rate; no RTT.
+ *
+ * Scenes built in flow fidelity have none.
+ */
+class FlSceneLinkState : public Object
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    /// What the scene knows of client `client`'s link (unknown fields as in FlLinkState).
+    using Query = std::function<FlLinkState(uint32_t client)>;
+    /// Sets the query (replaces an earlier one).
+    void SetQuery(Query query);
+    /// The link state of a client (all unknown without a query).
+    FlLinkState Get(uint32_t client) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Query m_query; ///< see SetQuery
+};
+
+/**
+ * \ingroup fl
+ * The link-state source of a scene's server node (FlSceneLinkState), or null if the scene
+ * has none (flow fidelity, a node not built by a scene helper).
+ */
+Ptr<FlSceneLinkState> FlGetSceneLinkState(Ptr<Node> serverNode);
+
+/// SNR [dB] of a frame received with `signalDbm` over a noise of `noiseDbm`: their difference.
+double FlSnrDb(double signalDbm, double noiseDbm);
 
 /**
  * \ingroup fl

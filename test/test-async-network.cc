@@ -14,6 +14,8 @@
 #include "ns3/fl-async-strategies.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-phy.h"
 
 #include <gtest/gtest.h>
 
@@ -307,6 +309,185 @@ TEST(StrategyPort, AStrategySelectsClientsByTheirMeasuredLinkState)
     for (const FlLinkState& st : strategy->seen)
     {
         EXPECT_GT(st.lastResponse.GetSeconds(), 0.0); // measured
-        EXPECT_TRUE(std::isnan(st.snrDb));           // no provider in this scene
+        EXPECT_TRUE(std::isnan(st.snrDb));           // a CSMA LAN has no SNR
+        EXPECT_EQ(st.rateBps, 100e6);                // the LAN's data rate (the default)
+        EXPECT_EQ(st.rtt, NanoSeconds(2 * 6560));    // twice its delay (the default)
     }
+}
+
+TEST(SceneLinkState, SnrIsSignalMinusNoise)
+{
+    EXPECT_NEAR(FlSnrDb(-60.5, -93.97), 33.47, 1e-12);
+    EXPECT_NEAR(FlSnrDb(-95.0, -93.97), -1.03, 1e-12);
+}
+
+TEST(SceneLinkState, WiredScenesKnowRateAndDelayFlowScenesNothing)
+{
+    FlPointToPointStarHelper star;
+    star.SetDelay(MilliSeconds(3));
+    Ptr<DeterministicRandomVariable> mbps = CreateObject<DeterministicRandomVariable>();
+    double rates[] = {5.0, 20.0};
+    mbps->SetValueArray(rates, 2);
+    star.SetDataRateVariable(mbps);
+    FlScene s = star.Build(2);
+    Ptr<FlSceneLinkState> links = FlGetSceneLinkState(s.serverNode);
+    ASSERT_TRUE(links);
+    EXPECT_EQ(links->Get(0).rateBps, 5e6);
+    EXPECT_EQ(links->Get(1).rateBps, 20e6);
+    EXPECT_EQ(links->Get(1).rtt, MilliSeconds(6));
+    EXPECT_TRUE(std::isnan(links->Get(1).snrDb));
+    EXPECT_TRUE(std::isnan(links->Get(2).rateBps)); // no such client
+
+    FlCsmaSceneHelper flow;
+    flow.SetFidelity(FlFidelity::Flow);
+    FlScene f = flow.Build(2);
+    EXPECT_FALSE(FlGetSceneLinkState(f.serverNode));
+    Simulator::Destroy();
+}
+
+namespace
+{
+// A strategy that selects by channel quality: from round 2 on, the two clients whose frames
+// arrived at the AP with the highest SNR (the scene's link state).
+class BestSnr : public FedAvgStrategy
+{
+  public:
+    bool SelectClients(uint32_t round,
+                       const std::vector<uint32_t>& eligible,
+                       std::vector<uint32_t>& selected) override
+    {
+        if (round == 1)
+        {
+            return false; // everybody once, so that the AP hears every station's data
+        }
+        std::vector<std::pair<double, uint32_t>> bySnr;
+        for (uint32_t k : eligible)
+        {
+            const FlLinkState st = Port().linkState(k);
+            bySnr.emplace_back(-st.snrDb, k);
+            seen.emplace_back(k, st);
+        }
+        std::sort(bySnr.begin(), bySnr.end());
+        selected = {bySnr.at(0).second, bySnr.at(1).second};
+        std::sort(selected.begin(), selected.end());
+        return true;
+    }
+
+    std::vector<std::pair<uint32_t, FlLinkState>> seen;
+};
+} // namespace
+
+TEST(StrategyPort, AStrategySelectsTheClientsWithTheBestSnrOnWifi)
+{
+    const std::vector<double> distance = {30.0, 5.0, 20.0, 10.0}; // metres from the AP
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    FlWifiScenarioHelper wifi;
+    Ptr<ListPositionAllocator> at = CreateObject<ListPositionAllocator>();
+    for (double d : distance)
+    {
+        at->Add(Vector(d, 0.0, 0.0));
+    }
+    wifi.SetPositionAllocator(at);
+    FlScene scene = wifi.Build(4);
+    FlWifiScenarioHelper::AssignStreams(scene, 100);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(3));
+    Ptr<BestSnr> strategy = CreateObject<BestSnr>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    std::vector<std::vector<uint32_t>> selected;
+    stack.server->TraceConnectWithoutContext(
+        "RoundStart",
+        MakeBoundCallback(
+            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
+                out->push_back(s);
+            },
+            &selected));
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    ASSERT_EQ(selected.size(), 3u);
+    EXPECT_EQ(selected[0].size(), 4u);
+    // the two nearest stations: client 1 (5 m) and client 3 (10 m)
+    EXPECT_EQ(selected[1], (std::vector<uint32_t>{1, 3}));
+    EXPECT_EQ(selected[2], (std::vector<uint32_t>{1, 3}));
+    // round 2 saw every station: the SNR falls with the distance, every rate is known
+    ASSERT_GE(strategy->seen.size(), 4u);
+    std::vector<std::pair<double, double>> snrByDistance;
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        const auto& [k, st] = strategy->seen[i];
+        EXPECT_TRUE(std::isfinite(st.snrDb));
+        EXPECT_GT(st.rateBps, 0.0);
+        EXPECT_LT(st.rtt, Seconds(0)); // Wi-Fi: unknown
+        snrByDistance.emplace_back(distance.at(k), st.snrDb);
+    }
+    std::sort(snrByDistance.begin(), snrByDistance.end());
+    for (uint32_t i = 1; i < 4; ++i)
+    {
+        EXPECT_GT(snrByDistance[i - 1].second, snrByDistance[i].second + 1.0)
+            << "at " << snrByDistance[i].first << " m";
+    }
+}
+
+namespace
+{
+// Records the link state the port reports in round 2.
+class RecordLinks : public FedAvgStrategy
+{
+  public:
+    bool SelectClients(uint32_t round,
+                       const std::vector<uint32_t>& eligible,
+                       std::vector<uint32_t>&) override
+    {
+        if (round == 2)
+        {
+            for (uint32_t k : eligible)
+            {
+                seen.push_back(Port().linkState(k));
+            }
+        }
+        return false;
+    }
+
+    std::vector<FlLinkState> seen;
+};
+} // namespace
+
+TEST(SceneLinkState, LteReportsEachUesUplinkSinr)
+{
+    auto task = fltest::MakeTask<double>(2, "softmax");
+    FlLteSceneHelper lte;
+    Ptr<ListPositionAllocator> at = CreateObject<ListPositionAllocator>();
+    at->Add(Vector(40.0, 0.0, 0.0)); // client 0: 40 m from the eNB
+    at->Add(Vector(10.0, 0.0, 0.0)); // client 1: 10 m
+    lte.SetPositionAllocator(at);
+    FlScene scene = lte.Build(2);
+    FlLteSceneHelper::AssignStreams(scene, 100);
+    // ns-3's uplink power control compensates the whole path loss (Alpha 1): without it the
+    // nearer UE arrives with the higher SINR
+    for (uint32_t i = 1; i <= 2; ++i)
+    {
+        DynamicCast<LteUeNetDevice>(scene.devices.Get(i))
+            ->GetPhy()
+            ->SetAttribute("EnableUplinkPowerControl", BooleanValue(false));
+    }
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    Ptr<RecordLinks> strategy = CreateObject<RecordLinks>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    ASSERT_EQ(strategy->seen.size(), 2u);
+    for (const FlLinkState& st : strategy->seen)
+    {
+        EXPECT_TRUE(std::isfinite(st.snrDb));
+        EXPECT_TRUE(std::isnan(st.rateBps)); // the cell knows no per-UE rate
+    }
+    // Friis: 4x the distance is 12 dB less
+    EXPECT_GT(strategy->seen[1].snrDb, strategy->seen[0].snrDb + 6.0);
 }
