@@ -455,6 +455,35 @@ class RecordLinks : public FedAvgStrategy
 };
 } // namespace
 
+TEST(SceneLinkState, WifiAdhocReportsTheSnrAtTheServer)
+{
+    auto task = fltest::MakeTask<double>(2, "softmax");
+    FlWifiAdhocSceneHelper adhoc;
+    Ptr<ListPositionAllocator> at = CreateObject<ListPositionAllocator>();
+    at->Add(Vector(20.0, 0.0, 0.0)); // client 0: 20 m from the server
+    at->Add(Vector(5.0, 0.0, 0.0));  // client 1: 5 m
+    adhoc.SetPositionAllocator(at);
+    FlScene scene = adhoc.Build(2);
+    FlWifiAdhocSceneHelper::AssignStreams(scene, 100);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    Ptr<RecordLinks> strategy = CreateObject<RecordLinks>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    ASSERT_EQ(strategy->seen.size(), 2u);
+    for (const FlLinkState& st : strategy->seen)
+    {
+        EXPECT_TRUE(std::isfinite(st.snrDb));
+        EXPECT_GT(st.rateBps, 0.0);
+    }
+    // log-distance path loss, exponent 3: 4x the distance is 18 dB less
+    EXPECT_NEAR(strategy->seen[1].snrDb - strategy->seen[0].snrDb, 18.06, 0.5);
+}
+
 TEST(SceneLinkState, LteReportsEachUesUplinkSinr)
 {
     auto task = fltest::MakeTask<double>(2, "softmax");
