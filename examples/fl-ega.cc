@@ -31,35 +31,16 @@
 #include "fl-example-flags.h"
 
 #include "ns3/core-module.h"
-#include "ns3/ega-network-helper.h"
 #include "ns3/data-io.h"
-#include "ns3/ega-aggregate.h"
-#include "ns3/ega-codec.h"
 #include "ns3/ega-experiment.h"
-#include "ns3/ega-mlp-codec.h"
-#include "ns3/ega-quantizer.h"
+#include "ns3/ega-network-helper.h"
 #include "ns3/ega-uplink-codec.h"
-#include "ns3/fedavg-reference.h"
 #include "ns3/gradient-leakage.h"
-#include "ns3/fl-helper.h"
-#include "ns3/fl-network-scenarios.h"
-#include "ns3/fl-ns3-compat.h"
-#include "ns3/learning-monitor.h"
-#include "ns3/learning-task.h"
-#include "ns3/linear-models.h"
-#include "ns3/model-message.h"
-#include "ns3/partition.h"
-#include "ns3/synthetic-data.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
-#include <memory>
-#include <numeric>
 
 #ifndef FL_EGA_DATA_DIR
 #define FL_EGA_DATA_DIR "data"
@@ -70,15 +51,13 @@ using namespace ns3;
 namespace
 {
 
-/// The tidy CSV.
-class Csv
+/// The tidy CSV: experiment,setting,round,client,metric,value (10 significant digits).
+struct Csv
 {
-  public:
     explicit Csv(const std::string& path)
-        : m_out(path)
+        : out(path)
     {
-        m_out << "experiment,setting,round,client,metric,value\n";
-        m_out << std::setprecision(10);
+        out << "experiment,setting,round,client,metric,value\n" << std::setprecision(10);
     }
 
     void Row(const std::string& exp,
@@ -88,17 +67,11 @@ class Csv
              const std::string& metric,
              double value)
     {
-        m_out << exp << ',' << setting << ',' << round << ',' << client << ',' << metric << ','
-              << value << '\n';
+        out << exp << ',' << setting << ',' << round << ',' << client << ',' << metric << ','
+            << value << '\n';
     }
 
-    bool Good() const
-    {
-        return m_out.good();
-    }
-
-  private:
-    std::ofstream m_out;
+    std::ofstream out;
 };
 
 struct Options
@@ -164,6 +137,7 @@ RunSigma(const Options& o, Csv& csv)
 }
 
 // ---------------------------------------------------------------------------------------------
+/// Table 2: rounds until EGA reaches FedAvg's best accuracy of --targetRounds rounds, uplink bytes.
 void
 RunRounds(const Options& o, Csv& csv)
 {
@@ -172,90 +146,55 @@ RunRounds(const Options& o, Csv& csv)
     std::cout << "fl-ega: rounds to target (Table 2 protocol), in-process reference runner; "
               << task->Describe() << ", " << o.clients << " clients (2 label shards each), "
               << o.perRound << " per round" << std::endl;
-    std::vector<uint64_t> seeds(o.clients);
-    for (uint32_t k = 0; k < o.clients; ++k)
-    {
-        seeds[k] = fl::DeriveSeed(o.seed, k, 0xC1);
-    }
-    const auto select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
-    const auto settings = fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s);
     double target = 0.0;
-    for (const auto& st : settings)
+    for (const auto& st : fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s))
     {
         fl::FedAvgReferenceConfig cfg;
         cfg.initSeed = o.seed;
-        cfg.clientSeeds = seeds;
-        cfg.select = select;
-        std::shared_ptr<fl::EgaUplinkCodec> ega;
-        if (st.codec)
-        {
-            ega = std::make_shared<fl::EgaUplinkCodec>(st.codec, o.s);
-            cfg.uplinkCodec = ega;
-        }
-        else
-        {
-            cfg.uplinkCodec = std::make_shared<fl::Float64UplinkCodec>();
-        }
+        cfg.clientSeeds = fl::EgaClientSeeds(o.seed, o.clients);
+        cfg.select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
+        cfg.uplinkCodec = st.codec ? std::shared_ptr<const fl::UplinkCodec>(
+                                         std::make_shared<fl::EgaUplinkCodec>(st.codec, o.s))
+                                   : std::make_shared<fl::Float64UplinkCodec>();
         const bool baseline = st.compression == 0;
         cfg.rounds = baseline ? o.targetRounds : o.maxRounds;
-        double best = 0.0;
-        uint32_t reached = 0;
         const auto t0 = std::chrono::steady_clock::now();
-        // Stop early once the target is reached: the onRound hook throws a marker.
-        struct Reached
-        {
-        };
-        cfg.onRound = [&](uint32_t r, const fl::ParamVector& g) {
-            const double acc = task->Evaluate(g).accuracy;
-            best = std::max(best, acc);
+        auto onAccuracy = [&](uint32_t r, double acc, double best) {
             csv.Row("rounds", st.name, r, -1, "accuracy", acc);
             if (r > 0 && r % 25 == 0)
             {
                 std::cout << "  " << st.name << " round " << r << ": accuracy " << acc
                           << " (best " << best << ")" << std::endl;
             }
-            if (!baseline && r > 0 && acc >= target && reached == 0)
-            {
-                reached = r;
-                throw Reached{};
-            }
         };
-        try
-        {
-            fl::RunFedAvgReference(*task, cfg);
-        }
-        catch (const Reached&)
-        {
-        }
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                .count();
-        uint64_t perClientUp = 0;
+        fl::RoundsToTarget res = fl::RunFedAvgToTarget(*task, cfg, target, !baseline, onAccuracy);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (baseline)
         {
-            target = best;
-            reached = o.targetRounds;
-            perClientUp = fl::MessageHeader::kSize + 4 * d; // float32 model message
+            target = res.best;
+            res.reached = o.targetRounds;
         }
-        else
-        {
-            // The report (16-byte payload) and the codes, each a model message.
-            perClientUp = (fl::MessageHeader::kSize + 16) +
-                          (fl::MessageHeader::kSize + fl::EgaCodesBytes(d, st.compression));
-        }
-        const uint64_t roundsUsed = reached > 0 ? reached : o.maxRounds;
+        const uint64_t perClientUp = fl::EgaUplinkBytesPerClientRound(d, st.compression);
+        const uint64_t roundsUsed = res.reached > 0 ? res.reached : o.maxRounds;
         const double volume = static_cast<double>(roundsUsed) * o.perRound * perClientUp;
-        csv.Row("rounds", st.name, -1, -1, "target_accuracy", target);
-        csv.Row("rounds", st.name, -1, -1, "best_accuracy", best);
-        csv.Row("rounds", st.name, -1, -1, "rounds_to_target", reached > 0 ? static_cast<double>(reached) : -1.0);
-        csv.Row("rounds", st.name, -1, -1, "uplink_bytes_per_client_round", perClientUp);
-        csv.Row("rounds", st.name, -1, -1, "uplink_bytes_total", volume);
-        csv.Row("rounds", st.name, -1, -1, "sigma", st.sigma);
-        csv.Row("rounds", st.name, -1, -1, "learned_codec", st.source == "gaussian-surrogate" || !st.codec ? 0 : 1);
-        csv.Row("rounds", st.name, -1, -1, "wall_seconds", wall);
+        const bool learned = st.codec && st.source != "gaussian-surrogate";
+        for (const auto& [metric, value] : std::vector<std::pair<const char*, double>>{
+                 {"target_accuracy", target},
+                 {"best_accuracy", res.best},
+                 {"rounds_to_target", res.reached > 0 ? static_cast<double>(res.reached) : -1.0},
+                 {"uplink_bytes_per_client_round", static_cast<double>(perClientUp)},
+                 {"uplink_bytes_total", volume},
+                 {"sigma", st.sigma},
+                 {"learned_codec", learned ? 1.0 : 0.0},
+                 {"wall_seconds", wall}})
+        {
+            csv.Row("rounds", st.name, -1, -1, metric, value);
+        }
         std::cout << "  " << st.name << " (" << st.source << ", sigma " << st.sigma
                   << "): rounds to " << target << " = "
-                  << (reached > 0 ? std::to_string(reached)
-                                  : "not within " + std::to_string(o.maxRounds))
+                  << (res.reached > 0 ? std::to_string(res.reached)
+                                      : "not within " + std::to_string(o.maxRounds))
                   << ", uplink " << volume / 1e6 << " MB, " << wall << " s" << std::endl;
     }
 }
@@ -268,27 +207,15 @@ RunAlgorithms(const Options& o, Csv& csv)
 {
     std::cout << "fl-ega: algorithms (Fig. 4), in-process reference runner, " << o.targetRounds
               << " rounds" << std::endl;
-    std::vector<uint64_t> seeds(o.clients);
-    for (uint32_t k = 0; k < o.clients; ++k)
-    {
-        seeds[k] = fl::DeriveSeed(o.seed, k, 0xC1);
-    }
-    const auto select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
-    std::shared_ptr<const fl::EgaCodec> ega1x;
-    for (const auto& st : fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s))
-    {
-        if (st.compression == 1)
-        {
-            ega1x = st.codec;
-        }
-    }
+    // MakeEgaSettings: FedAvg first, then EGA 1x.
+    const auto ega1x = fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s).at(1).codec;
     struct Alg
     {
         const char* name;
         double mu;
         double q;
     };
-    for (const Alg& alg : {Alg{"fedavg", 0.0, 0.0}, Alg{"fedprox", 0.1, 0.0}, Alg{"qfedavg", 0.0, 1.0}})
+    for (const Alg& alg : {Alg{"fedavg", 0, 0}, Alg{"fedprox", 0.1, 0}, Alg{"qfedavg", 0, 1}})
     {
         auto task = BuildTask(o, alg.mu);
         for (bool withEga : {false, true})
@@ -297,25 +224,18 @@ RunAlgorithms(const Options& o, Csv& csv)
             fl::FedAvgReferenceConfig cfg;
             cfg.rounds = o.targetRounds;
             cfg.initSeed = o.seed;
-            cfg.clientSeeds = seeds;
-            cfg.select = select;
+            cfg.clientSeeds = fl::EgaClientSeeds(o.seed, o.clients);
+            cfg.select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
             cfg.qFedAvg = alg.q;
-            if (withEga)
-            {
-                cfg.uplinkCodec = std::make_shared<fl::EgaUplinkCodec>(ega1x, o.s);
-            }
-            else
-            {
-                cfg.uplinkCodec = std::make_shared<fl::Float64UplinkCodec>();
-            }
-            double best = 0.0;
+            cfg.uplinkCodec = withEga ? std::shared_ptr<const fl::UplinkCodec>(
+                                            std::make_shared<fl::EgaUplinkCodec>(ega1x, o.s))
+                                      : std::make_shared<fl::Float64UplinkCodec>();
             double last = 0.0;
-            cfg.onRound = [&](uint32_t r, const fl::ParamVector& g) {
-                last = task->Evaluate(g).accuracy;
-                best = std::max(best, last);
-                csv.Row("algorithms", name, r, -1, "accuracy", last);
+            auto onAccuracy = [&](uint32_t r, double acc, double) {
+                last = acc;
+                csv.Row("algorithms", name, r, -1, "accuracy", acc);
             };
-            fl::RunFedAvgReference(*task, cfg);
+            const double best = fl::RunFedAvgToTarget(*task, cfg, 0.0, false, onAccuracy).best;
             csv.Row("algorithms", name, -1, -1, "final_accuracy", last);
             csv.Row("algorithms", name, -1, -1, "best_accuracy", best);
             std::cout << "  " << name << ": final accuracy " << last << ", best " << best
@@ -358,66 +278,60 @@ RunNetwork(const Options& o, Csv& csv)
         cfg.s = o.s;
         cfg.secagg = o.secure != "none" ? &secagg : nullptr;
         const FlEgaNetworkResult res = FlRunEgaNetwork(task, cfg);
-        double upBytes = 0.0;
-        double roundTime = 0.0;
         for (const auto& r : res.rounds)
         {
-            csv.Row("network", st.name, r.round, -1, "uplink_bytes", static_cast<double>(r.bytesUp));
-            csv.Row("network", st.name, r.round, -1, "downlink_bytes", static_cast<double>(r.bytesDown));
-            csv.Row("network", st.name, r.round, -1, "round_time_s", r.end - r.start);
+            std::vector<std::pair<const char*, double>> rows{
+                {"uplink_bytes", static_cast<double>(r.bytesUp)},
+                {"downlink_bytes", static_cast<double>(r.bytesDown)},
+                {"round_time_s", r.end - r.start}};
             if (st.codec)
             {
-                csv.Row("network", st.name, r.round, -1, "agreement_time_s", r.agreed - r.start);
-                csv.Row("network", st.name, r.round, -1, "upload_time_s", r.end - r.agreed);
+                rows.insert(rows.end(),
+                            {{"agreement_time_s", r.agreed - r.start},
+                             {"upload_time_s", r.end - r.agreed}});
             }
-            csv.Row("network", st.name, r.round, -1, "accuracy", r.accuracy);
-            upBytes += static_cast<double>(r.bytesUp);
-            roundTime += r.end - r.start;
+            rows.emplace_back("accuracy", r.accuracy);
+            for (const auto& [metric, value] : rows)
+            {
+                csv.Row("network", st.name, r.round, -1, metric, value);
+            }
         }
-        const double n = res.rounds.empty() ? 1.0 : static_cast<double>(res.rounds.size());
-        const double encPerClient = res.uploads > 0 ? res.encodeSeconds / res.uploads : 0.0;
-        const double share = roundTime > 0 ? encPerClient / (roundTime / n) : 0.0;
-        for (const auto& [metric, value] :
-             std::vector<std::pair<const char*, double>>{
-                 {"uplink_bytes_per_round", upBytes / n},
+        const double roundTime = res.MeanRoundSeconds();
+        const double enc = res.EncodeSecondsPerUpload();
+        for (const auto& [metric, value] : std::vector<std::pair<const char*, double>>{
+                 {"uplink_bytes_per_round", res.MeanUplinkBytes()},
                  {"payload_bytes_per_client", static_cast<double>(res.payloadBytes)},
-                 {"round_time_s_mean", roundTime / n},
-                 {"encode_seconds_per_client", encPerClient},
-                 {"encode_share_of_round", share},
+                 {"round_time_s_mean", roundTime},
+                 {"encode_seconds_per_client", enc},
+                 {"encode_share_of_round", roundTime > 0 ? enc / roundTime : 0.0},
                  {"wall_seconds", res.wallSeconds}})
         {
             csv.Row("network", st.name, -1, -1, metric, value);
         }
-        double rel = 0.0;
-        double cos = 0.0;
-        uint32_t i = 0;
-        for (const auto& p : res.probes)
+        for (std::size_t i = 0; i < res.probes.size(); ++i)
         {
-            const uint32_t round = 1 + i / small.clients;
+            const auto& p = res.probes[i];
+            const auto round = static_cast<int64_t>(1 + i / small.clients);
             csv.Row("network", st.name, round, p.client, "probe_relative_error", p.relativeError);
             csv.Row("network", st.name, round, p.client, "probe_cosine", p.cosine);
-            rel += p.relativeError;
-            cos += p.cosine;
-            ++i;
         }
-        const auto probes = res.probes.size();
-        if (probes > 0)
+        const double rel = res.MeanProbeRelativeError();
+        const double cos = res.MeanProbeCosine();
+        if (!res.probes.empty())
         {
-            csv.Row("network", st.name, -1, -1, "probe_relative_error_mean", rel / probes);
-            csv.Row("network", st.name, -1, -1, "probe_cosine_mean", cos / probes);
+            csv.Row("network", st.name, -1, -1, "probe_relative_error_mean", rel);
+            csv.Row("network", st.name, -1, -1, "probe_cosine_mean", cos);
         }
         std::cout << "  " << st.name << ": " << res.completedRounds << " rounds, uplink "
-                  << upBytes / n / 1e3 << " kB/round ("
-                  << (st.codec ? "codes " : "model ") << std::to_string(res.payloadBytes)
-                  << " B/client), round " << roundTime / n << " s simulated"
-                  << (st.codec ? ", encoder " + std::to_string(encPerClient * 1e3) +
-                                     " ms/client (" +
-                                     std::to_string(100.0 * encPerClient / (roundTime / n)) +
+                  << res.MeanUplinkBytes() / 1e3 << " kB/round (" << (st.codec ? "codes " : "model ")
+                  << res.payloadBytes << " B/client), round " << roundTime << " s simulated"
+                  << (st.codec ? ", encoder " + std::to_string(enc * 1e3) + " ms/client (" +
+                                     std::to_string(100.0 * enc / roundTime) +
                                      " % of the simulated round)"
                                : std::string())
-                  << (probes == 0 ? std::string()
-                                  : ", probe relative error " + std::to_string(rel / probes) +
-                                        ", cosine " + std::to_string(cos / probes))
+                  << (res.probes.empty() ? std::string()
+                                         : ", probe relative error " + std::to_string(rel) +
+                                               ", cosine " + std::to_string(cos))
                   << std::endl;
     }
 }
@@ -610,7 +524,7 @@ main(int argc, char* argv[])
         {
             RunLeakage(o, csv);
         }
-        if (!csv.Good())
+        if (!csv.out.good())
         {
             std::cerr << "fl-ega: could not write " << o.output << std::endl;
             return 1;

@@ -19,6 +19,65 @@
 namespace ns3
 {
 
+namespace
+{
+double
+RoundCount(const std::vector<FlEgaNetworkRound>& rounds)
+{
+    return rounds.empty() ? 1.0 : static_cast<double>(rounds.size());
+}
+} // namespace
+
+double
+FlEgaNetworkResult::MeanUplinkBytes() const
+{
+    double sum = 0.0;
+    for (const auto& r : rounds)
+    {
+        sum += static_cast<double>(r.bytesUp);
+    }
+    return sum / RoundCount(rounds);
+}
+
+double
+FlEgaNetworkResult::MeanRoundSeconds() const
+{
+    double sum = 0.0;
+    for (const auto& r : rounds)
+    {
+        sum += r.end - r.start;
+    }
+    return sum / RoundCount(rounds);
+}
+
+double
+FlEgaNetworkResult::EncodeSecondsPerUpload() const
+{
+    return uploads > 0 ? encodeSeconds / uploads : 0.0;
+}
+
+double
+FlEgaNetworkResult::MeanProbeRelativeError() const
+{
+    double sum = 0.0;
+    for (const auto& p : probes)
+    {
+        sum += p.relativeError;
+    }
+    return probes.empty() ? 0.0 : sum / probes.size();
+}
+
+double
+FlEgaNetworkResult::MeanProbeCosine() const
+{
+    double sum = 0.0;
+    for (const auto& p : probes)
+    {
+        sum += p.cosine;
+    }
+    return probes.empty() ? 0.0 : sum / probes.size();
+}
+
 FlEgaNetworkResult
 FlRunEgaNetwork(std::shared_ptr<const fl::LearningTask> task, const FlEgaNetworkConfig& config)
 {

@@ -64,6 +64,16 @@ struct FlEgaNetworkResult
     uint32_t completedRounds{0};
     uint64_t payloadBytes{0};              ///< per client: the codes (EGA) or 4 d (float32 model)
     double wallSeconds{0.0};               ///< of Simulator::Run
+
+    /// Sum of bytesUp over the rounds / their number (1 if none).
+    double MeanUplinkBytes() const;
+    /// Sum of (end - start) over the rounds / their number (1 if none), s.
+    double MeanRoundSeconds() const;
+    /// encodeSeconds / uploads (0 without uploads).
+    double EncodeSecondsPerUpload() const;
+    /// Mean relativeError and cosine of the probes (0 without probes).
+    double MeanProbeRelativeError() const;
+    double MeanProbeCosine() const;
 };
 
 /**

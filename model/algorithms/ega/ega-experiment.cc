@@ -120,6 +120,63 @@ EgaCodesBytes(uint64_t d, uint32_t compression)
     return 4 * ((d + b - 1) / b) * (b / compression);
 }
 
+uint64_t
+EgaUplinkBytesPerClientRound(uint64_t d, uint32_t compression)
+{
+    const uint64_t header = MessageHeader::kSize;
+    if (compression == 0)
+    {
+        return header + 4 * d;
+    }
+    return (header + 16) + (header + EgaCodesBytes(d, compression));
+}
+
+std::vector<uint64_t>
+EgaClientSeeds(uint64_t seed, uint32_t n)
+{
+    std::vector<uint64_t> seeds(n);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        seeds[k] = DeriveSeed(seed, k, 0xC1);
+    }
+    return seeds;
+}
+
+RoundsToTarget
+RunFedAvgToTarget(const LearningTask& task,
+                  FedAvgReferenceConfig config,
+                  double target,
+                  bool stopAtTarget,
+                  const std::function<void(uint32_t, double, double)>& onAccuracy)
+{
+    RoundsToTarget out;
+    // Stop early once the target is reached: the onRound hook throws a marker.
+    struct Reached
+    {
+    };
+    config.onRound = [&](uint32_t r, const ParamVector& g) {
+        const double acc = task.Evaluate(g).accuracy;
+        out.best = std::max(out.best, acc);
+        if (onAccuracy)
+        {
+            onAccuracy(r, acc, out.best);
+        }
+        if (stopAtTarget && r > 0 && acc >= target && out.reached == 0)
+        {
+            out.reached = r;
+            throw Reached{};
+        }
+    };
+    try
+    {
+        RunFedAvgReference(task, config);
+    }
+    catch (const Reached&)
+    {
+    }
+    return out;
+}
+
 std::function<std::vector<uint32_t>(uint32_t)>
 UniformClientSampler(uint32_t n, uint32_t k, uint64_t seed)
 {

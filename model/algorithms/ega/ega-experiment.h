@@ -9,7 +9,8 @@
  *     shards (2 per client);
  *   - MakeEgaSettings: FedAvg and EGA 1x, 2x, 4x, 8x (b = 32, h = 32, 16, 8, 4) with the learned
  *     codecs of a folder, or the Gaussian surrogate with the measured sigma (Table 2, Fig. 5);
- *   - EgaCodesBytes: the codes' payload bytes per client;
+ *   - EgaCodesBytes, EgaUplinkBytesPerClientRound: the codes' payload and a client's uplink bytes;
+ *   - EgaClientSeeds, RunFedAvgToTarget: Table 2's protocol, rounds until a target accuracy;
  *   - UniformClientSampler: k of n clients per round, the same for every setting;
  *   - Float64UplinkCodec: plain FedAvg through the uplink-codec seam (exact, float64);
  *   - RunEgaLeakage: the curious server's input reconstruction (gradient-leakage.h) from a
@@ -19,6 +20,7 @@
 #define FL_EGA_EXPERIMENT_H
 
 #include "ns3/ega-codec.h"
+#include "ns3/fedavg-reference.h"
 #include "ns3/learning-task.h"
 #include "ns3/uplink-codec.h"
 
@@ -72,6 +74,34 @@ std::vector<EgaSetting> MakeEgaSettings(const std::string& codecDir,
 
 /// Payload bytes of one client's codes for d parameters: 4 ceil(d/32) (32/compression).
 uint64_t EgaCodesBytes(uint64_t d, uint32_t compression);
+
+/**
+ * Uplink bytes of one client in one round over the model-message transport (MessageHeader::kSize
+ * = H per message): FedAvg (compression 0) one float32 model, H + 4 d; EGA the phase-1 report (a
+ * 16-byte payload) and the codes, (H + 16) + (H + EgaCodesBytes(d, compression)).
+ */
+uint64_t EgaUplinkBytesPerClientRound(uint64_t d, uint32_t compression);
+
+/// The n clients' training seeds: DeriveSeed(seed, k, 0xC1), k = 0 .. n-1.
+std::vector<uint64_t> EgaClientSeeds(uint64_t seed, uint32_t n);
+
+/// What RunFedAvgToTarget found.
+struct RoundsToTarget
+{
+    double best{0.0};    ///< best test accuracy of the rounds run
+    uint32_t reached{0}; ///< first round r > 0 with accuracy >= target (0: not reached / no stop)
+};
+
+/**
+ * RunFedAvgReference(task, config) with the test accuracy of the global model after every round r
+ * (r = 0: the initial model) passed to onAccuracy(r, accuracy, best so far); with stopAtTarget the
+ * run stops after the first round r > 0 whose accuracy >= target. config.onRound is replaced.
+ */
+RoundsToTarget RunFedAvgToTarget(const LearningTask& task,
+                                 FedAvgReferenceConfig config,
+                                 double target,
+                                 bool stopAtTarget,
+                                 const std::function<void(uint32_t, double, double)>& onAccuracy);
 
 /**
  * k of n clients per round, uniformly, sorted: shuffle 0..n-1 with Rng(DeriveSeed(seed, round,
