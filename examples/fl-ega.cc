@@ -5,28 +5,25 @@
  * "Encoded Gradients Aggregation against Gradient Leakage in Federated Learning",
  * arXiv:2205.13216, 2022), one flag picks which.
  *
- *   --experiment=sigma     codec error sigma against m, s, b, h (the paper's Fig. 3), from the
- *                          measured codec table (EgaMeasuredSigmas, fl-ega-train runs)
- *   --experiment=rounds    Table 2's protocol: rounds to reach FedAvg's best accuracy within
- *                          100 rounds, for EGA 1x, 2x, 4x, 8x; Fashion-MNIST, softmax regression,
- *                          100 clients (shards, 2 per client), 10 per round; in-process reference
- *                          runner (RunFedAvgReference, the same seam as the apps), with uplink
- *                          bytes per setting (Fig. 5)
- *   --experiment=algorithms  FedAvg, FedProx and q-FedAvg with and without EGA 1x (Fig. 4),
- *                          in process, --targetRounds rounds
- *   --experiment=network   FedAvg and EGA 1x/2x/4x/8x over a real ns-3 Wi-Fi network
- *                          (FlFedAvgHelper, TCP): uplink bytes, simulated uplink time (phase 1 and
- *                          phase 2), encoder time per client and its share of the round, and the
- *                          curious-server probe (Eq. 2) of every client in every round;
- *                          --secure=secagg|secaggplus masks every upload (EGA: the codes as
- *                          fixed-point words) and the server decodes only their sum
+ *   --experiment=sigma     codec error sigma against m, s, b, h (Fig. 3), from the measured codec
+ *                          table (EgaMeasuredSigmas, fl-ega-train runs)
+ *   --experiment=rounds    Table 2's protocol: rounds to reach FedAvg's best accuracy within 100
+ *                          rounds for EGA 1x, 2x, 4x, 8x; Fashion-MNIST, softmax regression, 100
+ *                          clients (2 label shards each), 10 per round; in-process reference
+ *                          runner (the same seam as the apps); uplink bytes per setting (Fig. 5)
+ *   --experiment=algorithms  FedAvg, FedProx and q-FedAvg with and without EGA 1x (Fig. 4)
+ *   --experiment=network   FedAvg and EGA over an ns-3 Wi-Fi cell (TCP): uplink bytes, simulated
+ *                          phase 1 and 2 times, encoder time, the curious-server probe (Eq. 2) of
+ *                          every client in every round; --secure=secagg|secaggplus masks uploads
  *   --experiment=leakage   input reconstruction from a single-sample softmax-regression update:
- *                          raw gradient (exact: x = dW row / db entry) against the Eq. 2 estimate
- *                          under EGA; PSNR; the images as matrices for utils/plot-ega.sh
- *   --experiment=all       all four
+ *                          raw (exact: x = dW row / db entry) against the Eq. 2 estimate under
+ *                          EGA; PSNR; the images as matrices for utils/plot-ega.sh
+ *   --experiment=all       all five
  *
- * Output: one tidy CSV (--output) with columns experiment,setting,round,client,metric,value.
- * --quick: synthetic data and a few rounds (seconds; used by the test suite).
+ * The machinery is in the library for your own script: ega-experiment.h (MakeEgaTask,
+ * MakeEgaSettings, RunFedAvgToTarget, RunEgaLeakage), gradient-leakage.h (the attack, PSNR) and
+ * ega-network-helper.h (FlRunEgaNetwork). This file decides what to run and writes one tidy CSV
+ * (--output: experiment,setting,round,client,metric,value). --quick: synthetic data, few rounds.
  */
 #include "fl-example-flags.h"
 
@@ -41,6 +38,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <tuple>
 
 #ifndef FL_EGA_DATA_DIR
 #define FL_EGA_DATA_DIR "data"
@@ -60,12 +59,8 @@ struct Csv
         out << "experiment,setting,round,client,metric,value\n" << std::setprecision(10);
     }
 
-    void Row(const std::string& exp,
-             const std::string& setting,
-             int64_t round,
-             int64_t client,
-             const std::string& metric,
-             double value)
+    void Row(const std::string& exp, const std::string& setting, int64_t round, int64_t client,
+             const std::string& metric, double value)
     {
         out << exp << ',' << setting << ',' << round << ',' << client << ',' << metric << ','
             << value << '\n';
@@ -91,29 +86,34 @@ struct Options
     std::string secure{"none"}; ///< network experiment: none, secagg or secaggplus
 };
 
+/// The Fashion-MNIST folder, or a ConfigError naming --quick with `fix`.
+std::string
+FashionMnist(const std::string& fix)
+{
+    const std::string dir = fl::FindFashionMnistDirectory();
+    if (dir.empty())
+    {
+        throw fl::ConfigError("--quick", "Fashion-MNIST is not installed", fix);
+    }
+    return dir;
+}
+
+/// Table 2's task (fl::MakeEgaTask): Fashion-MNIST, or synthetic data with --quick.
 std::shared_ptr<fl::SupervisedTask<double>>
 BuildTask(const Options& o, double proxMu = 0.0)
 {
     std::string dir;
     if (!o.quick)
     {
-        dir = fl::FindFashionMnistDirectory();
-        if (dir.empty())
-        {
-            throw fl::ConfigError("--quick",
-                                  "Fashion-MNIST is not installed",
-                                  "sudo apt-get install dataset-fashion-mnist (or set "
-                                  "FL_FASHION_MNIST_DIR), or run with --quick (synthetic data)");
-        }
+        dir = FashionMnist("sudo apt-get install dataset-fashion-mnist (or set "
+                           "FL_FASHION_MNIST_DIR), or run with --quick (synthetic data)");
         std::cout << "fl-ega: loading Fashion-MNIST from " << dir << std::endl;
     }
     return fl::MakeEgaTask(dir, o.clients, o.seed, proxMu);
 }
 
-
-// ---------------------------------------------------------------------------------------------
 void
-RunSigma(const Options& o, Csv& csv)
+RunSigma(const Options&, Csv& csv)
 {
     std::cout << "fl-ega: sigma (Fig. 3) from the measured codec table (fl-ega-train runs)"
               << std::endl;
@@ -133,10 +133,8 @@ RunSigma(const Options& o, Csv& csv)
                   << " (quantised units), probe relative error " << e.probeRelativeError
                   << std::endl;
     }
-    (void)o;
 }
 
-// ---------------------------------------------------------------------------------------------
 /// Table 2: rounds until EGA reaches FedAvg's best accuracy of --targetRounds rounds, uplink bytes.
 void
 RunRounds(const Options& o, Csv& csv)
@@ -199,7 +197,6 @@ RunRounds(const Options& o, Csv& csv)
     }
 }
 
-// ---------------------------------------------------------------------------------------------
 /// Fig. 4: FedAvg, FedProx (mu = 0.1) and q-FedAvg (q = 1) with and without EGA (default codec),
 /// in process, --targetRounds rounds, the rounds experiment's data and sampling.
 void
@@ -209,24 +206,20 @@ RunAlgorithms(const Options& o, Csv& csv)
               << " rounds" << std::endl;
     // MakeEgaSettings: FedAvg first, then EGA 1x.
     const auto ega1x = fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s).at(1).codec;
-    struct Alg
+    using Alg = std::tuple<const char*, double, double>; // name, FedProx mu, q-FedAvg q
+    for (const auto& [algName, mu, q] :
+         {Alg{"fedavg", 0, 0}, Alg{"fedprox", 0.1, 0}, Alg{"qfedavg", 0, 1}})
     {
-        const char* name;
-        double mu;
-        double q;
-    };
-    for (const Alg& alg : {Alg{"fedavg", 0, 0}, Alg{"fedprox", 0.1, 0}, Alg{"qfedavg", 0, 1}})
-    {
-        auto task = BuildTask(o, alg.mu);
+        auto task = BuildTask(o, mu);
         for (bool withEga : {false, true})
         {
-            const std::string name = std::string(alg.name) + (withEga ? "-ega" : "");
+            const std::string name = std::string(algName) + (withEga ? "-ega" : "");
             fl::FedAvgReferenceConfig cfg;
             cfg.rounds = o.targetRounds;
             cfg.initSeed = o.seed;
             cfg.clientSeeds = fl::EgaClientSeeds(o.seed, o.clients);
             cfg.select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
-            cfg.qFedAvg = alg.q;
+            cfg.qFedAvg = q;
             cfg.uplinkCodec = withEga ? std::shared_ptr<const fl::UplinkCodec>(
                                             std::make_shared<fl::EgaUplinkCodec>(ega1x, o.s))
                                       : std::make_shared<fl::Float64UplinkCodec>();
@@ -244,7 +237,6 @@ RunAlgorithms(const Options& o, Csv& csv)
     }
 }
 
-// ---------------------------------------------------------------------------------------------
 /// FedAvg and EGA over one Wi-Fi cell (FlRunEgaNetwork), every client in every round.
 void
 RunNetwork(const Options& o, Csv& csv)
@@ -280,21 +272,18 @@ RunNetwork(const Options& o, Csv& csv)
         const FlEgaNetworkResult res = FlRunEgaNetwork(task, cfg);
         for (const auto& r : res.rounds)
         {
-            std::vector<std::pair<const char*, double>> rows{
-                {"uplink_bytes", static_cast<double>(r.bytesUp)},
-                {"downlink_bytes", static_cast<double>(r.bytesDown)},
-                {"round_time_s", r.end - r.start}};
-            if (st.codec)
-            {
-                rows.insert(rows.end(),
-                            {{"agreement_time_s", r.agreed - r.start},
-                             {"upload_time_s", r.end - r.agreed}});
-            }
-            rows.emplace_back("accuracy", r.accuracy);
-            for (const auto& [metric, value] : rows)
-            {
+            auto row = [&](const char* metric, double value) {
                 csv.Row("network", st.name, r.round, -1, metric, value);
+            };
+            row("uplink_bytes", static_cast<double>(r.bytesUp));
+            row("downlink_bytes", static_cast<double>(r.bytesDown));
+            row("round_time_s", r.end - r.start);
+            if (st.codec) // EGA: phase 1 (agreement) and phase 2 (upload)
+            {
+                row("agreement_time_s", r.agreed - r.start);
+                row("upload_time_s", r.end - r.agreed);
             }
+            row("accuracy", r.accuracy);
         }
         const double roundTime = res.MeanRoundSeconds();
         const double enc = res.EncodeSecondsPerUpload();
@@ -323,8 +312,9 @@ RunNetwork(const Options& o, Csv& csv)
             csv.Row("network", st.name, -1, -1, "probe_cosine_mean", cos);
         }
         std::cout << "  " << st.name << ": " << res.completedRounds << " rounds, uplink "
-                  << res.MeanUplinkBytes() / 1e3 << " kB/round (" << (st.codec ? "codes " : "model ")
-                  << res.payloadBytes << " B/client), round " << roundTime << " s simulated"
+                  << res.MeanUplinkBytes() / 1e3 << " kB/round ("
+                  << (st.codec ? "codes " : "model ") << res.payloadBytes << " B/client), round "
+                  << roundTime << " s simulated"
                   << (st.codec ? ", encoder " + std::to_string(enc * 1e3) + " ms/client (" +
                                      std::to_string(100.0 * enc / roundTime) +
                                      " % of the simulated round)"
@@ -336,7 +326,6 @@ RunNetwork(const Options& o, Csv& csv)
     }
 }
 
-// ---------------------------------------------------------------------------------------------
 /// Input reconstruction from a single-sample update, raw against EGA (fl::RunEgaLeakage).
 void
 RunLeakage(const Options& o, Csv& csv)
@@ -347,21 +336,12 @@ RunLeakage(const Options& o, Csv& csv)
     fl::Rng rng(o.seed);
     if (!o.quick)
     {
-        const std::string dir = fl::FindFashionMnistDirectory();
-        if (dir.empty())
-        {
-            throw fl::ConfigError("--quick",
-                                  "Fashion-MNIST is not installed",
-                                  "sudo apt-get install dataset-fashion-mnist, or --quick");
-        }
-        auto test = fl::ReadIdxDataset<double>(dir + "/t10k-images-idx3-ubyte.gz",
-                                               dir + "/t10k-labels-idx1-ubyte.gz",
-                                               64);
-        for (std::size_t i = 0; i < test.Size(); ++i)
-        {
-            cfg.images.push_back(test.features.row(static_cast<Eigen::Index>(i)).transpose());
-            cfg.labels.push_back(static_cast<int>(test.targets(static_cast<Eigen::Index>(i))));
-        }
+        const std::string dir =
+            FashionMnist("sudo apt-get install dataset-fashion-mnist, or --quick");
+        fl::AppendDatasetImages(fl::ReadIdxDataset<double>(dir + "/t10k-images-idx3-ubyte.gz",
+                                                           dir + "/t10k-labels-idx1-ubyte.gz",
+                                                           64),
+                                cfg);
     }
     else
     {
@@ -369,15 +349,9 @@ RunLeakage(const Options& o, Csv& csv)
         fl::MakeStripeImages(16, cfg.side, rng, cfg.images, cfg.labels);
     }
     // The model: softmax regression, 10 classes, weights N(0, 0.01^2), bias 0.
-    std::normal_distribution<double> nd(0.0, 0.01);
-    cfg.W.resize(10, cfg.side * cfg.side);
-    for (Eigen::Index i = 0; i < cfg.W.size(); ++i)
-    {
-        cfg.W.data()[i] = nd(rng);
-    }
-    cfg.bias = Eigen::VectorXd::Zero(10);
-    cfg.clients = 10;
-    cfg.learningRate = 0.1;
+    fl::InitLeakageModel(cfg, 10, 0.01, rng);
+    cfg.clients = 10;       // the codecs' m
+    cfg.learningRate = 0.1; // update = -0.1 x gradient
     cfg.trials = o.quick ? 3 : 8;
     cfg.s = o.s;
     cfg.seed = o.seed;
@@ -386,17 +360,15 @@ RunLeakage(const Options& o, Csv& csv)
               << cfg.clients << " clients, victim = client 0" << std::endl;
     // Codecs: the learned default (m = 10, s = 64, the real thing), a noisy compressing
     // setting (2x surrogate) and the linear negative control.
-    for (const auto& st : fl::MakeEgaSettings(o.codecDir, o.quick, cfg.clients, o.s))
+    const auto settings = fl::MakeEgaSettings(o.codecDir, o.quick, cfg.clients, o.s);
+    for (std::size_t k : {1, 2}) // FedAvg first, then EGA 1x, 2x, ...
     {
-        if (st.compression == 1 || st.compression == 2)
-        {
-            cfg.cases.emplace_back(st.name, st.codec);
-        }
+        cfg.cases.emplace_back(settings.at(k).name, settings.at(k).codec);
     }
     fl::Rng lrng(9);
     cfg.cases.emplace_back("ega-linear", std::make_shared<fl::EgaLinearCodec>(32, 32, lrng));
-
     const fl::EgaLeakageResult res = fl::RunEgaLeakage(cfg);
+    fl::WriteImageMatrix(o.imageDir + "/fl-ega-leak-original.txt", cfg.images[0], cfg.side);
     for (const auto& r : res.records)
     {
         csv.Row("leakage", r.setting, r.trial, 0, "psnr_db", r.psnr);
@@ -405,15 +377,11 @@ RunLeakage(const Options& o, Csv& csv)
             csv.Row("leakage", r.setting, r.trial, 0, "update_relative_error", r.relativeError);
             csv.Row("leakage", r.setting, r.trial, 0, "update_cosine", r.cosine);
         }
-        if (r.trial == 0)
+        if (r.trial == 0) // the first victim's image and its reconstructions
         {
-            if (r.setting == "raw")
-            {
-                fl::WriteImageMatrix(o.imageDir + "/fl-ega-leak-original.txt", cfg.images[0],
-                                     cfg.side);
-            }
             fl::WriteImageMatrix(o.imageDir + "/fl-ega-leak-" + r.setting + ".txt",
-                                 r.reconstruction, cfg.side);
+                                 r.reconstruction,
+                                 cfg.side);
         }
     }
     for (const auto& kv : res.meanPsnr)
@@ -441,27 +409,20 @@ main(int argc, char* argv[])
                     "Which experiment: sigma, rounds, algorithms, network, leakage or all",
                     o.experiment,
                     {"sigma", "rounds", "algorithms", "network", "leakage", "all"});
-    flags.AddOutput("output", "CSV file (experiment,setting,round,client,metric,value)", o.output, false);
+    flags.AddOutput("output", "CSV file (experiment,setting,round,client,metric,value)", o.output,
+                    false);
     flags.AddText("codecDir", "Folder with ega-default-codec.bin and ega-b32-h<h>-codec.bin",
                   o.codecDir);
     flags.AddText("imageDir", "Folder for the reconstructed images (text matrices)", o.imageDir);
     flags.AddWhole<uint32_t>("clients", "Clients of the rounds experiment", o.clients, 10, 1000);
     flags.AddWhole<uint32_t>("perRound",
                              "Clients per round (the codecs' m; 10 for the checked-in codecs)",
-                             o.perRound,
-                             1,
-                             1000);
-    flags.AddWhole<uint32_t>("targetRounds",
-                             "FedAvg rounds whose best accuracy is the target",
-                             o.targetRounds,
-                             1,
-                             100000);
+                             o.perRound, 1, 1000);
+    flags.AddWhole<uint32_t>("targetRounds", "FedAvg rounds whose best accuracy is the target",
+                             o.targetRounds, 1, 100000);
     flags.AddWhole<uint32_t>("maxRounds", "Most rounds of an EGA setting", o.maxRounds, 1, 100000);
-    flags.AddWhole<uint32_t>("networkRounds",
-                             "Rounds of the network experiment",
-                             o.networkRounds,
-                             1,
-                             10000);
+    flags.AddWhole<uint32_t>("networkRounds", "Rounds of the network experiment", o.networkRounds,
+                             1, 10000);
     flags.AddWhole<uint64_t>("seed", "Seed of data, partition, sampling and training", o.seed, 1);
     flags.AddChoice("secure",
                     "Network experiment: secure aggregation of the uploads, none, secagg "
@@ -503,26 +464,18 @@ main(int argc, char* argv[])
     try
     {
         Csv csv(o.output);
-        const bool all = o.experiment == "all";
-        if (all || o.experiment == "sigma")
+        const std::vector<std::pair<std::string, void (*)(const Options&, Csv&)>> runs{
+            {"sigma", RunSigma},
+            {"rounds", RunRounds},
+            {"algorithms", RunAlgorithms},
+            {"network", RunNetwork},
+            {"leakage", RunLeakage}};
+        for (const auto& [name, run] : runs)
         {
-            RunSigma(o, csv);
-        }
-        if (all || o.experiment == "rounds")
-        {
-            RunRounds(o, csv);
-        }
-        if (all || o.experiment == "algorithms")
-        {
-            RunAlgorithms(o, csv);
-        }
-        if (all || o.experiment == "network")
-        {
-            RunNetwork(o, csv);
-        }
-        if (all || o.experiment == "leakage")
-        {
-            RunLeakage(o, csv);
+            if (o.experiment == "all" || o.experiment == name)
+            {
+                run(o, csv);
+            }
         }
         if (!csv.out.good())
         {

@@ -334,8 +334,9 @@ RunEgaLeakage(const EgaLeakageConfig& c)
         for (uint32_t i = 0; i < c.clients; ++i)
         {
             const std::size_t idx = (t * c.clients + i) % c.images.size();
-            updates.push_back(-c.learningRate *
-                              SoftmaxSingleSampleGradient(c.W, c.bias, c.images[idx], c.labels[idx]));
+            updates.push_back(
+                -c.learningRate *
+                SoftmaxSingleSampleGradient(c.W, c.bias, c.images[idx], c.labels[idx]));
         }
         const Eigen::VectorXd& victimImage = c.images[(t * c.clients) % c.images.size()];
         // Raw: the server sees the victim's update itself.
@@ -365,6 +366,28 @@ RunEgaLeakage(const EgaLeakageConfig& c)
         result.meanPsnr.emplace_back(kv.first, kv.second / c.trials);
     }
     return result;
+}
+
+void
+AppendDatasetImages(const Dataset<double>& data, EgaLeakageConfig& c)
+{
+    for (std::size_t i = 0; i < data.Size(); ++i)
+    {
+        c.images.push_back(data.features.row(static_cast<Eigen::Index>(i)).transpose());
+        c.labels.push_back(static_cast<int>(data.targets(static_cast<Eigen::Index>(i))));
+    }
+}
+
+void
+InitLeakageModel(EgaLeakageConfig& c, int classes, double stddev, Rng& rng)
+{
+    std::normal_distribution<double> nd(0.0, stddev);
+    c.W.resize(classes, static_cast<Eigen::Index>(c.side) * c.side);
+    for (Eigen::Index i = 0; i < c.W.size(); ++i)
+    {
+        c.W.data()[i] = nd(rng);
+    }
+    c.bias = Eigen::VectorXd::Zero(classes);
 }
 
 void

@@ -187,6 +187,15 @@ struct EgaLeakageResult
  */
 EgaLeakageResult RunEgaLeakage(const EgaLeakageConfig& config);
 
+/// Appends the rows of `data` (images flattened row-major) and their labels to `c`.
+void AppendDatasetImages(const Dataset<double>& data, EgaLeakageConfig& c);
+
+/**
+ * The attacked model of `c`: W (classes x side^2) with N(0, stddev^2) entries drawn from `rng` in
+ * storage (column-major) order, bias 0.
+ */
+void InitLeakageModel(EgaLeakageConfig& c, int classes, double stddev, Rng& rng);
+
 /**
  * Synthetic side x side images: count diagonal stripe patterns (pixel k of image i is on when
  * (row + column + i) mod 4 < 2, with value 0.1 + 0.9 U(0, 1)), labels i mod 10.
