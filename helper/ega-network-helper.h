@@ -26,24 +26,24 @@ namespace ns3
 /// What FlRunEgaNetwork runs.
 struct FlEgaNetworkConfig
 {
-    uint32_t clients{10};                       ///< Wi-Fi stations, all in every round
-    uint32_t rounds{3};                         ///< server Rounds
-    uint64_t initSeed{1};                       ///< server InitSeed
-    std::shared_ptr<const fl::EgaCodec> codec;  ///< EGA's block codec; null = plain FedAvg
-    uint32_t s{64};                             ///< EGA's quantisation level
-    const FlSecAggHelper* secagg{nullptr};      ///< mask the uploads (null = in the clear)
+    uint32_t clients{10};                      ///< Wi-Fi stations, all in every round
+    uint32_t rounds{3};                        ///< server Rounds
+    uint64_t initSeed{1};                      ///< server InitSeed
+    std::shared_ptr<const fl::EgaCodec> codec; ///< EGA's block codec; null = plain FedAvg
+    uint32_t s{64};                            ///< EGA's quantisation level
+    const FlSecAggHelper* secagg{nullptr};     ///< mask the uploads (null = in the clear)
 };
 
 /// One completed round (round 0, the initial model, is not reported).
 struct FlEgaNetworkRound
 {
     uint32_t round{0};
-    double start{0.0};     ///< s, the model sent
-    double agreed{0.0};    ///< s, phase 1 over (EGA)
-    double end{0.0};       ///< s, the round closed
+    double start{0.0};  ///< s, the model sent
+    double agreed{0.0}; ///< s, phase 1 over (EGA)
+    double end{0.0};    ///< s, the round closed
     uint64_t bytesUp{0};
     uint64_t bytesDown{0};
-    double accuracy{0.0};  ///< of the new global model on the task's test set
+    double accuracy{0.0}; ///< of the new global model on the task's test set
 };
 
 /// One Eq. (2) probe: the server's estimate of one client's update against the update itself.
@@ -62,8 +62,8 @@ struct FlEgaNetworkResult
     double encodeSeconds{0.0};             ///< wall clock of all the clients' encoders
     uint32_t uploads{0};                   ///< uploads encoded
     uint32_t completedRounds{0};
-    uint64_t payloadBytes{0};              ///< per client: the codes (EGA) or 4 d (float32 model)
-    double wallSeconds{0.0};               ///< of Simulator::Run
+    uint64_t payloadBytes{0}; ///< per client: the codes (EGA) or 4 d (float32 model)
+    double wallSeconds{0.0};  ///< of Simulator::Run
 
     /// Sum of bytesUp over the rounds / their number (1 if none).
     double MeanUplinkBytes() const;

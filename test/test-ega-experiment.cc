@@ -17,11 +17,10 @@
 #include "ns3/gradient-leakage.h"
 #include "ns3/model-message.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <set>
 
 using namespace ns3;

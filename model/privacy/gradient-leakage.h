@@ -16,7 +16,6 @@
 #define FL_GRADIENT_LEAKAGE_H
 
 #include <Eigen/Dense>
-
 #include <string>
 #include <vector>
 

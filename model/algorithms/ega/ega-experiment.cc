@@ -56,8 +56,10 @@ MakeEgaTask(const std::string& fashionMnistDir, uint32_t clients, uint64_t seed,
     {
         parts.push_back(train.Subset(p));
     }
-    auto model = std::make_shared<SoftmaxRegression<double>>(
-        train.Dim(), static_cast<std::size_t>(train.numClasses), 1e-4);
+    auto model =
+        std::make_shared<SoftmaxRegression<double>>(train.Dim(),
+                                                    static_cast<std::size_t>(train.numClasses),
+                                                    1e-4);
     LocalTrainerConfig tc;
     tc.batchSize = 32;
     tc.learningRate = 0.05;
@@ -78,9 +80,9 @@ MakeEgaSettings(const std::string& codecDir, bool surrogateOnly, uint32_t m, uin
         st.name = "ega-" + std::to_string(c) + "x";
         st.compression = c;
         const uint32_t h = b / c;
-        const std::string file = c == 1 ? codecDir + "/ega-default-codec.bin"
-                                        : codecDir + "/ega-b32-h" + std::to_string(h) +
-                                              "-codec.bin";
+        const std::string file = c == 1
+                                     ? codecDir + "/ega-default-codec.bin"
+                                     : codecDir + "/ega-b32-h" + std::to_string(h) + "-codec.bin";
         std::ifstream probe(file);
         if (!surrogateOnly && probe.good())
         {
@@ -150,10 +152,12 @@ RunFedAvgToTarget(const LearningTask& task,
                   const std::function<void(uint32_t, double, double)>& onAccuracy)
 {
     RoundsToTarget out;
+
     // Stop early once the target is reached: the onRound hook throws a marker.
     struct Reached
     {
     };
+
     config.onRound = [&](uint32_t r, const ParamVector& g) {
         const double acc = task.Evaluate(g).accuracy;
         out.best = std::max(out.best, acc);

@@ -25,7 +25,6 @@
 #include "ns3/uplink-codec.h"
 
 #include <Eigen/Dense>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,11 +52,11 @@ std::shared_ptr<SupervisedTask<double>> MakeEgaTask(const std::string& fashionMn
 /// One setting of the EGA experiments: compression b/h and its codec (none for FedAvg).
 struct EgaSetting
 {
-    std::string name;                       ///< "fedavg", "ega-1x", "ega-2x", ...
-    uint32_t compression{0};                ///< b/h; 0 = FedAvg (no codec)
-    std::shared_ptr<const EgaCodec> codec;  ///< null for FedAvg
-    double sigma{0.0};                      ///< the codec's error sigma (quantised units)
-    std::string source;                     ///< the codec's file, "gaussian-surrogate" or "none"
+    std::string name;                      ///< "fedavg", "ega-1x", "ega-2x", ...
+    uint32_t compression{0};               ///< b/h; 0 = FedAvg (no codec)
+    std::shared_ptr<const EgaCodec> codec; ///< null for FedAvg
+    double sigma{0.0};                     ///< the codec's error sigma (quantised units)
+    std::string source;                    ///< the codec's file, "gaussian-surrogate" or "none"
 };
 
 /**
@@ -108,8 +107,8 @@ RoundsToTarget RunFedAvgToTarget(const LearningTask& task,
  * 0x5A)) and keep the first min(k, n). A FedAvgReferenceConfig::select.
  */
 std::function<std::vector<uint32_t>(uint32_t)> UniformClientSampler(uint32_t n,
-                                                                     uint32_t k,
-                                                                     uint64_t seed);
+                                                                    uint32_t k,
+                                                                    uint64_t seed);
 
 /**
  * Plain FedAvg through the uplink-codec seam: each client sends (w_i / W) update_i as float64
@@ -165,8 +164,8 @@ struct EgaLeakageRecord
 {
     uint32_t trial{0};
     std::string setting;
-    double psnr{0.0};           ///< dB, reconstruction against the victim's image
-    double relativeError{0.0};  ///< estimate against the victim's update (EGA settings)
+    double psnr{0.0};          ///< dB, reconstruction against the victim's image
+    double relativeError{0.0}; ///< estimate against the victim's update (EGA settings)
     double cosine{0.0};
     Eigen::VectorXd reconstruction;
 };
