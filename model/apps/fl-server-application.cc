@@ -341,20 +341,21 @@ FlServerApplication::StartApplication()
     strategyPort.sendModel = [this](const std::vector<uint32_t>& clients) {
         SendCurrentModel(clients);
     };
-    strategyPort.sendControl = [this](uint32_t client,
-                                      uint32_t round,
-                                      uint32_t tag,
-                                      const std::vector<uint8_t>& bytes) {
-        auto peer = m_clients.find(client);
-        if (peer == m_clients.end())
-        {
-            return false;
-        }
-        m_transport->SendRaw(peer->second.address,
-                             {fl::MessageKind::Control, round, 0, peer->second.node, tag},
-                             bytes);
-        return true;
-    };
+    // A control message to a joined client (false if it is not one): the strategy's and the
+    // uplink step's ports both send through it.
+    auto sendControl =
+        [this](uint32_t client, uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+            auto peer = m_clients.find(client);
+            if (peer == m_clients.end())
+            {
+                return false;
+            }
+            m_transport->SendRaw(peer->second.address,
+                                 {fl::MessageKind::Control, round, 0, peer->second.node, tag},
+                                 bytes);
+            return true;
+        };
+    strategyPort.sendControl = sendControl;
     strategyPort.linkState = [this](uint32_t client) { return LinkStateOf(client); };
     strategyPort.transport = [this]() { return m_transport; };
     strategyPort.commit = [this](const std::vector<FlUpdateInfo>& updates) {
@@ -374,20 +375,7 @@ FlServerApplication::StartApplication()
     if (m_uplink)
     {
         FlUplinkServerStep::Port port;
-        port.send = [this](uint32_t client,
-                           uint32_t round,
-                           uint32_t tag,
-                           const std::vector<uint8_t>& bytes) {
-            auto peer = m_clients.find(client);
-            if (peer == m_clients.end())
-            {
-                return false;
-            }
-            m_transport->SendRaw(peer->second.address,
-                                 {fl::MessageKind::Control, round, 0, peer->second.node, tag},
-                                 bytes);
-            return true;
-        };
+        port.send = sendControl;
         m_uplink->SetPort(port);
     }
 }
