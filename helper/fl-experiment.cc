@@ -483,7 +483,31 @@ FlFigureRunner::Check(const FlFigureEngine& e, uint32_t seeds)
     }
     if (e.engine == "process")
     {
+        if (!e.sweepDir.empty() || !e.sweepTool.empty())
+        {
+            throw fl::ConfigError(e.sweepDir.empty() ? "--sweepTool" : "--sweepDir",
+                                  "only applies to an engine other than process",
+                                  "add --engine=serial, parallel or slurm, or leave it out");
+        }
         return;
+    }
+    if (!e.sweepDir.empty())
+    {
+        // the directory, or the first of its parents that exists, must be writable
+        std::error_code ec;
+        std::filesystem::path p = std::filesystem::absolute(e.sweepDir, ec);
+        while (!ec && !std::filesystem::exists(p, ec) && p.has_parent_path() &&
+               p.parent_path() != p)
+        {
+            p = p.parent_path();
+        }
+        if (ec || access(p.c_str(), W_OK) != 0 || !std::filesystem::is_directory(p, ec))
+        {
+            throw fl::ConfigError("--sweepDir",
+                                  "cannot create or write '" + e.sweepDir + "' (" + p.string() +
+                                      " is not a writable directory)",
+                                  "give a directory in a writable place");
+        }
     }
     const std::string tool = e.sweepTool.empty() ? DefaultSweepTool() : e.sweepTool;
     if (access(tool.c_str(), X_OK) != 0)

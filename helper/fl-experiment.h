@@ -273,8 +273,9 @@ class FlFigureRunner
     /**
      * Throws fl::ConfigError naming the flag and the fix for: an unknown engine, a sweep tool
      * that is missing or not executable (with an engine other than process), --slurmTime or
-     * --slurmMem without --engine=slurm, --sweepJobs without --engine=parallel, a --seedJob
-     * with another engine or with `seeds` != 1.
+     * --slurmMem without --engine=slurm, --sweepJobs without --engine=parallel, --sweepDir or
+     * --sweepTool with the process engine, a sweep directory that cannot be created, a
+     * --seedJob with another engine or with `seeds` != 1.
      */
     static void Check(const FlFigureEngine& engine, uint32_t seeds);
 

@@ -421,6 +421,17 @@ TEST(FigureRunner, ChecksItsFlags)
     e.slurmMem = "1G";
     EXPECT_EQ(parameter(e, 3), "--slurmMem");
     e = FlFigureEngine();
+    e.sweepDir = "sweep";
+    EXPECT_EQ(parameter(e, 3), "--sweepDir");
+    e.engine = "serial";
+    e.sweepTool = "/bin/true";
+    EXPECT_EQ(parameter(e, 3), "");
+    e.sweepDir = "/dev/null/sweep"; // under a file
+    EXPECT_EQ(parameter(e, 3), "--sweepDir");
+    e = FlFigureEngine();
+    e.sweepTool = "/bin/true";
+    EXPECT_EQ(parameter(e, 3), "--sweepTool");
+    e = FlFigureEngine();
     e.seedJob = 4;
     EXPECT_EQ(parameter(e, 1), "");
     EXPECT_EQ(parameter(e, 2), "--seedJob");
