@@ -19,9 +19,8 @@
  *   fl-dwfl --figure=workers --runs=10   # 10 seeds (RngRun, RngRun + 1, ...): mean and 95 % CI
  *   fl-dwfl --quick --output=F.csv
  *   fl-dwfl --privacyTable --nList=2,10,30 --gainPower=1e6 --kappa=0.5
- *
- *   fl-dwfl --figure=workers --runs=10 --engine=parallel  # the same CSV, one job per seed
- *                                         # (utils/fl-sweep; serial and slurm too)
+ *   fl-dwfl --figure=workers --runs=10 --engine=parallel # the same CSV, one job per seed run
+ *                                                        # by utils/fl-sweep (serial, slurm too)
  *
  * A figure is a list of runs (DwflFigureRuns in helper/dwfl-figures.h: a scene, a scheme, its
  * settings); each run is built here with helpers (DwflHelper on an OtaChannel, or
