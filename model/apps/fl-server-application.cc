@@ -1334,7 +1334,11 @@ FlServerApplication::StartAsynchronous()
     {
         // Cohorts of K clients, each sent the current model together with one run of the
         // uplink step; their sums make the versions.
-        DispatchCohorts();
+        m_selected = DispatchCohorts(); // the clients of version 1
+        m_roundStartTrace(m_round, m_selected);
+        FlServerStrategy::Context ctx;
+        ctx.round = m_round;
+        m_strategy->ConfigureRound(ctx, m_selected);
         return;
     }
     m_selected = SelectClients();
@@ -1345,7 +1349,7 @@ FlServerApplication::StartAsynchronous()
     SendCurrentModel(m_selected);
 }
 
-void
+std::vector<uint32_t>
 FlServerApplication::DispatchCohorts()
 {
     const std::size_t k = m_cohortSize;
@@ -1413,16 +1417,8 @@ FlServerApplication::DispatchCohorts()
         }
         dispatched.insert(dispatched.end(), members.begin(), members.end());
     }
-    if (m_lastCohort > 0 && m_selected.empty())
-    {
-        // the first dispatch: the clients of version 1
-        std::sort(dispatched.begin(), dispatched.end());
-        m_selected = dispatched;
-        m_roundStartTrace(m_round, m_selected);
-        FlServerStrategy::Context ctx;
-        ctx.round = m_round;
-        m_strategy->ConfigureRound(ctx, m_selected);
-    }
+    std::sort(dispatched.begin(), dispatched.end());
+    return dispatched;
 }
 
 void

@@ -199,7 +199,7 @@ class FlServerApplication : public FlApplicationBase
     void FinishUplinkRound(const FlUplinkServerStep::Result& result);
     void AfterAggregation();
     void StartAsynchronous();
-    void DispatchCohorts();
+    std::vector<uint32_t> DispatchCohorts(); ///< returns the clients sent the model
     void HandleCohortUpload(fl::ReceivedMessage& msg, uint32_t client);
     void CloseCohort(uint32_t cohort);
     void FinishCohort(uint32_t cohort, const FlUplinkServerStep::Result& result);
