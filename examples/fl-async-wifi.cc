@@ -243,8 +243,8 @@ main(int argc, char* argv[])
                 << (res.timeToAccuracyS < 0 ? std::string("nan")
                                             : std::to_string(res.timeToAccuracyS))
                 << ',' << o.targetAccuracy << ',' << res.completedRounds << ',' << res.bytes << ','
-                << (updates > 0 ? sum / static_cast<double>(updates) : 0.0) << ',' << largest
-                << ',' << updates << ',' << o.secure << ',' << res.uplinkAborted << '\n';
+                << (updates > 0 ? sum / static_cast<double>(updates) : 0.0) << ',' << largest << ','
+                << updates << ',' << o.secure << ',' << res.uplinkAborted << '\n';
         rows.flush();
         summary.flush();
         staleness.flush();

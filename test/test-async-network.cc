@@ -4,7 +4,8 @@
  * Asynchronous FL on the strategy seam, over the network: FedAsyncStrategy and FedBuffStrategy
  * on the generic server and clients. Every model version of a network run equals the in-process
  * replay (fl::ReplayAsync) of the same arrival sequence, bit for bit; a stale update is weighted
- * by s(tau); secure aggregation refuses FedAsync (FedBuff runs it per buffer: test-secbuff-network).
+ * by s(tau); secure aggregation refuses FedAsync (FedBuff runs it per buffer:
+ * test-secbuff-network).
  */
 #include "fl-test-config-error.h"
 #include "fl-test-task.h"

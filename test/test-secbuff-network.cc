@@ -31,7 +31,6 @@
 #include "ns3/secure-aggregation.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 
 using namespace ns3;
@@ -52,8 +51,9 @@ class ServerView : public FlUplinkServerStep
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid =
-            TypeId("ns3::test::SecBuffServerView").SetParent<FlUplinkServerStep>().SetGroupName("Fl");
+        static TypeId tid = TypeId("ns3::test::SecBuffServerView")
+                                .SetParent<FlUplinkServerStep>()
+                                .SetGroupName("Fl");
         return tid;
     }
 
@@ -67,7 +67,9 @@ class ServerView : public FlUplinkServerStep
         m_inner->SetPort(port);
     }
 
-    void RoundStarting(uint32_t round, const std::vector<uint32_t>& selected, std::size_t dim) override
+    void RoundStarting(uint32_t round,
+                       const std::vector<uint32_t>& selected,
+                       std::size_t dim) override
     {
         members[round] = selected;
         version[round] = okSoFar + 1; // versions: 1 = the initial model, one more per sum
@@ -238,7 +240,9 @@ Trained(const fl::LearningTask& task,
         const fl::ParamVector& base)
 {
     fl::Rng rng(fl::DeriveSeed(run.seeds.at(client), cohort));
-    return task.TrainClient(client, base, rng).params.ConvertedTo(fl::Precision::Float64).Get<double>();
+    return task.TrainClient(client, base, rng)
+        .params.ConvertedTo(fl::Precision::Float64)
+        .Get<double>();
 }
 
 /**
@@ -286,14 +290,11 @@ CheckAgainstInProcess(const fl::LearningTask& task, const SecBuffRun& run, doubl
         EXPECT_EQ(plain.totalWeight, static_cast<uint64_t>(r.totalWeight));
         const double s = fl::AsyncStalenessWeight(fl::StalenessFunction::Polynomial, tau, 0.5, 4.0);
         const auto m = static_cast<uint32_t>(r.participants.size());
-        fl::FedBuffApply(global,
-                         fl::FedBuffBufferFromSum(plain.sum,
-                                                  static_cast<double>(plain.totalWeight),
-                                                  m,
-                                                  base,
-                                                  s),
-                         m,
-                         eta);
+        fl::FedBuffApply(
+            global,
+            fl::FedBuffBufferFromSum(plain.sum, static_cast<double>(plain.totalWeight), m, base, s),
+            m,
+            eta);
         ++made;
         const VersionRecord& v = run.versions.at(made);
         EXPECT_EQ(v.round, current);
@@ -387,8 +388,8 @@ TEST(SecBuffNetwork, TheServerHoldsOnlyMaskedInputsAndTheirSum)
         Eigen::VectorXd sum = Eigen::VectorXd::Zero(d);
         for (uint32_t p : r.participants)
         {
-            sum += static_cast<double>(task->ClientSamples(p)) *
-                   Trained(*task, run, p, cohort, base);
+            sum +=
+                static_cast<double>(task->ClientSamples(p)) * Trained(*task, run, p, cohort, base);
         }
         EXPECT_LT((r.sum - sum).lpNorm<Eigen::Infinity>(), 1e-8);
     }

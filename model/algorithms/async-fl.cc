@@ -211,8 +211,7 @@ FedBuffBufferFromSum(const Eigen::VectorXd& sum,
     }
     const Eigen::VectorXd b = base.ConvertedTo(Precision::Float64).Get<double>();
     // Delta-bar = s * count * (mean - base)
-    const Eigen::VectorXd buffer =
-        (s * static_cast<double>(count)) * (sum / totalWeight - b);
+    const Eigen::VectorXd buffer = (s * static_cast<double>(count)) * (sum / totalWeight - b);
     return ParamVector(buffer).ConvertedTo(base.GetPrecision());
 }
 

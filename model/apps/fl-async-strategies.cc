@@ -67,7 +67,8 @@ void
 FlAsyncStrategy::CheckUplinkStep() const
 {
     throw fl::ConfigError("strategy",
-                          GetInstanceTypeId().GetName() + " with secure aggregation (an uplink step)",
+                          GetInstanceTypeId().GetName() +
+                              " with secure aggregation (an uplink step)",
                           "use ns3::FedBuffStrategy (BufferSize >= 2), whose buffers are cohorts "
                           "securely summed: this rule applies each update alone, and the sum of "
                           "one update is the update");
@@ -80,9 +81,7 @@ FlAsyncStrategy::RecordStaleness(uint32_t staleness)
 }
 
 void
-FlAsyncStrategy::Start(std::size_t /* numParameters */,
-                       bool /* acceptsStale */,
-                       bool hasUplinkStep)
+FlAsyncStrategy::Start(std::size_t /* numParameters */, bool /* acceptsStale */, bool hasUplinkStep)
 {
     if (hasUplinkStep)
     {
@@ -269,8 +268,10 @@ FedBuffStrategy::CohortAggregated(const CohortSum& cohort, fl::ParamVector& glob
 {
     NS_LOG_FUNCTION(this << cohort.cohort << cohort.staleness << cohort.updates.size());
     const auto count = static_cast<uint32_t>(cohort.updates.size());
-    const double s =
-        fl::AsyncStalenessWeight(fl::ParseStalenessFunction(m_function), cohort.staleness, m_a, m_b);
+    const double s = fl::AsyncStalenessWeight(fl::ParseStalenessFunction(m_function),
+                                              cohort.staleness,
+                                              m_a,
+                                              m_b);
     const fl::ParamVector buffer =
         fl::FedBuffBufferFromSum(*cohort.sum, cohort.totalWeight, count, *cohort.base, s);
     fl::FedBuffApply(global, buffer, count, m_serverLearningRate);

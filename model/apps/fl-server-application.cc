@@ -1471,12 +1471,11 @@ FlServerApplication::CloseCohort(uint32_t cohort)
         payloads.push_back(&kv.second.msg.raw);
         c.infos[kv.first] = kv.second.info;
     }
-    m_uplink->Aggregate(cohort,
-                        clients,
-                        payloads,
-                        [this, cohort](const FlUplinkServerStep::Result& r) {
-                            FinishCohort(cohort, r);
-                        });
+    m_uplink->Aggregate(
+        cohort,
+        clients,
+        payloads,
+        [this, cohort](const FlUplinkServerStep::Result& r) { FinishCohort(cohort, r); });
 }
 
 void

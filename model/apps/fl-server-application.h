@@ -128,8 +128,8 @@ class FlServerApplication : public FlApplicationBase
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
         uint64_t strategyRejected{0}; ///< phase messages or raw payloads the strategy rejected
-        uint64_t roundsAborted{0};  ///< rounds (or asynchronous cohorts: buffers) the uplink
-                                    ///< step aborted (model unchanged)
+        uint64_t roundsAborted{0};    ///< rounds (or asynchronous cohorts: buffers) the uplink
+                                      ///< step aborted (model unchanged)
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -171,13 +171,13 @@ class FlServerApplication : public FlApplicationBase
     /// sent the same model version together; one run of the uplink step).
     struct Cohort
     {
-        uint32_t version{0};                     ///< the model version it was sent
-        fl::ParamVector base;                    ///< that model
-        std::vector<uint32_t> clients;           ///< its clients still connected (ascending)
-        std::map<uint32_t, Update> uploads;      ///< uploads received, by client
-        std::map<uint32_t, FlUpdateInfo> infos;  ///< the uploads handed to the uplink step
-        bool aggregating{false};                 ///< the uplink step runs
-        EventId deadline;                        ///< RoundDeadline for the uploads
+        uint32_t version{0};                    ///< the model version it was sent
+        fl::ParamVector base;                   ///< that model
+        std::vector<uint32_t> clients;          ///< its clients still connected (ascending)
+        std::map<uint32_t, Update> uploads;     ///< uploads received, by client
+        std::map<uint32_t, FlUpdateInfo> infos; ///< the uploads handed to the uplink step
+        bool aggregating{false};                ///< the uplink step runs
+        EventId deadline;                       ///< RoundDeadline for the uploads
     };
 
     void StartApplication() override;

@@ -339,13 +339,13 @@ class FlServerStrategy : public Object
     /// What one cohort's uplink step produced (the server never saw an individual upload).
     struct CohortSum
     {
-        uint32_t cohort{0};                 ///< the cohort's number (round of its messages)
-        uint32_t trainedRound{0};           ///< the model version the cohort was sent
-        uint32_t staleness{0};              ///< current version - trainedRound
+        uint32_t cohort{0};                   ///< the cohort's number (round of its messages)
+        uint32_t trainedRound{0};             ///< the model version the cohort was sent
+        uint32_t staleness{0};                ///< current version - trainedRound
         const fl::ParamVector* base{nullptr}; ///< the model of version trainedRound
         const Eigen::VectorXd* sum{nullptr};  ///< sum over the participants of weight_k x_k
         double totalWeight{0.0};              ///< sum over the participants of weight_k
-        std::vector<FlUpdateInfo> updates;  ///< the participants (ascending client index)
+        std::vector<FlUpdateInfo> updates;    ///< the participants (ascending client index)
     };
 
     /**

@@ -207,9 +207,8 @@ SecAggServerStep::Aggregate(uint32_t round,
     }
     in.report.sampled = static_cast<uint32_t>(in.config.clients.size());
     in.report.threshold = in.config.threshold;
-    in.report.neighbours = in.config.graph == fl::SecAggGraphKind::Harary
-                               ? in.config.neighbours
-                               : in.report.sampled - 1;
+    in.report.neighbours = in.config.graph == fl::SecAggGraphKind::Harary ? in.config.neighbours
+                                                                          : in.report.sampled - 1;
     in.server = std::make_unique<fl::SecAggServer>(in.config, m_pki);
     in.phase = 0;
     in.asked.clear();

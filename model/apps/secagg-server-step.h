@@ -21,10 +21,10 @@
  * A phase closes when every client that got the server's last message answered, or Timeout
  * after it began (with whoever answered). Several instances may run at once (an asynchronous
  * strategy's cohorts, FlServerStrategy::UplinkCohortSize): each has its own phases and timers,
- * keyed by its instance number (the round number of its messages). Fewer than t anywhere: the round aborts with the
- * status fl::SecAggServer reports (counted, traced); the server application keeps its model.
- * A message that does not parse, comes from another client than it names, or is of the wrong
- * type is dropped and counted; one of another instance or a closed phase is counted as late.
+ * keyed by its instance number (the round number of its messages). Fewer than t anywhere: the round
+ * aborts with the status fl::SecAggServer reports (counted, traced); the server application keeps
+ * its model. A message that does not parse, comes from another client than it names, or is of the
+ * wrong type is dropped and counted; one of another instance or a closed phase is counted as late.
  */
 #ifndef FL_SECAGG_SERVER_STEP_H
 #define FL_SECAGG_SERVER_STEP_H
