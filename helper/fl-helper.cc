@@ -390,6 +390,16 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                 DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetClientIndex());
         }
         stack.secAgg = m_secAgg->Create(ids);
+        const uint32_t cohort = strategy->IsAsynchronous() ? strategy->UplinkCohortSize() : 0;
+        const uint32_t t = stack.secAgg.server->Settings().Rule("SecAggServerStep").threshold;
+        if (cohort > 0 && t > cohort)
+        {
+            throw fl::ConfigError("Threshold",
+                                  "t = " + std::to_string(t) +
+                                      " with secure-aggregation cohorts of BufferSize " +
+                                      std::to_string(cohort),
+                                  "use a threshold of at most BufferSize (0: the majority rule)");
+        }
         stack.server->SetUplinkStep(stack.secAgg.server);
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {

@@ -153,6 +153,7 @@ struct Spec
     uint32_t versions{6};
     uint32_t busy{0}; ///< ClientsPerRound (0: all)
     double eta{0.8};  ///< ServerLearningRate
+    Time deadline{Seconds(0)}; ///< RoundDeadline: closes a cohort's uploads
     /// client -> (phase, cohorts) it drops out of (SecAggClientStep DropBeforePhase/DropRounds)
     std::map<uint32_t, std::pair<std::string, std::string>> drops;
 };
@@ -187,6 +188,7 @@ RunSecBuff(std::shared_ptr<const fl::LearningTask> task, const Spec& spec)
     fedavg.SetServerAttribute("Rounds", UintegerValue(spec.versions));
     fedavg.SetServerAttribute("InitSeed", UintegerValue(4242));
     fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(spec.busy));
+    fedavg.SetServerAttribute("RoundDeadline", TimeValue(spec.deadline));
     fedavg.SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(spec.k));
     fedavg.SetStrategyAttribute("ServerLearningRate", DoubleValue(spec.eta));
     fedavg.SetSecureAggregation(secagg);
@@ -446,6 +448,69 @@ TEST(SecBuffNetwork, DropoutAboveThresholdIsRecoveredBelowItTheBufferIsDropped)
     EXPECT_EQ(ofTwo, 1u);
 }
 
+TEST(SecBuffNetwork, RoundDeadlineClosesACohortsUploadsWithoutASilentClient)
+{
+    // three clients, K = 3: every cohort is {0, 1, 2}, one at a time; client 1 never uploads
+    // its keys in cohort 2, whose uploads close at the 5 s RoundDeadline with two
+    auto task = MakeTask<double>(3, "softmax:l2=0.001");
+    Spec spec;
+    spec.clients = 3;
+    spec.versions = 4;
+    spec.deadline = Seconds(5);
+    spec.drops[1] = {"keys", "2"};
+    const SecBuffRun run = RunSecBuff(task, spec);
+    ASSERT_TRUE(run.finished);
+    ASSERT_EQ(run.completed, spec.versions);
+    for (const auto& [cohort, r] : run.results)
+    {
+        EXPECT_TRUE(r.ok) << "cohort " << cohort << ": " << r.status;
+        const std::vector<uint32_t> expected =
+            cohort == 2 ? std::vector<uint32_t>{0, 2} : std::vector<uint32_t>{0, 1, 2};
+        EXPECT_EQ(r.participants, expected);
+    }
+    EXPECT_EQ(run.app.roundsAborted, 0u);
+    // one cohort at a time: every cohort is fresh (staleness 0)
+    for (std::size_t v = 1; v < run.versions.size(); ++v)
+    {
+        for (const FlUpdateInfo& u : run.versions[v].updates)
+        {
+            EXPECT_EQ(u.staleness, 0u);
+        }
+    }
+    // the versions are FedBuff's steps on the sums; the second took the deadline to close
+    std::vector<fl::ParamVector> models{run.versions.at(0).model};
+    fl::ParamVector global = models[0];
+    for (std::size_t i = 0; i < run.results.size() && i + 1 < run.versions.size(); ++i)
+    {
+        const auto& [cohort, r] = run.results[i];
+        const fl::ParamVector& base = models.at(run.version.at(cohort) - 1);
+        std::vector<Eigen::VectorXd> inputs;
+        std::vector<const Eigen::VectorXd*> ptrs;
+        std::vector<uint64_t> weights;
+        for (uint32_t p : r.participants)
+        {
+            inputs.push_back(Trained(*task, run, p, cohort, base));
+            weights.push_back(task->ClientSamples(p));
+        }
+        for (const auto& x : inputs)
+        {
+            ptrs.push_back(&x);
+        }
+        const fl::SecAggResult plain = fl::SecAggPlainSum(ptrs, weights, 32, 3);
+        const auto m = static_cast<uint32_t>(r.participants.size());
+        fl::FedBuffApply(global,
+                         fl::FedBuffBufferFromSum(plain.sum,
+                                                  static_cast<double>(plain.totalWeight),
+                                                  m,
+                                                  base,
+                                                  1.0),
+                         m,
+                         spec.eta);
+        EXPECT_TRUE(run.versions.at(i + 1).model == global) << "version " << i + 2;
+        models.push_back(global);
+    }
+}
+
 TEST(SecBuffNetwork, HelperRefusesWhatSecureAggregationCannotServe)
 {
     auto task = MakeTask<double>(6, "softmax");
@@ -483,6 +548,17 @@ TEST(SecBuffNetwork, HelperRefusesWhatSecureAggregationCannotServe)
         FlFedAvgHelper fedavg(task);
         fedavg.SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(8));
         ExpectConfigError([&] { install(fedavg); }, "clients", "BufferSize 8");
+    }
+    {
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(3));
+        FlSecAggHelper secagg;
+        secagg.SetAttribute("Threshold", UintegerValue(4));
+        fedavg.SetSecureAggregation(secagg);
+        ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "Threshold",
+            "at most BufferSize");
     }
     Simulator::Destroy();
 }
