@@ -219,8 +219,8 @@ using MonteCarloSeriesMap = std::map<std::string, MonteCarloSeries>;
  * Runs `runs` Monte-Carlo runs of every variant with common random numbers: `makeRun(run)` builds
  * what the variants of a run share (data, graph, local work), `body(setup, v, run, series, os)`
  * runs variant v of it and adds what it measures to `series` (one run's series, runs = 1,
- * merged into out[keys[v]] afterwards) and its progress lines to `os`. After each (run, variant) the line
- * "  <key> run <run+1>: <wall> s wall" follows its lines on `os`.
+ * merged into out[keys[v]] afterwards) and its progress lines to `os`. After each (run,
+ * variant) the line "  <key> run <run+1>: <wall> s wall" follows its lines on `os`.
  *
  * With a pool (e.g. TrainingPool()) the (run, variant) pairs run in parallel, each into its own
  * series and buffered lines, which are merged and printed in run order, then variant order, as
