@@ -451,3 +451,56 @@ TEST(GflFigures, Fig2RunsEveryVariantWithCommonRandomNumbers)
     EXPECT_NE(os.str().find("GFL Fig. 2: P = 3, K = 3, L = 2"), std::string::npos);
     EXPECT_NE(os.str().find("  gfl/graph-homomorphic run 2: "), std::string::npos);
 }
+
+TEST(GflFigures, AUsersOwnSweepUsesTheSameParts)
+{
+    // doc/fl.rst's example, small: graph-homomorphic noise at two step sizes, 2 runs
+    GflFigureOptions o;
+    o.runs = 2;
+    o.quiet = true;
+    std::vector<GflFigureVariant> variants;
+    for (const auto& [name, mu] : {std::pair<std::string, double>{"0.1", 0.1}, {"1", 1.0}})
+    {
+        variants.push_back({"mine/gh/mu=" + name, false, [mu = mu](fl::GflConfig& c) {
+                                c.mu = mu;
+                                c.serverNoise =
+                                    GflLaplaceNoise(fl::NodeNoiseKind::GraphHomomorphic, 0.1);
+                            }});
+    }
+    fl::MonteCarloSeriesMap out;
+    std::ostringstream lines;
+    GflMonteCarlo<GflRegressionRun>(
+        o,
+        out,
+        40,
+        variants,
+        [](uint32_t run) {
+            return MakeGflRegressionRun(3, 4, 2, 0.7, 0.1, 40, fl::DeriveSeed(7, run));
+        },
+        [&](const GflRegressionRun& r,
+            std::size_t v,
+            uint32_t,
+            fl::MonteCarloSeries&,
+            std::ostream&,
+            const fl::NetworkIterationCallback& cb) {
+            fl::GflConfig c = r.config;
+            variants[v].apply(c);
+            GflFigureRunGfl(o, r.setup.task, c, cb); // in process or over ns-3 links (o.mode)
+        },
+        lines);
+    ASSERT_EQ(out.size(), 2U);
+    EXPECT_EQ(out.at("mine/gh/mu=1").runs, 2U);
+    EXPECT_EQ(out.at("mine/gh/mu=1").sums.at("msd_centroid").size(), 41U);
+    const fl::LevelClaim claim{fl::LevelClaimKind::Below,
+                               "mine/gh/mu=0.1",
+                               "mine/gh/mu=1",
+                               "msd_centroid",
+                               0.0};
+    const fl::OrderingResult result = fl::CheckLevelClaim(claim,
+                                                          GflLevel(out, claim.a, claim.metric),
+                                                          GflLevel(out, claim.b, claim.metric));
+    EXPECT_EQ(result.text.rfind("mine/gh/mu=0.1 (", 0), 0U);
+    std::ostringstream csv;
+    WriteGflFiguresCsv(csv, out, 10);
+    EXPECT_NE(csv.str().find("\n40,mine/gh/mu=1,msd_centroid_db,"), std::string::npos);
+}
