@@ -11,6 +11,13 @@
  * arXiv:2203.07105, 2022 (Figs. 2-5) and EURASIP J. Adv. Signal Process. 2023, article 87
  * ("journal", Figs. 2-7); S. Vlaski, A. H. Sayed, "Graph-Homomorphic Perturbations for Private
  * Decentralized Learning", ICASSP 2021 (Fig. 1).
+ *
+ * Choices where the papers are silent: GFL graph Erdos-Renyi p = 0.4 (connected) with
+ * Metropolis weights, R_k = 0.05 L L^T, sigma_v^2 ~ U[0.01, 0.1], w* ~ N(0, I), w_0 = 0, Laplace
+ * noise with b = sigma_g / sqrt(2); GHP graph random geometric (radius 0.35, connected) with lazy
+ * Metropolis weights (a_kk >= 1/2: less GHP per-agent noise; weights "metropolis" for plain
+ * ones), class means +-1/sqrt(M) 1, equal priors, 2000 samples per agent drawn one at a time, w°
+ * by Newton on all agents' data.
  */
 #ifndef FL_GFL_FIGURES_H
 #define FL_GFL_FIGURES_H
