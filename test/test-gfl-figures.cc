@@ -5,8 +5,9 @@
  * level claims under them (model/learning/experiment.h): series merged over hand-made runs give
  * the hand-computed mean, 95 % CI and steady state; Monte Carlo over variants gives the same sums
  * and lines on 1 and 3 threads; a claim that is violated is reported as such; the figures'
- * definitions expand to the variants and settings of the papers; the CSV is byte for byte the
- * expected text; bad combinations of settings name the flag.
+ * definitions expand to the variants and settings of the papers; the CSV and the summary lines
+ * are byte for byte the expected text; bad combinations of settings name the flag; the figures
+ * and a user's own sweep run through the same parts.
  */
 #include "ns3/experiment.h"
 #include "ns3/fl-types.h"
@@ -114,11 +115,19 @@ TEST(MonteCarloSeries, MergeKeepsTheLongerRunAndAddsUnequalLengths)
 
 TEST(MonteCarloSeries, SteadyStateIsTheMeanOverTheLastQuarter)
 {
-    // two runs, 8 iterations: the last quarter is iterations 6 and 7, sums 12 and 14
+    // two runs of 12 iterations, values i and 2 i: means 1.5 i; the last quarter is iterations
+    // 9, 10, 11, so the level is 1.5 * 10
+    std::vector<double> a;
+    std::vector<double> b;
+    for (int i = 0; i < 12; ++i)
+    {
+        a.push_back(i);
+        b.push_back(2.0 * i);
+    }
     fl::MonteCarloSeries s;
-    s.Merge(OneRun("m", {0, 1, 2, 3, 4, 5, 5, 6}));
-    s.Merge(OneRun("m", {0, 3, 6, 9, 2, 5, 7, 8}));
-    EXPECT_NEAR(s.SteadyState("m"), (12.0 / 2 + 14.0 / 2) / 2, 1e-12);
+    s.Merge(OneRun("m", a));
+    s.Merge(OneRun("m", b));
+    EXPECT_NEAR(s.SteadyState("m"), 15.0, 1e-12);
     // fewer than 4 iterations: the last one
     EXPECT_NEAR(OneRun("m", {5.0, 7.0, 9.0}).SteadyState("m"), 9.0, 1e-12);
     EXPECT_THROW(s.SteadyState("missing"), fl::ConfigError);
@@ -503,4 +512,152 @@ TEST(GflFigures, AUsersOwnSweepUsesTheSameParts)
     std::ostringstream csv;
     WriteGflFiguresCsv(csv, out, 10);
     EXPECT_NE(csv.str().find("\n40,mine/gh/mu=1,msd_centroid_db,"), std::string::npos);
+}
+
+TEST(GflFigures, IterationReportsAndProgressAddTheRunsMetrics)
+{
+    fl::NetworkIterationReport r;
+    r.iteration = 2;
+    r.centroidMsd = 0.5;
+    r.averageMsd = 0.75;
+    r.disagreement = 0.125;
+    r.centroidDrift = 0.25;
+    r.epsilonOneNeighbour = 3.0;
+    r.epsilonAllLinks = 6.0;
+    r.lostMessages = 4;
+    fl::MonteCarloSeries s;
+    AddGflIterationReport(s, r, false);
+    EXPECT_EQ(s.sums.size(), 5U); // no epsilons
+    AddGflIterationReport(s, r, true);
+    ASSERT_EQ(s.sums.size(), 7U);
+    EXPECT_EQ(s.sums.at("msd_centroid"), (std::vector<double>{0.0, 0.0, 1.0}));
+    EXPECT_DOUBLE_EQ(s.sums.at("msd_average")[2], 1.5);
+    EXPECT_DOUBLE_EQ(s.sums.at("lost_messages")[2], 8.0);
+    EXPECT_DOUBLE_EQ(s.sums.at("epsilon_all_links")[2], 6.0);
+
+    // the progress callback adds the report and prints every tenth of the iterations
+    GflFigureOptions o;
+    o.runs = 3;
+    fl::MonteCarloSeries run;
+    std::ostringstream os;
+    const auto cb = GflProgressCallback(o, "fig/x", 1, 20, run, false, os);
+    r.iteration = 2;
+    cb(r);
+    r.iteration = 3;
+    cb(r);
+    EXPECT_EQ(run.sums.at("msd_centroid").size(), 4U);
+    EXPECT_EQ(os.str(),
+              "  [fig/x run 2/3] iteration 2/20: centroid MSD -3.01 dB, average MSD -1.25 dB\n");
+    o.quiet = true;
+    std::ostringstream quiet;
+    GflProgressCallback(o, "fig/x", 1, 20, run, false, quiet)(r);
+    EXPECT_EQ(quiet.str(), "");
+}
+
+TEST(GflFigures, SummaryLinesFromHandMadeSeries)
+{
+    fl::MonteCarloSeriesMap s;
+    fl::MonteCarloSeries run = OneRun("msd_centroid", {1.0, 0.1, 0.01, 0.01});
+    for (std::size_t i = 0; i < 4; ++i)
+    {
+        run.Add("msd_average", i, 0.1);
+        run.Add("epsilon_one_neighbour", i, 1.0 + i);
+        run.Add("epsilon_all_links", i, 2.0 * (1.0 + i));
+    }
+    s["fig/a"].Merge(run);
+    s["fig/a"].Merge(run);
+    s["fig/a"].statements["epsilon_one_neighbour"] = "one";
+    s["bench/x"].Merge(OneRun("wall_s", {1.0}));
+    std::ostringstream steady;
+    PrintGflSteadyState(s, steady);
+    EXPECT_EQ(steady.str(),
+              "Steady state (mean over the last quarter of the iterations), centroid / average "
+              "MSD:\n"
+              "  fig/a                   -20.00 dB / -10.00 dB\n");
+    std::ostringstream eps;
+    PrintGflEpsilons(s, eps);
+    EXPECT_EQ(eps.str(),
+              "Privacy of fig/a: eps = 4 (one neighbour), 8 (all links of the worst node)\n"
+              "  epsilon_one_neighbour: one\n");
+
+    GflNetworkCost cost;
+    cost.bytes = 3000;
+    cost.simSeconds = 1.5;
+    cost.wallSeconds = 0.25;
+    std::ostringstream net;
+    PrintGflNetworkCost(cost, "ghp/iid", net);
+    EXPECT_EQ(net.str(), "  ghp/iid: 3000 bytes sent, 1.5 s simulated, 0.25 s wall\n");
+    cost.iterations = 10;
+    cost.links = 4;
+    cost.lost = 2;
+    cost.worstLinkLost = 1;
+    cost.frames = 25;
+    cost.transmissions = 20;
+    cost.airtimeSeconds = 0.005;
+    std::ostringstream perIteration;
+    PrintGflNetworkCost(cost, "ghp/iid", perIteration);
+    EXPECT_NE(perIteration.str().find("  ghp/iid per iteration: 300 bytes, 0.500 ms airtime, 2.5 "
+                                      "PHY frames, 2.0 messages sent (broadcasts or copies); "
+                                      "loss rate 5.00 % of 4 directed links (worst link 10.0 %)"),
+              std::string::npos);
+}
+
+TEST(GflFigures, SetupLineNamesTheNetworkSettings)
+{
+    GflFigureOptions o;
+    std::ostringstream in;
+    PrintGflFigureSetup(o, "fl-gfl", in);
+    EXPECT_EQ(in.str(), "fl-gfl: mode inprocess\n");
+    o.mode = "network";
+    o.transport = "udp";
+    o.linkLoss = 0.2;
+    std::ostringstream net;
+    PrintGflFigureSetup(o, "fl-ghp", net);
+    EXPECT_EQ(net.str(),
+              "fl-ghp: mode network (udp, csma cells, server links 100 Mb/s / 2 ms, loss 0.2, "
+              "policy reuse-last; GHP agents on 802.11n ad hoc, broadcast, frame loss 0)\n");
+}
+
+TEST(GflFigures, RegressionRunsShareTheirDrawsAndOneServerHasNoGraph)
+{
+    const GflRegressionRun a = MakeGflRegressionRun(4, 3, 2, 0.7, 0.1, 10, 99);
+    const GflRegressionRun b = MakeGflRegressionRun(4, 3, 2, 0.7, 0.1, 10, 99);
+    ASSERT_EQ(a.config.combination.rows(), 4);
+    EXPECT_EQ(a.config.combination, b.config.combination); // the same seed, the same run
+    EXPECT_EQ(a.setup.wOpt, b.setup.wOpt);
+    EXPECT_EQ(a.config.reference, a.setup.wOpt);
+    // doubly stochastic (Metropolis weights)
+    EXPECT_NEAR((a.config.combination.rowwise().sum().array() - 1.0).abs().maxCoeff(), 0.0, 1e-12);
+    EXPECT_NEAR((a.config.combination.colwise().sum().array() - 1.0).abs().maxCoeff(), 0.0, 1e-12);
+    EXPECT_EQ(a.config.work.localSteps.size(), 12U); // E and B per client
+    EXPECT_EQ(a.config.work.localSteps, b.config.work.localSteps);
+    EXPECT_EQ(a.config.work.batchSizes.size(), 12U);
+    const GflRegressionRun other = MakeGflRegressionRun(4, 3, 2, 0.7, 0.1, 10, 100);
+    EXPECT_NE(a.setup.wOpt, other.setup.wOpt);
+    const GflRegressionRun one = MakeGflRegressionRun(1, 5, 2, 0.2, 0.007, 10, 99);
+    EXPECT_EQ(one.config.combination, Eigen::MatrixXd::Ones(1, 1));
+    EXPECT_EQ(one.config.clientsPerServer, 5U);
+}
+
+TEST(GflFigures, GhpFigureRunsItsThreeVariantsInProcess)
+{
+    GflFigureOptions o;
+    o.figure = "ghp";
+    o.quick = true;
+    o.quiet = true;
+    o.runs = 1;
+    o.iterations = 4;
+    o.clip = 1.0;
+    fl::MonteCarloSeriesMap out;
+    std::ostringstream os;
+    RunGflFigures(o, out, os);
+    ASSERT_EQ(out.size(), 3U);
+    for (const std::string key : {"ghp/none", "ghp/iid", "ghp/graph-homomorphic"})
+    {
+        ASSERT_EQ(out.count(key), 1U) << key;
+        EXPECT_EQ(out.at(key).sums.at("msd_centroid").size(), 5U);
+        EXPECT_EQ(out.at(key).sums.count("epsilon_one_neighbour"), 1U); // --clip > 0
+        EXPECT_EQ(out.at(key).sums.count("loss_rate"), 0U);             // in process
+    }
+    EXPECT_NE(os.str().find("eq. 27) eps = mu G (i^2 + i) / b_v = 20"), std::string::npos);
 }
