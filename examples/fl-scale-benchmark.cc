@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -67,6 +68,48 @@ CsvValue(const std::string& path, std::size_t col, const std::string& a, const s
         }
     }
     return std::nan("");
+}
+
+/**
+ * The paper-size GFL figure run (its four variants, P = 10, K = 100, L = 11) by an earlier build
+ * of fl-gfl (A) and by this one (B), in turn, at two lengths (fl::CompareBuilds): the processor
+ * time's growth is the cost per iteration, the rest the set-up; both projected to 1,000
+ * iterations, and the long runs' learning results compared row by row.
+ */
+void
+CompareWithBaseline(const std::string& baseline,
+                    const std::string& current,
+                    const uint32_t (&lengths)[2],
+                    const std::function<std::string(const std::string&)>& file,
+                    double timeout,
+                    std::ofstream& csv)
+{
+    std::cout << "paper-size GFL figure, A = " << baseline << ", B = this build:" << std::endl;
+    const fl::BuildComparison r = fl::CompareBuilds(
+        {baseline, current},
+        {"--figure=gfl", "--mode=network", "--cell=wifi", "--runs=1", "--servers=10",
+         "--clientsPerServer=100", "--sampled=11", "--quiet"},
+        "iterations", lengths, [&file](const std::string& n) { return file("gfl-" + n); },
+        timeout, &std::cout);
+    const bool same = fl::SameCsvRecordsExcept(file("gfl-a-" + std::to_string(lengths[1])),
+                                               file("gfl-b-" + std::to_string(lengths[1])),
+                                               2,
+                                               "wall");
+    for (std::size_t b = 0; b < 2; ++b)
+    {
+        std::cout << "  " << (b == 0 ? "A" : "B") << ": set-up " << std::setprecision(1)
+                  << r.cost[b].setupS << " s, " << std::setprecision(3) << r.cost[b].perStepS
+                  << " s per iteration (processor time, four variants): 1,000 iterations in "
+                  << std::setprecision(0) << r.cost[b].Project(1000) << " s" << std::endl;
+        csv << "gfl-baseline," << (b == 0 ? "A" : "B") << ",1000,1000," << r.cost[b].perStepS
+            << "," << r.cost[b].Project(1000) << "," << (r.ok ? "ok" : "failed") << "\n";
+    }
+    const double speedup = r.cost[0].Project(1000) / r.cost[1].Project(1000);
+    const bool met = speedup >= 5.0 && same && r.ok;
+    std::cout << "paper-size GFL, this build against A: " << std::setprecision(2) << speedup
+              << "x faster over 1,000 iterations (goal >= 5x), same learning results: "
+              << (same ? "yes" : "NO") << ", " << (met ? "met" : "NOT met") << std::endl;
+    csv << "gfl-baseline,speedup,,1000," << speedup << ",," << (met ? "met" : "not_met") << "\n";
 }
 
 } // namespace
@@ -137,10 +180,30 @@ main(int argc, char* argv[])
                   flexample::Range::Above(0.0));
     flags.AddText("workDir", "Directory for the runs' logs and CSVs", workDir);
     flags.AddOutput("output", "The benchmark's CSV", output, false);
+    std::string baselineGfl;
+    flags.AddText("baselineGfl",
+                  "gfl: also run the paper-size GFL figure with this earlier fl-gfl build and this "
+                  "one in turn (utils/build-baseline.sh builds one; empty: do not)",
+                  baselineGfl);
+    uint32_t gflLengths[2] = {23, 203};
+    flags.AddWhole<uint32_t>("gflShort", "gfl --baselineGfl: iterations of the short runs",
+                             gflLengths[0], 1);
+    flags.AddWhole<uint32_t>("gflLong", "gfl --baselineGfl: iterations of the long runs",
+                             gflLengths[1], 2);
     std::vector<uint32_t> sizes;
     std::set<std::string> chosen;
     flags.AddCheck([&]() {
         sizes = fl::ParseUnsignedList<uint32_t>(sizesText, "--sizes", 1, 100000);
+        if (gflLengths[1] <= gflLengths[0])
+        {
+            throw fl::ConfigError("--gflLong", "must exceed --gflShort", "give more iterations");
+        }
+        if (!baselineGfl.empty() && access(baselineGfl.c_str(), X_OK) != 0)
+        {
+            throw fl::ConfigError("--baselineGfl",
+                                  "'" + baselineGfl + "' is not an executable program",
+                                  "give the path of an fl-gfl build (utils/build-baseline.sh)");
+        }
         if (longRounds <= shortRounds)
         {
             throw fl::ConfigError("--longRounds",
@@ -265,6 +328,10 @@ main(int argc, char* argv[])
                       << " s" << (cost.exitCode == 0 ? "" : " (the run FAILED)") << std::endl;
             csv << "gfl," << st.name << ",1000,1000," << perIteration << "," << total << ","
                 << (cost.exitCode == 0 ? "ok" : "failed") << "\n";
+        }
+        if (!baselineGfl.empty())
+        {
+            CompareWithBaseline(baselineGfl, dir + "/fl-gfl", gflLengths, file, timeout, csv);
         }
         for (std::size_t i = 1; i < projected.size(); ++i)
         {
