@@ -98,6 +98,7 @@ struct FlFlowValidity
     uint32_t maxBulkWifi{4};         ///< bulk messages in flight at once in a Wi-Fi cell
     uint32_t maxBulkCsma{5};         ///< bulk messages in flight at once on a CSMA LAN
     uint32_t maxBulkLte{15};         ///< bulk messages in flight at once on an LTE link
+    uint32_t maxMessageBytes{0};     ///< largest message validated (0: no bound)
 };
 
 /**
@@ -137,7 +138,8 @@ class FlFlowNetwork : public Object
     void SetValidity(const FlFlowValidity& validity);
     /**
      * The bounds this run crosses, one sentence each: stations on a medium, loss probability,
-     * and (after a run) the most messages in flight at once on one medium. Empty if none.
+     * and (after a run) the most messages in flight at once on one medium and the largest
+     * message. Empty if none.
      */
     std::vector<std::string> ValidityWarnings() const;
 
@@ -149,6 +151,15 @@ class FlFlowNetwork : public Object
 
     /// Whether any interface loses messages.
     bool IsLossy() const;
+
+    /// The most messages in flight at once on one medium of `kind` ("wifi", "p2p", ...) so far.
+    std::size_t PeakInFlight(const std::string& kind) const;
+
+    /// Bytes of the largest message accepted so far.
+    std::size_t LargestMessage() const
+    {
+        return m_largestMessage;
+    }
 
     /**
      * Sends `bytes` from the transport bound at `from` to the one bound at `to` (both
@@ -239,6 +250,7 @@ class FlFlowNetwork : public Object
     bool m_handshake{true}; ///< TcpHandshake attribute
     Time m_synRetry;        ///< SynRetry attribute
     double m_maxLoss{0.0};
+    std::size_t m_largestMessage{0}; ///< bytes of the largest message accepted
     std::vector<std::string> m_warnings; ///< AddWarning
 };
 
