@@ -170,15 +170,20 @@ ParseGflSize(const std::string& text)
 
 /// GFL with Wi-Fi cells (the scene and task of fl-gfl --figure=bench) in one fidelity.
 GflRun
-RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t iterations, uint64_t seed)
+RunGflOne(FlFidelity fidelity,
+          const GflSize& g,
+          uint32_t dim,
+          uint32_t iterations,
+          uint64_t seed)
 {
     GflRun run;
     const auto wallStart = std::chrono::steady_clock::now();
     const uint32_t P = g.servers;
     const uint32_t K = g.clients;
-    // data: N = 100 samples per client, M = 2 (ridge rho = 0.1), as the GFL papers' regression
+    // data: N = 100 samples per client, M = dim (ridge rho = 0.1); M = 2 is the GFL papers'
+    // regression, a larger M makes the messages longer (8 M bytes of model each)
     fl::RegressionTaskConfig rc;
-    rc.dim = 2;
+    rc.dim = dim;
     rc.agents = P * K;
     rc.samplesPerAgent = 100;
     fl::Rng rng(fl::DeriveSeed(seed, 1));
@@ -195,7 +200,7 @@ RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t iterations, uint64_t s
     }
     const Eigen::VectorXd wOpt = fl::RidgeOptimum(ptrs, 0.1);
     auto task = std::make_shared<fl::SupervisedTask<double>>(
-        std::make_shared<fl::RidgeRegression<double>>(2, 0.1),
+        std::make_shared<fl::RidgeRegression<double>>(dim, 0.1),
         fl::LocalTrainerConfig{},
         std::move(parts),
         fl::Dataset<double>{});
@@ -298,6 +303,7 @@ main(int argc, char* argv[])
     double target = 0.6;
     std::string gflSizes = "3x20x5";
     uint32_t gflIterations = 6;
+    uint32_t gflDim = 2;
     double gflTargetDb = -10.0;
 
     flexample::Flags flags(__FILE__);
@@ -326,6 +332,12 @@ main(int argc, char* argv[])
                   gflIterations,
                   3u,
                   flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("gflDim",
+                  "gfl-wifi: dimension M of the regression model (2: the GFL papers'; each "
+                  "message carries 8 M bytes of model)",
+                  gflDim,
+                  1u,
+                  flexample::Bound{100000, "fl-flow-validation.cc"});
     flags.AddReal("gflTargetMsdDb",
                   "gfl-wifi: centroid MSD [dB] of the time-to-accuracy column",
                   gflTargetDb,
@@ -383,8 +395,8 @@ main(int argc, char* argv[])
             {
                 const GflSize g = ParseGflSize(text);
                 const uint64_t seed = 1;
-                const GflRun p = RunGflOne(FlFidelity::Packet, g, gflIterations, seed);
-                const GflRun f = RunGflOne(FlFidelity::Flow, g, gflIterations, seed);
+                const GflRun p = RunGflOne(FlFidelity::Packet, g, gflDim, gflIterations, seed);
+                const GflRun f = RunGflOne(FlFidelity::Flow, g, gflDim, gflIterations, seed);
                 const double rp = MeanIteration(p);
                 const double rf = MeanIteration(f);
                 const double tp = GflTimeToTarget(p, gflTargetDb);
@@ -393,7 +405,10 @@ main(int argc, char* argv[])
                 std::ostringstream size;
                 size << g.servers << "x" << g.clients;
                 std::cout << std::left << std::setw(9) << net << std::setw(8) << size.str()
-                          << std::setw(18) << ("L=" + std::to_string(g.sampled)) << std::right
+                          << std::setw(18)
+                          << ("L=" + std::to_string(g.sampled) +
+                              (gflDim != 2 ? ",M=" + std::to_string(gflDim) : ""))
+                          << std::right
                           << std::fixed << std::setprecision(4) << std::setw(14) << rp
                           << std::setw(13) << rf << std::setprecision(1) << std::setw(12)
                           << 100.0 * (rf - rp) / rp << std::setprecision(3) << std::setw(13) << tp

@@ -48,6 +48,7 @@ struct FlGraphScene
     /// the server-to-server devices: point-to-point, two per edge; mesh: one mesh point each
     NetDeviceContainer serverLinks;
     std::string serverLinkKind;     ///< "p2p" or "mesh"
+    std::string cellKind;           ///< "csma" or "wifi"
     NetDeviceContainer cellDevices; ///< the cells' devices (server's first in each cell)
     /**
      * Scenes built in flow fidelity (FlGraphSceneHelper, FlSceneHelperBase::SetFidelity or the
@@ -67,9 +68,10 @@ struct FlGraphScene
 struct FlGflFlowValidity
 {
     static constexpr uint32_t kMaxClientsPerCell = 100; ///< stations per Wi-Fi cell (K)
-    /// messages in flight at once in one cell (about the L sampled clients' uploads and the
-    /// server's L model messages)
-    static constexpr uint32_t kMaxConcurrentPerCell = 24;
+    static constexpr uint32_t kMaxSampledPerCell = 30;  ///< clients sampled per iteration (L)
+    /// messages in flight at once in one cell (the server's end-of-run message to each of
+    /// its K clients is the peak: K at the largest validated size)
+    static constexpr uint32_t kMaxConcurrentPerCell = 100;
     /// largest message (a model or an upload) [bytes]
     static constexpr uint32_t kMaxMessageBytes = 1024;
 };

@@ -386,7 +386,12 @@ FlFlowNetwork::Transmit(uint32_t senderNode,
         const double rate = p.rateBps > 0.0 ? p.rateBps : ifaceRate;
         const double packets = std::ceil(size / p.segmentBytes);
         const double wire = size + packets * p.headerBytes;
-        m->hops.emplace_back(id, wire * 8.0 / (rate * p.efficiency));
+        m->hops.emplace_back(id,
+                             fl::FlowMessageAirtime(wire,
+                                                    rate,
+                                                    p.efficiency,
+                                                    packets,
+                                                    p.perPacketAirtime.GetSeconds()));
         fixed += p.perMessageDelay;
     }
     m->tail = fixed;

@@ -36,8 +36,8 @@ class FlFlowTransport;
  * uplink or downlink, one direction of a point-to-point link). Messages on it share its airtime
  * by processor sharing. The delivery time of a message of B bytes sent over interfaces of rate
  * R is: queueing behind earlier messages of the same connection, then
- * (B + ceil(B / segmentBytes) headerBytes) 8 / (R efficiency) seconds of exclusive use of the
- * medium, shared equally among the active messages (and reduced by `contention` per extra
+ * (B + ceil(B / segmentBytes) headerBytes) 8 / (R efficiency) + ceil(B / segmentBytes)
+ * perPacketAirtime seconds of exclusive use of the medium, shared equally among the active messages (and reduced by `contention` per extra
  * active sender, fl::SharedCapacity), then perMessageDelay and the one-way latency of both ends.
  */
 struct FlFlowMedium
@@ -61,6 +61,9 @@ struct FlFlowMedium
     double bulkPenalty{0.0}; ///< capacity loss as bulk messages grow (fl::BulkLoadCapacity)
     uint32_t segmentBytes{1448}; ///< payload bytes per packet (the TCP segment size)
     uint32_t headerBytes{52};    ///< TCP/IP (and link) header bytes per packet
+    /// airtime of the medium per packet besides its bytes (a Wi-Fi cell: preamble, SIFS, ACK,
+    /// DIFS, backoff and its share of TCP's acknowledgements), shared like the bytes' airtime
+    Time perPacketAirtime;
     Time perMessageDelay;        ///< fixed time per message (ACK clocking, scheduling)
 };
 
