@@ -72,8 +72,9 @@ struct FlGflFlowValidity
     /// messages in flight at once in one cell (the server's end-of-run message to each of
     /// its K clients is the peak: K at the largest validated size)
     static constexpr uint32_t kMaxConcurrentPerCell = 100;
-    /// largest message (a model or an upload) [bytes]
-    static constexpr uint32_t kMaxMessageBytes = 1024;
+    /// largest message (a model or an upload) [bytes]: a ridge model of M = 2,000, validated
+    /// with L = 5
+    static constexpr uint32_t kMaxMessageBytes = 16036;
 };
 
 /**

@@ -257,8 +257,8 @@ FlFlowNetwork::ValidityWarnings() const
         os << "a message of " << m_largestMessage << " bytes, above the "
            << m_validity.maxMessageBytes
            << " bytes validated against packet-level runs for this scene (longer transfers "
-              "meet TCP's congestion control and the MAC's aggregation, which the model "
-              "calibrated on short messages does not follow)";
+              "meet TCP's slow start and congestion control, which the model does not "
+              "follow)";
         out.push_back(os.str());
     }
     if (m_maxLoss > m_validity.maxLossProbability)
