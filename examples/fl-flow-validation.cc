@@ -25,6 +25,8 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/wifi-helper.h"
 #include "ns3/graph.h"
 #include "ns3/linear-models.h"
 #include "ns3/synthetic-data.h"
@@ -232,6 +234,20 @@ RunGflOne(FlFidelity fidelity,
     sceneHelper.SetCell("wifi");
     sceneHelper.SetCellAssociationStagger(MilliSeconds(1));
     FlGraphScene scene = sceneHelper.Build(c.combination, K);
+    if (!scene.flowNetwork)
+    {
+        // fixed streams for the cells' devices and the nodes' stacks: a row's packet-level
+        // run draws the same backoffs whatever ran before it in this process
+        WifiHelper wifi;
+        const int64_t used = wifi.AssignStreams(scene.cellDevices, 1000);
+        NodeContainer all(scene.servers);
+        for (const auto& cell : scene.cells)
+        {
+            all.Add(cell);
+        }
+        InternetStackHelper stack;
+        stack.AssignStreams(all, 1000 + used);
+    }
     FlGflHelper gfl(task, c);
     gfl.SetClientStartStagger(MilliSeconds(2));
     gfl.SetIterationCallback([&run](const fl::NetworkIterationReport& r) {
