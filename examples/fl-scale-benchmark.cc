@@ -640,7 +640,7 @@ main(int argc, char* argv[])
             ++rows;
             metRows += ok ? 1 : 0;
             roundRows += std::abs(err) <= 10.0 ? 1 : 0;
-            std::cout << std::left << std::setw(6) << f[0] << std::right << std::setw(4) << f[1]
+            std::cout << std::left << std::setw(9) << f[0] << std::right << std::setw(4) << f[1]
                       << " clients, " << std::left << std::setw(18) << f[2] << std::right
                       << " round duration " << std::setw(6) << f[5] << " % (goal within 10 %), "
                       << "time to accuracy " << std::setw(6) << ttaErr << " %, "

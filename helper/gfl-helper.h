@@ -119,6 +119,8 @@ std::size_t FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> 
 class FlGraphSceneHelper : public FlSceneHelperBase
 {
   public:
+    /// Takes its fidelity from the global value FlGraphFidelity (throws fl::ConfigError naming
+    /// it if it is neither "packet" nor "flow").
     FlGraphSceneHelper();
     /// Rate of the server-to-server links (> 0; default 100 Mb/s).
     void SetServerLinkRate(DataRate rate);
@@ -182,7 +184,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
 
     /**
      * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
-     * disconnected matrix or K = 0.
+     * disconnected matrix or K = 0; in flow fidelity throws fl::ConfigError naming
+     * FlGraphFidelity with mesh server links or a partition.
      */
     FlGraphScene Build(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
 
