@@ -25,11 +25,11 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
-#include "ns3/internet-stack-helper.h"
-#include "ns3/wifi-helper.h"
 #include "ns3/graph.h"
+#include "ns3/internet-stack-helper.h"
 #include "ns3/linear-models.h"
 #include "ns3/synthetic-data.h"
+#include "ns3/wifi-helper.h"
 
 #include <sstream>
 
@@ -134,12 +134,12 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
 /// One GFL run: the time every iteration ended, the servers' models, the centroid MSD.
 struct GflRun
 {
-    std::vector<double> endS;                      ///< simulated end of iterations 0..T [s]
+    std::vector<double> endS;                         ///< simulated end of iterations 0..T [s]
     std::vector<std::vector<fl::ParamVector>> models; ///< per iteration, per server
-    std::vector<double> msdDb;                     ///< centroid MSD per iteration [dB]
+    std::vector<double> msdDb;                        ///< centroid MSD per iteration [dB]
     double wallS{0.0};
-    std::size_t peakCell{0};   ///< flow: most messages in flight at once in one cell
-    std::size_t largest{0};    ///< flow: largest message [bytes]
+    std::size_t peakCell{0}; ///< flow: most messages in flight at once in one cell
+    std::size_t largest{0};  ///< flow: largest message [bytes]
 };
 
 /// One GFL size: P servers, K clients each, L sampled.
@@ -172,11 +172,7 @@ ParseGflSize(const std::string& text)
 
 /// GFL with Wi-Fi cells (the scene and task of fl-gfl --figure=bench) in one fidelity.
 GflRun
-RunGflOne(FlFidelity fidelity,
-          const GflSize& g,
-          uint32_t dim,
-          uint32_t iterations,
-          uint64_t seed)
+RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t dim, uint32_t iterations, uint64_t seed)
 {
     GflRun run;
     const auto wallStart = std::chrono::steady_clock::now();
@@ -267,8 +263,8 @@ RunGflOne(FlFidelity fidelity,
     if (gfl.Collector().CompletedIterations() != iterations)
     {
         std::cerr << "fl-flow-validation: warning: the GFL run stopped after "
-                  << gfl.Collector().CompletedIterations() << " of " << iterations
-                  << " iterations" << std::endl;
+                  << gfl.Collector().CompletedIterations() << " of " << iterations << " iterations"
+                  << std::endl;
     }
     Simulator::Destroy();
     run.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
@@ -334,7 +330,11 @@ main(int argc, char* argv[])
                   networks);
     flags.AddText("clients", "Comma-separated client counts (1 to 100)", clientList);
     flags.AddText("models", "Comma-separated model specs (see fl-fedavg-wifi --model)", models);
-    flags.AddSize("rounds", "FedAvg rounds per run", rounds, 3u, flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("rounds",
+                  "FedAvg rounds per run",
+                  rounds,
+                  3u,
+                  flexample::Bound{1000, "fl-flow-validation.cc"});
     flags.AddReal("targetAccuracy",
                   "Accuracy of the time-to-accuracy column",
                   target,
@@ -424,15 +424,14 @@ main(int argc, char* argv[])
                           << std::setw(18)
                           << ("L=" + std::to_string(g.sampled) +
                               (gflDim != 2 ? ",M=" + std::to_string(gflDim) : ""))
-                          << std::right
-                          << std::fixed << std::setprecision(4) << std::setw(14) << rp
+                          << std::right << std::fixed << std::setprecision(4) << std::setw(14) << rp
                           << std::setw(13) << rf << std::setprecision(1) << std::setw(12)
                           << 100.0 * (rf - rp) / rp << std::setprecision(3) << std::setw(13) << tp
                           << std::setw(11) << tf << std::setprecision(1) << std::setw(10)
-                          << (tta ? 100.0 * (tf - tp) / tp : std::nan(""))
-                          << std::setw(12) << (SameModels(p, f) ? "yes" : "no")
-                          << std::setprecision(2) << std::setw(14) << p.wallS << std::setw(12)
-                          << f.wallS << std::setprecision(0) << std::setw(8) << p.wallS / f.wallS
+                          << (tta ? 100.0 * (tf - tp) / tp : std::nan("")) << std::setw(12)
+                          << (SameModels(p, f) ? "yes" : "no") << std::setprecision(2)
+                          << std::setw(14) << p.wallS << std::setw(12) << f.wallS
+                          << std::setprecision(0) << std::setw(8) << p.wallS / f.wallS
                           << std::defaultfloat << std::endl;
                 // under 13 words: not a row of the table for programs that read it
                 std::cout << "# flow: peak " << f.peakCell << " messages in one cell, largest "
@@ -461,13 +460,12 @@ main(int argc, char* argv[])
                 const double rp = MeanRound(p);
                 const double rf = MeanRound(f);
                 const bool tta = p.timeToAccuracyS >= 0 && f.timeToAccuracyS >= 0;
-                std::cout << std::left << std::setw(8) << net << std::setw(8) << c
-                          << std::setw(19) << model << std::right << std::fixed
-                          << std::setprecision(4) << std::setw(14) << rp << std::setw(13) << rf
-                          << std::setprecision(1) << std::setw(12) << 100.0 * (rf - rp) / rp
-                          << std::setprecision(3) << std::setw(13) << p.timeToAccuracyS
-                          << std::setw(11) << f.timeToAccuracyS << std::setprecision(1)
-                          << std::setw(10)
+                std::cout << std::left << std::setw(8) << net << std::setw(8) << c << std::setw(19)
+                          << model << std::right << std::fixed << std::setprecision(4)
+                          << std::setw(14) << rp << std::setw(13) << rf << std::setprecision(1)
+                          << std::setw(12) << 100.0 * (rf - rp) / rp << std::setprecision(3)
+                          << std::setw(13) << p.timeToAccuracyS << std::setw(11)
+                          << f.timeToAccuracyS << std::setprecision(1) << std::setw(10)
                           << (tta ? 100.0 * (f.timeToAccuracyS - p.timeToAccuracyS) /
                                         p.timeToAccuracyS
                                   : std::nan(""))

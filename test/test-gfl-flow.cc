@@ -50,12 +50,11 @@ MakeTask(std::size_t agents, std::size_t dim, Eigen::VectorXd* wOpt)
         ptrs.push_back(&p);
     }
     *wOpt = RidgeOptimum(ptrs, 0.1);
-    return std::make_shared<SupervisedTask<double>>(std::make_shared<RidgeRegression<double>>(
-                                                        dim,
-                                                        0.1),
-                                                    LocalTrainerConfig{},
-                                                    std::move(parts),
-                                                    Dataset<double>{});
+    return std::make_shared<SupervisedTask<double>>(
+        std::make_shared<RidgeRegression<double>>(dim, 0.1),
+        LocalTrainerConfig{},
+        std::move(parts),
+        Dataset<double>{});
 }
 
 /// The small scene of the tests: 3 servers (the hand cases' graph), K clients, L sampled.
@@ -192,7 +191,8 @@ TEST(GflFlow, LosslessFlowRunLearnsThePacketRunsModelsBitForBit)
     {
         for (std::size_t p = 0; p < 3; ++p)
         {
-            EXPECT_EQ(flow.models[i][p], packet.models[i][p]) << "iteration " << i << " server " << p;
+            EXPECT_EQ(flow.models[i][p], packet.models[i][p])
+                << "iteration " << i << " server " << p;
         }
     }
     // the models moved, and the two runs did not share their timing
@@ -231,8 +231,8 @@ TEST(GflFlow, IterationDurationIsWithinTenPercentOfPackets)
         const GflConfig c = SmallConfig(wOpt, K, L, 5);
         const double packet = MeanIteration(RunGfl(task, c, FlFidelity::Packet));
         const double flow = MeanIteration(RunGfl(task, c, FlFidelity::Flow));
-        EXPECT_NEAR(flow / packet, 1.0, 0.10) << "K = " << K << ", L = " << L << ": packet "
-                                              << packet << " s, flow " << flow << " s";
+        EXPECT_NEAR(flow / packet, 1.0, 0.10)
+            << "K = " << K << ", L = " << L << ": packet " << packet << " s, flow " << flow << " s";
     }
 }
 

@@ -37,8 +37,9 @@ class FlFlowTransport;
  * by processor sharing. The delivery time of a message of B bytes sent over interfaces of rate
  * R is: queueing behind earlier messages of the same connection, then
  * (B + ceil(B / segmentBytes) headerBytes) 8 / (R efficiency) + ceil(B / segmentBytes)
- * perPacketAirtime seconds of exclusive use of the medium, shared equally among the active messages (and reduced by `contention` per extra
- * active sender, fl::SharedCapacity), then perMessageDelay and the one-way latency of both ends.
+ * perPacketAirtime seconds of exclusive use of the medium (fl::FlowMessageAirtime), shared
+ * equally among the active messages (and reduced by `contention` per extra active sender,
+ * fl::SharedCapacity), then perMessageDelay and the one-way latency of both ends.
  */
 struct FlFlowMedium
 {
@@ -64,7 +65,7 @@ struct FlFlowMedium
     /// airtime of the medium per packet besides its bytes (a Wi-Fi cell: preamble, SIFS, ACK,
     /// DIFS, backoff and its share of TCP's acknowledgements), shared like the bytes' airtime
     Time perPacketAirtime;
-    Time perMessageDelay;        ///< fixed time per message (ACK clocking, scheduling)
+    Time perMessageDelay; ///< fixed time per message (ACK clocking, scheduling)
 };
 
 /**
