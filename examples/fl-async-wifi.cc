@@ -18,6 +18,12 @@
  * The asynchronous strategies keep --concurrency clients busy: a client whose update arrives is
  * sent the current model at once. Each new global model (a round, or a version) is evaluated.
  *
+ * --secure=secagg (or secaggplus) runs every strategy with secure aggregation (Bonawitz et al.,
+ * "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017): FedAvg
+ * once per round, FedBuff once per buffer, each buffer being a cohort of --bufferSize clients
+ * sent the model together (the server learns only each cohort's sum); fedasync is refused, the
+ * sum of one update being the update.
+ *
  * Output:
  *   fl-async-wifi.csv            one row per strategy: final accuracy, time to target, models,
  *                                bytes, mean and largest staleness
@@ -29,6 +35,7 @@
  *
  *   fl-async-wifi --help
  *   fl-async-wifi --strategies=fedavg,fedbuff --bufferSize=5 --maxTime=30
+ *   fl-async-wifi --strategies=fedavg,fedbuff --secure=secagg --bufferSize=5
  */
 
 #include "fl-example-common.h"
@@ -36,6 +43,7 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/text-parse.h"
 
+#include <algorithm>
 #include <fstream>
 
 using namespace ns3;
@@ -80,6 +88,7 @@ main(int argc, char* argv[])
                   flexample::kMaxClients);
     flags.AddChoice("scene", "wifi (one 802.11 BSS) or lte (one cell)", scene, {"wifi", "lte"});
     flexample::AddWifiOptions(flags, standard, rateManager);
+    flexample::AddSecureOptions(flags, o);
     std::vector<std::string> strategyList;
     flags.AddCheck([&]() {
         strategyList = fl::SplitList(strategies, "--strategies");
@@ -98,6 +107,38 @@ main(int argc, char* argv[])
             throw fl::ConfigError("--clients",
                                   std::to_string(o.clients) + " UEs in one LTE cell",
                                   "use at most " + std::to_string(FlLteMaxClients()));
+        }
+        const bool fedbuff =
+            std::find(strategyList.begin(), strategyList.end(), "fedbuff") != strategyList.end();
+        if (o.secure != "none" &&
+            std::find(strategyList.begin(), strategyList.end(), "fedasync") != strategyList.end())
+        {
+            throw fl::ConfigError("--strategies",
+                                  "fedasync with --secure=" + o.secure,
+                                  "drop fedasync (it applies each update alone, and the sum of "
+                                  "one update is the update), or use --secure=none");
+        }
+        if (o.secure != "none" && fedbuff && o.bufferSize < 2)
+        {
+            throw fl::ConfigError("--bufferSize",
+                                  "1 with --secure=" + o.secure,
+                                  "buffer at least 2 updates: each buffer is one securely summed "
+                                  "cohort");
+        }
+        if (o.secure != "none" && fedbuff && o.clients < o.bufferSize)
+        {
+            throw fl::ConfigError("--bufferSize",
+                                  std::to_string(o.bufferSize) + " with --secure=" + o.secure +
+                                      " and " + std::to_string(o.clients) + " clients",
+                                  "use at most --clients: a buffer is a cohort of clients");
+        }
+        if (o.secure != "none" && fedbuff && concurrency != 0 && concurrency < o.bufferSize)
+        {
+            throw fl::ConfigError("--concurrency",
+                                  std::to_string(concurrency) + " with --secure=" + o.secure +
+                                      " and --bufferSize=" + std::to_string(o.bufferSize),
+                                  "use 0 (all) or a multiple of --bufferSize: each buffer is a "
+                                  "cohort of --bufferSize busy clients");
         }
         if (o.strategy != "fedavg")
         {
@@ -136,7 +177,7 @@ main(int argc, char* argv[])
     }
     rows << "strategy," << LearningMonitor::CsvHeader() << "\n";
     summary << "strategy,final_accuracy,time_to_accuracy_s,target_accuracy,models,bytes,"
-               "mean_staleness,max_staleness,updates\n";
+               "mean_staleness,max_staleness,updates,secure,aborted\n";
     staleness << "strategy,staleness,updates\n";
     int status = 0;
     for (const auto& name : strategyList)
@@ -202,8 +243,8 @@ main(int argc, char* argv[])
                 << (res.timeToAccuracyS < 0 ? std::string("nan")
                                             : std::to_string(res.timeToAccuracyS))
                 << ',' << o.targetAccuracy << ',' << res.completedRounds << ',' << res.bytes << ','
-                << (updates > 0 ? sum / static_cast<double>(updates) : 0.0) << ',' << largest
-                << ',' << updates << '\n';
+                << (updates > 0 ? sum / static_cast<double>(updates) : 0.0) << ',' << largest << ','
+                << updates << ',' << o.secure << ',' << res.uplinkAborted << '\n';
         rows.flush();
         summary.flush();
         staleness.flush();

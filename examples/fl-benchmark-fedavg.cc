@@ -26,16 +26,12 @@
 #include "fl-example-flags.h"
 
 #include "ns3/data-io.h"
-#include "ns3/fedavg-reference.h"
-#include "ns3/fedavg.h"
+#include "ns3/fedavg-cost-probes.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
-#include "ns3/learning-task.h"
-#include "ns3/message-reassembler.h"
 #include "ns3/mlp-model.h"
+#include "ns3/task-builder.h"
 #include "ns3/thread-pool.h"
-#include "ns3/model-message.h"
-#include "ns3/partition.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -43,9 +39,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
-#include <numeric>
-#include <sstream>
 
 using namespace ns3;
 
@@ -81,182 +74,23 @@ TrainingSeed(uint32_t client)
     return fl::DeriveSeed(kTrainingSeedBase, client, 1);
 }
 
-/// Result of one mode: wall time per round and the final global model.
-struct ModeResult
+/// The probes' settings: the seeds mode (b) gives its applications.
+fl::TimedRunConfig
+Timed(const fl::LearningTask& task, uint32_t rounds, const char* label)
 {
-    std::vector<double> roundWall; ///< seconds per round
-    fl::ParamVector finalModel;
-    uint64_t samples{0}; ///< training samples processed (all clients, all rounds)
-    uint64_t bytes{0};   ///< bytes handed over (modes b, c)
-
-    double Mean() const
-    {
-        if (roundWall.empty())
-        {
-            return 0.0;
-        }
-        return std::accumulate(roundWall.begin(), roundWall.end(), 0.0) /
-               static_cast<double>(roundWall.size());
-    }
-
-    /// Median: robust against a single disturbed round.
-    double Median() const
-    {
-        if (roundWall.empty())
-        {
-            return 0.0;
-        }
-        std::vector<double> v = roundWall;
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    }
-};
-
-/// Best-of-reps rate of C = A * B (m x k times k x n, float32, one core) in GFLOP/s.
-double
-GemmRate(int m, int k, int n, int reps)
-{
-    using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
-    M a = M::Random(m, k);
-    M b = M::Random(k, n);
-    M c(m, n);
-    const double flops = 2.0 * m * k * n;
-    // Repeat small products until one sample takes about 20 ms, so that timer resolution and
-    // call overhead do not matter.
-    int inner = std::max(1, static_cast<int>(2e7 / std::max(1.0, flops / 4.0)));
-    inner = std::min(inner, 100000);
-    c.noalias() = a * b; // warm-up
-    double best = 0.0;
-    for (int r = 0; r < reps; ++r)
-    {
-        const auto t0 = Clock::now();
-        for (int i = 0; i < inner; ++i)
-        {
-            c.noalias() = a * b;
-            a(0, 0) += c(0, 0) * 1e-30f; // keep the products alive
-        }
-        const double s = ElapsedS(t0, Clock::now());
-        best = std::max(best, flops * inner / s / 1e9);
-    }
-    return best;
-}
-
-/// The training seeds of all clients (as mode (b) gives its applications).
-std::vector<uint64_t>
-TrainingSeeds(const fl::LearningTask& task)
-{
-    std::vector<uint64_t> seeds;
-    for (uint32_t k = 0; k < task.NumClients(); ++k)
-    {
-        seeds.push_back(TrainingSeed(k));
-    }
-    return seeds;
-}
-
-/// Runs the shared in-process reference runner with `link`, timing every round.
-ModeResult
-RunReference(const fl::SupervisedTask<float>& task,
-             uint32_t rounds,
-             const fl::ReferenceLink& link,
-             const char* label)
-{
-    ModeResult res;
-    fl::FedAvgReferenceConfig cfg;
+    fl::TimedRunConfig cfg;
     cfg.rounds = rounds;
     cfg.initSeed = kInitSeed;
-    cfg.clientSeeds = TrainingSeeds(task);
-    cfg.link = link;
-    auto t0 = Clock::now();
-    cfg.onRound = [&](uint32_t r, const fl::ParamVector&) {
-        const auto now = Clock::now();
-        if (r > 0)
-        {
-            res.roundWall.push_back(ElapsedS(t0, now));
-            std::cout << "  " << label << " round " << r << "/" << rounds << ": " << std::fixed
-                      << std::setprecision(4) << res.roundWall.back() << " s" << std::endl;
-        }
-        t0 = now;
-    };
-    fl::FedAvgReferenceResult out = fl::RunFedAvgReference(task, cfg);
-    res.samples = out.samplesProcessed;
-    res.finalModel = std::move(out.finalModel);
-    return res;
-}
-
-/// Mode (a): learning only.
-ModeResult
-RunLearningOnly(const fl::SupervisedTask<float>& task, uint32_t rounds)
-{
-    return RunReference(task, rounds, fl::ReferenceLink(), "(a)");
-}
-
-/// Hands `bytes` to `rx` in TCP-segment-sized pieces (an ideal zero-delay link).
-void
-Deliver(const std::vector<uint8_t>& bytes, fl::MessageReassembler& rx)
-{
-    for (std::size_t off = 0; off < bytes.size(); off += kSegmentBytes)
+    for (uint32_t k = 0; k < task.NumClients(); ++k)
     {
-        rx.Push(bytes.data() + off, std::min(kSegmentBytes, bytes.size() - off));
+        cfg.clientSeeds.push_back(TrainingSeed(k));
     }
+    cfg.label = label;
+    cfg.progress = &std::cout;
+    return cfg;
 }
 
-/// Mode (c): the apps' serialisation, framing and reassembly over an ideal link, on the
-/// reference runner: the global model is encoded once and reassembled by every client's
-/// connection; every update is encoded and reassembled by the server's.
-ModeResult
-RunIdealLink(const fl::SupervisedTask<float>& task, uint32_t rounds)
-{
-    const fl::Precision decodeTo = task.GetPrecision();
-    const auto n = static_cast<uint32_t>(task.NumClients());
-    constexpr uint32_t kServerNode = 0; // node-level ids: the server 0, client k is k + 1
-    // One reassembler per direction and client, as each TCP connection has one on each side.
-    std::vector<fl::MessageReassembler> serverRx(n, fl::MessageReassembler(decodeTo));
-    std::vector<fl::MessageReassembler> clientRx(n, fl::MessageReassembler(decodeTo));
-    uint64_t bytes = 0;
-    auto popOne = [](fl::MessageReassembler& rx, fl::MessageKind kind, uint32_t round) {
-        fl::ReceivedMessage msg;
-        if (!rx.Pop(msg) || msg.header.kind != kind || msg.header.round != round)
-        {
-            throw std::runtime_error("mode c: a message was lost in round " +
-                                     std::to_string(round));
-        }
-        return msg;
-    };
-    fl::ReferenceLink link;
-    std::vector<uint8_t> down;
-    link.down = [&](uint32_t r, const fl::ParamVector& global) {
-        fl::EncodeMessage({fl::MessageKind::GlobalModel, r, kServerNode, fl::kBroadcastId, 0},
-                          global,
-                          kWire,
-                          down);
-        fl::ParamVector received;
-        for (uint32_t k = 0; k < n; ++k)
-        {
-            Deliver(down, clientRx[k]);
-            bytes += down.size();
-            received = popOne(clientRx[k], fl::MessageKind::GlobalModel, r).params;
-        }
-        return received;
-    };
-    std::vector<uint8_t> up;
-    link.up = [&](uint32_t r, uint32_t k, const fl::ParamVector& local) {
-        fl::EncodeMessage({fl::MessageKind::LocalModel,
-                           r,
-                           k + 1,
-                           kServerNode,
-                           static_cast<uint32_t>(task.ClientSamples(k))},
-                          local,
-                          kWire,
-                          up);
-        Deliver(up, serverRx[k]);
-        bytes += up.size();
-        return popOne(serverRx[k], fl::MessageKind::LocalModel, r).params;
-    };
-    ModeResult res = RunReference(task, rounds, link, "(c)");
-    res.bytes = bytes;
-    return res;
-}
+using ModeResult = fl::RoundWallSeries;
 
 /// State of mode (b)'s trace sinks.
 struct WifiProbe
@@ -429,60 +263,23 @@ main(int argc, char* argv[])
     }
     Eigen::setNbThreads(1);
 
-    // --- Data and task ---------------------------------------------------------------------
-    const std::string dir = fl::FindFashionMnistDirectory();
-    if (dir.empty())
-    {
-        std::cerr << "fl-benchmark-fedavg: Fashion-MNIST not found. Install it with\n"
-                     "  sudo apt-get install dataset-fashion-mnist\n"
-                     "or set FL_FASHION_MNIST_DIR to the folder with the IDX files."
-                  << std::endl;
-        return 2;
-    }
+    // --- Data and task: Fashion-MNIST, MLP 784-128-10, IID, float32 ------------------------
     std::shared_ptr<fl::SupervisedTask<float>> task;
     std::vector<std::size_t> layers;
     try
     {
-        const std::size_t nTrain = static_cast<std::size_t>(clients) * samplesPerClient;
-        std::cout << "fl-benchmark-fedavg: loading Fashion-MNIST from " << dir << std::endl;
-        fl::Dataset<float> all = fl::ReadIdxDataset<float>(dir + "/train-images-idx3-ubyte.gz",
-                                                           dir + "/train-labels-idx1-ubyte.gz");
-        if (nTrain > all.Size())
-        {
-            throw fl::ConfigError("--samplesPerClient",
-                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                      " exceeds the " + std::to_string(all.Size()) +
-                                      " training images",
-                                  "use fewer clients or samples per client");
-        }
+        fl::TaskSpec spec;
+        spec.clients = clients;
+        spec.dataset = "fashion-mnist";
+        spec.samplesPerClient = samplesPerClient;
+        spec.testSamples = quick ? 200 : 2000;
+        spec.model = "mlp:hidden=128";
+        std::cout << "fl-benchmark-fedavg: loading Fashion-MNIST from "
+                  << fl::FindFashionMnistDirectory() << std::endl;
         fl::Rng rng(2024);
-        std::vector<std::size_t> idx(all.Size());
-        std::iota(idx.begin(), idx.end(), 0);
-        std::shuffle(idx.begin(), idx.end(), rng);
-        idx.resize(nTrain);
-        fl::Dataset<float> train = all.Subset(idx);
-        fl::Dataset<float> test = fl::ReadIdxDataset<float>(dir + "/t10k-images-idx3-ubyte.gz",
-                                                            dir + "/t10k-labels-idx1-ubyte.gz",
-                                                            quick ? 200 : 2000);
-        const fl::Partition part = fl::PartitionIid(train.Size(), clients, rng);
-        std::vector<fl::Dataset<float>> parts;
-        for (const auto& p : part)
-        {
-            parts.push_back(train.Subset(p));
-        }
-        auto model = std::make_shared<fl::MlpClassifier<float>>(
-            std::vector<std::size_t>{train.Dim(), 128, static_cast<std::size_t>(train.numClasses)},
-            fl::Activation::Relu,
-            0.0);
-        layers = model->Layers();
-        fl::LocalTrainerConfig tc;
-        tc.batchSize = 32;
-        tc.learningRate = 0.05;
-        tc.localEpochs = 1.0;
-        task = std::make_shared<fl::SupervisedTask<float>>(model,
-                                                           tc,
-                                                           std::move(parts),
-                                                           std::move(test));
+        task = std::dynamic_pointer_cast<fl::SupervisedTask<float>>(
+            fl::BuildSupervisedTask(spec, rng));
+        layers = dynamic_cast<const fl::MlpClassifier<float>&>(task->GetModel()).Layers();
     }
     catch (const std::exception& e)
     {
@@ -499,13 +296,13 @@ main(int argc, char* argv[])
     // --- GEMM reference rate ---------------------------------------------------------------
     std::cout << "measuring single-core Eigen float32 GEMM rate..." << std::endl;
     const int reps = quick ? 2 : 5;
-    const double gemm512 = GemmRate(quick ? 128 : 512, quick ? 128 : 512, quick ? 128 : 512, reps);
+    const double gemm512 = fl::GemmRate(quick ? 128 : 512, quick ? 128 : 512, quick ? 128 : 512, reps);
     const double gemm1024 =
-        GemmRate(quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, quick ? 2 : 3);
+        fl::GemmRate(quick ? 256 : 1024, quick ? 256 : 1024, quick ? 256 : 1024, quick ? 2 : 3);
     const double gemmPeak = std::max(gemm512, gemm1024);
     // The MLP's own first-layer shapes (batch 32): forward X*W1, weight gradient X^T*D.
-    const double gemmFwd = GemmRate(32, static_cast<int>(layers[0]), 128, reps);
-    const double gemmGrad = GemmRate(static_cast<int>(layers[0]), 32, 128, reps);
+    const double gemmFwd = fl::GemmRate(32, static_cast<int>(layers[0]), 128, reps);
+    const double gemmGrad = fl::GemmRate(static_cast<int>(layers[0]), 32, 128, reps);
     std::cout << std::fixed << std::setprecision(2) << "  GEMM " << (quick ? 128 : 512)
               << "^3: " << gemm512 << " GFLOP/s, " << (quick ? 256 : 1024) << "^3: " << gemm1024
               << " GFLOP/s; MLP shapes 32x784x128: " << gemmFwd
@@ -523,19 +320,22 @@ main(int argc, char* argv[])
         {
             std::cout << "mode (a): learning only, 1 training thread" << std::endl;
             fl::SetTrainingThreads(1);
-            a = RunLearningOnly(*task, rounds);
+            a = fl::TimeFedAvgRounds(*task, Timed(*task, rounds, "(a)"));
             fl::SetTrainingThreads(threads);
             aThreads = fl::TrainingThreads();
             std::cout << "mode (a): learning only, " << aThreads << " training threads"
                       << std::endl;
-            aParallel = RunLearningOnly(*task, rounds);
+            aParallel = fl::TimeFedAvgRounds(*task, Timed(*task, rounds, "(a)"));
             fl::SetTrainingThreads(1);
         }
         if (runC)
         {
             std::cout << "mode (c): encode + 1448-byte segments + reassembly, ideal link"
                       << std::endl;
-            c = RunIdealLink(*task, rounds);
+            c = fl::TimeFedAvgRoundsOverIdealLink(*task,
+                                                  Timed(*task, rounds, "(c)"),
+                                                  kWire,
+                                                  kSegmentBytes);
         }
         if (runB)
         {

@@ -129,6 +129,7 @@ struct RunResult
     double energyComputeJ{0.0};
     double wallS{0.0};
     std::map<uint32_t, uint64_t> staleness; ///< aggregated updates by staleness
+    uint64_t uplinkAborted{0}; ///< rounds (asynchronous: buffers) secure aggregation aborted
 };
 
 /// The task settings of the options (the library's fl::TaskSpec).
@@ -875,6 +876,7 @@ RunFedAvg(const std::string& name,
         }
         result->timeToAccuracyS = tta;
         result->completedRounds = server->GetCompletedRounds();
+        result->uplinkAborted = server->GetCounters().roundsAborted;
         result->bytes = bytes;
         result->chunksLost = chunksLost;
         result->chunksRetx = chunksRetx;

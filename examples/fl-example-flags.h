@@ -17,6 +17,7 @@
 
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/core-module.h"
+#include "ns3/fl-experiment.h"
 #include "ns3/text-parse.h"
 
 #include <algorithm>
@@ -462,6 +463,50 @@ class Flags
     std::vector<std::function<void()>> m_checks;
     std::vector<std::function<void()>> m_outputs;
 };
+
+/**
+ * The flags of a figure program's seeds runner (FlFigureRunner): --engine, --sweepDir,
+ * --sweepTool, --sweepJobs, --slurmTime, --slurmMem and --seedJob, checked with
+ * FlFigureRunner::Check against the number of seeds (`seeds`, read when the checks run).
+ */
+inline void
+AddFigureEngineFlags(Flags& flags, FlFigureEngine& engine, const uint32_t& seeds)
+{
+    flags.AddChoice("engine",
+                    "How the seeds (--runs) run: process (one after the other in this "
+                    "program), or serial, parallel (GNU parallel) or slurm: one job per seed "
+                    "run by utils/fl-sweep, then the same figure CSV from their rows",
+                    engine.engine,
+                    {"process", "serial", "parallel", "slurm"});
+    flags.AddText("sweepDir",
+                  "--engine other than process: the sweep directory (grid, jobs, merged rows; "
+                  "empty: the --output path + .sweep); a rerun resumes it",
+                  engine.sweepDir);
+    flags.AddText("sweepTool",
+                  "--engine other than process: the sweep runner (empty: utils/fl-sweep of "
+                  "the module's sources, " +
+                      FlFigureRunner::DefaultSweepTool() + ")",
+                  engine.sweepTool);
+    flags.AddWhole<uint32_t>("sweepJobs",
+                             "--engine=parallel: jobs at once (0: every core)",
+                             engine.jobs,
+                             0,
+                             100000);
+    flags.AddText("slurmTime",
+                  "--engine=slurm: time limit per job, e.g. 0:10:00 (empty: the runner's "
+                  "default, 3x the longest finished job, else 1 hour)",
+                  engine.slurmTime);
+    flags.AddText("slurmMem",
+                  "--engine=slurm: memory per job, e.g. 1G (empty: the runner's default, 3x "
+                  "the largest finished job, else 2 GB)",
+                  engine.slurmMem);
+    flags.AddWhole<uint32_t>("seedJob",
+                             "Set by the runner in the jobs it starts: run one seed at --RngRun "
+                             "with the shared draws (data split) at this run number and write its "
+                             "rows to --output (0: not a job)",
+                             engine.seedJob);
+    flags.AddCheck([&engine, &seeds]() { FlFigureRunner::Check(engine, seeds); });
+}
 
 } // namespace flexample
 } // namespace ns3

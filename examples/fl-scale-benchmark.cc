@@ -2,321 +2,71 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * fl-scale-benchmark: what paper-size runs cost on one machine, each number printed beside its
- * goal. Every measured run is a separate process (this program again, or one of the other
- * examples), so that its peak resident memory (getrusage of the child) is its own.
+ * goal. Every measured run is a separate process (fl-scale-run or another example), so that
+ * its peak resident memory (getrusage of the child) is its own.
  *
  *   fl-scale-benchmark --part=memory              # peak RSS, 10 vs 100 rounds, every scene
  *   fl-scale-benchmark --part=memory --sizes=10,100,1000 --timeout=600
  *   fl-scale-benchmark --part=threads             # training threads: learning only, Wi-Fi
  *   fl-scale-benchmark --part=gfl                 # paper-size GFL over Wi-Fi cells, speed-up
  *   fl-scale-benchmark --part=fidelity            # flow-level against packet-level runs
- *
- * One run of a scene (what the memory part starts):
- *   fl-scale-benchmark --run=fedavg --scene=csma --clients=100 --rounds=10 --transport=udp
- *   fl-scale-benchmark --run=stock --scene=wifi --clients=100   # stock ns-3, one exchange
  */
 
-#include "fl-example-common.h"
 #include "fl-example-flags.h"
 
-#include "ns3/applications-module.h"
-#include "ns3/fl-energy-helper.h"
+#include "ns3/child-process.h"
+#include "ns3/experiment.h"
 #include "ns3/fl-network-scenarios.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <string>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
-
-extern char** environ;
 
 using namespace ns3;
 
 namespace
 {
 
-/// What one child process cost.
-struct ChildCost
-{
-    double peakRssMb{0.0};
-    double wallS{0.0};
-    int exitCode{-1};    ///< exit status, or -1 if killed
-    bool timedOut{false};
-};
+using fl::ChildCost;
 
-/// The directory this program lives in (the other examples are its siblings).
-std::string
-ProgramDir()
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    if (n <= 0)
-    {
-        return ".";
-    }
-    std::string path(buf, static_cast<std::size_t>(n));
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-std::string
-SelfPath()
-{
-    char buf[4096];
-    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "fl-scale-benchmark";
-}
-
-/**
- * Runs argv[0] with its arguments, output to `log`, kills it after `timeoutS` seconds, and
- * returns its peak resident memory (ru_maxrss of the child alone) and wall time.
- */
+/// Runs a child process with the benchmark's time limit (fl::RunMeasuredChild) and says why one
+/// could not be started.
 ChildCost
 RunChild(const std::vector<std::string>& args, const std::string& log, double timeoutS)
 {
-    ChildCost cost;
-    std::vector<char*> argv;
-    for (const std::string& a : args)
+    ChildCost cost = fl::RunMeasuredChild(args, log, timeoutS);
+    if (!cost.startError.empty())
     {
-        argv.push_back(const_cast<char*>(a.c_str()));
+        std::cerr << "fl-scale-benchmark: " << cost.startError << std::endl;
     }
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-    {
-        std::cerr << "fl-scale-benchmark: cannot start " << args[0] << ": " << std::strerror(rc)
-                  << std::endl;
-        return cost;
-    }
-    int status = 0;
-    struct rusage usage;
-    std::memset(&usage, 0, sizeof(usage));
-    while (true)
-    {
-        const pid_t done = wait4(pid, &status, WNOHANG, &usage);
-        if (done == pid)
-        {
-            break;
-        }
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (!cost.timedOut && elapsed > timeoutS)
-        {
-            kill(pid, SIGKILL);
-            cost.timedOut = true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    cost.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    cost.peakRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB on Linux
-    cost.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return cost;
 }
 
-/// The value of `name` in a "record,name,round,value,unit" CSV of fl-benchmark-fedavg.
+/// Column 3 of the first row of a CSV file with `a` in column 1 and `b` in column `col` (NaN:
+/// no such row).
 double
-ReadSummary(const std::string& csv, const std::string& name)
+CsvValue(const std::string& path, std::size_t col, const std::string& a, const std::string& b)
 {
-    std::ifstream in(csv);
-    std::string line;
-    while (std::getline(in, line))
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const auto& row : fl::ReadCsvRecords(text.str()))
     {
-        std::stringstream ss(line);
-        std::string record;
-        std::string key;
-        std::string round;
-        std::string value;
-        std::getline(ss, record, ',');
-        std::getline(ss, key, ',');
-        std::getline(ss, round, ',');
-        std::getline(ss, value, ',');
-        if (record == "summary" && key == name)
+        if (row.size() > 3 && row[1] == a && row[col] == b)
         {
-            return std::stod(value);
+            return std::stod(row[3]);
         }
     }
     return std::nan("");
-}
-
-std::vector<uint32_t>
-ParseSizes(const std::string& text)
-{
-    std::vector<uint32_t> sizes;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        sizes.push_back(fl::ParseUnsigned<uint32_t>(item, "--sizes", 1, 100000));
-    }
-    if (sizes.empty())
-    {
-        throw fl::ConfigError("--sizes", "is empty", "give a list such as 10,100,1000");
-    }
-    return sizes;
-}
-
-// ------------------------------------------------------------------------------ one run
-
-/// Builds the scene `kind` with N clients (wifi, csma or lte).
-FlScene
-BuildScene(const std::string& kind, uint32_t n)
-{
-    if (kind == "wifi")
-    {
-        FlWifiScenarioHelper wifi;
-        return wifi.Build(n);
-    }
-    if (kind == "csma")
-    {
-        FlCsmaSceneHelper csma;
-        return csma.Build(n);
-    }
-    FlLteSceneHelper lte;
-    return lte.Build(n);
-}
-
-int64_t
-AssignSceneStreams(const std::string& kind, const FlScene& scene, int64_t stream)
-{
-    if (kind == "wifi")
-    {
-        return FlWifiScenarioHelper::AssignStreams(scene, stream);
-    }
-    if (kind == "csma")
-    {
-        return FlCsmaSceneHelper::AssignStreams(scene, stream);
-    }
-    return FlLteSceneHelper::AssignStreams(scene, stream);
-}
-
-/// FedAvg on the scene, as fl-fedavg-wifi and fl-fedavg-lte run it.
-int
-RunFedAvgScene(flexample::FedAvgOptions o, const std::string& sceneKind, bool energy)
-{
-    const auto wallStart = std::chrono::steady_clock::now();
-    std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
-    if (!task)
-    {
-        return 2;
-    }
-    std::cout << "fl-scale-benchmark: FedAvg, " << sceneKind << ", " << o.clients
-              << " clients, " << o.rounds << " rounds, " << o.transport << "; "
-              << task->Describe() << std::endl;
-    FlScene scene = BuildScene(sceneKind, o.clients);
-    Ptr<FlRadioEnergyMeter> meter;
-    if (energy && sceneKind == "wifi")
-    {
-        meter = Create<FlRadioEnergyMeter>();
-        meter->InstallWifi(scene);
-    }
-    return flexample::RunFedAvg(
-        "fl-scale-benchmark",
-        o,
-        task,
-        scene.serverNode,
-        scene.clients,
-        scene.serverAddress,
-        [&scene, &sceneKind](int64_t s) { return AssignSceneStreams(sceneKind, scene, s); },
-        wallStart,
-        meter ? std::function<double(uint32_t)>(
-                    [meter](uint32_t client) { return meter->GetRadioEnergy(client); })
-              : std::function<double(uint32_t)>());
-}
-
-/**
- * Stock ns-3 on the same scene: one FedAvg exchange with ns-3's own applications. From t = 1 s
- * the server sends `bytes` to every client over TCP (BulkSend), and every client that has
- * received them sends `bytes` back; the run ends when the server has every upload. Nothing of
- * the module but the scene is used.
- */
-int
-RunStockScene(const std::string& sceneKind, uint32_t n, uint64_t bytes)
-{
-    const auto wallStart = std::chrono::steady_clock::now();
-    FlScene scene = BuildScene(sceneKind, n);
-    AssignSceneStreams(sceneKind, scene, 100);
-    const uint16_t downPort = 9;
-    const uint16_t upPort = 10;
-    PacketSinkHelper upSink("ns3::TcpSocketFactory",
-                            InetSocketAddress(Ipv4Address::GetAny(), upPort));
-    Ptr<PacketSink> serverSink = DynamicCast<PacketSink>(upSink.Install(scene.serverNode).Get(0));
-    PacketSinkHelper downSink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), downPort));
-    ApplicationContainer clientSinks = downSink.Install(scene.clients);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        BulkSendHelper down("ns3::TcpSocketFactory",
-                            InetSocketAddress(scene.clientInterfaces.GetAddress(i), downPort));
-        down.SetAttribute("MaxBytes", UintegerValue(bytes));
-        down.Install(scene.serverNode).Start(Seconds(1.0));
-    }
-    std::vector<uint64_t> received(n, 0);
-    uint32_t uploadsStarted = 0;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        Ptr<PacketSink> sink = DynamicCast<PacketSink>(clientSinks.Get(i));
-        sink->TraceConnectWithoutContext(
-            "Rx",
-            FlCallback<void, Ptr<const Packet>, const Address&>(
-                [&, i](Ptr<const Packet> p, const Address&) {
-                    const bool wasShort = received[i] < bytes;
-                    received[i] += p->GetSize();
-                    if (wasShort && received[i] >= bytes)
-                    {
-                        // the download is complete: the client uploads (installed now, the
-                        // node starts it at once)
-                        BulkSendHelper up("ns3::TcpSocketFactory",
-                                          InetSocketAddress(scene.serverAddress, upPort));
-                        up.SetAttribute("MaxBytes", UintegerValue(bytes));
-                        up.Install(scene.clients.Get(i)).Start(Seconds(0.0));
-                        ++uploadsStarted;
-                    }
-                }));
-    }
-    serverSink->TraceConnectWithoutContext(
-        "Rx",
-        FlCallback<void, Ptr<const Packet>, const Address&>(
-            [&](Ptr<const Packet>, const Address&) {
-                if (serverSink->GetTotalRx() >= bytes * n)
-                {
-                    Simulator::Stop();
-                }
-            }));
-    Simulator::Stop(Seconds(3600.0));
-    Simulator::Run();
-    const double simS = Simulator::Now().GetSeconds();
-    const bool complete = serverSink->GetTotalRx() >= bytes * n;
-    Simulator::Destroy();
-    std::cout << "stock ns-3: " << sceneKind << ", " << n << " clients, " << bytes
-              << " bytes each way: " << (complete ? "complete" : "INCOMPLETE") << " at t = "
-              << simS << " s (" << uploadsStarted << " uploads started), "
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
-                     .count()
-              << " s wall" << std::endl;
-    return complete ? 0 : 1;
 }
 
 } // namespace
@@ -348,19 +98,13 @@ int
 main(int argc, char* argv[])
 {
     std::string part = "memory";
-    std::string run;
-    std::string sceneKind = "wifi";
     std::string sizesText = "10,100";
     std::string workloads = "fedavg-wifi,fedavg-csma,fedavg-lte,gfl-wifi,dwfl-ota,stock";
     uint32_t shortRounds = 10;
     uint32_t longRounds = 100;
     double timeout = 600.0;
-    bool energy = true;
     std::string workDir = "fl-scale-benchmark.d";
-    uint64_t stockBytes = 0;
-    flexample::FedAvgOptions o;
-    o.quiet = true;
-    o.output = "fl-scale-benchmark.csv"; // the benchmark's CSV; --run=fedavg: the run's
+    std::string output = "fl-scale-benchmark.csv";
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -370,14 +114,13 @@ main(int argc, char* argv[])
         "of --sizes clients, each in its own process, and reports its peak resident memory "
         "(the child's getrusage) and the growth from the short to the long run (goal: at most "
         "5 %, each run under --timeout), beside stock ns-3's cost of one exchange on the same "
-        "scene (BulkSend and PacketSink). --part=threads measures the training thread pool: the "
-        "learning-only reference round and a Wi-Fi FedAvg run with 1 and 2 threads, side by "
-        "side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
+        "scene (BulkSend and PacketSink); fl-scale-run runs each case. --part=threads measures "
+        "the training thread pool: the learning-only reference round and a Wi-Fi FedAvg run "
+        "with 1 and 2 threads, side by side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
         "clients, L = 11) with the cells' speed settings off and on (goal: 5x over 1,000 "
         "iterations). --part=fidelity runs fl-flow-validation on FedAvg over Wi-Fi, CSMA and "
         "LTE and GFL with Wi-Fi cells (goals: round duration within 10 %, 20x faster, the same "
-        "models). --run=fedavg|stock runs one case (what the memory "
-        "part starts).");
+        "models).");
     flags.AddChoice("part",
                     "memory, threads, gfl or fidelity",
                     part,
@@ -394,31 +137,11 @@ main(int argc, char* argv[])
                   timeout,
                   flexample::Range::Above(0.0));
     flags.AddText("workDir", "Directory for the runs' logs and CSVs", workDir);
-    flags.AddChoice("run", "Run one case instead: fedavg or stock (empty: benchmark)", run,
-                    {"", "fedavg", "stock"});
-    flags.AddChoice("scene", "--run: wifi, csma or lte", sceneKind, {"wifi", "csma", "lte"});
-    flags.AddBool("energy", "--run=fedavg --scene=wifi: measure radio energy", energy);
-    flags.AddWhole<uint64_t>("stockBytes",
-                             "--run=stock: bytes each way per client (0 = the FedAvg model's "
-                             "float32 parameters)",
-                             stockBytes);
-    flexample::AddFedAvgOptions(flags, o);
+    flags.AddOutput("output", "The benchmark's CSV", output, false);
     std::vector<uint32_t> sizes;
     std::set<std::string> chosen;
     flags.AddCheck([&]() {
-        if (o.clients > FlLteMaxClients() && run == "fedavg" && sceneKind == "lte")
-        {
-            throw fl::ConfigError("--clients",
-                                  std::to_string(o.clients) + " exceeds the " +
-                                      std::to_string(FlLteMaxClients()) +
-                                      " UEs one eNB serves here",
-                                  "lower it");
-        }
-        if (!run.empty())
-        {
-            return; // one case: the benchmark's own flags do not apply
-        }
-        sizes = ParseSizes(sizesText);
+        sizes = fl::ParseUnsignedList<uint32_t>(sizesText, "--sizes", 1, 100000);
         if (longRounds <= shortRounds)
         {
             throw fl::ConfigError("--longRounds",
@@ -446,24 +169,6 @@ main(int argc, char* argv[])
         return flexample::kExitBadFlag;
     }
 
-    if (run == "fedavg")
-    {
-        return RunFedAvgScene(o, sceneKind, energy);
-    }
-    if (run == "stock")
-    {
-        if (stockBytes == 0)
-        {
-            std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
-            if (!task)
-            {
-                return 2;
-            }
-            stockBytes = 4 * task->NumParameters(); // the float32 model
-        }
-        return RunStockScene(sceneKind, o.clients, stockBytes);
-    }
-
     mkdir(workDir.c_str(), 0755);
     if (access(workDir.c_str(), W_OK | X_OK) != 0)
     {
@@ -472,11 +177,10 @@ main(int argc, char* argv[])
                   << std::endl;
         return flexample::kExitBadFlag;
     }
-    const std::string output = o.output;
     std::ofstream csv(output);
     csv << "part,workload,clients,rounds,peak_rss_mb,wall_s,status\n";
-    const std::string self = SelfPath();
-    const std::string dir = ProgramDir();
+    const std::string dir = fl::ExecutableDir();
+    const std::string self = dir + "/fl-scale-run"; // one case of a scene in its own process
     auto file = [&workDir](const std::string& name) { return workDir + "/" + name; };
 
     if (part == "threads")
@@ -487,7 +191,7 @@ main(int argc, char* argv[])
                                    "--rounds=20", "--output=" + a},
                                   file("threads-reference.log"),
                                   timeout);
-        const double speedup = ReadSummary(a, "a_thread_speedup");
+        const double speedup = CsvValue(a, 0, "a_thread_speedup", "summary");
         std::cout << "learning-only reference round, 2 threads against 1: " << std::setprecision(3)
                   << speedup << "x (goal >= 1.7x), " << (speedup >= 1.7 ? "met" : "NOT met")
                   << std::endl;
@@ -551,30 +255,9 @@ main(int argc, char* argv[])
                                           "--output=" + out};
             args.insert(args.end(), st.flags.begin(), st.flags.end());
             ChildCost cost = RunChild(args, file("gfl-bench.log"), timeout);
-            double perIteration = std::nan("");
-            double setup = std::nan("");
-            std::ifstream in(out);
-            std::string line;
-            while (std::getline(in, line))
-            {
-                std::stringstream ss(line);
-                std::string it;
-                std::string variant;
-                std::string metric;
-                std::string value;
-                std::getline(ss, it, ',');
-                std::getline(ss, variant, ',');
-                std::getline(ss, metric, ',');
-                std::getline(ss, value, ',');
-                if (variant == "bench/network-K100" && metric == "wall_s_per_iteration")
-                {
-                    perIteration = std::stod(value);
-                }
-                if (variant == "bench/network-K100" && metric == "setup_wall_s")
-                {
-                    setup = std::stod(value);
-                }
-            }
+            const double perIteration =
+                CsvValue(out, 2, "bench/network-K100", "wall_s_per_iteration");
+            const double setup = CsvValue(out, 2, "bench/network-K100", "setup_wall_s");
             const double total = setup + 999.0 * perIteration;
             projected.push_back(total);
             std::cout << std::left << std::setw(46) << st.name << std::right << std::fixed

@@ -159,6 +159,175 @@ void FlPrintRoundProgress(uint32_t rounds, std::ostream& os);
  */
 std::shared_ptr<fl::LearningTask> FlBuildTask(const fl::TaskSpec& spec);
 
+// ------------------------------------------------------------------------ figures over seeds
+
+/**
+ * \ingroup fl
+ * One series of a figure: its label (the CSV's and the orderings'), the ordering claim it
+ * belongs to (the series of a group are claimed best first in the figure's order; empty: none)
+ * and what the summary prints after the label in brackets (empty: nothing).
+ */
+struct FlFigureSeries
+{
+    std::string label;
+    std::string group;
+    std::string detail;
+};
+
+/// The rounds of every series at every seed: seeds[k][s] = series k at seed s (RngRun + s).
+using FlFigureSeeds = std::vector<std::vector<std::vector<FlRoundSummary>>>;
+
+/**
+ * \ingroup fl
+ * Prints a figure's summary to `os`: one line per series, "  label [detail]: accuracy A,
+ * worker accuracy W, disagreement D" (FlSummariseSeeds; mean +- 95 % CI over the seeds), then
+ * "  ordering, group: verdict" for every group (fl::CheckOrderingGroups on the accuracies; an
+ * inversion within the seeds' 95 % CI, or with one seed within two standard errors of an
+ * accuracy on `accuracySamples` test samples, holds within noise).
+ * @return the verdicts, one per group
+ */
+std::vector<fl::OrderingGroupResult> FlReportFigure(std::ostream& os,
+                                                    const std::vector<FlFigureSeries>& series,
+                                                    const FlFigureSeeds& seeds,
+                                                    std::size_t accuracySamples);
+
+/**
+ * \ingroup fl
+ * The tidy rows a seed of a figure writes when it runs as one job of a sweep: a header, then
+ * one row per (series, round): series_index, series, round, time_s, test_loss, test_accuracy,
+ * worker_test_loss, worker_test_accuracy, disagreement, epsilon, every real at 17 significant
+ * digits, so that FlReadSeedRows gives back the same doubles bit for bit (NaN as nan).
+ * Throws std::invalid_argument unless every series has exactly one seed.
+ */
+void FlWriteSeedRows(std::ostream& csv,
+                     const std::vector<FlFigureSeries>& series,
+                     const FlFigureSeeds& seeds);
+
+/**
+ * \ingroup fl
+ * The rounds of every series at the run numbers firstRun .. firstRun + seeds - 1 from the text
+ * of utils/fl-sweep's merged CSV (fl::MergeSweepCsv) of jobs that wrote FlWriteSeedRows: the
+ * rng_run column gives the seed. Throws std::runtime_error naming the series and the run number
+ * if a series has no rows at a run, a row's label is not its series' (another figure's sweep),
+ * or a column is missing or not a number.
+ */
+FlFigureSeeds FlReadSeedRows(const std::string& mergedCsv,
+                             const std::vector<FlFigureSeries>& series,
+                             uint32_t firstRun,
+                             uint32_t seeds);
+
+/**
+ * \ingroup fl
+ * How a figure program runs its seeds (its flags --engine, --sweepDir, --sweepTool,
+ * --sweepJobs, --slurmTime, --slurmMem and --seedJob).
+ */
+struct FlFigureEngine
+{
+    /// process (every seed in this process, one after the other), or serial, parallel (GNU
+    /// parallel) or slurm: one job per seed run by utils/fl-sweep with that engine
+    std::string engine{"process"};
+    std::string sweepDir;  ///< the sweep directory (empty: the figure CSV's path + ".sweep")
+    std::string sweepTool; ///< utils/fl-sweep (empty: FlFigureRunner::DefaultSweepTool())
+    uint32_t jobs{0};      ///< parallel: jobs at once (0: fl-sweep's default, every core)
+    std::string slurmTime; ///< slurm: time limit per job (empty: fl-sweep's default)
+    std::string slurmMem;  ///< slurm: memory per job (empty: fl-sweep's default)
+    /// set by the runner in the jobs it starts: this process is one seed of a figure whose
+    /// first run number is seedJob (0: not a job)
+    uint32_t seedJob{0};
+};
+
+/**
+ * \ingroup fl
+ * Runs the series of a figure over its seeds, in this process or as one job per seed through
+ * utils/fl-sweep (serial, GNU parallel or Slurm), and gives back the same rounds either way, so
+ * that the figure's statistics (FlRoundStatisticsOverSeeds, FlReportFigure) and its CSV are the
+ * same bytes whatever the engine.
+ *
+ * With an engine other than process, Run writes the grid sweepDir/grid.txt: the program itself
+ * (this executable), runs RngRun .. RngRun + seeds - 1, and fixed: the program's own flags
+ * without the runner's, --runs and --output, plus --runs=1 --seedJob=RngRun; it runs
+ * `fl-sweep run grid.txt --dir sweepDir --engine E`, waits, and reads the seeds from
+ * sweepDir/merged.csv. Each job (seedJob > 0) runs its one seed of every series at its RngRun
+ * with the draws shared by the seeds (the data split: AtSharedRun) made at seedJob, as the
+ * process engine makes them at RngRun, and writes FlWriteSeedRows to its --output. The sweep
+ * resumes: a rerun with the same sweep directory runs only the jobs not finished. A flag value
+ * that names an existing file or folder relative to the current directory is passed to the jobs
+ * as an absolute path (jobs run in the sweep directory).
+ */
+class FlFigureRunner
+{
+  public:
+    /**
+     * @param engine the engine flags
+     * @param output the figure CSV (in a job: where its seed rows go)
+     * @param argc, argv the program's command line (the jobs get its flags)
+     */
+    FlFigureRunner(FlFigureEngine engine, std::string output, int argc, char* argv[]);
+
+    /// utils/fl-sweep in the module's source tree (as configured by CMake).
+    static std::string DefaultSweepTool();
+
+    /// The flags of FlFigureEngine (without --), which the jobs do not get.
+    static const std::vector<std::string>& FlagNames();
+
+    /**
+     * Throws fl::ConfigError naming the flag and the fix for: an unknown engine, a sweep tool
+     * that is missing or not executable (with an engine other than process), --slurmTime or
+     * --slurmMem without --engine=slurm, --sweepJobs without --engine=parallel, --sweepDir or
+     * --sweepTool with the process engine, a sweep directory that cannot be created, a
+     * --seedJob with another engine or with `seeds` != 1.
+     */
+    static void Check(const FlFigureEngine& engine, uint32_t seeds);
+
+    /// True in a job started by the runner (seedJob > 0).
+    bool IsJob() const;
+
+    /// The run number of the draws shared by the seeds: seedJob in a job, else RngRun.
+    uint32_t SharedRun() const;
+
+    /// Calls f() with ns-3's run number set to SharedRun(), restored afterwards.
+    void AtSharedRun(const std::function<void()>& f) const;
+
+    /// The sweep directory (engine other than process).
+    const std::string& SweepDir() const;
+
+    /**
+     * The series over `seeds` seeds: seeds[k][s] = series k at RngRun + s. Process engine:
+     * FlRunSeries for each series, done(k, seeds[k]) after it. Job: one seed of every series,
+     * its rows written to the output (FlWriteSeedRows); done is not called. Other engines: the
+     * sweep (see the class), then done(k, seeds[k]) for every series. A seed that stopped
+     * before `rounds` is reported on stderr and sets *incomplete.
+     * Throws fl::ConfigError if fl-sweep refuses the grid (status 2), std::runtime_error if a
+     * job failed or is not finished (Slurm: rerun the same command later); exceptions of
+     * `simulate` pass through.
+     */
+    FlFigureSeeds Run(
+        const std::vector<FlFigureSeries>& series,
+        uint32_t seeds,
+        uint32_t rounds,
+        const std::function<std::vector<FlRoundSummary>(std::size_t k)>& simulate,
+        std::ostream& os,
+        bool* incomplete,
+        const std::function<void(std::size_t k, const std::vector<std::vector<FlRoundSummary>>&)>&
+            done = {}) const;
+
+    /// The grid of the sweep over `seeds` seeds (utils/fl-sweep's format; see the class).
+    std::string GridText(uint32_t seeds) const;
+
+    /// The command that runs the sweep (the tool first).
+    std::vector<std::string> SweepCommand() const;
+
+    /// "# provenance: ..." (where the seeds ran) with an engine other than process, else "".
+    std::string ProvenanceLine() const;
+
+  private:
+    FlFigureEngine m_engine;
+    std::string m_output;
+    std::string m_program;            ///< this executable, absolute
+    std::vector<std::string> m_flags; ///< the program's flags as given
+    uint32_t m_run;                   ///< RngRun when constructed
+};
+
 /**
  * What utils/fl-sweep's merge writes in a row's last columns, for this program: its name (the
  * last part of argv[0]), its flags (argv[1..] joined by spaces, the program_flags column), the

@@ -314,13 +314,17 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                                   "weighted with secure aggregation",
                                   "use uniform: the clients do not announce their sample counts");
         }
-        if (strategy->IsAsynchronous())
+        const bool async = strategy->IsAsynchronous();
+        const uint32_t cohort = strategy->UplinkCohortSize();
+        if (async && cohort < 2)
         {
             throw fl::ConfigError("strategy",
                                   strategy->GetInstanceTypeId().GetName() +
                                       " (asynchronous) with secure aggregation",
-                                  "use a synchronous strategy (e.g. ns3::FedAvgStrategy): "
-                                  "masks cancel only in the sum of one round's uploads");
+                                  "use ns3::FedBuffStrategy with BufferSize >= 2, whose buffers "
+                                  "are cohorts securely summed: a rule that applies each update "
+                                  "alone (FedAsync) would see it, the sum of one update being "
+                                  "the update");
         }
         DoubleValue v;
         double momentum = 0.0;
@@ -329,9 +333,9 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         {
             momentum = v.Get();
         }
-        if (strategy->GetAttributeFailSafe("ServerLearningRate", v))
+        if (!async && strategy->GetAttributeFailSafe("ServerLearningRate", v))
         {
-            rate = v.Get();
+            rate = v.Get(); // FedBuff's learning rate applies to the cohort's sum
         }
         if (momentum != 0.0 || rate != 1.0)
         {
@@ -339,6 +343,30 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                                   "server momentum or a learning rate other than 1 with secure "
                                   "aggregation",
                                   "use the defaults: the securely summed mean is the next model");
+        }
+        if (async)
+        {
+            UintegerValue busy;
+            stack.server->GetAttribute("ClientsPerRound", busy);
+            const std::string k = std::to_string(cohort);
+            if (busy.Get() != 0 && busy.Get() < cohort)
+            {
+                throw fl::ConfigError("ClientsPerRound",
+                                      std::to_string(busy.Get()) +
+                                          " busy clients cannot hold one secure-aggregation "
+                                          "cohort of BufferSize " +
+                                          k,
+                                      "use 0 (all) or a multiple of " + k);
+            }
+            if (clients.GetN() < cohort)
+            {
+                throw fl::ConfigError("clients",
+                                      std::to_string(clients.GetN()) +
+                                          " cannot form one secure-aggregation cohort of "
+                                          "BufferSize " +
+                                          k,
+                                      "install at least " + k + " clients or lower BufferSize");
+            }
         }
         UintegerValue perRound;
         stack.server->GetAttribute("ClientsPerRound", perRound);
@@ -362,6 +390,16 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                 DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetClientIndex());
         }
         stack.secAgg = m_secAgg->Create(ids);
+        const uint32_t cohort = strategy->IsAsynchronous() ? strategy->UplinkCohortSize() : 0;
+        const uint32_t t = stack.secAgg.server->Settings().Rule("SecAggServerStep").threshold;
+        if (cohort > 0 && t > cohort)
+        {
+            throw fl::ConfigError("Threshold",
+                                  "t = " + std::to_string(t) +
+                                      " with secure-aggregation cohorts of BufferSize " +
+                                      std::to_string(cohort),
+                                  "use a threshold of at most BufferSize (0: the majority rule)");
+        }
         stack.server->SetUplinkStep(stack.secAgg.server);
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {

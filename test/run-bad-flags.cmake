@@ -3,7 +3,7 @@
 # any simulation (no summary line).
 #   cmake -DBIN=<examples dir> -DTABLE=bad-flags.txt -P run-bad-flags.cmake
 file(STRINGS ${TABLE} rows)
-set(fedavg fl-fedavg-wifi fl-fedavg-lte fl-fedavg-lossy fl-stragglers)
+set(fedavg fl-fedavg-wifi fl-fedavg-lte fl-fedavg-lossy fl-stragglers fl-scale-run)
 set(failed 0)
 set(count 0)
 foreach(row IN LISTS rows)

@@ -122,6 +122,52 @@ TEST(FedBuff, BufferOfKScaledDeltasThenServerStep)
     EXPECT_THROW(FedBuffRule{bad}, ConfigError);
 }
 
+TEST(FedBuff, ABufferKnownOnlyAsACohortsSumGivesTheSameStep)
+{
+    // Hand-computed: a cohort of 3 sent base [0.5, 1], models summing (weights 2, 1, 1: total 4)
+    // to [6, 8]; mean [1.5, 2]; s = 1/2 (tau 3, polynomial a = 1/2);
+    // buffer = s * 3 * (mean - base) = 1.5 * [1, 1] = [1.5, 1.5];
+    // global [1, 2] + eta_g / 3 * buffer with eta_g = 2: [2, 3].
+    Eigen::VectorXd sum(2);
+    sum << 6.0, 8.0;
+    const double s = AsyncStalenessWeight(StalenessFunction::Polynomial, 3, 0.5, 4.0);
+    const ParamVector buffer = FedBuffBufferFromSum(sum, 4.0, 3, V({0.5, 1.0}), s);
+    EXPECT_NEAR(buffer.At(0), 1.5, 1e-12);
+    EXPECT_NEAR(buffer.At(1), 1.5, 1e-12);
+    ParamVector g = V({1.0, 2.0});
+    FedBuffApply(g, buffer, 3, 2.0);
+    EXPECT_NEAR(g.At(0), 2.0, 1e-12);
+    EXPECT_NEAR(g.At(1), 3.0, 1e-12);
+
+    // With equal weights it is FedBuff's buffer of the K deltas (Algorithm 1) to rounding.
+    FedBuffConfig c;
+    c.bufferSize = 3;
+    c.serverLearningRate = 0.7;
+    FedBuffRule rule(c);
+    const ParamVector base = V({0.25, -1.0, 3.0});
+    const std::vector<ParamVector> models = {V({1.0, 2.0, 3.5}),
+                                             V({-0.5, 0.0, 2.0}),
+                                             V({0.75, -3.0, 4.0})};
+    ParamVector viaRule = V({2.0, 2.0, 2.0});
+    double w = 0.0;
+    Eigen::VectorXd total = Eigen::VectorXd::Zero(3);
+    for (const ParamVector& m : models)
+    {
+        rule.Add(m, base, 2, viaRule, w);
+        total += m.Get<double>();
+    }
+    ParamVector viaSum = V({2.0, 2.0, 2.0});
+    FedBuffApply(viaSum, FedBuffBufferFromSum(total, 3.0, 3, base, w), 3, 0.7);
+    for (std::size_t j = 0; j < 3; ++j)
+    {
+        EXPECT_NEAR(viaSum.At(j), viaRule.At(j), 1e-12);
+    }
+    // bad input names the parameter
+    EXPECT_THROW(FedBuffBufferFromSum(sum, 4.0, 0, V({0.5, 1.0}), s), ConfigError);
+    EXPECT_THROW(FedBuffBufferFromSum(sum, 0.0, 3, V({0.5, 1.0}), s), ConfigError);
+    EXPECT_THROW(FedBuffBufferFromSum(sum, 4.0, 3, V({0.5}), s), ConfigError);
+}
+
 TEST(AsyncReplay, VersionsFollowTheArrivalSequence)
 {
     // "training" adds the client index + 1 to every coordinate of the model it got

@@ -4,7 +4,8 @@
  * Asynchronous FL on the strategy seam, over the network: FedAsyncStrategy and FedBuffStrategy
  * on the generic server and clients. Every model version of a network run equals the in-process
  * replay (fl::ReplayAsync) of the same arrival sequence, bit for bit; a stale update is weighted
- * by s(tau); secure aggregation refuses an asynchronous strategy.
+ * by s(tau); secure aggregation refuses FedAsync (FedBuff runs it per buffer:
+ * test-secbuff-network).
  */
 #include "fl-test-config-error.h"
 #include "fl-test-task.h"
@@ -206,11 +207,14 @@ TEST(AsyncNetwork, SecureAggregationAndUnknownStrategiesAreRefused)
     }
     {
         FlFedAvgHelper fedavg(task);
+        // FedBuff runs one secure aggregation per buffer of BufferSize clients (10 by default):
+        // three clients cannot form one
         fedavg.SetStrategy("ns3::FedBuffStrategy");
         fedavg.SetSecureAggregation(FlSecAggHelper());
         fltest::ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
-            "strategy");
+            "clients",
+            "BufferSize 10");
     }
     {
         FlFedAvgHelper fedavg(task);

@@ -185,6 +185,36 @@ FedBuffApply(ParamVector& global, const ParamVector& buffer, uint32_t k, double 
     }
 }
 
+ParamVector
+FedBuffBufferFromSum(const Eigen::VectorXd& sum,
+                     double totalWeight,
+                     uint32_t count,
+                     const ParamVector& base,
+                     double s)
+{
+    if (count == 0)
+    {
+        throw ConfigError("count", "an empty buffer", "apply a buffer of at least one update");
+    }
+    if (!(totalWeight > 0.0) || !std::isfinite(totalWeight))
+    {
+        throw ConfigError("totalWeight",
+                          std::to_string(totalWeight) + " is not positive",
+                          "give the updates positive weights");
+    }
+    if (static_cast<std::size_t>(sum.size()) != base.Size())
+    {
+        throw ConfigError("sum",
+                          "has " + std::to_string(sum.size()) + " values, the base model " +
+                              std::to_string(base.Size()),
+                          "sum models of the global model's architecture");
+    }
+    const Eigen::VectorXd b = base.ConvertedTo(Precision::Float64).Get<double>();
+    // Delta-bar = s * count * (mean - base)
+    const Eigen::VectorXd buffer = (s * static_cast<double>(count)) * (sum / totalWeight - b);
+    return ParamVector(buffer).ConvertedTo(base.GetPrecision());
+}
+
 void
 FedAsyncConfig::Validate() const
 {

@@ -73,6 +73,23 @@ void FedBuffAccumulate(ParamVector& buffer,
 void FedBuffApply(ParamVector& global, const ParamVector& buffer, uint32_t k, double etaG);
 
 /**
+ * FedBuff's buffer when it is known only as a sum (secure aggregation of a cohort: Bonawitz et
+ * al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM CCS 2017).
+ * The `count` updates of the buffer all trained on `base` (one cohort, one staleness tau, one
+ * staleness weight s = s(tau)); `sum` = sum_k w_k x_k of their models with weights w_k summing
+ * to `totalWeight`. Returns the buffer of Nguyen et al. 2022, Algorithm 1,
+ *   Delta-bar = s * count * (sum / totalWeight - base),
+ * which is sum_k s (x_k - base) when every w_k is equal (the cohort's weighted mean delta,
+ * times count, otherwise), in base's precision. FedBuffApply(global, buffer, count, eta_g)
+ * then makes the step. Throws ConfigError for count = 0, totalWeight <= 0 or mismatched sizes.
+ */
+ParamVector FedBuffBufferFromSum(const Eigen::VectorXd& sum,
+                                 double totalWeight,
+                                 uint32_t count,
+                                 const ParamVector& base,
+                                 double s);
+
+/**
  * An asynchronous rule fed one arriving update at a time. The same object is driven by the
  * network strategies (FedAsyncStrategy, FedBuffStrategy) and by the in-process replay
  * (ReplayAsync), so that both compute the same numbers.

@@ -64,10 +64,29 @@ FlAsyncStrategy::GetStalenessHistory() const
 }
 
 void
-FlAsyncStrategy::Start(std::size_t /* numParameters */,
-                       bool /* acceptsStale */,
-                       bool /* hasUplinkStep */)
+FlAsyncStrategy::CheckUplinkStep() const
 {
+    throw fl::ConfigError("strategy",
+                          GetInstanceTypeId().GetName() +
+                              " with secure aggregation (an uplink step)",
+                          "use ns3::FedBuffStrategy (BufferSize >= 2), whose buffers are cohorts "
+                          "securely summed: this rule applies each update alone, and the sum of "
+                          "one update is the update");
+}
+
+void
+FlAsyncStrategy::RecordStaleness(uint32_t staleness)
+{
+    m_staleness.push_back(staleness);
+}
+
+void
+FlAsyncStrategy::Start(std::size_t /* numParameters */, bool /* acceptsStale */, bool hasUplinkStep)
+{
+    if (hasUplinkStep)
+    {
+        CheckUplinkStep();
+    }
     m_rule = MakeRule(); // throws fl::ConfigError naming the attribute
     m_versions.clear();
     m_pending.clear();
@@ -224,6 +243,45 @@ FedBuffStrategy::MakeRule() const
     c.a = m_a;
     c.b = m_b;
     return std::make_unique<fl::FedBuffRule>(c);
+}
+
+uint32_t
+FedBuffStrategy::UplinkCohortSize() const
+{
+    return m_bufferSize;
+}
+
+void
+FedBuffStrategy::CheckUplinkStep() const
+{
+    if (m_bufferSize < 2)
+    {
+        throw fl::ConfigError("ns3::FedBuffStrategy::BufferSize",
+                              std::to_string(m_bufferSize) + " with secure aggregation",
+                              "buffer at least 2 updates: each buffer is one securely summed "
+                              "cohort, and the sum of one update is the update");
+    }
+}
+
+void
+FedBuffStrategy::CohortAggregated(const CohortSum& cohort, fl::ParamVector& global)
+{
+    NS_LOG_FUNCTION(this << cohort.cohort << cohort.staleness << cohort.updates.size());
+    const auto count = static_cast<uint32_t>(cohort.updates.size());
+    const double s = fl::AsyncStalenessWeight(fl::ParseStalenessFunction(m_function),
+                                              cohort.staleness,
+                                              m_a,
+                                              m_b);
+    const fl::ParamVector buffer =
+        fl::FedBuffBufferFromSum(*cohort.sum, cohort.totalWeight, count, *cohort.base, s);
+    fl::FedBuffApply(global, buffer, count, m_serverLearningRate);
+    std::vector<FlUpdateInfo> updates = cohort.updates;
+    for (FlUpdateInfo& u : updates)
+    {
+        u.weight = s;
+        RecordStaleness(u.staleness);
+    }
+    Port().commit(updates); // the server reports this version and numbers the next
 }
 
 } // namespace ns3

@@ -9,6 +9,13 @@
  * initial model, and each client whose update arrives is sent the current model at once, so C
  * clients stay busy and no round ever closes. Each new model version is reported through the
  * server's RoundEnd trace (round = the version that was current when it was made).
+ *
+ * With secure aggregation (an uplink step; Bonawitz et al., "Practical Secure Aggregation for
+ * Privacy-Preserving Machine Learning", ACM CCS 2017) FedBuff forms each buffer as a cohort:
+ * the server sends the current model to K clients together, one secure aggregation runs over
+ * their uploads, and FedBuff's step is applied to the unmasked sum only
+ * (fl::FedBuffBufferFromSum, staleness = versions since the cohort was sent). FedAsync, which
+ * applies each update alone, is refused: the sum of one update is the update.
  */
 #ifndef FL_ASYNC_STRATEGIES_H
 #define FL_ASYNC_STRATEGIES_H
@@ -50,6 +57,10 @@ class FlAsyncStrategy : public FlServerStrategy
   protected:
     /// The rule (created in Start from the attributes).
     virtual std::unique_ptr<fl::AsyncRule> MakeRule() const = 0;
+    /// Throws fl::ConfigError if the strategy cannot run with an uplink step (default: cannot).
+    virtual void CheckUplinkStep() const;
+    /// Records an update's staleness (GetStalenessHistory).
+    void RecordStaleness(uint32_t staleness);
     void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
     void DoDispose() override;
 
@@ -94,7 +105,10 @@ class FedAsyncStrategy : public FlAsyncStrategy
  * \ingroup fl
  * FedBuff (Nguyen et al. 2022, Algorithm 1): each arriving client delta (its model minus the
  * version it trained on), scaled by s(tau), is added to a buffer; every BufferSize (K)
- * updates the server applies w <- w + ServerLearningRate * buffer / K, a new version.
+ * updates the server applies w <- w + ServerLearningRate * buffer / K, a new version. With an
+ * uplink step (secure aggregation) the buffer is a cohort of K clients sent the same model,
+ * known to the server only as its sum; a cohort that lost some clients (at least the step's
+ * threshold left) is a buffer of the survivors, divided by their number.
  */
 class FedBuffStrategy : public FlAsyncStrategy
 {
@@ -103,8 +117,14 @@ class FedBuffStrategy : public FlAsyncStrategy
     static TypeId GetTypeId();
     FedBuffStrategy();
 
+    /// K with an uplink step: each buffer is one cohort of K clients sent the model together.
+    uint32_t UplinkCohortSize() const override;
+    /// w <- w + eta_g s(tau) (cohort mean - base) (fl::FedBuffBufferFromSum, FedBuffApply).
+    void CohortAggregated(const CohortSum& cohort, fl::ParamVector& global) override;
+
   protected:
     std::unique_ptr<fl::AsyncRule> MakeRule() const override;
+    void CheckUplinkStep() const override;
 
   private:
     uint32_t m_bufferSize;

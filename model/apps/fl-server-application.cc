@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ns3
 {
@@ -287,24 +288,46 @@ FlServerApplication::StartApplication()
     m_async = m_strategy->IsAsynchronous();
     m_strategyPhases = m_strategy->PhasesBeforeUpload();
     m_strategyRaw = m_strategy->RawUploads();
-    if (m_async && (m_uplink || m_acceptStale || m_roundDeadline.IsStrictlyPositive() ||
-                    m_minQuorum > 0))
+    if (m_uplink && m_acceptStale)
+    {
+        fl::ExitOnConfigError("FlServerApplication",
+                              fl::ConfigError("StragglerPolicy",
+                                              "accept with an uplink step (e.g. secure "
+                                              "aggregation)",
+                                              "use drop: a late upload cannot join another "
+                                              "round's (or cohort's) uplink step"));
+    }
+    if (m_async && m_acceptStale)
+    {
+        fl::ExitOnConfigError("FlServerApplication",
+                              fl::ConfigError("StragglerPolicy",
+                                              "accept with an asynchronous strategy (" +
+                                                  m_strategy->GetInstanceTypeId().GetName() + ")",
+                                              "use drop: an asynchronous strategy takes every "
+                                              "update as it arrives, with its staleness"));
+    }
+    // Asynchronous with an uplink step: cohorts of the strategy's size (0: refused below, once
+    // the strategy has said why in Start).
+    m_cohortSize = (m_async && m_uplink) ? m_strategy->UplinkCohortSize() : 0;
+    if (m_async && ((m_roundDeadline.IsStrictlyPositive() && m_cohortSize == 0) || m_minQuorum > 0))
     {
         fl::ExitOnConfigError(
             "FlServerApplication",
             fl::ConfigError("strategy",
                             "an asynchronous strategy (" +
                                 m_strategy->GetInstanceTypeId().GetName() +
-                                ") with an uplink step, StragglerPolicy accept, a "
-                                "RoundDeadline or a MinQuorum",
+                                ") with a RoundDeadline or a MinQuorum",
                             "drop them: an asynchronous strategy takes every update as it "
-                            "arrives, with its staleness, and never closes a round"));
+                            "arrives, with its staleness, and never closes a round (with an "
+                            "uplink step, RoundDeadline closes a cohort's uploads)"));
     }
-    if (m_uplink && (m_acceptStale || m_weightedSampling))
+    if (m_uplink && m_weightedSampling)
     {
-        NS_FATAL_ERROR("FlServerApplication: an uplink step cannot be combined with "
-                       "StragglerPolicy accept or ClientSampling weighted (fix: use the "
-                       "defaults; FlFedAvgHelper says which one before the run)");
+        fl::ExitOnConfigError("FlServerApplication",
+                              fl::ConfigError("ClientSampling",
+                                              "weighted with an uplink step",
+                                              "use uniform: the clients announce no sample "
+                                              "counts, the uplink step owns what they reveal"));
     }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());
@@ -372,6 +395,39 @@ FlServerApplication::StartApplication()
     {
         fl::ExitOnConfigError("FlServerApplication", e);
     }
+    if (m_async && m_uplink)
+    {
+        const std::string k = std::to_string(m_cohortSize);
+        if (m_cohortSize < 2)
+        {
+            fl::ExitOnConfigError(
+                "FlServerApplication",
+                fl::ConfigError("strategy",
+                                m_strategy->GetInstanceTypeId().GetName() +
+                                    " (asynchronous) with an uplink step but an uplink cohort "
+                                    "size of " +
+                                    k,
+                                "use a strategy whose updates are aggregated in cohorts of at "
+                                "least 2 (FlServerStrategy::UplinkCohortSize)"));
+        }
+        if (m_clientsPerRound != 0 && m_clientsPerRound < m_cohortSize)
+        {
+            fl::ExitOnConfigError("FlServerApplication",
+                                  fl::ConfigError("ClientsPerRound",
+                                                  std::to_string(m_clientsPerRound) +
+                                                      " busy clients cannot hold one cohort of " +
+                                                      k,
+                                                  "use 0 (all) or a multiple of " + k));
+        }
+        if (m_expectedClients < m_cohortSize)
+        {
+            fl::ExitOnConfigError("FlServerApplication",
+                                  fl::ConfigError("ExpectedClients",
+                                                  std::to_string(m_expectedClients) +
+                                                      " clients cannot form one cohort of " + k,
+                                                  "run at least " + k + " clients"));
+        }
+    }
     if (m_uplink)
     {
         FlUplinkServerStep::Port port;
@@ -385,6 +441,10 @@ FlServerApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
     Simulator::Cancel(m_deadlineEvent);
+    for (auto& kv : m_cohorts)
+    {
+        Simulator::Cancel(kv.second.deadline);
+    }
     if (m_uplink)
     {
         m_uplink->Stop();
@@ -416,6 +476,22 @@ FlServerApplication::ClientGone(uint32_t client)
     ++m_counters.disconnects;
     m_clients.erase(client);
     m_outstanding.erase(client);
+    auto inCohort = m_cohortOf.find(client);
+    if (inCohort != m_cohortOf.end())
+    {
+        // Its cohort does not wait for its upload (the uplink step recovers what it can).
+        const uint32_t id = inCohort->second;
+        m_cohortOf.erase(inCohort);
+        Cohort& c = m_cohorts.at(id);
+        if (!c.aggregating && c.uploads.count(client) == 0)
+        {
+            c.clients.erase(std::find(c.clients.begin(), c.clients.end(), client));
+            if (c.uploads.size() >= c.clients.size())
+            {
+                Simulator::ScheduleNow(&FlServerApplication::CloseCohort, this, id);
+            }
+        }
+    }
     // A selected client that can no longer answer is not waited for.
     auto sel = std::find(m_selected.begin(), m_selected.end(), client);
     if (m_roundOpen && sel != m_selected.end() && m_updates.count({client, m_round}) == 0)
@@ -479,6 +555,11 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
     if (sent != m_sentAt.end())
     {
         m_lastResponse[client->second] = Simulator::Now() - sent->second;
+    }
+    if (m_cohortSize > 0)
+    {
+        HandleCohortUpload(in.msg, client->second);
+        return;
     }
     if (m_async)
     {
@@ -871,6 +952,10 @@ FlServerApplication::CloseRound(bool deadlineHit)
         }
         NS_LOG_INFO("round " << m_round << ": " << m_updates.size() << " updates, quorum "
                              << m_minQuorum << "; " << FlRoundStatusName(report.status));
+        if (m_uplink)
+        {
+            m_uplink->Forget(m_round); // nothing of this round is aggregated
+        }
     }
     else if (m_updates.empty() && !m_uplink)
     {
@@ -1245,12 +1330,224 @@ FlServerApplication::StartAsynchronous()
     m_roundStart = Simulator::Now();
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
+    if (m_cohortSize > 0)
+    {
+        // Cohorts of K clients, each sent the current model together with one run of the
+        // uplink step; their sums make the versions.
+        m_selected = DispatchCohorts(); // the clients of version 1
+        m_roundStartTrace(m_round, m_selected);
+        FlServerStrategy::Context ctx;
+        ctx.round = m_round;
+        m_strategy->ConfigureRound(ctx, m_selected);
+        return;
+    }
     m_selected = SelectClients();
     m_roundStartTrace(m_round, m_selected);
     FlServerStrategy::Context ctx;
     ctx.round = m_round;
     m_strategy->ConfigureRound(ctx, m_selected);
     SendCurrentModel(m_selected);
+}
+
+std::vector<uint32_t>
+FlServerApplication::DispatchCohorts()
+{
+    const std::size_t k = m_cohortSize;
+    const std::size_t busyLimit =
+        m_clientsPerRound == 0 ? std::numeric_limits<std::size_t>::max() : m_clientsPerRound;
+    std::vector<uint32_t> dispatched;
+    while (!m_finished)
+    {
+        std::vector<uint32_t> idle;
+        for (const auto& kv : m_clients)
+        {
+            if (m_cohortOf.count(kv.first) == 0)
+            {
+                idle.push_back(kv.first);
+            }
+        }
+        if (idle.size() < k || m_cohortOf.size() + k > busyLimit)
+        {
+            break;
+        }
+        std::vector<uint32_t> members;
+        try
+        {
+            members = fl::SampleClients(
+                std::move(idle),
+                {},
+                static_cast<uint32_t>(k),
+                [this](uint32_t lo, uint32_t hi) { return m_rng->GetInteger(lo, hi); },
+                [this]() { return m_rng->GetValue(0.0, 1.0); });
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("FlServerApplication", e);
+        }
+        std::sort(members.begin(), members.end());
+        const uint32_t id = ++m_lastCohort; // the round number of the cohort's messages
+        Cohort& c = m_cohorts[id];
+        c.version = m_round;
+        c.base = m_global;
+        c.clients = members;
+        for (uint32_t m : members)
+        {
+            m_cohortOf[m] = id;
+            m_outstanding[m] = id;
+            m_sentAt[m] = Simulator::Now();
+        }
+        try
+        {
+            // e.g. the cohort's configuration: sent before the model (in order over a stream)
+            m_uplink->RoundStarting(id, members, m_strategy->UplinkStepSize(m_global.Size()));
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("FlServerApplication", e);
+        }
+        fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, id)); // int8 only
+        m_transport->SendModel(AddressesOf(members),
+                               {fl::MessageKind::GlobalModel, id, 0, fl::kBroadcastId, 0},
+                               m_global,
+                               &quantRng);
+        if (m_roundDeadline.IsStrictlyPositive())
+        {
+            c.deadline =
+                Simulator::Schedule(m_roundDeadline, &FlServerApplication::CloseCohort, this, id);
+        }
+        dispatched.insert(dispatched.end(), members.begin(), members.end());
+    }
+    std::sort(dispatched.begin(), dispatched.end());
+    return dispatched;
+}
+
+void
+FlServerApplication::HandleCohortUpload(fl::ReceivedMessage& msg, uint32_t client)
+{
+    const auto& h = msg.header;
+    auto it = m_cohorts.find(h.round);
+    if (!h.raw || m_finished || it == m_cohorts.end() || it->second.aggregating ||
+        std::find(it->second.clients.begin(), it->second.clients.end(), client) ==
+            it->second.clients.end() ||
+        it->second.uploads.count(client) != 0)
+    {
+        ++m_counters.unexpectedMessages;
+        return;
+    }
+    Cohort& c = it->second;
+    Update u;
+    u.info.client = client;
+    u.info.trainedRound = c.version;
+    u.info.sampleCount = h.aux;
+    u.info.arrival = Simulator::Now();
+    u.msg = std::move(msg);
+    c.uploads.emplace(client, std::move(u));
+    if (c.uploads.size() >= c.clients.size())
+    {
+        CloseCohort(it->first);
+    }
+}
+
+void
+FlServerApplication::CloseCohort(uint32_t cohort)
+{
+    NS_LOG_FUNCTION(this << cohort);
+    auto it = m_cohorts.find(cohort);
+    if (it == m_cohorts.end() || it->second.aggregating || m_finished)
+    {
+        return;
+    }
+    Cohort& c = it->second;
+    Simulator::Cancel(c.deadline);
+    c.aggregating = true;
+    // The uploads move out: the step may finish (and the cohort be gone) during the call.
+    std::map<uint32_t, Update> uploads = std::move(c.uploads);
+    c.uploads.clear();
+    std::vector<uint32_t> clients;
+    std::vector<const std::vector<uint8_t>*> payloads;
+    for (const auto& kv : uploads) // ascending client index
+    {
+        clients.push_back(kv.first);
+        payloads.push_back(&kv.second.msg.raw);
+        c.infos[kv.first] = kv.second.info;
+    }
+    m_uplink->Aggregate(
+        cohort,
+        clients,
+        payloads,
+        [this, cohort](const FlUplinkServerStep::Result& r) { FinishCohort(cohort, r); });
+}
+
+void
+FlServerApplication::FinishCohort(uint32_t cohort, const FlUplinkServerStep::Result& result)
+{
+    NS_LOG_FUNCTION(this << cohort << result.ok << result.status);
+    auto it = m_cohorts.find(cohort);
+    if (it == m_cohorts.end())
+    {
+        return;
+    }
+    Cohort c = std::move(it->second);
+    m_cohorts.erase(it);
+    for (uint32_t k : c.clients)
+    {
+        auto busy = m_cohortOf.find(k);
+        if (busy != m_cohortOf.end() && busy->second == cohort)
+        {
+            m_cohortOf.erase(busy); // idle again
+        }
+        auto out = m_outstanding.find(k);
+        if (out != m_outstanding.end() && out->second == cohort)
+        {
+            m_outstanding.erase(out);
+        }
+    }
+    if (m_finished)
+    {
+        return;
+    }
+    if (!result.ok)
+    {
+        // Too few left (below the step's threshold): the buffer is dropped, the model kept.
+        NS_LOG_WARN("cohort " << cohort << ": uplink step aborted: " << result.status);
+        ++m_counters.roundsAborted;
+    }
+    else
+    {
+        FlServerStrategy::CohortSum sum;
+        sum.cohort = cohort;
+        sum.trainedRound = c.version;
+        sum.staleness = m_round - c.version;
+        sum.base = &c.base;
+        sum.sum = &result.sum;
+        sum.totalWeight = result.totalWeight;
+        for (uint32_t p : result.participants)
+        {
+            FlUpdateInfo info;
+            auto known = c.infos.find(p);
+            if (known != c.infos.end())
+            {
+                info = known->second;
+            }
+            info.client = p;
+            info.trainedRound = c.version;
+            info.staleness = sum.staleness;
+            sum.updates.push_back(info);
+        }
+        if (sum.staleness > 0)
+        {
+            m_counters.staleAccepted += sum.updates.size();
+        }
+        try
+        {
+            m_strategy->CohortAggregated(sum, m_global);
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("FlServerApplication", e);
+        }
+    }
+    DispatchCohorts();
 }
 
 void

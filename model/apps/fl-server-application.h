@@ -101,9 +101,15 @@ class FlServerApplication : public FlApplicationBase
      * weight, and the new model is sum / totalWeight (or the strategy's AggregateSum). An
      * aborted step leaves the model unchanged (status Aborted; the round counts). The step
      * talks to the clients through a port (Control messages), never through this object. Not
-     * combinable with StragglerPolicy accept, an asynchronous strategy, a strategy's server
-     * momentum or learning rate other than 1, or ClientSampling weighted (the clients announce no
-     * sample counts: the step owns what they reveal). Null (default): models are uploaded.
+     * combinable with StragglerPolicy accept, a strategy's server momentum or learning rate
+     * other than 1 (synchronous rounds), or ClientSampling weighted (the clients announce no
+     * sample counts: the step owns what they reveal). An asynchronous strategy needs an uplink
+     * cohort size K (FlServerStrategy::UplinkCohortSize, e.g. FedBuffStrategy): the server then
+     * sends the current model to cohorts of K idle clients together (drawn uniformly, while at
+     * most ClientsPerRound clients are busy; 0 = all), each cohort's uploads close when all K
+     * arrived or at RoundDeadline, the step runs once per cohort (several at once), and its
+     * sum goes to FlServerStrategy::CohortAggregated; an aborted cohort is dropped and counted
+     * (roundsAborted). Null (default): models are uploaded.
      */
     void SetUplinkStep(Ptr<FlUplinkServerStep> step);
     /// The uplink step (null if none).
@@ -122,7 +128,8 @@ class FlServerApplication : public FlApplicationBase
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
         uint64_t strategyRejected{0}; ///< phase messages or raw payloads the strategy rejected
-        uint64_t roundsAborted{0};  ///< rounds the uplink step aborted (model unchanged)
+        uint64_t roundsAborted{0};    ///< rounds (or asynchronous cohorts: buffers) the uplink
+                                      ///< step aborted (model unchanged)
     };
 
     /// Current counters (reassembler counts summed over connections).
@@ -160,6 +167,19 @@ class FlServerApplication : public FlApplicationBase
         FlUpdateInfo info;
     };
 
+    /// A cohort of an asynchronous strategy with an uplink step (UplinkCohortSize clients
+    /// sent the same model version together; one run of the uplink step).
+    struct Cohort
+    {
+        uint32_t version{0};                    ///< the model version it was sent
+        fl::ParamVector base;                   ///< that model
+        std::vector<uint32_t> clients;          ///< its clients still connected (ascending)
+        std::map<uint32_t, Update> uploads;     ///< uploads received, by client
+        std::map<uint32_t, FlUpdateInfo> infos; ///< the uploads handed to the uplink step
+        bool aggregating{false};                ///< the uplink step runs
+        EventId deadline;                       ///< RoundDeadline for the uploads
+    };
+
     void StartApplication() override;
     void StopApplication() override;
 
@@ -179,6 +199,10 @@ class FlServerApplication : public FlApplicationBase
     void FinishUplinkRound(const FlUplinkServerStep::Result& result);
     void AfterAggregation();
     void StartAsynchronous();
+    std::vector<uint32_t> DispatchCohorts(); ///< returns the clients sent the model
+    void HandleCohortUpload(fl::ReceivedMessage& msg, uint32_t client);
+    void CloseCohort(uint32_t cohort);
+    void FinishCohort(uint32_t cohort, const FlUplinkServerStep::Result& result);
     void HandleAsyncUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
     void CommitVersion(const std::vector<FlUpdateInfo>& updates);
     void SendCurrentModel(const std::vector<uint32_t>& clients);
@@ -248,6 +272,10 @@ class FlServerApplication : public FlApplicationBase
     EventId m_deadlineEvent;
     Counters m_counters;
     bool m_async{false};                      ///< the strategy takes updates as they arrive
+    uint32_t m_cohortSize{0};                 ///< asynchronous with an uplink step: K
+    uint32_t m_lastCohort{0};                 ///< number of the last cohort dispatched
+    std::map<uint32_t, Cohort> m_cohorts;     ///< cohorts in flight, by number
+    std::map<uint32_t, uint32_t> m_cohortOf;  ///< busy client -> its cohort
     std::map<uint32_t, Time> m_sentAt;        ///< when each client was last sent the model
     std::map<uint32_t, Time> m_lastResponse;  ///< model sent -> update received, per client
     std::function<FlLinkState(uint32_t)> m_linkProvider; ///< SetLinkStateProvider

@@ -264,4 +264,19 @@ FedAvgStrategy::Aggregate(const Context& /* ctx */,
     model = fl::AggregateRound(model, updates, config, m_velocity, &weights);
 }
 
+uint32_t
+FlServerStrategy::UplinkCohortSize() const
+{
+    return 0;
+}
+
+void
+FlServerStrategy::CohortAggregated(const CohortSum& /* cohort */, fl::ParamVector& /* global */)
+{
+    throw fl::ConfigError("strategy",
+                          GetInstanceTypeId().GetName() + " got a cohort's sum",
+                          "give the strategy an UplinkCohortSize and CohortAggregated, or run "
+                          "it without an uplink step");
+}
+
 } // namespace ns3

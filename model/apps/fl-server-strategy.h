@@ -153,7 +153,9 @@ struct FlServerPort
  * AggregateSum after an uplink step) -> AfterAggregation -> next round.
  * Asynchronous (IsAsynchronous() true): the server starts once with SelectClients and sends the
  * model to them, then hands every arriving update to UpdateArrived and never closes a round;
- * the strategy commits versions and sends models through the port.
+ * the strategy commits versions and sends models through the port. Asynchronous with an uplink
+ * step: the server dispatches cohorts of UplinkCohortSize() clients, runs the step once per
+ * cohort and hands each cohort's sum to CohortAggregated.
  */
 class FlServerStrategy : public Object
 {
@@ -323,6 +325,35 @@ class FlServerStrategy : public Object
     virtual void UpdateArrived(const FlUpdateInfo& info,
                                const fl::ParamVector& update,
                                fl::ParamVector& global);
+
+    /**
+     * Asynchronous strategies with an uplink step (e.g. secure aggregation, whose pairwise
+     * masks need the participants fixed before keys are shared): the size K of the cohorts
+     * the server dispatches the current model to together. Each cohort's uploads go through one
+     * run of the uplink step, and its result goes to CohortAggregated; several cohorts may be
+     * in flight at once (up to ClientsPerRound clients busy). 0 (the default): the strategy
+     * cannot run with an uplink step.
+     */
+    virtual uint32_t UplinkCohortSize() const;
+
+    /// What one cohort's uplink step produced (the server never saw an individual upload).
+    struct CohortSum
+    {
+        uint32_t cohort{0};                   ///< the cohort's number (round of its messages)
+        uint32_t trainedRound{0};             ///< the model version the cohort was sent
+        uint32_t staleness{0};                ///< current version - trainedRound
+        const fl::ParamVector* base{nullptr}; ///< the model of version trainedRound
+        const Eigen::VectorXd* sum{nullptr};  ///< sum over the participants of weight_k x_k
+        double totalWeight{0.0};              ///< sum over the participants of weight_k
+        std::vector<FlUpdateInfo> updates;    ///< the participants (ascending client index)
+    };
+
+    /**
+     * Asynchronous strategies with an uplink cohort size: a cohort's uplink step completed.
+     * `global` is the server's model: change it and call Port().commit to make a new version.
+     * The default throws fl::ConfigError (a strategy with UplinkCohortSize() > 0 overrides it).
+     */
+    virtual void CohortAggregated(const CohortSum& cohort, fl::ParamVector& global);
 
   protected:
     void DoDispose() override;

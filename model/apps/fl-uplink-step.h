@@ -18,6 +18,10 @@
  *                                               its own deadlines), then done(result)
  *   server: result ok: model = sum / totalWeight (or the round step's AggregateSum)
  *           aborted: the model is kept (round status "aborted")
+ * An asynchronous strategy with an uplink cohort size K (FlServerStrategy::UplinkCohortSize)
+ * runs one instance per cohort of K clients dispatched together: RoundStarting(cohort, its K
+ * clients), the cohort's uploads, Aggregate(cohort, ...); several cohorts (instances, numbered
+ * by the round of their messages) may be in flight at once, so a step keys its state by round.
  * With an uplink codec that has a sum path (uplink-codec.h) the codec's phase 1 runs first and
  * the step carries the phase-2 payload's values (UplinkCodec::PayloadValues, weight 1, dim =
  * UplinkCodec::SumSize) instead of the update; the server finishes with
@@ -103,6 +107,14 @@ class FlUplinkServerStep : public Object
                          uint32_t round,
                          uint32_t tag,
                          const std::vector<uint8_t>& bytes) = 0;
+
+    /**
+     * The application will not call Aggregate for `round` after RoundStarting (e.g. the round
+     * closed below its quorum): the step forgets what it set up for it. Default: nothing.
+     */
+    virtual void Forget(uint32_t /* round */)
+    {
+    }
 
     /// Cancels the step's timers (the application stops).
     virtual void Stop()

@@ -26,8 +26,16 @@ GflRoundStep::GetTypeId()
 }
 
 GflRoundStep::GflRoundStep()
-    : GflRoundStep(Config{1})
+    : GflRoundStep(OneClientConfig())
 {
+}
+
+GflRoundStep::Config
+GflRoundStep::OneClientConfig()
+{
+    Config c;
+    c.clientsPerServer = 1;
+    return c;
 }
 
 GflRoundStep::GflRoundStep(Config config)

@@ -69,6 +69,8 @@ class GflRoundStep : public FlServerStrategy
     explicit GflRoundStep(Config config);
     /// One client per server, no neighbours (for the TypeId system; use the Config form).
     GflRoundStep();
+    /// The settings of GflRoundStep(): one client per server, everything else default.
+    static Config OneClientConfig();
 
     /// Called after every iteration's combination.
     void SetIterationCallback(std::function<void(const GflIterationReport&)> cb);

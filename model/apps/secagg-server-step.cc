@@ -87,9 +87,8 @@ SecAggServerStep::~SecAggServerStep() = default;
 void
 SecAggServerStep::DoDispose()
 {
-    Simulator::Cancel(m_timer);
-    m_server.reset();
-    m_done = nullptr;
+    Stop();
+    m_instances.clear();
     m_port = Port();
     FlUplinkServerStep::DoDispose();
 }
@@ -115,13 +114,27 @@ SecAggServerStep::SetPort(Port port)
 void
 SecAggServerStep::Stop()
 {
-    Simulator::Cancel(m_timer);
+    for (auto& kv : m_instances)
+    {
+        Simulator::Cancel(kv.second.timer);
+    }
 }
 
 void
-SecAggServerStep::Send(uint32_t client, const fl::SecAggBytes& bytes)
+SecAggServerStep::Forget(uint32_t round)
 {
-    if (m_port.send && m_port.send(client, m_instance, kSecAggControlTag, bytes))
+    auto it = m_instances.find(round);
+    if (it != m_instances.end() && it->second.phase < 0)
+    {
+        Simulator::Cancel(it->second.timer);
+        m_instances.erase(it);
+    }
+}
+
+void
+SecAggServerStep::Send(uint32_t instance, uint32_t client, const fl::SecAggBytes& bytes)
+{
+    if (m_port.send && m_port.send(client, instance, kSecAggControlTag, bytes))
     {
         ++m_counters.messagesSent;
         m_counters.bytesSent += bytes.size();
@@ -134,12 +147,13 @@ SecAggServerStep::RoundStarting(uint32_t round,
                                 std::size_t dim)
 {
     NS_LOG_FUNCTION(this << round << selected.size());
-    Simulator::Cancel(m_timer);
-    m_server.reset();
-    m_phase = -1;
-    m_instance = round;
-    m_configured = false;
-    m_setupText.clear();
+    auto old = m_instances.find(round);
+    if (old != m_instances.end())
+    {
+        Simulator::Cancel(old->second.timer);
+        m_instances.erase(old);
+    }
+    Instance& in = m_instances[round];
     const fl::SecAggRule rule = m_settings.Rule("SecAggServerStep"); // ConfigError: attribute
     const fl::KeyMode mode = m_settings.Mode("SecAggServerStep");
     static bool warned = false;
@@ -153,8 +167,8 @@ SecAggServerStep::RoundStarting(uint32_t round,
     {
         // Nothing goes out: the clients never get a configuration, so they never advertise
         // keys, and nobody uploads anything (least of all in the clear).
-        m_setupText = std::to_string(selected.size()) + " sampled client(s), fewer than the " +
-                      std::to_string(least) + " secure aggregation needs: aborted";
+        in.setupText = std::to_string(selected.size()) + " sampled client(s), fewer than the " +
+                       std::to_string(least) + " secure aggregation needs: aborted";
         return;
     }
     uint64_t graphSeed = 0;
@@ -162,13 +176,13 @@ SecAggServerStep::RoundStarting(uint32_t round,
     {
         graphSeed = fl::DeriveSeed(m_graphSeedBase, round);
     }
-    m_config = fl::MakeSecAggRoundConfig(round, selected, dim, rule, graphSeed);
-    const fl::SecAggBytes setup = fl::PackSecAggRoundSetup(round, fl::SecAggSetupOf(m_config));
+    in.config = fl::MakeSecAggRoundConfig(round, selected, dim, rule, graphSeed);
+    const fl::SecAggBytes setup = fl::PackSecAggRoundSetup(round, fl::SecAggSetupOf(in.config));
     for (uint32_t c : selected)
     {
-        Send(c, setup);
+        Send(round, c, setup);
     }
-    m_configured = true;
+    in.configured = true;
 }
 
 void
@@ -179,24 +193,26 @@ SecAggServerStep::Aggregate(uint32_t round,
 {
     NS_LOG_FUNCTION(this << round << clients.size());
     ++m_counters.rounds;
-    m_done = std::move(done);
-    m_report = SecAggRoundReport();
-    m_report.round = round;
-    m_report.start = Simulator::Now();
-    if (!m_configured || round != m_instance)
+    Instance& in = m_instances[round]; // an instance never set up is aborted below
+    in.done = std::move(done);
+    in.report = SecAggRoundReport();
+    in.report.round = round;
+    in.report.start = Simulator::Now();
+    if (!in.configured)
     {
-        Abort(fl::SecAggStatus::TooFewClients,
-              m_setupText.empty() ? "the round was not set up" : m_setupText);
+        Abort(round,
+              fl::SecAggStatus::TooFewClients,
+              in.setupText.empty() ? "the round was not set up" : in.setupText);
         return;
     }
-    m_report.sampled = static_cast<uint32_t>(m_config.clients.size());
-    m_report.threshold = m_config.threshold;
-    m_report.neighbours =
-        m_config.graph == fl::SecAggGraphKind::Harary ? m_config.neighbours : m_report.sampled - 1;
-    m_server = std::make_unique<fl::SecAggServer>(m_config, m_pki);
-    m_phase = 0;
-    m_asked.clear();
-    m_answered.clear();
+    in.report.sampled = static_cast<uint32_t>(in.config.clients.size());
+    in.report.threshold = in.config.threshold;
+    in.report.neighbours = in.config.graph == fl::SecAggGraphKind::Harary ? in.config.neighbours
+                                                                          : in.report.sampled - 1;
+    in.server = std::make_unique<fl::SecAggServer>(in.config, m_pki);
+    in.phase = 0;
+    in.asked.clear();
+    in.answered.clear();
     for (std::size_t i = 0; i < clients.size(); ++i)
     {
         const fl::SecAggBytes& bytes = *uploads[i];
@@ -212,18 +228,18 @@ SecAggServerStep::Aggregate(uint32_t round,
             ++m_counters.malformed;
             continue;
         }
-        m_asked.insert(clients[i]);
-        const fl::SecAggStatus st = m_server->ReceiveAdvertisedKeys(bytes);
+        in.asked.insert(clients[i]);
+        const fl::SecAggStatus st = in.server->ReceiveAdvertisedKeys(bytes);
         if (st == fl::SecAggStatus::Ok)
         {
-            m_answered.insert(clients[i]);
+            in.answered.insert(clients[i]);
         }
         else
         {
             Count(st);
         }
     }
-    EndPhase(false);
+    EndPhase(round, false);
 }
 
 void
@@ -262,20 +278,22 @@ SecAggServerStep::Receive(uint32_t client,
     if (!fl::PeekSecAggHeader(bytes, type, instance) || !IsClientMessage(type) ||
         instance != round || !fl::PeekSecAggSender(bytes, sender) || sender != client)
     {
-        NS_LOG_INFO("round " << m_instance << ": malformed message from client " << client
+        NS_LOG_INFO("round " << round << ": malformed message from client " << client
                              << " dropped");
         ++m_counters.malformed;
         return true;
     }
-    if (!m_server || m_phase < 1 || instance != m_instance)
+    auto it = m_instances.find(round);
+    if (it == m_instances.end() || !it->second.server || it->second.phase < 1)
     {
         ++m_counters.late;
         return true;
     }
-    if (type != Expected(m_phase))
+    Instance& in = it->second;
+    if (type != Expected(in.phase))
     {
         // an answer to an earlier phase arriving after it closed, or one out of order
-        if (type == Expected(m_phase - 1) || type == fl::SecAggMessageType::AdvertiseKeys)
+        if (type == Expected(in.phase - 1) || type == fl::SecAggMessageType::AdvertiseKeys)
         {
             ++m_counters.late;
         }
@@ -289,117 +307,124 @@ SecAggServerStep::Receive(uint32_t client,
     switch (type)
     {
     case fl::SecAggMessageType::EncryptedShares:
-        st = m_server->ReceiveEncryptedShares(bytes);
+        st = in.server->ReceiveEncryptedShares(bytes);
         break;
     case fl::SecAggMessageType::MaskedInput:
-        st = m_server->ReceiveMaskedInput(bytes);
+        st = in.server->ReceiveMaskedInput(bytes);
         break;
     case fl::SecAggMessageType::ConsistencySignature:
-        st = m_server->ReceiveConsistencySignature(bytes);
+        st = in.server->ReceiveConsistencySignature(bytes);
         break;
     case fl::SecAggMessageType::UnmaskShares:
-        st = m_server->ReceiveUnmaskShares(bytes);
+        st = in.server->ReceiveUnmaskShares(bytes);
         break;
     default:
         break;
     }
     if (st != fl::SecAggStatus::Ok)
     {
-        NS_LOG_INFO("round " << m_instance << " phase " << m_phase + 1 << ": message of client "
+        NS_LOG_INFO("round " << round << " phase " << in.phase + 1 << ": message of client "
                              << client << " dropped: " << fl::SecAggStatusText(st));
         Count(st);
         return true;
     }
-    m_answered.insert(client);
-    if (m_answered.size() >= m_asked.size())
+    in.answered.insert(client);
+    if (in.answered.size() >= in.asked.size())
     {
-        EndPhase(false);
+        EndPhase(round, false);
     }
     return true;
 }
 
 void
-SecAggServerStep::EndPhase(bool timeout)
+SecAggServerStep::EndPhase(uint32_t instance, bool timeout)
 {
-    NS_LOG_FUNCTION(this << m_phase << timeout);
-    Simulator::Cancel(m_timer);
-    if (timeout && m_answered.size() < m_asked.size())
+    NS_LOG_FUNCTION(this << instance << timeout);
+    auto it = m_instances.find(instance);
+    if (it == m_instances.end() || !it->second.server)
+    {
+        return;
+    }
+    Instance& in = it->second;
+    Simulator::Cancel(in.timer);
+    if (timeout && in.answered.size() < in.asked.size())
     {
         ++m_counters.timeouts;
-        ++m_report.timeouts;
+        ++in.report.timeouts;
     }
-    m_phaseEndTrace(m_instance,
-                    static_cast<uint32_t>(m_phase + 1),
-                    static_cast<uint32_t>(m_answered.size()),
-                    static_cast<uint32_t>(m_asked.size()));
+    m_phaseEndTrace(instance,
+                    static_cast<uint32_t>(in.phase + 1),
+                    static_cast<uint32_t>(in.answered.size()),
+                    static_cast<uint32_t>(in.asked.size()));
     std::map<uint32_t, fl::SecAggBytes> out;
     fl::SecAggStatus st = fl::SecAggStatus::Ok;
     fl::SecAggResult result;
-    switch (m_phase)
+    switch (in.phase)
     {
     case 0:
-        st = m_server->BroadcastKeys(out);
+        st = in.server->BroadcastKeys(out);
         break;
     case 1:
-        st = m_server->ForwardShares(out);
+        st = in.server->ForwardShares(out);
         break;
     case 2:
-        st = m_server->AnnounceSurvivors(out);
+        st = in.server->AnnounceSurvivors(out);
         break;
     case 3:
-        st = m_server->RelaySignatures(out);
+        st = in.server->RelaySignatures(out);
         break;
     default:
-        st = m_server->Finish(result);
+        st = in.server->Finish(result);
         break;
     }
     for (int i = 0; i < 5; ++i)
     {
-        m_report.sets[i] = static_cast<uint32_t>(m_server->Set(i + 1).size());
+        in.report.sets[i] = static_cast<uint32_t>(in.server->Set(i + 1).size());
     }
     if (st != fl::SecAggStatus::Ok)
     {
-        Abort(st, fl::SecAggStatusText(st));
+        Abort(instance, st, fl::SecAggStatusText(st));
         return;
     }
-    if (m_phase == 4)
+    if (in.phase == 4)
     {
-        Complete(result);
+        Complete(instance, result);
         return;
     }
-    ++m_phase;
-    m_asked.clear();
-    m_answered.clear();
+    ++in.phase;
+    in.asked.clear();
+    in.answered.clear();
     for (const auto& [client, bytes] : out)
     {
-        m_asked.insert(client);
-        Send(client, bytes);
+        in.asked.insert(client);
+        Send(instance, client, bytes);
     }
     if (m_timeout.IsStrictlyPositive())
     {
-        m_timer = Simulator::Schedule(m_timeout, &SecAggServerStep::EndPhase, this, true);
+        in.timer =
+            Simulator::Schedule(m_timeout, &SecAggServerStep::EndPhase, this, instance, true);
     }
 }
 
 void
-SecAggServerStep::Abort(fl::SecAggStatus status, const std::string& text)
+SecAggServerStep::Abort(uint32_t instance, fl::SecAggStatus status, const std::string& text)
 {
-    NS_LOG_WARN("secure aggregation of round " << m_report.round << " aborted: " << text);
-    Simulator::Cancel(m_timer);
+    NS_LOG_WARN("secure aggregation of round " << instance << " aborted: " << text);
+    auto it = m_instances.find(instance);
+    NS_ASSERT(it != m_instances.end());
+    Simulator::Cancel(it->second.timer);
     ++m_counters.aborted;
-    m_server.reset();
-    m_phase = -1;
-    m_configured = false;
-    m_report.ok = false;
-    m_report.status = status;
-    m_report.statusText = text;
-    m_report.end = Simulator::Now();
-    m_roundEndTrace(m_report);
+    SecAggRoundReport report = it->second.report;
+    Done done = std::move(it->second.done);
+    m_instances.erase(it); // before `done`: it may set up the next instance
+    report.ok = false;
+    report.status = status;
+    report.statusText = text;
+    report.end = Simulator::Now();
+    m_roundEndTrace(report);
     Result r;
     r.ok = false;
     r.status = text;
-    Done done = std::move(m_done);
-    m_done = nullptr;
     if (done)
     {
         done(r);
@@ -407,25 +432,25 @@ SecAggServerStep::Abort(fl::SecAggStatus status, const std::string& text)
 }
 
 void
-SecAggServerStep::Complete(const fl::SecAggResult& result)
+SecAggServerStep::Complete(uint32_t instance, const fl::SecAggResult& result)
 {
+    auto it = m_instances.find(instance);
+    NS_ASSERT(it != m_instances.end());
     ++m_counters.completed;
-    m_server.reset();
-    m_phase = -1;
-    m_configured = false;
-    m_report.ok = true;
-    m_report.status = fl::SecAggStatus::Ok;
-    m_report.statusText = fl::SecAggStatusText(fl::SecAggStatus::Ok);
-    m_report.end = Simulator::Now();
-    m_roundEndTrace(m_report);
+    SecAggRoundReport report = it->second.report;
+    Done done = std::move(it->second.done);
     Result r;
     r.ok = true;
-    r.status = m_report.statusText;
+    r.status = fl::SecAggStatusText(fl::SecAggStatus::Ok);
     r.sum = result.sum;
     r.totalWeight = static_cast<double>(result.totalWeight);
     r.participants = result.survivors;
-    Done done = std::move(m_done);
-    m_done = nullptr;
+    m_instances.erase(it); // before `done`: it may set up the next instance
+    report.ok = true;
+    report.status = fl::SecAggStatus::Ok;
+    report.statusText = r.status;
+    report.end = Simulator::Now();
+    m_roundEndTrace(report);
     if (done)
     {
         done(r);

@@ -19,10 +19,12 @@
  *   check     client -> server     ConsistencySignature   server -> U4  SignatureList
  *   unmask    client -> server     UnmaskShares           server: reconstruct, unmask, decode
  * A phase closes when every client that got the server's last message answered, or Timeout
- * after it began (with whoever answered). Fewer than t anywhere: the round aborts with the
- * status fl::SecAggServer reports (counted, traced); the server application keeps its model.
- * A message that does not parse, comes from another client than it names, or is of the wrong
- * type is dropped and counted; one of another instance or a closed phase is counted as late.
+ * after it began (with whoever answered). Several instances may run at once (an asynchronous
+ * strategy's cohorts, FlServerStrategy::UplinkCohortSize): each has its own phases and timers,
+ * keyed by its instance number (the round number of its messages). Fewer than t anywhere: the round
+ * aborts with the status fl::SecAggServer reports (counted, traced); the server application keeps
+ * its model. A message that does not parse, comes from another client than it names, or is of the
+ * wrong type is dropped and counted; one of another instance or a closed phase is counted as late.
  */
 #ifndef FL_SECAGG_SERVER_STEP_H
 #define FL_SECAGG_SERVER_STEP_H
@@ -33,6 +35,7 @@
 #include "ns3/secagg-step-settings.h"
 #include "ns3/traced-callback.h"
 
+#include <map>
 #include <memory>
 #include <set>
 
@@ -124,16 +127,38 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
                  uint32_t round,
                  uint32_t tag,
                  const std::vector<uint8_t>& bytes) override;
+    void Forget(uint32_t round) override;
     void Stop() override;
+
+    /// Instances set up or running now (for tests: finished ones are forgotten).
+    std::size_t GetRunningInstances() const
+    {
+        return m_instances.size();
+    }
 
   protected:
     void DoDispose() override;
 
   private:
-    void Send(uint32_t client, const fl::SecAggBytes& bytes);
-    void EndPhase(bool timeout);
-    void Abort(fl::SecAggStatus status, const std::string& text);
-    void Complete(const fl::SecAggResult& result);
+    /// One instance of the protocol (a round, or a cohort of an asynchronous strategy).
+    struct Instance
+    {
+        bool configured{false}; ///< a setup went out
+        std::string setupText;  ///< why not
+        fl::SecAggConfig config;
+        std::unique_ptr<fl::SecAggServer> server;
+        int phase{-1};               ///< 0 keys .. 4 unmask; -1 idle
+        std::set<uint32_t> asked;    ///< clients sent the last server message
+        std::set<uint32_t> answered; ///< of those, clients whose answer was accepted
+        EventId timer;
+        Done done;
+        SecAggRoundReport report;
+    };
+
+    void Send(uint32_t instance, uint32_t client, const fl::SecAggBytes& bytes);
+    void EndPhase(uint32_t instance, bool timeout);
+    void Abort(uint32_t instance, fl::SecAggStatus status, const std::string& text);
+    void Complete(uint32_t instance, const fl::SecAggResult& result);
     void Count(fl::SecAggStatus status);
 
     Time m_timeout;
@@ -141,18 +166,7 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
     Port m_port;
     uint64_t m_graphSeedBase{0};
     Counters m_counters;
-
-    uint32_t m_instance{0};   ///< the round being set up or aggregated
-    bool m_configured{false}; ///< a setup went out for m_instance
-    std::string m_setupText;  ///< why not
-    fl::SecAggConfig m_config;
-    std::unique_ptr<fl::SecAggServer> m_server;
-    int m_phase{-1};               ///< 0 keys .. 4 unmask; -1 idle
-    std::set<uint32_t> m_asked;    ///< clients sent the last server message
-    std::set<uint32_t> m_answered; ///< of those, clients whose answer was accepted
-    EventId m_timer;
-    Done m_done;
-    SecAggRoundReport m_report;
+    std::map<uint32_t, Instance> m_instances; ///< set up or running, by instance number
 
     TracedCallback<const SecAggRoundReport&> m_roundEndTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_phaseEndTrace;

@@ -288,6 +288,148 @@ ReadCsvRecords(const std::string& text)
 
 // ------------------------------------------------------------------------------- sweep grid
 
+// ----------------------------------------------------------- Monte-Carlo series of variants
+
+void
+MonteCarloSeries::Add(const std::string& metric, std::size_t index, double value)
+{
+    auto& sum = sums[metric];
+    auto& squares = sumSquares[metric];
+    if (sum.size() <= index)
+    {
+        sum.resize(index + 1, 0.0);
+    }
+    if (squares.size() <= index)
+    {
+        squares.resize(index + 1, 0.0);
+    }
+    sum[index] += value;
+    squares[index] += value * value;
+}
+
+void
+MonteCarloSeries::Merge(const MonteCarloSeries& other)
+{
+    const auto addInto = [](std::map<std::string, std::vector<double>>& into,
+                            const std::map<std::string, std::vector<double>>& from) {
+        for (const auto& [metric, v] : from)
+        {
+            auto& sum = into[metric];
+            if (sum.size() < v.size())
+            {
+                sum.resize(v.size(), 0.0);
+            }
+            for (std::size_t i = 0; i < v.size(); ++i)
+            {
+                sum[i] += v[i];
+            }
+        }
+    };
+    addInto(sums, other.sums);
+    addInto(sumSquares, other.sumSquares);
+    runs += other.runs;
+}
+
+namespace
+{
+
+/// The values of `metric` in `s`, or ConfigError naming it.
+const std::vector<double>&
+SeriesValues(const std::map<std::string, std::vector<double>>& s,
+             const std::string& metric,
+             std::size_t index)
+{
+    const auto it = s.find(metric);
+    if (it == s.end() || it->second.size() <= index)
+    {
+        throw ConfigError("metric",
+                          "'" + metric + "' has no value at index " + std::to_string(index),
+                          "ask for a metric the runs reported, at an index they reached");
+    }
+    return it->second;
+}
+
+} // namespace
+
+double
+MonteCarloSeries::Mean(const std::string& metric, std::size_t index) const
+{
+    return SeriesValues(sums, metric, index)[index] / runs;
+}
+
+MeanCi
+MonteCarloSeries::MeanCiAt(const std::string& metric, std::size_t index) const
+{
+    MeanCi r;
+    r.n = runs;
+    r.mean = Mean(metric, index);
+    if (runs < 2)
+    {
+        r.halfWidth = std::numeric_limits<double>::quiet_NaN();
+        return r;
+    }
+    const double n = runs;
+    const double ss = SeriesValues(sumSquares, metric, index)[index] - n * r.mean * r.mean;
+    const double sd = std::sqrt(std::max(0.0, ss) / (n - 1.0));
+    r.halfWidth = StudentT975(runs - 1) * sd / std::sqrt(n);
+    return r;
+}
+
+double
+MonteCarloSeries::SteadyState(const std::string& metric) const
+{
+    const auto it = sums.find(metric);
+    if (it == sums.end() || it->second.empty())
+    {
+        throw ConfigError("metric",
+                          "'" + metric + "' has no values",
+                          "ask for a metric the runs reported");
+    }
+    const auto& v = it->second;
+    const std::size_t from = v.size() - std::max<std::size_t>(1, v.size() / 4);
+    double sum = 0.0;
+    for (std::size_t i = from; i < v.size(); ++i)
+    {
+        sum += v[i] / runs;
+    }
+    return sum / static_cast<double>(v.size() - from);
+}
+
+// ------------------------------------------------------------------------ level claims
+
+OrderingResult
+CheckLevelClaim(const LevelClaim& claim,
+                double levelA,
+                double levelB,
+                const std::string& unit,
+                int precision)
+{
+    const auto fmt = [precision](double x) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(precision) << x;
+        return s.str();
+    };
+    bool ok = false;
+    std::ostringstream text;
+    if (claim.kind == LevelClaimKind::Below)
+    {
+        // "b >= a + margin", larger first: one value each (n = 1), so any inversion fails
+        const OrderingResult order = CheckOrdering(
+            {{claim.b, MeanCi{levelB, 0.0, 1}}, {claim.a, MeanCi{levelA + claim.margin, 0.0, 1}}});
+        ok = order.verdict == OrderingVerdict::Holds && !std::isnan(levelA) && !std::isnan(levelB);
+        text << claim.a << " (" << fmt(levelA) << unit << ") below " << claim.b << " ("
+             << fmt(levelB) << unit << ") by >= " << claim.margin << unit;
+    }
+    else
+    {
+        ok = std::abs(levelA - levelB) <= claim.margin;
+        text << claim.a << " (" << fmt(levelA) << unit << ") within " << claim.margin << unit
+             << " of " << claim.b << " (" << fmt(levelB) << unit << ")";
+    }
+    text << ": " << (ok ? "holds" : "does NOT hold");
+    return OrderingResult{ok ? OrderingVerdict::Holds : OrderingVerdict::DoesNotHold, text.str()};
+}
+
 namespace
 {
 

@@ -4,10 +4,11 @@
  * Experiments in a user's own script, the pure half: Monte-Carlo runs over seeds on the training
  * pool (results independent of the number of threads), statistics over the runs per round, the
  * ordering check of the figure programs ("series A above series B over rounds r1..r2", checked
- * and printed), tidy CSV fields, and the sweep grid of utils/fl-sweep (the same text format, the
- * same expansion, the same merged CSV with provenance columns). No ns-3 header here; the ns-3
- * half (seeds through --RngRun, the tracker's rows per round, the program's provenance) is
- * helper/fl-experiment.h.
+ * and printed), Monte-Carlo series of several variants with common random numbers and claims on
+ * their steady-state levels, tidy CSV fields, and the sweep grid of utils/fl-sweep (the same
+ * text format, the same expansion, the same merged CSV with provenance columns). No ns-3 header
+ * here; the ns-3 half (seeds through --RngRun, the tracker's rows per round, the program's
+ * provenance) is helper/fl-experiment.h.
  */
 #ifndef FL_EXPERIMENT_H
 #define FL_EXPERIMENT_H
@@ -15,9 +16,17 @@
 #include "metrics.h"
 #include "thread-pool.h"
 
+#include <Eigen/Core>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +166,215 @@ OrderingResult CheckAboveOverRounds(const std::string& labelA,
                                     std::size_t r1,
                                     std::size_t r2,
                                     std::size_t accuracySamples = 0);
+
+// ----------------------------------------------------------- Monte-Carlo series of variants
+
+/**
+ * The Monte-Carlo sums of one variant of an experiment: per metric, the sum over the runs of the
+ * value each run reported at index i (an iteration or round), and the sum of its squares, so
+ * that the mean (sums / runs, what the figure programs write) and a 95 % confidence interval
+ * come out at every index without keeping the runs. A run reports at most one value per
+ * (metric, index); runs of different lengths leave the later indices with fewer terms, which
+ * Mean divides by `runs` all the same (the figure programs' runs all have the same length).
+ */
+struct MonteCarloSeries
+{
+    std::map<std::string, std::vector<double>> sums;       ///< metric -> sum over the runs
+    std::map<std::string, std::vector<double>> sumSquares; ///< metric -> sum of the squares
+    uint32_t runs{0};                                      ///< runs merged in
+    /// metric -> what its number means (e.g. an epsilon's guarantee), written as CSV comments
+    std::map<std::string, std::string> statements;
+
+    /// Adds `value` (and its square) at `index` of `metric`, growing the vectors with zeros.
+    void Add(const std::string& metric, std::size_t index, double value);
+
+    /**
+     * Merges another series into this one: its sums and squares index by index (the longer
+     * length kept) and its run count; call with a one-run series after every run. Statements
+     * are not copied (they describe the variant, not a run).
+     */
+    void Merge(const MonteCarloSeries& other);
+
+    /// The mean over the runs at `index`: sums[metric][index] / runs.
+    double Mean(const std::string& metric, std::size_t index) const;
+
+    /**
+     * Mean and 95 % confidence half-width over the runs at `index` (as fl::MeanCi95 of the
+     * runs' values: t_{0.975, n-1} s / sqrt(n), s from the sums of squares; NaN for one run).
+     */
+    MeanCi MeanCiAt(const std::string& metric, std::size_t index) const;
+
+    /**
+     * The steady-state level of a metric: the mean over the runs, averaged over the last quarter
+     * of the indices (at least the last one). Throws ConfigError if the metric is missing or
+     * empty.
+     */
+    double SteadyState(const std::string& metric) const;
+};
+
+/// Variant name -> its Monte-Carlo series (a figure's results; ordered by name).
+using MonteCarloSeriesMap = std::map<std::string, MonteCarloSeries>;
+
+/**
+ * Runs `runs` Monte-Carlo runs of every variant with common random numbers: `makeRun(run)` builds
+ * what the variants of a run share (data, graph, local work), `body(setup, v, run, series, os)`
+ * runs variant v of it and adds what it measures to `series` (one run's series, runs = 1,
+ * merged into out[keys[v]] afterwards) and its progress lines to `os`. After each (run,
+ * variant) the line "  <key> run <run+1>: <wall> s wall" follows its lines on `os`.
+ *
+ * With a pool (e.g. TrainingPool()) the (run, variant) pairs run in parallel, each into its own
+ * series and buffered lines, which are merged and printed in run order, then variant order, as
+ * they complete (fl::OrderedParallelFor): the sums and the text are those of one thread for any
+ * number of threads. A run's shared part is built by the first of its variants to start and
+ * freed after the last one ends; Eigen's own threads are turned off (the runs are the
+ * parallelism). Without a pool (nullptr: every ns-3 simulation, whose simulator is one per
+ * process) the runs go one after the other and their lines are printed as they happen. Every
+ * key has its series in `out` afterwards. An exception of `body` passes through.
+ */
+template <typename Setup>
+void
+MonteCarloVariants(uint32_t runs,
+                   const std::vector<std::string>& keys,
+                   MonteCarloSeriesMap& out,
+                   const std::function<Setup(uint32_t run)>& makeRun,
+                   const std::function<void(const Setup& setup,
+                                            std::size_t variant,
+                                            uint32_t run,
+                                            MonteCarloSeries& series,
+                                            std::ostream& os)>& body,
+                   ThreadPool* pool,
+                   std::ostream& os)
+{
+    const std::size_t V = keys.size();
+    for (const auto& key : keys)
+    {
+        out[key]; // every variant has its series, also if a run fails
+    }
+    const auto wallLine = [&keys](std::ostream& to, std::size_t v, uint32_t run, double wall) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(3) << wall;
+        to << "  " << keys[v] << " run " << run + 1 << ": " << s.str() << " s wall" << std::endl;
+    };
+    if (!pool)
+    {
+        for (uint32_t run = 0; run < runs; ++run)
+        {
+            const Setup setup = makeRun(run);
+            for (std::size_t v = 0; v < V; ++v)
+            {
+                MonteCarloSeries mine;
+                mine.runs = 1;
+                const auto t0 = std::chrono::steady_clock::now();
+                body(setup, v, run, mine, os);
+                out[keys[v]].Merge(mine);
+                wallLine(
+                    os,
+                    v,
+                    run,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            }
+        }
+        return;
+    }
+
+    struct Shared
+    {
+        std::once_flag built;
+        std::unique_ptr<Setup> setup;
+        std::atomic<std::size_t> pending{0}; ///< variants of the run not finished yet
+    };
+
+    struct Slot
+    {
+        MonteCarloSeries series;
+        std::ostringstream lines;
+        double wallSeconds{0.0};
+    };
+
+    std::vector<Shared> shared(runs);
+    for (auto& s : shared)
+    {
+        s.pending = V;
+    }
+    std::vector<Slot> slots(static_cast<std::size_t>(runs) * V);
+    Eigen::setNbThreads(1); // the runs are the parallelism; Eigen's own threads would compete
+    OrderedParallelFor(
+        *pool,
+        slots.size(),
+        [&](std::size_t i) {
+            const auto run = static_cast<uint32_t>(i / V);
+            const std::size_t v = i % V;
+            Shared& s = shared[run];
+            std::call_once(s.built, [&]() { s.setup = std::make_unique<Setup>(makeRun(run)); });
+            Slot& slot = slots[i];
+            slot.series.runs = 1;
+            const auto t0 = std::chrono::steady_clock::now();
+            try
+            {
+                body(*s.setup, v, run, slot.series, slot.lines);
+            }
+            catch (...)
+            {
+                if (--s.pending == 0)
+                {
+                    s.setup.reset();
+                }
+                throw;
+            }
+            slot.wallSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (--s.pending == 0)
+            {
+                s.setup.reset(); // the run's last variant: its data go
+            }
+        },
+        [&](std::size_t i) {
+            Slot& slot = slots[i];
+            out[keys[i % V]].Merge(slot.series);
+            slot.series = MonteCarloSeries{};
+            os << slot.lines.str();
+            wallLine(os, i % V, static_cast<uint32_t>(i / V), slot.wallSeconds);
+            slot.lines = std::ostringstream{};
+        });
+}
+
+// ------------------------------------------------------------------------ level claims
+
+/// How two steady-state levels of a claim compare.
+enum class LevelClaimKind
+{
+    Below, ///< a + margin <= b (e.g. "a below b by >= 3 dB"; margin 0: a <= b)
+    Within ///< |a - b| <= margin (e.g. "a within 1 dB of b")
+};
+
+/**
+ * A figure's claim on two series' steady-state levels of one metric, as data: "a below b by >=
+ * margin" or "a within margin of b". The figure programs keep their claims in lists and check
+ * them with CheckLevelClaim.
+ */
+struct LevelClaim
+{
+    LevelClaimKind kind{LevelClaimKind::Below};
+    std::string a;      ///< the series claimed lower (Below) or close (Within)
+    std::string b;      ///< the series it is compared with
+    std::string metric; ///< the metric of both
+    double margin{0.0}; ///< in the unit of the levels (dB for the MSD)
+};
+
+/**
+ * Checks a LevelClaim on the levels of its two series. Below is the ordering "b >= a + margin"
+ * checked by CheckOrdering on the two levels (one value each, so any inversion fails); Within
+ * holds if |levelA - levelB| <= margin. A NaN level fails either claim.
+ * @param unit printed after each level and the margin (" dB", or "" for a test error)
+ * @param precision decimals of the printed levels
+ * @return the verdict (Holds or DoesNotHold) and the text "a (x dB) below b (y dB) by >= m dB:
+ *         holds" or "a (x dB) within m dB of b (y dB): does NOT hold"
+ */
+OrderingResult CheckLevelClaim(const LevelClaim& claim,
+                               double levelA,
+                               double levelB,
+                               const std::string& unit = " dB",
+                               int precision = 2);
 
 // ------------------------------------------------------------------------------- tidy CSV
 
