@@ -161,8 +161,9 @@ main(int argc, char* argv[])
         "the training thread pool: the learning-only reference round and a Wi-Fi FedAvg run "
         "with 1 and 2 threads, side by side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
         "clients, L = 11) with the cells' speed settings off and on (goal: 5x over 1,000 "
-        "iterations). --part=fidelity runs fl-flow-validation (goals: round duration within 10 "
-        "%, 20x faster, the same models).");
+        "iterations). --part=fidelity runs fl-flow-validation on FedAvg over Wi-Fi, CSMA and "
+        "LTE and GFL with Wi-Fi cells (goals: round duration within 10 %, 20x faster, the same "
+        "models).");
     flags.AddChoice("part",
                     "memory, threads, gfl or fidelity",
                     part,
@@ -349,9 +350,12 @@ main(int argc, char* argv[])
     {
         const std::string log = file("fidelity.log");
         // the validation set: client counts and model sizes the parameters were not fitted on
+        // (FedAvg), GFL sizes they were not fitted on (gfl-wifi: P x K, L)
         ChildCost cost = RunChild({dir + "/fl-flow-validation",
+                                   "--networks=wifi,csma,lte,gfl-wifi",
                                    "--clients=5,15",
-                                   "--models=mlp:hidden=256,mlp:hidden=512,mlp:hidden=1024"},
+                                   "--models=mlp:hidden=256,mlp:hidden=512,mlp:hidden=1024",
+                                   "--gflSizes=3x50x30,10x50x11,10x100x11"},
                                   log,
                                   timeout * 4);
         std::ifstream in(log);
@@ -386,7 +390,7 @@ main(int argc, char* argv[])
             ++rows;
             metRows += ok ? 1 : 0;
             roundRows += std::abs(err) <= 10.0 ? 1 : 0;
-            std::cout << std::left << std::setw(6) << f[0] << std::right << std::setw(4) << f[1]
+            std::cout << std::left << std::setw(9) << f[0] << std::right << std::setw(4) << f[1]
                       << " clients, " << std::left << std::setw(18) << f[2] << std::right
                       << " round duration " << std::setw(6) << f[5] << " % (goal within 10 %), "
                       << "time to accuracy " << std::setw(6) << ttaErr << " %, "
