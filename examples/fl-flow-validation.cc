@@ -18,6 +18,9 @@
  * iteration (every server has combined), the time to accuracy is the time at which the
  * centroid MSD first reaches --gflTargetMsdDb.
  *   fl-flow-validation --help
+ *
+ * The table is printed and written to --output (CSV, the same columns; tta_err_pct empty where
+ * a fidelity did not reach the target).
  */
 
 #include "fl-example-common.h"
@@ -31,6 +34,8 @@
 #include "ns3/synthetic-data.h"
 #include "ns3/wifi-helper.h"
 
+#include <fstream>
+#include <iomanip>
 #include <sstream>
 
 using namespace ns3;
@@ -39,22 +44,6 @@ NS_LOG_COMPONENT_DEFINE("FlFlowValidation");
 
 namespace
 {
-
-std::vector<std::string>
-Split(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
 
 /// Mean duration of rounds 2.. (round 1 also holds the joins) [s].
 double
@@ -305,6 +294,51 @@ SameModels(const GflRun& a, const GflRun& b)
 
 } // namespace
 
+/// One validation row: a configuration run at both fidelities.
+struct Row
+{
+    std::string network;
+    std::string clients; ///< FedAvg: N; GFL: P x K
+    std::string model;   ///< FedAvg: the model spec; GFL: L (and M)
+    double roundPacketS;
+    double roundFlowS;
+    double ttaPacketS; ///< time to the target (negative: not reached)
+    double ttaFlowS;
+    bool sameModels;
+    double wallPacketS;
+    double wallFlowS;
+};
+
+/// Prints the row under the table's header and writes it to the CSV (same columns).
+void
+Emit(const Row& r, std::ostream& csv)
+{
+    const bool tta = r.ttaPacketS >= 0 && r.ttaFlowS >= 0;
+    const double roundErr = 100.0 * (r.roundFlowS - r.roundPacketS) / r.roundPacketS;
+    const double ttaErr = tta ? 100.0 * (r.ttaFlowS - r.ttaPacketS) / r.ttaPacketS : std::nan("");
+    const double speedup = r.wallPacketS / r.wallFlowS;
+    std::cout << std::left << std::setw(9) << r.network << std::setw(8) << r.clients
+              << std::setw(18) << r.model << std::right << std::fixed << std::setprecision(4)
+              << std::setw(14) << r.roundPacketS << std::setw(13) << r.roundFlowS
+              << std::setprecision(1) << std::setw(12) << roundErr << std::setprecision(3)
+              << std::setw(13) << r.ttaPacketS << std::setw(11) << r.ttaFlowS
+              << std::setprecision(1) << std::setw(10) << ttaErr << std::setw(12)
+              << (r.sameModels ? "yes" : "no") << std::setprecision(2) << std::setw(14)
+              << r.wallPacketS << std::setw(12) << r.wallFlowS << std::setprecision(0)
+              << std::setw(8) << speedup << std::defaultfloat << std::endl;
+    std::ostringstream row;
+    row << std::setprecision(6) << r.network << "," << r.clients << "," << r.model << ","
+        << r.roundPacketS << "," << r.roundFlowS << "," << roundErr << "," << r.ttaPacketS << ","
+        << r.ttaFlowS << ",";
+    if (tta)
+    {
+        row << ttaErr;
+    }
+    row << "," << (r.sameModels ? "yes" : "no") << "," << r.wallPacketS << "," << r.wallFlowS
+        << "," << speedup << "\n";
+    csv << row.str() << std::flush;
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -324,6 +358,8 @@ main(int argc, char* argv[])
         "the flow run's error on the mean round duration and the time to accuracy, whether the "
         "learned models are identical, and the wall-clock speed-up. One client per network is "
         "the calibration set of the flow model's parameters; more clients validate it.");
+    std::string output = "fl-flow-validation.csv";
+    flags.AddOutput("output", "CSV of the table (one row per configuration)", output, false);
     flags.AddText("networks",
                   "Comma-separated networks: wifi, csma, lte (FedAvg) or gfl-wifi (GFL with "
                   "Wi-Fi cells, sizes from --gflSizes)",
@@ -358,41 +394,26 @@ main(int argc, char* argv[])
                   "gfl-wifi: centroid MSD [dB] of the time-to-accuracy column",
                   gflTargetDb,
                   flexample::Range::Closed(-200.0, 100.0));
+    std::vector<std::string> netList;
+    std::vector<std::string> sizeList;
+    std::vector<std::string> clientItems;
+    std::vector<std::string> modelList;
     flags.AddCheck([&]() {
-        for (const auto& n : Split(networks))
+        netList = fl::SplitList(networks, "--networks");
+        for (const auto& n : netList)
         {
-            if (n != "wifi" && n != "csma" && n != "lte" && n != "gfl-wifi")
-            {
-                throw fl::ConfigError("--networks",
-                                      "'" + n + "' is not a network",
-                                      "use wifi, csma, lte or gfl-wifi");
-            }
+            flexample::Flags::CheckChoice(n, "--networks", {"wifi", "csma", "lte", "gfl-wifi"});
         }
-        if (Split(gflSizes).empty())
-        {
-            throw fl::ConfigError("--gflSizes", "is empty", "give at least one size PxKxL");
-        }
-        for (const auto& g : Split(gflSizes))
+        sizeList = fl::SplitList(gflSizes, "--gflSizes");
+        for (const auto& g : sizeList)
         {
             ParseGflSize(g);
         }
-        for (const auto& c : Split(clientList))
+        for (const uint32_t c : fl::ParseUnsignedList<uint32_t>(clientList, "--clients", 1, 100))
         {
-            char* end = nullptr;
-            const long v = std::strtol(c.c_str(), &end, 10);
-            if (*end != '\0' || v < 1 || v > 100)
-            {
-                throw fl::ConfigError("--clients",
-                                      "'" + c + "' is not a client count",
-                                      "give whole numbers in [1, 100]");
-            }
+            clientItems.push_back(std::to_string(c));
         }
-        if (Split(clientList).empty() || Split(networks).empty() || Split(models).empty())
-        {
-            throw fl::ConfigError("--networks/--clients/--models",
-                                  "a list is empty",
-                                  "give at least one item each");
-        }
+        modelList = fl::SplitList(models, "--models");
     });
     if (!flags.Parse(argc, argv))
     {
@@ -403,11 +424,14 @@ main(int argc, char* argv[])
                  "tta_packet_s tta_flow_s tta_err_% same_models wall_packet_s wall_flow_s "
                  "speedup"
               << std::endl;
-    for (const auto& net : Split(networks))
+    std::ofstream csv(output);
+    csv << "network,clients,model,round_packet_s,round_flow_s,round_err_pct,tta_packet_s,"
+           "tta_flow_s,tta_err_pct,same_models,wall_packet_s,wall_flow_s,speedup\n";
+    for (const auto& net : netList)
     {
         if (net == "gfl-wifi")
         {
-            for (const auto& text : Split(gflSizes))
+            for (const auto& text : sizeList)
             {
                 const GflSize g = ParseGflSize(text);
                 const uint64_t seed = 1;
@@ -417,31 +441,19 @@ main(int argc, char* argv[])
                 const double rf = MeanIteration(f);
                 const double tp = GflTimeToTarget(p, gflTargetDb);
                 const double tf = GflTimeToTarget(f, gflTargetDb);
-                const bool tta = tp >= 0 && tf >= 0;
-                std::ostringstream size;
-                size << g.servers << "x" << g.clients;
-                std::cout << std::left << std::setw(9) << net << std::setw(8) << size.str()
-                          << std::setw(18)
-                          << ("L=" + std::to_string(g.sampled) +
-                              (gflDim != 2 ? ",M=" + std::to_string(gflDim) : ""))
-                          << std::right << std::fixed << std::setprecision(4) << std::setw(14) << rp
-                          << std::setw(13) << rf << std::setprecision(1) << std::setw(12)
-                          << 100.0 * (rf - rp) / rp << std::setprecision(3) << std::setw(13) << tp
-                          << std::setw(11) << tf << std::setprecision(1) << std::setw(10)
-                          << (tta ? 100.0 * (tf - tp) / tp : std::nan("")) << std::setw(12)
-                          << (SameModels(p, f) ? "yes" : "no") << std::setprecision(2)
-                          << std::setw(14) << p.wallS << std::setw(12) << f.wallS
-                          << std::setprecision(0) << std::setw(8) << p.wallS / f.wallS
-                          << std::defaultfloat << std::endl;
-                // under 13 words: not a row of the table for programs that read it
+                const std::string size =
+                    std::to_string(g.servers) + "x" + std::to_string(g.clients);
+                const std::string label = "L=" + std::to_string(g.sampled) +
+                                          (gflDim != 2 ? ",M=" + std::to_string(gflDim) : "");
+                Emit({net, size, label, rp, rf, tp, tf, SameModels(p, f), p.wallS, f.wallS}, csv);
                 std::cout << "# flow: peak " << f.peakCell << " messages in one cell, largest "
                           << f.largest << " bytes" << std::endl;
             }
             continue;
         }
-        for (const auto& c : Split(clientList))
+        for (const auto& c : clientItems)
         {
-            for (const auto& model : Split(models))
+            for (const auto& model : modelList)
             {
                 flexample::FedAvgOptions o;
                 o.clients = static_cast<uint32_t>(std::stoul(c));
@@ -459,20 +471,9 @@ main(int argc, char* argv[])
                 std::cout.rdbuf(saved);
                 const double rp = MeanRound(p);
                 const double rf = MeanRound(f);
-                const bool tta = p.timeToAccuracyS >= 0 && f.timeToAccuracyS >= 0;
-                std::cout << std::left << std::setw(8) << net << std::setw(8) << c << std::setw(19)
-                          << model << std::right << std::fixed << std::setprecision(4)
-                          << std::setw(14) << rp << std::setw(13) << rf << std::setprecision(1)
-                          << std::setw(12) << 100.0 * (rf - rp) / rp << std::setprecision(3)
-                          << std::setw(13) << p.timeToAccuracyS << std::setw(11)
-                          << f.timeToAccuracyS << std::setprecision(1) << std::setw(10)
-                          << (tta ? 100.0 * (f.timeToAccuracyS - p.timeToAccuracyS) /
-                                        p.timeToAccuracyS
-                                  : std::nan(""))
-                          << std::setw(12) << (SameLearning(p, f) ? "yes" : "no")
-                          << std::setprecision(2) << std::setw(14) << p.wallS << std::setw(12)
-                          << f.wallS << std::setprecision(0) << std::setw(8) << p.wallS / f.wallS
-                          << std::defaultfloat << std::endl;
+                const double tp = p.timeToAccuracyS;
+                const double tf = f.timeToAccuracyS;
+                Emit({net, c, model, rp, rf, tp, tf, SameLearning(p, f), p.wallS, f.wallS}, csv);
             }
         }
     }

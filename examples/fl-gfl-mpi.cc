@@ -348,7 +348,20 @@ main(int argc, char* argv[])
     sceneHelper.SetServerLinkDelay(
         MicroSeconds(static_cast<int64_t>(std::llround(linkDelayMs * 1e3))));
     sceneHelper.SetPartition(rankOf, ranks.rank);
-    FlGraphScene scene = sceneHelper.Build(c.combination, K);
+    FlGraphScene scene;
+    try
+    {
+        scene = sceneHelper.Build(c.combination, K); // e.g. --FlGraphFidelity=flow is refused
+    }
+    catch (const fl::ConfigError& e)
+    {
+        if (ranks.rank == 0)
+        {
+            std::cerr << "fl-gfl-mpi: " << e.what() << std::endl;
+        }
+        EndMpi();
+        return flexample::kExitBadFlag;
+    }
     FlGflHelper gfl(task, c);
     gfl.SetPartition(rankOf, ranks.rank);
     std::vector<Ptr<FlServerApplication>> servers = gfl.Install(scene);

@@ -19,12 +19,10 @@
 #include "ns3/fl-network-scenarios.h"
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -38,19 +36,7 @@ namespace
 {
 
 using fl::ChildCost;
-
-/// Runs a child process with the benchmark's time limit (fl::RunMeasuredChild) and says why one
-/// could not be started.
-ChildCost
-RunChild(const std::vector<std::string>& args, const std::string& log, double timeoutS)
-{
-    ChildCost cost = fl::RunMeasuredChild(args, log, timeoutS);
-    if (!cost.startError.empty())
-    {
-        std::cerr << "fl-scale-benchmark: " << cost.startError << std::endl;
-    }
-    return cost;
-}
+using fl::RunMeasuredChild;
 
 /// Column 3 of the first row of a CSV file with `a` in column 1 and `b` in column `col` (NaN:
 /// no such row).
@@ -97,14 +83,10 @@ CompareWithBaseline(const std::string& baseline,
                                                "wall");
     for (std::size_t b = 0; b < 2; ++b)
     {
-        std::cout << "  " << (b == 0 ? "A" : "B") << ": set-up " << std::setprecision(1)
-                  << r.cost[b].setupS << " s, " << std::setprecision(3) << r.cost[b].perStepS
-                  << " s per iteration (processor time, four variants): 1,000 iterations in "
-                  << std::setprecision(0) << r.cost[b].Project(1000) << " s" << std::endl;
         csv << "gfl-baseline," << (b == 0 ? "A" : "B") << ",1000,1000," << r.cost[b].perStepS
             << "," << r.cost[b].Project(1000) << "," << (r.ok ? "ok" : "failed") << "\n";
     }
-    const double speedup = r.cost[0].Project(1000) / r.cost[1].Project(1000);
+    const double speedup = fl::ReportBuildComparison(std::cout, r, 1000, "iteration");
     const bool met = speedup >= 5.0 && same && r.ok;
     std::cout << "paper-size GFL, this build against A: " << std::setprecision(2) << speedup
               << "x faster over 1,000 iterations (goal >= 5x), same learning results: "
@@ -159,8 +141,9 @@ main(int argc, char* argv[])
         "5 %, each run under --timeout), beside stock ns-3's cost of one exchange on the same "
         "scene (BulkSend and PacketSink); fl-scale-run runs each case. --part=threads measures "
         "the training thread pool: the learning-only reference round and a Wi-Fi FedAvg run "
-        "with 1 and 2 threads, side by side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
-        "clients, L = 11) with the cells' speed settings off and on (goal: 5x over 1,000 "
+        "with 1 and 2 threads, side by side. --part=gfl times the paper-size GFL network run "
+        "(10 servers, Wi-Fi cells of 100 clients, L = 11) with the cells' speed settings off "
+        "and on, and with --baselineGfl against an earlier build (goal: 5x over 1,000 "
         "iterations). --part=fidelity runs fl-flow-validation on FedAvg over Wi-Fi, CSMA and "
         "LTE and GFL with Wi-Fi cells (goals: round duration within 10 %, 20x faster, the same "
         "models).");
@@ -250,7 +233,7 @@ main(int argc, char* argv[])
     {
         // (a) learning only, 1 and 2 threads side by side in one run of the benchmark
         const std::string a = file("threads-reference.csv");
-        ChildCost cost = RunChild({dir + "/fl-benchmark-fedavg", "--modes=a", "--threads=2",
+        ChildCost cost = RunMeasuredChild({dir + "/fl-benchmark-fedavg", "--modes=a", "--threads=2",
                                    "--rounds=20", "--output=" + a},
                                   file("threads-reference.log"),
                                   timeout);
@@ -267,13 +250,12 @@ main(int argc, char* argv[])
         {
             for (int t = 0; t < 2; ++t)
             {
-                ChildCost c = RunChild({self, "--run=fedavg", "--scene=wifi", "--clients=20",
-                                        "--rounds=5", "--quiet", "--samplesPerClient=2000",
-                                        "--model=mlp:hidden=256",
-                                        "--FlTrainingThreads=" + std::to_string(t + 1),
-                                        "--output=" + file("threads-wifi.csv")},
-                                       file("threads-wifi.log"),
-                                       timeout);
+                const std::vector<std::string> args{
+                    self, "--run=fedavg", "--scene=wifi", "--clients=20", "--rounds=5",
+                    "--quiet", "--samplesPerClient=2000", "--model=mlp:hidden=256",
+                    "--FlTrainingThreads=" + std::to_string(t + 1),
+                    "--output=" + file("threads-wifi.csv")};
+                ChildCost c = RunMeasuredChild(args, file("threads-wifi.log"), timeout);
                 wall[t] += c.wallS / reps;
             }
         }
@@ -317,7 +299,7 @@ main(int argc, char* argv[])
                                           "--quiet",
                                           "--output=" + out};
             args.insert(args.end(), st.flags.begin(), st.flags.end());
-            ChildCost cost = RunChild(args, file("gfl-bench.log"), timeout);
+            ChildCost cost = RunMeasuredChild(args, file("gfl-bench.log"), timeout);
             const double perIteration =
                 CsvValue(out, 2, "bench/network-K100", "wall_s_per_iteration");
             const double setup = CsvValue(out, 2, "bench/network-K100", "setup_wall_s");
@@ -351,51 +333,38 @@ main(int argc, char* argv[])
         const std::string log = file("fidelity.log");
         // the validation set: client counts and model sizes the parameters were not fitted on
         // (FedAvg), GFL sizes they were not fitted on (gfl-wifi: P x K, L)
-        ChildCost cost = RunChild({dir + "/fl-flow-validation",
+        ChildCost cost = RunMeasuredChild({dir + "/fl-flow-validation",
                                    "--networks=wifi,csma,lte,gfl-wifi",
                                    "--clients=5,15",
                                    "--models=mlp:hidden=256,mlp:hidden=512,mlp:hidden=1024",
-                                   "--gflSizes=3x50x30,10x50x11,10x100x11"},
+                                   "--gflSizes=3x50x30,10x50x11,10x100x11",
+                                   "--output=" + file("fidelity.csv")},
                                   log,
                                   timeout * 4);
-        std::ifstream in(log);
-        std::string line;
-        bool table = false;
+        std::ifstream in(file("fidelity.csv"));
+        std::stringstream text;
+        text << in.rdbuf();
         uint32_t rows = 0;
         uint32_t metRows = 0;
         uint32_t roundRows = 0; // within 10 % on the mean round duration
-        while (std::getline(in, line))
+        for (const auto& f : fl::ReadCsvRecords(text.str())) // fl-flow-validation's columns
         {
-            std::stringstream ss(line);
-            std::vector<std::string> f;
-            std::string w;
-            while (ss >> w)
-            {
-                f.push_back(w);
-            }
-            if (!f.empty() && f[0] == "network")
-            {
-                table = true;
-                continue;
-            }
-            if (!table || f.size() < 13)
+            if (f.size() < 13 || f[0] == "network")
             {
                 continue;
             }
             const double err = std::stod(f[5]);
-            const std::string ttaErr = f[8];
             const double speedup = std::stod(f[12]);
-            const bool same = f[9] == "yes";
-            const bool ok = std::abs(err) <= 10.0 && speedup >= 20.0 && same;
+            const bool ok = std::abs(err) <= 10.0 && speedup >= 20.0 && f[9] == "yes";
             ++rows;
             metRows += ok ? 1 : 0;
             roundRows += std::abs(err) <= 10.0 ? 1 : 0;
-            std::cout << std::left << std::setw(9) << f[0] << std::right << std::setw(4) << f[1]
+            std::cout << std::left << std::setw(9) << f[0] << std::right << std::setw(7) << f[1]
                       << " clients, " << std::left << std::setw(18) << f[2] << std::right
                       << " round duration " << std::setw(6) << f[5] << " % (goal within 10 %), "
-                      << "time to accuracy " << std::setw(6) << ttaErr << " %, "
-                      << std::setw(4) << f[12] << "x faster (goal 20x), same models: " << f[9]
-                      << ": " << (ok ? "met" : "NOT met") << std::endl;
+                      << "time to accuracy " << std::setw(6) << f[8] << " %, " << std::setw(4)
+                      << f[12] << "x faster (goal 20x), same models: " << f[9] << ": "
+                      << (ok ? "met" : "NOT met") << std::endl;
             csv << "fidelity," << f[0] << "-" << f[2] << "," << f[1] << ",," << err << ","
                 << speedup << "," << (ok ? "met" : "not_met") << "\n";
         }
@@ -417,7 +386,6 @@ main(int argc, char* argv[])
         ChildCost longRun;
     };
     std::vector<Growth> growth;
-    std::map<std::pair<std::string, uint32_t>, double> stock;
     for (uint32_t n : sizes)
     {
         std::vector<std::pair<std::string, std::function<std::vector<std::string>(uint32_t)>>>
@@ -479,11 +447,12 @@ main(int argc, char* argv[])
         {
             Growth g{name, n, {}, {}};
             MemoryCase c{name, n, shortRounds, makeArgs(shortRounds)};
-            g.shortRun = RunChild(c.args, file(name + "-" + std::to_string(n) + "-short.log"), timeout);
+            const std::string log = file(name + "-" + std::to_string(n));
+            g.shortRun = RunMeasuredChild(c.args, log + "-short.log", timeout);
             Report(csv, c, g.shortRun);
             c.rounds = longRounds;
             c.args = makeArgs(longRounds);
-            g.longRun = RunChild(c.args, file(name + "-" + std::to_string(n) + "-long.log"), timeout);
+            g.longRun = RunMeasuredChild(c.args, log + "-long.log", timeout);
             Report(csv, c, g.longRun);
             growth.push_back(g);
         }
@@ -496,9 +465,9 @@ main(int argc, char* argv[])
                              0,
                              {self, "--run=stock", "--scene=" + scene,
                               "--clients=" + std::to_string(n)}};
-                ChildCost cost = RunChild(c.args, file(c.workload + "-" + std::to_string(n) + ".log"), timeout);
+                const std::string log = file(c.workload + "-" + std::to_string(n) + ".log");
+                ChildCost cost = RunMeasuredChild(c.args, log, timeout);
                 Report(csv, c, cost);
-                stock[{scene, n}] = cost.exitCode == 0 ? cost.peakRssMb : std::nan("");
             }
         }
     }

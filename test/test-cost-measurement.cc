@@ -45,7 +45,8 @@ ReadAll(const std::string& path)
 TEST(ChildProcess, ExitStatusAndOutput)
 {
     const std::string log = LogPath("status");
-    const fl::ChildCost c = fl::RunMeasuredChild({"/bin/sh", "-c", "echo hello; echo err >&2; exit 3"}, log, 30.0);
+    const fl::ChildCost c =
+        fl::RunMeasuredChild({"/bin/sh", "-c", "echo hello; echo err >&2; exit 3"}, log, 30.0);
     EXPECT_TRUE(c.startError.empty());
     EXPECT_EQ(c.exitCode, 3);
     EXPECT_FALSE(c.timedOut);
@@ -105,6 +106,7 @@ TEST(ChildProcess, BadArguments)
     const fl::ChildCost c = fl::RunMeasuredChild({"/nonexistent/program"}, LogPath("none"), 5.0);
     EXPECT_FALSE(c.startError.empty());
     EXPECT_EQ(c.exitCode, -1);
+    EXPECT_EQ(ReadAll(LogPath("none")), c.startError + "\n");
     EXPECT_THROW(fl::RunMeasuredChild({}, LogPath("none"), 5.0), std::invalid_argument);
     EXPECT_THROW(fl::RunMeasuredChild({"/bin/true"}, LogPath("none"), 0.0), std::invalid_argument);
     EXPECT_FALSE(fl::ExecutablePath("x").empty());

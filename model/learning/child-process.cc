@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <spawn.h>
@@ -53,6 +54,7 @@ RunMeasuredChild(const std::vector<std::string>& args, const std::string& log, d
     if (rc != 0)
     {
         cost.startError = "cannot start " + args[0] + ": " + std::strerror(rc);
+        std::ofstream(log) << cost.startError << std::endl; // where the caller looks
         return cost;
     }
     int status = 0;
@@ -134,6 +136,22 @@ CompareBuilds(const std::string (&programs)[2],
         r.cost[b] = FitLinearCost(lengths[0], cpu[b][0], lengths[1], cpu[b][1]);
     }
     return r;
+}
+
+double
+ReportBuildComparison(std::ostream& os,
+                      const BuildComparison& r,
+                      double steps,
+                      const std::string& step)
+{
+    for (std::size_t b = 0; b < 2; ++b)
+    {
+        os << "  " << (b == 0 ? "A" : "B") << ": set-up " << std::fixed << std::setprecision(1)
+           << r.cost[b].setupS << " s, " << std::setprecision(3) << r.cost[b].perStepS
+           << " s per " << step << " (processor time): " << std::setprecision(0) << steps << " "
+           << step << "s in " << r.cost[b].Project(steps) << " s" << std::endl;
+    }
+    return r.cost[0].Project(steps) / r.cost[1].Project(steps);
 }
 
 std::string

@@ -29,7 +29,8 @@ struct ChildCost
                            ///< for a single-threaded run, unlike the wall time)
     int exitCode{-1};      ///< exit status; -1 if killed by a signal or not started
     bool timedOut{false};  ///< stopped (SIGKILL) after the time limit
-    std::string startError; ///< why the child could not be started (empty: it was)
+    std::string startError; ///< why the child could not be started (empty: it was; also
+                            ///< written to the log)
 };
 
 /**
@@ -83,6 +84,15 @@ BuildComparison CompareBuilds(const std::string (&programs)[2],
                               const std::function<std::string(const std::string&)>& output,
                               double timeoutS,
                               std::ostream* progress);
+
+/**
+ * Prints each build's line ("A: set-up ... s, ... s per <step>: <steps> <step>s in ... s") and
+ * returns B's speed-up over A at `steps`: A's projected processor time over B's.
+ */
+double ReportBuildComparison(std::ostream& os,
+                             const BuildComparison& r,
+                             double steps,
+                             const std::string& step);
 
 /// The absolute path of the running program (/proc/self/exe; `fallback` if unreadable).
 std::string ExecutablePath(const std::string& fallback);
