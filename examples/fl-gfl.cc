@@ -80,7 +80,8 @@ main(int argc, char* argv[])
         "\"Graph-Homomorphic Perturbations for Private Decentralized Learning\", ICASSP 2021): "
         "the papers' main orderings (MSD vs iteration for none / iid / graph-homomorphic noise, "
         "noisy models vs noisy updates), in process or over ns-3 links (--mode=network), plus a "
-        "benchmark (--figure=bench). "
+        "benchmark (--figure=bench). --engine=serial|parallel|slurm runs each Monte-Carlo run "
+        "(--runs) as a job of utils/fl-sweep and writes the same CSV. "
         "fl-ghp is this program with --figure=ghp by default.");
     flags.AddBool("quick", "Small sizes, in seconds (the test suite)", o.quick);
     flags.AddBool("quiet", "No progress lines", o.quiet);
