@@ -69,13 +69,6 @@ struct GflFigureOptions
     std::string benchClients = "5,10,20";   ///< bench: clients per Wi-Fi cell
     uint32_t benchIterations = 10;          ///< bench: network iterations per cell size
     uint32_t runs = 3;                      ///< Monte-Carlo runs per variant
-    /// the index of the first of the runs: run r draws its data, graph and local work from
-    /// (seed, r) whatever runs before it, so that a job of a sweep (fl-gfl --engine) that runs
-    /// run r alone (runs = 1, firstRun = r) reproduces run r of the in-process Monte Carlo
-    uint32_t firstRun = 0;
-    /// true: the runs are jobs of a sweep (fl-gfl --engine), the figures run none of them here
-    /// and only set up their variants' series and what their epsilons mean
-    bool runsAsJobs = false;
     uint32_t iterations = 0;                ///< 0 = the figure's default
     uint64_t seed = 1;                      ///< master seed
     double clip = 0.0;                      ///< gradient clipping G (> 0: epsilon rows)
@@ -91,6 +84,14 @@ struct GflFigureOptions
     double ghpLoss = 0.0;                   ///< GHP network mode: frame error rate at receivers
     double ghpPeriodMs = 0.0;               ///< GHP network mode: iteration period (0 = auto)
     double ghpJitterMs = 20.0;              ///< GHP network mode: release jitter U[0, J]
+
+    /// the index of the first of the runs: run r draws its data, graph and local work from
+    /// (seed, r) whatever runs before it, so that a job of a sweep (fl-gfl --engine) that runs
+    /// run r alone (runs = 1, firstRun = r) reproduces run r of the in-process Monte Carlo
+    uint32_t firstRun = 0;
+    /// true: the runs are jobs of a sweep (fl-gfl --engine), the figures run none of them here
+    /// and only set up their variants' series and what their epsilons mean
+    bool runsAsJobs = false;
 };
 
 /**

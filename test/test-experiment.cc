@@ -385,9 +385,9 @@ Bits(const fl::MonteCarloSeriesMap& m)
 std::string
 MergedRunRows(uint32_t first, const std::vector<uint32_t>& order)
 {
-    const fl::SweepGrid grid = fl::ParseSweepGrid(
-        "program prog\nruns " + std::to_string(first) + ".." + std::to_string(first + 2) + "\n",
-        "g");
+    const fl::SweepGrid grid = fl::ParseSweepGrid("program prog\nruns " + std::to_string(first) +
+                                                      ".." + std::to_string(first + 2) + "\n",
+                                                  "g");
     const auto points = fl::ExpandSweepGrid(grid);
     std::vector<fl::SweepJobResult> jobs;
     for (uint32_t r : order)

@@ -446,9 +446,8 @@ WriteMonteCarloRunRows(std::ostream& csv, const MonteCarloSeriesMap& run, uint32
     {
         if (s.runs != 1)
         {
-            throw std::invalid_argument("WriteMonteCarloRunRows: variant '" + variant +
-                                        "' holds " + std::to_string(s.runs) +
-                                        " runs; a job writes one");
+            throw std::invalid_argument("WriteMonteCarloRunRows: variant '" + variant + "' holds " +
+                                        std::to_string(s.runs) + " runs; a job writes one");
         }
         if (s.sums.empty())
         {
@@ -528,11 +527,10 @@ MergeMonteCarloRunRows(const std::string& mergedCsv,
         const auto r = static_cast<uint32_t>(rngRun - firstRun);
         if (RunRowWhole(row[runColumn], "run", i) != r)
         {
-            throw std::runtime_error("merged run rows: row " + std::to_string(i) + " is run " +
-                                     row[runColumn] + " at rng_run " + row[rngRunColumn] +
-                                     ", expected run " + std::to_string(r) +
-                                     " (rng_run minus the first run number " +
-                                     std::to_string(firstRun) + ")");
+            throw std::runtime_error(
+                "merged run rows: row " + std::to_string(i) + " is run " + row[runColumn] +
+                " at rng_run " + row[rngRunColumn] + ", expected run " + std::to_string(r) +
+                " (rng_run minus the first run number " + std::to_string(firstRun) + ")");
         }
         const std::string& variant = row[variantColumn];
         if (!out.count(variant))
@@ -579,8 +577,8 @@ MergeMonteCarloRunRows(const std::string& mergedCsv,
             if (!perRun[r].count(variant))
             {
                 throw std::runtime_error("merged run rows: variant '" + variant +
-                                         "' has no row at run " + std::to_string(r) +
-                                         " (rng_run " + std::to_string(uint64_t(firstRun) + r) +
+                                         "' has no row at run " + std::to_string(r) + " (rng_run " +
+                                         std::to_string(uint64_t(firstRun) + r) +
                                          "; its job did not finish)");
             }
         }
