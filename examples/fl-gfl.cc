@@ -23,6 +23,8 @@
  *   fl-gfl --figure=ghp    # GHP Fig. 1: none / iid / graph-homomorphic
  *   fl-gfl --quick --output=F.csv   # all three, small, in seconds (the test suite)
  *   fl-gfl --figure=bench  # in-process P = 10 x K = 100; network wall time per iteration
+ *   fl-gfl --figure=gfl --runs=20 --engine=parallel  # the same CSV, one job per Monte-Carlo
+ *                                                    # run by utils/fl-sweep (serial, slurm too)
  *   in process only: --figure=gfl3 (GFL Fig. 3), gfl4 (Fig. 4), fl6 (journal Fig. 6), class
  *   (two Fashion-MNIST classes in place of Avazu)
  *
@@ -34,11 +36,20 @@
  * summary prints the steady-state levels (mean over the last quarter of the iterations) and
  * whether each ordering the papers' figures show holds. The choices where the papers are silent
  * are printed with each figure and listed in helper/gfl-figures.h and doc/fl.rst.
+ *
+ * --engine=serial|parallel|slurm runs each Monte-Carlo run r as one job of utils/fl-sweep
+ * (FlFigureRunner: --RngRun = RngRun + r, --runs=1, --seedJob=RngRun): the job runs run r alone
+ * (GflFigureOptions::firstRun = r, the same data, graph and local work as run r in process, at
+ * the same ns-3 run number) and writes its series at 17 significant digits
+ * (fl::WriteMonteCarloRunRows); this program then merges them in run order
+ * (fl::MergeMonteCarloRunRows), as the in-process Monte Carlo does, into the same CSV bytes but
+ * for one provenance line.
  */
 
 #include "fl-example-flags.h"
 
 #include "ns3/core-module.h"
+#include "ns3/fl-experiment.h"
 #include "ns3/gfl-figures.h"
 
 #include <chrono>
@@ -52,6 +63,7 @@ int
 main(int argc, char* argv[])
 {
     GflFigureOptions o;
+    FlFigureEngine engine;
     std::string output = "fl-gfl.csv";
     uint32_t every = 1; // CSV: every n-th iteration (and the last)
 #ifdef FL_GHP_PROGRAM
@@ -68,7 +80,8 @@ main(int argc, char* argv[])
         "\"Graph-Homomorphic Perturbations for Private Decentralized Learning\", ICASSP 2021): "
         "the papers' main orderings (MSD vs iteration for none / iid / graph-homomorphic noise, "
         "noisy models vs noisy updates), in process or over ns-3 links (--mode=network), plus a "
-        "benchmark (--figure=bench). "
+        "benchmark (--figure=bench). --engine=serial|parallel|slurm runs each Monte-Carlo run "
+        "(--runs) as a job of utils/fl-sweep and writes the same CSV. "
         "fl-ghp is this program with --figure=ghp by default.");
     flags.AddBool("quick", "Small sizes, in seconds (the test suite)", o.quick);
     flags.AddBool("quiet", "No progress lines", o.quiet);
@@ -154,6 +167,7 @@ main(int argc, char* argv[])
                     {"reuse-last", "renormalize", "skip"});
     flags.AddOutput("output", "CSV file (iteration,variant,metric,value)", output, false);
     flags.AddWhole<uint32_t>("runs", "Monte Carlo runs per variant", o.runs, 1, 100000);
+    flexample::AddFigureEngineFlags(flags, engine, o.runs);
     flags.AddWhole<uint32_t>("every",
                              "CSV: write every n-th iteration (and the last; the summary uses all)",
                              every,
@@ -235,6 +249,15 @@ main(int argc, char* argv[])
                              2,
                              100000);
     flags.AddCheck([&o]() { CheckGflFigureOptions(o); });
+    flags.AddCheck([&o, &engine]() {
+        if (o.figure == "bench" && (engine.engine != "process" || engine.seedJob > 0))
+        {
+            throw fl::ConfigError("--engine",
+                                  "--figure=bench measures wall time in one process, not "
+                                  "Monte-Carlo runs",
+                                  "leave --engine out with --figure=bench");
+        }
+    });
     if (!flags.Parse(argc, argv))
     {
         return 2;
@@ -248,17 +271,68 @@ main(int argc, char* argv[])
             o.benchIterations = 2;
         }
     }
+    // The runs go here or as jobs of utils/fl-sweep (--engine); a job runs run RngRun - seedJob
+    // alone at the ns-3 run number of the in-process runs (seedJob) and writes its series.
+    const FlFigureRunner runner(engine, output, argc, argv);
+    if (runner.IsJob())
+    {
+        if (RngSeedManager::GetRun() < engine.seedJob)
+        {
+            std::cerr << fl::ConfigError("--seedJob",
+                                         "is above --RngRun (a job runs run RngRun - seedJob)",
+                                         "leave --seedJob out; --engine runs the runs as jobs")
+                             .what()
+                      << std::endl;
+            return 2;
+        }
+        o.firstRun = static_cast<uint32_t>(RngSeedManager::GetRun() - engine.seedJob);
+    }
     PrintGflFigureSetup(o, program, std::cout);
     fl::MonteCarloSeriesMap series; // "figure/variant" -> Monte-Carlo sums per metric
     const auto t0 = std::chrono::steady_clock::now();
     try
     {
-        RunGflFigures(o, series, std::cout);
+        if (engine.engine == "process")
+        {
+            runner.AtSharedRun([&]() { RunGflFigures(o, series, std::cout); });
+        }
+        else
+        {
+            // the figures with no run: their variants and what their epsilons mean, then
+            // every run's series from its job, merged in run order
+            const bool gflFigure = o.figure == "gfl" || o.figure == "fl" || o.figure == "all";
+            if (o.mode == "network" && gflFigure &&
+                (o.transport == "udp" || o.linkLoss > 0.0 || o.serverLinks == "mesh" ||
+                 o.exchangeTimeout > 0.0))
+            {
+                std::cout << "note: a GFL network run's losses and timeouts also follow ns-3 "
+                             "draws on streams the simulator numbers itself (e.g. CSMA "
+                             "back-off), which in process depend on the runs before; a job "
+                             "starts afresh, so this CSV can differ from --engine=process's "
+                             "(both are Monte Carlo over the same data, graph and sampling)"
+                          << std::endl;
+            }
+            GflFigureOptions none = o;
+            none.runsAsJobs = true;
+            RunGflFigures(none, series, std::cout);
+            const std::string merged = runner.RunSweep(
+                o.runs,
+                std::to_string(series.size()) + " variants x " + std::to_string(o.runs) + " runs",
+                std::cout);
+            fl::MergeMonteCarloRunRows(merged, series, runner.SharedRun(), o.runs);
+            std::cout << "figure: " << o.runs << " runs read from " << runner.SweepDir()
+                      << "/merged.csv" << std::endl;
+        }
     }
     catch (const fl::ConfigError& e)
     {
         std::cerr << e.what() << std::endl;
         return 2;
+    }
+    catch (const std::runtime_error& e)
+    {
+        std::cerr << program << ": " << e.what() << std::endl;
+        return 1;
     }
 
     std::ofstream csv(output);
@@ -267,7 +341,12 @@ main(int argc, char* argv[])
         std::cerr << program << ": cannot write " << output << std::endl;
         return 2;
     }
-    WriteGflFiguresCsv(csv, series, every);
+    if (runner.IsJob())
+    {
+        fl::WriteMonteCarloRunRows(csv, series, o.firstRun); // the parent writes the figure
+        return csv.flush() ? 0 : 1;
+    }
+    WriteGflFiguresCsv(csv, series, every, runner.ProvenanceLine());
     csv.close();
     PrintGflEpsilons(series, std::cout);
     PrintGflSteadyState(series, std::cout);

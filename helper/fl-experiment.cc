@@ -661,6 +661,68 @@ FlFigureRunner::ProvenanceLine() const
            " in " + m_engine.sweepDir + " (their rows: merged.csv there)\n";
 }
 
+std::string
+FlFigureRunner::RunSweep(uint32_t seeds, const std::string& what, std::ostream& os) const
+{
+    std::filesystem::create_directories(m_engine.sweepDir);
+    const std::string gridText = GridText(seeds);
+    fl::ParseSweepGrid(gridText, m_engine.sweepDir + "/grid.txt"); // refuses what fl-sweep would
+    {
+        std::ofstream grid(m_engine.sweepDir + "/grid.txt");
+        grid << gridText;
+        if (!grid.flush())
+        {
+            throw fl::ConfigError("--sweepDir",
+                                  "cannot write '" + m_engine.sweepDir + "/grid.txt'",
+                                  "give a writable directory");
+        }
+    }
+    const std::vector<std::string> cmd = SweepCommand();
+    os << "figure: " << what << " as " << seeds << " jobs (one per seed) of";
+    for (const std::string& word : cmd)
+    {
+        os << " " << ShellQuote(word);
+    }
+    os << std::endl;
+    std::vector<char*> args;
+    for (const std::string& word : cmd)
+    {
+        args.push_back(const_cast<char*>(word.c_str()));
+    }
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    if (const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ))
+    {
+        throw fl::ConfigError("--sweepTool",
+                              "cannot start '" + cmd[0] + "': " + std::strerror(err),
+                              "give the path of the module's utils/fl-sweep");
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (rc == 2)
+    {
+        throw fl::ConfigError("--engine",
+                              "utils/fl-sweep refused the sweep of " + m_engine.sweepDir +
+                                  "/grid.txt (its message is above)",
+                              "fix what it names, or use --engine=process");
+    }
+    if (rc != 0)
+    {
+        throw std::runtime_error("utils/fl-sweep exited with " + std::to_string(rc) +
+                                 ": a job failed or is not finished (see its message above and "
+                                 "the jobs' log.txt in " +
+                                 m_engine.sweepDir +
+                                 "/jobs); rerun the same command to run what is left");
+    }
+    std::ifstream in(m_engine.sweepDir + "/merged.csv");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 FlFigureSeeds
 FlFigureRunner::Run(
     const std::vector<FlFigureSeries>& series,
@@ -704,64 +766,13 @@ FlFigureRunner::Run(
         return out;
     }
 
-    std::filesystem::create_directories(m_engine.sweepDir);
-    const std::string gridText = GridText(seeds);
-    fl::ParseSweepGrid(gridText, m_engine.sweepDir + "/grid.txt"); // refuses what fl-sweep would
-    {
-        std::ofstream grid(m_engine.sweepDir + "/grid.txt");
-        grid << gridText;
-        if (!grid.flush())
-        {
-            throw fl::ConfigError("--sweepDir",
-                                  "cannot write '" + m_engine.sweepDir + "/grid.txt'",
-                                  "give a writable directory");
-        }
-    }
-    const std::vector<std::string> cmd = SweepCommand();
-    os << "figure: " << series.size() << " series x " << seeds << " seeds as " << seeds
-       << " jobs (one per seed) of";
-    for (const std::string& word : cmd)
-    {
-        os << " " << ShellQuote(word);
-    }
-    os << std::endl;
-    std::vector<char*> args;
-    for (const std::string& word : cmd)
-    {
-        args.push_back(const_cast<char*>(word.c_str()));
-    }
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    if (const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ))
-    {
-        throw fl::ConfigError("--sweepTool",
-                              "cannot start '" + cmd[0] + "': " + std::strerror(err),
-                              "give the path of the module's utils/fl-sweep");
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    {
-    }
-    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (rc == 2)
-    {
-        throw fl::ConfigError("--engine",
-                              "utils/fl-sweep refused the sweep of " + m_engine.sweepDir +
-                                  "/grid.txt (its message is above)",
-                              "fix what it names, or use --engine=process");
-    }
-    if (rc != 0)
-    {
-        throw std::runtime_error("utils/fl-sweep exited with " + std::to_string(rc) +
-                                 ": a job failed or is not finished (see its message above and "
-                                 "the jobs' log.txt in " +
-                                 m_engine.sweepDir +
-                                 "/jobs); rerun the same command to run what is left");
-    }
-    std::ifstream in(m_engine.sweepDir + "/merged.csv");
-    std::ostringstream text;
-    text << in.rdbuf();
-    out = FlReadSeedRows(text.str(), series, m_run, seeds);
+    out = FlReadSeedRows(
+        RunSweep(seeds,
+                 std::to_string(series.size()) + " series x " + std::to_string(seeds) + " seeds",
+                 os),
+        series,
+        m_run,
+        seeds);
     for (std::size_t k = 0; k < series.size(); ++k)
     {
         for (uint32_t s = 0; s < seeds; ++s)

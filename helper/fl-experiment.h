@@ -311,6 +311,16 @@ class FlFigureRunner
         const std::function<void(std::size_t k, const std::vector<std::vector<FlRoundSummary>>&)>&
             done = {}) const;
 
+    /**
+     * The sweep alone (engine other than process): writes sweepDir/grid.txt (GridText), prints
+     * "figure: <what> as <seeds> jobs (one per seed) of <command>" to `os`, runs
+     * SweepCommand() and waits, and returns the text of sweepDir/merged.csv, the rows every job
+     * wrote to its --output with the rng_run column first (fl::MergeSweepCsv's format). Run
+     * uses it with FlReadSeedRows; a figure whose jobs write other rows (e.g.
+     * fl::WriteMonteCarloRunRows) reads them with its own function. Throws as Run does.
+     */
+    std::string RunSweep(uint32_t seeds, const std::string& what, std::ostream& os) const;
+
     /// The grid of the sweep over `seeds` seeds (utils/fl-sweep's format; see the class).
     std::string GridText(uint32_t seeds) const;
 

@@ -1400,9 +1400,12 @@ PrintGflFigureSetup(const GflFigureOptions& o, const std::string& program, std::
 // ------------------------------------------------------------------------------- output
 
 void
-WriteGflFiguresCsv(std::ostream& csv, const fl::MonteCarloSeriesMap& series, uint32_t every)
+WriteGflFiguresCsv(std::ostream& csv,
+                   const fl::MonteCarloSeriesMap& series,
+                   uint32_t every,
+                   const std::string& provenance)
 {
-    csv << "iteration,variant,metric,value\n";
+    csv << "iteration,variant,metric,value\n" << provenance;
     csv << std::setprecision(10);
     // one comment line per epsilon metric of every variant: what the number means
     for (const auto& [variant, s] : series)

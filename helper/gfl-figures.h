@@ -84,6 +84,14 @@ struct GflFigureOptions
     double ghpLoss = 0.0;                   ///< GHP network mode: frame error rate at receivers
     double ghpPeriodMs = 0.0;               ///< GHP network mode: iteration period (0 = auto)
     double ghpJitterMs = 20.0;              ///< GHP network mode: release jitter U[0, J]
+
+    /// the index of the first of the runs: run r draws its data, graph and local work from
+    /// (seed, r) whatever runs before it, so that a job of a sweep (fl-gfl --engine) that runs
+    /// run r alone (runs = 1, firstRun = r) reproduces run r of the in-process Monte Carlo
+    uint32_t firstRun = 0;
+    /// true: the runs are jobs of a sweep (fl-gfl --engine), the figures run none of them here
+    /// and only set up their variants' series and what their epsilons mean
+    bool runsAsJobs = false;
 };
 
 /**
@@ -274,7 +282,9 @@ fl::NetworkIterationCallback GflProgressCallback(const GflFigureOptions& o,
  * The figures' Monte Carlo: o.runs runs of every variant through fl::MonteCarloVariants, on the
  * training pool (fl::TrainingPool(), --FlTrainingThreads) in process and one after the other over
  * the network (o.mode "network"); `body(setup, v, run, series, os, cb)` runs variant v of the
- * run's shared `setup` and reports every iteration to `cb` (GflProgressCallback).
+ * run's shared `setup` and reports every iteration to `cb` (GflProgressCallback). The runs are
+ * o.firstRun .. o.firstRun + o.runs - 1: makeRun and body get these indices (none with
+ * o.runsAsJobs: `out` then holds the variants' empty series).
  */
 template <typename Setup>
 void
@@ -297,15 +307,16 @@ GflMonteCarlo(const GflFigureOptions& o,
         keys.push_back(v.key);
     }
     fl::MonteCarloVariants<Setup>(
-        o.runs,
+        o.runsAsJobs ? 0 : o.runs,
         keys,
         out,
-        makeRun,
+        [&](uint32_t run) { return makeRun(o.firstRun + run); },
         [&](const Setup& setup,
             std::size_t v,
-            uint32_t run,
+            uint32_t local,
             fl::MonteCarloSeries& series,
             std::ostream& lines) {
+            const uint32_t run = o.firstRun + local;
             body(setup,
                  v,
                  run,
@@ -354,12 +365,17 @@ void RunGflClassFigure(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, 
 void RunGflBenchmark(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream& os);
 
 /**
- * The figures' tidy CSV (iteration,variant,metric,value): a comment line per epsilon metric
- * saying what it means, then the Monte-Carlo mean of every metric of every variant at every
- * `every`-th iteration and the last; msd_* metrics in dB (metric name + "_db"); sweep variants
- * (two '/' in the key, ideal links) without lost_messages and centroid_drift rows.
+ * The figures' tidy CSV (iteration,variant,metric,value): `provenance` right after the header
+ * (comment lines saying where the runs ran, e.g. FlFigureRunner::ProvenanceLine(); empty:
+ * none), a comment line per epsilon metric saying what it means, then the Monte-Carlo mean of
+ * every metric of every variant at every `every`-th iteration and the last; msd_* metrics in dB
+ * (metric name + "_db"); sweep variants (two '/' in the key, ideal links) without lost_messages
+ * and centroid_drift rows.
  */
-void WriteGflFiguresCsv(std::ostream& csv, const fl::MonteCarloSeriesMap& series, uint32_t every);
+void WriteGflFiguresCsv(std::ostream& csv,
+                        const fl::MonteCarloSeriesMap& series,
+                        uint32_t every,
+                        const std::string& provenance = "");
 
 /// The last epsilons of every variant that has them, with what they mean.
 void PrintGflEpsilons(const fl::MonteCarloSeriesMap& series, std::ostream& os);

@@ -1,16 +1,25 @@
-# A figure's seeds as jobs of utils/fl-sweep: fl-dwfl --quick --runs=2 with --engine=parallel
-# (GNU parallel) and --engine=serial writes the figure CSV of --engine=process byte for byte,
-# but for its one provenance line; the sweep holds one job per seed (merged rows at RngRun 1
-# and 2), and a rerun resumes it (no job runs again) with the same CSV. Prints SKIPPED (the
-# test's skip pattern) without GNU parallel.
-#   cmake -DEXE=<fl-dwfl> -DOUTDIR=<folder> -P run-figure-engines.cmake
+# A figure's seeds as jobs of utils/fl-sweep: the program (fl-dwfl --quick --runs=2 unless ARGS
+# says otherwise) with --engine=parallel (GNU parallel) and --engine=serial writes the figure CSV
+# of --engine=process byte for byte, but for its one provenance line; the sweep holds one job
+# per seed (merged rows at RngRun 1 and 2, the merged header matching HEADER), and a rerun
+# resumes it (no job runs again) with the same CSV. Prints SKIPPED (the test's skip pattern)
+# without GNU parallel.
+#   cmake -DEXE=<fl-dwfl> -DOUTDIR=<folder> [-DTAG=<name> -DARGS=<a;list>
+#         -DHEADER=<regex>] -P run-figure-engines.cmake
 find_program(PARALLEL parallel)
 if(NOT PARALLEL)
   message("SKIPPED: GNU parallel is not installed (apt-get install parallel)")
   return()
 endif()
-set(common --quick --quiet=1 --runs=2)
-set(dir ${OUTDIR}/figure-engines)
+if(NOT DEFINED ARGS)
+  set(ARGS --quick --quiet=1 --runs=2)
+endif()
+if(NOT DEFINED HEADER)
+  set(HEADER "^rng_run,series_index,series,round,")
+endif()
+get_filename_component(program ${EXE} NAME)
+set(common ${ARGS})
+set(dir ${OUTDIR}/figure-engines${TAG})
 file(REMOVE_RECURSE ${dir})
 file(MAKE_DIRECTORY ${dir})
 
@@ -19,7 +28,7 @@ function(run_figure name)
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 240)
   message("${out}${err}")
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "fl-dwfl ${ARGN} exited with ${rc}")
+    message(FATAL_ERROR "${program} ${ARGN} exited with ${rc}")
   endif()
   set(log "${out}${err}" PARENT_SCOPE)
 endfunction()
@@ -61,7 +70,7 @@ endif()
 # one job per seed, its rows at its RngRun
 file(STRINGS ${dir}/sweep-parallel/merged.csv merged)
 list(GET merged 0 header)
-if(NOT header MATCHES "^rng_run,series_index,series,round,")
+if(NOT header MATCHES "${HEADER}")
   message(FATAL_ERROR "unexpected merged header: ${header}")
 endif()
 foreach(run 1 2)

@@ -11,6 +11,7 @@
 #include "ns3/fl-types.h"
 
 #include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <iomanip>
 #include <random>
@@ -320,4 +321,198 @@ TEST(Experiment, OrderingGroups)
     EXPECT_EQ(results[1].group, "N=30");
     EXPECT_EQ(results[1].result.verdict, fl::OrderingVerdict::DoesNotHold);
     EXPECT_THROW(fl::CheckOrderingGroups({"a"}, {}), fl::ConfigError);
+}
+
+namespace
+{
+
+/// A one-run series map of run r: values that no decimal rounding keeps (thirds, tiny, huge,
+/// negative), a gap the run left at indices 1, 2 of "gap", a NaN, sums that depend on the order.
+fl::MonteCarloSeriesMap
+OneRun(uint32_t r)
+{
+    fl::MonteCarloSeriesMap m;
+    for (const std::string key : {"f/a", "f/b/s2=0.1"})
+    {
+        fl::MonteCarloSeries& s = m[key];
+        s.runs = 1;
+        const double base = key == "f/a" ? 1.0 : -7.0;
+        for (std::size_t i = 0; i < 4; ++i)
+        {
+            s.Add("msd", i, base / (3.0 + r + i) + 1e-17 * i);
+        }
+        s.Add("gap", 0, 1e-300 * (r + 1));
+        s.Add("gap", 3, 1e300 / (r + 3));
+        s.Add("nan", 0, r == 1 ? std::nan("") : 0.1 * r);
+        // 1e16 + 1 rounds to 1e16: in run order 1e16, 1, -1e16 sum to 0, in another to 1
+        s.Add("order", 0, r == 0 ? 1e16 : (r == 1 ? 1.0 : -1e16));
+    }
+    return m;
+}
+
+/// Bits of every sum, square and run count of `m`, equal for equal doubles (NaN included).
+std::string
+Bits(const fl::MonteCarloSeriesMap& m)
+{
+    std::ostringstream os;
+    for (const auto& [key, s] : m)
+    {
+        os << key << " " << s.runs << "\n";
+        for (const auto* vectors : {&s.sums, &s.sumSquares})
+        {
+            for (const auto& [metric, v] : *vectors)
+            {
+                os << metric << ":";
+                for (double x : v)
+                {
+                    uint64_t u;
+                    std::memcpy(&u, &x, sizeof u);
+                    os << " " << std::hex << u << std::dec;
+                }
+                os << "\n";
+            }
+        }
+        for (const auto& [metric, text] : s.statements)
+        {
+            os << metric << " = " << text << "\n";
+        }
+    }
+    return os.str();
+}
+
+/// The merged CSV of utils/fl-sweep of jobs at rng_run first + r writing run r's rows (job
+/// order as given).
+std::string
+MergedRunRows(uint32_t first, const std::vector<uint32_t>& order)
+{
+    const fl::SweepGrid grid = fl::ParseSweepGrid("program prog\nruns " + std::to_string(first) +
+                                                      ".." + std::to_string(first + 2) + "\n",
+                                                  "g");
+    const auto points = fl::ExpandSweepGrid(grid);
+    std::vector<fl::SweepJobResult> jobs;
+    for (uint32_t r : order)
+    {
+        std::ostringstream csv;
+        fl::WriteMonteCarloRunRows(csv, OneRun(r), r);
+        jobs.push_back({points.at(r), "--runs=1", csv.str()});
+    }
+    std::ostringstream out;
+    fl::MergeSweepCsv(grid, jobs, fl::SweepProvenance{"prog"}, out);
+    return out.str();
+}
+
+} // namespace
+
+TEST(Experiment, MonteCarloRunRowsRoundTripBitForBit)
+{
+    const fl::MonteCarloSeriesMap run = OneRun(1);
+    std::ostringstream csv;
+    fl::WriteMonteCarloRunRows(csv, run, 1);
+    const std::string text = csv.str();
+    EXPECT_EQ(text.substr(0, text.find('\n')), "run,variant,metric,index,sum,sum_square");
+    // 17 significant digits: 1/4 of run 1 at index 0 is exact, 1/3 is not
+    EXPECT_NE(text.find("\n1,f/a,msd,0,0.25,0.0625\n"), std::string::npos);
+    EXPECT_NE(text.find("\n1,f/a,msd,1,0.20000000000000001,"), std::string::npos);
+    EXPECT_NE(text.find("\n1,f/a,gap,1,0,0\n"), std::string::npos); // the gap is written
+    EXPECT_NE(text.find("\n1,f/a,nan,0,nan,nan\n"), std::string::npos);
+    // read back through the sweep runner's merge: the same bits
+    fl::MonteCarloSeriesMap back{{"f/a", {}}, {"f/b/s2=0.1", {}}};
+    fl::MergeMonteCarloRunRows(MergedRunRows(5, {1, 0}), back, 5, 2); // rng_run 5 + r: run r
+    fl::MonteCarloSeriesMap want{{"f/a", {}}, {"f/b/s2=0.1", {}}};
+    for (auto& [key, s] : want)
+    {
+        s.Merge(OneRun(0).at(key));
+        s.Merge(run.at(key));
+    }
+    EXPECT_EQ(back.at("f/a").runs, 2U);
+    EXPECT_EQ(Bits(back), Bits(want));
+    // a job writes one run, with metrics
+    fl::MonteCarloSeriesMap two = run;
+    two["f/a"].runs = 2;
+    std::ostringstream sink;
+    EXPECT_THROW(fl::WriteMonteCarloRunRows(sink, two, 0), std::invalid_argument);
+    fl::MonteCarloSeriesMap empty{{"f/c", {}}};
+    empty["f/c"].runs = 1;
+    EXPECT_THROW(fl::WriteMonteCarloRunRows(sink, empty, 0), std::invalid_argument);
+}
+
+TEST(Experiment, MonteCarloRunRowsMergeInRunOrderAsInProcess)
+{
+    // in process: three runs of two variants, merged run after run (with a pool too)
+    const std::vector<std::string> keys = {"f/a", "f/b/s2=0.1"};
+    fl::MonteCarloSeriesMap inProcess;
+    inProcess["f/a"].statements["nan"] = "what it means";
+    std::ostringstream lines;
+    fl::ThreadPool pool(2);
+    fl::MonteCarloVariants<fl::MonteCarloSeriesMap>(
+        3,
+        keys,
+        inProcess,
+        [](uint32_t r) { return OneRun(r); },
+        [&keys](const fl::MonteCarloSeriesMap& setup,
+                std::size_t v,
+                uint32_t,
+                fl::MonteCarloSeries& series,
+                std::ostream&) {
+            const fl::MonteCarloSeries& mine = setup.at(keys[v]);
+            series.sums = mine.sums;
+            series.sumSquares = mine.sumSquares;
+        },
+        &pool,
+        lines);
+    // the sums are not associative: in run order "order" sums to 0, in job order to 1
+    ASSERT_EQ(inProcess.at("f/a").sums.at("order")[0], 0.0);
+    ASSERT_EQ(((0.0 + -1e16) + 1e16) + 1.0, 1.0);
+    // jobs finished in another order (run 2 first): merged in run order all the same
+    fl::MonteCarloSeriesMap fromJobs;
+    fromJobs["f/a"].statements["nan"] = "what it means";
+    fromJobs["f/b/s2=0.1"];
+    fl::MergeMonteCarloRunRows(MergedRunRows(4, {2, 0, 1}), fromJobs, 4, 3);
+    EXPECT_EQ(fromJobs.at("f/a").runs, 3U);
+    EXPECT_EQ(Bits(fromJobs), Bits(inProcess));
+    // the mean at index 0 of f/a: (1/3 + 1/4 + 1/5) / 3
+    EXPECT_NEAR(fromJobs.at("f/a").Mean("msd", 0), (1.0 / 3 + 1.0 / 4 + 1.0 / 5) / 3, 1e-12);
+}
+
+TEST(Experiment, MonteCarloRunRowsRefuseMissingAndForeignRuns)
+{
+    const auto message = [](const std::string& merged,
+                            fl::MonteCarloSeriesMap skeleton,
+                            uint32_t first,
+                            uint32_t runs) {
+        try
+        {
+            fl::MergeMonteCarloRunRows(merged, skeleton, first, runs);
+        }
+        catch (const std::runtime_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const fl::MonteCarloSeriesMap skeleton{{"f/a", {}}, {"f/b/s2=0.1", {}}};
+    // run 1's job did not finish
+    EXPECT_NE(message(MergedRunRows(1, {0, 2}), skeleton, 1, 3).find("has no row at run 1"),
+              std::string::npos);
+    // a variant the figure does not have (another figure's sweep)
+    EXPECT_NE(message(MergedRunRows(1, {0}), {{"f/a", {}}}, 1, 1).find("another figure"),
+              std::string::npos);
+    // a job of run 0 at rng_run 2 (first run 1: run 1 expected)
+    std::string shifted = MergedRunRows(1, {0});
+    std::size_t at = 0;
+    while ((at = shifted.find("\n1,0,", at)) != std::string::npos)
+    {
+        shifted.replace(at, 5, "\n2,0,");
+    }
+    EXPECT_NE(message(shifted, skeleton, 1, 2).find("expected run 1"), std::string::npos);
+    // not the rows of a Monte Carlo
+    EXPECT_NE(message("rng_run,round\n1,0\n", skeleton, 1, 1).find("no column run"),
+              std::string::npos);
+    EXPECT_NE(message("", skeleton, 1, 1).find("no job finished"), std::string::npos);
+    // a value that is not a number
+    std::string bad = MergedRunRows(1, {0});
+    bad.replace(bad.find(",0.25,"), 6, ",x,");
+    EXPECT_NE(message(bad, skeleton, 1, 1).find("column sum: 'x'"), std::string::npos);
+    // rows of other run numbers are ignored
+    EXPECT_EQ(message(MergedRunRows(1, {0, 1, 2}), skeleton, 1, 2), "");
 }

@@ -661,3 +661,70 @@ TEST(GflFigures, GhpFigureRunsItsThreeVariantsInProcess)
     }
     EXPECT_NE(os.str().find("eq. 27) eps = mu G (i^2 + i) / b_v = 20"), std::string::npos);
 }
+
+TEST(GflFigures, RunsAsJobsGiveTheInProcessCsvByteForByte)
+{
+    // fl-gfl --engine: run r alone (runs = 1, firstRun = r), its rows through the sweep
+    // runner's merge, merged into the figures with no run: the CSV of the in-process loop
+    GflFigureOptions o;
+    o.figure = "all";
+    o.quick = true;
+    o.quiet = true;
+    o.runs = 3;
+    o.iterations = 12;
+    o.clip = 1.0; // epsilon rows and their statements
+    fl::MonteCarloSeriesMap inProcess;
+    std::ostringstream os;
+    RunGflFigures(o, inProcess, os);
+    std::ostringstream want;
+    WriteGflFiguresCsv(want, inProcess, 1);
+
+    const fl::SweepGrid grid = fl::ParseSweepGrid("program fl-gfl\nruns 7..9\n", "grid.txt");
+    const auto points = fl::ExpandSweepGrid(grid);
+    std::vector<fl::SweepJobResult> jobs;
+    for (uint32_t r : {1U, 2U, 0U}) // finished out of order
+    {
+        GflFigureOptions job = o;
+        job.runs = 1;
+        job.firstRun = r;
+        fl::MonteCarloSeriesMap one;
+        std::ostringstream lines;
+        RunGflFigures(job, one, lines);
+        std::ostringstream rows;
+        fl::WriteMonteCarloRunRows(rows, one, r);
+        jobs.push_back({points.at(r), "--runs=1 --seedJob=7", rows.str()});
+    }
+    std::ostringstream merged;
+    fl::MergeSweepCsv(grid, jobs, fl::SweepProvenance{"fl-gfl"}, merged);
+    GflFigureOptions none = o;
+    none.runsAsJobs = true;
+    fl::MonteCarloSeriesMap fromJobs;
+    std::ostringstream noLines;
+    RunGflFigures(none, fromJobs, noLines);
+    EXPECT_EQ(noLines.str().find(" run 1: "), std::string::npos); // no run here
+    for (const auto& [key, s] : fromJobs)
+    {
+        EXPECT_EQ(s.runs, 0U) << key;
+    }
+    fl::MergeMonteCarloRunRows(merged.str(), fromJobs, 7, 3);
+    std::ostringstream got;
+    WriteGflFiguresCsv(got, fromJobs, 1);
+    EXPECT_EQ(got.str(), want.str());
+    EXPECT_NE(want.str().find("# gfl/iid-per-link epsilon_all_links: "), std::string::npos);
+    // run 1 alone is not run 0: firstRun changes the draws
+    GflFigureOptions first = o;
+    first.figure = "ghp";
+    first.runs = 1;
+    fl::MonteCarloSeriesMap run0;
+    fl::MonteCarloSeriesMap run1;
+    RunGflFigures(first, run0, os);
+    first.firstRun = 1;
+    RunGflFigures(first, run1, os);
+    EXPECT_NE(run0.at("ghp/none").sums.at("msd_centroid")[1],
+              run1.at("ghp/none").sums.at("msd_centroid")[1]);
+    // the provenance line goes right after the header
+    std::ostringstream withProvenance;
+    WriteGflFiguresCsv(withProvenance, fromJobs, 1, "# provenance: jobs\n");
+    EXPECT_EQ(withProvenance.str().rfind("iteration,variant,metric,value\n# provenance: jobs\n", 0),
+              0U);
+}

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -417,6 +419,205 @@ MonteCarloSeries::SteadyState(const std::string& metric) const
         sum += v[i] / runs;
     }
     return sum / static_cast<double>(v.size() - from);
+}
+
+namespace
+{
+
+/// A double at 17 significant digits (strtod reads back the same bits).
+std::string
+ExactReal(double x)
+{
+    std::ostringstream os;
+    os << std::setprecision(std::numeric_limits<double>::max_digits10) << x;
+    return os.str();
+}
+
+/// `text` as a double (strtod: also nan, -nan, inf); throws naming the column if it is not one.
+double
+RunRowNumber(const std::string& text, const std::string& column, std::size_t row)
+{
+    char* end = nullptr;
+    const double x = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
+    {
+        throw std::runtime_error("merged run rows: row " + std::to_string(row) + ", column " +
+                                 column + ": '" + text + "' is not a number");
+    }
+    return x;
+}
+
+/// `text` as a whole number >= 0 (the run, rng_run and index columns).
+uint64_t
+RunRowWhole(const std::string& text, const std::string& column, std::size_t row)
+{
+    const double x = RunRowNumber(text, column, row);
+    if (!(x >= 0.0 && x == std::floor(x) && x < 9.0e15))
+    {
+        throw std::runtime_error("merged run rows: row " + std::to_string(row) + ", column " +
+                                 column + ": '" + text + "' is not a whole number >= 0");
+    }
+    return static_cast<uint64_t>(x);
+}
+
+} // namespace
+
+void
+WriteMonteCarloRunRows(std::ostream& csv, const MonteCarloSeriesMap& run, uint32_t runIndex)
+{
+    WriteCsvRecord(csv, {"run", "variant", "metric", "index", "sum", "sum_square"});
+    for (const auto& [variant, s] : run)
+    {
+        if (s.runs != 1)
+        {
+            throw std::invalid_argument("WriteMonteCarloRunRows: variant '" + variant + "' holds " +
+                                        std::to_string(s.runs) + " runs; a job writes one");
+        }
+        if (s.sums.empty())
+        {
+            throw std::invalid_argument("WriteMonteCarloRunRows: variant '" + variant +
+                                        "' has no metric (its rows could not be told from a "
+                                        "job that did not finish)");
+        }
+        for (const auto& [metric, sums] : s.sums)
+        {
+            const auto squares = s.sumSquares.find(metric);
+            if (squares == s.sumSquares.end() || squares->second.size() != sums.size())
+            {
+                throw std::invalid_argument("WriteMonteCarloRunRows: variant '" + variant +
+                                            "', metric '" + metric +
+                                            "': sums and squares differ in length");
+            }
+            for (std::size_t i = 0; i < sums.size(); ++i)
+            {
+                WriteCsvRecord(csv,
+                               {std::to_string(runIndex),
+                                variant,
+                                metric,
+                                std::to_string(i),
+                                ExactReal(sums[i]),
+                                ExactReal(squares->second[i])});
+            }
+        }
+    }
+}
+
+void
+MergeMonteCarloRunRows(const std::string& mergedCsv,
+                       MonteCarloSeriesMap& out,
+                       uint32_t firstRun,
+                       uint32_t runs)
+{
+    const std::vector<std::vector<std::string>> records = ReadCsvRecords(mergedCsv);
+    if (records.empty())
+    {
+        throw std::runtime_error("merged run rows: no header (no job finished)");
+    }
+    const std::vector<std::string>& header = records.front();
+    const auto column = [&header](const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end())
+        {
+            throw std::runtime_error("merged run rows: no column " + name +
+                                     " (not the rows of a figure's Monte-Carlo runs)");
+        }
+        return static_cast<std::size_t>(it - header.begin());
+    };
+    const std::size_t rngRunColumn = column("rng_run");
+    const std::size_t runColumn = column("run");
+    const std::size_t variantColumn = column("variant");
+    const std::size_t metricColumn = column("metric");
+    const std::size_t indexColumn = column("index");
+    const std::size_t sumColumn = column("sum");
+    const std::size_t squareColumn = column("sum_square");
+
+    // the one-run series of every run, filled from the rows in whatever order they come
+    std::vector<MonteCarloSeriesMap> perRun(runs);
+    std::vector<std::map<std::string, std::map<std::string, std::vector<bool>>>> seen(runs);
+    for (std::size_t i = 1; i < records.size(); ++i)
+    {
+        const std::vector<std::string>& row = records[i];
+        if (row.size() != header.size())
+        {
+            throw std::runtime_error("merged run rows: row " + std::to_string(i) + " has " +
+                                     std::to_string(row.size()) + " fields, the header " +
+                                     std::to_string(header.size()));
+        }
+        const uint64_t rngRun = RunRowWhole(row[rngRunColumn], "rng_run", i);
+        if (rngRun < firstRun || rngRun >= uint64_t(firstRun) + runs)
+        {
+            continue; // a run number this figure does not ask for
+        }
+        const auto r = static_cast<uint32_t>(rngRun - firstRun);
+        if (RunRowWhole(row[runColumn], "run", i) != r)
+        {
+            throw std::runtime_error(
+                "merged run rows: row " + std::to_string(i) + " is run " + row[runColumn] +
+                " at rng_run " + row[rngRunColumn] + ", expected run " + std::to_string(r) +
+                " (rng_run minus the first run number " + std::to_string(firstRun) + ")");
+        }
+        const std::string& variant = row[variantColumn];
+        if (!out.count(variant))
+        {
+            throw std::runtime_error("merged run rows: variant '" + variant +
+                                     "' is not one of the figure's (the rows of another figure)");
+        }
+        const std::string& metric = row[metricColumn];
+        const auto index = static_cast<std::size_t>(RunRowWhole(row[indexColumn], "index", i));
+        if (index > 100000000)
+        {
+            throw std::runtime_error("merged run rows: row " + std::to_string(i) + ": index " +
+                                     row[indexColumn] + " is beyond any figure's iterations");
+        }
+        MonteCarloSeries& s = perRun[r][variant];
+        std::vector<bool>& have = seen[r][variant][metric];
+        if (have.size() <= index)
+        {
+            have.resize(index + 1, false);
+        }
+        if (have[index])
+        {
+            throw std::runtime_error("merged run rows: variant '" + variant + "', metric '" +
+                                     metric + "', index " + row[indexColumn] + " repeats at run " +
+                                     std::to_string(r));
+        }
+        have[index] = true;
+        for (auto [vectors, value] :
+             {std::make_pair(&s.sums, RunRowNumber(row[sumColumn], "sum", i)),
+              std::make_pair(&s.sumSquares, RunRowNumber(row[squareColumn], "sum_square", i))})
+        {
+            std::vector<double>& v = (*vectors)[metric];
+            if (v.size() <= index)
+            {
+                v.resize(index + 1, 0.0);
+            }
+            v[index] = value;
+        }
+    }
+    for (uint32_t r = 0; r < runs; ++r)
+    {
+        for (const auto& [variant, s] : out)
+        {
+            if (!perRun[r].count(variant))
+            {
+                throw std::runtime_error("merged run rows: variant '" + variant +
+                                         "' has no row at run " + std::to_string(r) + " (rng_run " +
+                                         std::to_string(uint64_t(firstRun) + r) +
+                                         "; its job did not finish)");
+            }
+        }
+    }
+    // run order, then variant order: MonteCarloVariants' order of the merges
+    for (uint32_t r = 0; r < runs; ++r)
+    {
+        for (auto& [variant, s] : out)
+        {
+            MonteCarloSeries& one = perRun[r][variant];
+            one.runs = 1;
+            s.Merge(one);
+            one = MonteCarloSeries{};
+        }
+    }
 }
 
 // ------------------------------------------------------------------------ level claims

@@ -338,6 +338,35 @@ MonteCarloVariants(uint32_t runs,
         });
 }
 
+/**
+ * One Monte-Carlo run of a figure as the tidy rows a job of a sweep writes (one job per run):
+ * a header run,variant,metric,index,sum,sum_square, then one row per (variant, metric, index) of
+ * `run` (variants and metrics in map order, every index of the vectors, also the zeros a run left
+ * between its reports), the reals at 17 significant digits so that MergeMonteCarloRunRows gives
+ * back the same doubles bit for bit (NaN as nan or -nan). Throws std::invalid_argument naming
+ * the variant unless every series holds exactly one run and at least one metric, or if a
+ * series' sums and squares of a metric differ in length.
+ * @param runIndex the run's index in the figure's Monte Carlo (the run column)
+ */
+void WriteMonteCarloRunRows(std::ostream& csv, const MonteCarloSeriesMap& run, uint32_t runIndex);
+
+/**
+ * Merges the runs firstRun .. firstRun + runs - 1 of utils/fl-sweep's merged CSV (MergeSweepCsv)
+ * of jobs that wrote WriteMonteCarloRunRows into `out`, as MonteCarloVariants merges them in
+ * process: for each run in run order (whatever the order of the rows), a one-run series per
+ * variant of `out`, MonteCarloSeries::Merge'd into it, so that the sums are the same bits. The
+ * rng_run column minus firstRun is the run index; `out` holds the figure's variants (and their
+ * statements) beforehand, e.g. from the figure run with zero runs. Rows of other run numbers are
+ * ignored. Throws std::runtime_error naming the variant and the run if a variant of `out` has no
+ * row at a run (its job did not finish), a row's variant is not one of `out` (another figure's
+ * sweep), a row's run column is not its rng_run minus firstRun, an (variant, metric, index)
+ * repeats, or a column is missing or not a number.
+ */
+void MergeMonteCarloRunRows(const std::string& mergedCsv,
+                            MonteCarloSeriesMap& out,
+                            uint32_t firstRun,
+                            uint32_t runs);
+
 // ------------------------------------------------------------------------ level claims
 
 /// How two steady-state levels of a claim compare.
