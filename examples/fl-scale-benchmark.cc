@@ -309,7 +309,7 @@ main(int argc, char* argv[])
                       << std::setprecision(3) << " set-up " << setup << " s, " << perIteration
                       << " s per iteration: 1,000 iterations in " << std::setprecision(0) << total
                       << " s" << (cost.exitCode == 0 ? "" : " (the run FAILED)") << std::endl;
-            csv << "gfl," << st.name << ",1000,1000," << perIteration << "," << total << ","
+            csv << "gfl,\"" << st.name << "\",1000,1000," << perIteration << "," << total << ","
                 << (cost.exitCode == 0 ? "ok" : "failed") << "\n";
         }
         if (!baselineGfl.empty())
