@@ -26,6 +26,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
@@ -169,40 +170,11 @@ RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t dim, uint32_t iteratio
     const uint32_t K = g.clients;
     // data: N = 100 samples per client, M = dim (ridge rho = 0.1); M = 2 is the GFL papers'
     // regression, a larger M makes the messages longer (8 M bytes of model each)
-    fl::RegressionTaskConfig rc;
-    rc.dim = dim;
-    rc.agents = P * K;
-    rc.samplesPerAgent = 100;
-    fl::Rng rng(fl::DeriveSeed(seed, 1));
-    auto data = fl::MakeRegressionTask<double>(rc, rng);
-    std::vector<fl::Dataset<double>> parts;
-    for (auto& a : data.agents)
-    {
-        parts.push_back(std::move(a.data));
-    }
-    std::vector<const fl::Dataset<double>*> ptrs;
-    for (const auto& d : parts)
-    {
-        ptrs.push_back(&d);
-    }
-    const Eigen::VectorXd wOpt = fl::RidgeOptimum(ptrs, 0.1);
-    auto task = std::make_shared<fl::SupervisedTask<double>>(
-        std::make_shared<fl::RidgeRegression<double>>(dim, 0.1),
-        fl::LocalTrainerConfig{},
-        std::move(parts),
-        fl::Dataset<double>{});
+    GflRegressionSetup setup = MakeGflRegression(P * K, 100, 0.1, fl::DeriveSeed(seed, 1), dim);
+    const Eigen::VectorXd wOpt = setup.wOpt;
+    auto task = setup.task;
     fl::GflConfig c;
-    if (P > 1)
-    {
-        fl::Rng graphRng(fl::DeriveSeed(seed, 2));
-        fl::ConnectivityRequirement req;
-        req.connected = true;
-        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
-    }
-    else
-    {
-        c.combination = Eigen::MatrixXd::Ones(1, 1);
-    }
+    c.combination = GflPaperCombination(P, 0.4, fl::DeriveSeed(seed, 2));
     c.clientsPerServer = K;
     c.sampledClients = g.sampled;
     c.mu = 0.7;

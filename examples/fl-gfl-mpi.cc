@@ -24,6 +24,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/fl-learning-tracker.h"
+#include "ns3/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"
@@ -291,42 +292,12 @@ main(int argc, char* argv[])
     }
 
     // the regression of the GFL paper (Section V-A): M = 2, 100 samples per client, rho = 0.1
-    fl::RegressionTaskConfig rc;
-    rc.dim = 2;
-    rc.agents = std::size_t{P} * K;
-    rc.samplesPerAgent = 100;
-    fl::Rng dataRng(fl::DeriveSeed(seed, 1));
-    auto data = fl::MakeRegressionTask<double>(rc, dataRng);
-    std::vector<fl::Dataset<double>> parts;
-    std::vector<const fl::Dataset<double>*> ptrs;
-    for (auto& a : data.agents)
-    {
-        parts.push_back(std::move(a.data));
-    }
-    for (const auto& d : parts)
-    {
-        ptrs.push_back(&d);
-    }
-    const double rho = 0.1;
-    const Eigen::VectorXd wOpt = fl::RidgeOptimum(ptrs, rho);
-    auto task = std::make_shared<fl::SupervisedTask<double>>(
-        std::make_shared<fl::RidgeRegression<double>>(2, rho),
-        fl::LocalTrainerConfig{},
-        std::move(parts),
-        fl::Dataset<double>{});
-
+    const GflRegressionSetup setup =
+        MakeGflRegression(std::size_t{P} * K, 100, 0.1, fl::DeriveSeed(seed, 1));
+    const Eigen::VectorXd wOpt = setup.wOpt;
+    auto task = setup.task;
     fl::GflConfig c;
-    if (P > 1)
-    {
-        fl::Rng graphRng(fl::DeriveSeed(seed, 2));
-        fl::ConnectivityRequirement req;
-        req.connected = true;
-        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, edgeProbability, graphRng, req));
-    }
-    else
-    {
-        c.combination = Eigen::MatrixXd::Ones(1, 1);
-    }
+    c.combination = GflPaperCombination(P, edgeProbability, fl::DeriveSeed(seed, 2));
     c.clientsPerServer = K;
     c.sampledClients = L;
     c.mu = 0.7;

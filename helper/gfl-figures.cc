@@ -302,10 +302,14 @@ GflFl6Variants()
 // ------------------------------------------------------------------------------- runs
 
 GflRegressionSetup
-MakeGflRegression(std::size_t agents, std::size_t samples, double rho, uint64_t seed)
+MakeGflRegression(std::size_t agents,
+                  std::size_t samples,
+                  double rho,
+                  uint64_t seed,
+                  std::size_t dim)
 {
     fl::RegressionTaskConfig rc;
-    rc.dim = 2;
+    rc.dim = dim;
     rc.agents = agents;
     rc.samplesPerAgent = samples;
     fl::Rng rng(seed);
@@ -324,11 +328,24 @@ MakeGflRegression(std::size_t agents, std::size_t samples, double rho, uint64_t 
     s.wOpt = fl::RidgeOptimum(ptrs, rho);
     fl::LocalTrainerConfig trainer; // replaced per client by GflTrainerConfig
     s.task = std::make_shared<fl::SupervisedTask<double>>(
-        std::make_shared<fl::RidgeRegression<double>>(2, rho),
+        std::make_shared<fl::RidgeRegression<double>>(dim, rho),
         trainer,
         std::move(parts),
         fl::Dataset<double>{});
     return s;
+}
+
+Eigen::MatrixXd
+GflPaperCombination(std::size_t P, double p, uint64_t seed)
+{
+    if (P <= 1)
+    {
+        return Eigen::MatrixXd::Ones(1, 1);
+    }
+    fl::Rng graphRng(seed);
+    fl::ConnectivityRequirement req;
+    req.connected = true;
+    return fl::MetropolisWeights(fl::ErdosRenyiGraph(P, p, graphRng, req));
 }
 
 GflRegressionRun
@@ -343,17 +360,7 @@ MakeGflRegressionRun(std::size_t P,
     GflRegressionRun r;
     r.setup = MakeGflRegression(P * K, 100, rho, fl::DeriveSeed(runSeed, 1));
     fl::GflConfig& c = r.config;
-    if (P > 1)
-    {
-        fl::Rng graphRng(fl::DeriveSeed(runSeed, 2));
-        fl::ConnectivityRequirement req;
-        req.connected = true;
-        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
-    }
-    else
-    {
-        c.combination = Eigen::MatrixXd::Ones(1, 1);
-    }
+    c.combination = GflPaperCombination(P, 0.4, fl::DeriveSeed(runSeed, 2));
     c.clientsPerServer = K;
     c.sampledClients = L;
     c.mu = mu;
@@ -939,15 +946,19 @@ namespace
 
 /// The body of GflMonteCarlo for the regression figures whose variants differ only in their
 /// settings: the run's configuration with variant v's settings applied, in process.
-void
-RunVariantInProcess(const std::vector<GflFigureVariant>& variants,
-                    const GflRegressionRun& r,
-                    std::size_t v,
-                    const fl::NetworkIterationCallback& cb)
+auto
+InProcessVariants(const std::vector<GflFigureVariant>& variants)
 {
-    fl::GflConfig c = r.config;
-    variants[v].apply(c);
-    fl::RunGflInProcess(*r.setup.task, c, cb);
+    return [&variants](const GflRegressionRun& r,
+                       std::size_t v,
+                       uint32_t,
+                       fl::MonteCarloSeries&,
+                       std::ostream&,
+                       const fl::NetworkIterationCallback& cb) {
+        fl::GflConfig c = r.config;
+        variants[v].apply(c);
+        fl::RunGflInProcess(*r.setup.task, c, cb);
+    };
 }
 
 } // namespace
@@ -982,14 +993,7 @@ RunGflSweepFigure(const GflFigureOptions& o,
             const uint64_t runSeed = fl::DeriveSeed(o.seed, overMu ? 0x6F4 : 0x6F3, run);
             return MakeGflRegressionRun(P, K, L, 0.7, rho, T, runSeed);
         },
-        [&variants](const GflRegressionRun& r,
-                    std::size_t v,
-                    uint32_t,
-                    fl::MonteCarloSeries&,
-                    std::ostream&,
-                    const fl::NetworkIterationCallback& cb) {
-            RunVariantInProcess(variants, r, v, cb);
-        },
+        InProcessVariants(variants),
         os);
 }
 
@@ -1017,14 +1021,7 @@ RunGflFl6Figure(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::os
             const uint64_t runSeed = fl::DeriveSeed(o.seed, 0xF6, run);
             return MakeGflRegressionRun(1, K, L, 0.2, rho, T, runSeed);
         },
-        [&variants](const GflRegressionRun& r,
-                    std::size_t v,
-                    uint32_t,
-                    fl::MonteCarloSeries&,
-                    std::ostream&,
-                    const fl::NetworkIterationCallback& cb) {
-            RunVariantInProcess(variants, r, v, cb);
-        },
+        InProcessVariants(variants),
         os);
 }
 

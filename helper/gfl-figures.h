@@ -171,12 +171,21 @@ struct GflRegressionSetup
 
 /**
  * The synthetic regression of the GFL papers (preprint Section V-A): `agents` clients of
- * `samples` each, M = 2, ridge rho, drawn from `seed`; w° on all clients' data.
+ * `samples` each, M = `dim` (the papers': 2), ridge rho, drawn from `seed`; w° on all clients'
+ * data.
  */
 GflRegressionSetup MakeGflRegression(std::size_t agents,
                                      std::size_t samples,
                                      double rho,
-                                     uint64_t seed);
+                                     uint64_t seed,
+                                     std::size_t dim = 2);
+
+/**
+ * The servers' graph of the GFL papers' experiments: for P > 1 a connected Erdos-Renyi graph of
+ * edge probability `p` (the papers': 0.4) with Metropolis weights, drawn from `seed`; P = 1: A =
+ * [1].
+ */
+Eigen::MatrixXd GflPaperCombination(std::size_t P, double p, uint64_t seed);
 
 /// One Monte-Carlo run of the regression figures (GFL Figs. 2-4, journal Figs. 5-6).
 struct GflRegressionRun
