@@ -125,7 +125,7 @@ RunNetworkGfl(const Fixture& f,
     }
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(gfl.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(gfl.Tracker()->CompletedIterations(), c.iterations);
     if (hooks.afterRun)
     {
         hooks.afterRun(gfl);
@@ -444,44 +444,139 @@ TEST(GflNetwork, MultiHopMeshEqualsInProcessBitForBit)
                     RunInProcessGfl(f, c));
 }
 
-TEST(GflNetwork, CollectorWatchdogStopsARunThatMakesNoProgress)
+/// A report of `node`'s model `w` after `iteration`, as a graph node's ModelReport.
+FlModelReport
+NetworkReport(uint32_t iteration, const ParamVector& w)
 {
-    // Two nodes; node 0 finishes iterations 1..3 at 5, 10, 15 s, node 1 only iteration 1: no
-    // iteration completes after 1, but progress is reported until 15 s, so a 20 s watchdog
-    // stops the run at 35 s (15 + 20), not earlier, and says it stalled.
-    FlNetworkCollector c(2, Eigen::VectorXd(), nullptr);
-    c.SetFinish(3, []() { Simulator::Stop(); });
+    FlModelReport r;
+    r.round = iteration;
+    r.role = FlNodeRole::Peer;
+    r.model = &w;
+    return r;
+}
+
+TEST(GflNetwork, TrackerWatchdogStopsARunThatMakesNoProgress)
+{
+    // Two nodes; both report their initial model at 0 s; node 0 finishes iterations 1..3 at 5,
+    // 10, 15 s, node 1 only iteration 1: no iteration completes after 1, but progress is
+    // reported until 15 s, so a 20 s watchdog stops the run at 35 s (15 + 20), not earlier,
+    // and says it stalled.
     const ParamVector w = ParamVector::Zeros(Precision::Float64, 2);
+    Ptr<FlLearningTracker> c = CreateObject<FlLearningTracker>();
+    c->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    c->SetFinish(3, []() { Simulator::Stop(); });
+    c->RecordNetwork(0, NetworkReport(0, w));
+    c->RecordNetwork(1, NetworkReport(0, w));
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        FlSchedule(Seconds(5.0 * i), [&c, &w, i]() { c.Add(0, i, w, w, {}); });
+        FlSchedule(Seconds(5.0 * i), [c, &w, i]() { c->RecordNetwork(0, NetworkReport(i, w)); });
     }
-    FlSchedule(Seconds(5.0), [&c, &w]() { c.Add(1, 1, w, w, {}); });
-    c.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    FlSchedule(Seconds(5.0), [c, &w]() { c->RecordNetwork(1, NetworkReport(1, w)); });
+    c->SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
     FlSchedule(Seconds(1000), []() {}); // something that would keep the run going
     Simulator::Run();
-    EXPECT_TRUE(c.Stalled());
-    EXPECT_EQ(c.CompletedIterations(), 1u);
+    EXPECT_TRUE(c->Stalled());
+    EXPECT_EQ(c->CompletedIterations(), 1u);
     EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 35.0);
     Simulator::Destroy();
 
     // the same run with node 1 keeping up finishes at 15 s and is not stalled
-    FlNetworkCollector d(2, Eigen::VectorXd(), nullptr);
-    d.SetFinish(3, []() { Simulator::Stop(); });
+    Ptr<FlLearningTracker> d = CreateObject<FlLearningTracker>();
+    d->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    d->SetFinish(3, []() { Simulator::Stop(); });
+    d->RecordNetwork(0, NetworkReport(0, w));
+    d->RecordNetwork(1, NetworkReport(0, w));
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        FlSchedule(Seconds(5.0 * i), [&d, &w, i]() {
-            d.Add(0, i, w, w, {});
-            d.Add(1, i, w, w, {});
+        FlSchedule(Seconds(5.0 * i), [d, &w, i]() {
+            d->RecordNetwork(0, NetworkReport(i, w));
+            d->RecordNetwork(1, NetworkReport(i, w));
         });
     }
-    d.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    d->SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
     FlSchedule(Seconds(1000), []() {});
     Simulator::Run();
-    EXPECT_FALSE(d.Stalled());
-    EXPECT_EQ(d.CompletedIterations(), 3u);
+    EXPECT_FALSE(d->Stalled());
+    EXPECT_EQ(d->CompletedIterations(), 3u);
     EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 15.0);
     Simulator::Destroy();
+}
+
+TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
+{
+    // Two nodes of dimension 1, reference w° = 0. Iteration 0: w = (1, 3). Iteration 1: node 1
+    // reports first, then a duplicate, then node 0; node 0 also reports iteration 2 before
+    // node 1 finished it. Hand-computed: iteration 0: centroid 2, centroid MSD 4, average MSD
+    // (1 + 9) / 2 = 5, disagreement ((1-2)^2 + (3-2)^2) / 2 = 1, nothing lost. Iteration 1:
+    // w = (2, 4), aggregates psi = (0, 4) (node 1 carries none: its model stands for it),
+    // centroid 3, centroid MSD 9, average MSD (4 + 16) / 2 = 10, disagreement 1, messages lost
+    // 1 + 2 = 3, dropped clients 1.
+    auto vec = [](double v) {
+        Eigen::VectorXd x(1);
+        x << v;
+        return ParamVector(x);
+    };
+    Ptr<FlLearningTracker> t = CreateObject<FlLearningTracker>();
+    t->SetNetwork(2, Eigen::VectorXd::Zero(1), nullptr);
+    std::vector<NetworkIterationReport> seen;
+    std::vector<std::vector<double>> models;
+    std::vector<std::vector<double>> aggregates;
+    t->SetIterationCallback([&](const NetworkIterationReport& r) {
+        seen.push_back(r);
+        models.push_back({(*r.models)[0].At(0), (*r.models)[1].At(0)});
+        aggregates.push_back(
+            {(*r.aggregates)[0].At(0), (*r.aggregates)[1].At(0)});
+    });
+    uint32_t traced = 0;
+    t->TraceConnectWithoutContext(
+        "NetworkIteration",
+        MakeBoundCallback(+[](uint32_t* n, const NetworkIterationReport&) { ++*n; }, &traced));
+    const ParamVector w00 = vec(1), w10 = vec(3), w01 = vec(2), w11 = vec(4), psi01 = vec(0);
+    const ParamVector w02 = vec(5);
+    t->RecordNetwork(0, NetworkReport(0, w00));
+    EXPECT_TRUE(seen.empty());
+    t->RecordNetwork(1, NetworkReport(0, w10));
+    ASSERT_EQ(seen.size(), 1u);
+    FlModelReport r11 = NetworkReport(1, w11);
+    r11.missingNeighbours = 2;
+    t->RecordNetwork(1, r11);
+    t->RecordNetwork(1, NetworkReport(1, w00)); // a duplicate: dropped and counted
+    FlModelReport r02 = NetworkReport(2, w02);
+    t->RecordNetwork(0, r02); // iteration 2 pends until node 1 finished it
+    EXPECT_EQ(seen.size(), 1u);
+    FlModelReport r01 = NetworkReport(1, w01);
+    r01.aggregate = &psi01;
+    r01.missingNeighbours = 1;
+    r01.droppedClients = 1;
+    t->RecordNetwork(0, r01);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(traced, 2u);
+    EXPECT_EQ(t->CompletedIterations(), 1u);
+    EXPECT_EQ(t->GetLateReports(), 1u);
+
+    EXPECT_EQ(seen[0].iteration, 0u);
+    EXPECT_NEAR(seen[0].centroidMsd, 4.0, 1e-12);
+    EXPECT_NEAR(seen[0].averageMsd, 5.0, 1e-12);
+    EXPECT_NEAR(seen[0].disagreement, 1.0, 1e-12);
+    EXPECT_EQ(seen[0].lostMessages, 0u);
+    EXPECT_EQ(aggregates[0], (std::vector<double>{1.0, 3.0}));
+
+    EXPECT_EQ(seen[1].iteration, 1u);
+    EXPECT_EQ(models[1], (std::vector<double>{2.0, 4.0}));
+    EXPECT_EQ(aggregates[1], (std::vector<double>{0.0, 4.0}));
+    EXPECT_NEAR(seen[1].centroidMsd, 9.0, 1e-12);
+    EXPECT_NEAR(seen[1].averageMsd, 10.0, 1e-12);
+    EXPECT_NEAR(seen[1].disagreement, 1.0, 1e-12);
+    EXPECT_EQ(seen[1].lostMessages, 3u);
+    EXPECT_EQ(seen[1].droppedClients, 1u);
+    EXPECT_DOUBLE_EQ(seen[1].epsilonOneNeighbour, 0.0);
+
+    const fl::NetworkRunResult& res = t->NetworkResult();
+    ASSERT_EQ(res.models.size(), 2u);
+    EXPECT_EQ(res.models[0].At(0), 2.0);
+    EXPECT_NEAR(res.centroid.At(0), 3.0, 1e-12);
+    EXPECT_EQ(res.lostMessages, 3u);
+    EXPECT_EQ(res.droppedClients, 1u);
 }
 
 TEST(GflNetwork, SceneRejectsUnknownServerLinksAndBadMeshSpacing)
@@ -769,7 +864,7 @@ TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
     diffusion.Install(nodes, addresses);
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(diffusion.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(diffusion.Tracker()->CompletedIterations(), c.iterations);
     Simulator::Destroy();
     ExpectBitForBit(net, ref);
 }
@@ -887,7 +982,7 @@ RunDiffusionNetwork(const Fixture& f,
     }
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    run.completed = diffusion.Collector().CompletedIterations();
+    run.completed = diffusion.Tracker()->CompletedIterations();
     for (auto& a : agents)
     {
         run.exchange.push_back(*a->GetExchangeStats());
