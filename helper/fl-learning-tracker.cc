@@ -386,11 +386,9 @@ FlLearningTracker::InstallNetwork(const std::vector<Ptr<FlApplicationBase>>& app
 {
     if (apps.size() != m_networkNodes)
     {
-        NS_FATAL_ERROR("FlLearningTracker::InstallNetwork: " << apps.size()
-                                                             << " applications for a network of "
-                                                             << m_networkNodes
-                                                             << " nodes (SetNetwork); give one "
-                                                                "application per node");
+        NS_FATAL_ERROR("FlLearningTracker::InstallNetwork: "
+                       << apps.size() << " applications for a network of " << m_networkNodes
+                       << " nodes (SetNetwork); give one application per node");
     }
     Ptr<FlLearningTracker> self(this);
     for (uint32_t k = 0; k < apps.size(); ++k)
@@ -478,10 +476,9 @@ FlLearningTracker::RecordNetwork(uint32_t index, const FlModelReport& report)
 {
     if (m_networkNodes == 0 || index >= m_networkNodes)
     {
-        NS_FATAL_ERROR("FlLearningTracker::RecordNetwork: node " << index << " of a network of "
-                                                                  << m_networkNodes
-                                                                  << " nodes; call SetNetwork "
-                                                                     "with N first");
+        NS_FATAL_ERROR("FlLearningTracker::RecordNetwork: node "
+                       << index << " of a network of " << m_networkNodes
+                       << " nodes; call SetNetwork with N first and give 0 <= node < N");
     }
     if (report.model == nullptr)
     {

@@ -830,7 +830,8 @@ FlGflHelper::Install(const FlGraphScene& scene)
     {
         // server p is graph node p: its ModelReport carries psi_{p,i}, the missing neighbour
         // messages and the dropped clients (GflRoundStep::DescribeModel)
-        m_tracker->InstallNetwork(std::vector<Ptr<FlApplicationBase>>(servers.begin(), servers.end()));
+        m_tracker->InstallNetwork(
+            std::vector<Ptr<FlApplicationBase>>(servers.begin(), servers.end()));
     }
     return servers;
 }

@@ -524,8 +524,7 @@ TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
     t->SetIterationCallback([&](const NetworkIterationReport& r) {
         seen.push_back(r);
         models.push_back({(*r.models)[0].At(0), (*r.models)[1].At(0)});
-        aggregates.push_back(
-            {(*r.aggregates)[0].At(0), (*r.aggregates)[1].At(0)});
+        aggregates.push_back({(*r.aggregates)[0].At(0), (*r.aggregates)[1].At(0)});
     });
     uint32_t traced = 0;
     t->TraceConnectWithoutContext(
