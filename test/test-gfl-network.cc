@@ -126,6 +126,10 @@ RunNetworkGfl(const Fixture& f,
     Simulator::Stop(Seconds(600));
     Simulator::Run();
     EXPECT_EQ(gfl.Tracker()->CompletedIterations(), c.iterations);
+    if (!models.empty())
+    {
+        EXPECT_EQ(gfl.Tracker()->NetworkResult().models, models.back());
+    }
     if (hooks.afterRun)
     {
         hooks.afterRun(gfl);
@@ -134,6 +138,32 @@ RunNetworkGfl(const Fixture& f,
               << " iterations in " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
     return models;
+}
+
+/**
+ * The network view of the helpers' tracker fills the runner's report from the nodes' ModelReport
+ * (the aggregates psi_{p,i} / phi_{k,i} included: the centroid drift), bit for bit.
+ */
+void
+ExpectSameReports(const std::vector<NetworkIterationReport>& net,
+                  const std::vector<NetworkIterationReport>& ref)
+{
+    ASSERT_EQ(net.size(), ref.size());
+    auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    for (std::size_t i = 0; i < ref.size(); ++i)
+    {
+        SCOPED_TRACE("iteration " + std::to_string(i));
+        EXPECT_EQ(net[i].iteration, ref[i].iteration);
+        EXPECT_TRUE(same(net[i].centroidDrift, ref[i].centroidDrift))
+            << net[i].centroidDrift << " vs " << ref[i].centroidDrift;
+        EXPECT_TRUE(same(net[i].disagreement, ref[i].disagreement));
+        EXPECT_TRUE(same(net[i].centroidMsd, ref[i].centroidMsd));
+        EXPECT_TRUE(same(net[i].averageMsd, ref[i].averageMsd));
+        EXPECT_TRUE(same(net[i].epsilonOneNeighbour, ref[i].epsilonOneNeighbour));
+        EXPECT_TRUE(same(net[i].epsilonAllLinks, ref[i].epsilonAllLinks));
+        EXPECT_EQ(net[i].lostMessages, ref[i].lostMessages);
+        EXPECT_EQ(net[i].droppedClients, ref[i].droppedClients);
+    }
 }
 
 std::vector<std::vector<ParamVector>>
@@ -388,7 +418,19 @@ TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)
     GflConfig c = SmallGfl(f, 11);
     c.iterations = 3;
     c.serverNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.1};
-    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "wifi"), RunInProcessGfl(f, c));
+    std::vector<NetworkIterationReport> netReports;
+    std::vector<NetworkIterationReport> refReports;
+    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "wifi", &netReports),
+                    RunInProcessGfl(f, c, &refReports));
+    ExpectSameReports(netReports, refReports);
+    // i.i.d. noise per link does not cancel: the centroid drifts, and only the aggregates the
+    // servers report (psi_{p,i}) show it
+    double drift = 0.0;
+    for (const auto& r : netReports)
+    {
+        drift = std::max(drift, r.centroidDrift);
+    }
+    EXPECT_GT(drift, 0.0);
 }
 
 TEST(GflNetwork, MeshBetweenServersEqualsInProcessBitForBit)
@@ -578,6 +620,19 @@ TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
     EXPECT_EQ(res.droppedClients, 1u);
 }
 
+TEST(GflNetwork, TrackerNetworkViewRejectsAMismatchedNetwork)
+{
+    Ptr<FlLearningTracker> t = CreateObject<FlLearningTracker>();
+    EXPECT_DEATH(t->SetNetwork(0, Eigen::VectorXd(), nullptr), "a network of 0 nodes; give N >= 1");
+    t->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    EXPECT_DEATH(t->InstallNetwork({}),
+                 "0 applications for a network of 2 nodes .SetNetwork.; give one application "
+                 "per node");
+    const ParamVector w = ParamVector::Zeros(Precision::Float64, 1);
+    EXPECT_DEATH(t->RecordNetwork(2, NetworkReport(0, w)),
+                 "node 2 of a network of 2 nodes; call SetNetwork with N first");
+}
+
 TEST(GflNetwork, SceneRejectsUnknownServerLinksAndBadMeshSpacing)
 {
     FlGraphSceneHelper h;
@@ -654,13 +709,14 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
                      std::to_string(k.dropout) + ", " + GflUplinkName(k.uplink) + ", keys " +
                      k.keys);
         ExpectBitForBit(net, ref);
-        ASSERT_EQ(netReports.size(), refReports.size());
+        ExpectSameReports(netReports, refReports);
         std::size_t dropped = 0;
         for (std::size_t i = 0; i < refReports.size(); ++i)
         {
             EXPECT_EQ(netReports[i].droppedClients, refReports[i].droppedClients)
                 << "iteration " << i;
             dropped += refReports[i].droppedClients;
+
         }
         std::cout << "dropped clients: " << dropped << "; secure rounds " << counters.completed
                   << " decoded, " << counters.aborted << " aborted below t" << std::endl;
@@ -842,8 +898,16 @@ TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
     c.reference = f.wOpt;
     c.noise = NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 0.3};
     std::vector<std::vector<ParamVector>> ref;
+    std::vector<NetworkIterationReport> refReports;
+    auto keep = [](std::vector<NetworkIterationReport>& reports, const NetworkIterationReport& r) {
+        reports.push_back(r);
+        reports.back().models = nullptr;
+        reports.back().aggregates = nullptr;
+        reports.back().centroid = nullptr;
+    };
     RunDiffusionInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
         ref.push_back(*r.models);
+        keep(refReports, r);
     });
 
     FlWifiAdhocSceneHelper adhoc;
@@ -858,14 +922,34 @@ TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
     DiffusionHelper diffusion(f.task, c);
     diffusion.SetTransport("tcp"); // unicast: one acknowledged copy per neighbour, lossless
     std::vector<std::vector<ParamVector>> net;
-    diffusion.SetIterationCallback(
-        [&](const NetworkIterationReport& r) { net.push_back(*r.models); });
+    std::vector<NetworkIterationReport> netReports;
+    diffusion.SetIterationCallback([&](const NetworkIterationReport& r) {
+        net.push_back(*r.models);
+        keep(netReports, r);
+    });
+    // the tracker's NetworkIteration trace carries the same reports as the callback
+    std::vector<NetworkIterationReport> traced;
+    diffusion.Tracker()->TraceConnectWithoutContext(
+        "NetworkIteration",
+        MakeBoundCallback(
+            +[](std::vector<NetworkIterationReport>* out, const NetworkIterationReport& r) {
+                out->push_back(r);
+            },
+            &traced));
     diffusion.Install(nodes, addresses);
     Simulator::Stop(Seconds(600));
     Simulator::Run();
     EXPECT_EQ(diffusion.Tracker()->CompletedIterations(), c.iterations);
+    EXPECT_EQ(diffusion.Tracker()->NetworkResult().models, net.back());
     Simulator::Destroy();
     ExpectBitForBit(net, ref);
+    ExpectSameReports(netReports, refReports);
+    ASSERT_EQ(traced.size(), netReports.size());
+    for (std::size_t i = 0; i < traced.size(); ++i)
+    {
+        EXPECT_EQ(traced[i].iteration, netReports[i].iteration);
+        EXPECT_EQ(traced[i].disagreement, netReports[i].disagreement);
+    }
 }
 
 // ------------------------------------------------------------------ GHP over link-layer broadcast
