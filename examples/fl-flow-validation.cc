@@ -9,12 +9,27 @@
  *
  *   fl-flow-validation                                  # the validation set of the documentation
  *   fl-flow-validation --networks=wifi --clients=1 --models=mlp:hidden=64,mlp:hidden=1024
+ *   fl-flow-validation --networks=gfl-wifi --gflSizes=3x20x5,10x50x11 --gflIterations=6
+ *
+ * gfl-wifi: GFL (Rizk, Vlaski, Sayed, "Privatized Graph Federated Learning", EURASIP J. Adv.
+ * Signal Process. 2023) with P servers on point-to-point links, each with an 802.11a cell of K
+ * clients of which L are sampled per iteration (FlGraphSceneHelper, FlGflHelper; the regression
+ * task and graph of fl-gfl's benchmark): "clients" is P x K, "model" is L, a round is one
+ * iteration (every server has combined), the time to accuracy is the time at which the
+ * centroid MSD first reaches --gflTargetMsdDb.
  *   fl-flow-validation --help
  */
 
 #include "fl-example-common.h"
 
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/gfl-helper.h"
+#include "ns3/gfl.h"
+#include "ns3/graph.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/linear-models.h"
+#include "ns3/synthetic-data.h"
+#include "ns3/wifi-helper.h"
 
 #include <sstream>
 
@@ -116,6 +131,178 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
     return result;
 }
 
+/// One GFL run: the time every iteration ended, the servers' models, the centroid MSD.
+struct GflRun
+{
+    std::vector<double> endS;                         ///< simulated end of iterations 0..T [s]
+    std::vector<std::vector<fl::ParamVector>> models; ///< per iteration, per server
+    std::vector<double> msdDb;                        ///< centroid MSD per iteration [dB]
+    double wallS{0.0};
+    std::size_t peakCell{0}; ///< flow: most messages in flight at once in one cell
+    std::size_t largest{0};  ///< flow: largest message [bytes]
+};
+
+/// One GFL size: P servers, K clients each, L sampled.
+struct GflSize
+{
+    uint32_t servers{0};
+    uint32_t clients{0};
+    uint32_t sampled{0};
+};
+
+/// Parses "PxKxL".
+GflSize
+ParseGflSize(const std::string& text)
+{
+    GflSize g;
+    char x1 = 0;
+    char x2 = 0;
+    std::stringstream ss(text);
+    if (!(ss >> g.servers >> x1 >> g.clients >> x2 >> g.sampled) || x1 != 'x' || x2 != 'x' ||
+        !ss.eof() || g.servers < 1 || g.servers > 100 || g.clients < 1 || g.clients > 1000 ||
+        g.sampled < 1 || g.sampled > g.clients)
+    {
+        throw fl::ConfigError("--gflSizes",
+                              "'" + text + "' is not a GFL size",
+                              "give PxKxL: P in [1, 100] servers, K in [1, 1000] clients per "
+                              "server, L in [1, K] sampled, e.g. 3x20x5");
+    }
+    return g;
+}
+
+/// GFL with Wi-Fi cells (the scene and task of fl-gfl --figure=bench) in one fidelity.
+GflRun
+RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t dim, uint32_t iterations, uint64_t seed)
+{
+    GflRun run;
+    const auto wallStart = std::chrono::steady_clock::now();
+    const uint32_t P = g.servers;
+    const uint32_t K = g.clients;
+    // data: N = 100 samples per client, M = dim (ridge rho = 0.1); M = 2 is the GFL papers'
+    // regression, a larger M makes the messages longer (8 M bytes of model each)
+    fl::RegressionTaskConfig rc;
+    rc.dim = dim;
+    rc.agents = P * K;
+    rc.samplesPerAgent = 100;
+    fl::Rng rng(fl::DeriveSeed(seed, 1));
+    auto data = fl::MakeRegressionTask<double>(rc, rng);
+    std::vector<fl::Dataset<double>> parts;
+    for (auto& a : data.agents)
+    {
+        parts.push_back(std::move(a.data));
+    }
+    std::vector<const fl::Dataset<double>*> ptrs;
+    for (const auto& d : parts)
+    {
+        ptrs.push_back(&d);
+    }
+    const Eigen::VectorXd wOpt = fl::RidgeOptimum(ptrs, 0.1);
+    auto task = std::make_shared<fl::SupervisedTask<double>>(
+        std::make_shared<fl::RidgeRegression<double>>(dim, 0.1),
+        fl::LocalTrainerConfig{},
+        std::move(parts),
+        fl::Dataset<double>{});
+    fl::GflConfig c;
+    if (P > 1)
+    {
+        fl::Rng graphRng(fl::DeriveSeed(seed, 2));
+        fl::ConnectivityRequirement req;
+        req.connected = true;
+        c.combination = fl::MetropolisWeights(fl::ErdosRenyiGraph(P, 0.4, graphRng, req));
+    }
+    else
+    {
+        c.combination = Eigen::MatrixXd::Ones(1, 1);
+    }
+    c.clientsPerServer = K;
+    c.sampledClients = g.sampled;
+    c.mu = 0.7;
+    c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(seed, 3));
+    c.iterations = iterations;
+    c.seed = seed;
+    c.reference = wOpt;
+    c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
+                                        fl::NoiseDistribution::Laplace,
+                                        std::sqrt(0.05)};
+    // the scene of fl-gfl --mode=network --cell=wifi with its defaults
+    FlGraphSceneHelper sceneHelper;
+    sceneHelper.SetFidelity(fidelity);
+    sceneHelper.SetCell("wifi");
+    sceneHelper.SetCellAssociationStagger(MilliSeconds(1));
+    FlGraphScene scene = sceneHelper.Build(c.combination, K);
+    if (!scene.flowNetwork)
+    {
+        // fixed streams for the cells' devices and the nodes' stacks: a row's packet-level
+        // run draws the same backoffs whatever ran before it in this process
+        WifiHelper wifi;
+        const int64_t used = wifi.AssignStreams(scene.cellDevices, 1000);
+        NodeContainer all(scene.servers);
+        for (const auto& cell : scene.cells)
+        {
+            all.Add(cell);
+        }
+        InternetStackHelper stack;
+        stack.AssignStreams(all, 1000 + used);
+    }
+    FlGflHelper gfl(task, c);
+    gfl.SetClientStartStagger(MilliSeconds(2));
+    gfl.SetIterationCallback([&run](const fl::NetworkIterationReport& r) {
+        run.endS.push_back(Simulator::Now().GetSeconds());
+        run.models.push_back(*r.models);
+        run.msdDb.push_back(10.0 * std::log10(r.centroidMsd));
+    });
+    gfl.SetStallTimeout(Seconds(300));
+    gfl.Install(scene);
+    Simulator::Stop(Seconds(1e5));
+    Simulator::Run();
+    if (scene.flowNetwork)
+    {
+        run.peakCell = scene.flowNetwork->PeakInFlight("wifi");
+        run.largest = scene.flowNetwork->LargestMessage();
+    }
+    if (gfl.Tracker()->CompletedIterations() != iterations)
+    {
+        std::cerr << "fl-flow-validation: warning: the GFL run stopped after "
+                  << gfl.Tracker()->CompletedIterations() << " of " << iterations << " iterations"
+                  << std::endl;
+    }
+    Simulator::Destroy();
+    run.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return run;
+}
+
+/// Mean duration of iterations 2.. (iteration 1 also holds the association and joins) [s].
+double
+MeanIteration(const GflRun& r)
+{
+    // endS[0] is iteration 0 (the initial models, at Install)
+    if (r.endS.size() < 3)
+    {
+        return std::nan("");
+    }
+    return (r.endS.back() - r.endS[1]) / static_cast<double>(r.endS.size() - 2);
+}
+
+/// Simulated time at which the centroid MSD first reaches `targetDb` (-1: never).
+double
+GflTimeToTarget(const GflRun& r, double targetDb)
+{
+    for (std::size_t i = 1; i < r.msdDb.size(); ++i)
+    {
+        if (r.msdDb[i] <= targetDb)
+        {
+            return r.endS[i];
+        }
+    }
+    return -1.0;
+}
+
+bool
+SameModels(const GflRun& a, const GflRun& b)
+{
+    return !a.models.empty() && a.models == b.models;
+}
+
 } // namespace
 
 int
@@ -126,6 +313,10 @@ main(int argc, char* argv[])
     std::string models = "mlp:hidden=64,mlp:hidden=1024";
     uint32_t rounds = 8;
     double target = 0.6;
+    std::string gflSizes = "3x20x5";
+    uint32_t gflIterations = 6;
+    uint32_t gflDim = 2;
+    double gflTargetDb = -10.0;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -133,23 +324,57 @@ main(int argc, char* argv[])
         "the flow run's error on the mean round duration and the time to accuracy, whether the "
         "learned models are identical, and the wall-clock speed-up. One client per network is "
         "the calibration set of the flow model's parameters; more clients validate it.");
-    flags.AddText("networks", "Comma-separated networks: wifi, csma, lte", networks);
+    flags.AddText("networks",
+                  "Comma-separated networks: wifi, csma, lte (FedAvg) or gfl-wifi (GFL with "
+                  "Wi-Fi cells, sizes from --gflSizes)",
+                  networks);
     flags.AddText("clients", "Comma-separated client counts (1 to 100)", clientList);
     flags.AddText("models", "Comma-separated model specs (see fl-fedavg-wifi --model)", models);
-    flags.AddSize("rounds", "FedAvg rounds per run", rounds, 3u, flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("rounds",
+                  "FedAvg rounds per run",
+                  rounds,
+                  3u,
+                  flexample::Bound{1000, "fl-flow-validation.cc"});
     flags.AddReal("targetAccuracy",
                   "Accuracy of the time-to-accuracy column",
                   target,
                   flexample::Range::Closed(0.0, 1.0));
+    flags.AddText("gflSizes",
+                  "gfl-wifi: comma-separated sizes PxKxL (P servers, K clients per server, L "
+                  "sampled per iteration)",
+                  gflSizes);
+    flags.AddSize("gflIterations",
+                  "gfl-wifi: iterations per run",
+                  gflIterations,
+                  3u,
+                  flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("gflDim",
+                  "gfl-wifi: dimension M of the regression model (2: the GFL papers'; each "
+                  "message carries 8 M bytes of model)",
+                  gflDim,
+                  1u,
+                  flexample::Bound{100000, "fl-flow-validation.cc"});
+    flags.AddReal("gflTargetMsdDb",
+                  "gfl-wifi: centroid MSD [dB] of the time-to-accuracy column",
+                  gflTargetDb,
+                  flexample::Range::Closed(-200.0, 100.0));
     flags.AddCheck([&]() {
         for (const auto& n : Split(networks))
         {
-            if (n != "wifi" && n != "csma" && n != "lte")
+            if (n != "wifi" && n != "csma" && n != "lte" && n != "gfl-wifi")
             {
                 throw fl::ConfigError("--networks",
                                       "'" + n + "' is not a network",
-                                      "use wifi, csma or lte");
+                                      "use wifi, csma, lte or gfl-wifi");
             }
+        }
+        if (Split(gflSizes).empty())
+        {
+            throw fl::ConfigError("--gflSizes", "is empty", "give at least one size PxKxL");
+        }
+        for (const auto& g : Split(gflSizes))
+        {
+            ParseGflSize(g);
         }
         for (const auto& c : Split(clientList))
         {
@@ -180,6 +405,40 @@ main(int argc, char* argv[])
               << std::endl;
     for (const auto& net : Split(networks))
     {
+        if (net == "gfl-wifi")
+        {
+            for (const auto& text : Split(gflSizes))
+            {
+                const GflSize g = ParseGflSize(text);
+                const uint64_t seed = 1;
+                const GflRun p = RunGflOne(FlFidelity::Packet, g, gflDim, gflIterations, seed);
+                const GflRun f = RunGflOne(FlFidelity::Flow, g, gflDim, gflIterations, seed);
+                const double rp = MeanIteration(p);
+                const double rf = MeanIteration(f);
+                const double tp = GflTimeToTarget(p, gflTargetDb);
+                const double tf = GflTimeToTarget(f, gflTargetDb);
+                const bool tta = tp >= 0 && tf >= 0;
+                std::ostringstream size;
+                size << g.servers << "x" << g.clients;
+                std::cout << std::left << std::setw(9) << net << std::setw(8) << size.str()
+                          << std::setw(18)
+                          << ("L=" + std::to_string(g.sampled) +
+                              (gflDim != 2 ? ",M=" + std::to_string(gflDim) : ""))
+                          << std::right << std::fixed << std::setprecision(4) << std::setw(14) << rp
+                          << std::setw(13) << rf << std::setprecision(1) << std::setw(12)
+                          << 100.0 * (rf - rp) / rp << std::setprecision(3) << std::setw(13) << tp
+                          << std::setw(11) << tf << std::setprecision(1) << std::setw(10)
+                          << (tta ? 100.0 * (tf - tp) / tp : std::nan("")) << std::setw(12)
+                          << (SameModels(p, f) ? "yes" : "no") << std::setprecision(2)
+                          << std::setw(14) << p.wallS << std::setw(12) << f.wallS
+                          << std::setprecision(0) << std::setw(8) << p.wallS / f.wallS
+                          << std::defaultfloat << std::endl;
+                // under 13 words: not a row of the table for programs that read it
+                std::cout << "# flow: peak " << f.peakCell << " messages in one cell, largest "
+                          << f.largest << " bytes" << std::endl;
+            }
+            continue;
+        }
         for (const auto& c : Split(clientList))
         {
             for (const auto& model : Split(models))
@@ -201,13 +460,12 @@ main(int argc, char* argv[])
                 const double rp = MeanRound(p);
                 const double rf = MeanRound(f);
                 const bool tta = p.timeToAccuracyS >= 0 && f.timeToAccuracyS >= 0;
-                std::cout << std::left << std::setw(8) << net << std::setw(8) << c
-                          << std::setw(19) << model << std::right << std::fixed
-                          << std::setprecision(4) << std::setw(14) << rp << std::setw(13) << rf
-                          << std::setprecision(1) << std::setw(12) << 100.0 * (rf - rp) / rp
-                          << std::setprecision(3) << std::setw(13) << p.timeToAccuracyS
-                          << std::setw(11) << f.timeToAccuracyS << std::setprecision(1)
-                          << std::setw(10)
+                std::cout << std::left << std::setw(8) << net << std::setw(8) << c << std::setw(19)
+                          << model << std::right << std::fixed << std::setprecision(4)
+                          << std::setw(14) << rp << std::setw(13) << rf << std::setprecision(1)
+                          << std::setw(12) << 100.0 * (rf - rp) / rp << std::setprecision(3)
+                          << std::setw(13) << p.timeToAccuracyS << std::setw(11)
+                          << f.timeToAccuracyS << std::setprecision(1) << std::setw(10)
                           << (tta ? 100.0 * (f.timeToAccuracyS - p.timeToAccuracyS) /
                                         p.timeToAccuracyS
                                   : std::nan(""))

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -67,6 +68,48 @@ CsvValue(const std::string& path, std::size_t col, const std::string& a, const s
         }
     }
     return std::nan("");
+}
+
+/**
+ * The paper-size GFL figure run (its four variants, P = 10, K = 100, L = 11) by an earlier build
+ * of fl-gfl (A) and by this one (B), in turn, at two lengths (fl::CompareBuilds): the processor
+ * time's growth is the cost per iteration, the rest the set-up; both projected to 1,000
+ * iterations, and the long runs' learning results compared row by row.
+ */
+void
+CompareWithBaseline(const std::string& baseline,
+                    const std::string& current,
+                    const uint32_t (&lengths)[2],
+                    const std::function<std::string(const std::string&)>& file,
+                    double timeout,
+                    std::ofstream& csv)
+{
+    std::cout << "paper-size GFL figure, A = " << baseline << ", B = this build:" << std::endl;
+    const fl::BuildComparison r = fl::CompareBuilds(
+        {baseline, current},
+        {"--figure=gfl", "--mode=network", "--cell=wifi", "--runs=1", "--servers=10",
+         "--clientsPerServer=100", "--sampled=11", "--quiet"},
+        "iterations", lengths, [&file](const std::string& n) { return file("gfl-" + n); },
+        timeout, &std::cout);
+    const bool same = fl::SameCsvRecordsExcept(file("gfl-a-" + std::to_string(lengths[1])),
+                                               file("gfl-b-" + std::to_string(lengths[1])),
+                                               2,
+                                               "wall");
+    for (std::size_t b = 0; b < 2; ++b)
+    {
+        std::cout << "  " << (b == 0 ? "A" : "B") << ": set-up " << std::setprecision(1)
+                  << r.cost[b].setupS << " s, " << std::setprecision(3) << r.cost[b].perStepS
+                  << " s per iteration (processor time, four variants): 1,000 iterations in "
+                  << std::setprecision(0) << r.cost[b].Project(1000) << " s" << std::endl;
+        csv << "gfl-baseline," << (b == 0 ? "A" : "B") << ",1000,1000," << r.cost[b].perStepS
+            << "," << r.cost[b].Project(1000) << "," << (r.ok ? "ok" : "failed") << "\n";
+    }
+    const double speedup = r.cost[0].Project(1000) / r.cost[1].Project(1000);
+    const bool met = speedup >= 5.0 && same && r.ok;
+    std::cout << "paper-size GFL, this build against A: " << std::setprecision(2) << speedup
+              << "x faster over 1,000 iterations (goal >= 5x), same learning results: "
+              << (same ? "yes" : "NO") << ", " << (met ? "met" : "NOT met") << std::endl;
+    csv << "gfl-baseline,speedup,,1000," << speedup << ",," << (met ? "met" : "not_met") << "\n";
 }
 
 } // namespace
@@ -118,8 +161,9 @@ main(int argc, char* argv[])
         "the training thread pool: the learning-only reference round and a Wi-Fi FedAvg run "
         "with 1 and 2 threads, side by side. --part=gfl times the paper-size GFL network run (10 servers, Wi-Fi cells of 100 "
         "clients, L = 11) with the cells' speed settings off and on (goal: 5x over 1,000 "
-        "iterations). --part=fidelity runs fl-flow-validation (goals: round duration within 10 "
-        "%, 20x faster, the same models).");
+        "iterations). --part=fidelity runs fl-flow-validation on FedAvg over Wi-Fi, CSMA and "
+        "LTE and GFL with Wi-Fi cells (goals: round duration within 10 %, 20x faster, the same "
+        "models).");
     flags.AddChoice("part",
                     "memory, threads, gfl or fidelity",
                     part,
@@ -137,10 +181,30 @@ main(int argc, char* argv[])
                   flexample::Range::Above(0.0));
     flags.AddText("workDir", "Directory for the runs' logs and CSVs", workDir);
     flags.AddOutput("output", "The benchmark's CSV", output, false);
+    std::string baselineGfl;
+    flags.AddText("baselineGfl",
+                  "gfl: also run the paper-size GFL figure with this earlier fl-gfl build and this "
+                  "one in turn (utils/build-baseline.sh builds one; empty: do not)",
+                  baselineGfl);
+    uint32_t gflLengths[2] = {23, 203};
+    flags.AddWhole<uint32_t>("gflShort", "gfl --baselineGfl: iterations of the short runs",
+                             gflLengths[0], 1);
+    flags.AddWhole<uint32_t>("gflLong", "gfl --baselineGfl: iterations of the long runs",
+                             gflLengths[1], 2);
     std::vector<uint32_t> sizes;
     std::set<std::string> chosen;
     flags.AddCheck([&]() {
         sizes = fl::ParseUnsignedList<uint32_t>(sizesText, "--sizes", 1, 100000);
+        if (gflLengths[1] <= gflLengths[0])
+        {
+            throw fl::ConfigError("--gflLong", "must exceed --gflShort", "give more iterations");
+        }
+        if (!baselineGfl.empty() && access(baselineGfl.c_str(), X_OK) != 0)
+        {
+            throw fl::ConfigError("--baselineGfl",
+                                  "'" + baselineGfl + "' is not an executable program",
+                                  "give the path of an fl-gfl build (utils/build-baseline.sh)");
+        }
         if (longRounds <= shortRounds)
         {
             throw fl::ConfigError("--longRounds",
@@ -266,6 +330,10 @@ main(int argc, char* argv[])
             csv << "gfl," << st.name << ",1000,1000," << perIteration << "," << total << ","
                 << (cost.exitCode == 0 ? "ok" : "failed") << "\n";
         }
+        if (!baselineGfl.empty())
+        {
+            CompareWithBaseline(baselineGfl, dir + "/fl-gfl", gflLengths, file, timeout, csv);
+        }
         for (std::size_t i = 1; i < projected.size(); ++i)
         {
             const double speedup = projected[0] / projected[i];
@@ -282,9 +350,12 @@ main(int argc, char* argv[])
     {
         const std::string log = file("fidelity.log");
         // the validation set: client counts and model sizes the parameters were not fitted on
+        // (FedAvg), GFL sizes they were not fitted on (gfl-wifi: P x K, L)
         ChildCost cost = RunChild({dir + "/fl-flow-validation",
+                                   "--networks=wifi,csma,lte,gfl-wifi",
                                    "--clients=5,15",
-                                   "--models=mlp:hidden=256,mlp:hidden=512,mlp:hidden=1024"},
+                                   "--models=mlp:hidden=256,mlp:hidden=512,mlp:hidden=1024",
+                                   "--gflSizes=3x50x30,10x50x11,10x100x11"},
                                   log,
                                   timeout * 4);
         std::ifstream in(log);
@@ -319,7 +390,7 @@ main(int argc, char* argv[])
             ++rows;
             metRows += ok ? 1 : 0;
             roundRows += std::abs(err) <= 10.0 ? 1 : 0;
-            std::cout << std::left << std::setw(6) << f[0] << std::right << std::setw(4) << f[1]
+            std::cout << std::left << std::setw(9) << f[0] << std::right << std::setw(4) << f[1]
                       << " clients, " << std::left << std::setw(18) << f[2] << std::right
                       << " round duration " << std::setw(6) << f[5] << " % (goal within 10 %), "
                       << "time to accuracy " << std::setw(6) << ttaErr << " %, "

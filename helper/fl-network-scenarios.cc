@@ -542,6 +542,18 @@ FlSceneHelperBase::SetFlowMessageLoss(double probability)
     m_flowLoss = probability;
 }
 
+FlFlowMedium
+FlWifiFlowMedium(const std::string& standard, double& phyRate)
+{
+    return WifiFlowMedium(standard, phyRate);
+}
+
+FlFlowMedium
+FlCsmaFlowMedium(DataRate rate)
+{
+    return CsmaFlowMedium(rate);
+}
+
 FlFidelity
 ParseFlFidelity(const std::string& name, const std::string& what)
 {

@@ -145,6 +145,22 @@ std::size_t FlPrintFlowWarnings(const std::string& program, const FlScene& scene
 
 /**
  * \ingroup fl
+ * The calibrated flow-level medium of an 802.11 cell of the given standard ("80211a", "80211g",
+ * "80211n", "80211ac", "80211ax"; one spatial stream, stations close enough for the top MCS of
+ * IdealWifiManager), as the Wi-Fi scene helpers build it in flow fidelity; `phyRate` gets the
+ * stations' PHY rate [b/s]. For scene builders of their own (FlGraphSceneHelper's Wi-Fi cells).
+ */
+FlFlowMedium FlWifiFlowMedium(const std::string& standard, double& phyRate);
+
+/**
+ * \ingroup fl
+ * The calibrated flow-level medium of a CSMA LAN of the given rate, as FlCsmaSceneHelper builds
+ * it in flow fidelity.
+ */
+FlFlowMedium FlCsmaFlowMedium(DataRate rate);
+
+/**
+ * \ingroup fl
  * The ns-3 stream number from which the scene helpers draw node positions at Build(): every
  * scene built in one process gets the same positions for a given --RngRun, so that the runs of
  * a parameter sweep share their geometry. Keep other streams below it (AssignStreams numbers

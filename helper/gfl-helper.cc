@@ -8,6 +8,7 @@
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/global-value.h"
 #include "ns3/graph.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
@@ -98,6 +99,19 @@ TransportValue(const std::string& kind, const char* who)
 
 // ------------------------------------------------------------------------------- the scene
 
+namespace
+{
+/// The default fidelity of every FlGraphSceneHelper (--FlGraphFidelity=flow on the command line
+/// of a program that parses ns-3's CommandLine, or NS_GLOBAL_VALUE="FlGraphFidelity=flow").
+GlobalValue g_graphFidelity("FlGraphFidelity",
+                            "Network fidelity of the GFL scenes (FlGraphSceneHelper): packet "
+                            "(ns-3 devices, every frame simulated) or flow (each message's "
+                            "delivery time from the calibrated flow-level model of the links; "
+                            "see \"Flow-level fidelity\" in the module documentation)",
+                            StringValue("packet"),
+                            MakeStringChecker());
+} // namespace
+
 FlGraphSceneHelper::FlGraphSceneHelper()
     : FlSceneHelperBase("FlGraphSceneHelper"),
       m_linkRate("100Mbps"),
@@ -107,6 +121,9 @@ FlGraphSceneHelper::FlGraphSceneHelper()
       m_cell("csma"),
       m_cellRate("100Mbps")
 {
+    StringValue fidelity;
+    g_graphFidelity.GetValue(fidelity);
+    m_fidelity = ParseFlFidelity(fidelity.Get(), "FlGraphFidelity");
 }
 
 void
@@ -275,6 +292,154 @@ FlGraphSceneHelper::SetCellAssociationStagger(Time stagger)
     m_assocStagger = stagger;
 }
 
+std::size_t
+FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> network)
+{
+    const auto warnings = network->ValidityWarnings();
+    for (const auto& w : warnings)
+    {
+        std::cerr << who << ": warning: flow-level network: " << w
+                  << "; compare with packet fidelity before trusting its times" << std::endl;
+    }
+    return warnings.size();
+}
+
+FlGraphScene
+FlGraphSceneHelper::BuildFlow(const Eigen::MatrixXd& A, uint32_t K) const
+{
+    if (m_links != "p2p")
+    {
+        throw fl::ConfigError("FlGraphFidelity",
+                              "flow with " + m_links + " server links",
+                              "the flow-level model has point-to-point server links only; use "
+                              "p2p server links or packet fidelity");
+    }
+    if (!m_rankOf.empty())
+    {
+        throw fl::ConfigError("FlGraphFidelity",
+                              "flow with a partition across ranks",
+                              "a flow-level run is fast in one process; drop the partition or "
+                              "use packet fidelity");
+    }
+    const auto P = static_cast<uint32_t>(A.rows());
+    FlGraphScene s;
+    s.servers.Create(P);
+    s.cells.resize(P);
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        s.cells[p].Create(K);
+    }
+    s.serverLinkKind = m_links;
+    s.cellKind = m_cell;
+    s.flowNetwork = CreateObject<FlFlowNetwork>();
+    Ptr<FlFlowNetwork> net = s.flowNetwork;
+    // server-to-server links: one medium per direction, the addresses Ipv4AddressHelper gives
+    // the packet scene (10.3.0.0/30, the next /30 per edge, the lower server first)
+    const double linkRate = static_cast<double>(m_linkRate.GetBitRate());
+    uint32_t edge = 0;
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        for (uint32_t m : NeighborsOf(A, p))
+        {
+            if (m < p)
+            {
+                continue;
+            }
+            FlFlowMedium link;
+            link.kind = "p2p";
+            link.rateBps = linkRate;
+            link.headerBytes = 52 + 2; // TCP/IP and PPP
+            link.name = "server link " + std::to_string(p) + " -> " + std::to_string(m);
+            const int32_t pm = net->AddMedium(link);
+            link.name = "server link " + std::to_string(m) + " -> " + std::to_string(p);
+            const int32_t mp = net->AddMedium(link);
+            FlFlowInterface a;
+            a.address = Ipv4Address(Ipv4Address("10.3.0.0").Get() + 4 * edge + 1);
+            a.mask = Ipv4Mask("255.255.255.252");
+            a.txMedium = pm;
+            a.rateBps = linkRate;
+            a.latency = m_linkDelay / 2;
+            FlFlowInterface b = a;
+            b.address = Ipv4Address(a.address.Get() + 1);
+            b.txMedium = mp;
+            net->AddInterface(s.servers.Get(p), a);
+            net->AddInterface(s.servers.Get(m), b);
+            s.peerAddress[{p, m}] = b.address;
+            s.peerAddress[{m, p}] = a.address;
+            ++edge;
+        }
+    }
+    // one shared medium per cell: the server (the AP, the hub) at .1, client k at .(k + 2)
+    const bool wifi = m_cell == "wifi";
+    double cellRate = 0.0;
+    FlFlowMedium cell;
+    Time latency;
+    if (wifi)
+    {
+        cell = FlWifiFlowMedium("80211a", cellRate);
+        latency = MicroSeconds(25);
+        // GFL's messages are short (a model of M = 2 is 52 bytes, one packet), sent by up to
+        // L stations at once: the per-frame airtime (preamble, SIFS, ACK, DIFS, backoff; about
+        // 165 us per 802.11a frame exchange) dominates, which the FedAvg cell's efficiency,
+        // fitted on long messages, spreads over the bytes. Fitted on 3 cells of 20 clients,
+        // L = 5, 10, 20, M = 2, 200, 500 (module documentation, "Flow-level fidelity").
+        cell.efficiency = 0.80;
+        cell.perPacketAirtime = MicroSeconds(160);
+        cell.contention = 0.0;
+        cell.perMessageDelay = MicroSeconds(0);
+    }
+    else
+    {
+        cell = FlCsmaFlowMedium(m_cellRate);
+        cellRate = cell.rateBps;
+        latency = NanoSeconds(6560);
+    }
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        cell.name = (wifi ? "Wi-Fi cell " : "CSMA cell ") + std::to_string(p);
+        const int32_t id = net->AddMedium(cell);
+        const Ipv4Address base((10u << 24) | ((10u + p / 256) << 16) | ((p % 256) << 8));
+        FlFlowInterface server;
+        server.address = Ipv4Address(base.Get() + 1);
+        server.mask = Ipv4Mask("255.255.255.0");
+        server.txMedium = id;
+        server.rxMedium = id;
+        server.rateBps = cellRate;
+        server.latency = latency;
+        net->AddInterface(s.servers.Get(p), server);
+        s.cellServer.push_back(server.address);
+        for (uint32_t k = 0; k < K; ++k)
+        {
+            FlFlowInterface c = server;
+            c.address = Ipv4Address(base.Get() + 2 + k);
+            c.lossProbability = m_flowLoss;
+            if (wifi)
+            {
+                // associated: passive scanning, every station at once (as the Wi-Fi BSS
+                // scene), or station k probing k x stagger after the start
+                c.readyAt = m_assocStagger.IsStrictlyPositive()
+                                ? m_assocStagger * static_cast<int64_t>(k) + MilliSeconds(10)
+                                : MilliSeconds(300) + MilliSeconds(50) * static_cast<int64_t>(K);
+            }
+            net->AddInterface(s.cells[p].Get(k), c);
+        }
+    }
+    if (wifi)
+    {
+        FlFlowValidity v;
+        v.maxStationsWifi = FlGflFlowValidity::kMaxClientsPerCell;
+        v.maxConcurrentFlows = FlGflFlowValidity::kMaxConcurrentPerCell;
+        v.maxMessageBytes = FlGflFlowValidity::kMaxMessageBytes;
+        net->SetValidity(v);
+    }
+    else
+    {
+        net->AddWarning("CSMA cells: the flow-level model of GFL was validated against "
+                        "packet-level runs with Wi-Fi cells only");
+    }
+    return s;
+}
+
 FlGraphScene
 FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
 {
@@ -317,6 +482,10 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                                  "(the 802.11s mesh shares one radio channel); use p2p links or "
                                  "one rank");
     }
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        return BuildFlow(A, K);
+    }
     // cells simulated here: all, or those of the local rank
     auto local = [&](uint32_t p) { return !partitioned || m_rankOf[p] == m_localRank; };
     FlGraphScene s;
@@ -354,6 +523,7 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         mobility.Install(s.servers);
     }
     s.serverLinkKind = m_links;
+    s.cellKind = m_cell;
     if (m_links == "mesh")
     {
         BuildMesh(A, s);
@@ -487,6 +657,12 @@ FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream)
     if (!(rate >= 0.0 && rate <= 1.0))
     {
         NS_FATAL_ERROR("FlSetServerLinkLoss: loss rate " << rate << " is not in [0, 1]");
+    }
+    if (scene.flowNetwork && rate > 0.0)
+    {
+        throw fl::ConfigError("FlSetServerLinkLoss",
+                              "a flow-level scene has no packets to lose",
+                              "use packet fidelity for lossy server links");
     }
     auto errorModel = [rate, &stream]() {
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
@@ -666,6 +842,38 @@ FlGflHelper::Install(const FlGraphScene& scene)
                                                      << "; build it from the same matrix");
     }
     const std::string transport = TransportValue(m_transport, "FlGflHelper");
+    if (scene.flowNetwork)
+    {
+        if (transport != "tcp")
+        {
+            Fatal(fl::ConfigError("FlGflHelper::SetTransport",
+                                  "is " + transport + " on a flow-level scene",
+                                  "use tcp (the flow model carries TCP's bytes) or build the "
+                                  "scene in packet fidelity"));
+        }
+        const auto L = static_cast<uint32_t>(
+            m_config.sampledClients > 0 ? m_config.sampledClients : m_config.clientsPerServer);
+        if (scene.cellKind == "wifi" && L > FlGflFlowValidity::kMaxSampledPerCell)
+        {
+            scene.flowNetwork->AddWarning(
+                "L = " + std::to_string(L) + " sampled clients per cell, above the " +
+                std::to_string(FlGflFlowValidity::kMaxSampledPerCell) +
+                " validated against packet-level runs (many stations contending at once for "
+                "a cell: collisions the model does not capture make packet-level iterations "
+                "longer)");
+        }
+        if (m_config.secureAggregation)
+        {
+            scene.flowNetwork->AddWarning("secure aggregation: the flow-level model of GFL was "
+                                          "validated without it");
+        }
+        if (m_config.dropoutProbability > 0.0 || m_deadline.IsStrictlyPositive())
+        {
+            scene.flowNetwork->AddWarning("dropouts or a round deadline: the flow-level model "
+                                          "of GFL was validated with every sampled client "
+                                          "answering");
+        }
+    }
     const auto& taskTrainer = m_task->GetTrainerConfig();
     auto perClient = [&](const std::vector<std::size_t>& v, std::size_t c, std::size_t fallback) {
         return v.empty() ? fallback : (v.size() == 1 ? v.front() : v.at(c));
@@ -686,7 +894,15 @@ FlGflHelper::Install(const FlGraphScene& scene)
     }
     if (!partitioned)
     {
-        m_tracker->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+        // a flow-level run says at its end which validated bounds it crossed
+        Ptr<FlFlowNetwork> flow = scene.flowNetwork;
+        m_tracker->SetFinish(m_config.iterations, [flow]() {
+            if (flow)
+            {
+                FlPrintGraphFlowWarnings("FlGflHelper", flow);
+            }
+            Simulator::Stop(MilliSeconds(100));
+        });
     }
     // A server learns of a dropout only from the client's silence: with dropouts the round
     // needs a deadline (GflDropoutDeadline() unless one was set).

@@ -49,8 +49,43 @@ struct FlGraphScene
     /// the server-to-server devices: point-to-point, two per edge; mesh: one mesh point each
     NetDeviceContainer serverLinks;
     std::string serverLinkKind;     ///< "p2p" or "mesh"
+    std::string cellKind;           ///< "csma" or "wifi"
     NetDeviceContainer cellDevices; ///< the cells' devices (server's first in each cell)
+    /**
+     * Scenes built in flow fidelity (FlGraphSceneHelper, FlSceneHelperBase::SetFidelity or the
+     * global value FlGraphFidelity) only: the flow-level network that carries every message
+     * (no devices, no Internet stack; serverLinks and cellDevices are empty).
+     */
+    Ptr<FlFlowNetwork> flowNetwork;
 };
+
+/**
+ * \ingroup fl
+ * The sizes up to which the flow-level model of GFL with Wi-Fi cells was validated against
+ * packet-level runs (module documentation, "Flow-level fidelity"): FlGraphSceneHelper sets them
+ * on the flow network of a Wi-Fi-cell scene (FlFlowValidity), and a run beyond one gets a
+ * validity warning.
+ */
+struct FlGflFlowValidity
+{
+    static constexpr uint32_t kMaxClientsPerCell = 100; ///< stations per Wi-Fi cell (K)
+    static constexpr uint32_t kMaxSampledPerCell = 30;  ///< clients sampled per iteration (L)
+    /// messages in flight at once in one cell (the server's end-of-run message to each of
+    /// its K clients is the peak: K at the largest validated size)
+    static constexpr uint32_t kMaxConcurrentPerCell = 100;
+    /// largest message (a model or an upload) [bytes]: a ridge model of M = 2,000, validated
+    /// with L = 5
+    static constexpr uint32_t kMaxMessageBytes = 16036;
+};
+
+/**
+ * \ingroup fl
+ * Prints the validity warnings of a flow-level GFL scene (FlFlowNetwork::ValidityWarnings) to
+ * standard error, each prefixed with `who`. FlGflHelper calls it when the last iteration is
+ * complete (the bounds on messages in flight are known only after the run).
+ * @return the number of warnings
+ */
+std::size_t FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> network);
 
 /**
  * \ingroup fl
@@ -70,10 +105,23 @@ struct FlGraphScene
  * are permanent (SetCellStaticArp), which keeps the models and the iterations' timing and
  * saves most of the simulation's work in large cells. Servers stand 1 km apart on a line (p2p) or on the mesh grid. Addresses
  * 10.(10 + p / 256).(p % 256).0/24 per cell.
+ *
+ * Fidelity: packet (ns-3 devices, the default) or flow (SetFidelity, or the global value
+ * FlGraphFidelity, which sets the default of every FlGraphSceneHelper: a program built on this
+ * helper runs in flow fidelity with --FlGraphFidelity=flow on its command line or
+ * NS_GLOBAL_VALUE="FlGraphFidelity=flow" in its environment). In flow fidelity Build() creates
+ * the same nodes and addresses but no devices: every message crosses an FlFlowNetwork
+ * (FlGraphScene::flowNetwork) with one medium per direction of each server-to-server link
+ * (ServerLinkRate, ServerLinkDelay) and one shared medium per cell (the calibrated 802.11a cell
+ * of FlWifiFlowMedium: per-station airtime sharing at the cell's 54 Mb/s; or the CSMA LAN of
+ * FlCsmaFlowMedium). Only point-to-point server links, one process (no SetPartition). Wi-Fi
+ * cells get the validity bounds of FlGflFlowValidity; CSMA cells were not validated for GFL.
  */
 class FlGraphSceneHelper : public FlSceneHelperBase
 {
   public:
+    /// Takes its fidelity from the global value FlGraphFidelity (throws fl::ConfigError naming
+    /// it if it is neither "packet" nor "flow").
     FlGraphSceneHelper();
     /// Rate of the server-to-server links (> 0; default 100 Mb/s).
     void SetServerLinkRate(DataRate rate);
@@ -137,7 +185,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
 
     /**
      * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
-     * disconnected matrix or K = 0.
+     * disconnected matrix or K = 0; in flow fidelity throws fl::ConfigError naming
+     * FlGraphFidelity with mesh server links or a partition.
      */
     FlGraphScene Build(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
 
@@ -146,6 +195,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     void BuildPointToPoint(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
     /// One 802.11s mesh among all servers.
     void BuildMesh(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
+    /// Flow fidelity: the same nodes and addresses over an FlFlowNetwork.
+    FlGraphScene BuildFlow(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
     /// Where server p stands.
     Vector ServerPosition(uint32_t p, uint32_t servers) const;
 
@@ -171,7 +222,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
  * (mesh: the post-reception error model of every mesh interface's PHY; the 802.11 MAC then
  * retries lost unicast frames, so fewer messages are lost than frames) with probability `rate`,
  * through a RateErrorModel (packet unit) on its own ns-3 stream, numbered from `stream` on.
- * Stops (NS_FATAL_ERROR) on a rate outside [0, 1].
+ * Stops (NS_FATAL_ERROR) on a rate outside [0, 1]; throws fl::ConfigError for a rate > 0 on a
+ * flow-level scene (no packets to lose).
  * @return the number of streams used
  */
 int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);

@@ -6,6 +6,7 @@
  * (FlRunStockExchange), complete or cut short.
  */
 #include "ns3/child-process.h"
+#include "ns3/experiment.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-stock-baseline.h"
 #include "ns3/simulator.h"
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 
 using namespace ns3;
 
@@ -48,6 +50,26 @@ TEST(ChildProcess, ExitStatusAndOutput)
     EXPECT_EQ(c.exitCode, 3);
     EXPECT_FALSE(c.timedOut);
     EXPECT_EQ(ReadAll(log), "hello\nerr\n");
+    std::remove(log.c_str());
+}
+
+TEST(ChildProcess, ProcessorTimeIsTheChildsWork)
+{
+    // A child that counts to 300,000 in the shell (a fixed amount of work, whatever the load)
+    // and one that sleeps: the first one's cpuS is positive and at most its wall time, the
+    // second one's close to 0.
+    const std::string log = LogPath("cpu");
+    const fl::ChildCost busy = fl::RunMeasuredChild(
+        {"/bin/sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done"},
+        log,
+        60.0);
+    const fl::ChildCost idle = fl::RunMeasuredChild({"/bin/sleep", "0.3"}, log, 30.0);
+    ASSERT_EQ(busy.exitCode, 0);
+    ASSERT_EQ(idle.exitCode, 0);
+    EXPECT_GT(busy.cpuS, 0.02);
+    EXPECT_LE(busy.cpuS, busy.wallS + 0.02);
+    EXPECT_LT(idle.cpuS, 0.05);
+    EXPECT_GE(idle.wallS, 0.3);
     std::remove(log.c_str());
 }
 
@@ -112,4 +134,43 @@ TEST(StockExchange, CutShortIsIncomplete)
     Simulator::Destroy();
     EXPECT_FALSE(r.complete);
     EXPECT_DOUBLE_EQ(r.simulatedS, 1.01);
+}
+
+TEST(LinearCost, ThroughTwoRuns)
+{
+    const fl::LinearCost c = fl::FitLinearCost(23, 30.0, 203, 120.0);
+    EXPECT_NEAR(c.perStepS, 0.5, 1e-12);
+    EXPECT_NEAR(c.setupS, 18.5, 1e-12);
+    EXPECT_NEAR(c.Project(1000), 518.5, 1e-12);
+    EXPECT_THROW(fl::FitLinearCost(5, 1.0, 5, 2.0), std::invalid_argument);
+}
+
+TEST(CompareBuilds, TheBuildThatWorksMorePerStepCostsMorePerStep)
+{
+    // Two "builds" of one shell program: A counts to 20,000 per step, B to 2,000; both write the
+    // same result row and a row of what they measured (different).
+    const std::string dir = ::testing::TempDir();
+    std::string programs[2];
+    for (int b = 0; b < 2; ++b)
+    {
+        programs[b] = dir + "fl-build-" + std::string(b == 0 ? "a" : "b") + ".sh";
+        std::ofstream f(programs[b]);
+        f << "#!/bin/sh\nk=" << (b == 0 ? 20000 : 2000) << "\nn=${2#--iterations=}\n"
+          << "i=0; while [ $i -lt $((n * k)) ]; do i=$((i + 1)); done\n"
+          << "printf 'step,result,value\\n%s,sum,%s\\n%s,wall_s,%s\\n' $n $1 $n $k"
+          << " > ${3#--output=}\n";
+        f.close();
+        ASSERT_EQ(chmod(programs[b].c_str(), 0755), 0);
+    }
+    const uint32_t lengths[2] = {1, 11};
+    auto output = [&dir](const std::string& name) { return dir + "fl-builds-" + name; };
+    const fl::BuildComparison r =
+        fl::CompareBuilds(programs, {"7"}, "iterations", lengths, output, 120.0, nullptr);
+    EXPECT_TRUE(r.ok);
+    EXPECT_GT(r.cost[0].perStepS, r.cost[1].perStepS); // 18,000 more counts per step
+    EXPECT_GT(r.wallS[0][1], 0.0);
+    // The same results, whatever each measured; another length is another result.
+    EXPECT_TRUE(fl::SameCsvRecordsExcept(output("a-11"), output("b-11"), 1, "wall"));
+    EXPECT_FALSE(fl::SameCsvRecordsExcept(output("a-11"), output("b-1"), 1, "wall"));
+    EXPECT_FALSE(fl::SameCsvRecordsExcept(output("a-11"), output("missing"), 1, "wall"));
 }

@@ -251,6 +251,16 @@ FlFlowNetwork::ValidityWarnings() const
             out.push_back(os.str());
         }
     }
+    if (m_validity.maxMessageBytes > 0 && m_largestMessage > m_validity.maxMessageBytes)
+    {
+        std::ostringstream os;
+        os << "a message of " << m_largestMessage << " bytes, above the "
+           << m_validity.maxMessageBytes
+           << " bytes validated against packet-level runs for this scene (longer transfers "
+              "meet TCP's slow start and congestion control, which the model does not "
+              "follow)";
+        out.push_back(os.str());
+    }
     if (m_maxLoss > m_validity.maxLossProbability)
     {
         std::ostringstream os;
@@ -274,6 +284,20 @@ bool
 FlFlowNetwork::IsLossy() const
 {
     return m_maxLoss > 0.0;
+}
+
+std::size_t
+FlFlowNetwork::PeakInFlight(const std::string& kind) const
+{
+    std::size_t peak = 0;
+    for (const auto& m : m_media)
+    {
+        if (m.params.kind == kind)
+        {
+            peak = std::max(peak, m.peakActive);
+        }
+    }
+    return peak;
 }
 
 uint16_t
@@ -362,7 +386,12 @@ FlFlowNetwork::Transmit(uint32_t senderNode,
         const double rate = p.rateBps > 0.0 ? p.rateBps : ifaceRate;
         const double packets = std::ceil(size / p.segmentBytes);
         const double wire = size + packets * p.headerBytes;
-        m->hops.emplace_back(id, wire * 8.0 / (rate * p.efficiency));
+        m->hops.emplace_back(id,
+                             fl::FlowMessageAirtime(wire,
+                                                    rate,
+                                                    p.efficiency,
+                                                    packets,
+                                                    p.perPacketAirtime.GetSeconds()));
         fixed += p.perMessageDelay;
     }
     m->tail = fixed;
@@ -373,6 +402,7 @@ FlFlowNetwork::Transmit(uint32_t senderNode,
     }
     ++m_counters.messages;
     m_counters.bytes += m->bytes->size();
+    m_largestMessage = std::max(m_largestMessage, m->bytes->size());
 
     auto& queue = m_queues[m->connection];
     queue.push_back(m);

@@ -36,9 +36,10 @@ class FlFlowTransport;
  * uplink or downlink, one direction of a point-to-point link). Messages on it share its airtime
  * by processor sharing. The delivery time of a message of B bytes sent over interfaces of rate
  * R is: queueing behind earlier messages of the same connection, then
- * (B + ceil(B / segmentBytes) headerBytes) 8 / (R efficiency) seconds of exclusive use of the
- * medium, shared equally among the active messages (and reduced by `contention` per extra
- * active sender, fl::SharedCapacity), then perMessageDelay and the one-way latency of both ends.
+ * (B + ceil(B / segmentBytes) headerBytes) 8 / (R efficiency) + ceil(B / segmentBytes)
+ * perPacketAirtime seconds of exclusive use of the medium (fl::FlowMessageAirtime), shared
+ * equally among the active messages (and reduced by `contention` per extra active sender,
+ * fl::SharedCapacity), then perMessageDelay and the one-way latency of both ends.
  */
 struct FlFlowMedium
 {
@@ -61,7 +62,10 @@ struct FlFlowMedium
     double bulkPenalty{0.0}; ///< capacity loss as bulk messages grow (fl::BulkLoadCapacity)
     uint32_t segmentBytes{1448}; ///< payload bytes per packet (the TCP segment size)
     uint32_t headerBytes{52};    ///< TCP/IP (and link) header bytes per packet
-    Time perMessageDelay;        ///< fixed time per message (ACK clocking, scheduling)
+    /// airtime of the medium per packet besides its bytes (a Wi-Fi cell: preamble, SIFS, ACK,
+    /// DIFS, backoff and its share of TCP's acknowledgements), shared like the bytes' airtime
+    Time perPacketAirtime;
+    Time perMessageDelay; ///< fixed time per message (ACK clocking, scheduling)
 };
 
 /**
@@ -98,6 +102,7 @@ struct FlFlowValidity
     uint32_t maxBulkWifi{4};         ///< bulk messages in flight at once in a Wi-Fi cell
     uint32_t maxBulkCsma{5};         ///< bulk messages in flight at once on a CSMA LAN
     uint32_t maxBulkLte{15};         ///< bulk messages in flight at once on an LTE link
+    uint32_t maxMessageBytes{0};     ///< largest message validated (0: no bound)
 };
 
 /**
@@ -137,7 +142,8 @@ class FlFlowNetwork : public Object
     void SetValidity(const FlFlowValidity& validity);
     /**
      * The bounds this run crosses, one sentence each: stations on a medium, loss probability,
-     * and (after a run) the most messages in flight at once on one medium. Empty if none.
+     * and (after a run) the most messages in flight at once on one medium and the largest
+     * message. Empty if none.
      */
     std::vector<std::string> ValidityWarnings() const;
 
@@ -149,6 +155,15 @@ class FlFlowNetwork : public Object
 
     /// Whether any interface loses messages.
     bool IsLossy() const;
+
+    /// The most messages in flight at once on one medium of `kind` ("wifi", "p2p", ...) so far.
+    std::size_t PeakInFlight(const std::string& kind) const;
+
+    /// Bytes of the largest message accepted so far.
+    std::size_t LargestMessage() const
+    {
+        return m_largestMessage;
+    }
 
     /**
      * Sends `bytes` from the transport bound at `from` to the one bound at `to` (both
@@ -239,6 +254,7 @@ class FlFlowNetwork : public Object
     bool m_handshake{true}; ///< TcpHandshake attribute
     Time m_synRetry;        ///< SynRetry attribute
     double m_maxLoss{0.0};
+    std::size_t m_largestMessage{0}; ///< bytes of the largest message accepted
     std::vector<std::string> m_warnings; ///< AddWarning
 };
 

@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <iomanip>
+#include <ostream>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/resource.h>
@@ -74,8 +76,64 @@ RunMeasuredChild(const std::vector<std::string>& args, const std::string& log, d
     }
     cost.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     cost.peakRssMb = static_cast<double>(usage.ru_maxrss) / 1024.0; // KiB on Linux
+    cost.cpuS = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
     cost.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return cost;
+}
+
+LinearCost
+FitLinearCost(double steps0, double cost0, double steps1, double cost1)
+{
+    if (steps0 == steps1)
+    {
+        throw std::invalid_argument("FitLinearCost: the two runs must differ in length");
+    }
+    LinearCost c;
+    c.perStepS = (cost1 - cost0) / (steps1 - steps0);
+    c.setupS = cost0 - steps0 * c.perStepS;
+    return c;
+}
+
+BuildComparison
+CompareBuilds(const std::string (&programs)[2],
+              const std::vector<std::string>& args,
+              const std::string& lengthFlag,
+              const uint32_t (&lengths)[2],
+              const std::function<std::string(const std::string&)>& output,
+              double timeoutS,
+              std::ostream* progress)
+{
+    BuildComparison r;
+    double cpu[2][2];
+    for (std::size_t l = 0; l < 2; ++l)
+    {
+        for (std::size_t b = 0; b < 2; ++b)
+        {
+            const std::string name = (b == 0 ? "a-" : "b-") + std::to_string(lengths[l]);
+            std::vector<std::string> argv{programs[b]};
+            argv.insert(argv.end(), args.begin(), args.end());
+            argv.push_back("--" + lengthFlag + "=" + std::to_string(lengths[l]));
+            argv.push_back("--output=" + output(name));
+            const ChildCost c = RunMeasuredChild(argv, output(name + ".log"), timeoutS);
+            r.ok = r.ok && c.exitCode == 0;
+            cpu[b][l] = c.cpuS;
+            r.wallS[b][l] = c.wallS;
+            if (progress)
+            {
+                *progress << "  " << (b == 0 ? "A" : "B") << ", " << lengths[l] << " "
+                          << lengthFlag << ": " << std::fixed << std::setprecision(1) << c.cpuS
+                          << " s processor, " << c.wallS << " s wall"
+                          << (c.exitCode == 0 ? "" : " (FAILED, see " + output(name + ".log") + ")")
+                          << std::endl;
+            }
+        }
+    }
+    for (std::size_t b = 0; b < 2; ++b)
+    {
+        r.cost[b] = FitLinearCost(lengths[0], cpu[b][0], lengths[1], cpu[b][1]);
+    }
+    return r;
 }
 
 std::string

@@ -9,6 +9,9 @@
 #ifndef FL_CHILD_PROCESS_H
 #define FL_CHILD_PROCESS_H
 
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,8 @@ struct ChildCost
 {
     double peakRssMb{0.0}; ///< the child's peak resident memory [MiB] (ru_maxrss)
     double wallS{0.0};     ///< wall time from start to exit [s]
+    double cpuS{0.0};      ///< the child's processor time, user + system [s] (load-independent
+                           ///< for a single-threaded run, unlike the wall time)
     int exitCode{-1};      ///< exit status; -1 if killed by a signal or not started
     bool timedOut{false};  ///< stopped (SIGKILL) after the time limit
     std::string startError; ///< why the child could not be started (empty: it was)
@@ -40,6 +45,44 @@ struct ChildCost
 ChildCost RunMeasuredChild(const std::vector<std::string>& args,
                            const std::string& log,
                            double timeoutS);
+
+/// A run's cost as a straight line in its length: cost = setupS + perStepS x steps.
+struct LinearCost
+{
+    double setupS{0.0};   ///< what a run costs before its first step [s]
+    double perStepS{0.0}; ///< what each step adds [s]
+
+    /// The cost of a run of `steps` steps.
+    double Project(double steps) const
+    {
+        return setupS + perStepS * steps;
+    }
+};
+
+/// The line through two measured runs (steps0, cost0) and (steps1, cost1); steps0 != steps1.
+LinearCost FitLinearCost(double steps0, double cost0, double steps1, double cost1);
+
+/**
+ * Two builds of one program timed in turn (A short, B short, A long, B long) at two run lengths:
+ * each run is `programs[b]` with `args`, then `--<lengthFlag>=<length>` and
+ * `--output=<output(name)>`, its log in output(name + ".log") where name is "a-<length>" or
+ * "b-<length>". `cost[b]` is the line through build b's two processor times (user + system,
+ * which a loaded machine disturbs far less than the wall time); `ok` is false if a run failed.
+ */
+struct BuildComparison
+{
+    LinearCost cost[2];                   ///< per build, in processor seconds
+    double wallS[2][2]{{0, 0}, {0, 0}};   ///< [build][length] wall time [s]
+    bool ok{true};                        ///< every run exited 0
+};
+
+BuildComparison CompareBuilds(const std::string (&programs)[2],
+                              const std::vector<std::string>& args,
+                              const std::string& lengthFlag,
+                              const uint32_t (&lengths)[2],
+                              const std::function<std::string(const std::string&)>& output,
+                              double timeoutS,
+                              std::ostream* progress);
 
 /// The absolute path of the running program (/proc/self/exe; `fallback` if unreadable).
 std::string ExecutablePath(const std::string& fallback);

@@ -286,6 +286,30 @@ ReadCsvRecords(const std::string& text)
     return records;
 }
 
+bool
+SameCsvRecordsExcept(const std::string& pathA,
+                     const std::string& pathB,
+                     std::size_t column,
+                     const std::string& measured)
+{
+    auto records = [column, &measured](const std::string& path) {
+        std::ifstream in(path);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::vector<std::vector<std::string>> kept;
+        for (auto& r : ReadCsvRecords(text.str()))
+        {
+            if (r.size() <= column || r[column].find(measured) == std::string::npos)
+            {
+                kept.push_back(std::move(r));
+            }
+        }
+        return kept;
+    };
+    const auto a = records(pathA);
+    return !a.empty() && a == records(pathB);
+}
+
 // ------------------------------------------------------------------------------- sweep grid
 
 // ----------------------------------------------------------- Monte-Carlo series of variants

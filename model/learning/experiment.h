@@ -392,6 +392,16 @@ void WriteCsvRecord(std::ostream& os, const std::vector<std::string>& fields);
  */
 std::vector<std::vector<std::string>> ReadCsvRecords(const std::string& text);
 
+/**
+ * Whether two CSV files hold the same records (ReadCsvRecords: comment lines skipped) once the
+ * records whose field `column` contains `measured` (e.g. "wall": what a run measures of the
+ * host, not of the experiment) are left out; false if either file has no record left.
+ */
+bool SameCsvRecordsExcept(const std::string& pathA,
+                          const std::string& pathB,
+                          std::size_t column,
+                          const std::string& measured);
+
 // ------------------------------------------------------------------------------- sweep grid
 
 /// A swept flag: its name (without --), its values and the grid line that gave it.

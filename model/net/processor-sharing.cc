@@ -21,6 +21,16 @@ SharedCapacity(std::size_t senders, double contention)
 }
 
 double
+FlowMessageAirtime(double wireBytes,
+                   double rate,
+                   double efficiency,
+                   double packets,
+                   double perPacketS)
+{
+    return wireBytes * 8.0 / (rate * efficiency) + packets * perPacketS;
+}
+
+double
 BulkLoadCapacity(std::size_t bulk, double free, double penalty)
 {
     if (bulk == 0 || static_cast<double>(bulk) <= free)

@@ -31,6 +31,23 @@ namespace fl
 double SharedCapacity(std::size_t senders, double contention);
 
 /**
+ * The work of one message on a medium, in seconds of its exclusive use:
+ * wireBytes 8 / (rate efficiency) + packets perPacketS, the bytes (payload and per-packet
+ * headers) at the medium's goodput plus a fixed airtime per packet (802.11: preamble, SIFS,
+ * ACK, DIFS and the mean backoff of each frame exchange, IEEE Std 802.11-2016 Clause 10.3).
+ * @param wireBytes the message's bytes and its packets' header bytes
+ * @param rate the link rate [b/s] (> 0)
+ * @param efficiency the share of the rate left for bytes, in (0, 1]
+ * @param packets the packets the message is cut into
+ * @param perPacketS fixed airtime per packet [s] (>= 0)
+ */
+double FlowMessageAirtime(double wireBytes,
+                          double rate,
+                          double efficiency,
+                          double packets,
+                          double perPacketS);
+
+/**
  * The capacity of a shared medium with `bulk` active bulk flows (messages longer than TCP's
  * initial window, which keep the senders' queues full), as a fraction of its capacity under
  * light load: 1 / (1 + penalty max(0, 1 - free / bulk)). Up to `free` bulk flows cost nothing;

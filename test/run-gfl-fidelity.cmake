@@ -1,0 +1,29 @@
+# fl-gfl ARGS (a ;-list) over Wi-Fi cells in packet and in flow fidelity (the global value
+# FlGraphFidelity, no flag of the program's own): byte-identical CSV (lossless links: the
+# learning does not depend on timing), no validity warning within the validated sizes; then a
+# flow run with more sampled clients per cell than validated (WARN_ARGS) must warn.
+foreach(fidelity packet flow)
+  set(csv ${OUT}-${fidelity}.csv)
+  execute_process(COMMAND ${EXE} ${ARGS} --FlGraphFidelity=${fidelity} --output=${csv}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${EXE} in ${fidelity} fidelity exited with ${rc}: ${err}")
+  endif()
+  if(err MATCHES "warning: flow-level network")
+    message(FATAL_ERROR "${fidelity} fidelity warned within the validated sizes: ${err}")
+  endif()
+  file(READ ${csv} text_${fidelity})
+endforeach()
+if(NOT text_packet STREQUAL text_flow)
+  message(FATAL_ERROR "flow fidelity wrote another CSV than packet fidelity")
+endif()
+execute_process(COMMAND ${EXE} ${ARGS} ${WARN_ARGS} --FlGraphFidelity=flow
+                        --output=${OUT}-warn.csv
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} ${WARN_ARGS} in flow fidelity exited with ${rc}: ${err}")
+endif()
+if(NOT err MATCHES "warning: flow-level network: L = [0-9]+ sampled clients per cell")
+  message(FATAL_ERROR "a flow run beyond the validated L did not warn: ${err}")
+endif()
+message("packet and flow fidelity: identical CSV; the run beyond the validated L warned")
