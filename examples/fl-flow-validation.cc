@@ -221,10 +221,10 @@ RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t dim, uint32_t iteratio
         run.peakCell = scene.flowNetwork->PeakInFlight("wifi");
         run.largest = scene.flowNetwork->LargestMessage();
     }
-    if (gfl.Collector().CompletedIterations() != iterations)
+    if (gfl.Tracker()->CompletedIterations() != iterations)
     {
         std::cerr << "fl-flow-validation: warning: the GFL run stopped after "
-                  << gfl.Collector().CompletedIterations() << " of " << iterations << " iterations"
+                  << gfl.Tracker()->CompletedIterations() << " of " << iterations << " iterations"
                   << std::endl;
     }
     Simulator::Destroy();

@@ -9,14 +9,17 @@
 #define FL_LEARNING_TRACKER_H
 
 #include "ns3/application-container.h"
+#include "ns3/diffusion.h"
 #include "ns3/fl-application-base.h"
 #include "ns3/learning-task.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/privacy-accountant.h"
 #include "ns3/traced-callback.h"
 
 #include <Eigen/Core>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -62,6 +65,18 @@ struct FlMetricRow
  * diffusion agents can) is not written as a second copy of that round: it is dropped and
  * counted (GetLateReports). To keep every report of nodes that run out of step, record them in
  * round order (Record), as the distributed GFL example does.
+ *
+ * The network view (SetNetwork, InstallNetwork) turns the reports of the N nodes of a graph
+ * (GFL servers, diffusion agents: app k is graph node k) into one fl::NetworkIterationReport
+ * per iteration, once all N nodes have reported it, exactly as the in-process runners
+ * (fl::RunGflInProcess, fl::RunDiffusionInProcess) do: fl::FillNetworkMetrics of the models and
+ * of the aggregates the reports carry (FlModelReport::aggregate), the messages lost and clients
+ * dropped, and both epsilons of a fl::GraphPrivacyAccountant that composes one release per
+ * iteration. Round 0 (every node's initial model) is iteration 0. The report goes to the
+ * iteration callback and the NetworkIteration trace; NetworkResult() keeps the last one's models,
+ * centroid and epsilons. The view can stop the run after the last iteration (SetFinish) and
+ * watch for a stalled run (SetStallTimeout). FlGflHelper and DiffusionHelper build and install
+ * such a tracker (their Tracker()).
  */
 class FlLearningTracker : public Object
 {
@@ -112,14 +127,57 @@ class FlLearningTracker : public Object
     /// The CSV header line (without newline).
     static std::string CsvHeader();
 
+    /**
+     * Enables the network view for a graph of `nodes` nodes: `reference` is w° for the MSD
+     * metrics (empty: NaN), `accountant` the epsilon of one node's releases (null: 0), fed one
+     * iteration (RecordIteration) per completed iteration.
+     */
+    void SetNetwork(std::size_t nodes,
+                    const Eigen::VectorXd& reference,
+                    std::shared_ptr<fl::GraphPrivacyAccountant> accountant);
+    /**
+     * Subscribes the network view to the ModelReport trace of `apps`, app k being graph node k
+     * (call SetNetwork first; one application per node of the graph).
+     */
+    void InstallNetwork(const std::vector<Ptr<FlApplicationBase>>& apps);
+    /**
+     * Records a report of graph node `index` in the network view, as the sinks InstallNetwork
+     * connects do (at the current simulated time): for reports that reach the program some
+     * other way. A second report of a node for the same iteration, or one of an iteration
+     * already complete, is dropped and counted (GetLateReports).
+     */
+    void RecordNetwork(uint32_t index, const FlModelReport& report);
+    /// Called with every iteration's network report (iteration 0: the initial models).
+    void SetIterationCallback(fl::NetworkIterationCallback cb);
+    /// Called when iteration `last` is complete at every node (e.g. Simulator::Stop).
+    void SetFinish(uint32_t last, std::function<void()> finish);
+    /**
+     * A watchdog: when no node has finished an iteration for `timeout` of simulated time (a
+     * message that will never arrive, e.g. over a reliable transport whose connection broke,
+     * with no exchange timeout to let the missing-message policy act), the run is stalled:
+     * Stalled() turns true and `onStall` is called (e.g. Simulator::Stop). Checked every
+     * `timeout`; call before Simulator::Run. 0 = off (the default).
+     */
+    void SetStallTimeout(Time timeout, std::function<void()> onStall);
+    /// Iterations complete at every node of the network view.
+    uint32_t CompletedIterations() const;
+    /// The last complete iteration's models, centroid and epsilons; lost messages and dropped
+    /// clients so far.
+    const fl::NetworkRunResult& NetworkResult() const;
+    /// True once the watchdog found the run stalled.
+    bool Stalled() const;
+
     /// Signature of the Row trace: one recorded row.
     using RowTracedCallback = void (*)(const FlMetricRow& row);
+    /// Signature of the NetworkIteration trace: one complete iteration of the network view.
+    using NetworkIterationTracedCallback = void (*)(const fl::NetworkIterationReport& report);
 
   protected:
     void DoDispose() override;
 
   private:
     void HandleReport(const FlModelReport& report);
+    void CheckStall();
     void CloseRound(uint32_t round);
     void Emit(uint32_t round,
               double timeS,
@@ -156,6 +214,31 @@ class FlLearningTracker : public Object
     TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
     uint32_t m_firstOpenable{0}; ///< rounds below this one have been aggregated
     uint64_t m_lateReports{0};   ///< reports of an aggregated round, dropped
+
+    /// An iteration of the network view some nodes have reported.
+    struct PendingIteration
+    {
+        std::vector<fl::ParamVector> models, aggregates;
+        std::vector<bool> reported;
+        std::size_t count{0};
+        std::size_t missing{0};
+        std::size_t dropped{0};
+    };
+
+    std::size_t m_networkNodes{0}; ///< N (0: no network view)
+    Eigen::VectorXd m_networkReference;
+    std::shared_ptr<fl::GraphPrivacyAccountant> m_graphAccountant;
+    fl::NetworkIterationCallback m_iterationCallback;
+    TracedCallback<const fl::NetworkIterationReport&> m_networkTrace; ///< NetworkIteration
+    std::map<uint32_t, PendingIteration> m_pending; ///< iterations not complete yet
+    uint32_t m_nextIteration{0};                    ///< the next iteration to complete
+    fl::NetworkRunResult m_networkResult;
+    uint32_t m_last{0};
+    std::function<void()> m_finish;
+    Time m_stallTimeout;
+    std::function<void()> m_onStall;
+    Time m_lastProgress; ///< when a node last finished an iteration
+    bool m_stalled{false};
 };
 
 } // namespace ns3

@@ -68,14 +68,14 @@ RunGraphSimulation(FlGraphRunHelperBase& helper,
     Simulator::Run();
     GflNetworkCost cost;
     collect(cost);
-    const FlNetworkCollector& collector = helper.Collector();
-    cost.iterations = collector.CompletedIterations();
+    Ptr<FlLearningTracker> tracker = helper.Tracker();
+    cost.iterations = tracker->CompletedIterations();
     cost.simSeconds = Simulator::Now().GetSeconds();
     if (cost.iterations != iterations)
     {
         std::cerr << "network run stopped after " << cost.iterations << " of " << iterations
                   << " iterations";
-        if (collector.Stalled())
+        if (tracker->Stalled())
         {
             std::cerr << ": stalled, no " << node << " finished an iteration for " << o.stallSeconds
                       << " s of simulated time (a neighbour message that never arrived; give "

@@ -692,161 +692,31 @@ FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream)
     return stream - first;
 }
 
-// --------------------------------------------------------------------------- the collector
-
-FlNetworkCollector::FlNetworkCollector(std::size_t nodes,
-                                       Eigen::VectorXd reference,
-                                       std::shared_ptr<fl::GraphPrivacyAccountant> acc)
-    : m_nodes(nodes),
-      m_reference(std::move(reference)),
-      m_accountant(std::move(acc))
-{
-}
-
-void
-FlNetworkCollector::SetCallback(fl::NetworkIterationCallback cb)
-{
-    m_callback = std::move(cb);
-}
-
-void
-FlNetworkCollector::SetFinish(uint32_t last, std::function<void()> finish)
-{
-    m_last = last;
-    m_finish = std::move(finish);
-}
-
-void
-FlNetworkCollector::SetStallTimeout(Time timeout, std::function<void()> onStall)
-{
-    m_stallTimeout = timeout;
-    m_onStall = std::move(onStall);
-    m_lastProgress = Simulator::Now();
-    if (timeout.IsStrictlyPositive())
-    {
-        FlSchedule(timeout, [this]() { CheckStall(); });
-    }
-}
-
-void
-FlNetworkCollector::CheckStall()
-{
-    if (m_stalled || (m_last > 0 && m_completed >= m_last))
-    {
-        return;
-    }
-    const Time idle = Simulator::Now() - m_lastProgress;
-    if (idle >= m_stallTimeout)
-    {
-        NS_LOG_WARN("no node finished an iteration for " << idle.GetSeconds()
-                                                         << " s: the run is stalled");
-        m_stalled = true;
-        if (m_onStall)
-        {
-            m_onStall();
-        }
-        return;
-    }
-    FlSchedule(m_stallTimeout - idle, [this]() { CheckStall(); });
-}
-
-void
-FlNetworkCollector::Initial(const fl::ParamVector& w0)
-{
-    std::vector<fl::ParamVector> models(m_nodes, w0);
-    m_result.models = models;
-    if (m_callback)
-    {
-        fl::NetworkIterationReport r;
-        r.models = &models;
-        r.aggregates = &models;
-        fl::ParamVector centroid;
-        fl::FillNetworkMetrics(models, models, m_reference, centroid, r);
-        m_callback(r);
-    }
-}
-
-void
-FlNetworkCollector::Add(uint32_t node,
-                        uint32_t iteration,
-                        const fl::ParamVector& aggregate,
-                        const fl::ParamVector& model,
-                        const fl::CombineOutcome& outcome,
-                        uint32_t dropped)
-{
-    m_lastProgress = Simulator::Now();
-    Pending& p = m_pending[iteration];
-    if (p.models.empty())
-    {
-        p.models.resize(m_nodes);
-        p.aggregates.resize(m_nodes);
-    }
-    p.models.at(node) = model;
-    p.aggregates.at(node) = aggregate;
-    ++p.count;
-    p.missing += outcome.missing;
-    p.dropped += dropped;
-    m_result.droppedClients += dropped;
-    // iterations complete in order (a node cannot finish i + 1 before i)
-    while (!m_pending.empty() && m_pending.begin()->first == m_completed + 1 &&
-           m_pending.begin()->second.count == m_nodes)
-    {
-        Pending& done = m_pending.begin()->second;
-        const uint32_t i = m_pending.begin()->first;
-        if (m_accountant)
-        {
-            m_accountant->RecordIteration();
-        }
-        m_result.lostMessages += done.missing;
-        fl::NetworkIterationReport r;
-        r.iteration = i;
-        r.models = &done.models;
-        r.aggregates = &done.aggregates;
-        r.lostMessages = done.missing;
-        r.droppedClients = done.dropped;
-        r.epsilonOneNeighbour = m_accountant ? m_accountant->EpsilonOneNeighbour() : 0.0;
-        r.epsilonAllLinks = m_accountant ? m_accountant->EpsilonAllLinks() : 0.0;
-        fl::FillNetworkMetrics(done.models, done.aggregates, m_reference, m_result.centroid, r);
-        m_result.epsilonOneNeighbour = r.epsilonOneNeighbour;
-        m_result.epsilonAllLinks = r.epsilonAllLinks;
-        if (m_callback)
-        {
-            m_callback(r);
-        }
-        m_result.models = std::move(done.models);
-        m_pending.erase(m_pending.begin());
-        m_completed = i;
-        if (m_finish && i == m_last)
-        {
-            m_finish();
-        }
-    }
-}
-
-std::shared_ptr<FlNetworkCollector>
-MakeNetworkCollector(std::size_t nodes,
-                     const fl::NodeNoiseConfig& noise,
-                     const Eigen::MatrixXd& combination,
-                     double mu,
-                     double clipNorm,
-                     std::size_t parameters,
-                     double delta,
-                     const Eigen::VectorXd& reference)
-{
-    return std::make_shared<FlNetworkCollector>(
-        nodes,
-        reference,
-        std::make_shared<fl::GraphPrivacyAccountant>(
-            fl::MakeGraphPrivacyAccountant(combination, noise, mu, clipNorm, parameters, delta)));
-}
-
 // ------------------------------------------------------------------ shared by GFL and GHP
 
 FlGraphRunHelperBase::FlGraphRunHelperBase(std::shared_ptr<const fl::LearningTask> task,
                                            std::string transport)
     : m_task(std::move(task)),
-      m_transport(std::move(transport))
+      m_transport(std::move(transport)),
+      m_tracker(CreateObject<FlLearningTracker>())
 {
+}
+
+void
+FlGraphRunHelperBase::SetNetwork(std::size_t nodes,
+                                 const fl::NodeNoiseConfig& noise,
+                                 const Eigen::MatrixXd& combination,
+                                 double mu,
+                                 double clipNorm,
+                                 std::size_t parameters,
+                                 double delta,
+                                 const Eigen::VectorXd& reference)
+{
+    m_tracker->SetNetwork(
+        nodes,
+        reference,
+        std::make_shared<fl::GraphPrivacyAccountant>(
+            fl::MakeGraphPrivacyAccountant(combination, noise, mu, clipNorm, parameters, delta)));
 }
 
 void
@@ -858,13 +728,13 @@ FlGraphRunHelperBase::SetExchangeTimeout(Time timeout)
 void
 FlGraphRunHelperBase::SetIterationCallback(fl::NetworkIterationCallback cb)
 {
-    m_collector->SetCallback(std::move(cb));
+    m_tracker->SetIterationCallback(std::move(cb));
 }
 
 void
 FlGraphRunHelperBase::SetStallTimeout(Time timeout)
 {
-    m_collector->SetStallTimeout(timeout, []() { Simulator::Stop(); });
+    m_tracker->SetStallTimeout(timeout, []() { Simulator::Stop(); });
 }
 
 // ------------------------------------------------------------------------------------- GFL
@@ -901,14 +771,14 @@ FlGflHelper::FlGflHelper(std::shared_ptr<const fl::LearningTask> task, const fl:
                                   "use none or iid-per-link (noisy models / noisy updates)");
         }
         fl::CheckGflSecureAggregation(m_config);
-        m_collector = MakeNetworkCollector(P,
-                                           m_config.serverNoise,
-                                           m_config.combination,
-                                           m_config.mu,
-                                           m_config.clipNorm,
-                                           m_task->NumParameters(),
-                                           m_config.delta,
-                                           m_config.reference);
+        SetNetwork(P,
+                   m_config.serverNoise,
+                   m_config.combination,
+                   m_config.mu,
+                   m_config.clipNorm,
+                   m_task->NumParameters(),
+                   m_config.delta,
+                   m_config.reference);
     }
     catch (const fl::ConfigError& e)
     {
@@ -1022,13 +892,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
     {
         localServers += local(p) ? 1 : 0;
     }
-    fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
-    m_collector->Initial(m_task->InitialParameters(initRng));
     if (!partitioned)
     {
         // a flow-level run says at its end which validated bounds it crossed
         Ptr<FlFlowNetwork> flow = scene.flowNetwork;
-        m_collector->SetFinish(m_config.iterations, [flow]() {
+        m_tracker->SetFinish(m_config.iterations, [flow]() {
             if (flow)
             {
                 FlPrintGraphFlowWarnings("FlGflHelper", flow);
@@ -1082,10 +950,9 @@ FlGflHelper::Install(const FlGraphScene& scene)
         {
             Fatal(e);
         }
-        std::weak_ptr<FlNetworkCollector> collector = m_collector;
         if (partitioned)
         {
-            // this rank stops once its own servers are done (the collector would wait for all)
+            // this rank stops once its own servers are done (the tracker would wait for all)
             const uint32_t last = m_config.iterations;
             const Time grace = m_grace;
             auto finished = m_localFinished;
@@ -1093,15 +960,6 @@ FlGflHelper::Install(const FlGraphScene& scene)
                 if (r.iteration == last && ++*finished == localServers)
                 {
                     Simulator::Stop(grace);
-                }
-            });
-        }
-        else
-        {
-            step->SetIterationCallback([collector](const GflIterationReport& r) {
-                if (auto c = collector.lock())
-                {
-                    c->Add(r.server, r.iteration, *r.psi, *r.model, r.outcome, r.dropped);
                 }
             });
         }
@@ -1184,6 +1042,13 @@ FlGflHelper::Install(const FlGraphScene& scene)
             m_clients.push_back(client);
         }
     }
+    if (!partitioned)
+    {
+        // server p is graph node p: its ModelReport carries psi_{p,i}, the missing neighbour
+        // messages and the dropped clients (GflRoundStep::DescribeModel)
+        m_tracker->InstallNetwork(
+            std::vector<Ptr<FlApplicationBase>>(servers.begin(), servers.end()));
+    }
     return servers;
 }
 
@@ -1199,14 +1064,14 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
     {
         fl::ValidateCombinationMatrix(m_config.combination, n, m_config.noise.kind, "combination");
         fl::DiffusionAdaptConfig(m_config.mu, m_config.batchSize, m_config.clipNorm);
-        m_collector = MakeNetworkCollector(n,
-                                           m_config.noise,
-                                           m_config.combination,
-                                           m_config.mu,
-                                           m_config.clipNorm,
-                                           m_task->NumParameters(),
-                                           m_config.delta,
-                                           m_config.reference);
+        SetNetwork(n,
+                   m_config.noise,
+                   m_config.combination,
+                   m_config.mu,
+                   m_config.clipNorm,
+                   m_task->NumParameters(),
+                   m_config.delta,
+                   m_config.reference);
     }
     catch (const fl::ConfigError& e)
     {
@@ -1280,8 +1145,7 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
     }
     fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
     const fl::ParamVector w0 = m_task->InitialParameters(initRng);
-    m_collector->Initial(w0);
-    m_collector->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
+    m_tracker->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
     std::vector<Ptr<DiffusionAgentApplication>> agents;
     for (uint32_t k = 0; k < n; ++k)
     {
@@ -1324,30 +1188,30 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
         app->SetTask(m_task);
         app->SetExchange(ex);
         app->SetInitialModel(w0);
-        std::weak_ptr<FlNetworkCollector> collector = m_collector;
         std::shared_ptr<LinkLossCallback> linkLoss = m_linkLoss;
         DiffusionAgentApplication* self = PeekPointer(app);
-        app->SetIterationCallback([collector, linkLoss, self](uint32_t agent,
-                                                              uint32_t i,
-                                                              const fl::ParamVector& phi,
-                                                              const fl::ParamVector& w,
-                                                              const fl::CombineOutcome& o) {
-            if (linkLoss && *linkLoss)
-            {
-                for (uint32_t l : self->GetLastMissing())
+        if (linkLoss)
+        {
+            app->SetIterationCallback([linkLoss, self](uint32_t agent,
+                                                       uint32_t i,
+                                                       const fl::ParamVector&,
+                                                       const fl::ParamVector&,
+                                                       const fl::CombineOutcome&) {
+                if (*linkLoss)
                 {
-                    (*linkLoss)(i, l, agent);
+                    for (uint32_t l : self->GetLastMissing())
+                    {
+                        (*linkLoss)(i, l, agent);
+                    }
                 }
-            }
-            if (auto c = collector.lock())
-            {
-                c->Add(agent, i, phi, w, o);
-            }
-        });
+            });
+        }
         app->SetStartTime(Seconds(0.1));
         nodes.Get(k)->AddApplication(app);
         agents.push_back(app);
     }
+    // agent k is graph node k: its ModelReport carries phi_{k,i} and the missing messages
+    m_tracker->InstallNetwork(std::vector<Ptr<FlApplicationBase>>(agents.begin(), agents.end()));
     return agents;
 }
 

@@ -14,6 +14,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/diffusion-agent-application.h"
 #include "ns3/fl-client-application.h"
+#include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-server-application.h"
 #include "ns3/gfl-client-strategy.h"
@@ -227,103 +228,6 @@ class FlGraphSceneHelper : public FlSceneHelperBase
  */
 int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);
 
-/**
- * \ingroup fl
- * Gathers what every node reports after an iteration and, once all N nodes have reported
- * iteration i, fills a NetworkIterationReport (fl::FillNetworkMetrics, the drifting-sensitivity
- * epsilon) exactly as the in-process runners do.
- */
-class FlNetworkCollector
-{
-  public:
-    /// @param nodes N; @param reference w° (may be empty); @param accountant eps of one node
-    FlNetworkCollector(std::size_t nodes,
-                       Eigen::VectorXd reference,
-                       std::shared_ptr<fl::GraphPrivacyAccountant> accountant);
-    /// Sets the callback (called for iteration 0 with the initial models too, via Initial()).
-    void SetCallback(fl::NetworkIterationCallback cb);
-    /// Reports the initial models.
-    void Initial(const fl::ParamVector& w0);
-    /// Node k finished iteration i.
-    void Add(uint32_t node,
-             uint32_t iteration,
-             const fl::ParamVector& aggregate,
-             const fl::ParamVector& model,
-             const fl::CombineOutcome& outcome,
-             uint32_t dropped = 0);
-
-    /// Iterations complete at every node.
-    uint32_t CompletedIterations() const
-    {
-        return m_completed;
-    }
-
-    /// Last complete iteration's models, epsilon, lost messages, transmissions.
-    const fl::NetworkRunResult& Result() const
-    {
-        return m_result;
-    }
-
-    /// Called when iteration `last` is complete at every node (e.g. Simulator::Stop).
-    void SetFinish(uint32_t last, std::function<void()> finish);
-
-    /**
-     * A watchdog: when no node has finished an iteration for `timeout` of simulated time (a
-     * message that will never arrive, e.g. over a reliable transport whose connection broke,
-     * with no exchange timeout to let the missing-message policy act), the run is stalled:
-     * Stalled() turns true and `onStall` is called (e.g. Simulator::Stop). Checked every
-     * `timeout`; call before Simulator::Run. 0 = off (the default).
-     */
-    void SetStallTimeout(Time timeout, std::function<void()> onStall);
-
-    /// True once the watchdog found the run stalled.
-    bool Stalled() const
-    {
-        return m_stalled;
-    }
-
-  private:
-    void CheckStall();
-
-    struct Pending
-    {
-        std::vector<fl::ParamVector> models, aggregates;
-        std::size_t count{0};
-        std::size_t missing{0};
-        std::size_t dropped{0};
-    };
-
-    std::size_t m_nodes;
-    Eigen::VectorXd m_reference;
-    std::shared_ptr<fl::GraphPrivacyAccountant> m_accountant;
-    fl::NetworkIterationCallback m_callback;
-    std::map<uint32_t, Pending> m_pending;
-    uint32_t m_completed{0};
-    fl::NetworkRunResult m_result;
-    uint32_t m_last{0};
-    std::function<void()> m_finish;
-    Time m_stallTimeout;
-    std::function<void()> m_onStall;
-    Time m_lastProgress; ///< when a node last finished an iteration
-    bool m_stalled{false};
-};
-
-/**
- * \ingroup fl
- * A collector for N nodes whose releases carry `noise` (node 0's mechanism, with its self-weight
- * a_{0,0}), with the privacy accountant of mu, clipNorm, M parameters (fl::GraphPrivacyAccountant:
- * one neighbour and all links; GFL and GHP share it). Throws fl::ConfigError as
- * fl::MakeNodePerturbation.
- */
-std::shared_ptr<FlNetworkCollector> MakeNetworkCollector(std::size_t nodes,
-                                                         const fl::NodeNoiseConfig& noise,
-                                                         const Eigen::MatrixXd& combination,
-                                                         double mu,
-                                                         double clipNorm,
-                                                         std::size_t parameters,
-                                                         double delta,
-                                                         const Eigen::VectorXd& reference);
-
 /// Round deadline of a GFL network run with dropouts when none was set (FlGflHelper): 5 s.
 inline Time
 GflDropoutDeadline()
@@ -333,9 +237,10 @@ GflDropoutDeadline()
 
 /**
  * \ingroup fl
- * What the GFL and GHP network helpers share: the learning task, the collector of the
- * per-iteration metrics (the same report as the in-process runners'), the exchange timeout and
- * the transport's name.
+ * What the GFL and GHP network helpers share: the learning task, the tracker of the
+ * per-iteration metrics (an FlLearningTracker whose network view subscribes to the nodes'
+ * ModelReport trace and reports as the in-process runners do), the exchange timeout and the
+ * transport's name.
  */
 class FlGraphRunHelperBase
 {
@@ -345,16 +250,20 @@ class FlGraphRunHelperBase
      * DiffusionHelper's broadcast transport: 1 s, or from its iteration period).
      */
     void SetExchangeTimeout(Time timeout);
-    /// Metrics per iteration (as the in-process runner's callback).
+    /// Metrics per iteration (as the in-process runner's callback; the tracker's
+    /// SetIterationCallback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
     /// Stops the simulation when no node finishes an iteration for `timeout` of simulated time
-    /// (FlNetworkCollector::SetStallTimeout; Collector().Stalled() tells). 0 = off (default).
+    /// (FlLearningTracker::SetStallTimeout; Tracker()->Stalled() tells). 0 = off (default).
     void SetStallTimeout(Time timeout);
 
-    /// The collector (results after the run).
-    const FlNetworkCollector& Collector() const
+    /**
+     * The tracker of the run: its network view (CompletedIterations, NetworkResult, Stalled,
+     * the NetworkIteration trace) after Install; Install on it adds the generic rows.
+     */
+    Ptr<FlLearningTracker> Tracker() const
     {
-        return *m_collector;
+        return m_tracker;
     }
 
   protected:
@@ -362,10 +271,25 @@ class FlGraphRunHelperBase
     FlGraphRunHelperBase(std::shared_ptr<const fl::LearningTask> task, std::string transport);
     ~FlGraphRunHelperBase() = default;
 
-    std::shared_ptr<const fl::LearningTask> m_task;  ///< the task every node learns
-    std::string m_transport;                         ///< transport name (SetTransport)
-    Time m_timeout{Seconds(0)};                      ///< exchange timeout (0 = wait)
-    std::shared_ptr<FlNetworkCollector> m_collector; ///< built by the derived constructor
+    /**
+     * Builds the tracker's network view for N nodes whose releases carry `noise` (node 0's
+     * mechanism, with its self-weight a_{0,0}), with the privacy accountant of mu, clipNorm, M
+     * parameters (fl::GraphPrivacyAccountant: one neighbour and all links; GFL and GHP share
+     * it). Throws fl::ConfigError as fl::MakeNodePerturbation.
+     */
+    void SetNetwork(std::size_t nodes,
+                    const fl::NodeNoiseConfig& noise,
+                    const Eigen::MatrixXd& combination,
+                    double mu,
+                    double clipNorm,
+                    std::size_t parameters,
+                    double delta,
+                    const Eigen::VectorXd& reference);
+
+    std::shared_ptr<const fl::LearningTask> m_task; ///< the task every node learns
+    std::string m_transport;                        ///< transport name (SetTransport)
+    Time m_timeout{Seconds(0)};                     ///< exchange timeout (0 = wait)
+    Ptr<FlLearningTracker> m_tracker;               ///< its network view set by SetNetwork
 };
 
 /**
@@ -425,9 +349,9 @@ class FlGflHelper : public FlGraphRunHelperBase
      * installs only the servers of `localRank` and their clients, and this rank stops its
      * simulation `grace` after its last server finished the last iteration (ns-3's distributed
      * simulator ends when every rank has stopped; the messages a finished server still owes its
-     * neighbours leave within the grace). The collector then sees only the local servers: the
-     * models go through the servers' ModelReport trace (FlLearningTracker) instead, which the
-     * program gathers to rank 0.
+     * neighbours leave within the grace). The tracker's network view is not installed then (a
+     * rank sees only its local servers): the program gathers the servers' ModelReport trace to
+     * rank 0 and records it in an FlLearningTracker there.
      */
     void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace = Seconds(1));
 

@@ -92,7 +92,7 @@ RunCells(const Fixture& f,
     gfl.Install(scene);
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(gfl.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(gfl.Tracker()->CompletedIterations(), c.iterations);
     run.simulatedSeconds = Simulator::Now().GetSeconds();
     Simulator::Destroy();
     return run;

@@ -106,7 +106,7 @@ RunGfl(std::shared_ptr<SupervisedTask<double>> task,
     gfl.Install(scene);
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(gfl.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(gfl.Tracker()->CompletedIterations(), c.iterations);
     if (scene.flowNetwork)
     {
         run.warnings = scene.flowNetwork->ValidityWarnings();

@@ -125,7 +125,11 @@ RunNetworkGfl(const Fixture& f,
     }
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(gfl.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(gfl.Tracker()->CompletedIterations(), c.iterations);
+    if (!models.empty())
+    {
+        EXPECT_EQ(gfl.Tracker()->NetworkResult().models, models.back());
+    }
     if (hooks.afterRun)
     {
         hooks.afterRun(gfl);
@@ -134,6 +138,32 @@ RunNetworkGfl(const Fixture& f,
               << " iterations in " << Simulator::Now().GetSeconds() << " s simulated" << std::endl;
     Simulator::Destroy();
     return models;
+}
+
+/**
+ * The network view of the helpers' tracker fills the runner's report from the nodes' ModelReport
+ * (the aggregates psi_{p,i} / phi_{k,i} included: the centroid drift), bit for bit.
+ */
+void
+ExpectSameReports(const std::vector<NetworkIterationReport>& net,
+                  const std::vector<NetworkIterationReport>& ref)
+{
+    ASSERT_EQ(net.size(), ref.size());
+    auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    for (std::size_t i = 0; i < ref.size(); ++i)
+    {
+        SCOPED_TRACE("iteration " + std::to_string(i));
+        EXPECT_EQ(net[i].iteration, ref[i].iteration);
+        EXPECT_TRUE(same(net[i].centroidDrift, ref[i].centroidDrift))
+            << net[i].centroidDrift << " vs " << ref[i].centroidDrift;
+        EXPECT_TRUE(same(net[i].disagreement, ref[i].disagreement));
+        EXPECT_TRUE(same(net[i].centroidMsd, ref[i].centroidMsd));
+        EXPECT_TRUE(same(net[i].averageMsd, ref[i].averageMsd));
+        EXPECT_TRUE(same(net[i].epsilonOneNeighbour, ref[i].epsilonOneNeighbour));
+        EXPECT_TRUE(same(net[i].epsilonAllLinks, ref[i].epsilonAllLinks));
+        EXPECT_EQ(net[i].lostMessages, ref[i].lostMessages);
+        EXPECT_EQ(net[i].droppedClients, ref[i].droppedClients);
+    }
 }
 
 std::vector<std::vector<ParamVector>>
@@ -388,7 +418,19 @@ TEST(GflNetwork, PerLinkNoiseOverWifiCellsEqualsInProcessBitForBit)
     GflConfig c = SmallGfl(f, 11);
     c.iterations = 3;
     c.serverNoise = NodeNoiseConfig{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, 0.1};
-    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "wifi"), RunInProcessGfl(f, c));
+    std::vector<NetworkIterationReport> netReports;
+    std::vector<NetworkIterationReport> refReports;
+    ExpectBitForBit(RunNetworkGfl(f, c, "tcp", "wifi", &netReports),
+                    RunInProcessGfl(f, c, &refReports));
+    ExpectSameReports(netReports, refReports);
+    // i.i.d. noise per link does not cancel: the centroid drifts, and only the aggregates the
+    // servers report (psi_{p,i}) show it
+    double drift = 0.0;
+    for (const auto& r : netReports)
+    {
+        drift = std::max(drift, r.centroidDrift);
+    }
+    EXPECT_GT(drift, 0.0);
 }
 
 TEST(GflNetwork, MeshBetweenServersEqualsInProcessBitForBit)
@@ -444,44 +486,151 @@ TEST(GflNetwork, MultiHopMeshEqualsInProcessBitForBit)
                     RunInProcessGfl(f, c));
 }
 
-TEST(GflNetwork, CollectorWatchdogStopsARunThatMakesNoProgress)
+/// A report of `node`'s model `w` after `iteration`, as a graph node's ModelReport.
+FlModelReport
+NetworkReport(uint32_t iteration, const ParamVector& w)
 {
-    // Two nodes; node 0 finishes iterations 1..3 at 5, 10, 15 s, node 1 only iteration 1: no
-    // iteration completes after 1, but progress is reported until 15 s, so a 20 s watchdog
-    // stops the run at 35 s (15 + 20), not earlier, and says it stalled.
-    FlNetworkCollector c(2, Eigen::VectorXd(), nullptr);
-    c.SetFinish(3, []() { Simulator::Stop(); });
+    FlModelReport r;
+    r.round = iteration;
+    r.role = FlNodeRole::Peer;
+    r.model = &w;
+    return r;
+}
+
+TEST(GflNetwork, TrackerWatchdogStopsARunThatMakesNoProgress)
+{
+    // Two nodes; both report their initial model at 0 s; node 0 finishes iterations 1..3 at 5,
+    // 10, 15 s, node 1 only iteration 1: no iteration completes after 1, but progress is
+    // reported until 15 s, so a 20 s watchdog stops the run at 35 s (15 + 20), not earlier,
+    // and says it stalled.
     const ParamVector w = ParamVector::Zeros(Precision::Float64, 2);
+    Ptr<FlLearningTracker> c = CreateObject<FlLearningTracker>();
+    c->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    c->SetFinish(3, []() { Simulator::Stop(); });
+    c->RecordNetwork(0, NetworkReport(0, w));
+    c->RecordNetwork(1, NetworkReport(0, w));
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        FlSchedule(Seconds(5.0 * i), [&c, &w, i]() { c.Add(0, i, w, w, {}); });
+        FlSchedule(Seconds(5.0 * i), [c, &w, i]() { c->RecordNetwork(0, NetworkReport(i, w)); });
     }
-    FlSchedule(Seconds(5.0), [&c, &w]() { c.Add(1, 1, w, w, {}); });
-    c.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    FlSchedule(Seconds(5.0), [c, &w]() { c->RecordNetwork(1, NetworkReport(1, w)); });
+    c->SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
     FlSchedule(Seconds(1000), []() {}); // something that would keep the run going
     Simulator::Run();
-    EXPECT_TRUE(c.Stalled());
-    EXPECT_EQ(c.CompletedIterations(), 1u);
+    EXPECT_TRUE(c->Stalled());
+    EXPECT_EQ(c->CompletedIterations(), 1u);
     EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 35.0);
     Simulator::Destroy();
 
     // the same run with node 1 keeping up finishes at 15 s and is not stalled
-    FlNetworkCollector d(2, Eigen::VectorXd(), nullptr);
-    d.SetFinish(3, []() { Simulator::Stop(); });
+    Ptr<FlLearningTracker> d = CreateObject<FlLearningTracker>();
+    d->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    d->SetFinish(3, []() { Simulator::Stop(); });
+    d->RecordNetwork(0, NetworkReport(0, w));
+    d->RecordNetwork(1, NetworkReport(0, w));
     for (uint32_t i = 1; i <= 3; ++i)
     {
-        FlSchedule(Seconds(5.0 * i), [&d, &w, i]() {
-            d.Add(0, i, w, w, {});
-            d.Add(1, i, w, w, {});
+        FlSchedule(Seconds(5.0 * i), [d, &w, i]() {
+            d->RecordNetwork(0, NetworkReport(i, w));
+            d->RecordNetwork(1, NetworkReport(i, w));
         });
     }
-    d.SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
+    d->SetStallTimeout(Seconds(20), []() { Simulator::Stop(); });
     FlSchedule(Seconds(1000), []() {});
     Simulator::Run();
-    EXPECT_FALSE(d.Stalled());
-    EXPECT_EQ(d.CompletedIterations(), 3u);
+    EXPECT_FALSE(d->Stalled());
+    EXPECT_EQ(d->CompletedIterations(), 3u);
     EXPECT_DOUBLE_EQ(Simulator::Now().GetSeconds(), 15.0);
     Simulator::Destroy();
+}
+
+TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
+{
+    // Two nodes of dimension 1, reference w° = 0. Iteration 0: w = (1, 3). Iteration 1: node 1
+    // reports first, then a duplicate, then node 0; node 0 also reports iteration 2 before
+    // node 1 finished it. Hand-computed: iteration 0: centroid 2, centroid MSD 4, average MSD
+    // (1 + 9) / 2 = 5, disagreement ((1-2)^2 + (3-2)^2) / 2 = 1, nothing lost. Iteration 1:
+    // w = (2, 4), aggregates psi = (0, 4) (node 1 carries none: its model stands for it),
+    // centroid 3, centroid MSD 9, average MSD (4 + 16) / 2 = 10, disagreement 1, messages lost
+    // 1 + 2 = 3, dropped clients 1.
+    auto vec = [](double v) {
+        Eigen::VectorXd x(1);
+        x << v;
+        return ParamVector(x);
+    };
+    Ptr<FlLearningTracker> t = CreateObject<FlLearningTracker>();
+    t->SetNetwork(2, Eigen::VectorXd::Zero(1), nullptr);
+    std::vector<NetworkIterationReport> seen;
+    std::vector<std::vector<double>> models;
+    std::vector<std::vector<double>> aggregates;
+    t->SetIterationCallback([&](const NetworkIterationReport& r) {
+        seen.push_back(r);
+        models.push_back({(*r.models)[0].At(0), (*r.models)[1].At(0)});
+        aggregates.push_back({(*r.aggregates)[0].At(0), (*r.aggregates)[1].At(0)});
+    });
+    uint32_t traced = 0;
+    t->TraceConnectWithoutContext(
+        "NetworkIteration",
+        MakeBoundCallback(+[](uint32_t* n, const NetworkIterationReport&) { ++*n; }, &traced));
+    const ParamVector w00 = vec(1), w10 = vec(3), w01 = vec(2), w11 = vec(4), psi01 = vec(0);
+    const ParamVector w02 = vec(5);
+    t->RecordNetwork(0, NetworkReport(0, w00));
+    EXPECT_TRUE(seen.empty());
+    t->RecordNetwork(1, NetworkReport(0, w10));
+    ASSERT_EQ(seen.size(), 1u);
+    FlModelReport r11 = NetworkReport(1, w11);
+    r11.missingNeighbours = 2;
+    t->RecordNetwork(1, r11);
+    t->RecordNetwork(1, NetworkReport(1, w00)); // a duplicate: dropped and counted
+    FlModelReport r02 = NetworkReport(2, w02);
+    t->RecordNetwork(0, r02); // iteration 2 pends until node 1 finished it
+    EXPECT_EQ(seen.size(), 1u);
+    FlModelReport r01 = NetworkReport(1, w01);
+    r01.aggregate = &psi01;
+    r01.missingNeighbours = 1;
+    r01.droppedClients = 1;
+    t->RecordNetwork(0, r01);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(traced, 2u);
+    EXPECT_EQ(t->CompletedIterations(), 1u);
+    EXPECT_EQ(t->GetLateReports(), 1u);
+
+    EXPECT_EQ(seen[0].iteration, 0u);
+    EXPECT_NEAR(seen[0].centroidMsd, 4.0, 1e-12);
+    EXPECT_NEAR(seen[0].averageMsd, 5.0, 1e-12);
+    EXPECT_NEAR(seen[0].disagreement, 1.0, 1e-12);
+    EXPECT_EQ(seen[0].lostMessages, 0u);
+    EXPECT_EQ(aggregates[0], (std::vector<double>{1.0, 3.0}));
+
+    EXPECT_EQ(seen[1].iteration, 1u);
+    EXPECT_EQ(models[1], (std::vector<double>{2.0, 4.0}));
+    EXPECT_EQ(aggregates[1], (std::vector<double>{0.0, 4.0}));
+    EXPECT_NEAR(seen[1].centroidMsd, 9.0, 1e-12);
+    EXPECT_NEAR(seen[1].averageMsd, 10.0, 1e-12);
+    EXPECT_NEAR(seen[1].disagreement, 1.0, 1e-12);
+    EXPECT_EQ(seen[1].lostMessages, 3u);
+    EXPECT_EQ(seen[1].droppedClients, 1u);
+    EXPECT_DOUBLE_EQ(seen[1].epsilonOneNeighbour, 0.0);
+
+    const fl::NetworkRunResult& res = t->NetworkResult();
+    ASSERT_EQ(res.models.size(), 2u);
+    EXPECT_EQ(res.models[0].At(0), 2.0);
+    EXPECT_NEAR(res.centroid.At(0), 3.0, 1e-12);
+    EXPECT_EQ(res.lostMessages, 3u);
+    EXPECT_EQ(res.droppedClients, 1u);
+}
+
+TEST(GflNetwork, TrackerNetworkViewRejectsAMismatchedNetwork)
+{
+    Ptr<FlLearningTracker> t = CreateObject<FlLearningTracker>();
+    EXPECT_DEATH(t->SetNetwork(0, Eigen::VectorXd(), nullptr), "a network of 0 nodes; give N >= 1");
+    t->SetNetwork(2, Eigen::VectorXd(), nullptr);
+    EXPECT_DEATH(t->InstallNetwork({}),
+                 "0 applications for a network of 2 nodes .SetNetwork.; give one application "
+                 "per node");
+    const ParamVector w = ParamVector::Zeros(Precision::Float64, 1);
+    EXPECT_DEATH(t->RecordNetwork(2, NetworkReport(0, w)),
+                 "node 2 of a network of 2 nodes; call SetNetwork with N first");
 }
 
 TEST(GflNetwork, SceneRejectsUnknownServerLinksAndBadMeshSpacing)
@@ -560,13 +709,14 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
                      std::to_string(k.dropout) + ", " + GflUplinkName(k.uplink) + ", keys " +
                      k.keys);
         ExpectBitForBit(net, ref);
-        ASSERT_EQ(netReports.size(), refReports.size());
+        ExpectSameReports(netReports, refReports);
         std::size_t dropped = 0;
         for (std::size_t i = 0; i < refReports.size(); ++i)
         {
             EXPECT_EQ(netReports[i].droppedClients, refReports[i].droppedClients)
                 << "iteration " << i;
             dropped += refReports[i].droppedClients;
+
         }
         std::cout << "dropped clients: " << dropped << "; secure rounds " << counters.completed
                   << " decoded, " << counters.aborted << " aborted below t" << std::endl;
@@ -748,8 +898,16 @@ TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
     c.reference = f.wOpt;
     c.noise = NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 0.3};
     std::vector<std::vector<ParamVector>> ref;
+    std::vector<NetworkIterationReport> refReports;
+    auto keep = [](std::vector<NetworkIterationReport>& reports, const NetworkIterationReport& r) {
+        reports.push_back(r);
+        reports.back().models = nullptr;
+        reports.back().aggregates = nullptr;
+        reports.back().centroid = nullptr;
+    };
     RunDiffusionInProcess(*f.task, c, [&](const NetworkIterationReport& r) {
         ref.push_back(*r.models);
+        keep(refReports, r);
     });
 
     FlWifiAdhocSceneHelper adhoc;
@@ -764,14 +922,34 @@ TEST(DiffusionNetwork, LosslessWifiAdhocUnicastRunEqualsInProcessBitForBit)
     DiffusionHelper diffusion(f.task, c);
     diffusion.SetTransport("tcp"); // unicast: one acknowledged copy per neighbour, lossless
     std::vector<std::vector<ParamVector>> net;
-    diffusion.SetIterationCallback(
-        [&](const NetworkIterationReport& r) { net.push_back(*r.models); });
+    std::vector<NetworkIterationReport> netReports;
+    diffusion.SetIterationCallback([&](const NetworkIterationReport& r) {
+        net.push_back(*r.models);
+        keep(netReports, r);
+    });
+    // the tracker's NetworkIteration trace carries the same reports as the callback
+    std::vector<NetworkIterationReport> traced;
+    diffusion.Tracker()->TraceConnectWithoutContext(
+        "NetworkIteration",
+        MakeBoundCallback(
+            +[](std::vector<NetworkIterationReport>* out, const NetworkIterationReport& r) {
+                out->push_back(r);
+            },
+            &traced));
     diffusion.Install(nodes, addresses);
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    EXPECT_EQ(diffusion.Collector().CompletedIterations(), c.iterations);
+    EXPECT_EQ(diffusion.Tracker()->CompletedIterations(), c.iterations);
+    EXPECT_EQ(diffusion.Tracker()->NetworkResult().models, net.back());
     Simulator::Destroy();
     ExpectBitForBit(net, ref);
+    ExpectSameReports(netReports, refReports);
+    ASSERT_EQ(traced.size(), netReports.size());
+    for (std::size_t i = 0; i < traced.size(); ++i)
+    {
+        EXPECT_EQ(traced[i].iteration, netReports[i].iteration);
+        EXPECT_EQ(traced[i].disagreement, netReports[i].disagreement);
+    }
 }
 
 // ------------------------------------------------------------------ GHP over link-layer broadcast
@@ -887,7 +1065,7 @@ RunDiffusionNetwork(const Fixture& f,
     }
     Simulator::Stop(Seconds(600));
     Simulator::Run();
-    run.completed = diffusion.Collector().CompletedIterations();
+    run.completed = diffusion.Tracker()->CompletedIterations();
     for (auto& a : agents)
     {
         run.exchange.push_back(*a->GetExchangeStats());

@@ -246,7 +246,13 @@ DiffusionAgentApplication::Release()
     const uint32_t i = m_completed + 1;
     m_exchange->Start(m_transport, i, m_phi, m_model, [this, i](const fl::CombineOutcome& o) {
         m_completed = i;
-        ReportModel(i, FlNodeRole::Peer, m_model);
+        FlModelReport report;
+        report.round = i;
+        report.role = FlNodeRole::Peer;
+        report.model = &m_model;
+        report.aggregate = &m_phi;
+        report.missingNeighbours = static_cast<uint32_t>(o.missing);
+        ReportModel(report);
         if (m_callback)
         {
             m_callback(m_agentIndex, i, m_phi, m_model, o);

@@ -216,7 +216,14 @@ FlApplicationBase::ReportModel(uint32_t round, FlNodeRole role, const fl::ParamV
     r.node = GetNodeLevelId();
     r.role = role;
     r.model = &model;
-    m_modelReportTrace(r);
+    ReportModel(r);
+}
+
+void
+FlApplicationBase::ReportModel(FlModelReport report)
+{
+    report.node = GetNodeLevelId();
+    m_modelReportTrace(report);
 }
 
 Ptr<FlTransport>

@@ -47,6 +47,12 @@ struct FlModelReport
     uint32_t node{0};                      ///< node-level id of the reporting node
     FlNodeRole role{FlNodeRole::Server};   ///< its role
     const fl::ParamVector* model{nullptr}; ///< the model (valid during the call)
+    /// What a node of a graph (GFL server, diffusion agent) held before it combined its
+    /// neighbours' messages: GFL's psi_{p,i}, diffusion's phi_{k,i} (valid during the call);
+    /// null for nodes that do not combine (the network metrics then take the model itself).
+    const fl::ParamVector* aggregate{nullptr};
+    uint32_t missingNeighbours{0}; ///< neighbour messages of this round missing at the combination
+    uint32_t droppedClients{0};    ///< GFL: sampled clients whose upload did not count this round
 };
 
 /**
@@ -118,6 +124,8 @@ class FlApplicationBase : public Application
 
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
+    /// Reports `report` (round, role, model and what else it carries; its node is set here).
+    void ReportModel(FlModelReport report);
 
     /// True if anything is connected to the ModelReport trace.
     bool ModelReportHasSinks() const

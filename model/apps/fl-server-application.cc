@@ -1236,7 +1236,12 @@ FlServerApplication::EndRound()
     m_roundEndTrace(report);
     if (report.status != FlRoundStatus::Repeated)
     {
-        ReportModel(m_round, FlNodeRole::Server, m_global);
+        FlModelReport model;
+        model.round = m_round;
+        model.role = FlNodeRole::Server;
+        model.model = &m_global;
+        m_strategy->DescribeModel(model);
+        ReportModel(model);
     }
 
     if (m_completed >= m_rounds)

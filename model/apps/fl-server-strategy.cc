@@ -3,6 +3,8 @@
  */
 #include "ns3/fl-server-strategy.h"
 
+#include "ns3/fl-application-base.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 
@@ -149,6 +151,11 @@ FlServerStrategy::ClientLeft(uint32_t /* client */)
 
 void
 FlServerStrategy::DescribeRound(FlRoundReport& /* report */) const
+{
+}
+
+void
+FlServerStrategy::DescribeModel(FlModelReport& /* report */) const
 {
 }
 

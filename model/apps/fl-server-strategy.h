@@ -25,6 +25,8 @@
 namespace ns3
 {
 
+struct FlModelReport;
+
 /**
  * \ingroup fl
  * How a round ended.
@@ -280,6 +282,13 @@ class FlServerStrategy : public Object
 
     /// Fills the strategy's part of the report of `report.round` (default: nothing).
     virtual void DescribeRound(FlRoundReport& report) const;
+
+    /**
+     * Fills the strategy's part of the ModelReport of the round that just ended with a new
+     * model (e.g. a graph server's aggregate before its neighbours' combination and the
+     * neighbour messages missing; default: nothing).
+     */
+    virtual void DescribeModel(FlModelReport& report) const;
 
     /**
      * Whether the clients upload raw payloads of the strategy's own format (default false:

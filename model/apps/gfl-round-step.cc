@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/gfl-round-step.h"
-
+#include "ns3/fl-application-base.h"
 #include "ns3/fl-transport.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -177,6 +177,7 @@ GflRoundStep::StartExchange(uint32_t iteration,
                       m_psi,
                       model,
                       [this, iteration, &model, done](const fl::CombineOutcome& outcome) {
+                          m_lastMissing = static_cast<uint32_t>(outcome.missing);
                           if (m_callback)
                           {
                               GflIterationReport r;
@@ -192,6 +193,14 @@ GflRoundStep::StartExchange(uint32_t iteration,
                           m_uploads = 0;
                           done();
                       });
+}
+
+void
+GflRoundStep::DescribeModel(FlModelReport& report) const
+{
+    report.aggregate = &m_psi;
+    report.missingNeighbours = m_lastMissing;
+    report.droppedClients = m_dropped;
 }
 
 } // namespace ns3

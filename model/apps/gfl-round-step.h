@@ -94,6 +94,8 @@ class GflRoundStep : public FlServerStrategy
                           fl::ParamVector& model,
                           std::function<void()> done) override;
     void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
+    /// The aggregate psi_{p,i}, the neighbour messages missing and the dropped clients.
+    void DescribeModel(FlModelReport& report) const override;
     bool AggregateSum(const Context& ctx,
                       const Eigen::VectorXd& sum,
                       double totalWeight,
@@ -119,6 +121,7 @@ class GflRoundStep : public FlServerStrategy
     Ptr<FlGraphExchangeNode> m_exchange;
     fl::ParamVector m_psi;
     uint32_t m_uploads{0};
+    uint32_t m_lastMissing{0}; ///< neighbour messages missing at the last combination
     std::function<void(const GflIterationReport&)> m_callback;
 };
 
