@@ -39,8 +39,8 @@
  *
  * --engine=serial|parallel|slurm runs each Monte-Carlo run r as one job of utils/fl-sweep
  * (FlFigureRunner: --RngRun = RngRun + r, --runs=1, --seedJob=RngRun): the job runs run r alone
- * (GflFigureOptions::firstRun = r, the same data, graph and local work as run r in process, at
- * the same ns-3 run number) and writes its series at 17 significant digits
+ * (GflFigureOptions::firstRun = r, the same data, graph and local work as run r in process, and
+ * over ns-3 links the same run number RngRun + r) and writes its series at 17 significant digits
  * (fl::WriteMonteCarloRunRows); this program then merges them in run order
  * (fl::MergeMonteCarloRunRows), as the in-process Monte Carlo does, into the same CSV bytes but
  * for one provenance line.
@@ -300,18 +300,6 @@ main(int argc, char* argv[])
         {
             // the figures with no run: their variants and what their epsilons mean, then
             // every run's series from its job, merged in run order
-            const bool gflFigure = o.figure == "gfl" || o.figure == "fl" || o.figure == "all";
-            if (o.mode == "network" && gflFigure &&
-                (o.transport == "udp" || o.linkLoss > 0.0 || o.serverLinks == "mesh" ||
-                 o.exchangeTimeout > 0.0))
-            {
-                std::cout << "note: a GFL network run's losses and timeouts also follow ns-3 "
-                             "draws on streams the simulator numbers itself (e.g. CSMA "
-                             "back-off), which in process depend on the runs before; a job "
-                             "starts afresh, so this CSV can differ from --engine=process's "
-                             "(both are Monte Carlo over the same data, graph and sampling)"
-                          << std::endl;
-            }
             GflFigureOptions none = o;
             none.runsAsJobs = true;
             RunGflFigures(none, series, std::cout);

@@ -397,6 +397,8 @@ GflFigureRunGfl(const GflFigureOptions& o,
     sceneHelper.SetCellAssociationStagger(
         MicroSeconds(static_cast<int64_t>(std::llround(o.cellAssocStaggerMs * 1e3))));
     FlGraphScene scene = sceneHelper.Build(c.combination, c.clientsPerServer);
+    // the scene's draws follow the run's ns-3 run number (GflMonteCarlo), not the runs before
+    FlAssignGraphSceneStreams(scene, 5000);
     if (o.linkLoss > 0.0)
     {
         FlSetServerLinkLoss(scene, o.linkLoss, 1000);

@@ -23,6 +23,7 @@
 #define FL_GFL_FIGURES_H
 
 #include "ns3/experiment.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/learning-task.h"
@@ -293,7 +294,8 @@ fl::NetworkIterationCallback GflProgressCallback(const GflFigureOptions& o,
  * the network (o.mode "network"); `body(setup, v, run, series, os, cb)` runs variant v of the
  * run's shared `setup` and reports every iteration to `cb` (GflProgressCallback). The runs are
  * o.firstRun .. o.firstRun + o.runs - 1: makeRun and body get these indices (none with
- * o.runsAsJobs: `out` then holds the variants' empty series).
+ * o.runsAsJobs: `out` then holds the variants' empty series). Over the network, run r simulates at
+ * ns-3 run number (the current one) + r: its own draws, shared by its variants.
  */
 template <typename Setup>
 void
@@ -315,6 +317,10 @@ GflMonteCarlo(const GflFigureOptions& o,
     {
         keys.push_back(v.key);
     }
+    // Over the network, run r's ns-3 draws (back-offs, losses) come from run number base + r:
+    // every run has its own, every variant of a run the same (common random numbers), in
+    // process and in a job alike.
+    const uint64_t base = RngSeedManager::GetRun();
     fl::MonteCarloVariants<Setup>(
         o.runsAsJobs ? 0 : o.runs,
         keys,
@@ -326,6 +332,10 @@ GflMonteCarlo(const GflFigureOptions& o,
             fl::MonteCarloSeries& series,
             std::ostream& lines) {
             const uint32_t run = o.firstRun + local;
+            if (o.mode == "network")
+            {
+                RngSeedManager::SetRun(base + run);
+            }
             body(setup,
                  v,
                  run,
@@ -341,6 +351,7 @@ GflMonteCarlo(const GflFigureOptions& o,
         },
         o.mode == "network" ? nullptr : &fl::TrainingPool(),
         os);
+    RngSeedManager::SetRun(base);
 }
 
 /**

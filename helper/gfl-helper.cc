@@ -652,6 +652,39 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
 }
 
 int64_t
+FlAssignGraphSceneStreams(const FlGraphScene& scene, int64_t stream)
+{
+    if (scene.flowNetwork)
+    {
+        return 0;
+    }
+    int64_t used = 0;
+    if (scene.cellKind == "csma")
+    {
+        CsmaHelper csma;
+        used += csma.AssignStreams(scene.cellDevices, stream);
+    }
+    else
+    {
+        WifiHelper wifi;
+        used += wifi.AssignStreams(scene.cellDevices, stream);
+    }
+    if (scene.serverLinkKind == "mesh")
+    {
+        MeshHelper mesh;
+        used += mesh.AssignStreams(scene.serverLinks, stream + used);
+    }
+    NodeContainer all(scene.servers);
+    for (const auto& cell : scene.cells)
+    {
+        all.Add(cell);
+    }
+    InternetStackHelper stack;
+    used += stack.AssignStreams(all, stream + used);
+    return used;
+}
+
+int64_t
 FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream)
 {
     if (!(rate >= 0.0 && rate <= 1.0))

@@ -228,6 +228,16 @@ class FlGraphSceneHelper : public FlSceneHelperBase
  */
 int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);
 
+/**
+ * \ingroup fl
+ * Fixes the random streams of a packet-level scene (the cells' CSMA or Wi-Fi devices, the mesh
+ * points of mesh server links, every node's Internet stack), numbered from `stream` on, so that
+ * its draws (back-offs, jitters) depend on the ns-3 run number only, not on what else was
+ * simulated in the process before it. A flow-level scene has none (returns 0).
+ * @return the number of streams used
+ */
+int64_t FlAssignGraphSceneStreams(const FlGraphScene& scene, int64_t stream);
+
 /// Round deadline of a GFL network run with dropouts when none was set (FlGflHelper): 5 s.
 inline Time
 GflDropoutDeadline()
