@@ -875,6 +875,9 @@ FlGflHelper::Install(const FlGraphScene& scene)
                                                      << "; build it from the same matrix");
     }
     const std::string transport = TransportValue(m_transport, "FlGflHelper");
+    const Time startStagger = m_startStagger.IsStrictlyNegative()
+                                  ? (scene.cellKind == "wifi" ? MilliSeconds(2) : Time(0))
+                                  : m_startStagger;
     if (scene.flowNetwork)
     {
         if (transport != "tcp")
@@ -1070,7 +1073,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
             {
                 Fatal(e);
             }
-            client->SetStartTime(Seconds(0.2) + m_startStagger * k);
+            client->SetStartTime(Seconds(0.2) + startStagger * k);
             scene.cells[p].Get(k)->AddApplication(client);
             m_clients.push_back(client);
         }

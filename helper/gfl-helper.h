@@ -158,9 +158,9 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      * Wi-Fi cells: staggered active association. Station k of a cell probes for its AP
      * (StaWifiMac::ActiveProbing, ProbeDelay k x `stagger`, ProbeRequestTimeout 5 ms) instead of
      * waiting for a beacon, so that the stations of a large cell associate one after the other
-     * instead of all colliding at once; with SetCellDoze they doze until their probe. 0
-     * (default): ns-3's passive scanning, every station at once (before ns-3.37:
-     * FlAssociationStagger).
+     * instead of all colliding at once; with SetCellDoze they doze until their probe. Default
+     * 1 ms (a cell of 100 stations associates in about 0.1 s; the steady iterations are the same);
+     * 0: ns-3's passive scanning, every station at once (before ns-3.37: FlAssociationStagger).
      */
     void SetCellAssociationStagger(Time stagger);
     /**
@@ -209,7 +209,7 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     bool m_cellDoze{true};
     bool m_cellStaticArp{true};
     Time m_beaconInterval{MicroSeconds(102400)};
-    Time m_assocStagger{Seconds(0)};
+    Time m_assocStagger{MilliSeconds(1)};
     std::vector<uint32_t> m_rankOf; ///< SetPartition: rank of server p (empty: no partition)
     uint32_t m_localRank{0};
     int64_t m_partitionStream{100000};
@@ -335,9 +335,10 @@ class FlGflHelper : public FlGraphRunHelperBase
     /// Simulated seconds per training sample at the clients (FlClientApplication).
     void SetSecondsPerSample(double s);
     /**
-     * Client k of each server starts k x `stagger` after 0.2 s (default 0: all at 0.2 s), so
-     * that the clients of a large Wi-Fi cell connect and join one after the other instead of
-     * all contending at once.
+     * Client k of each server starts k x `stagger` after 0.2 s, so that the clients of a large
+     * Wi-Fi cell connect and join one after the other instead of all contending at once (their
+     * SYNs at one instant lose one and wait out TCP's 3 s retry). Default: 2 ms in Wi-Fi cells,
+     * 0 in CSMA cells and flow-level scenes with CSMA cells; 0: every client at 0.2 s.
      */
     void SetClientStartStagger(Time stagger);
 
@@ -385,7 +386,7 @@ class FlGflHelper : public FlGraphRunHelperBase
     fl::GflConfig m_config;
     Time m_deadline{Seconds(0)};
     double m_secondsPerSample{1e-4};
-    Time m_startStagger{Seconds(0)};
+    Time m_startStagger{Seconds(-1)}; ///< negative: the default of the scene's cells
     std::vector<Ptr<GflRoundStep>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
     FlSecAggHelper m_secAgg;

@@ -58,11 +58,13 @@ struct CellRun
     double simulatedSeconds{0.0};
 };
 
-/// Runs GFL over Wi-Fi cells; `configure` sets the scene helper (nothing: its defaults).
+/// Runs GFL over Wi-Fi cells; `configure` sets the scene helper (nothing: its defaults);
+/// `allAtOnce`: every client starts at 0.2 s (as before the start stagger existed).
 CellRun
 RunCells(const Fixture& f,
          const GflConfig& c,
-         const std::function<void(FlGraphSceneHelper&)>& configure)
+         const std::function<void(FlGraphSceneHelper&)>& configure,
+         bool allAtOnce = false)
 {
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell("wifi");
@@ -87,6 +89,10 @@ RunCells(const Fixture& f,
                 &run.sleepPeriods));
     }
     FlGflHelper gfl(f.task, c);
+    if (allAtOnce)
+    {
+        gfl.SetClientStartStagger(Seconds(0));
+    }
     gfl.SetIterationCallback(
         [&run](const NetworkIterationReport& r) { run.models.push_back(*r.models); });
     gfl.Install(scene);
@@ -99,13 +105,14 @@ RunCells(const Fixture& f,
 }
 
 /// The configuration before these settings existed: every station awake, ARP on the air,
-/// ns-3's beacon interval.
+/// ns-3's beacon interval and passive scanning (every station at once).
 void
 OldConfiguration(FlGraphSceneHelper& h)
 {
     h.SetCellDoze(false);
     h.SetCellStaticArp(false);
     h.SetCellBeaconInterval(MicroSeconds(102400));
+    h.SetCellAssociationStagger(Seconds(0));
 }
 
 void
@@ -146,7 +153,7 @@ TEST(GflCellSpeed, DefaultsGiveTheOldConfigurationsModelsBitForBit)
 {
     const Fixture f = fltest::MakeRegressionFixture(36, 40, 0.1, 21);
     const GflConfig c = CellGfl(f, 21);
-    const CellRun old = RunCells(f, c, OldConfiguration);
+    const CellRun old = RunCells(f, c, OldConfiguration, true);
     const CellRun now = RunCells(f, c, nullptr);
     ASSERT_EQ(old.models.size(), c.iterations + 1);
     ExpectSameModels(now.models, old.models);
@@ -161,17 +168,25 @@ TEST(GflCellSpeed, EverySettingAloneAndAllTogetherKeepTheModels)
     GflConfig c = CellGfl(f, 22);
     c.iterations = 5;
     const auto ref = InProcess(f, c);
-    const CellRun doze = RunCells(f, c, [](FlGraphSceneHelper& h) {
-        OldConfiguration(h);
-        h.SetCellDoze(true);
-    });
+    const CellRun doze = RunCells(
+        f,
+        c,
+        [](FlGraphSceneHelper& h) {
+            OldConfiguration(h);
+            h.SetCellDoze(true);
+        },
+        true);
     ExpectSameModels(doze.models, ref);
     // 3 of 12 stations per cell sampled: the others doze, and wake when sampled again
     EXPECT_GT(doze.sleepPeriods, 3u * 9u);
-    const CellRun arp = RunCells(f, c, [](FlGraphSceneHelper& h) {
-        OldConfiguration(h);
-        h.SetCellStaticArp(true);
-    });
+    const CellRun arp = RunCells(
+        f,
+        c,
+        [](FlGraphSceneHelper& h) {
+            OldConfiguration(h);
+            h.SetCellStaticArp(true);
+        },
+        true);
     ExpectSameModels(arp.models, ref);
     EXPECT_EQ(arp.sleepPeriods, 0u);
     const CellRun all = RunCells(f, c, [](FlGraphSceneHelper& h) {
