@@ -691,6 +691,23 @@ PrintCostIfNetwork(const GflFigureOptions& o,
     }
 }
 
+/// The body of GflMonteCarlo for the GFL regression figures: variant v's settings applied to the
+/// run's configuration, run in process or over the network (GflFigureRunGfl), its cost printed.
+auto
+GflVariants(const GflFigureOptions& o, const std::vector<GflFigureVariant>& variants)
+{
+    return [&o, &variants](const GflRegressionRun& r,
+                           std::size_t v,
+                           uint32_t,
+                           fl::MonteCarloSeries&,
+                           std::ostream& lines,
+                           const fl::NetworkIterationCallback& cb) {
+        fl::GflConfig c = r.config;
+        variants[v].apply(c);
+        PrintCostIfNetwork(o, GflFigureRunGfl(o, r.setup.task, c, cb), variants[v].key, lines);
+    };
+}
+
 } // namespace
 
 // ------------------------------------------------------------------------------- GFL Fig. 2
@@ -746,16 +763,7 @@ RunGflFig2(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream
             r.config.missingPolicy = policy;
             return r;
         },
-        [&](const GflRegressionRun& r,
-            std::size_t v,
-            uint32_t,
-            fl::MonteCarloSeries&,
-            std::ostream& lines,
-            const fl::NetworkIterationCallback& cb) {
-            fl::GflConfig c = r.config;
-            variants[v].apply(c);
-            PrintCostIfNetwork(o, GflFigureRunGfl(o, r.setup.task, c, cb), variants[v].key, lines);
-        },
+        GflVariants(o, variants),
         os);
     PrintGflPrivacy(o, mu, sigma2, P, T, os);
 }
@@ -809,16 +817,7 @@ RunGflFlFig5(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostre
             r.config.clipNorm = o.clip;
             return r;
         },
-        [&](const GflRegressionRun& r,
-            std::size_t i,
-            uint32_t,
-            fl::MonteCarloSeries&,
-            std::ostream& lines,
-            const fl::NetworkIterationCallback& cb) {
-            fl::GflConfig c = r.config;
-            variants[i].apply(c);
-            PrintCostIfNetwork(o, GflFigureRunGfl(o, r.setup.task, c, cb), variants[i].key, lines);
-        },
+        GflVariants(o, variants),
         os);
 }
 
