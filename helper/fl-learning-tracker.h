@@ -50,10 +50,10 @@ struct FlMetricRow
  */
 struct FlWideRow
 {
-    uint32_t round{0};  ///< round (iteration)
-    double timeS{0.0};  ///< simulated time of the last report of that round [s]
-    std::string role;   ///< FlNodeRoleName of the nodes the row aggregates
-    double nodes{0.0};  ///< how many nodes of the role reported the round
+    uint32_t round{0};                ///< round (iteration)
+    double timeS{0.0};                ///< simulated time of the last report of that round [s]
+    std::string role;                 ///< FlNodeRoleName of the nodes the row aggregates
+    double nodes{0.0};                ///< how many nodes of the role reported the round
     double centroidTestLoss{0.0};     ///< test loss of the centroid (NaN: no task)
     double centroidTestAccuracy{0.0}; ///< its accuracy (NaN: no task, or not a classifier)
     double meanNodeTestLoss{0.0};     ///< mean test loss of the nodes (NaN: nodes not evaluated)
@@ -254,12 +254,12 @@ class FlLearningTracker : public Object
     std::map<uint32_t, OpenRound> m_open; ///< rounds not yet aggregated
     std::vector<FlMetricRow> m_rows;
     std::ofstream m_stream;
-    std::string m_wideFile;              ///< SetWideOutput (empty: none)
-    std::ofstream m_wideStream;          ///< the wide view's file
-    std::vector<FlWideRow> m_wideRows;   ///< the wide view's rows
+    std::string m_wideFile;                        ///< SetWideOutput (empty: none)
+    std::ofstream m_wideStream;                    ///< the wide view's file
+    std::vector<FlWideRow> m_wideRows;             ///< the wide view's rows
     TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
-    uint32_t m_firstOpenable{0}; ///< rounds below this one have been aggregated
-    uint64_t m_lateReports{0};   ///< reports of an aggregated round, dropped
+    uint32_t m_firstOpenable{0};                   ///< rounds below this one have been aggregated
+    uint64_t m_lateReports{0};                     ///< reports of an aggregated round, dropped
 
     /// An iteration of the network view some nodes have reported.
     struct PendingIteration

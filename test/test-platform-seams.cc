@@ -681,7 +681,7 @@ TEST(LearningTracker, BytesSentRowsAreTheTransportCountersAndTheirSum)
 {
     TrackedFedAvgRun run;
     RunTrackedFedAvg(run, false, "fl-tracker-bytes-wide.csv");
-    std::map<std::pair<uint32_t, uint32_t>, double> perNode;          // (round, node)
+    std::map<std::pair<uint32_t, uint32_t>, double> perNode;         // (round, node)
     std::map<std::pair<uint32_t, std::string>, double> networkTotal; // (round, role)
     for (const auto& r : run.tracker->GetRows())
     {
@@ -732,7 +732,8 @@ TEST(LearningTracker, WideViewEqualsTheLongRowsOfTheSameRun)
     TrackedFedAvgRun run;
     RunTrackedFedAvg(run, true, "fl-tracker-wide.csv");
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    std::map<std::tuple<uint32_t, std::string, std::string>, double> aggregate; // round,node|metric,role
+    // (round, node|metric, role) -> value of the aggregate rows
+    std::map<std::tuple<uint32_t, std::string, std::string>, double> aggregate;
     std::map<std::pair<uint32_t, std::string>, std::vector<double>> nodeLoss, nodeAcc;
     std::map<uint32_t, double> times;
     for (const auto& r : run.tracker->GetRows())

@@ -118,8 +118,8 @@ UnpackModelReports(const double* data, std::size_t size)
         if (size - i < kHeader)
         {
             throw ConfigError("reports",
-                              "a report header is cut after " + std::to_string(size - i) +
-                                  " of " + std::to_string(kHeader) + " values",
+                              "a report header is cut after " + std::to_string(size - i) + " of " +
+                                  std::to_string(kHeader) + " values",
                               "gather whole arrays that PackModelReports packed");
         }
         RankModelReport r;
