@@ -86,6 +86,9 @@ struct ReportSpool
         m.role = static_cast<uint32_t>(r.role);
         m.timeS = Simulator::Now().GetSeconds();
         m.float32 = r.model->GetPrecision() == fl::Precision::Float32;
+        m.countsBytes = r.countsBytes;
+        m.bytesSent = r.bytesSent;
+        m.bytesReceived = r.bytesReceived;
         m.model.resize(r.model->Size());
         for (std::size_t i = 0; i < m.model.size(); ++i)
         {
@@ -380,6 +383,9 @@ main(int argc, char* argv[])
             r.node = m.node;
             r.role = static_cast<FlNodeRole>(m.role);
             r.model = &model;
+            r.countsBytes = m.countsBytes;
+            r.bytesSent = m.bytesSent;
+            r.bytesReceived = m.bytesReceived;
             tracker->Record(r, m.timeS);
             last = std::max<std::size_t>(last, m.round);
         }

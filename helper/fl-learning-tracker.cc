@@ -56,6 +56,22 @@ RoleAggregates(const std::vector<const fl::ParamVector*>& models,
         optimum ? fl::AverageMsdDb<S>(typed, *optimum) : std::numeric_limits<double>::quiet_NaN();
 }
 
+/// The arithmetic mean of `v` summed in order, NaN if empty (nothing measured).
+double
+MeanOrNan(const std::vector<double>& v)
+{
+    if (v.empty())
+    {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    double sum = 0.0;
+    for (double x : v)
+    {
+        sum += x;
+    }
+    return sum / static_cast<double>(v.size());
+}
+
 double
 MsdDbOf(const fl::ParamVector& w, const Eigen::VectorXd& optimum)
 {
@@ -113,6 +129,10 @@ FlLearningTracker::DoDispose()
     if (m_stream.is_open())
     {
         m_stream.close();
+    }
+    if (m_wideStream.is_open())
+    {
+        m_wideStream.close();
     }
     m_task = nullptr;
     m_accountant = nullptr;
@@ -234,6 +254,8 @@ FlLearningTracker::Record(const FlModelReport& report, double timeS)
     Held& h = r.models[report.node];
     h.role = report.role;
     h.model = *report.model;
+    h.countsBytes = report.countsBytes;
+    h.bytesSent = report.bytesSent;
     if (m_accountant)
     {
         // The privacy spent up to this report (the algorithm feeds the accountant before it
@@ -253,6 +275,75 @@ FlLearningTracker::Flush()
     {
         m_stream.flush();
     }
+    if (m_wideStream.is_open())
+    {
+        m_wideStream.flush();
+    }
+}
+
+void
+FlLearningTracker::SetWideOutput(const std::string& path)
+{
+    m_wideFile = path;
+}
+
+const std::vector<FlWideRow>&
+FlLearningTracker::GetWideRows() const
+{
+    return m_wideRows;
+}
+
+std::string
+FlLearningTracker::WideCsvHeader()
+{
+    return "round,time_s,role,nodes,centroid_test_loss,centroid_test_accuracy,"
+           "mean_node_test_loss,mean_node_test_accuracy,disagreement,centroid_msd_db,avg_msd_db,"
+           "epsilon,bytes_sent";
+}
+
+void
+FlLearningTracker::EmitWide(const FlWideRow& row)
+{
+    m_wideRows.push_back(row);
+    if (m_wideFile.empty())
+    {
+        return;
+    }
+    if (!m_wideStream.is_open())
+    {
+        m_wideStream.open(m_wideFile);
+        if (!m_wideStream)
+        {
+            fl::ExitOnConfigError("FlLearningTracker",
+                                  fl::ConfigError("SetWideOutput",
+                                                  "cannot write \"" + m_wideFile + "\"",
+                                                  "choose a writable path"));
+        }
+        m_wideStream << WideCsvHeader() << '\n';
+    }
+    // what the run did not measure is an empty field
+    auto field = [this](double v) {
+        m_wideStream << ',';
+        if (!std::isnan(v))
+        {
+            m_wideStream << v;
+        }
+    };
+    m_wideStream << std::setprecision(10) << row.round << ',' << row.timeS << ',' << row.role;
+    for (double v : {row.nodes,
+                     row.centroidTestLoss,
+                     row.centroidTestAccuracy,
+                     row.meanNodeTestLoss,
+                     row.meanNodeTestAccuracy,
+                     row.disagreement,
+                     row.centroidMsdDb,
+                     row.avgMsdDb,
+                     row.epsilon,
+                     row.bytesSent})
+    {
+        field(v);
+    }
+    m_wideStream << '\n';
 }
 
 void
@@ -306,11 +397,27 @@ FlLearningTracker::CloseRound(uint32_t round)
     m_firstOpenable = std::max(m_firstOpenable, round + 1);
     const OpenRound& r = it->second;
     const Eigen::VectorXd* optimum = m_haveOptimum ? &m_optimum : nullptr;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     std::map<FlNodeRole, std::vector<const fl::ParamVector*>> byRole;
+    /// Per role: bytes sent by the nodes that count them, and the nodes' evaluations.
+    struct RoleTally
+    {
+        bool countsBytes{false};
+        uint64_t bytesSent{0};
+        std::vector<double> losses, accuracies;
+    };
+
+    std::map<FlNodeRole, RoleTally> tally;
     for (const auto& kv : r.models)
     {
         const Held& h = kv.second;
         byRole[h.role].push_back(&h.model);
+        RoleTally& t = tally[h.role];
+        if (h.countsBytes)
+        {
+            t.countsBytes = true;
+            t.bytesSent += h.bytesSent;
+        }
         if (!m_evaluateNodes)
         {
             continue;
@@ -320,16 +427,24 @@ FlLearningTracker::CloseRound(uint32_t round)
         {
             const fl::Evaluation e = m_task->Evaluate(h.model);
             Emit(round, r.timeS, node, h.role, "test_loss", e.loss);
+            t.losses.push_back(e.loss);
             if (!std::isnan(e.accuracy))
             {
                 Emit(round, r.timeS, node, h.role, "test_accuracy", e.accuracy);
+                t.accuracies.push_back(e.accuracy);
             }
         }
         if (optimum)
         {
             Emit(round, r.timeS, node, h.role, "msd_db", MsdDbOf(h.model, *optimum));
         }
+        if (h.countsBytes)
+        {
+            Emit(round, r.timeS, node, h.role, "bytes_sent", static_cast<double>(h.bytesSent));
+        }
     }
+    const double epsilon = m_accountant ? r.epsilon : nan;
+    std::vector<FlWideRow> wide;
     for (const auto& kv : byRole)
     {
         const auto& models = kv.second;
@@ -344,26 +459,51 @@ FlLearningTracker::CloseRound(uint32_t round)
         {
             RoleAggregates<float>(models, optimum, centroid, disagreement, avgMsd);
         }
-        Emit(round, r.timeS, "network", kv.first, "nodes", static_cast<double>(models.size()));
+        const RoleTally& t = tally[kv.first];
+        FlWideRow w;
+        w.round = round;
+        w.timeS = r.timeS;
+        w.role = FlNodeRoleName(kv.first);
+        w.nodes = static_cast<double>(models.size());
+        w.disagreement = disagreement;
+        w.centroidMsdDb = w.avgMsdDb = w.centroidTestLoss = w.centroidTestAccuracy = nan;
+        w.meanNodeTestLoss = MeanOrNan(t.losses);
+        w.meanNodeTestAccuracy = MeanOrNan(t.accuracies);
+        w.epsilon = epsilon;
+        w.bytesSent = t.countsBytes ? static_cast<double>(t.bytesSent) : nan;
+        Emit(round, r.timeS, "network", kv.first, "nodes", w.nodes);
         Emit(round, r.timeS, "network", kv.first, "disagreement", disagreement);
+        if (t.countsBytes)
+        {
+            Emit(round, r.timeS, "network", kv.first, "bytes_sent", w.bytesSent);
+        }
         if (optimum)
         {
-            Emit(round, r.timeS, "centroid", kv.first, "msd_db", MsdDbOf(centroid, *optimum));
+            w.centroidMsdDb = MsdDbOf(centroid, *optimum);
+            w.avgMsdDb = avgMsd;
+            Emit(round, r.timeS, "centroid", kv.first, "msd_db", w.centroidMsdDb);
             Emit(round, r.timeS, "network", kv.first, "avg_msd_db", avgMsd);
         }
         if (m_task)
         {
             const fl::Evaluation e = m_task->Evaluate(centroid);
+            w.centroidTestLoss = e.loss;
             Emit(round, r.timeS, "centroid", kv.first, "test_loss", e.loss);
             if (!std::isnan(e.accuracy))
             {
+                w.centroidTestAccuracy = e.accuracy;
                 Emit(round, r.timeS, "centroid", kv.first, "test_accuracy", e.accuracy);
             }
         }
+        wide.push_back(w);
     }
     if (m_accountant)
     {
         Emit(round, r.timeS, "network", byRole.begin()->first, "epsilon", r.epsilon);
+    }
+    for (const auto& w : wide)
+    {
+        EmitWide(w);
     }
     m_open.erase(it);
 }

@@ -45,6 +45,28 @@ struct FlMetricRow
 
 /**
  * \ingroup fl
+ * One row of the wide view (FlLearningTracker::SetWideOutput): a round of one role, its
+ * aggregates side by side. NaN for what the run did not measure.
+ */
+struct FlWideRow
+{
+    uint32_t round{0};                ///< round (iteration)
+    double timeS{0.0};                ///< simulated time of the last report of that round [s]
+    std::string role;                 ///< FlNodeRoleName of the nodes the row aggregates
+    double nodes{0.0};                ///< how many nodes of the role reported the round
+    double centroidTestLoss{0.0};     ///< test loss of the centroid (NaN: no task)
+    double centroidTestAccuracy{0.0}; ///< its accuracy (NaN: no task, or not a classifier)
+    double meanNodeTestLoss{0.0};     ///< mean test loss of the nodes (NaN: nodes not evaluated)
+    double meanNodeTestAccuracy{0.0}; ///< their mean accuracy (NaN likewise)
+    double disagreement{0.0};         ///< (1/N) sum ||w_k - centroid||^2
+    double centroidMsdDb{0.0};        ///< MSD of the centroid [dB] (NaN: no reference optimum)
+    double avgMsdDb{0.0};             ///< average individual MSD [dB] (NaN likewise)
+    double epsilon{0.0};              ///< the accountant's epsilon (NaN: no accountant)
+    double bytesSent{0.0}; ///< bytes the role's nodes had sent in total (NaN: no transport)
+};
+
+/**
+ * \ingroup fl
  * Observes the models that FL applications report (the ModelReport trace of FlApplicationBase)
  * and computes, per round and role:
  *  - per node (EvaluateNodes): test loss and accuracy on the task's held-out data; MSD in dB
@@ -53,7 +75,14 @@ struct FlMetricRow
  *    accuracy and MSD [dB], the average individual MSD [dB], the disagreement
  *    (1/N) sum ||w_k - centroid||^2, and the node count;
  *  - epsilon of an attached privacy accountant (its composition, at its delta), as it stood
- *    at the round's last report.
+ *    at the round's last report;
+ *  - bytes: per node (EvaluateNodes) the cumulative bytes its application's transport had sent
+ *    when it reported the round (FlModelReport::bytesSent, metric bytes_sent), and per role
+ *    their sum over the nodes that reported the round (node "network"). Nodes without a
+ *    transport (FlModelReport::countsBytes false: the analog-channel applications, or a
+ *    server's round-0 report made before its transport opens) have no bytes row and do not
+ *    enter the sum; a role none of whose reports counted bytes has no total row.
+ * The wide view (SetWideOutput) writes the same aggregates as one row per round and role.
  * Rounds are numbered as the applications' ModelReport: round 0 is the initial model, round r
  * the model after r rounds (DWFL's Round trace uses the same numbers).
  * A round's aggregates are computed when a report of a later round arrives, or at Flush()
@@ -113,6 +142,17 @@ class FlLearningTracker : public Object
      * rank to rank 0 and records them there in the order of their times.
      */
     void Record(const FlModelReport& report, double timeS);
+
+    /**
+     * Also writes the wide view to `path`: one row per round and role (WideCsvHeader), the
+     * role's aggregates of the long rows side by side plus the mean of its nodes' test loss and
+     * accuracy; empty fields for what the run did not measure. Call before the run.
+     */
+    void SetWideOutput(const std::string& path);
+    /// Rows of the wide view recorded so far (kept whether or not a file is written).
+    const std::vector<FlWideRow>& GetWideRows() const;
+    /// The wide view's CSV header line (without newline).
+    static std::string WideCsvHeader();
 
     /// Computes the aggregates of the rounds still open and flushes the CSV.
     void Flush();
@@ -179,6 +219,7 @@ class FlLearningTracker : public Object
     void HandleReport(const FlModelReport& report);
     void CheckStall();
     void CloseRound(uint32_t round);
+    void EmitWide(const FlWideRow& row);
     void Emit(uint32_t round,
               double timeS,
               const std::string& node,
@@ -190,6 +231,8 @@ class FlLearningTracker : public Object
     {
         FlNodeRole role{FlNodeRole::Server};
         fl::ParamVector model;
+        bool countsBytes{false}; ///< FlModelReport::countsBytes
+        uint64_t bytesSent{0};   ///< FlModelReport::bytesSent
     };
 
     struct OpenRound
@@ -211,9 +254,12 @@ class FlLearningTracker : public Object
     std::map<uint32_t, OpenRound> m_open; ///< rounds not yet aggregated
     std::vector<FlMetricRow> m_rows;
     std::ofstream m_stream;
+    std::string m_wideFile;                        ///< SetWideOutput (empty: none)
+    std::ofstream m_wideStream;                    ///< the wide view's file
+    std::vector<FlWideRow> m_wideRows;             ///< the wide view's rows
     TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
-    uint32_t m_firstOpenable{0}; ///< rounds below this one have been aggregated
-    uint64_t m_lateReports{0};   ///< reports of an aggregated round, dropped
+    uint32_t m_firstOpenable{0};                   ///< rounds below this one have been aggregated
+    uint64_t m_lateReports{0};                     ///< reports of an aggregated round, dropped
 
     /// An iteration of the network view some nodes have reported.
     struct PendingIteration

@@ -20,6 +20,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <tuple>
+
 using namespace ns3;
 
 namespace
@@ -593,4 +598,250 @@ TEST(LearningTracker, AggregatesTheReportedModelsOfEveryRole)
                     1e-12);
     }
     Simulator::Destroy();
+}
+
+namespace
+{
+/// A small FedAvg run (server and 3 clients over CSMA, 2 rounds) watched by one tracker that
+/// also writes the wide view; every application's own transport counters are read, by a
+/// second sink of the ModelReport trace, at the moment it reports.
+struct TrackedFedAvgRun
+{
+    Ptr<FlLearningTracker> tracker;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> sentAtReport; ///< (round, node) -> bytes
+    std::map<uint32_t, uint64_t> sentAfterRun;                      ///< node -> bytes
+    std::map<uint32_t, std::string> roleOf;                         ///< node -> role name
+    std::string wideFile;
+};
+
+struct CounterProbe
+{
+    TrackedFedAvgRun* run;
+    Ptr<FlApplicationBase> app;
+};
+
+void
+ProbeCounters(CounterProbe* probe, const FlModelReport& report)
+{
+    Ptr<FlTransport> t = probe->app->GetTransport();
+    if (t) // a server's round-0 report comes before its transport opens
+    {
+        probe->run->sentAtReport[{report.round, report.node}] = t->Stats().bytesSent;
+    }
+    probe->run->roleOf[report.node] = FlNodeRoleName(report.role);
+}
+
+void
+RunTrackedFedAvg(TrackedFedAvgRun& run, bool withReference, const std::string& wideName)
+{
+    const uint32_t n = 3;
+    auto task = fltest::MakeTask<double>(n, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(n);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    run.tracker = CreateObject<FlLearningTracker>();
+    run.tracker->SetTask(task);
+    if (withReference)
+    {
+        run.tracker->SetReferenceOptimum(
+            Eigen::VectorXd::Zero(static_cast<Eigen::Index>(task->NumParameters())));
+    }
+    run.wideFile = ::testing::TempDir() + wideName;
+    run.tracker->SetWideOutput(run.wideFile);
+    run.tracker->InstallAll();
+    std::vector<Ptr<FlApplicationBase>> apps{stack.server};
+    for (auto it = stack.clientApps.Begin(); it != stack.clientApps.End(); ++it)
+    {
+        apps.push_back(DynamicCast<FlApplicationBase>(*it));
+    }
+    std::vector<std::unique_ptr<CounterProbe>> probes;
+    for (const auto& app : apps)
+    {
+        probes.push_back(std::make_unique<CounterProbe>(CounterProbe{&run, app}));
+        app->TraceConnectWithoutContext("ModelReport",
+                                        MakeBoundCallback(&ProbeCounters, probes.back().get()));
+    }
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    run.tracker->Flush();
+    for (const auto& app : apps)
+    {
+        ASSERT_TRUE(app->GetTransport());
+        run.sentAfterRun[app->GetNodeLevelId()] = app->GetTransport()->Stats().bytesSent;
+    }
+    Simulator::Destroy();
+}
+} // namespace
+
+// Every node's bytes_sent row is its application's own transport counter at its report, and the
+// network row of a role is the sum over the role's nodes that reported the round.
+TEST(LearningTracker, BytesSentRowsAreTheTransportCountersAndTheirSum)
+{
+    TrackedFedAvgRun run;
+    RunTrackedFedAvg(run, false, "fl-tracker-bytes-wide.csv");
+    std::map<std::pair<uint32_t, uint32_t>, double> perNode;         // (round, node)
+    std::map<std::pair<uint32_t, std::string>, double> networkTotal; // (round, role)
+    for (const auto& r : run.tracker->GetRows())
+    {
+        if (r.metric != "bytes_sent")
+        {
+            continue;
+        }
+        if (r.node == "network")
+        {
+            EXPECT_EQ(networkTotal.count({r.round, r.role}), 0u) << "two totals";
+            networkTotal[{r.round, r.role}] = r.value;
+        }
+        else
+        {
+            const auto node = static_cast<uint32_t>(std::stoul(r.node));
+            EXPECT_EQ(r.role, run.roleOf.at(node));
+            perNode[{r.round, node}] = r.value;
+        }
+    }
+    // one row per report made with a transport: the server's rounds 1, 2, the clients' 1, 2
+    ASSERT_EQ(perNode.size(), run.sentAtReport.size());
+    EXPECT_EQ(perNode.size(), 2u + 3u * 2u);
+    std::map<std::pair<uint32_t, std::string>, double> sums;
+    for (const auto& kv : run.sentAtReport)
+    {
+        EXPECT_EQ(perNode.at(kv.first), static_cast<double>(kv.second));
+        EXPECT_GT(kv.second, 0u); // every node had sent something by round 1
+        EXPECT_LE(kv.second, run.sentAfterRun.at(kv.first.second));
+        sums[{kv.first.first, run.roleOf.at(kv.first.second)}] += static_cast<double>(kv.second);
+    }
+    EXPECT_EQ(networkTotal, sums);
+    // cumulative: round 2 of a node is at least its round 1
+    for (const auto& kv : run.sentAtReport)
+    {
+        if (kv.first.first == 2)
+        {
+            EXPECT_GE(kv.second, run.sentAtReport.at({1, kv.first.second}));
+        }
+    }
+    EXPECT_GT(networkTotal.at({2, "server"}), networkTotal.at({1, "server"}));
+    // the server's round-0 report precedes its transport: no bytes row, no server total
+    EXPECT_EQ(networkTotal.count({0, "server"}), 0u);
+}
+
+// The wide view holds, row by row, the values of the long rows of the same run.
+TEST(LearningTracker, WideViewEqualsTheLongRowsOfTheSameRun)
+{
+    TrackedFedAvgRun run;
+    RunTrackedFedAvg(run, true, "fl-tracker-wide.csv");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // (round, node|metric, role) -> value of the aggregate rows
+    std::map<std::tuple<uint32_t, std::string, std::string>, double> aggregate;
+    std::map<std::pair<uint32_t, std::string>, std::vector<double>> nodeLoss, nodeAcc;
+    std::map<uint32_t, double> times;
+    for (const auto& r : run.tracker->GetRows())
+    {
+        times[r.round] = r.timeS;
+        if (r.node == "network" || r.node == "centroid")
+        {
+            aggregate[{r.round, r.node + "|" + r.metric, r.role}] = r.value;
+        }
+        else if (r.metric == "test_loss")
+        {
+            nodeLoss[{r.round, r.role}].push_back(r.value);
+        }
+        else if (r.metric == "test_accuracy")
+        {
+            nodeAcc[{r.round, r.role}].push_back(r.value);
+        }
+    }
+    auto long_ = [&](uint32_t round, const std::string& what, const std::string& role) {
+        auto it = aggregate.find({round, what, role});
+        return it == aggregate.end() ? nan : it->second;
+    };
+    auto mean = [](const std::vector<double>& v) {
+        double s = 0.0;
+        for (double x : v)
+        {
+            s += x;
+        }
+        return s / static_cast<double>(v.size());
+    };
+    auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    const auto& wide = run.tracker->GetWideRows();
+    // rounds 0..2 of the server, 1..2 of the clients
+    ASSERT_EQ(wide.size(), 5u);
+    for (const auto& w : wide)
+    {
+        SCOPED_TRACE(std::to_string(w.round) + " " + w.role);
+        EXPECT_EQ(w.timeS, times.at(w.round));
+        EXPECT_EQ(w.nodes, long_(w.round, "network|nodes", w.role));
+        EXPECT_EQ(w.nodes, w.role == "server" ? 1.0 : 3.0);
+        EXPECT_EQ(w.centroidTestLoss, long_(w.round, "centroid|test_loss", w.role));
+        EXPECT_EQ(w.centroidTestAccuracy, long_(w.round, "centroid|test_accuracy", w.role));
+        EXPECT_EQ(w.disagreement, long_(w.round, "network|disagreement", w.role));
+        EXPECT_EQ(w.centroidMsdDb, long_(w.round, "centroid|msd_db", w.role));
+        EXPECT_EQ(w.avgMsdDb, long_(w.round, "network|avg_msd_db", w.role));
+        EXPECT_TRUE(same(w.bytesSent, long_(w.round, "network|bytes_sent", w.role)));
+        EXPECT_EQ(w.meanNodeTestLoss, mean(nodeLoss.at({w.round, w.role})));
+        EXPECT_EQ(w.meanNodeTestAccuracy, mean(nodeAcc.at({w.round, w.role})));
+        EXPECT_TRUE(std::isnan(w.epsilon)); // no accountant in this run
+        EXPECT_FALSE(std::isnan(w.centroidMsdDb));
+    }
+    EXPECT_TRUE(std::isnan(wide.front().bytesSent)); // the server's round 0: nothing counted
+    EXPECT_FALSE(std::isnan(wide.back().bytesSent));
+    // the file: the header, then the same values, with empty fields for NaN
+    std::ifstream in(run.wideFile);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line, FlLearningTracker::WideCsvHeader());
+    for (const auto& w : wide)
+    {
+        ASSERT_TRUE(std::getline(in, line));
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            f.push_back(cell);
+        }
+        if (!line.empty() && line.back() == ',')
+        {
+            f.emplace_back();
+        }
+        ASSERT_EQ(f.size(), 13u) << line;
+        EXPECT_EQ(std::stoul(f[0]), w.round);
+        EXPECT_EQ(f[2], w.role);
+        const double values[] = {w.timeS,
+                                 nan,
+                                 w.nodes,
+                                 w.centroidTestLoss,
+                                 w.centroidTestAccuracy,
+                                 w.meanNodeTestLoss,
+                                 w.meanNodeTestAccuracy,
+                                 w.disagreement,
+                                 w.centroidMsdDb,
+                                 w.avgMsdDb,
+                                 w.epsilon,
+                                 w.bytesSent};
+        for (std::size_t k = 1; k < 13; ++k)
+        {
+            if (k == 2)
+            {
+                continue;
+            }
+            const double v = values[k - 1];
+            if (std::isnan(v))
+            {
+                EXPECT_TRUE(f[k].empty()) << "column " << k << ": " << f[k];
+            }
+            else if (std::isinf(v)) // MSD of the zero initial model against w = 0
+            {
+                EXPECT_EQ(std::stod(f[k]), v) << "column " << k;
+            }
+            else
+            {
+                EXPECT_NEAR(std::stod(f[k]), v, 1e-9 * std::max(1.0, std::abs(v)))
+                    << "column " << k;
+            }
+        }
+    }
+    EXPECT_FALSE(std::getline(in, line));
 }

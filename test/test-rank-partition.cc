@@ -95,14 +95,22 @@ TEST(RankPartition, PackedReportsComeBackExactly)
     b.float32 = true;
     b.timeS = 12.5;
     b.model = {static_cast<double>(0.1f)};
+    b.countsBytes = true;
+    b.bytesSent = (uint64_t{1} << 53) - 1; // the largest count exact in a double
+    b.bytesReceived = 123456789;
     RankModelReport empty;
     const auto packed = PackModelReports({a, b, empty});
-    // [round, node, role, float32, time, n, values...] per report: 9 + 7 + 6 values
-    ASSERT_EQ(packed.size(), 22u);
+    // [round, node, role, float32, time, countsBytes, bytesSent, bytesReceived, n, values...]
+    // per report: 12 + 10 + 9 values
+    ASSERT_EQ(packed.size(), 31u);
     EXPECT_EQ(packed[0], 3.0);
     EXPECT_EQ(packed[1], 7.0);
-    EXPECT_EQ(packed[5], 3.0);
-    EXPECT_EQ(packed[12], 1.0); // b.float32
+    EXPECT_EQ(packed[5], 0.0); // a counts no bytes
+    EXPECT_EQ(packed[8], 3.0);
+    EXPECT_EQ(packed[15], 1.0); // b.float32
+    EXPECT_EQ(packed[17], 1.0); // b.countsBytes
+    EXPECT_EQ(packed[18], 9007199254740991.0);
+    EXPECT_EQ(packed[19], 123456789.0);
     const auto back = UnpackModelReports(packed.data(), packed.size());
     ASSERT_EQ(back.size(), 3u);
     EXPECT_EQ(back[0].round, 3u);
@@ -114,6 +122,11 @@ TEST(RankPartition, PackedReportsComeBackExactly)
     EXPECT_EQ(back[1].role, 2u);
     EXPECT_TRUE(back[1].float32);
     EXPECT_EQ(back[1].model, b.model);
+    EXPECT_FALSE(back[0].countsBytes);
+    EXPECT_EQ(back[0].bytesSent, 0u);
+    EXPECT_TRUE(back[1].countsBytes);
+    EXPECT_EQ(back[1].bytesSent, (uint64_t{1} << 53) - 1);
+    EXPECT_EQ(back[1].bytesReceived, 123456789u);
     EXPECT_TRUE(back[2].model.empty());
     // two ranks' arrays, concatenated as the gather does
     auto twice = packed;
@@ -136,12 +149,24 @@ TEST(RankPartition, MalformedArraysAreRejected)
     bad[3] = 2.0; // float32 flag not 0/1
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
     bad = packed;
-    bad[5] = 1e18; // more values than the array holds
+    bad[5] = 2.0; // countsBytes flag not 0/1
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[6] = -1.0; // a negative byte count
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[7] = 0.5; // a fractional byte count
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[8] = 1e18; // more values than the array holds
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
     bad = packed;
     bad[4] = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
     EXPECT_TRUE(UnpackModelReports(packed.data(), 0).empty());
+    RankModelReport huge;
+    huge.bytesSent = (uint64_t{1} << 53) + 1; // not exact in a double
+    EXPECT_THROW(PackModelReports({huge}), ConfigError);
 }
 
 TEST(RankPartition, SortPutsReportsInRoundThenTimeThenNodeOrder)

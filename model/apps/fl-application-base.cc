@@ -223,6 +223,16 @@ void
 FlApplicationBase::ReportModel(FlModelReport report)
 {
     report.node = GetNodeLevelId();
+    report.countsBytes = false;
+    report.bytesSent = 0;
+    report.bytesReceived = 0;
+    if (m_transport)
+    {
+        const FlTransportStats stats = m_transport->Stats();
+        report.countsBytes = true;
+        report.bytesSent = stats.bytesSent;
+        report.bytesReceived = stats.bytesReceived;
+    }
     m_modelReportTrace(report);
 }
 

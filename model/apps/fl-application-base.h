@@ -53,6 +53,16 @@ struct FlModelReport
     const fl::ParamVector* aggregate{nullptr};
     uint32_t missingNeighbours{0}; ///< neighbour messages of this round missing at the combination
     uint32_t droppedClients{0};    ///< GFL: sampled clients whose upload did not count this round
+    /// Whether the reporting application has a transport whose counters the two fields below
+    /// copy (filled by FlApplicationBase::ReportModel). False for applications that send
+    /// nothing through an FlTransport, e.g. DWFL's workers on the analog over-the-air channel
+    /// and the OTA parameter server: their bytes are then 0 and not a measurement.
+    bool countsBytes{false};
+    /// Bytes the application's transport had handed to its sockets (TCP stream, UDP datagrams)
+    /// since it started, when the report was made (FlTransportStats::bytesSent).
+    uint64_t bytesSent{0};
+    /// Bytes its transport had read from its sockets by then (FlTransportStats::bytesReceived).
+    uint64_t bytesReceived{0};
 };
 
 /**
@@ -124,7 +134,8 @@ class FlApplicationBase : public Application
 
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
-    /// Reports `report` (round, role, model and what else it carries; its node is set here).
+    /// Reports `report` (round, role, model and what else it carries; its node and its
+    /// transport's byte counters are set here).
     void ReportModel(FlModelReport report);
 
     /// True if anything is connected to the ModelReport trace.

@@ -55,6 +55,12 @@ PartitionServers(uint32_t servers, uint32_t ranks, const std::string& scheme)
     return rank;
 }
 
+namespace
+{
+/// 2^53: the integers up to it are exact in a double.
+constexpr uint64_t kExactInDouble = uint64_t{1} << 53;
+} // namespace
+
 std::vector<double>
 PackModelReports(const std::vector<RankModelReport>& reports)
 {
@@ -66,6 +72,18 @@ PackModelReports(const std::vector<RankModelReport>& reports)
         out.push_back(r.role);
         out.push_back(r.float32 ? 1.0 : 0.0);
         out.push_back(r.timeS);
+        out.push_back(r.countsBytes ? 1.0 : 0.0);
+        for (uint64_t bytes : {r.bytesSent, r.bytesReceived})
+        {
+            if (bytes > kExactInDouble)
+            {
+                throw ConfigError("reports",
+                                  "a byte count of " + std::to_string(bytes) +
+                                      " is not exact in a double",
+                                  "report fewer than 2^53 bytes per node");
+            }
+            out.push_back(static_cast<double>(bytes));
+        }
         out.push_back(static_cast<double>(r.model.size()));
         out.insert(out.end(), r.model.begin(), r.model.end());
     }
@@ -92,15 +110,16 @@ WholeField(double v, double limit, const char* field)
 std::vector<RankModelReport>
 UnpackModelReports(const double* data, std::size_t size)
 {
+    constexpr std::size_t kHeader = 9; // the values before a report's model
     std::vector<RankModelReport> out;
     std::size_t i = 0;
     while (i < size)
     {
-        if (size - i < 6)
+        if (size - i < kHeader)
         {
             throw ConfigError("reports",
-                              "a report header is cut after " + std::to_string(size - i) +
-                                  " of 6 values",
+                              "a report header is cut after " + std::to_string(size - i) + " of " +
+                                  std::to_string(kHeader) + " values",
                               "gather whole arrays that PackModelReports packed");
         }
         RankModelReport r;
@@ -115,8 +134,12 @@ UnpackModelReports(const double* data, std::size_t size)
                               "a report's time is not finite",
                               "gather arrays that PackModelReports packed");
         }
-        const uint64_t n = WholeField(data[i + 5], static_cast<double>(size), "size");
-        i += 6;
+        r.countsBytes = WholeField(data[i + 5], 1.0, "countsBytes") == 1;
+        r.bytesSent = WholeField(data[i + 6], static_cast<double>(kExactInDouble), "bytesSent");
+        r.bytesReceived =
+            WholeField(data[i + 7], static_cast<double>(kExactInDouble), "bytesReceived");
+        const uint64_t n = WholeField(data[i + 8], static_cast<double>(size), "size");
+        i += kHeader;
         if (n > size - i)
         {
             throw ConfigError("reports",

@@ -37,11 +37,15 @@ struct RankModelReport
     double timeS{0.0};          ///< simulated time of the report [s]
     std::vector<double> model;  ///< the model's values (float32 models are exact in double)
     bool float32{false};        ///< the model was float32
+    bool countsBytes{false};    ///< the node's transport counted the bytes below
+    uint64_t bytesSent{0};      ///< bytes its transport had sent by the report
+    uint64_t bytesReceived{0};  ///< bytes its transport had received by the report
 };
 
 /**
- * Packs reports into one array of doubles, each as [round, node, role, float32, time, n,
- * n values]; every integer below 2^53 is exact in a double.
+ * Packs reports into one array of doubles, each as [round, node, role, float32, time,
+ * countsBytes, bytesSent, bytesReceived, n, n values]; every integer below 2^53 is exact in a
+ * double (byte counts at or above 2^53 throw ConfigError, parameter "reports").
  */
 std::vector<double> PackModelReports(const std::vector<RankModelReport>& reports);
 
