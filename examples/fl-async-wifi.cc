@@ -55,13 +55,8 @@ main(int argc, char* argv[])
 {
     flexample::FedAvgOptions o;
     o.output = "fl-async-wifi.csv";
-    o.clients = 20;
+    flexample::HeterogeneousDeviceDefaults(o);
     o.rounds = 100000; // the time budget ends each run
-    o.maxTime = 40.0;
-    o.flopRateMedian = 2e7;
-    o.flopRateSigma = 1.0;
-    o.targetAccuracy = 0.75;
-    o.timeBudget = true;
     o.deadline = 1.0; // of fedavg-deadline only
     o.bufferSize = 5;
     std::string strategies = "fedavg,fedavg-deadline,fedasync,fedbuff";

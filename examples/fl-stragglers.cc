@@ -37,13 +37,8 @@ main(int argc, char* argv[])
 {
     flexample::FedAvgOptions o;
     o.output = "fl-stragglers.csv";
-    o.clients = 20;
+    flexample::HeterogeneousDeviceDefaults(o);
     o.rounds = 10000; // the time budget ends each run
-    o.maxTime = 40.0;
-    o.flopRateMedian = 2e7;
-    o.flopRateSigma = 1.0;
-    o.targetAccuracy = 0.75;
-    o.timeBudget = true;
     std::string deadlines = "0,0.5,1,2";
     std::string policies = "drop,accept";
     std::string standard = "80211n";

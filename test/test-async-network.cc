@@ -276,6 +276,25 @@ class FastestResponders : public FedAvgStrategy
 
     std::vector<FlLinkState> seen;
 };
+
+/// Runs the stack's three rounds (at most 60 s) and returns the clients selected in each.
+std::vector<std::vector<uint32_t>>
+RunAndRecordSelections(const FlFedAvgStack& stack)
+{
+    std::vector<std::vector<uint32_t>> selected;
+    stack.server->TraceConnectWithoutContext(
+        "RoundStart",
+        MakeBoundCallback(
+            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
+                out->push_back(s);
+            },
+            &selected));
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    return selected;
+}
 } // namespace
 
 TEST(StrategyPort, AStrategySelectsClientsByTheirMeasuredLinkState)
@@ -293,18 +312,7 @@ TEST(StrategyPort, AStrategySelectsClientsByTheirMeasuredLinkState)
         // client 3 fastest, then 2, 1, 0
         stack.clientApps.Get(i)->SetAttribute("SecondsPerSample", DoubleValue(0.001 * (4 - i)));
     }
-    std::vector<std::vector<uint32_t>> selected;
-    stack.server->TraceConnectWithoutContext(
-        "RoundStart",
-        MakeBoundCallback(
-            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
-                out->push_back(s);
-            },
-            &selected));
-    Simulator::Stop(Seconds(60));
-    Simulator::Run();
-    EXPECT_TRUE(stack.server->IsFinished());
-    Simulator::Destroy();
+    const std::vector<std::vector<uint32_t>> selected = RunAndRecordSelections(stack);
     ASSERT_EQ(selected.size(), 3u);
     EXPECT_EQ(selected[0].size(), 4u);
     EXPECT_EQ(selected[1], (std::vector<uint32_t>{2, 3}));
@@ -399,18 +407,7 @@ TEST(StrategyPort, AStrategySelectsTheClientsWithTheBestSnrOnWifi)
     Ptr<BestSnr> strategy = CreateObject<BestSnr>();
     fedavg.SetStrategy(strategy);
     FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
-    std::vector<std::vector<uint32_t>> selected;
-    stack.server->TraceConnectWithoutContext(
-        "RoundStart",
-        MakeBoundCallback(
-            +[](std::vector<std::vector<uint32_t>>* out, uint32_t, const std::vector<uint32_t>& s) {
-                out->push_back(s);
-            },
-            &selected));
-    Simulator::Stop(Seconds(60));
-    Simulator::Run();
-    EXPECT_TRUE(stack.server->IsFinished());
-    Simulator::Destroy();
+    const std::vector<std::vector<uint32_t>> selected = RunAndRecordSelections(stack);
     ASSERT_EQ(selected.size(), 3u);
     EXPECT_EQ(selected[0].size(), 4u);
     // the two nearest stations: client 1 (5 m) and client 3 (10 m)
