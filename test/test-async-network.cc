@@ -454,6 +454,22 @@ class RecordLinks : public FedAvgStrategy
 
     std::vector<FlLinkState> seen;
 };
+
+/// Runs two FedAvg rounds on the scene and returns the link states the port reported in round 2.
+std::vector<FlLinkState>
+RecordedLinks(std::shared_ptr<const fl::LearningTask> task, const FlScene& scene)
+{
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    Ptr<RecordLinks> strategy = CreateObject<RecordLinks>();
+    fedavg.SetStrategy(strategy);
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    EXPECT_TRUE(stack.server->IsFinished());
+    Simulator::Destroy();
+    return strategy->seen;
+}
 } // namespace
 
 TEST(SceneLinkState, WifiAdhocReportsTheSnrAtTheServer)
@@ -466,23 +482,15 @@ TEST(SceneLinkState, WifiAdhocReportsTheSnrAtTheServer)
     adhoc.SetPositionAllocator(at);
     FlScene scene = adhoc.Build(2);
     FlWifiAdhocSceneHelper::AssignStreams(scene, 100);
-    FlFedAvgHelper fedavg(task);
-    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
-    Ptr<RecordLinks> strategy = CreateObject<RecordLinks>();
-    fedavg.SetStrategy(strategy);
-    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
-    Simulator::Stop(Seconds(60));
-    Simulator::Run();
-    EXPECT_TRUE(stack.server->IsFinished());
-    Simulator::Destroy();
-    ASSERT_EQ(strategy->seen.size(), 2u);
-    for (const FlLinkState& st : strategy->seen)
+    const std::vector<FlLinkState> seen = RecordedLinks(task, scene);
+    ASSERT_EQ(seen.size(), 2u);
+    for (const FlLinkState& st : seen)
     {
         EXPECT_TRUE(std::isfinite(st.snrDb));
         EXPECT_GT(st.rateBps, 0.0);
     }
     // log-distance path loss, exponent 3: 4x the distance is 18 dB less
-    EXPECT_NEAR(strategy->seen[1].snrDb - strategy->seen[0].snrDb, 18.06, 0.5);
+    EXPECT_NEAR(seen[1].snrDb - seen[0].snrDb, 18.06, 0.5);
 }
 
 TEST(SceneLinkState, LteReportsEachUesUplinkSinr)
@@ -503,21 +511,13 @@ TEST(SceneLinkState, LteReportsEachUesUplinkSinr)
             ->GetPhy()
             ->SetAttribute("EnableUplinkPowerControl", BooleanValue(false));
     }
-    FlFedAvgHelper fedavg(task);
-    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
-    Ptr<RecordLinks> strategy = CreateObject<RecordLinks>();
-    fedavg.SetStrategy(strategy);
-    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
-    Simulator::Stop(Seconds(60));
-    Simulator::Run();
-    EXPECT_TRUE(stack.server->IsFinished());
-    Simulator::Destroy();
-    ASSERT_EQ(strategy->seen.size(), 2u);
-    for (const FlLinkState& st : strategy->seen)
+    const std::vector<FlLinkState> seen = RecordedLinks(task, scene);
+    ASSERT_EQ(seen.size(), 2u);
+    for (const FlLinkState& st : seen)
     {
         EXPECT_TRUE(std::isfinite(st.snrDb));
         EXPECT_TRUE(std::isnan(st.rateBps)); // the cell knows no per-UE rate
     }
     // Friis: 4x the distance is 12 dB less
-    EXPECT_GT(strategy->seen[1].snrDb, strategy->seen[0].snrDb + 6.0);
+    EXPECT_GT(seen[1].snrDb, seen[0].snrDb + 6.0);
 }
