@@ -98,19 +98,40 @@ TEST(RankPartition, PackedReportsComeBackExactly)
     b.countsBytes = true;
     b.bytesSent = (uint64_t{1} << 53) - 1; // the largest count exact in a double
     b.bytesReceived = 123456789;
+    // the network view's fields: a GFL server's psi, missing messages and dropped clients
+    b.graphIndex = 9;
+    b.missingNeighbours = 2;
+    b.droppedClients = 4294967295u;
+    b.hasAggregate = true;
+    b.aggregateFloat32 = true;
+    b.aggregate = {static_cast<double>(-0.3f), 2.0};
     RankModelReport empty;
     const auto packed = PackModelReports({a, b, empty});
-    // [round, node, role, float32, time, countsBytes, bytesSent, bytesReceived, n, values...]
-    // per report: 12 + 10 + 9 values
-    ASSERT_EQ(packed.size(), 31u);
+    // [round, node, role, float32, time, countsBytes, bytesSent, bytesReceived, graphIndex,
+    //  missingNeighbours, droppedClients, hasAggregate, aggregateFloat32, n, m, values...]
+    // per report: 15 + 3, 15 + 1 + 2, 15 values
+    ASSERT_EQ(kPackedReportHeader, 15u);
+    ASSERT_EQ(packed.size(), 51u);
     EXPECT_EQ(packed[0], 3.0);
     EXPECT_EQ(packed[1], 7.0);
-    EXPECT_EQ(packed[5], 0.0); // a counts no bytes
-    EXPECT_EQ(packed[8], 3.0);
-    EXPECT_EQ(packed[15], 1.0); // b.float32
-    EXPECT_EQ(packed[17], 1.0); // b.countsBytes
-    EXPECT_EQ(packed[18], 9007199254740991.0);
-    EXPECT_EQ(packed[19], 123456789.0);
+    EXPECT_EQ(packed[5], 0.0);  // a counts no bytes
+    EXPECT_EQ(packed[11], 0.0); // a has no aggregate
+    EXPECT_EQ(packed[13], 3.0); // a's model size
+    EXPECT_EQ(packed[14], 0.0); // a's aggregate size
+    EXPECT_EQ(packed[18 + 3], 1.0); // b.float32
+    EXPECT_EQ(packed[18 + 5], 1.0); // b.countsBytes
+    EXPECT_EQ(packed[18 + 6], 9007199254740991.0);
+    EXPECT_EQ(packed[18 + 7], 123456789.0);
+    EXPECT_EQ(packed[18 + 8], 9.0);
+    EXPECT_EQ(packed[18 + 9], 2.0);
+    EXPECT_EQ(packed[18 + 10], 4294967295.0);
+    EXPECT_EQ(packed[18 + 11], 1.0);
+    EXPECT_EQ(packed[18 + 12], 1.0);
+    EXPECT_EQ(packed[18 + 13], 1.0); // b's model size
+    EXPECT_EQ(packed[18 + 14], 2.0); // b's aggregate size
+    EXPECT_EQ(packed[18 + 15], static_cast<double>(0.1f));
+    EXPECT_EQ(packed[18 + 16], static_cast<double>(-0.3f));
+    EXPECT_EQ(packed[18 + 17], 2.0);
     const auto back = UnpackModelReports(packed.data(), packed.size());
     ASSERT_EQ(back.size(), 3u);
     EXPECT_EQ(back[0].round, 3u);
@@ -127,7 +148,27 @@ TEST(RankPartition, PackedReportsComeBackExactly)
     EXPECT_TRUE(back[1].countsBytes);
     EXPECT_EQ(back[1].bytesSent, (uint64_t{1} << 53) - 1);
     EXPECT_EQ(back[1].bytesReceived, 123456789u);
+    EXPECT_EQ(back[0].graphIndex, 0u);
+    EXPECT_EQ(back[0].missingNeighbours, 0u);
+    EXPECT_FALSE(back[0].hasAggregate);
+    EXPECT_TRUE(back[0].aggregate.empty());
+    EXPECT_EQ(back[1].graphIndex, 9u);
+    EXPECT_EQ(back[1].missingNeighbours, 2u);
+    EXPECT_EQ(back[1].droppedClients, 4294967295u);
+    EXPECT_TRUE(back[1].hasAggregate);
+    EXPECT_TRUE(back[1].aggregateFloat32);
+    EXPECT_EQ(back[1].aggregate, b.aggregate);
     EXPECT_TRUE(back[2].model.empty());
+    EXPECT_FALSE(back[2].hasAggregate);
+    // an aggregate with no values (a model of size 0) is still an aggregate
+    RankModelReport hollow;
+    hollow.hasAggregate = true;
+    const auto hollowPacked = PackModelReports({hollow});
+    ASSERT_EQ(hollowPacked.size(), 15u);
+    const auto hollowBack = UnpackModelReports(hollowPacked.data(), hollowPacked.size());
+    ASSERT_EQ(hollowBack.size(), 1u);
+    EXPECT_TRUE(hollowBack[0].hasAggregate);
+    EXPECT_TRUE(hollowBack[0].aggregate.empty());
     // two ranks' arrays, concatenated as the gather does
     auto twice = packed;
     twice.insert(twice.end(), packed.begin(), packed.end());
@@ -138,10 +179,15 @@ TEST(RankPartition, MalformedArraysAreRejected)
 {
     RankModelReport a;
     a.model = {1.0, 2.0};
+    a.hasAggregate = true;
+    a.aggregate = {3.0};
     const auto packed = PackModelReports({a});
-    // cut inside the model, inside the header
+    ASSERT_EQ(packed.size(), 18u);
+    // cut inside the aggregate, inside the model, inside the header
     EXPECT_THROW(UnpackModelReports(packed.data(), packed.size() - 1), ConfigError);
+    EXPECT_THROW(UnpackModelReports(packed.data(), 16), ConfigError);
     EXPECT_THROW(UnpackModelReports(packed.data(), 4), ConfigError);
+    EXPECT_THROW(UnpackModelReports(packed.data(), 14), ConfigError);
     auto bad = packed;
     bad[1] = 1.5; // node not whole
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
@@ -158,7 +204,35 @@ TEST(RankPartition, MalformedArraysAreRejected)
     bad[7] = 0.5; // a fractional byte count
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
     bad = packed;
-    bad[8] = 1e18; // more values than the array holds
+    bad[8] = 4294967296.0; // a graph index beyond 32 bits
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[9] = -1.0; // a negative count of missing messages
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[10] = std::numeric_limits<double>::infinity(); // dropped clients
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[11] = 2.0; // hasAggregate not 0/1
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[12] = 0.5; // aggregateFloat32 not 0/1
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[13] = 1e18; // more model values than the array holds (refused before allocating)
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[14] = 1e18; // more aggregate values than the array holds
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[13] = 3.0; // model and aggregate sizes that each fit but together do not
+    bad[14] = 1.0;
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = packed;
+    bad[11] = 0.0; // aggregate values in a report without an aggregate
+    EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
+    bad = PackModelReports({RankModelReport{}});
+    bad[12] = 1.0; // an aggregate's precision without an aggregate
     EXPECT_THROW(UnpackModelReports(bad.data(), bad.size()), ConfigError);
     bad = packed;
     bad[4] = std::numeric_limits<double>::quiet_NaN();
@@ -167,6 +241,12 @@ TEST(RankPartition, MalformedArraysAreRejected)
     RankModelReport huge;
     huge.bytesSent = (uint64_t{1} << 53) + 1; // not exact in a double
     EXPECT_THROW(PackModelReports({huge}), ConfigError);
+    RankModelReport stray;
+    stray.aggregate = {1.0}; // aggregate values without hasAggregate
+    EXPECT_THROW(PackModelReports({stray}), ConfigError);
+    stray.aggregate.clear();
+    stray.aggregateFloat32 = true;
+    EXPECT_THROW(PackModelReports({stray}), ConfigError);
 }
 
 TEST(RankPartition, SortPutsReportsInRoundThenTimeThenNodeOrder)

@@ -67,6 +67,13 @@ PackModelReports(const std::vector<RankModelReport>& reports)
     std::vector<double> out;
     for (const auto& r : reports)
     {
+        if (!r.hasAggregate && (!r.aggregate.empty() || r.aggregateFloat32))
+        {
+            throw ConfigError("reports",
+                              "a report without an aggregate has aggregate values or precision",
+                              "set hasAggregate, or leave aggregate empty and "
+                              "aggregateFloat32 false");
+        }
         out.push_back(r.round);
         out.push_back(r.node);
         out.push_back(r.role);
@@ -84,8 +91,15 @@ PackModelReports(const std::vector<RankModelReport>& reports)
             }
             out.push_back(static_cast<double>(bytes));
         }
+        out.push_back(r.graphIndex);
+        out.push_back(r.missingNeighbours);
+        out.push_back(r.droppedClients);
+        out.push_back(r.hasAggregate ? 1.0 : 0.0);
+        out.push_back(r.aggregateFloat32 ? 1.0 : 0.0);
         out.push_back(static_cast<double>(r.model.size()));
+        out.push_back(static_cast<double>(r.aggregate.size()));
         out.insert(out.end(), r.model.begin(), r.model.end());
+        out.insert(out.end(), r.aggregate.begin(), r.aggregate.end());
     }
     return out;
 }
@@ -110,7 +124,8 @@ WholeField(double v, double limit, const char* field)
 std::vector<RankModelReport>
 UnpackModelReports(const double* data, std::size_t size)
 {
-    constexpr std::size_t kHeader = 9; // the values before a report's model
+    constexpr std::size_t kHeader = kPackedReportHeader;
+    constexpr double kMax32 = 4294967295.0;
     std::vector<RankModelReport> out;
     std::size_t i = 0;
     while (i < size)
@@ -122,33 +137,50 @@ UnpackModelReports(const double* data, std::size_t size)
                                   std::to_string(kHeader) + " values",
                               "gather whole arrays that PackModelReports packed");
         }
+        const double* h = data + i;
         RankModelReport r;
-        r.round = static_cast<uint32_t>(WholeField(data[i], 4294967295.0, "round"));
-        r.node = static_cast<uint32_t>(WholeField(data[i + 1], 4294967295.0, "node"));
-        r.role = static_cast<uint32_t>(WholeField(data[i + 2], 4294967295.0, "role"));
-        r.float32 = WholeField(data[i + 3], 1.0, "float32") == 1;
-        r.timeS = data[i + 4];
+        r.round = static_cast<uint32_t>(WholeField(h[0], kMax32, "round"));
+        r.node = static_cast<uint32_t>(WholeField(h[1], kMax32, "node"));
+        r.role = static_cast<uint32_t>(WholeField(h[2], kMax32, "role"));
+        r.float32 = WholeField(h[3], 1.0, "float32") == 1;
+        r.timeS = h[4];
         if (!std::isfinite(r.timeS))
         {
             throw ConfigError("reports",
                               "a report's time is not finite",
                               "gather arrays that PackModelReports packed");
         }
-        r.countsBytes = WholeField(data[i + 5], 1.0, "countsBytes") == 1;
-        r.bytesSent = WholeField(data[i + 6], static_cast<double>(kExactInDouble), "bytesSent");
-        r.bytesReceived =
-            WholeField(data[i + 7], static_cast<double>(kExactInDouble), "bytesReceived");
-        const uint64_t n = WholeField(data[i + 8], static_cast<double>(size), "size");
-        i += kHeader;
-        if (n > size - i)
+        r.countsBytes = WholeField(h[5], 1.0, "countsBytes") == 1;
+        r.bytesSent = WholeField(h[6], static_cast<double>(kExactInDouble), "bytesSent");
+        r.bytesReceived = WholeField(h[7], static_cast<double>(kExactInDouble), "bytesReceived");
+        r.graphIndex = static_cast<uint32_t>(WholeField(h[8], kMax32, "graphIndex"));
+        r.missingNeighbours = static_cast<uint32_t>(WholeField(h[9], kMax32, "missingNeighbours"));
+        r.droppedClients = static_cast<uint32_t>(WholeField(h[10], kMax32, "droppedClients"));
+        r.hasAggregate = WholeField(h[11], 1.0, "hasAggregate") == 1;
+        r.aggregateFloat32 = WholeField(h[12], 1.0, "aggregateFloat32") == 1;
+        // both sizes are at most `size`: their sum cannot overflow
+        const uint64_t n = WholeField(h[13], static_cast<double>(size), "size");
+        const uint64_t m = WholeField(h[14], static_cast<double>(size), "aggregateSize");
+        if (!r.hasAggregate && (m != 0 || r.aggregateFloat32))
         {
             throw ConfigError("reports",
-                              "a model of " + std::to_string(n) + " values is cut after " +
+                              "a report without an aggregate gives it " + std::to_string(m) +
+                                  " values" + (r.aggregateFloat32 ? " and float32 precision" : ""),
+                              "gather arrays that PackModelReports packed");
+        }
+        i += kHeader;
+        if (n + m > size - i)
+        {
+            throw ConfigError("reports",
+                              "a model of " + std::to_string(n) + " and an aggregate of " +
+                                  std::to_string(m) + " values are cut after " +
                                   std::to_string(size - i),
                               "gather whole arrays that PackModelReports packed");
         }
         r.model.assign(data + i, data + i + n);
         i += n;
+        r.aggregate.assign(data + i, data + i + m);
+        i += m;
         out.push_back(std::move(r));
     }
     return out;

@@ -40,18 +40,33 @@ struct RankModelReport
     bool countsBytes{false};    ///< the node's transport counted the bytes below
     uint64_t bytesSent{0};      ///< bytes its transport had sent by the report
     uint64_t bytesReceived{0};  ///< bytes its transport had received by the report
+    uint32_t graphIndex{0};     ///< the node's index in the graph (GFL: server p)
+    uint32_t missingNeighbours{0}; ///< neighbour messages missing at the combination
+    uint32_t droppedClients{0};    ///< sampled clients whose upload did not count
+    bool hasAggregate{false};      ///< the report carried an aggregate (FlModelReport::aggregate)
+    bool aggregateFloat32{false};  ///< that aggregate was float32
+    std::vector<double> aggregate; ///< its values (GFL: psi_{p,i}); empty without one
 };
+
+/// The values PackModelReports writes before a report's model and aggregate.
+constexpr std::size_t kPackedReportHeader = 15;
 
 /**
  * Packs reports into one array of doubles, each as [round, node, role, float32, time,
- * countsBytes, bytesSent, bytesReceived, n, n values]; every integer below 2^53 is exact in a
- * double (byte counts at or above 2^53 throw ConfigError, parameter "reports").
+ * countsBytes, bytesSent, bytesReceived, graphIndex, missingNeighbours, droppedClients,
+ * hasAggregate, aggregateFloat32, n, m, n model values, m aggregate values] (m = 0 without an
+ * aggregate); every integer below 2^53 is exact in a double. Throws ConfigError (parameter
+ * "reports") for byte counts at or above 2^53, and for aggregate values or an aggregateFloat32
+ * flag in a report without an aggregate.
  */
 std::vector<double> PackModelReports(const std::vector<RankModelReport>& reports);
 
 /**
  * Unpacks what PackModelReports packed (several ranks' arrays may be concatenated). Throws
- * ConfigError (parameter "reports") on a truncated or malformed array.
+ * ConfigError (parameter "reports") on a truncated or malformed array: a field that is not a
+ * whole number in its range (flags 0 or 1, counts of 32 bits, byte counts up to 2^53), a time
+ * that is not finite, an aggregate's values or precision without an aggregate, or model and
+ * aggregate sizes that the array does not hold (checked before anything is allocated).
  */
 std::vector<RankModelReport> UnpackModelReports(const double* data, std::size_t size);
 
