@@ -10,7 +10,11 @@
  * cells' Wi-Fi. Every rank reports its servers' models (the ModelReport trace); rank 0 gathers
  * them (MPI) and feeds them, round by round in the order of simulated time, to one
  * FlLearningTracker, which writes the CSV (round,time_s,node,role,metric,value) that the run on
- * one process writes, byte for byte.
+ * one process writes, byte for byte. The reports carry what each server held before it
+ * combined (psi_{p,i}), the neighbour messages it missed and the clients that dropped, so the
+ * tracker's network view at rank 0 computes the per-iteration GFL metrics (--networkOutput:
+ * iteration,time_s,metric,value) that the GFL helper's own tracker computes in a one-process
+ * network run of the same scene (--tracker=helper runs that for comparison).
  *
  *   mpirun -np 2 fl-gfl-mpi --output=gfl-mpi.csv      # in an ns-3 tree built with MPI
  *   fl-gfl-mpi                                        # one process (any build)
@@ -47,6 +51,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,13 +77,34 @@ struct RankCost
     double clients{0.0};    ///< local clients
 };
 
+/// Copies a report's model (or aggregate) values.
+std::vector<double>
+Values(const fl::ParamVector& v)
+{
+    std::vector<double> out(v.Size());
+    for (std::size_t i = 0; i < out.size(); ++i)
+    {
+        out[i] = v.At(i);
+    }
+    return out;
+}
+
+/// A packed model (or aggregate) as a ParamVector of its precision.
+fl::ParamVector
+ToParamVector(const std::vector<double>& values, bool float32)
+{
+    Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(values.data(), values.size());
+    return float32 ? fl::ParamVector(Eigen::VectorXf(v.cast<float>()))
+                   : fl::ParamVector(std::move(v));
+}
+
 /// Keeps the models this rank's servers report (ModelReport trace) with their simulated time.
 struct ReportSpool
 {
     std::vector<fl::RankModelReport> reports; ///< in the order reported
 
-    /// The ModelReport trace sink.
-    void Add(const FlModelReport& r)
+    /// The ModelReport trace sink of graph node (server) `index`.
+    void Add(uint32_t index, const FlModelReport& r)
     {
         fl::RankModelReport m;
         m.round = r.round;
@@ -89,14 +115,52 @@ struct ReportSpool
         m.countsBytes = r.countsBytes;
         m.bytesSent = r.bytesSent;
         m.bytesReceived = r.bytesReceived;
-        m.model.resize(r.model->Size());
-        for (std::size_t i = 0; i < m.model.size(); ++i)
+        m.model = Values(*r.model);
+        m.graphIndex = index;
+        m.missingNeighbours = r.missingNeighbours;
+        m.droppedClients = r.droppedClients;
+        if (r.aggregate)
         {
-            m.model[i] = r.model->At(i);
+            m.hasAggregate = true;
+            m.aggregateFloat32 = r.aggregate->GetPrecision() == fl::Precision::Float32;
+            m.aggregate = Values(*r.aggregate);
         }
         reports.push_back(std::move(m));
     }
 };
+
+/// ReportSpool::Add bound to a server's graph index (MakeBoundCallback).
+void
+SpoolReport(ReportSpool* spool, uint32_t index, const FlModelReport& r)
+{
+    spool->Add(index, r);
+}
+
+/// One row of the network view's CSV per metric of an iteration (iteration,time_s,metric,value).
+void
+WriteNetworkRows(std::ostream& os, const fl::NetworkIterationReport& r, double timeS)
+{
+    // time as the tracker writes it (10 digits); values exact (17 digits: the double itself)
+    auto row = [&](const char* metric, double value) {
+        os << r.iteration << ',' << std::setprecision(10) << timeS << ',' << metric << ','
+           << std::setprecision(17) << value << '\n';
+    };
+    row("msd_centroid_db", 10.0 * std::log10(r.centroidMsd));
+    row("msd_average_db", 10.0 * std::log10(r.averageMsd));
+    row("disagreement", r.disagreement);
+    row("centroid_drift", r.centroidDrift);
+    row("lost_messages", static_cast<double>(r.lostMessages));
+    row("dropped_clients", static_cast<double>(r.droppedClients));
+    // without gradient clipping (this program clips none) a release's epsilon is infinite
+    if (std::isfinite(r.epsilonOneNeighbour))
+    {
+        row("epsilon_one_neighbour", r.epsilonOneNeighbour);
+    }
+    if (std::isfinite(r.epsilonAllLinks))
+    {
+        row("epsilon_all_links", r.epsilonAllLinks);
+    }
+}
 
 /// CPU time of this process [s].
 double
@@ -208,7 +272,9 @@ main(int argc, char* argv[])
     std::string cell = "wifi";
     std::string placement = "block";
     std::string output = "fl-gfl-mpi.csv";
+    std::string networkOutput;
     std::string costOutput;
+    std::string trackerKind = "gathered";
     double linkDelayMs = 2.0;
     double edgeProbability = 0.4;
 
@@ -247,6 +313,20 @@ main(int argc, char* argv[])
                   edgeProbability,
                   {0.0, 1.0, true, false});
     flags.AddOutput("output", "the tracker's CSV (rank 0 writes it)", output, false);
+    flags.AddOutput("networkOutput",
+                    "the network view's CSV: iteration,time_s,metric,value (GFL metrics per "
+                    "iteration: MSD of the centroid and average MSD in dB against w°, "
+                    "disagreement, centroid drift, lost messages, dropped clients; rank 0 writes "
+                    "it; empty = --output with -network.csv for .csv)",
+                    networkOutput,
+                    true);
+    flags.AddChoice("tracker",
+                    "whose network view writes --networkOutput: gathered (rank 0's tracker, fed "
+                    "every rank's reports after the run) or helper (the GFL helper's own tracker "
+                    "watching the servers during the run: the one-process network run, on 1 "
+                    "rank only, for comparison)",
+                    trackerKind,
+                    {"gathered", "helper"});
     flags.AddOutput("costOutput",
                     "per-rank cost CSV: ranks,rank,servers,clients,run_wall_s,run_cpu_s,events "
                     "(empty = none)",
@@ -263,6 +343,24 @@ main(int argc, char* argv[])
     });
     if (!flags.Parse(argc, argv))
     {
+        EndMpi();
+        return flexample::kExitBadFlag;
+    }
+    if (networkOutput.empty())
+    {
+        const bool csv = output.size() >= 4 && output.compare(output.size() - 4, 4, ".csv") == 0;
+        networkOutput = (csv ? output.substr(0, output.size() - 4) : output) + "-network.csv";
+    }
+    const bool helperTracker = trackerKind == "helper";
+    if (helperTracker && ranks.size > 1)
+    {
+        if (ranks.rank == 0)
+        {
+            std::cerr << "fl-gfl-mpi: --tracker=helper on " << ranks.size
+                      << " ranks (a rank's helper sees only its own servers; fix: run it on one "
+                         "process, or use --tracker=gathered)"
+                      << std::endl;
+        }
         EndMpi();
         return flexample::kExitBadFlag;
     }
@@ -337,14 +435,38 @@ main(int argc, char* argv[])
         return flexample::kExitBadFlag;
     }
     FlGflHelper gfl(task, c);
-    gfl.SetPartition(rankOf, ranks.rank);
+    // The network view: the helper's tracker (FlGflHelper sets it up for P servers, with w° and
+    // the graph privacy accountant of the servers' noise). Partitioned, nothing feeds it during
+    // the run and rank 0 records every rank's gathered reports in it afterwards; with
+    // --tracker=helper the helper installs it on the servers (the one-process network run).
+    std::ostringstream networkRows;
+    double completedAt = 0.0; // simulated time of the report that completes an iteration
+    gfl.SetIterationCallback([&](const fl::NetworkIterationReport& r) {
+        WriteNetworkRows(networkRows,
+                         r,
+                         helperTracker ? Simulator::Now().GetSeconds() : completedAt);
+    });
+    if (!helperTracker)
+    {
+        gfl.SetPartition(rankOf, ranks.rank);
+    }
     std::vector<Ptr<FlServerApplication>> servers = gfl.Install(scene);
 
-    // this rank's servers' models, with the simulated time of each report
+    // this rank's servers' models, with the simulated time of each report; Install returns the
+    // local servers in the order of their graph index p
     ReportSpool spool;
-    for (auto& s : servers)
     {
-        s->TraceConnectWithoutContext("ModelReport", MakeCallback(&ReportSpool::Add, &spool));
+        std::size_t next = 0;
+        for (uint32_t p = 0; p < P; ++p)
+        {
+            if (!helperTracker && rankOf[p] != ranks.rank)
+            {
+                continue;
+            }
+            servers.at(next++)->TraceConnectWithoutContext(
+                "ModelReport",
+                MakeBoundCallback(&SpoolReport, &spool, p));
+        }
     }
     const auto built = std::chrono::steady_clock::now();
     const double cpu0 = ProcessCpuSeconds();
@@ -366,30 +488,66 @@ main(int argc, char* argv[])
     int status = 0;
     if (ranks.rank == 0)
     {
-        std::vector<fl::RankModelReport> merged = fl::UnpackModelReports(all.data(), all.size());
+        std::vector<fl::RankModelReport> merged;
+        try
+        {
+            merged = fl::UnpackModelReports(all.data(), all.size());
+        }
+        catch (const fl::ConfigError& e)
+        {
+            std::cerr << "fl-gfl-mpi: the gathered reports are malformed: " << e.what()
+                      << std::endl;
+            Simulator::Destroy();
+            EndMpi();
+            return 1;
+        }
         fl::SortModelReports(merged);
-        Ptr<FlLearningTracker> tracker = CreateObject<FlLearningTracker>();
+        Ptr<FlLearningTracker> tracker = gfl.Tracker();
         tracker->SetAttribute("OutputFile", StringValue(output));
         // (the regression has no held-out data: MSD against w° is the metric)
         tracker->SetReferenceOptimum(wOpt);
         std::size_t last = 0;
         for (const auto& m : merged)
         {
-            Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(m.model.data(), m.model.size());
-            fl::ParamVector model = m.float32 ? fl::ParamVector(Eigen::VectorXf(v.cast<float>()))
-                                              : fl::ParamVector(std::move(v));
+            const fl::ParamVector model = ToParamVector(m.model, m.float32);
+            const fl::ParamVector aggregate = ToParamVector(m.aggregate, m.aggregateFloat32);
             FlModelReport r;
             r.round = m.round;
             r.node = m.node;
             r.role = static_cast<FlNodeRole>(m.role);
             r.model = &model;
+            r.aggregate = m.hasAggregate ? &aggregate : nullptr;
+            r.missingNeighbours = m.missingNeighbours;
+            r.droppedClients = m.droppedClients;
             r.countsBytes = m.countsBytes;
             r.bytesSent = m.bytesSent;
             r.bytesReceived = m.bytesReceived;
             tracker->Record(r, m.timeS);
+            if (!helperTracker)
+            {
+                if (m.graphIndex >= P)
+                {
+                    std::cerr << "fl-gfl-mpi: a gathered report names server " << m.graphIndex
+                              << " of " << P << std::endl;
+                    Simulator::Destroy();
+                    EndMpi();
+                    return 1;
+                }
+                completedAt = m.timeS;
+                tracker->RecordNetwork(m.graphIndex, r);
+            }
             last = std::max<std::size_t>(last, m.round);
         }
         tracker->Flush();
+        {
+            std::ofstream f(networkOutput);
+            f << "iteration,time_s,metric,value\n" << networkRows.str();
+            if (!f.flush())
+            {
+                std::cerr << "fl-gfl-mpi: cannot write " << networkOutput << std::endl;
+                status = 1;
+            }
+        }
         const double wall = std::chrono::duration<double>(ran - t0).count();
         double maxRun = 0.0;
         for (uint32_t r = 0; r < ranks.size; ++r)
@@ -400,7 +558,10 @@ main(int argc, char* argv[])
                   << cell << " cell, L = " << L << ", " << iterations << " iterations, "
                   << merged.size() << " server reports gathered; last round " << last
                   << ", centroid MSD " << std::setprecision(6)
-                  << tracker->GetLast("centroid", "msd_db") << " dB" << std::endl;
+                  << tracker->GetLast("centroid", "msd_db") << " dB; network view ("
+                  << trackerKind << "): " << tracker->CompletedIterations()
+                  << " iterations complete at every server, "
+                  << tracker->NetworkResult().lostMessages << " lost messages" << std::endl;
         std::cout << "  Simulator::Run " << maxRun << " s wall (slowest rank); set-up and run "
                   << wall << " s on rank 0" << std::endl;
         for (uint32_t r = 0; r < ranks.size; ++r)
@@ -408,6 +569,13 @@ main(int argc, char* argv[])
             std::cout << "  rank " << r << ": " << costs[5 * r + 2] << " servers, "
                       << costs[5 * r + 3] << " clients, " << costs[5 * r + 1] << " events, "
                       << costs[5 * r] << " s wall, " << costs[5 * r + 4] << " s CPU" << std::endl;
+        }
+        if (tracker->CompletedIterations() < iterations)
+        {
+            std::cerr << "fl-gfl-mpi: the network view completed "
+                      << tracker->CompletedIterations() << " of " << iterations << " iterations"
+                      << std::endl;
+            status = 1;
         }
         if (last < iterations)
         {
@@ -427,7 +595,7 @@ main(int argc, char* argv[])
                   << "\n";
             }
         }
-        std::cout << "  wrote " << output << std::endl;
+        std::cout << "  wrote " << output << " and " << networkOutput << std::endl;
     }
     Simulator::Destroy();
     EndMpi();
