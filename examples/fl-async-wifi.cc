@@ -83,7 +83,15 @@ main(int argc, char* argv[])
                   flexample::kMaxClients);
     flags.AddChoice("scene", "wifi (one 802.11 BSS) or lte (one cell)", scene, {"wifi", "lte"});
     flexample::AddWifiOptions(flags, standard, rateManager);
-    flexample::AddSecureOptions(flags, o);
+    // every strategy of --strategies runs with --secure (fedavg-deadline is fedavg)
+    flexample::AddSecureOptions(flags, o, [&strategies]() {
+        std::vector<std::string> running = fl::SplitList(strategies, "--strategies");
+        for (auto& s : running)
+        {
+            s = s == "fedavg-deadline" ? "fedavg" : s;
+        }
+        return running;
+    });
     std::vector<std::string> strategyList;
     flags.AddCheck([&]() {
         strategyList = fl::SplitList(strategies, "--strategies");

@@ -32,6 +32,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -521,8 +522,27 @@ AddNetworkOption(Flags& flags, std::string& network, FedAvgOptions& o)
  * The secure-aggregation flags (--secure, --secureKeys, --secureTimeout, --secureFractionBits):
  * FlSecAggHelper on every client's upload (FlFedAvgHelper::SetSecureAggregation).
  */
+/**
+ * Whether a strategy (fedavg, fedasync, fedbuff) takes --serverLearningRate under secure
+ * aggregation, as FlFedAvgHelper decides: FedBuff's server learning rate scales the mean update
+ * of a securely summed cohort (Nguyen et al., "Federated Learning with Buffered Asynchronous
+ * Aggregation", AISTATS 2022), while a synchronous strategy's securely summed mean is the next
+ * model itself.
+ */
+inline bool
+SecureStrategyTakesServerLearningRate(const std::string& strategy)
+{
+    return strategy == "fedbuff";
+}
+
+/**
+ * `running`: the strategies (fedavg, fedasync, fedbuff) that run with secure aggregation, asked
+ * when the flags are checked (default: --strategy): a program that runs several passes them.
+ */
 inline void
-AddSecureOptions(Flags& flags, FedAvgOptions& o)
+AddSecureOptions(Flags& flags,
+                 FedAvgOptions& o,
+                 std::function<std::vector<std::string>()> running = {})
 {
     flags.AddChoice("secure",
                     "Secure aggregation of the uploads: none, secagg (Bonawitz et al., ACM CCS "
@@ -546,7 +566,7 @@ AddSecureOptions(Flags& flags, FedAvgOptions& o)
                              o.secureFractionBits,
                              1,
                              52);
-    flags.AddCheck([&o]() {
+    flags.AddCheck([&o, running]() {
         if (o.secure != "none" && (o.clients < 2 || o.clientsPerRound == 1))
         {
             throw fl::ConfigError(o.clients < 2 ? "--clients" : "--clientsPerRound",
@@ -555,13 +575,32 @@ AddSecureOptions(Flags& flags, FedAvgOptions& o)
                                   "upload), or use --secure=none");
         }
         if (o.secure != "none" && (o.stragglerPolicy == "accept" || o.sampling == "weighted" ||
-                                   o.serverMomentum != 0.0 || o.serverLearningRate != 1.0))
+                                   o.serverMomentum != 0.0))
         {
             throw fl::ConfigError("--secure",
-                                  o.secure + " with --stragglerPolicy=accept, --sampling=weighted, "
-                                             "--serverMomentum or --serverLearningRate",
+                                  o.secure + " with --stragglerPolicy=accept, --sampling=weighted "
+                                             "or --serverMomentum",
                                   "use the defaults of those flags: the securely summed mean is "
                                   "the next model, the clients announce no sample counts");
+        }
+        if (o.secure != "none" && o.serverLearningRate != 1.0)
+        {
+            const std::vector<std::string> strategies =
+                running ? running() : std::vector<std::string>{o.strategy};
+            for (const auto& s : strategies)
+            {
+                if (!SecureStrategyTakesServerLearningRate(s))
+                {
+                    std::ostringstream rate;
+                    rate << o.serverLearningRate;
+                    throw fl::ConfigError("--serverLearningRate",
+                                          rate.str() + " with --secure=" + o.secure +
+                                              " and strategy " + s,
+                                          "use 1 (the securely summed mean is the next model), or "
+                                          "run only fedbuff with secure aggregation (its rate "
+                                          "scales each securely summed cohort)");
+                }
+            }
         }
     });
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The distributed GFL run gives the same learning results on 1, 2 and 4 ranks: runs fl-gfl-mpi
 # of the MPI tree (utils/build-mpi-tree.sh) under mpirun with each rank count, lossless, and
-# compares the CSVs rank 0 writes byte for byte (they hold every server's model metrics and the
-# simulated time of every round), for both placements.
+# compares the CSVs rank 0 writes byte for byte, for both placements: the tracker's CSV (every
+# server's model metrics and the simulated time of every round) and the network view's CSV (the
+# GFL metrics per iteration and when it completed), the latter also against the GFL helper's
+# own tracker in a one-process run of the same scene (--tracker=helper).
 #
 # Usage: utils/test-mpi.sh [--if-built] [--exe PROGRAM] [--ranks "1 2 4"] [fl-gfl-mpi flags...]
 #   --if-built  run only if the MPI tree is built from this checkout and up to date; otherwise
@@ -79,18 +81,40 @@ for placement in block round-robin; do
       --placement="$placement" --output="$out" > "$work/gfl-$placement-$r.log" 2>&1 ||
       { cat "$work/gfl-$placement-$r.log"; echo "test-mpi: FAIL: $r ranks exited non-zero"; exit 1; }
     grep -E '^  (rank|Simulator)' "$work/gfl-$placement-$r.log" || true
-    rows=$(($(wc -l < "$out") - 1))
-    [ "$rows" -gt 0 ] || { echo "test-mpi: FAIL: $out has no rows"; exit 1; }
+    for f in "$out" "${out%.csv}-network.csv"; do
+      rows=$(($(wc -l < "$f") - 1))
+      [ "$rows" -gt 0 ] || { echo "test-mpi: FAIL: $f has no rows"; exit 1; }
+    done
     if [ -z "$ref" ]; then
       ref=$out
-    elif cmp -s "$ref" "$out"; then
-      echo "test-mpi: $placement, $r ranks: the same $rows rows as $(basename "$ref")"
+      # the one-process network run of the same scene, its network view the helper's own
+      helper="$work/gfl-$placement-helper.csv"
+      mpirun "${mpi_args[@]}" -np 1 "$exe" "${flags[@]}" --placement="$placement" \
+        --tracker=helper --output="$helper" \
+        > "$work/gfl-$placement-helper.log" 2>&1 ||
+        { cat "$work/gfl-$placement-helper.log"; echo "test-mpi: FAIL: --tracker=helper"; exit 1; }
+      if cmp -s "${ref%.csv}-network.csv" "${helper%.csv}-network.csv" && cmp -s "$ref" "$helper"; then
+        echo "test-mpi: $placement: the one-process run's helper tracker writes the same network view and CSV"
+      else
+        echo "test-mpi: FAIL: $placement: the helper's tracker differs from $r rank(s):"
+        diff "${ref%.csv}-network.csv" "${helper%.csv}-network.csv" | head -20
+        status=1
+      fi
     else
-      echo "test-mpi: FAIL: $placement, $r ranks differ from $(basename "$ref"):"
-      diff "$ref" "$out" | head -20
-      status=1
+      for suffix in .csv -network.csv; do
+        a="${ref%.csv}$suffix"
+        b="${out%.csv}$suffix"
+        rows=$(($(wc -l < "$b") - 1))
+        if cmp -s "$a" "$b"; then
+          echo "test-mpi: $placement, $r ranks: the same $rows rows as $(basename "$a")"
+        else
+          echo "test-mpi: FAIL: $placement, $r ranks differ from $(basename "$a"):"
+          diff "$a" "$b" | head -20
+          status=1
+        fi
+      done
     fi
   done
 done
-[ "$status" = 0 ] && echo "test-mpi: PASS (ranks $ranks, both placements, CSVs identical)"
+[ "$status" = 0 ] && echo "test-mpi: PASS (ranks $ranks, both placements, tracker and network-view CSVs identical, also with the helper's tracker)"
 exit "$status"
