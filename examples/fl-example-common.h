@@ -574,8 +574,8 @@ AddSecureOptions(Flags& flags,
                                   "aggregate at least 2 clients (the sum of one upload is the "
                                   "upload), or use --secure=none");
         }
-        if (o.secure != "none" && (o.stragglerPolicy == "accept" || o.sampling == "weighted" ||
-                                   o.serverMomentum != 0.0))
+        if (o.secure != "none" &&
+            (o.stragglerPolicy == "accept" || o.sampling == "weighted" || o.serverMomentum != 0.0))
         {
             throw fl::ConfigError("--secure",
                                   o.secure + " with --stragglerPolicy=accept, --sampling=weighted "

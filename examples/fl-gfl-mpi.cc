@@ -554,12 +554,11 @@ main(int argc, char* argv[])
         {
             maxRun = std::max(maxRun, costs[5 * r]);
         }
-        std::cout << "fl-gfl-mpi: P = " << P << " servers, K = " << K << " clients per "
-                  << cell << " cell, L = " << L << ", " << iterations << " iterations, "
-                  << merged.size() << " server reports gathered; last round " << last
-                  << ", centroid MSD " << std::setprecision(6)
-                  << tracker->GetLast("centroid", "msd_db") << " dB; network view ("
-                  << trackerKind << "): " << tracker->CompletedIterations()
+        std::cout << "fl-gfl-mpi: P = " << P << " servers, K = " << K << " clients per " << cell
+                  << " cell, L = " << L << ", " << iterations << " iterations, " << merged.size()
+                  << " server reports gathered; last round " << last << ", centroid MSD "
+                  << std::setprecision(6) << tracker->GetLast("centroid", "msd_db")
+                  << " dB; network view (" << trackerKind << "): " << tracker->CompletedIterations()
                   << " iterations complete at every server, "
                   << tracker->NetworkResult().lostMessages << " lost messages" << std::endl;
         std::cout << "  Simulator::Run " << maxRun << " s wall (slowest rank); set-up and run "
@@ -572,9 +571,8 @@ main(int argc, char* argv[])
         }
         if (tracker->CompletedIterations() < iterations)
         {
-            std::cerr << "fl-gfl-mpi: the network view completed "
-                      << tracker->CompletedIterations() << " of " << iterations << " iterations"
-                      << std::endl;
+            std::cerr << "fl-gfl-mpi: the network view completed " << tracker->CompletedIterations()
+                      << " of " << iterations << " iterations" << std::endl;
             status = 1;
         }
         if (last < iterations)

@@ -114,10 +114,10 @@ TEST(RankPartition, PackedReportsComeBackExactly)
     ASSERT_EQ(packed.size(), 51u);
     EXPECT_EQ(packed[0], 3.0);
     EXPECT_EQ(packed[1], 7.0);
-    EXPECT_EQ(packed[5], 0.0);  // a counts no bytes
-    EXPECT_EQ(packed[11], 0.0); // a has no aggregate
-    EXPECT_EQ(packed[13], 3.0); // a's model size
-    EXPECT_EQ(packed[14], 0.0); // a's aggregate size
+    EXPECT_EQ(packed[5], 0.0);      // a counts no bytes
+    EXPECT_EQ(packed[11], 0.0);     // a has no aggregate
+    EXPECT_EQ(packed[13], 3.0);     // a's model size
+    EXPECT_EQ(packed[14], 0.0);     // a's aggregate size
     EXPECT_EQ(packed[18 + 3], 1.0); // b.float32
     EXPECT_EQ(packed[18 + 5], 1.0); // b.countsBytes
     EXPECT_EQ(packed[18 + 6], 9007199254740991.0);

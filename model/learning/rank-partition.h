@@ -31,16 +31,16 @@ std::vector<uint32_t> PartitionServers(uint32_t servers, uint32_t ranks, const s
 /// One model a node reported (FlModelReport, with the simulated time of the report).
 struct RankModelReport
 {
-    uint32_t round{0};          ///< round (iteration)
-    uint32_t node{0};           ///< node-level id
-    uint32_t role{0};           ///< FlNodeRole as a number
-    double timeS{0.0};          ///< simulated time of the report [s]
-    std::vector<double> model;  ///< the model's values (float32 models are exact in double)
-    bool float32{false};        ///< the model was float32
-    bool countsBytes{false};    ///< the node's transport counted the bytes below
-    uint64_t bytesSent{0};      ///< bytes its transport had sent by the report
-    uint64_t bytesReceived{0};  ///< bytes its transport had received by the report
-    uint32_t graphIndex{0};     ///< the node's index in the graph (GFL: server p)
+    uint32_t round{0};             ///< round (iteration)
+    uint32_t node{0};              ///< node-level id
+    uint32_t role{0};              ///< FlNodeRole as a number
+    double timeS{0.0};             ///< simulated time of the report [s]
+    std::vector<double> model;     ///< the model's values (float32 models are exact in double)
+    bool float32{false};           ///< the model was float32
+    bool countsBytes{false};       ///< the node's transport counted the bytes below
+    uint64_t bytesSent{0};         ///< bytes its transport had sent by the report
+    uint64_t bytesReceived{0};     ///< bytes its transport had received by the report
+    uint32_t graphIndex{0};        ///< the node's index in the graph (GFL: server p)
     uint32_t missingNeighbours{0}; ///< neighbour messages missing at the combination
     uint32_t droppedClients{0};    ///< sampled clients whose upload did not count
     bool hasAggregate{false};      ///< the report carried an aggregate (FlModelReport::aggregate)
