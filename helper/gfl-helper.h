@@ -360,9 +360,10 @@ class FlGflHelper : public FlGraphRunHelperBase
      * installs only the servers of `localRank` and their clients, and this rank stops its
      * simulation `grace` after its last server finished the last iteration (ns-3's distributed
      * simulator ends when every rank has stopped; the messages a finished server still owes its
-     * neighbours leave within the grace). The tracker's network view is not installed then (a
-     * rank sees only its local servers): the program gathers the servers' ModelReport trace to
-     * rank 0 and records it in an FlLearningTracker there.
+     * neighbours leave within the grace). The tracker's network view is set up but not installed
+     * then (a rank sees only its local servers): the program gathers the servers' ModelReport
+     * trace to rank 0 and records it there, in Tracker() (RecordNetwork with server p's index,
+     * as examples/fl-gfl-mpi.cc does) for the network view.
      */
     void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace = Seconds(1));
 
