@@ -34,6 +34,7 @@
 #include "ns3/graph.h"
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
+#include "ns3/metrics.h"
 #include "ns3/rank-partition.h"
 #include "ns3/synthetic-data.h"
 
@@ -145,8 +146,8 @@ WriteNetworkRows(std::ostream& os, const fl::NetworkIterationReport& r, double t
         os << r.iteration << ',' << std::setprecision(10) << timeS << ',' << metric << ','
            << std::setprecision(17) << value << '\n';
     };
-    row("msd_centroid_db", 10.0 * std::log10(r.centroidMsd));
-    row("msd_average_db", 10.0 * std::log10(r.averageMsd));
+    row("msd_centroid_db", fl::ToDb(r.centroidMsd));
+    row("msd_average_db", fl::ToDb(r.averageMsd));
     row("disagreement", r.disagreement);
     row("centroid_drift", r.centroidDrift);
     row("lost_messages", static_cast<double>(r.lostMessages));
