@@ -11,8 +11,8 @@
 #include "ns3/application-container.h"
 #include "ns3/diffusion.h"
 #include "ns3/fl-application-base.h"
-#include "ns3/fl-client-application.h" // the FlTrainingReport struct (TrainingPlanned trace)
-#include "ns3/fl-server-strategy.h"    // the FlRoundReport struct (RoundEnd trace)
+#include "ns3/fl-client-strategy.h" // the FlTrainingReport struct (TrainingPlanned trace)
+#include "ns3/fl-server-strategy.h" // the FlRoundReport struct (RoundEnd trace)
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
