@@ -11,6 +11,8 @@
 #include "ns3/application-container.h"
 #include "ns3/diffusion.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-client-strategy.h" // the FlTrainingReport struct (TrainingPlanned trace)
+#include "ns3/fl-server-strategy.h" // the FlRoundReport struct (RoundEnd trace)
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -20,6 +22,7 @@
 #include <Eigen/Core>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +70,75 @@ struct FlWideRow
 
 /**
  * \ingroup fl
+ * One row of the round view (FlLearningTracker::SetRoundOutput, LearningMonitor): one round of
+ * a server. Times are simulated seconds; "nan" in the CSV
+ * marks a value that does not exist (e.g. the breakdown of a round without fresh updates, or
+ * energy when no meter is set).
+ */
+struct FlRoundRecord
+{
+    uint32_t round{0};        ///< round number (0 = the initial model)
+    double timeS{0.0};        ///< simulated time at the end of the round [s]
+    double durationS{0.0};    ///< simulated duration of the round [s]
+    double testLoss{0.0};     ///< loss of the global model on the held-out data
+    double testAccuracy{0.0}; ///< accuracy on the held-out data (NaN for regression)
+    double trainLoss{0.0};    ///< loss on (a sample of) the clients' training data
+    std::string status;       ///< FlRoundStatusName of the round
+    uint32_t selected{0};     ///< clients the model was sent to
+    uint32_t participants{0}; ///< clients whose update was aggregated
+    uint32_t stale{0};        ///< updates of earlier rounds aggregated
+    uint32_t stragglers{0};   ///< selected clients that had not answered at the close
+    uint64_t bytesDown{0};    ///< server -> clients bytes this round
+    uint64_t bytesUp{0};      ///< clients -> server bytes this round
+    /// Mean over the fresh updates of: model download (round start -> model at the client),
+    /// local compute, upload (update sent -> update at the server) and waiting (update at the
+    /// server -> round end). For each fresh update the four add up to the round's duration.
+    double downloadS{0.0};
+    double computeS{0.0}; ///< see downloadS
+    double uploadS{0.0};  ///< see downloadS
+    double waitingS{0.0}; ///< see downloadS
+    /// UDP chunks of this round's messages sent and never delivered (still missing when the
+    /// round ended), down- and uplink, whatever happened to the rest of their messages (needs
+    /// InstallClients; without it: chunks missing from messages the server and clients gave up)
+    uint64_t chunksLost{0};
+    uint64_t chunksRetx{0};         ///< UDP chunks retransmitted this round (server and clients)
+    uint64_t missingCoordinates{0}; ///< coordinates filled from previous models (UDP holes)
+    double energyRadioJ{0.0};       ///< radio energy of all clients this round [J] (meter)
+    double energyComputeJ{0.0};     ///< compute energy of all clients this round [J]
+    bool deadlineHit{false};        ///< the round closed at its deadline
+    std::string participantIds;     ///< ';'-separated client indices
+    /// The largest uplink eps of any client so far (FlApplicationBase::GetUplinkEpsilon at the
+    /// round view's delta, SetUplinkDelta; fl::UplinkStatement says what it means); NaN if no
+    /// installed client perturbs its uploads (or no clients were installed).
+    double epsilonUplink{std::numeric_limits<double>::quiet_NaN()};
+    double wallS{0.0}; ///< wall-clock time since the tracker was created [s] (not in the CSV)
+};
+
+/**
+ * \ingroup fl
+ * One row per client and round of the round view (SetClientRoundOutput, LearningMonitor's
+ * ClientOutputFile).
+ */
+struct FlClientRoundRecord
+{
+    uint32_t round{0};              ///< round number
+    uint32_t client{0};             ///< client index
+    bool selected{false};           ///< the model of this round was sent to it
+    bool participated{false};       ///< an update of it was aggregated this round
+    int64_t trainedRound{-1};       ///< round of the aggregated update's model (-1: none)
+    uint32_t staleness{0};          ///< staleness of the aggregated update
+    double downloadS{0.0};          ///< breakdown of the aggregated update (nan if none)
+    double computeS{0.0};           ///< see downloadS
+    double uploadS{0.0};            ///< see downloadS
+    double waitingS{0.0};           ///< see downloadS
+    uint64_t missingCoordinates{0}; ///< coordinates of the update filled by the server
+    uint64_t chunksLost{0};     ///< UDP chunks to and from this client never delivered this round
+    double energyRadioJ{0.0};   ///< radio energy this round [J] (nan without meter)
+    double energyComputeJ{0.0}; ///< compute energy of trainings that started this round [J]
+};
+
+/**
+ * \ingroup fl
  * Observes the models that FL applications report (the ModelReport trace of FlApplicationBase)
  * and computes, per round and role:
  *  - per node (EvaluateNodes): test loss and accuracy on the task's held-out data; MSD in dB
@@ -94,6 +166,29 @@ struct FlWideRow
  * diffusion agents can) is not written as a second copy of that round: it is dropped and
  * counted (GetLateReports). To keep every report of nodes that run out of step, record them in
  * round order (Record), as the distributed GFL example does.
+ *
+ * The round view (InstallRounds, InstallRoundClients) is FedAvg's wide per-round CSV
+ * (RoundCsvHeader, the file LearningMonitor writes): one FlRoundRecord per RoundEnd report of a
+ * server (any FL application with the RoundStart and RoundEnd traces and a learning task: the
+ * round facts, its global model's test loss, accuracy and training loss), completed with what
+ * the clients (any FL application with the TrainingPlanned trace) report: the time breakdown,
+ * compute energy, chunks lost per client, the uplink epsilon. Each global model is evaluated
+ * once: when the server then reports the same model through ModelReport to this tracker, its
+ * rows take that evaluation (EvaluateModel is the one evaluation path of both views). Rows are
+ * recorded as the server reports them (trace RoundRecorded), so a round's row exists during the
+ * run.
+ *
+ * The end of the run (Flush): the last round, still open, takes the final byte counters of every
+ * application installed with Install or InstallAll that reported with a transport: its
+ * bytes_sent row is what the application's transport sent over the whole run, including what
+ * it sent after its last report (e.g. the Stop messages of a FedAvg server), and its role's
+ * "network" bytes_sent row (and the wide view's bytes_sent) their sum. An application whose
+ * last report was an earlier round gets a bytes_sent row in the last round too (no other
+ * metric), and counts in its role's sum; a role none of whose nodes reported the last round
+ * gets only that "network" bytes_sent row (no wide row). Every other round's bytes are the
+ * counters at the reports. So GetLast(node, "bytes_sent") after Flush is what the node's
+ * transport sent in the whole run. Reports recorded with Record have no application: their
+ * bytes stay those of the reports.
  *
  * The network view (SetNetwork, InstallNetwork) turns the reports of the N nodes of a graph
  * (GFL servers, diffusion agents: app k is graph node k) into one fl::NetworkIterationReport
@@ -154,8 +249,63 @@ class FlLearningTracker : public Object
     /// The wide view's CSV header line (without newline).
     static std::string WideCsvHeader();
 
-    /// Computes the aggregates of the rounds still open and flushes the CSV.
+    /**
+     * Computes the aggregates of the rounds still open, records the end-of-run bytes rows (the
+     * class documentation) and flushes the CSV files. Call after Simulator::Run (and before
+     * Simulator::Destroy, while the applications' transports exist) or let DoDispose call it.
+     */
     void Flush();
+
+    /// The test and training loss of one model (EvaluateModel).
+    struct ModelEvaluation
+    {
+        fl::Evaluation test;   ///< on the task's held-out data
+        double trainLoss{0.0}; ///< LearningTask::EvaluateTraining's loss
+    };
+
+    /// The one evaluation of a model of both views: `task`'s held-out data and training loss.
+    static ModelEvaluation EvaluateModel(const fl::LearningTask& task, const fl::ParamVector& w);
+
+    /**
+     * The round view: subscribes to the RoundStart and RoundEnd traces of `server` (any FL
+     * application with them and a learning task, GetLearningTask) and records one
+     * FlRoundRecord per RoundEnd report (round 0: the initial model, reported at start). One
+     * server per tracker.
+     */
+    void InstallRounds(Ptr<Application> server);
+    /// Subscribes the round view to the clients' TrainingPlanned traces (time breakdown,
+    /// compute energy, chunks lost per client, uplink epsilon).
+    void InstallRoundClients(const ApplicationContainer& clients);
+    /// A reader of each client's radio energy consumed so far [J], called with a client index
+    /// at every round end (e.g. FlRadioEnergyMeter::GetRadioEnergy).
+    void SetRadioEnergyReader(std::function<double(uint32_t client)> joulesSoFar);
+    /// Writes the round view's rows to `path` as they are recorded (empty: none). Before the run.
+    void SetRoundOutput(const std::string& path);
+    /// Writes one row per client and round to `path` (needs InstallRoundClients; empty: none).
+    void SetClientRoundOutput(const std::string& path);
+    /// Keeps the per-client rows in memory for GetClientRoundRecords (default false).
+    void SetKeepClientRounds(bool keep);
+    /// DP delta of the epsilon_uplink column (default 1e-5).
+    void SetUplinkDelta(double delta);
+    /// Rows of the round view recorded so far.
+    const std::vector<FlRoundRecord>& GetRoundRecords() const;
+    /// Per-client rows kept so far (SetKeepClientRounds).
+    const std::vector<FlClientRoundRecord>& GetClientRoundRecords() const;
+    /// Writes every round-view row to `path` (header first); false if it cannot be written.
+    bool WriteRoundCsv(const std::string& path) const;
+    /// The round view's CSV header line (without newline).
+    static std::string RoundCsvHeader();
+    /// One round-view CSV line (without newline).
+    static std::string RoundCsvRow(const FlRoundRecord& r);
+    /// The per-client CSV header line.
+    static std::string ClientRoundCsvHeader();
+    /// One per-client CSV line.
+    static std::string ClientRoundCsvRow(const FlClientRoundRecord& r);
+    /// First simulated time [s] at which the round view's test accuracy reached `target`
+    /// (negative if never).
+    double TimeToAccuracy(double target) const;
+    /// Signature of the RoundRecorded trace.
+    using RoundRecordedCallback = void (*)(const FlRoundRecord& record);
 
     /// Rows recorded so far.
     const std::vector<FlMetricRow>& GetRows() const;
@@ -217,6 +367,17 @@ class FlLearningTracker : public Object
 
   private:
     void HandleReport(const FlModelReport& report);
+    void Connect(Ptr<FlApplicationBase> app);
+    void TakeFinalCounters();
+    // the round view
+    void HandleRoundStart(uint32_t round, const std::vector<uint32_t>& selected);
+    void HandleRoundEnd(const FlRoundReport& report);
+    void HandleTrained(const FlTrainingReport& report);
+    void AppendRound(const FlRoundRecord& r);
+    void AppendClientRounds(const std::map<uint32_t, FlClientRoundRecord>& rows);
+    std::string UplinkComment() const;
+    uint64_t ChunkCounter(bool lost) const;
+    uint64_t CountLostChunks(uint32_t round, std::map<uint32_t, FlClientRoundRecord>& rows);
     void CheckStall();
     void CloseRound(uint32_t round);
     void EmitWide(const FlWideRow& row);
@@ -233,6 +394,8 @@ class FlLearningTracker : public Object
         fl::ParamVector model;
         bool countsBytes{false}; ///< FlModelReport::countsBytes
         uint64_t bytesSent{0};   ///< FlModelReport::bytesSent
+        bool evaluated{false};   ///< the round view evaluated this model (evaluation below)
+        fl::Evaluation evaluation;
     };
 
     struct OpenRound
@@ -240,6 +403,9 @@ class FlLearningTracker : public Object
         double timeS{0.0};
         double epsilon{0.0};             ///< the accountant's epsilon at the last report
         std::map<uint32_t, Held> models; ///< by node-level id
+        /// The end of the run (TakeFinalCounters): nodes that did not report this last round,
+        /// their role and final bytes sent.
+        std::map<uint32_t, std::pair<FlNodeRole, uint64_t>> finalOnly;
     };
 
     std::string m_outputFile;
@@ -260,6 +426,52 @@ class FlLearningTracker : public Object
     TracedCallback<const FlMetricRow&> m_rowTrace; ///< the Row trace
     uint32_t m_firstOpenable{0};                   ///< rounds below this one have been aggregated
     uint64_t m_lateReports{0};                     ///< reports of an aggregated round, dropped
+
+    /// What the end-of-run rows need of an application installed with Install.
+    struct Reporter
+    {
+        Ptr<FlTransport> transport;          ///< its transport, kept from its reports
+        FlNodeRole role{FlNodeRole::Server}; ///< of its last report
+        bool counted{false};                 ///< a report of it counted bytes
+    };
+
+    std::map<uint32_t, Reporter> m_reporters; ///< by node-level id
+
+    /// The round view's last evaluation, for the ModelReport of the same model that follows.
+    struct LastEvaluation
+    {
+        bool valid{false};
+        uint32_t round{0};
+        uint32_t node{0};
+        const fl::LearningTask* task{nullptr};
+        fl::Evaluation test;
+    } m_lastEvaluation;
+
+    // the round view
+    Ptr<FlApplicationBase> m_server;
+    std::vector<Ptr<FlApplicationBase>> m_clients;
+    std::function<double(uint32_t)> m_radioEnergy;
+    std::string m_roundFile;
+    std::string m_clientRoundFile;
+    bool m_keepClientRounds{false};
+    std::vector<FlRoundRecord> m_roundRecords;
+    std::vector<FlClientRoundRecord> m_clientRoundRecords;
+    std::ofstream m_roundStream;
+    std::ofstream m_clientRoundStream;
+    double m_uplinkDelta{1e-5};
+    bool m_uplinkNoise{false};
+    fl::MechanismKind m_uplinkKind{fl::MechanismKind::None};
+    double m_wallStart{0.0};
+    std::map<uint32_t, Time> m_roundStarts;                                ///< by round
+    std::map<std::pair<uint32_t, uint32_t>, FlTrainingReport> m_trainings; ///< (client, round)
+    std::map<uint32_t, double> m_computeEnergyWindow; ///< client -> J since the last round end
+    std::map<uint32_t, double> m_radioAtLastEnd;      ///< client -> meter reading
+    uint64_t m_chunksLostAtLastEnd{0};
+    uint64_t m_chunksRetxAtLastEnd{0};
+    uint32_t m_lossRound{0};                     ///< round of m_lossReported
+    std::map<uint32_t, uint64_t> m_lossReported; ///< client -> lost chunks already reported
+                                                 ///< for m_lossRound (repeated rounds)
+    TracedCallback<const FlRoundRecord&> m_roundRecordedTrace; ///< RoundRecorded
 
     /// An iteration of the network view some nodes have reported.
     struct PendingIteration

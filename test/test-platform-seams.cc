@@ -18,9 +18,9 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/perturbation.h"
 
-#include <gtest/gtest.h>
-
+#include <atomic>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <memory>
 #include <sstream>
 #include <tuple>
@@ -675,8 +675,9 @@ RunTrackedFedAvg(TrackedFedAvgRun& run, bool withReference, const std::string& w
 }
 } // namespace
 
-// Every node's bytes_sent row is its application's own transport counter at its report, and the
-// network row of a role is the sum over the role's nodes that reported the round.
+// Every node's bytes_sent row is its application's own transport counter at its report (the
+// last round's: at the end of the run, next test), and the network row of a role is the sum
+// over the role's nodes that reported the round.
 TEST(LearningTracker, BytesSentRowsAreTheTransportCountersAndTheirSum)
 {
     TrackedFedAvgRun run;
@@ -707,10 +708,12 @@ TEST(LearningTracker, BytesSentRowsAreTheTransportCountersAndTheirSum)
     std::map<std::pair<uint32_t, std::string>, double> sums;
     for (const auto& kv : run.sentAtReport)
     {
-        EXPECT_EQ(perNode.at(kv.first), static_cast<double>(kv.second));
+        const bool last = kv.first.first == 2; // the end of the run's counters
+        const uint64_t counter = last ? run.sentAfterRun.at(kv.first.second) : kv.second;
+        EXPECT_EQ(perNode.at(kv.first), static_cast<double>(counter));
         EXPECT_GT(kv.second, 0u); // every node had sent something by round 1
         EXPECT_LE(kv.second, run.sentAfterRun.at(kv.first.second));
-        sums[{kv.first.first, run.roleOf.at(kv.first.second)}] += static_cast<double>(kv.second);
+        sums[{kv.first.first, run.roleOf.at(kv.first.second)}] += static_cast<double>(counter);
     }
     EXPECT_EQ(networkTotal, sums);
     // cumulative: round 2 of a node is at least its round 1
@@ -724,6 +727,205 @@ TEST(LearningTracker, BytesSentRowsAreTheTransportCountersAndTheirSum)
     EXPECT_GT(networkTotal.at({2, "server"}), networkTotal.at({1, "server"}));
     // the server's round-0 report precedes its transport: no bytes row, no server total
     EXPECT_EQ(networkTotal.count({0, "server"}), 0u);
+}
+
+// The end of the run: the last round's bytes_sent of every node is what its transport had sent
+// when Simulator::Run returned, Stop messages after the last report included, and the role's
+// network row of the last round their sum; no second row of the same (round, node, metric).
+TEST(LearningTracker, LastRoundBytesSentAreTheCountersAfterTheRun)
+{
+    TrackedFedAvgRun run;
+    RunTrackedFedAvg(run, false, "fl-tracker-final-bytes-wide.csv");
+    std::map<std::string, double> roleSums;
+    uint32_t lastRound = 0;
+    for (const auto& kv : run.sentAtReport)
+    {
+        lastRound = std::max(lastRound, kv.first.first);
+    }
+    ASSERT_EQ(lastRound, 2u);
+    for (const auto& kv : run.sentAfterRun)
+    {
+        const std::string node = std::to_string(kv.first);
+        EXPECT_EQ(run.tracker->GetLast(node, "bytes_sent"), static_cast<double>(kv.second))
+            << "node " << node;
+        roleSums[run.roleOf.at(kv.first)] += static_cast<double>(kv.second);
+    }
+    std::map<std::tuple<uint32_t, std::string, std::string>, int> seen;
+    std::map<std::string, double> lastNetwork;
+    for (const auto& r : run.tracker->GetRows())
+    {
+        if (r.metric == "bytes_sent")
+        {
+            EXPECT_EQ(++seen[std::make_tuple(r.round, r.node, r.role)], 1)
+                << r.round << " " << r.node;
+            if (r.node == "network" && r.round == lastRound)
+            {
+                lastNetwork[r.role] = r.value;
+            }
+        }
+    }
+    EXPECT_EQ(lastNetwork, roleSums);
+    // the server's Stop messages went out after its last report: the fix is measurable
+    uint32_t server = 0;
+    for (const auto& kv : run.roleOf)
+    {
+        server = kv.second == "server" ? kv.first : server;
+    }
+    ASSERT_EQ(run.roleOf.at(server), "server");
+    EXPECT_GT(run.sentAfterRun.at(server), run.sentAtReport.at({lastRound, server}));
+    // the wide view's last server row carries the same total
+    const auto& wide = run.tracker->GetWideRows();
+    for (const auto& w : wide)
+    {
+        if (w.round == lastRound)
+        {
+            EXPECT_EQ(w.bytesSent, roleSums.at(w.role)) << w.role;
+        }
+    }
+}
+
+namespace
+{
+/// A learning task that counts the evaluations made of its models (and forwards everything).
+class CountingTask : public fl::LearningTask
+{
+  public:
+    explicit CountingTask(std::shared_ptr<const fl::LearningTask> inner)
+        : m_inner(std::move(inner))
+    {
+    }
+
+    fl::Precision GetPrecision() const override
+    {
+        return m_inner->GetPrecision();
+    }
+
+    std::size_t NumParameters() const override
+    {
+        return m_inner->NumParameters();
+    }
+
+    std::size_t NumClients() const override
+    {
+        return m_inner->NumClients();
+    }
+
+    std::size_t ClientSamples(std::size_t client) const override
+    {
+        return m_inner->ClientSamples(client);
+    }
+
+    fl::ParamVector InitialParameters(fl::Rng& rng) const override
+    {
+        return m_inner->InitialParameters(rng);
+    }
+
+    const fl::LocalTrainerConfig& GetTrainerConfig() const override
+    {
+        return m_inner->GetTrainerConfig();
+    }
+
+    fl::TrainOutcome TrainClient(std::size_t client,
+                                 const fl::ParamVector& start,
+                                 fl::Rng& rng) const override
+    {
+        return m_inner->TrainClient(client, start, rng);
+    }
+
+    void TrainClientInto(std::size_t client,
+                         const fl::ParamVector& start,
+                         fl::Rng& rng,
+                         fl::TrainOutcome& out) const override
+    {
+        m_inner->TrainClientInto(client, start, rng, out);
+    }
+
+    bool PlanClient(std::size_t client, fl::TrainingPlan& plan) const override
+    {
+        return m_inner->PlanClient(client, plan);
+    }
+
+    fl::Evaluation Evaluate(const fl::ParamVector& w) const override
+    {
+        ++evaluations;
+        return m_inner->Evaluate(w);
+    }
+
+    fl::Evaluation EvaluateTraining(const fl::ParamVector& w) const override
+    {
+        ++trainingEvaluations;
+        return m_inner->EvaluateTraining(w);
+    }
+
+    std::string Describe() const override
+    {
+        return m_inner->Describe();
+    }
+
+    mutable std::atomic<uint64_t> evaluations{0};         ///< Evaluate calls
+    mutable std::atomic<uint64_t> trainingEvaluations{0}; ///< EvaluateTraining calls
+
+  private:
+    std::shared_ptr<const fl::LearningTask> m_inner;
+};
+} // namespace
+
+// LearningMonitor is the round view of its tracker: its rows are the tracker's, and when the
+// same tracker also takes the applications' ModelReport, each global model is evaluated once
+// (the server's long rows and its centroid take the round view's evaluation).
+TEST(LearningTracker, MonitorRowsAreTheTrackersRoundViewWithOneEvaluationPerGlobalModel)
+{
+    const uint32_t n = 3;
+    const uint32_t rounds = 2;
+    auto task = std::make_shared<CountingTask>(fltest::MakeTask<double>(n, "softmax"));
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(n);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+    const std::string file = ::testing::TempDir() + "fl-monitor-round-view.csv";
+    fedavg.SetMonitorAttribute("OutputFile", StringValue(file));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    Ptr<FlLearningTracker> tracker = stack.monitor->GetTracker();
+    ASSERT_TRUE(tracker);
+    tracker->SetTask(task);
+    tracker->Install(stack.serverApps);
+    tracker->Install(stack.clientApps);
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    tracker->Flush();
+    const auto& records = stack.monitor->GetRecords();
+    EXPECT_EQ(&records, &tracker->GetRoundRecords());
+    ASSERT_EQ(records.size(), rounds + 1u);
+    const std::string server = std::to_string(stack.server->GetNodeLevelId());
+    std::map<uint32_t, double> serverLoss, centroidLoss;
+    for (const auto& r : tracker->GetRows())
+    {
+        if (r.role == "server" && r.metric == "test_loss")
+        {
+            (r.node == server ? serverLoss : centroidLoss)[r.round] = r.value;
+        }
+    }
+    ASSERT_EQ(serverLoss.size(), rounds + 1u);
+    for (const auto& rec : records)
+    {
+        EXPECT_EQ(serverLoss.at(rec.round), rec.testLoss) << rec.round;
+        EXPECT_EQ(centroidLoss.at(rec.round), rec.testLoss) << rec.round;
+    }
+    // one evaluation per global model (rounds 0..2), the 3 clients' models of rounds 1 and 2
+    // and their centroids; the training loss only for the global models
+    EXPECT_EQ(task->evaluations.load(), (rounds + 1u) + n * rounds + rounds);
+    EXPECT_EQ(task->trainingEvaluations.load(), rounds + 1u);
+    Simulator::Destroy();
+    // the file: the header and one CsvRow per record
+    std::ifstream in(file);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line, LearningMonitor::CsvHeader());
+    for (const auto& rec : records)
+    {
+        ASSERT_TRUE(std::getline(in, line));
+        EXPECT_EQ(line, LearningMonitor::CsvRow(rec));
+    }
 }
 
 // The wide view holds, row by row, the values of the long rows of the same run.

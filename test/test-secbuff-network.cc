@@ -161,6 +161,9 @@ struct Spec
 struct SecBuffRun
 {
     std::vector<VersionRecord> versions; ///< round 0 (the initial model) first
+    std::vector<FlRoundReport> aborted;  ///< RoundEnd reports of aborted cohorts (model cleared)
+    std::vector<fl::ParamVector> abortedModels; ///< the global model at each of them
+    std::vector<FlRoundRecord> rows;            ///< the monitor's rows
     std::vector<uint64_t> seeds;
     std::map<uint32_t, std::vector<uint32_t>> members;
     std::map<uint32_t, uint32_t> version;
@@ -215,6 +218,13 @@ RunSecBuff(std::shared_ptr<const fl::LearningTask> task, const Spec& spec)
     stack.server->TraceConnectWithoutContext(
         "RoundEnd",
         FlCallback<void, const FlRoundReport&>([&run](const FlRoundReport& r) {
+            if (r.status == FlRoundStatus::Aborted)
+            {
+                run.aborted.push_back(r);
+                run.aborted.back().globalModel = nullptr;
+                run.abortedModels.push_back(*r.globalModel);
+                return;
+            }
             run.versions.push_back(VersionRecord{r.round, r.updates, *r.globalModel});
         }));
     Simulator::Stop(Seconds(300));
@@ -229,6 +239,7 @@ RunSecBuff(std::shared_ptr<const fl::LearningTask> task, const Spec& spec)
     run.results = view->results;
     run.uploadsAreKeys = view->uploadsAreKeys;
     run.uploadBytes = view->uploadBytes;
+    run.rows = stack.monitor->GetRecords();
     Simulator::Destroy();
     return run;
 }
@@ -337,6 +348,8 @@ TEST(SecBuffNetwork, EveryVersionIsFedBuffsStepOnItsCohortsUnmaskedSum)
     EXPECT_EQ(CheckAgainstInProcess(*task, run, spec.eta), spec.versions);
     EXPECT_EQ(run.app.roundsAborted, 0u);
     EXPECT_EQ(run.step.aborted, 0u);
+    EXPECT_TRUE(run.aborted.empty()); // no cohort aborted: no such report
+    EXPECT_EQ(run.rows.size(), run.versions.size());
     EXPECT_EQ(run.app.unexpectedMessages, 0u);
 }
 
@@ -437,6 +450,47 @@ TEST(SecBuffNetwork, DropoutAboveThresholdIsRecoveredBelowItTheBufferIsDropped)
     EXPECT_EQ(run.app.roundsAborted, 1u);
     EXPECT_EQ(run.step.aborted, 1u);
     EXPECT_EQ(run.completed, spec.versions);
+    // the aborted cohort is a RoundEnd report and a monitor row with status "aborted": its
+    // clients, no straggler (the two silent ones uploaded, then fell silent in the step's
+    // phases), the model of the version being built unchanged
+    ASSERT_EQ(run.aborted.size(), 1u);
+    const FlRoundReport& a = run.aborted.front();
+    EXPECT_EQ(a.selected, second);
+    EXPECT_TRUE(a.participants.empty());
+    EXPECT_TRUE(a.updates.empty());
+    EXPECT_EQ(a.stragglers, 0u);
+    for (const auto& [cohort, r] : run.results)
+    {
+        if (cohort == 2)
+        {
+            EXPECT_EQ(a.uplinkStatus, r.status);
+        }
+    }
+    EXPECT_GE(a.end, a.start);
+    EXPECT_GT(a.start, Seconds(0));
+    // the version being built: the last version before it, and the one after has its number
+    const VersionRecord* before = nullptr;
+    for (const VersionRecord& v : run.versions)
+    {
+        before = v.round < a.round ? &v : before;
+    }
+    ASSERT_NE(before, nullptr);
+    EXPECT_TRUE(run.abortedModels.front() == before->model);
+    uint32_t rowsAborted = 0;
+    for (const FlRoundRecord& row : run.rows)
+    {
+        if (row.status == "aborted")
+        {
+            ++rowsAborted;
+            EXPECT_EQ(row.round, a.round);
+            EXPECT_EQ(row.selected, 3u);
+            EXPECT_EQ(row.participants, 0u);
+            EXPECT_EQ(row.stragglers, 0u);
+            EXPECT_EQ(row.bytesDown + row.bytesUp, 0u);
+        }
+    }
+    EXPECT_EQ(rowsAborted, 1u);
+    EXPECT_EQ(run.rows.size(), run.versions.size() + 1u);
     // the versions are still FedBuff's steps on the surviving cohorts' sums (the first made of
     // two updates)
     EXPECT_EQ(CheckAgainstInProcess(*task, run, spec.eta), spec.versions);

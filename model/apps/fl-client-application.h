@@ -31,27 +31,6 @@ namespace ns3
 
 /**
  * \ingroup fl
- * One local training of a client, as reported by its "RoundTrained" trace (at the moment the
- * global model arrived; the update is sent computeTime later). The "TrainingPlanned" trace
- * reports the same at the same moment before the training ran, with meanLoss NaN.
- */
-struct FlTrainingReport
-{
-    uint32_t client{0};             ///< client index
-    uint32_t round{0};              ///< round of the global model trained on
-    Time received;                  ///< when the whole global model had arrived
-    Time computeTime;               ///< simulated compute time
-    double computeEnergyJ{0.0};     ///< ComputePower x computeTime [J]
-    uint64_t steps{0};              ///< local optimisation steps
-    uint64_t samples{0};            ///< samples processed
-    double flops{0.0};              ///< training FLOPs
-    double meanLoss{0.0};           ///< mean training loss over the local steps
-    uint64_t missingCoordinates{0}; ///< coordinates of the global model filled from the previous
-                                    ///< one (UDP keep-previous)
-};
-
-/**
- * \ingroup fl
  * Federated-learning client.
  *
  * Announces itself to the server with a Join message (its index and sample count) over TCP or

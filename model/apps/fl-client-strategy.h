@@ -8,6 +8,7 @@
 #define FL_CLIENT_STRATEGY_H
 
 #include "ns3/learning-task.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/perturbation.h"
 
@@ -17,6 +18,28 @@
 
 namespace ns3
 {
+
+/**
+ * \ingroup fl
+ * One local training of a client, as reported by its "RoundTrained" trace (at the moment the
+ * global model arrived; the update is sent computeTime later). The "TrainingPlanned" trace
+ * reports the same at the same moment before the training ran, with meanLoss NaN. Here, with
+ * the client half of the strategy seam, so that observers read it without a client class.
+ */
+struct FlTrainingReport
+{
+    uint32_t client{0};             ///< client index
+    uint32_t round{0};              ///< round of the global model trained on
+    Time received;                  ///< when the whole global model had arrived
+    Time computeTime;               ///< simulated compute time
+    double computeEnergyJ{0.0};     ///< ComputePower x computeTime [J]
+    uint64_t steps{0};              ///< local optimisation steps
+    uint64_t samples{0};            ///< samples processed
+    double flops{0.0};              ///< training FLOPs
+    double meanLoss{0.0};           ///< mean training loss over the local steps
+    uint64_t missingCoordinates{0}; ///< coordinates of the global model filled from the previous
+                                    ///< one (UDP keep-previous)
+};
 
 /**
  * \ingroup fl

@@ -111,7 +111,8 @@ FlServerApplication::GetTypeId()
                           MakeBooleanAccessor(&FlServerApplication::m_stopSimulation),
                           MakeBooleanChecker())
             .AddTraceSource("RoundEnd",
-                            "A round closed (new global model, or unchanged below quorum).",
+                            "A round closed (new global model, or unchanged below quorum), or an "
+                            "asynchronous cohort's uplink step aborted (status aborted).",
                             MakeTraceSourceAccessor(&FlServerApplication::m_roundEndTrace),
                             "ns3::FlServerApplication::RoundEndCallback")
             .AddTraceSource("RoundStart",
@@ -1393,6 +1394,7 @@ FlServerApplication::DispatchCohorts()
         const uint32_t id = ++m_lastCohort; // the round number of the cohort's messages
         Cohort& c = m_cohorts[id];
         c.version = m_round;
+        c.sent = Simulator::Now();
         c.base = m_global;
         c.clients = members;
         for (uint32_t m : members)
@@ -1516,6 +1518,23 @@ FlServerApplication::FinishCohort(uint32_t cohort, const FlUplinkServerStep::Res
         // Too few left (below the step's threshold): the buffer is dropped, the model kept.
         NS_LOG_WARN("cohort " << cohort << ": uplink step aborted: " << result.status);
         ++m_counters.roundsAborted;
+        // Observers see it as a round that aborted: the number of the version being built (no
+        // new version: no ModelReport), its clients, why; its bytes count in that version's row.
+        FlRoundReport& report = m_report;
+        report = FlRoundReport();
+        report.round = m_round;
+        report.completedRounds = m_completed;
+        report.status = FlRoundStatus::Aborted;
+        report.start = c.sent;
+        report.end = Simulator::Now();
+        report.selected = c.clients;
+        for (uint32_t k : c.clients)
+        {
+            report.stragglers += c.infos.count(k) == 0 ? 1 : 0;
+        }
+        report.uplinkStatus = result.status;
+        report.globalModel = &m_global;
+        m_roundEndTrace(report);
     }
     else
     {

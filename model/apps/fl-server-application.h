@@ -109,7 +109,12 @@ class FlServerApplication : public FlApplicationBase
      * most ClientsPerRound clients are busy; 0 = all), each cohort's uploads close when all K
      * arrived or at RoundDeadline, the step runs once per cohort (several at once), and its
      * sum goes to FlServerStrategy::CohortAggregated; an aborted cohort is dropped and counted
-     * (roundsAborted). Null (default): models are uploaded.
+     * (roundsAborted) and reported through RoundEnd with status Aborted: the number of the
+     * version being built (which follows with the same number), the cohort's clients as
+     * selected, those whose upload had not reached the step as stragglers, no participants,
+     * uplinkStatus saying why, bytes 0 (they count in that version's row), the model unchanged
+     * and no ModelReport; it does not count towards Rounds. Null (default): models are
+     * uploaded.
      */
     void SetUplinkStep(Ptr<FlUplinkServerStep> step);
     /// The uplink step (null if none).
@@ -172,6 +177,7 @@ class FlServerApplication : public FlApplicationBase
     struct Cohort
     {
         uint32_t version{0};                    ///< the model version it was sent
+        Time sent;                              ///< when it was sent
         fl::ParamVector base;                   ///< that model
         std::vector<uint32_t> clients;          ///< its clients still connected (ascending)
         std::map<uint32_t, Update> uploads;     ///< uploads received, by client
