@@ -26,6 +26,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-packet-probes.h"
 #include "ns3/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
@@ -78,8 +79,12 @@ SameLearning(const flexample::RunResult& a, const flexample::RunResult& b)
     return true;
 }
 
+/// One FedAvg run; `losses` (packet level, if given) gets where the run lost packets.
 flexample::RunResult
-RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
+RunOne(const std::string& net,
+       FlFidelity fidelity,
+       flexample::FedAvgOptions o,
+       std::string* losses = nullptr)
 {
     flexample::RunResult result;
     const auto wallStart = std::chrono::steady_clock::now();
@@ -108,6 +113,11 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
         assign = [&scene](int64_t s) { return FlLteSceneHelper::AssignStreams(scene, s); };
     }
     FlPrintFlowWarnings("fl-flow-validation", scene);
+    std::shared_ptr<FlPacketLosses> counts;
+    if (losses && !scene.flowNetwork)
+    {
+        counts = FlCountPacketLosses(scene);
+    }
     flexample::RunFedAvg("fl-flow-validation",
                          o,
                          task,
@@ -118,7 +128,54 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
                          wallStart,
                          {},
                          &result);
+    if (counts)
+    {
+        *losses = counts->Describe();
+    }
     return result;
+}
+
+/// Association times of packet-level BSSs of each size over runs 1..runs: one CSV row per
+/// station, one summary line per size (the first SYN of client i leaves at `start` + 20 ms i).
+void
+MeasureAssociation(const std::vector<std::string>& sizes, uint32_t runs, double start, std::ostream& csv)
+{
+    csv << "stations,run,station,assoc_s,first_syn_s\n";
+    std::cout << "stations runs assoc_median_s assoc_p90_s assoc_max_s after_first_syn "
+                 "runs_with_one_after"
+              << std::endl;
+    for (const auto& c : sizes)
+    {
+        const uint32_t n = static_cast<uint32_t>(std::stoul(c));
+        std::vector<double> all;
+        uint32_t late = 0;
+        uint32_t lateRuns = 0;
+        for (uint32_t r = 1; r <= runs; ++r)
+        {
+            RngSeedManager::SetRun(r);
+            const auto t = FlMeasureWifiAssociation(n, 100, Seconds(start + 10));
+            bool any = false;
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                const double syn = start + 0.02 * i;
+                csv << n << "," << r << "," << i << "," << t[i] << "," << syn << "\n";
+                all.push_back(std::isnan(t[i]) ? 1e9 : t[i]);
+                if (!(t[i] < syn))
+                {
+                    ++late;
+                    any = true;
+                }
+            }
+            lateRuns += any ? 1 : 0;
+        }
+        std::sort(all.begin(), all.end());
+        const auto q = [&all](double p) { return all[static_cast<std::size_t>(p * (all.size() - 1))]; };
+        std::cout << std::left << std::setw(9) << n << std::setw(5) << runs << std::right
+                  << std::fixed << std::setprecision(4) << std::setw(15) << q(0.5)
+                  << std::setw(12) << q(0.9) << std::setw(12) << all.back() << std::setw(16)
+                  << late << "/" << all.size() << std::setw(12) << lateRuns << "/" << runs
+                  << std::defaultfloat << std::endl;
+    }
 }
 
 /// One GFL run: the time every iteration ended, the servers' models, the centroid MSD.
@@ -323,6 +380,8 @@ main(int argc, char* argv[])
     uint32_t gflIterations = 6;
     uint32_t gflDim = 2;
     double gflTargetDb = -10.0;
+    uint32_t associationRuns = 0;
+    bool lossTrace = false;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -366,6 +425,17 @@ main(int argc, char* argv[])
                   "gfl-wifi: centroid MSD [dB] of the time-to-accuracy column",
                   gflTargetDb,
                   flexample::Range::Closed(-200.0, 100.0));
+    flags.AddSize("associationRuns",
+                  "Instead of the table: the packet-level association time of every station of "
+                  "a BSS of each --clients size in runs 1 to this (ns-3's RngRun), no learning "
+                  "(0: the table)",
+                  associationRuns,
+                  0u,
+                  flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddBool("lossTrace",
+                  "After each FedAvg row, where its packet-level run lost packets (Wi-Fi MAC "
+                  "drops by queue and reason, queue discs, TCP timeouts and fast recoveries)",
+                  lossTrace);
     std::vector<std::string> netList;
     std::vector<std::string> sizeList;
     std::vector<std::string> clientItems;
@@ -392,6 +462,12 @@ main(int argc, char* argv[])
         return flexample::kExitBadFlag;
     }
 
+    if (associationRuns > 0)
+    {
+        std::ofstream csv(output);
+        MeasureAssociation(clientItems, associationRuns, 0.5, csv);
+        return 0;
+    }
     std::cout << "network clients model              round_packet_s round_flow_s round_err_% "
                  "tta_packet_s tta_flow_s tta_err_% same_models wall_packet_s wall_flow_s "
                  "speedup"
@@ -438,7 +514,8 @@ main(int argc, char* argv[])
                 std::streambuf* saved = std::cout.rdbuf();
                 std::ostringstream sink;
                 std::cout.rdbuf(sink.rdbuf()); // the runs' summaries
-                const auto p = RunOne(net, FlFidelity::Packet, o);
+                std::string losses;
+                const auto p = RunOne(net, FlFidelity::Packet, o, lossTrace ? &losses : nullptr);
                 const auto f = RunOne(net, FlFidelity::Flow, o);
                 std::cout.rdbuf(saved);
                 const double rp = MeanRound(p);
@@ -446,6 +523,10 @@ main(int argc, char* argv[])
                 const double tp = p.timeToAccuracyS;
                 const double tf = f.timeToAccuracyS;
                 Emit({net, c, model, rp, rf, tp, tf, SameLearning(p, f), p.wallS, f.wallS}, csv);
+                if (lossTrace)
+                {
+                    std::cout << "# packet: " << losses << std::endl;
+                }
             }
         }
     }

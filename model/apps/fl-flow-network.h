@@ -129,6 +129,17 @@ class FlFlowNetwork : public Object
     void AddInterface(Ptr<Node> node, const FlFlowInterface& iface);
     /// Sets FlFlowInterface::readyAt of every interface of the node.
     void SetReadyAt(Ptr<Node> node, Time ready);
+    /**
+     * The stations of a Wi-Fi BSS associate as fl::DrawAssociationTimes draws it (from this
+     * network's second stream, AssignStreams, when the first connection opens): sets the
+     * readyAt of each node, in order, to its station's association time.
+     */
+    void SetAssociation(const std::vector<Ptr<Node>>& stations, const fl::AssociationModel& model);
+    /// The association times drawn (empty before the first connection or without a BSS) [s].
+    const std::vector<double>& AssociationTimes() const
+    {
+        return m_associationTimes;
+    }
     /// The interfaces of node `nodeId` (empty if none).
     const std::vector<FlFlowInterface>& GetInterfaces(uint32_t nodeId) const;
     /// The node id owning `address`, or -1.
@@ -248,6 +259,11 @@ class FlFlowNetwork : public Object
     std::map<std::pair<Address, Address>, std::deque<std::shared_ptr<Message>>> m_queues;
     std::map<std::pair<Address, Address>, bool> m_open; ///< connections set up (handshake done)
     Ptr<UniformRandomVariable> m_loss;
+    Ptr<UniformRandomVariable> m_association; ///< draws the stations' association
+    std::vector<Ptr<Node>> m_associating;     ///< SetAssociation: stations not yet drawn
+    fl::AssociationModel m_associationModel;
+    std::vector<double> m_associationTimes;
+    void DrawAssociation();
     FlFlowValidity m_validity;
     Counters m_counters;
     uint64_t m_nextId{1};

@@ -1,0 +1,65 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Probes of packet-level runs that the flow-level model is calibrated and validated on: when
+ * the stations of a BSS associate, and where a run lost packets (which queue dropped them,
+ * how often TCP recovered).
+ */
+#ifndef FL_PACKET_PROBES_H
+#define FL_PACKET_PROBES_H
+
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl
+ * The association times of the stations of a packet-level BSS as FlWifiScenarioHelper builds
+ * it (802.11n, no application): builds the scene of `stations` stations, assigns its random
+ * streams from `stream` (the run is ns-3's RngRun), runs until `until` and destroys the
+ * simulator.
+ * @return per station, in order, its first association time [s] (NaN: not associated by then)
+ */
+std::vector<double> FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until);
+
+/**
+ * \ingroup fl
+ * Where a packet-level run lost packets (FlCountPacketLosses).
+ */
+struct FlPacketLosses
+{
+    uint64_t apQueueFull{0};     ///< AP's Wi-Fi MAC: dropped, the queue full (MaxSize)
+    uint64_t apExpired{0};       ///< AP's Wi-Fi MAC: dropped, queued longer than MaxDelay
+    uint64_t apRetryLimit{0};    ///< AP's Wi-Fi MAC: dropped after the retry limit
+    uint64_t staQueueFull{0};    ///< stations' Wi-Fi MACs: the queue full
+    uint64_t staExpired{0};      ///< stations' Wi-Fi MACs: MaxDelay
+    uint64_t staRetryLimit{0};   ///< stations' Wi-Fi MACs: retry limit
+    uint64_t macOther{0};        ///< Wi-Fi MACs: other reasons
+    uint64_t queueDiscDrops{0};  ///< traffic-control queue discs of every node
+    uint64_t deviceDrops{0};     ///< other devices' transmit queues (CSMA, point-to-point)
+    uint64_t tcpTimeouts{0};     ///< TCP connections entering loss state (retransmission timeout)
+    uint64_t tcpFastRecovery{0}; ///< TCP connections entering fast recovery (3 duplicate ACKs)
+    /// One line: "ap full/expired/retry ..., stations ..., qdisc ..., tcp RTO ..., recovery ..."
+    std::string Describe() const;
+};
+
+/**
+ * \ingroup fl
+ * Counts the packet losses of a packet-level scene from now on: every Wi-Fi MAC's dropped
+ * MPDUs by reason (the scene's first device is the AP's), every node's queue disc drops, the
+ * devices' transmit-queue drops, and every TCP connection's entries into fast recovery and
+ * into loss state (retransmission timeout; connections are found as they are created).
+ * Call after the scene is built, before Simulator::Run.
+ */
+std::shared_ptr<FlPacketLosses> FlCountPacketLosses(const FlScene& scene);
+
+} // namespace ns3
+
+#endif /* FL_PACKET_PROBES_H */
