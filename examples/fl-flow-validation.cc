@@ -135,49 +135,6 @@ RunOne(const std::string& net,
     return result;
 }
 
-/// Association times of packet-level BSSs of each size over runs 1..runs: one CSV row per
-/// station, one summary line per size (the first SYN of client i leaves at `start` + 20 ms i).
-void
-MeasureAssociation(const std::vector<std::string>& sizes, uint32_t runs, double start, std::ostream& csv)
-{
-    csv << "stations,run,station,assoc_s,first_syn_s\n";
-    std::cout << "stations runs assoc_median_s assoc_p90_s assoc_max_s after_first_syn "
-                 "runs_with_one_after"
-              << std::endl;
-    for (const auto& c : sizes)
-    {
-        const uint32_t n = static_cast<uint32_t>(std::stoul(c));
-        std::vector<double> all;
-        uint32_t late = 0;
-        uint32_t lateRuns = 0;
-        for (uint32_t r = 1; r <= runs; ++r)
-        {
-            RngSeedManager::SetRun(r);
-            const auto t = FlMeasureWifiAssociation(n, 100, Seconds(start + 10));
-            bool any = false;
-            for (uint32_t i = 0; i < n; ++i)
-            {
-                const double syn = start + 0.02 * i;
-                csv << n << "," << r << "," << i << "," << t[i] << "," << syn << "\n";
-                all.push_back(std::isnan(t[i]) ? 1e9 : t[i]);
-                if (!(t[i] < syn))
-                {
-                    ++late;
-                    any = true;
-                }
-            }
-            lateRuns += any ? 1 : 0;
-        }
-        std::sort(all.begin(), all.end());
-        const auto q = [&all](double p) { return all[static_cast<std::size_t>(p * (all.size() - 1))]; };
-        std::cout << std::left << std::setw(9) << n << std::setw(5) << runs << std::right
-                  << std::fixed << std::setprecision(4) << std::setw(15) << q(0.5)
-                  << std::setw(12) << q(0.9) << std::setw(12) << all.back() << std::setw(16)
-                  << late << "/" << all.size() << std::setw(12) << lateRuns << "/" << runs
-                  << std::defaultfloat << std::endl;
-    }
-}
-
 /// One GFL run: the time every iteration ended, the servers' models, the centroid MSD.
 struct GflRun
 {
@@ -323,51 +280,6 @@ SameModels(const GflRun& a, const GflRun& b)
 
 } // namespace
 
-/// One validation row: a configuration run at both fidelities.
-struct Row
-{
-    std::string network;
-    std::string clients; ///< FedAvg: N; GFL: P x K
-    std::string model;   ///< FedAvg: the model spec; GFL: L (and M)
-    double roundPacketS;
-    double roundFlowS;
-    double ttaPacketS; ///< time to the target (negative: not reached)
-    double ttaFlowS;
-    bool sameModels;
-    double wallPacketS;
-    double wallFlowS;
-};
-
-/// Prints the row under the table's header and writes it to the CSV (same columns).
-void
-Emit(const Row& r, std::ostream& csv)
-{
-    const bool tta = r.ttaPacketS >= 0 && r.ttaFlowS >= 0;
-    const double roundErr = 100.0 * (r.roundFlowS - r.roundPacketS) / r.roundPacketS;
-    const double ttaErr = tta ? 100.0 * (r.ttaFlowS - r.ttaPacketS) / r.ttaPacketS : std::nan("");
-    const double speedup = r.wallPacketS / r.wallFlowS;
-    std::cout << std::left << std::setw(9) << r.network << std::setw(8) << r.clients
-              << std::setw(18) << r.model << std::right << std::fixed << std::setprecision(4)
-              << std::setw(14) << r.roundPacketS << std::setw(13) << r.roundFlowS
-              << std::setprecision(1) << std::setw(12) << roundErr << std::setprecision(3)
-              << std::setw(13) << r.ttaPacketS << std::setw(11) << r.ttaFlowS
-              << std::setprecision(1) << std::setw(10) << ttaErr << std::setw(12)
-              << (r.sameModels ? "yes" : "no") << std::setprecision(2) << std::setw(14)
-              << r.wallPacketS << std::setw(12) << r.wallFlowS << std::setprecision(0)
-              << std::setw(8) << speedup << std::defaultfloat << std::endl;
-    std::ostringstream row;
-    row << std::setprecision(6) << r.network << "," << r.clients << "," << r.model << ","
-        << r.roundPacketS << "," << r.roundFlowS << "," << roundErr << "," << r.ttaPacketS << ","
-        << r.ttaFlowS << ",";
-    if (tta)
-    {
-        row << ttaErr;
-    }
-    row << "," << (r.sameModels ? "yes" : "no") << "," << r.wallPacketS << "," << r.wallFlowS
-        << "," << speedup << "\n";
-    csv << row.str() << std::flush;
-}
-
 int
 main(int argc, char* argv[])
 {
@@ -381,6 +293,7 @@ main(int argc, char* argv[])
     uint32_t gflDim = 2;
     double gflTargetDb = -10.0;
     uint32_t associationRuns = 0;
+    uint32_t runs = 1;
     bool lossTrace = false;
 
     flexample::Flags flags(__FILE__);
@@ -426,12 +339,18 @@ main(int argc, char* argv[])
                   gflTargetDb,
                   flexample::Range::Closed(-200.0, 100.0));
     flags.AddSize("associationRuns",
-                  "Instead of the table: the packet-level association time of every station of "
-                  "a BSS of each --clients size in runs 1 to this (ns-3's RngRun), no learning "
-                  "(0: the table)",
+                  "Instead of the table: the association time of every station of an 802.11n "
+                  "BSS of each --clients size, packet level and the flow model's draw, in this "
+                  "many runs from --RngRun on, no learning (0: the table)",
                   associationRuns,
                   0u,
                   flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("runs",
+                  "FedAvg: runs per row (ns-3's RngRun, RngRun+1, ...); the row gives the "
+                  "means over them (wall times: the sums)",
+                  runs,
+                  1u,
+                  flexample::Bound{100, "fl-flow-validation.cc"});
     flags.AddBool("lossTrace",
                   "After each FedAvg row, where its packet-level run lost packets (Wi-Fi MAC "
                   "drops by queue and reason, queue discs, TCP timeouts and fast recoveries)",
@@ -465,7 +384,7 @@ main(int argc, char* argv[])
     if (associationRuns > 0)
     {
         std::ofstream csv(output);
-        MeasureAssociation(clientItems, associationRuns, 0.5, csv);
+        FlPrintWifiAssociationSurvey(clientItems, associationRuns, 0.5, std::cout, csv);
         return 0;
     }
     std::cout << "network clients model              round_packet_s round_flow_s round_err_% "
@@ -493,7 +412,9 @@ main(int argc, char* argv[])
                     std::to_string(g.servers) + "x" + std::to_string(g.clients);
                 const std::string label = "L=" + std::to_string(g.sampled) +
                                           (gflDim != 2 ? ",M=" + std::to_string(gflDim) : "");
-                Emit({net, size, label, rp, rf, tp, tf, SameModels(p, f), p.wallS, f.wallS}, csv);
+                FlEmitValidationRow(
+                    {net, size, label, rp, rf, tp, tf, SameModels(p, f), p.wallS, f.wallS},
+                    csv);
                 std::cout << "# flow: peak " << f.peakCell << " messages in one cell, largest "
                           << f.largest << " bytes" << std::endl;
             }
@@ -511,22 +432,39 @@ main(int argc, char* argv[])
                 o.output = "";
                 o.wirePrecision = "float32";
                 o.targetAccuracy = target;
-                std::streambuf* saved = std::cout.rdbuf();
-                std::ostringstream sink;
-                std::cout.rdbuf(sink.rdbuf()); // the runs' summaries
+                // means over runs firstRun.. (a time to accuracy: -1 if a run missed it)
+                const uint32_t firstRun = RngSeedManager::GetRun();
+                FlValidationRow m{net, c, model, 0, 0, 0, 0, true, 0, 0};
                 std::string losses;
-                const auto p = RunOne(net, FlFidelity::Packet, o, lossTrace ? &losses : nullptr);
-                const auto f = RunOne(net, FlFidelity::Flow, o);
-                std::cout.rdbuf(saved);
-                const double rp = MeanRound(p);
-                const double rf = MeanRound(f);
-                const double tp = p.timeToAccuracyS;
-                const double tf = f.timeToAccuracyS;
-                Emit({net, c, model, rp, rf, tp, tf, SameLearning(p, f), p.wallS, f.wallS}, csv);
-                if (lossTrace)
+                for (uint32_t k = 0; k < runs; ++k)
                 {
-                    std::cout << "# packet: " << losses << std::endl;
+                    RngSeedManager::SetRun(firstRun + k);
+                    std::streambuf* saved = std::cout.rdbuf();
+                    std::ostringstream sink;
+                    std::cout.rdbuf(sink.rdbuf()); // the runs' summaries
+                    const auto p =
+                        RunOne(net, FlFidelity::Packet, o, lossTrace ? &losses : nullptr);
+                    const auto f = RunOne(net, FlFidelity::Flow, o);
+                    std::cout.rdbuf(saved);
+                    m.roundPacketS += MeanRound(p) / runs;
+                    m.roundFlowS += MeanRound(f) / runs;
+                    const bool reached = p.timeToAccuracyS >= 0 && f.timeToAccuracyS >= 0;
+                    m.ttaPacketS =
+                        reached && m.ttaPacketS >= 0 ? m.ttaPacketS + p.timeToAccuracyS / runs : -1;
+                    m.ttaFlowS =
+                        reached && m.ttaFlowS >= 0 ? m.ttaFlowS + f.timeToAccuracyS / runs : -1;
+                    m.sameModels = m.sameModels && SameLearning(p, f);
+                    m.wallPacketS += p.wallS;
+                    m.wallFlowS += f.wallS;
+                    if (lossTrace)
+                    {
+                        std::cout << "# run " << firstRun + k << ", time to accuracy packet "
+                                  << p.timeToAccuracyS << " s, flow " << f.timeToAccuracyS
+                                  << " s; packet: " << losses << std::endl;
+                    }
                 }
+                RngSeedManager::SetRun(firstRun);
+                FlEmitValidationRow(m, csv);
             }
         }
     }

@@ -8,7 +8,10 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"
+#include "ns3/processor-sharing.h"
 #include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/sta-wifi-mac.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -17,7 +20,9 @@
 #include "ns3/wifi-mpdu.h"
 #include "ns3/wifi-net-device.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -31,8 +36,8 @@ FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until)
     FlWifiScenarioHelper helper;
     const FlScene scene = helper.Build(stations);
     FlWifiScenarioHelper::AssignStreams(scene, stream);
-    auto times = std::make_shared<std::vector<double>>(stations,
-                                                       std::numeric_limits<double>::quiet_NaN());
+    auto times =
+        std::make_shared<std::vector<double>>(stations, std::numeric_limits<double>::quiet_NaN());
     for (uint32_t i = 0; i < stations; ++i)
     {
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(scene.devices.Get(1 + i));
@@ -52,6 +57,101 @@ FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until)
     return *times;
 }
 
+void
+FlPrintWifiAssociationSurvey(const std::vector<std::string>& sizes,
+                             uint32_t runs,
+                             double start,
+                             std::ostream& out,
+                             std::ostream& csv)
+{
+    const uint32_t firstRun = RngSeedManager::GetRun();
+    csv << "fidelity,stations,run,station,assoc_s,first_syn_s\n";
+    out << "fidelity stations runs assoc_median_s assoc_p90_s assoc_max_s after_first_syn "
+           "runs_with_one_after"
+        << std::endl;
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    for (const auto& c : sizes)
+    {
+        const uint32_t n = static_cast<uint32_t>(std::stoul(c));
+        for (const std::string fidelity : {"packet", "flow"})
+        {
+            std::vector<double> all;
+            uint32_t late = 0;
+            uint32_t lateRuns = 0;
+            for (uint32_t r = firstRun; r < firstRun + runs; ++r)
+            {
+                RngSeedManager::SetRun(r);
+                std::vector<double> t;
+                if (fidelity == "packet")
+                {
+                    t = FlMeasureWifiAssociation(n, 100, Seconds(start + 10));
+                }
+                else
+                {
+                    u->SetStream(100); // the flow network's draw (FlFlowNetwork::SetAssociation)
+                    t = fl::DrawAssociationTimes(n, fl::AssociationModel{}, [&u]() {
+                        return u->GetValue(0.0, 1.0);
+                    });
+                }
+                bool any = false;
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    const double syn = start + 0.02 * i;
+                    csv << fidelity << "," << n << "," << r << "," << i << "," << t[i] << ","
+                        << syn << "\n";
+                    all.push_back(std::isnan(t[i]) ? 1e9 : t[i]);
+                    if (!(t[i] < syn))
+                    {
+                        ++late;
+                        any = true;
+                    }
+                }
+                lateRuns += any ? 1 : 0;
+            }
+            std::sort(all.begin(), all.end());
+            const auto q = [&all](double p) {
+                return all[static_cast<std::size_t>(p * (all.size() - 1))];
+            };
+            out << std::left << std::setw(9) << fidelity << std::setw(9) << n << std::setw(5)
+                << runs << std::right << std::fixed << std::setprecision(4) << std::setw(15)
+                << q(0.5) << std::setw(12) << q(0.9) << std::setw(12) << all.back()
+                << std::setw(11) << late << "/" << all.size() << std::setw(16) << lateRuns << "/"
+                << runs << std::defaultfloat << std::endl;
+        }
+    }
+    RngSeedManager::SetRun(firstRun);
+}
+
+/// Prints the row under the table's header and writes it to the CSV (same columns).
+void
+FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv)
+{
+    const bool tta = r.ttaPacketS >= 0 && r.ttaFlowS >= 0;
+    const double roundErr = 100.0 * (r.roundFlowS - r.roundPacketS) / r.roundPacketS;
+    const double ttaErr = tta ? 100.0 * (r.ttaFlowS - r.ttaPacketS) / r.ttaPacketS : std::nan("");
+    const double speedup = r.wallPacketS / r.wallFlowS;
+    std::cout << std::left << std::setw(9) << r.network << std::setw(8) << r.clients
+              << std::setw(18) << r.model << std::right << std::fixed << std::setprecision(4)
+              << std::setw(14) << r.roundPacketS << std::setw(13) << r.roundFlowS
+              << std::setprecision(1) << std::setw(12) << roundErr << std::setprecision(3)
+              << std::setw(13) << r.ttaPacketS << std::setw(11) << r.ttaFlowS
+              << std::setprecision(1) << std::setw(10) << ttaErr << std::setw(12)
+              << (r.sameModels ? "yes" : "no") << std::setprecision(2) << std::setw(14)
+              << r.wallPacketS << std::setw(12) << r.wallFlowS << std::setprecision(0)
+              << std::setw(8) << speedup << std::defaultfloat << std::endl;
+    std::ostringstream row;
+    row << std::setprecision(6) << r.network << "," << r.clients << "," << r.model << ","
+        << r.roundPacketS << "," << r.roundFlowS << "," << roundErr << "," << r.ttaPacketS << ","
+        << r.ttaFlowS << ",";
+    if (tta)
+    {
+        row << ttaErr;
+    }
+    row << "," << (r.sameModels ? "yes" : "no") << "," << r.wallPacketS << "," << r.wallFlowS << ","
+        << speedup << "\n";
+    csv << row.str() << std::flush;
+}
+
 std::string
 FlPacketLosses::Describe() const
 {
@@ -59,9 +159,9 @@ FlPacketLosses::Describe() const
     os << "Wi-Fi MAC drops at the AP: " << apQueueFull << " queue full, " << apExpired
        << " MaxDelay, " << apRetryLimit << " retry limit; at the stations: " << staQueueFull
        << " queue full, " << staExpired << " MaxDelay, " << staRetryLimit << " retry limit; "
-       << macOther << " other; queue discs " << queueDiscDrops << "; device queues "
-       << deviceDrops << "; TCP " << tcpTimeouts << " retransmission timeouts, "
-       << tcpFastRecovery << " fast recoveries";
+       << macOther << " other; queue discs " << queueDiscDrops << "; device queues " << deviceDrops
+       << "; TCP " << tcpTimeouts << " retransmission timeouts, " << tcpFastRecovery
+       << " fast recoveries";
     return os.str();
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,22 @@ namespace ns3
  * @return per station, in order, its first association time [s] (NaN: not associated by then)
  */
 std::vector<double> FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until);
+
+/**
+ * \ingroup fl
+ * The association survey of fl-flow-validation --associationRuns: for each BSS size of
+ * `sizes` and `runs` runs from ns-3's RngRun on, FlMeasureWifiAssociation (packet) and the
+ * flow model's draw (fl::DrawAssociationTimes); one CSV row per station to `csv` (fidelity,
+ * stations, run, station, assoc_s, first_syn_s: the first SYN of client i
+ * leaves at `start` + 20 ms i, as FedAvg's clients start) and one summary line per size to
+ * `out` (median, 90th percentile and largest association time, stations and runs in which a
+ * station associated after its client's first SYN).
+ */
+void FlPrintWifiAssociationSurvey(const std::vector<std::string>& sizes,
+                                  uint32_t runs,
+                                  double start,
+                                  std::ostream& out,
+                                  std::ostream& csv);
 
 /**
  * \ingroup fl
@@ -59,6 +76,31 @@ struct FlPacketLosses
  * Call after the scene is built, before Simulator::Run.
  */
 std::shared_ptr<FlPacketLosses> FlCountPacketLosses(const FlScene& scene);
+
+/**
+ * \ingroup fl
+ * One row of fl-flow-validation's table: a configuration run at both fidelities.
+ */
+struct FlValidationRow
+{
+    std::string network;
+    std::string clients; ///< FedAvg: N; GFL: P x K
+    std::string model;   ///< FedAvg: the model spec; GFL: L (and M)
+    double roundPacketS;
+    double roundFlowS;
+    double ttaPacketS; ///< time to the target (negative: not reached)
+    double ttaFlowS;
+    bool sameModels;
+    double wallPacketS;
+    double wallFlowS;
+};
+
+/**
+ * \ingroup fl
+ * Prints the row under fl-flow-validation's header (the errors in per cent, the speed-up) and
+ * writes it to the CSV (the same columns; tta_err_pct empty where a fidelity missed the target).
+ */
+void FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv);
 
 } // namespace ns3
 
