@@ -21,6 +21,7 @@
 #include "ns3/wifi-net-device.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -97,8 +98,8 @@ FlPrintWifiAssociationSurvey(const std::vector<std::string>& sizes,
                 for (uint32_t i = 0; i < n; ++i)
                 {
                     const double syn = start + 0.02 * i;
-                    csv << fidelity << "," << n << "," << r << "," << i << "," << t[i] << ","
-                        << syn << "\n";
+                    csv << fidelity << "," << n << "," << r << "," << i << "," << t[i] << "," << syn
+                        << "\n";
                     all.push_back(std::isnan(t[i]) ? 1e9 : t[i]);
                     if (!(t[i] < syn))
                     {
@@ -114,9 +115,9 @@ FlPrintWifiAssociationSurvey(const std::vector<std::string>& sizes,
             };
             out << std::left << std::setw(9) << fidelity << std::setw(9) << n << std::setw(5)
                 << runs << std::right << std::fixed << std::setprecision(4) << std::setw(15)
-                << q(0.5) << std::setw(12) << q(0.9) << std::setw(12) << all.back()
-                << std::setw(11) << late << "/" << all.size() << std::setw(16) << lateRuns << "/"
-                << runs << std::defaultfloat << std::endl;
+                << q(0.5) << std::setw(12) << q(0.9) << std::setw(12) << all.back() << std::setw(11)
+                << late << "/" << all.size() << std::setw(16) << lateRuns << "/" << runs
+                << std::defaultfloat << std::endl;
         }
     }
     RngSeedManager::SetRun(firstRun);
@@ -130,6 +131,10 @@ FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv)
     const double roundErr = 100.0 * (r.roundFlowS - r.roundPacketS) / r.roundPacketS;
     const double ttaErr = tta ? 100.0 * (r.ttaFlowS - r.ttaPacketS) / r.ttaPacketS : std::nan("");
     const double speedup = r.wallPacketS / r.wallFlowS;
+    // without the learning's time (the same computation at both fidelities), and the speed-up
+    // if the flow network cost nothing (Amdahl's bound: the learning stays)
+    const double networkSpeedup = (r.wallPacketS - r.learnPacketS) / (r.wallFlowS - r.learnFlowS);
+    const double bound = r.wallPacketS / r.learnFlowS;
     std::cout << std::left << std::setw(9) << r.network << std::setw(8) << r.clients
               << std::setw(18) << r.model << std::right << std::fixed << std::setprecision(4)
               << std::setw(14) << r.roundPacketS << std::setw(13) << r.roundFlowS
@@ -138,7 +143,8 @@ FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv)
               << std::setprecision(1) << std::setw(10) << ttaErr << std::setw(12)
               << (r.sameModels ? "yes" : "no") << std::setprecision(2) << std::setw(14)
               << r.wallPacketS << std::setw(12) << r.wallFlowS << std::setprecision(0)
-              << std::setw(8) << speedup << std::defaultfloat << std::endl;
+              << std::setw(8) << speedup << std::setw(12) << networkSpeedup << std::setw(8) << bound
+              << std::defaultfloat << std::endl;
     std::ostringstream row;
     row << std::setprecision(6) << r.network << "," << r.clients << "," << r.model << ","
         << r.roundPacketS << "," << r.roundFlowS << "," << roundErr << "," << r.ttaPacketS << ","
@@ -148,8 +154,139 @@ FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv)
         row << ttaErr;
     }
     row << "," << (r.sameModels ? "yes" : "no") << "," << r.wallPacketS << "," << r.wallFlowS << ","
-        << speedup << "\n";
+        << speedup << "," << r.learnPacketS << "," << r.learnFlowS << "," << networkSpeedup << ","
+        << bound << "\n";
     csv << row.str() << std::flush;
+}
+
+FlTimedLearningTask::FlTimedLearningTask(std::shared_ptr<const fl::LearningTask> inner)
+    : m_inner(std::move(inner))
+{
+    NS_ABORT_MSG_IF(!m_inner, "FlTimedLearningTask: no task to time");
+}
+
+double
+FlTimedLearningTask::Seconds() const
+{
+    std::lock_guard<std::mutex> lock(m_clock.mutex);
+    return m_clock.seconds;
+}
+
+namespace
+{
+
+/// Adds to the task's time the wall time during which at least one call is in progress (the
+/// union of the calls' intervals, so parallel training threads count once).
+class ScopedTimer
+{
+  public:
+    explicit ScopedTimer(FlTimedLearningTask::Clock& c)
+        : m_c(c)
+    {
+        std::lock_guard<std::mutex> lock(m_c.mutex);
+        if (m_c.active++ == 0)
+        {
+            m_c.since = std::chrono::steady_clock::now();
+        }
+    }
+
+    ~ScopedTimer()
+    {
+        std::lock_guard<std::mutex> lock(m_c.mutex);
+        if (--m_c.active == 0)
+        {
+            m_c.seconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - m_c.since).count();
+        }
+    }
+
+  private:
+    FlTimedLearningTask::Clock& m_c;
+};
+
+} // namespace
+
+fl::Precision
+FlTimedLearningTask::GetPrecision() const
+{
+    return m_inner->GetPrecision();
+}
+
+std::size_t
+FlTimedLearningTask::NumParameters() const
+{
+    return m_inner->NumParameters();
+}
+
+std::size_t
+FlTimedLearningTask::NumClients() const
+{
+    return m_inner->NumClients();
+}
+
+std::size_t
+FlTimedLearningTask::ClientSamples(std::size_t client) const
+{
+    return m_inner->ClientSamples(client);
+}
+
+fl::ParamVector
+FlTimedLearningTask::InitialParameters(fl::Rng& rng) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->InitialParameters(rng);
+}
+
+const fl::LocalTrainerConfig&
+FlTimedLearningTask::GetTrainerConfig() const
+{
+    return m_inner->GetTrainerConfig();
+}
+
+fl::TrainOutcome
+FlTimedLearningTask::TrainClient(std::size_t client,
+                                 const fl::ParamVector& start,
+                                 fl::Rng& rng) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->TrainClient(client, start, rng);
+}
+
+void
+FlTimedLearningTask::TrainClientInto(std::size_t client,
+                                     const fl::ParamVector& start,
+                                     fl::Rng& rng,
+                                     fl::TrainOutcome& out) const
+{
+    ScopedTimer t(m_clock);
+    m_inner->TrainClientInto(client, start, rng, out);
+}
+
+bool
+FlTimedLearningTask::PlanClient(std::size_t client, fl::TrainingPlan& plan) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->PlanClient(client, plan);
+}
+
+fl::Evaluation
+FlTimedLearningTask::Evaluate(const fl::ParamVector& w) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->Evaluate(w);
+}
+
+fl::Evaluation
+FlTimedLearningTask::EvaluateTraining(const fl::ParamVector& w) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->EvaluateTraining(w);
+}
+
+std::string
+FlTimedLearningTask::Describe() const
+{
+    return m_inner->Describe();
 }
 
 std::string

@@ -9,10 +9,14 @@
 #define FL_PACKET_PROBES_H
 
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -79,6 +83,54 @@ std::shared_ptr<FlPacketLosses> FlCountPacketLosses(const FlScene& scene);
 
 /**
  * \ingroup fl
+ * A learning task that measures the wall-clock time spent in it: the time during which a
+ * call of the wrapped task's training, planning or evaluation is in progress (calls of parallel
+ * training threads overlap and count once). It forwards every call unchanged, so a run learns the
+ * same models with it; the rest of a run's wall time is the network, the applications and the
+ * set-up.
+ */
+class FlTimedLearningTask : public fl::LearningTask
+{
+  public:
+    /// Wraps `inner` (not null).
+    explicit FlTimedLearningTask(std::shared_ptr<const fl::LearningTask> inner);
+    /// Wall-clock seconds during which a call of the wrapped task was in progress so far.
+    double Seconds() const;
+
+    fl::Precision GetPrecision() const override;
+    std::size_t NumParameters() const override;
+    std::size_t NumClients() const override;
+    std::size_t ClientSamples(std::size_t client) const override;
+    fl::ParamVector InitialParameters(fl::Rng& rng) const override;
+    const fl::LocalTrainerConfig& GetTrainerConfig() const override;
+    fl::TrainOutcome TrainClient(std::size_t client,
+                                 const fl::ParamVector& start,
+                                 fl::Rng& rng) const override;
+    void TrainClientInto(std::size_t client,
+                         const fl::ParamVector& start,
+                         fl::Rng& rng,
+                         fl::TrainOutcome& out) const override;
+    bool PlanClient(std::size_t client, fl::TrainingPlan& plan) const override;
+    fl::Evaluation Evaluate(const fl::ParamVector& w) const override;
+    fl::Evaluation EvaluateTraining(const fl::ParamVector& w) const override;
+    std::string Describe() const override;
+
+    /// The union of the calls' intervals (the time Seconds() reports).
+    struct Clock
+    {
+        std::mutex mutex;
+        uint32_t active{0};                          ///< calls in progress
+        std::chrono::steady_clock::time_point since; ///< when `active` left 0
+        double seconds{0.0};                         ///< closed intervals [s]
+    };
+
+  private:
+    std::shared_ptr<const fl::LearningTask> m_inner;
+    mutable Clock m_clock;
+};
+
+/**
+ * \ingroup fl
  * One row of fl-flow-validation's table: a configuration run at both fidelities.
  */
 struct FlValidationRow
@@ -93,6 +145,8 @@ struct FlValidationRow
     bool sameModels;
     double wallPacketS;
     double wallFlowS;
+    double learnPacketS{std::nan("")}; ///< wall time in the learning (FlTimedLearningTask)
+    double learnFlowS{std::nan("")};
 };
 
 /**
