@@ -466,11 +466,11 @@ main(int argc, char* argv[])
                     m.sameModels = m.sameModels && SameLearning(p, f);
                     m.wallPacketS += p.wallS;
                     m.wallFlowS += f.wallS;
-                    if (lossTrace)
+                    if (lossTrace || runs > 1)
                     {
                         std::cout << "# run " << firstRun + k << ", time to accuracy packet "
                                   << p.timeToAccuracyS << " s, flow " << f.timeToAccuracyS
-                                  << " s; packet: " << losses << std::endl;
+                                  << " s" << (lossTrace ? "; packet: " + losses : "") << std::endl;
                     }
                 }
                 RngSeedManager::SetRun(firstRun);

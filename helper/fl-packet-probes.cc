@@ -5,6 +5,7 @@
 #include "ns3/fl-packet-probes.h"
 
 #include "ns3/config.h"
+#include "ns3/experiment.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"
@@ -408,6 +409,43 @@ FlCountPacketLosses(const FlScene& scene)
             Callback<void, Ptr<const Packet>>([watcher](Ptr<const Packet>) { watcher->Scan(); }));
     }
     return counts;
+}
+
+FlFidelityGoalCount
+FlPrintFidelityGoals(const std::string& text,
+                     const std::string& label,
+                     std::ostream& out,
+                     std::ostream& csv)
+{
+    FlFidelityGoalCount n;
+    out << label << ":" << std::endl;
+    for (const auto& f : fl::ReadCsvRecords(text)) // fl-flow-validation's columns
+    {
+        if (f.size() < 17 || f[0] == "network")
+        {
+            continue;
+        }
+        const double err = std::stod(f[5]);
+        const double speedup = std::stod(f[12]);
+        const double network = std::stod(f[15]);
+        const bool ok = std::abs(err) <= 10.0 && speedup >= 20.0 && f[9] == "yes";
+        ++n.rows;
+        n.met += ok ? 1 : 0;
+        n.roundMet += std::abs(err) <= 10.0 ? 1 : 0;
+        n.networkMet += network >= 20.0 ? 1 : 0;
+        std::ostringstream num;
+        num << std::fixed << std::setprecision(1) << std::setw(6) << err << " % (goal within 10 "
+            << "%), time to accuracy " << std::setw(6) << (f[8].empty() ? "-" : f[8].substr(0, 6))
+            << " %, " << std::setw(5) << speedup << "x faster (goal 20x; network only "
+            << std::setw(5) << network << "x, bound " << std::setw(5) << std::stod(f[16]) << "x)";
+        out << std::left << std::setw(9) << f[0] << std::right << std::setw(7) << f[1]
+            << " clients, " << std::left << std::setw(18) << f[2] << std::right
+            << " round duration " << num.str() << ", same models: " << f[9] << ": "
+            << (ok ? "met" : "NOT met") << std::endl;
+        csv << "fidelity," << f[0] << "-" << f[2] << "," << f[1] << ",," << err << "," << speedup
+            << "," << (ok ? "met" : "not_met") << "\n";
+    }
+    return n;
 }
 
 } // namespace ns3

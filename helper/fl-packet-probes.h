@@ -156,6 +156,29 @@ struct FlValidationRow
  */
 void FlEmitValidationRow(const FlValidationRow& r, std::ostream& csv);
 
+/// What FlPrintFidelityGoals counted.
+struct FlFidelityGoalCount
+{
+    uint32_t rows{0};       ///< validation rows
+    uint32_t met{0};        ///< rows meeting every goal (round, speed-up, same models)
+    uint32_t roundMet{0};   ///< rows within 10 % on the mean round duration
+    uint32_t networkMet{0}; ///< rows whose network-only speed-up is 20x or more
+};
+
+/**
+ * \ingroup fl
+ * fl-scale-benchmark --part=fidelity: prints each row of an fl-flow-validation CSV (`text`)
+ * against the goals (within 10 % on the mean round duration, at least 20x faster, identical
+ * models when lossless), with the time-to-accuracy error, the network-only speed-up and its
+ * Amdahl bound, and writes one row per run to `csv` (fidelity, network-model, clients, , error,
+ * speed-up, met).
+ * @param label what the rows are (e.g. "validation set", "Wi-Fi, means of 5 runs")
+ */
+FlFidelityGoalCount FlPrintFidelityGoals(const std::string& text,
+                                         const std::string& label,
+                                         std::ostream& out,
+                                         std::ostream& csv);
+
 } // namespace ns3
 
 #endif /* FL_PACKET_PROBES_H */

@@ -374,8 +374,11 @@ TEST(FlowFidelity, WarnsWhereTheModelWasNotValidated)
     {
         FlWifiScenarioHelper h;
         h.SetFidelity(FlFidelity::Flow);
-        FlScene scene = h.Build(21);
+        FlScene scene = h.Build(31);
         EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "stations per Wi-Fi cell"));
+        Simulator::Destroy();
+        FlScene within = h.Build(30);
+        EXPECT_FALSE(AnyContains(within.flowNetwork->ValidityWarnings(), "per Wi-Fi cell"));
         Simulator::Destroy();
     }
     {
