@@ -433,11 +433,25 @@ FlPrintFidelityGoals(const std::string& text,
         n.met += ok ? 1 : 0;
         n.roundMet += std::abs(err) <= 10.0 ? 1 : 0;
         n.networkMet += network >= 20.0 ? 1 : 0;
+        // a missing value (target not reached, no learning time: GFL) prints as "-"
+        const auto value = [](const std::string& text, int precision) {
+            std::ostringstream os;
+            const double v = text.empty() ? std::nan("") : std::stod(text);
+            os << std::fixed << std::setprecision(precision) << std::setw(6);
+            if (std::isnan(v))
+            {
+                os << "-";
+            }
+            else
+            {
+                os << v;
+            }
+            return os.str();
+        };
         std::ostringstream num;
-        num << std::fixed << std::setprecision(1) << std::setw(6) << err << " % (goal within 10 "
-            << "%), time to accuracy " << std::setw(6) << (f[8].empty() ? "-" : f[8].substr(0, 6))
-            << " %, " << std::setw(5) << speedup << "x faster (goal 20x; network only "
-            << std::setw(5) << network << "x, bound " << std::setw(5) << std::stod(f[16]) << "x)";
+        num << value(f[5], 1) << " % (goal within 10 %), time to accuracy " << value(f[8], 1)
+            << " %, " << value(f[12], 1) << "x faster (goal 20x; network only " << value(f[15], 1)
+            << "x, bound " << value(f[16], 1) << "x)";
         out << std::left << std::setw(9) << f[0] << std::right << std::setw(7) << f[1]
             << " clients, " << std::left << std::setw(18) << f[2] << std::right
             << " round duration " << num.str() << ", same models: " << f[9] << ": "
