@@ -434,24 +434,25 @@ FlPrintFidelityGoals(const std::string& text,
         n.roundMet += std::abs(err) <= 10.0 ? 1 : 0;
         n.networkMet += network >= 20.0 ? 1 : 0;
         // a missing value (target not reached, no learning time: GFL) prints as "-"
-        const auto value = [](const std::string& text, int precision) {
+        const auto value = [](const std::string& text, int precision, const char* unit) {
             std::ostringstream os;
             const double v = text.empty() ? std::nan("") : std::stod(text);
-            os << std::fixed << std::setprecision(precision) << std::setw(6);
+            os << std::fixed << std::setprecision(precision);
             if (std::isnan(v))
             {
                 os << "-";
             }
             else
             {
-                os << v;
+                os << v << unit;
             }
             return os.str();
         };
         std::ostringstream num;
-        num << value(f[5], 1) << " % (goal within 10 %), time to accuracy " << value(f[8], 1)
-            << " %, " << value(f[12], 1) << "x faster (goal 20x; network only " << value(f[15], 1)
-            << "x, bound " << value(f[16], 1) << "x)";
+        num << std::setw(8) << value(f[5], 1, " %") << " (goal within 10 %), time to accuracy "
+            << std::setw(8) << value(f[8], 1, " %") << ", " << std::setw(6) << value(f[12], 1, "x")
+            << " faster (goal 20x; network only " << std::setw(6) << value(f[15], 1, "x")
+            << ", bound " << std::setw(5) << value(f[16], 1, "x") << ")";
         out << std::left << std::setw(9) << f[0] << std::right << std::setw(7) << f[1]
             << " clients, " << std::left << std::setw(18) << f[2] << std::right
             << " round duration " << num.str() << ", same models: " << f[9] << ": "

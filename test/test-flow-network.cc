@@ -382,6 +382,17 @@ TEST(FlowFidelity, WarnsWhereTheModelWasNotValidated)
         Simulator::Destroy();
     }
     {
+        // CSMA: validated up to 30 clients (50: rounds 18 to 34 % longer at packet level)
+        FlCsmaSceneHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        FlScene scene = h.Build(31);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "clients per CSMA LAN"));
+        Simulator::Destroy();
+        FlScene within = h.Build(30);
+        EXPECT_FALSE(AnyContains(within.flowNetwork->ValidityWarnings(), "per CSMA LAN"));
+        Simulator::Destroy();
+    }
+    {
         FlCsmaSceneHelper h;
         h.SetFidelity(FlFidelity::Flow);
         h.SetFlowMessageLoss(0.01);

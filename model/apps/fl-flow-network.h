@@ -94,7 +94,7 @@ struct FlFlowInterface
 struct FlFlowValidity
 {
     uint32_t maxStationsWifi{30};   ///< stations per Wi-Fi cell
-    uint32_t maxStationsCsma{50};   ///< nodes per CSMA LAN
+    uint32_t maxStationsCsma{30};   ///< nodes per CSMA LAN
     uint32_t maxStationsLte{40};    ///< UEs per LTE cell
     double maxLossProbability{0.0}; ///< message loss probability (loss is not validated)
     uint32_t maxConcurrentFlows{64}; ///< messages in flight at once on one medium
