@@ -18,7 +18,9 @@
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/wifi-mac.h"
+#if FL_NS3_VERSION >= 337
 #include "ns3/wifi-mpdu.h"
+#endif
 #include "ns3/wifi-net-device.h"
 
 #include <algorithm>
@@ -46,7 +48,7 @@ FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until)
         NS_ABORT_MSG_IF(!dev, "FlMeasureWifiAssociation: station " << i << " has no Wi-Fi device");
         dev->GetMac()->TraceConnectWithoutContext(
             "Assoc",
-            Callback<void, Mac48Address>([times, i](Mac48Address) {
+            FlCallback<void, Mac48Address>([times, i](Mac48Address) {
                 if (std::isnan((*times)[i]))
                 {
                     (*times)[i] = Simulator::Now().GetSeconds();
@@ -332,7 +334,7 @@ struct TcpSocketWatcher : public SimpleRefCount<TcpSocketWatcher>
             auto c = counts;
             s->TraceConnectWithoutContext(
                 "CongState",
-                Callback<void, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t>(
+                FlCallback<void, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t>(
                     [c](TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
                         if (now == TcpSocketState::CA_LOSS)
                         {
@@ -366,7 +368,7 @@ FlCountPacketLosses(const FlScene& scene)
 #if FL_NS3_VERSION >= 337
         dev->GetMac()->TraceConnectWithoutContext(
             "DroppedMpdu",
-            Callback<void, WifiMacDropReason, Ptr<const WifiMpdu>>(
+            FlCallback<void, WifiMacDropReason, Ptr<const WifiMpdu>>(
                 [counts, ap](WifiMacDropReason reason, Ptr<const WifiMpdu>) {
                     switch (reason)
                     {
@@ -390,23 +392,23 @@ FlCountPacketLosses(const FlScene& scene)
         {
             dev->GetMac()->TraceConnectWithoutContext(
                 "MacRx",
-                Callback<void, Ptr<const Packet>>(
+                FlCallback<void, Ptr<const Packet>>(
                     [watcher](Ptr<const Packet>) { watcher->Scan(); }));
         }
     }
     Config::ConnectWithoutContextFailSafe(
         "/NodeList/*/$ns3::TrafficControlLayer/RootQueueDiscList/*/Drop",
-        Callback<void, Ptr<const QueueDiscItem>>(
+        FlCallback<void, Ptr<const QueueDiscItem>>(
             [counts](Ptr<const QueueDiscItem>) { ++counts->queueDiscDrops; }));
     Config::ConnectWithoutContextFailSafe(
         "/NodeList/*/DeviceList/*/TxQueue/Drop",
-        Callback<void, Ptr<const Packet>>([counts](Ptr<const Packet>) { ++counts->deviceDrops; }));
+        FlCallback<void, Ptr<const Packet>>([counts](Ptr<const Packet>) { ++counts->deviceDrops; }));
     if (scene.devices.GetN() > 0 && !DynamicCast<WifiNetDevice>(scene.devices.Get(0)))
     {
         // no AP: look for sockets on every frame the server's device receives
         Config::ConnectWithoutContextFailSafe(
             "/NodeList/" + std::to_string(scene.serverNode->GetId()) + "/DeviceList/*/MacRx",
-            Callback<void, Ptr<const Packet>>([watcher](Ptr<const Packet>) { watcher->Scan(); }));
+            FlCallback<void, Ptr<const Packet>>([watcher](Ptr<const Packet>) { watcher->Scan(); }));
     }
     return counts;
 }
