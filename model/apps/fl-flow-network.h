@@ -159,8 +159,9 @@ class FlFlowNetwork : public Object
     std::vector<std::string> ValidityWarnings() const;
 
     /**
-     * Fixes the stream of the loss draws.
-     * @return the number of streams used (1)
+     * Fixes the streams of the loss draws (`stream`) and of the stations' association
+     * (`stream` + 1, SetAssociation).
+     * @return the number of streams used (2)
      */
     int64_t AssignStreams(int64_t stream);
 
