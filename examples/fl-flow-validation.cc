@@ -26,6 +26,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-packet-probes.h"
 #include "ns3/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
@@ -78,12 +79,20 @@ SameLearning(const flexample::RunResult& a, const flexample::RunResult& b)
     return true;
 }
 
+/// One FedAvg run; `losses` (packet level, if given) gets where the run lost packets, `learnS`
+/// the wall time of the learning (the data's set-up, training and evaluation).
 flexample::RunResult
-RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
+RunOne(const std::string& net,
+       FlFidelity fidelity,
+       flexample::FedAvgOptions o,
+       double& learnS,
+       std::string* losses = nullptr)
 {
     flexample::RunResult result;
     const auto wallStart = std::chrono::steady_clock::now();
-    std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
+    auto task = std::make_shared<FlTimedLearningTask>(flexample::BuildFedAvgTask(o));
+    const double setupS =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     FlScene scene;
     std::function<int64_t(int64_t)> assign;
     if (net == "wifi")
@@ -108,6 +117,11 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
         assign = [&scene](int64_t s) { return FlLteSceneHelper::AssignStreams(scene, s); };
     }
     FlPrintFlowWarnings("fl-flow-validation", scene);
+    std::shared_ptr<FlPacketLosses> counts;
+    if (losses && !scene.flowNetwork)
+    {
+        counts = FlCountPacketLosses(scene);
+    }
     flexample::RunFedAvg("fl-flow-validation",
                          o,
                          task,
@@ -118,6 +132,11 @@ RunOne(const std::string& net, FlFidelity fidelity, flexample::FedAvgOptions o)
                          wallStart,
                          {},
                          &result);
+    if (counts)
+    {
+        *losses = counts->Describe();
+    }
+    learnS = setupS + task->Seconds();
     return result;
 }
 
@@ -266,51 +285,6 @@ SameModels(const GflRun& a, const GflRun& b)
 
 } // namespace
 
-/// One validation row: a configuration run at both fidelities.
-struct Row
-{
-    std::string network;
-    std::string clients; ///< FedAvg: N; GFL: P x K
-    std::string model;   ///< FedAvg: the model spec; GFL: L (and M)
-    double roundPacketS;
-    double roundFlowS;
-    double ttaPacketS; ///< time to the target (negative: not reached)
-    double ttaFlowS;
-    bool sameModels;
-    double wallPacketS;
-    double wallFlowS;
-};
-
-/// Prints the row under the table's header and writes it to the CSV (same columns).
-void
-Emit(const Row& r, std::ostream& csv)
-{
-    const bool tta = r.ttaPacketS >= 0 && r.ttaFlowS >= 0;
-    const double roundErr = 100.0 * (r.roundFlowS - r.roundPacketS) / r.roundPacketS;
-    const double ttaErr = tta ? 100.0 * (r.ttaFlowS - r.ttaPacketS) / r.ttaPacketS : std::nan("");
-    const double speedup = r.wallPacketS / r.wallFlowS;
-    std::cout << std::left << std::setw(9) << r.network << std::setw(8) << r.clients
-              << std::setw(18) << r.model << std::right << std::fixed << std::setprecision(4)
-              << std::setw(14) << r.roundPacketS << std::setw(13) << r.roundFlowS
-              << std::setprecision(1) << std::setw(12) << roundErr << std::setprecision(3)
-              << std::setw(13) << r.ttaPacketS << std::setw(11) << r.ttaFlowS
-              << std::setprecision(1) << std::setw(10) << ttaErr << std::setw(12)
-              << (r.sameModels ? "yes" : "no") << std::setprecision(2) << std::setw(14)
-              << r.wallPacketS << std::setw(12) << r.wallFlowS << std::setprecision(0)
-              << std::setw(8) << speedup << std::defaultfloat << std::endl;
-    std::ostringstream row;
-    row << std::setprecision(6) << r.network << "," << r.clients << "," << r.model << ","
-        << r.roundPacketS << "," << r.roundFlowS << "," << roundErr << "," << r.ttaPacketS << ","
-        << r.ttaFlowS << ",";
-    if (tta)
-    {
-        row << ttaErr;
-    }
-    row << "," << (r.sameModels ? "yes" : "no") << "," << r.wallPacketS << "," << r.wallFlowS
-        << "," << speedup << "\n";
-    csv << row.str() << std::flush;
-}
-
 int
 main(int argc, char* argv[])
 {
@@ -323,6 +297,9 @@ main(int argc, char* argv[])
     uint32_t gflIterations = 6;
     uint32_t gflDim = 2;
     double gflTargetDb = -10.0;
+    uint32_t associationRuns = 0;
+    uint32_t runs = 1;
+    bool lossTrace = false;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -366,6 +343,23 @@ main(int argc, char* argv[])
                   "gfl-wifi: centroid MSD [dB] of the time-to-accuracy column",
                   gflTargetDb,
                   flexample::Range::Closed(-200.0, 100.0));
+    flags.AddSize("associationRuns",
+                  "Instead of the table: the association time of every station of an 802.11n "
+                  "BSS of each --clients size, packet level and the flow model's draw, in this "
+                  "many runs from --RngRun on, no learning (0: the table)",
+                  associationRuns,
+                  0u,
+                  flexample::Bound{1000, "fl-flow-validation.cc"});
+    flags.AddSize("runs",
+                  "FedAvg: runs per row (ns-3's RngRun, RngRun+1, ...); the row gives the "
+                  "means over them (wall times: the sums)",
+                  runs,
+                  1u,
+                  flexample::Bound{100, "fl-flow-validation.cc"});
+    flags.AddBool("lossTrace",
+                  "After each FedAvg row, where its packet-level run lost packets (Wi-Fi MAC "
+                  "drops by queue and reason, queue discs, TCP timeouts and fast recoveries)",
+                  lossTrace);
     std::vector<std::string> netList;
     std::vector<std::string> sizeList;
     std::vector<std::string> clientItems;
@@ -392,13 +386,20 @@ main(int argc, char* argv[])
         return flexample::kExitBadFlag;
     }
 
+    if (associationRuns > 0)
+    {
+        std::ofstream csv(output);
+        FlPrintWifiAssociationSurvey(clientItems, associationRuns, 0.5, std::cout, csv);
+        return 0;
+    }
     std::cout << "network clients model              round_packet_s round_flow_s round_err_% "
                  "tta_packet_s tta_flow_s tta_err_% same_models wall_packet_s wall_flow_s "
-                 "speedup"
+                 "speedup net_speedup bound"
               << std::endl;
     std::ofstream csv(output);
     csv << "network,clients,model,round_packet_s,round_flow_s,round_err_pct,tta_packet_s,"
-           "tta_flow_s,tta_err_pct,same_models,wall_packet_s,wall_flow_s,speedup\n";
+           "tta_flow_s,tta_err_pct,same_models,wall_packet_s,wall_flow_s,speedup,learn_packet_s,"
+           "learn_flow_s,network_speedup,speedup_bound\n";
     for (const auto& net : netList)
     {
         if (net == "gfl-wifi")
@@ -417,7 +418,9 @@ main(int argc, char* argv[])
                     std::to_string(g.servers) + "x" + std::to_string(g.clients);
                 const std::string label = "L=" + std::to_string(g.sampled) +
                                           (gflDim != 2 ? ",M=" + std::to_string(gflDim) : "");
-                Emit({net, size, label, rp, rf, tp, tf, SameModels(p, f), p.wallS, f.wallS}, csv);
+                FlEmitValidationRow(
+                    {net, size, label, rp, rf, tp, tf, SameModels(p, f), p.wallS, f.wallS},
+                    csv);
                 std::cout << "# flow: peak " << f.peakCell << " messages in one cell, largest "
                           << f.largest << " bytes" << std::endl;
             }
@@ -435,17 +438,43 @@ main(int argc, char* argv[])
                 o.output = "";
                 o.wirePrecision = "float32";
                 o.targetAccuracy = target;
-                std::streambuf* saved = std::cout.rdbuf();
-                std::ostringstream sink;
-                std::cout.rdbuf(sink.rdbuf()); // the runs' summaries
-                const auto p = RunOne(net, FlFidelity::Packet, o);
-                const auto f = RunOne(net, FlFidelity::Flow, o);
-                std::cout.rdbuf(saved);
-                const double rp = MeanRound(p);
-                const double rf = MeanRound(f);
-                const double tp = p.timeToAccuracyS;
-                const double tf = f.timeToAccuracyS;
-                Emit({net, c, model, rp, rf, tp, tf, SameLearning(p, f), p.wallS, f.wallS}, csv);
+                // means over runs firstRun.. (a time to accuracy: -1 if a run missed it)
+                const uint32_t firstRun = RngSeedManager::GetRun();
+                FlValidationRow m{net, c, model, 0, 0, 0, 0, true, 0, 0, 0, 0};
+                std::string losses;
+                for (uint32_t k = 0; k < runs; ++k)
+                {
+                    RngSeedManager::SetRun(firstRun + k);
+                    std::streambuf* saved = std::cout.rdbuf();
+                    std::ostringstream sink;
+                    std::cout.rdbuf(sink.rdbuf()); // the runs' summaries
+                    double lp = 0.0;
+                    double lf = 0.0;
+                    const auto p =
+                        RunOne(net, FlFidelity::Packet, o, lp, lossTrace ? &losses : nullptr);
+                    const auto f = RunOne(net, FlFidelity::Flow, o, lf);
+                    m.learnPacketS += lp;
+                    m.learnFlowS += lf;
+                    std::cout.rdbuf(saved);
+                    m.roundPacketS += MeanRound(p) / runs;
+                    m.roundFlowS += MeanRound(f) / runs;
+                    const bool reached = p.timeToAccuracyS >= 0 && f.timeToAccuracyS >= 0;
+                    m.ttaPacketS =
+                        reached && m.ttaPacketS >= 0 ? m.ttaPacketS + p.timeToAccuracyS / runs : -1;
+                    m.ttaFlowS =
+                        reached && m.ttaFlowS >= 0 ? m.ttaFlowS + f.timeToAccuracyS / runs : -1;
+                    m.sameModels = m.sameModels && SameLearning(p, f);
+                    m.wallPacketS += p.wallS;
+                    m.wallFlowS += f.wallS;
+                    if (lossTrace || runs > 1)
+                    {
+                        std::cout << "# run " << firstRun + k << ", time to accuracy packet "
+                                  << p.timeToAccuracyS << " s, flow " << f.timeToAccuracyS
+                                  << " s" << (lossTrace ? "; packet: " + losses : "") << std::endl;
+                    }
+                }
+                RngSeedManager::SetRun(firstRun);
+                FlEmitValidationRow(m, csv);
             }
         }
     }

@@ -237,6 +237,8 @@ WifiFlowMedium(const std::string& standard, double& phyRate)
         phyRate = 65e6;
         m.efficiency = 0.868; // A-MPDU and block ACK
         m.perMessageDelay = MicroSeconds(0);
+        m.discipline = fl::SharingDiscipline::BySize;
+        m.burstBytes = 65535;
     }
     else if (standard == "80211ac")
     {
@@ -254,14 +256,6 @@ WifiFlowMedium(const std::string& standard, double& phyRate)
     // PerSender: BySize (bulk messages interleaved) and a bulk-load penalty fitted on 10 and
     // 20 stations both did worse on the validation runs (module documentation)
     return m;
-}
-
-/// When the N stations of a BSS built at time 0 have associated (passive scanning, then
-/// association requests contending; calibrated on 1, 10 and 20 stations: 0.3 s + 50 ms N).
-Time
-WifiStationsReady(uint32_t stations)
-{
-    return MilliSeconds(300) + MilliSeconds(50) * static_cast<int64_t>(stations);
 }
 
 /// The calibrated flow-level parameters of a CSMA LAN of the given rate.
@@ -773,11 +767,10 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
             BuildFlowOneSubnet(NewScene(numClients), medium, rate, MicroSeconds(25), m_flowLoss);
         if (dynamic_cast<const FlWifiScenarioHelper*>(this))
         {
-            // the stations associate with the AP in about WifiStationsReady(N)
-            for (uint32_t i = 0; i < numClients; ++i)
-            {
-                s.flowNetwork->SetReadyAt(s.clients.Get(i), WifiStationsReady(numClients));
-            }
+            // the stations associate as in ns-3: all scan at once, then those whose request
+            // found no answer try again 0.5 s later (fl::AssociationModel, drawn per run)
+            std::vector<Ptr<Node>> stations(s.clients.Begin(), s.clients.End());
+            s.flowNetwork->SetAssociation(stations, fl::AssociationModel{});
         }
         if (m_radius > 10.0)
         {

@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Flow-level network fidelity: the processor-sharing arithmetic against hand-computed delivery
- * times, lossless flow runs learning the same models as packet runs, loss reproduced by
- * --RngRun, and malformed or oversized messages handled as on TCP.
+ * times, lossless flow runs learning the same models as packet runs, loss and the Wi-Fi
+ * stations' association reproduced by --RngRun, and malformed or oversized messages handled as
+ * on TCP.
  */
 
 #include "fl-test-task.h"
@@ -159,6 +160,50 @@ TEST(ProcessorSharing, ContentionLowersTheSharedCapacity)
     EXPECT_NEAR(z[1], 1.5, kTol);
 }
 
+TEST(WifiAssociation, SuccessesSaturateAtTheCapacity)
+{
+    // (m^-k + C^-k)^(-1/k)
+    EXPECT_NEAR(fl::AssociationSuccesses(0.0, 17.0, 5.0), 0.0, kTol);
+    EXPECT_NEAR(fl::AssociationSuccesses(1.0, 1.0, 1.0), 0.5, kTol);               // 1 / (1 + 1)
+    EXPECT_NEAR(fl::AssociationSuccesses(2.0, 2.0, 2.0), 1.4142135623730951, kTol); // sqrt 2
+    EXPECT_NEAR(fl::AssociationSuccesses(10.0, 20.0, 1.0), 6.666666666666667, kTol); // 1/0.15
+    // m = C = 17, k = 5: 17 x 2^(-1/5) = 17 x 0.87055056329612413
+    EXPECT_NEAR(fl::AssociationSuccesses(17.0, 17.0, 5.0), 14.79935957603411, kTol);
+    // failure: 1 - S / m
+    EXPECT_NEAR(fl::AssociationFailureProbability(0.0, 17.0, 5.0), 0.0, kTol);
+    EXPECT_NEAR(fl::AssociationFailureProbability(2.0, 2.0, 2.0), 0.2928932188134524, kTol);
+    EXPECT_NEAR(fl::AssociationFailureProbability(10.0, 20.0, 1.0), 1.0 / 3.0, kTol);
+    EXPECT_NEAR(fl::AssociationFailureProbability(17.0, 17.0, 5.0), 0.1294494367038759, kTol);
+}
+
+TEST(WifiAssociation, TimesOfTheAttemptsAndRanks)
+{
+    const fl::AssociationModel m; // 0.1196 s, 0.89 ms per station, retry 0.5 s
+    EXPECT_NEAR(fl::AssociationTime(0, 0, m), 0.12049, kTol);
+    EXPECT_NEAR(fl::AssociationTime(2, 3, m), 1.12316, kTol); // 0.1196 + 1 + 4 x 0.00089
+    // C = 1, k = 1: p(m) = 1 - 1 / (1 + m): 3/4 with 3 contending, 1/2 with 1
+    fl::AssociationModel s;
+    s.firstS = 1.0;
+    s.retryS = 10.0;
+    s.perStationS = 0.1;
+    s.capacity = 1.0;
+    s.sharpness = 1.0;
+    const std::vector<double> u{0.8, 0.1, 0.9, 0.4, 0.6};
+    std::size_t next = 0;
+    const auto t = fl::DrawAssociationTimes(3, s, [&]() { return u.at(next++); });
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_EQ(next, 5u);
+    EXPECT_NEAR(t[0], 1.1, kTol);  // attempt 0, rank 0
+    EXPECT_NEAR(t[1], 21.1, kTol); // failed (0.1 < 3/4), then (0.4 < 1/2), then attempt 2
+    EXPECT_NEAR(t[2], 1.2, kTol);  // attempt 0, rank 1
+    // after maxAttempts the stations left get the next attempt's times
+    s.maxAttempts = 1;
+    const auto v = fl::DrawAssociationTimes(3, s, []() { return 0.0; });
+    EXPECT_NEAR(v[0], 11.1, kTol);
+    EXPECT_NEAR(v[1], 11.2, kTol);
+    EXPECT_NEAR(v[2], 11.3, kTol);
+}
+
 /// What a FedAvg run produced.
 struct FedAvgRun
 {
@@ -227,6 +272,66 @@ TEST(FlowFidelity, LosslessFlowLearnsTheSameModelsAsPackets)
     }
 }
 
+/// A flow-level FedAvg round over a BSS of `stations` in run `run`: the stations' association
+/// times and the end of round 1 [s].
+std::pair<std::vector<double>, double>
+WifiFirstRound(uint32_t stations, uint32_t run)
+{
+    RngSeedManager::SetRun(run);
+    auto task = MakeTask<double>(stations, "softmax:l2=0.001");
+    FlWifiScenarioHelper h;
+    h.SetFidelity(FlFidelity::Flow);
+    FlScene scene = h.Build(stations);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(1));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(false));
+    fedavg.SetStartTimes(Seconds(0), Seconds(0.5), MilliSeconds(20));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    const int64_t used = FlFedAvgHelper::AssignStreams(stack, 100);
+    FlWifiScenarioHelper::AssignStreams(scene, 100 + used);
+    Simulator::Stop(Seconds(100));
+    Simulator::Run();
+    const auto records = stack.monitor->GetRecords();
+    const double end = records.size() > 1 ? records[1].timeS : -1.0;
+    std::vector<double> assoc = scene.flowNetwork->AssociationTimes();
+    Simulator::Destroy();
+    RngSeedManager::SetRun(1);
+    return {assoc, end};
+}
+
+TEST(FlowFidelity, WifiAssociationIsDrawnPerRunAndDelaysOnlyLateStations)
+{
+    for (const uint32_t n : {8u, 30u})
+    {
+        const auto a = WifiFirstRound(n, 1);
+        const auto b = WifiFirstRound(n, 1);
+        EXPECT_EQ(a.first, b.first) << n; // --RngRun reproduces it
+        EXPECT_EQ(a.second, b.second) << n;
+        ASSERT_EQ(a.first.size(), n);
+        bool late = false;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            EXPECT_GT(a.first[i], 0.12) << n;
+            late = late || a.first[i] >= 0.5 + 0.02 * i; // after the client's first SYN
+        }
+        // a station that associates after its client's first SYN costs the round the 3 s of
+        // the SYN's retry; otherwise the round ends within a second
+        if (late)
+        {
+            EXPECT_GT(a.second, 3.5) << n;
+        }
+        else
+        {
+            EXPECT_LT(a.second, 1.5) << n;
+        }
+    }
+    // with 30 stations about 13 fail their first request (0.44 each): some do in run 1,
+    // and other runs draw other stations
+    const auto c = WifiFirstRound(30, 1);
+    EXPECT_GT(*std::max_element(c.first.begin(), c.first.end()), 0.6);
+    EXPECT_NE(c.first, WifiFirstRound(30, 2).first);
+}
+
 /// The warnings of a flow-level FedAvg run over CSMA (FlFlowNetwork::ValidityWarnings).
 std::vector<std::string>
 FlowWarnings(uint32_t clients, const std::string& model)
@@ -269,8 +374,22 @@ TEST(FlowFidelity, WarnsWhereTheModelWasNotValidated)
     {
         FlWifiScenarioHelper h;
         h.SetFidelity(FlFidelity::Flow);
-        FlScene scene = h.Build(21);
+        FlScene scene = h.Build(31);
         EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "stations per Wi-Fi cell"));
+        Simulator::Destroy();
+        FlScene within = h.Build(30);
+        EXPECT_FALSE(AnyContains(within.flowNetwork->ValidityWarnings(), "per Wi-Fi cell"));
+        Simulator::Destroy();
+    }
+    {
+        // CSMA: validated up to 30 clients (50: rounds 18 to 34 % longer at packet level)
+        FlCsmaSceneHelper h;
+        h.SetFidelity(FlFidelity::Flow);
+        FlScene scene = h.Build(31);
+        EXPECT_TRUE(AnyContains(scene.flowNetwork->ValidityWarnings(), "clients per CSMA LAN"));
+        Simulator::Destroy();
+        FlScene within = h.Build(30);
+        EXPECT_FALSE(AnyContains(within.flowNetwork->ValidityWarnings(), "per CSMA LAN"));
         Simulator::Destroy();
     }
     {

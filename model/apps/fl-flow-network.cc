@@ -52,7 +52,8 @@ FlFlowNetwork::GetTypeId()
 }
 
 FlFlowNetwork::FlFlowNetwork()
-    : m_loss(CreateObject<UniformRandomVariable>())
+    : m_loss(CreateObject<UniformRandomVariable>()),
+      m_association(CreateObject<UniformRandomVariable>())
 {
 }
 
@@ -148,6 +149,33 @@ FlFlowNetwork::SetReadyAt(Ptr<Node> node, Time ready)
     {
         i.readyAt = ready;
     }
+}
+
+void
+FlFlowNetwork::SetAssociation(const std::vector<Ptr<Node>>& stations,
+                              const fl::AssociationModel& model)
+{
+    m_associating = stations;
+    m_associationModel = model;
+    m_associationTimes.clear();
+}
+
+void
+FlFlowNetwork::DrawAssociation()
+{
+    if (m_associating.empty())
+    {
+        return;
+    }
+    m_associationTimes =
+        fl::DrawAssociationTimes(static_cast<uint32_t>(m_associating.size()),
+                                 m_associationModel,
+                                 [this]() { return m_association->GetValue(0.0, 1.0); });
+    for (std::size_t i = 0; i < m_associating.size(); ++i)
+    {
+        SetReadyAt(m_associating[i], Seconds(m_associationTimes[i]));
+    }
+    m_associating.clear();
 }
 
 const std::vector<FlFlowInterface>&
@@ -277,7 +305,8 @@ int64_t
 FlFlowNetwork::AssignStreams(int64_t stream)
 {
     m_loss->SetStream(stream);
-    return 1;
+    m_association->SetStream(stream + 1);
+    return 2;
 }
 
 bool
@@ -416,6 +445,7 @@ FlFlowNetwork::Transmit(uint32_t senderNode,
         m_open[{to, from}] = true; // the answer goes over the same connection
         // SYN, SYN-ACK: one round trip before the first byte; a SYN sent before both ends can
         // carry data is lost and sent again after the connection timeout
+        DrawAssociation();
         const Time ready = Max(src.readyAt, rcv.readyAt);
         Time wait = fixed * 2;
         if (ready > Simulator::Now())

@@ -93,8 +93,8 @@ struct FlFlowInterface
  */
 struct FlFlowValidity
 {
-    uint32_t maxStationsWifi{20};   ///< stations per Wi-Fi cell
-    uint32_t maxStationsCsma{50};   ///< nodes per CSMA LAN
+    uint32_t maxStationsWifi{30};   ///< stations per Wi-Fi cell
+    uint32_t maxStationsCsma{30};   ///< nodes per CSMA LAN
     uint32_t maxStationsLte{40};    ///< UEs per LTE cell
     double maxLossProbability{0.0}; ///< message loss probability (loss is not validated)
     uint32_t maxConcurrentFlows{64}; ///< messages in flight at once on one medium
@@ -129,6 +129,17 @@ class FlFlowNetwork : public Object
     void AddInterface(Ptr<Node> node, const FlFlowInterface& iface);
     /// Sets FlFlowInterface::readyAt of every interface of the node.
     void SetReadyAt(Ptr<Node> node, Time ready);
+    /**
+     * The stations of a Wi-Fi BSS associate as fl::DrawAssociationTimes draws it (from this
+     * network's second stream, AssignStreams, when the first connection opens): sets the
+     * readyAt of each node, in order, to its station's association time.
+     */
+    void SetAssociation(const std::vector<Ptr<Node>>& stations, const fl::AssociationModel& model);
+    /// The association times drawn (empty before the first connection or without a BSS) [s].
+    const std::vector<double>& AssociationTimes() const
+    {
+        return m_associationTimes;
+    }
     /// The interfaces of node `nodeId` (empty if none).
     const std::vector<FlFlowInterface>& GetInterfaces(uint32_t nodeId) const;
     /// The node id owning `address`, or -1.
@@ -148,8 +159,9 @@ class FlFlowNetwork : public Object
     std::vector<std::string> ValidityWarnings() const;
 
     /**
-     * Fixes the stream of the loss draws.
-     * @return the number of streams used (1)
+     * Fixes the streams of the loss draws (`stream`) and of the stations' association
+     * (`stream` + 1, SetAssociation).
+     * @return the number of streams used (2)
      */
     int64_t AssignStreams(int64_t stream);
 
@@ -248,6 +260,11 @@ class FlFlowNetwork : public Object
     std::map<std::pair<Address, Address>, std::deque<std::shared_ptr<Message>>> m_queues;
     std::map<std::pair<Address, Address>, bool> m_open; ///< connections set up (handshake done)
     Ptr<UniformRandomVariable> m_loss;
+    Ptr<UniformRandomVariable> m_association; ///< draws the stations' association
+    std::vector<Ptr<Node>> m_associating;     ///< SetAssociation: stations not yet drawn
+    fl::AssociationModel m_associationModel;
+    std::vector<double> m_associationTimes;
+    void DrawAssociation();
     FlFlowValidity m_validity;
     Counters m_counters;
     uint64_t m_nextId{1};

@@ -3,6 +3,8 @@
  */
 #include "ns3/processor-sharing.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -38,6 +40,75 @@ BulkLoadCapacity(std::size_t bulk, double free, double penalty)
         return 1.0;
     }
     return 1.0 / (1.0 + penalty * (1.0 - free / static_cast<double>(bulk)));
+}
+
+double
+AssociationSuccesses(double contenders, double capacity, double sharpness)
+{
+    if (contenders <= 0.0)
+    {
+        return 0.0;
+    }
+    return std::pow(std::pow(contenders, -sharpness) + std::pow(capacity, -sharpness),
+                    -1.0 / sharpness);
+}
+
+double
+AssociationFailureProbability(double contenders, double capacity, double sharpness)
+{
+    if (contenders <= 0.0)
+    {
+        return 0.0;
+    }
+    return 1.0 - AssociationSuccesses(contenders, capacity, sharpness) / contenders;
+}
+
+double
+AssociationTime(uint32_t attempt, uint32_t rank, const AssociationModel& model)
+{
+    return model.firstS + attempt * model.retryS + (rank + 1.0) * model.perStationS;
+}
+
+std::vector<double>
+DrawAssociationTimes(uint32_t stations,
+                     const AssociationModel& model,
+                     const std::function<double()>& uniform)
+{
+    std::vector<double> t(stations, 0.0);
+    std::vector<uint32_t> waiting(stations);
+    for (uint32_t i = 0; i < stations; ++i)
+    {
+        waiting[i] = i;
+    }
+    for (uint32_t attempt = 0; !waiting.empty(); ++attempt)
+    {
+        if (attempt == model.maxAttempts)
+        {
+            for (uint32_t r = 0; r < waiting.size(); ++r)
+            {
+                t[waiting[r]] = AssociationTime(attempt, r, model);
+            }
+            break;
+        }
+        const double p = AssociationFailureProbability(static_cast<double>(waiting.size()),
+                                                       model.capacity,
+                                                       model.sharpness);
+        std::vector<uint32_t> failed;
+        uint32_t rank = 0;
+        for (const uint32_t i : waiting)
+        {
+            if (uniform() < p)
+            {
+                failed.push_back(i);
+            }
+            else
+            {
+                t[i] = AssociationTime(attempt, rank++, model);
+            }
+        }
+        waiting.swap(failed);
+    }
+    return t;
 }
 
 ProcessorSharingMedium::ProcessorSharingMedium(double contention, SharingDiscipline discipline)

@@ -11,6 +11,7 @@
 #define FL_PROCESSOR_SHARING_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -60,6 +61,57 @@ double FlowMessageAirtime(double wireBytes,
  * @param penalty the loss as bulk grows without bound (>= 0; 0: none)
  */
 double BulkLoadCapacity(std::size_t bulk, double free, double penalty);
+
+/**
+ * Association of the stations of an 802.11 BSS that all start scanning at once (as ns-3's
+ * StaWifiMac does at time 0 with passive scanning): every station that has not associated
+ * sends an association request at the end of its scan (attempt 0) and, if it gets no answer,
+ * again every `retryS` (ns3::StaWifiMac::AssocRequestTimeout). Of m stations contending in one
+ * attempt about AssociationSuccesses(m) associate; the others wait for the next attempt. The
+ * r-th station (r = 0, 1, ...) to associate in attempt j does so at
+ * firstS + j retryS + (r + 1) perStationS (AssociationTime). Fitted on packet-level runs of
+ * 10, 20 and 40 stations (802.11n, ns-3.37; module documentation, "Flow-level fidelity").
+ */
+struct AssociationModel
+{
+    double firstS{0.1196};       ///< end of the scan, the first request [s]
+    double perStationS{0.00089}; ///< one station's request, response and acknowledgements [s]
+    double retryS{0.5};          ///< ns3::StaWifiMac::AssocRequestTimeout [s]
+    double capacity{17.0};       ///< associations per attempt as contenders grow without bound
+    double sharpness{5.0};       ///< how sharply the successes saturate at `capacity`
+    uint32_t maxAttempts{50};    ///< attempts after which a station counts as associated anyway
+};
+
+/**
+ * The expected number of stations that associate in one attempt in which `contenders`
+ * stations send an association request: (m^-k + C^-k)^(-1/k), about m when m << C, saturating
+ * at the capacity C (k the sharpness).
+ * @param contenders stations contending (>= 0; 0 gives 0)
+ * @param capacity C (> 0)
+ * @param sharpness k (> 0)
+ */
+double AssociationSuccesses(double contenders, double capacity, double sharpness);
+
+/**
+ * The probability that one of `contenders` stations fails to associate in an attempt:
+ * 1 - AssociationSuccesses(m) / m (0 for m <= 0).
+ */
+double AssociationFailureProbability(double contenders, double capacity, double sharpness);
+
+/// When the r-th station (from 0) to associate in attempt `attempt` does so [s]:
+/// firstS + attempt retryS + (rank + 1) perStationS.
+double AssociationTime(uint32_t attempt, uint32_t rank, const AssociationModel& model);
+
+/**
+ * Draws the association time of each of `stations` stations [s]: in each attempt every
+ * station still contending fails with AssociationFailureProbability(contenders) (one draw of
+ * `uniform`, in [0, 1), per contending station in station order: a draw below the probability
+ * fails); those that succeed get their AssociationTime in station order. After maxAttempts the
+ * stations left get the time of the next attempt.
+ */
+std::vector<double> DrawAssociationTimes(uint32_t stations,
+                                         const AssociationModel& model,
+                                         const std::function<double()>& uniform);
 
 /// How a medium shares its capacity.
 enum class SharingDiscipline : uint8_t
