@@ -227,15 +227,17 @@ main(int argc, char* argv[])
     }
     std::ofstream csv(output);
     csv << "part,workload,clients,rounds,peak_rss_mb,wall_s,status\n";
-    const std::string dir = fl::ExecutableDir();
-    const std::string self = dir + "/fl-scale-run"; // one case of a scene in its own process
+    // the other programs, named as this build names this one (ns-3's builds add a prefix)
+    auto program = [](const std::string& n) { return fl::SiblingProgram("fl-scale-benchmark", n); };
+    const std::string self = program("fl-scale-run"); // one case of a scene in its own process
     auto file = [&workDir](const std::string& name) { return workDir + "/" + name; };
 
     if (part == "threads")
     {
         // (a) learning only, 1 and 2 threads side by side in one run of the benchmark
         const std::string a = file("threads-reference.csv");
-        ChildCost cost = RunMeasuredChild({dir + "/fl-benchmark-fedavg", "--modes=a", "--threads=2",
+        const std::string reference = program("fl-benchmark-fedavg");
+        ChildCost cost = RunMeasuredChild({reference, "--modes=a", "--threads=2",
                                    "--rounds=20", "--output=" + a},
                                   file("threads-reference.log"),
                                   timeout);
@@ -292,7 +294,7 @@ main(int argc, char* argv[])
         for (const Setting& st : settings)
         {
             const std::string out = file("gfl-bench.csv");
-            std::vector<std::string> args{dir + "/fl-gfl",
+            std::vector<std::string> args{program("fl-gfl"),
                                           "--figure=bench",
                                           "--benchClients=100",
                                           "--benchIterations=" + std::to_string(iterations),
@@ -316,7 +318,7 @@ main(int argc, char* argv[])
         }
         if (!baselineGfl.empty())
         {
-            CompareWithBaseline(baselineGfl, dir + "/fl-gfl", gflLengths, file, timeout, csv);
+            CompareWithBaseline(baselineGfl, program("fl-gfl"), gflLengths, file, timeout, csv);
         }
         for (std::size_t i = 1; i < projected.size(); ++i)
         {
@@ -348,7 +350,7 @@ main(int argc, char* argv[])
         for (std::size_t k = 0; k < sets.size(); ++k)
         {
             const std::string name = "fidelity-" + std::to_string(k);
-            std::vector<std::string> args{dir + "/fl-flow-validation"};
+            std::vector<std::string> args{program("fl-flow-validation")};
             args.insert(args.end(), sets[k].second.begin(), sets[k].second.end());
             args.push_back("--output=" + file(name + ".csv"));
             const ChildCost cost = RunMeasuredChild(args, file(name + ".log"), timeout * 4);
@@ -412,7 +414,7 @@ main(int argc, char* argv[])
         {
             workloadArgs.emplace_back("gfl-wifi", [=](uint32_t rounds) {
                 const uint32_t k = n / 10;
-                return std::vector<std::string>{dir + "/fl-gfl",
+                return std::vector<std::string>{program("fl-gfl"),
                                                 "--figure=gfl",
                                                 "--mode=network",
                                                 "--cell=wifi",
@@ -428,7 +430,7 @@ main(int argc, char* argv[])
         if (chosen.count("dwfl-ota"))
         {
             workloadArgs.emplace_back("dwfl-ota", [=](uint32_t rounds) {
-                return std::vector<std::string>{dir + "/fl-dwfl-benchmark",
+                return std::vector<std::string>{program("fl-dwfl-benchmark"),
                                                 "--workers=" + std::to_string(n),
                                                 "--rounds=" + std::to_string(rounds),
                                                 "--warmup=0",

@@ -908,9 +908,7 @@ DataQueuesOf(Ptr<WifiMac> mac)
 bool
 AllEmpty(const std::vector<WifiMacQueue*>& queues)
 {
-    return std::all_of(queues.begin(), queues.end(), [](const WifiMacQueue* q) {
-        return q->IsEmpty();
-    });
+    return std::all_of(queues.begin(), queues.end(), [](WifiMacQueue* q) { return q->IsEmpty(); });
 }
 
 using FlMpdu = WifiMacQueue::ItemType; ///< what a Wi-Fi MAC queue holds

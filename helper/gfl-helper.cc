@@ -572,7 +572,11 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                         TimeValue(m_beaconInterval));
             devices.Add(wifi.Install(phy, mac, s.servers.Get(p)));
             NetDeviceContainer stations;
-            if (m_assocStagger.IsStrictlyPositive())
+            // before ns-3.37 (no StaWifiMac::ProbeDelay) FlInstallWifiStations staggers the
+            // stations' passive scans instead (FlAssociationStagger)
+            const bool probing = FL_NS3_VERSION >= 337 && m_assocStagger.IsStrictlyPositive();
+#if FL_NS3_VERSION >= 337
+            if (probing)
             {
                 for (uint32_t k = 0; k < K; ++k)
                 {
@@ -592,6 +596,7 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                 }
             }
             else
+#endif
             {
                 stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
             }
@@ -599,10 +604,7 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             if (m_cellDoze)
             {
                 // probing stations may doze from the start: their probe request wakes them
-                FlDozeIdleStations(devices.Get(0),
-                                   stations,
-                                   MilliSeconds(1),
-                                   m_assocStagger.IsStrictlyPositive());
+                FlDozeIdleStations(devices.Get(0), stations, MilliSeconds(1), probing);
             }
             Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
             const Vector c = ServerPosition(p, P);

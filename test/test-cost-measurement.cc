@@ -113,6 +113,27 @@ TEST(ChildProcess, BadArguments)
     EXPECT_EQ(fl::ExecutablePath("x").rfind(fl::ExecutableDir(), 0), 0u);
 }
 
+TEST(ChildProcess, SiblingProgramsAreNamedAsTheBuildNamesTheRunningOne)
+{
+    using ns3::fl::SiblingProgram;
+    // standalone, ns-3.35's waf, ns-3's CMake (build profile suffix)
+    EXPECT_EQ(SiblingProgram("/b/examples/fl-scale-benchmark", "fl-scale-benchmark", "fl-gfl"),
+              "/b/examples/fl-gfl");
+    EXPECT_EQ(SiblingProgram("/t/build/contrib/fl/ns3.35-fl-scale-benchmark",
+                             "fl-scale-benchmark",
+                             "fl-scale-run"),
+              "/t/build/contrib/fl/ns3.35-fl-scale-run");
+    EXPECT_EQ(SiblingProgram("/t/build/contrib/fl/examples/ns3.37-fl-scale-benchmark-default",
+                             "fl-scale-benchmark",
+                             "fl-flow-validation"),
+              "/t/build/contrib/fl/examples/ns3.37-fl-flow-validation-default");
+    // a renamed program: the sibling under its own name in the same directory
+    EXPECT_EQ(SiblingProgram("/x/my-bench", "fl-scale-benchmark", "fl-gfl"), "/x/fl-gfl");
+    EXPECT_EQ(SiblingProgram("fl-scale-benchmark", "fl-scale-benchmark", "fl-gfl"), "./fl-gfl");
+    // the running test program is not fl-scale-benchmark: its directory and the plain name
+    EXPECT_EQ(SiblingProgram("fl-scale-benchmark", "fl-gfl"), ns3::fl::ExecutableDir() + "/fl-gfl");
+}
+
 TEST(StockExchange, EveryClientDownloadsAndUploads)
 {
     FlCsmaSceneHelper csma;

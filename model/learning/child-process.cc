@@ -170,5 +170,25 @@ ExecutableDir()
     return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+std::string
+SiblingProgram(const std::string& selfPath, const std::string& ownName, const std::string& sibling)
+{
+    const auto slash = selfPath.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : selfPath.substr(0, slash);
+    const std::string file = slash == std::string::npos ? selfPath : selfPath.substr(slash + 1);
+    const auto at = ownName.empty() ? std::string::npos : file.rfind(ownName);
+    if (at == std::string::npos)
+    {
+        return dir + "/" + sibling;
+    }
+    return dir + "/" + file.substr(0, at) + sibling + file.substr(at + ownName.size());
+}
+
+std::string
+SiblingProgram(const std::string& ownName, const std::string& sibling)
+{
+    return SiblingProgram(ExecutablePath(""), ownName, sibling);
+}
+
 } // namespace fl
 } // namespace ns3

@@ -100,6 +100,21 @@ std::string ExecutablePath(const std::string& fallback);
 /// The directory of the running program ("." if unreadable).
 std::string ExecutableDir();
 
+/**
+ * The path of another program of the module built beside the running one. A standalone build
+ * names a program as it is (fl-scale-run); ns-3's build systems add a prefix and a suffix
+ * (ns-3.35's waf: ns3.35-fl-scale-run; CMake: ns3.37-fl-scale-run-default). The running
+ * program's file name `selfPath` holds its own name `ownName` between that prefix and suffix;
+ * the sibling gets the same ones, in the same directory. If `ownName` is not in the file name,
+ * the sibling is `sibling` in that directory.
+ */
+std::string SiblingProgram(const std::string& selfPath,
+                           const std::string& ownName,
+                           const std::string& sibling);
+
+/// SiblingProgram of the running program (ExecutablePath).
+std::string SiblingProgram(const std::string& ownName, const std::string& sibling);
+
 } // namespace fl
 } // namespace ns3
 
