@@ -35,6 +35,7 @@ main(int argc, char* argv[])
     uint32_t bandwidth = 25;
     std::string rlc = "am";
     std::string network = "packet";
+    uint32_t cqiPeriodMs = static_cast<uint32_t>(FlLteDefaultCqiPeriodicity().GetMilliSeconds());
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -50,6 +51,12 @@ main(int argc, char* argv[])
                    "LTE bandwidth in resource blocks: 6, 15, 25, 50, 75 or 100",
                    bandwidth);
     flags.AddChoice("rlc", "RLC mode of the UEs' bearers: am or um", rlc, {"am", "um"});
+    flags.AddWhole<uint32_t>("cqiPeriod",
+                             "Period of the UEs' downlink CQI reports [ms], 1 to 160 (1: ns-3's "
+                             "own; in this static cell every period gives the same run)",
+                             cqiPeriodMs,
+                             1,
+                             160);
     flexample::AddNetworkOption(flags, network, o);
     flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > FlLteMaxClients())
@@ -88,6 +95,7 @@ main(int argc, char* argv[])
     lte.SetRadius(radius);
     lte.SetBandwidth(static_cast<uint16_t>(bandwidth));
     lte.SetRlcMode(rlc);
+    lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
     lte.SetFidelity(ParseFlFidelity(network, "--network"));
     FlScene scene = lte.Build(o.clients);
     FlPrintFlowWarnings("fl-fedavg-lte", scene);

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
+#include "ns3/component-carrier-ue.h"
 #include "ns3/config.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
@@ -22,6 +23,7 @@
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
 #include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-phy.h"
 #include "ns3/lte-ue-rrc.h"
 #include "ns3/mac48-address.h"
 #include "ns3/metrics.h"
@@ -1437,7 +1439,8 @@ FlLteSceneHelper::FlLteSceneHelper()
       m_rlcMode("am"),
       m_rlcTxBuffer(1024 * 1024),
       m_backhaulRate("1Gb/s"),
-      m_backhaulDelay(MilliSeconds(10))
+      m_backhaulDelay(MilliSeconds(10)),
+      m_cqiPeriodicity(FlLteDefaultCqiPeriodicity())
 {
 }
 
@@ -1494,6 +1497,18 @@ FlLteSceneHelper::SetBackhaulDelay(Time delay)
 {
     CheckDelay("backhaul delay", delay);
     m_backhaulDelay = delay;
+}
+
+void
+FlLteSceneHelper::SetCqiPeriodicity(Time period)
+{
+    if (period < MilliSeconds(1) || period > MilliSeconds(160))
+    {
+        NS_FATAL_ERROR("FlLteSceneHelper: CQI periodicity "
+                       << period.As(Time::MS)
+                       << " is out of range; use 1 to 160 ms (e.g. 40 ms, or 1 ms for ns-3's own)");
+    }
+    m_cqiPeriodicity = period;
 }
 
 FlScene
@@ -1589,6 +1604,15 @@ FlLteSceneHelper::Build(uint32_t numClients) const
         "EpsBearerToRlcMapping",
         EnumValue(m_rlcMode == "am" ? LteEnbRrc::RLC_AM_ALWAYS : LteEnbRrc::RLC_UM_ALWAYS));
     NetDeviceContainer ueDevs = s.lteHelper->InstallUeDevice(s.clients);
+    for (uint32_t i = 0; i < ueDevs.GetN(); ++i)
+    {
+        // every component carrier's PHY reports (the scene has one carrier)
+        for (const auto& cc : DynamicCast<LteUeNetDevice>(ueDevs.Get(i))->GetCcMap())
+        {
+            cc.second->GetPhy()->SetAttribute("DownlinkCqiPeriodicity",
+                                              TimeValue(m_cqiPeriodicity));
+        }
+    }
     s.devices.Add(enbDevs);
     s.devices.Add(ueDevs);
     s.infrastructure.Add(enb);

@@ -16,6 +16,10 @@
 #include "ns3/learning-monitor.h"
 #include "ns3/ipv4.h"
 #include "ns3/learning-task.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-spectrum-phy.h"
+#include "ns3/lte-ue-phy.h"
+#include "ns3/packet-burst.h"
 #include "ns3/mobility-model.h"
 #include "ns3/partition.h"
 #include "ns3/position-allocator.h"
@@ -206,6 +210,71 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
     SceneRun csma = RunFedAvg(task, 3, [n] { return BuildCsma(n); });
     ASSERT_EQ(csma.globals.size(), run.globals.size());
     EXPECT_TRUE(csma.globals.back() == run.globals.back());
+}
+
+// The UEs' CQI reporting period (FlLteSceneHelper::SetCqiPeriodicity) reaches every UE's PHY,
+// and in the static cell it changes nothing of the run: ns-3's own 1 ms, the scene's default and
+// 160 ms give the same round records (times, bytes, durations: CSV rows) and the same global
+// models. Before the clients start (0.5 s) a UE transmits on the uplink only to report CQI (a
+// control-only frame, LteSpectrumPhy "TxStart"): ns-3's 1 ms gives a report every 2 ms.
+TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
+{
+    const uint32_t n = 6;
+    const uint32_t rounds = 2;
+    auto task = MakeTask(n);
+    auto runWith = [&task, n, rounds](Time period, uint64_t* reports) {
+        return RunFedAvg(task, rounds, [n, period, reports] {
+            FlLteSceneHelper h;
+            if (!period.IsZero())
+            {
+                h.SetCqiPeriodicity(period);
+            }
+            FlScene s = h.Build(n);
+            FlLteSceneHelper::AssignStreams(s, 100);
+            for (uint32_t i = 0; i < s.devices.GetN(); ++i)
+            {
+                Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(s.devices.Get(i));
+                if (ue)
+                {
+                    ue->GetPhy()->GetUplinkSpectrumPhy()->TraceConnectWithoutContext(
+                        "TxStart",
+                        MakeCallback(+[](uint64_t* count, Ptr<const PacketBurst>) {
+                            if (Simulator::Now() < Seconds(0.5))
+                            {
+                                ++*count;
+                            }
+                        }).Bind(reports));
+                }
+            }
+            return s;
+        });
+    };
+    uint64_t stockReports = 0;
+    uint64_t defaultReports = 0;
+    uint64_t slowReports = 0;
+    const SceneRun stock = runWith(MilliSeconds(1), &stockReports);
+    const SceneRun dflt = runWith(Time(), &defaultReports); // the scene's default
+    const SceneRun slow = runWith(MilliSeconds(160), &slowReports);
+    EXPECT_EQ(FlLteDefaultCqiPeriodicity(), MilliSeconds(40));
+    // per UE before the clients start: 238, 13.3 and 4.3 frames (reports every 2, 41 and 161 ms)
+    EXPECT_GT(stockReports, 150U * n);
+    EXPECT_GT(stockReports, 10 * defaultReports);
+    EXPECT_GE(defaultReports, 8U * n);
+    EXPECT_GT(defaultReports, 2 * slowReports);
+    EXPECT_GE(slowReports, 1U * n);
+    ExpectEveryRoundWithEveryClient(stock, rounds, n);
+    for (const SceneRun* other : {&dflt, &slow})
+    {
+        ASSERT_EQ(other->records.size(), stock.records.size());
+        for (std::size_t r = 0; r < stock.records.size(); ++r)
+        {
+            EXPECT_EQ(LearningMonitor::CsvRow(other->records[r]),
+                      LearningMonitor::CsvRow(stock.records[r]))
+                << "round " << r;
+        }
+        ASSERT_EQ(other->globals.size(), stock.globals.size());
+        EXPECT_TRUE(other->globals.back() == stock.globals.back());
+    }
 }
 
 // Every size the LTE helper accepts must run to its end in every seed. 30 and 35 UEs aborted in
@@ -512,6 +581,10 @@ TEST(NetworkScenesDeathTest, SharedSettingChecks)
     EXPECT_DEATH(FlLteSceneHelper().SetBackhaulDelay(MilliSeconds(-1)),
                  "FlLteSceneHelper: backhaul delay .* is negative");
     EXPECT_DEATH(FlLteSceneHelper().SetRadius(-1.0), "FlLteSceneHelper: radius -1 m is invalid");
+    EXPECT_DEATH(FlLteSceneHelper().SetCqiPeriodicity(Seconds(0)),
+                 "FlLteSceneHelper: CQI periodicity .* is out of range; use 1 to 160 ms");
+    EXPECT_DEATH(FlLteSceneHelper().SetCqiPeriodicity(MilliSeconds(161)),
+                 "FlLteSceneHelper: CQI periodicity .* is out of range; use 1 to 160 ms");
     EXPECT_DEATH(FlWifiScenarioHelper().SetRadius(std::nan("")),
                  "FlWifiScenarioHelper: radius nan m is invalid; use a radius >= 0");
     EXPECT_DEATH(FlWifiAdhocSceneHelper().SetRadius(-2.0), "FlWifiAdhocSceneHelper: radius -2 m");
