@@ -35,7 +35,7 @@ main(int argc, char* argv[])
     uint32_t bandwidth = 25;
     std::string rlc = "am";
     std::string network = "packet";
-    uint32_t cqiPeriodMs = static_cast<uint32_t>(FlLteDefaultCqiPeriodicity().GetMilliSeconds());
+    uint32_t cqiPeriodMs = 0; // the scene's choice
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -52,10 +52,11 @@ main(int argc, char* argv[])
                    bandwidth);
     flags.AddChoice("rlc", "RLC mode of the UEs' bearers: am or um", rlc, {"am", "um"});
     flags.AddWhole<uint32_t>("cqiPeriod",
-                             "Period of the UEs' downlink CQI reports [ms], 1 to 160 (1: ns-3's "
-                             "own; in this static cell every period gives the same run)",
+                             "Period of the UEs' downlink CQI reports [ms], 1 to 160 "
+                             "(1: ns-3's own); 0: the scene's, 40 ms in its static cell, where "
+                             "every period gives the same run",
                              cqiPeriodMs,
-                             1,
+                             0,
                              160);
     flexample::AddNetworkOption(flags, network, o);
     flags.AddCheck([&o, &bandwidth]() {
@@ -95,7 +96,10 @@ main(int argc, char* argv[])
     lte.SetRadius(radius);
     lte.SetBandwidth(static_cast<uint16_t>(bandwidth));
     lte.SetRlcMode(rlc);
-    lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
+    if (cqiPeriodMs > 0)
+    {
+        lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
+    }
     lte.SetFidelity(ParseFlFidelity(network, "--network"));
     FlScene scene = lte.Build(o.clients);
     FlPrintFlowWarnings("fl-fedavg-lte", scene);

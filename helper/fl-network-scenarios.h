@@ -534,7 +534,7 @@ FlLteMaxClients()
 
 /**
  * \ingroup fl
- * The period of the UEs' downlink CQI reports in an FlLteSceneHelper cell unless
+ * The period of the UEs' downlink CQI reports in a static FlLteSceneHelper cell unless
  * FlLteSceneHelper::SetCqiPeriodicity says otherwise: 40 ms, one of the periodic CQI reporting
  * periods of 3GPP TS 36.213 (Table 7.2.2-1A). ns-3's own, 1 ms (a report every 2 ms), cost
  * half of the processor time of a FedAvg run of 100 UEs and gave the same run byte for byte.
@@ -583,14 +583,15 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
     void SetBackhaulDelay(Time delay);
     /**
      * Period of the UEs' downlink CQI reports, periodic wideband and subband alike
-     * (ns3::LteUePhy DownlinkCqiPeriodicity; default FlLteDefaultCqiPeriodicity(), 40 ms; ns-3's
-     * own is 1 ms). From 1 to 160 ms, the range of the periodic CQI reporting periods of 3GPP
-     * TS 36.213 Table 7.2.2-1A (a longer period would outlive the schedulers' CQI validity of
-     * 1000 subframes). In this scene (one cell, UEs at fixed positions, no fading) a UE's
-     * channel quality never changes, so every report repeats the last one: the period changes
-     * nothing but the processor time (each report is a sweep of ns-3's MI error model over 29
-     * MCSs per resource block group), provided the UEs' traffic starts after their first
-     * report (one period after they attach; the clients of the examples start at 0.5 s).
+     * (ns3::LteUePhy DownlinkCqiPeriodicity; ns-3's own is 1 ms), from 1 to 160 ms (3GPP TS
+     * 36.213 Table 7.2.2-1A has 2 to 160 ms; the schedulers drop a CQI after 1000 subframes).
+     * Unset, Build() takes FlLteDefaultCqiPeriodicity() (40 ms) when the channel cannot change
+     * (every UE with a ConstantPositionMobilityModel, no LteHelper FadingModel default), else
+     * ns-3's 1 ms. In the static cell a UE's channel quality never changes, so every report
+     * repeats the last one: the period changes nothing but the processor time (each report is
+     * a sweep of ns-3's MI error model over 29 MCSs per resource block group), provided the
+     * UEs' traffic starts after their first report (one period after they attach; the clients
+     * of the examples start at 0.5 s).
      */
     void SetCqiPeriodicity(Time period);
     /// Creates the eNB, UEs, EPC, remote host, addresses, routes, and attaches the UEs.
@@ -610,7 +611,7 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
     uint32_t m_rlcTxBuffer;  ///< see SetRlcTxBufferSize
     DataRate m_backhaulRate; ///< see SetBackhaulDataRate
     Time m_backhaulDelay;    ///< see SetBackhaulDelay
-    Time m_cqiPeriodicity;   ///< see SetCqiPeriodicity
+    Time m_cqiPeriodicity;   ///< see SetCqiPeriodicity (zero: automatic)
 };
 
 } // namespace ns3

@@ -21,6 +21,8 @@
 #include "ns3/lte-ue-phy.h"
 #include "ns3/packet-burst.h"
 #include "ns3/mobility-model.h"
+#include "ns3/rectangle.h"
+#include "ns3/mobility-helper.h"
 #include "ns3/partition.h"
 #include "ns3/position-allocator.h"
 #include "ns3/synthetic-data.h"
@@ -216,18 +218,37 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
 // and in the static cell it changes nothing of the run: ns-3's own 1 ms, the scene's default and
 // 160 ms give the same round records (times, bytes, durations: CSV rows) and the same global
 // models. Before the clients start (0.5 s) a UE transmits on the uplink only to report CQI (a
-// control-only frame, LteSpectrumPhy "TxStart"): ns-3's 1 ms gives a report every 2 ms.
+// control-only frame, LteSpectrumPhy "TxStart"): ns-3's 1 ms gives a report every 2 ms. UEs
+// that move (the user's mobility) keep ns-3's period unless the user sets one.
 TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
 {
     const uint32_t n = 6;
     const uint32_t rounds = 2;
     auto task = MakeTask(n);
-    auto runWith = [&task, n, rounds](Time period, uint64_t* reports) {
-        return RunFedAvg(task, rounds, [n, period, reports] {
+    auto runWith = [&task, n, rounds](Time period, uint64_t* reports, bool walking = false) {
+        return RunFedAvg(task, rounds, [n, period, reports, walking] {
             FlLteSceneHelper h;
             if (!period.IsZero())
             {
                 h.SetCqiPeriodicity(period);
+            }
+            if (walking)
+            {
+                // the user's UEs, walking: their channel changes, the scene keeps ns-3's period
+                NodeContainer ues;
+                ues.Create(n);
+                Ptr<ListPositionAllocator> start = CreateObject<ListPositionAllocator>();
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    start->Add(Vector(10.0 + 5.0 * i, 0.0, 0.0));
+                }
+                MobilityHelper mobility;
+                mobility.SetPositionAllocator(start);
+                mobility.SetMobilityModel("ns3::RandomWalk2dMobilityModel",
+                                          "Bounds",
+                                          RectangleValue(Rectangle(-50, 50, -50, 50)));
+                mobility.Install(ues);
+                h.SetNodes(CreateObject<Node>(), ues);
             }
             FlScene s = h.Build(n);
             FlLteSceneHelper::AssignStreams(s, 100);
@@ -238,12 +259,13 @@ TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
                 {
                     ue->GetPhy()->GetUplinkSpectrumPhy()->TraceConnectWithoutContext(
                         "TxStart",
-                        MakeCallback(+[](uint64_t* count, Ptr<const PacketBurst>) {
-                            if (Simulator::Now() < Seconds(0.5))
-                            {
-                                ++*count;
-                            }
-                        }).Bind(reports));
+                        FlCallback<void, Ptr<const PacketBurst>>(
+                            [reports](Ptr<const PacketBurst>) {
+                                if (Simulator::Now() < Seconds(0.5))
+                                {
+                                    ++*reports;
+                                }
+                            }));
                 }
             }
             return s;
@@ -255,6 +277,10 @@ TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
     const SceneRun stock = runWith(MilliSeconds(1), &stockReports);
     const SceneRun dflt = runWith(Time(), &defaultReports); // the scene's default
     const SceneRun slow = runWith(MilliSeconds(160), &slowReports);
+    uint64_t walkingReports = 0;
+    const SceneRun walking = runWith(Time(), &walkingReports, true);
+    ExpectEveryRoundWithEveryClient(walking, rounds, n);
+    EXPECT_GT(walkingReports, 10 * defaultReports); // ns-3's 1 ms
     EXPECT_EQ(FlLteDefaultCqiPeriodicity(), MilliSeconds(40));
     // per UE before the clients start: 238, 13.3 and 4.3 frames (reports every 2, 41 and 161 ms)
     EXPECT_GT(stockReports, 150U * n);
