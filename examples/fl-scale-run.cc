@@ -26,9 +26,10 @@ using namespace ns3;
 namespace
 {
 
-/// Builds the scene `kind` with N clients (wifi, csma or lte).
+/// Builds the scene `kind` with N clients (wifi, csma or lte; LTE with UE CQI reports every
+/// `cqiPeriodMs`).
 FlScene
-BuildScene(const std::string& kind, uint32_t n)
+BuildScene(const std::string& kind, uint32_t n, uint32_t cqiPeriodMs)
 {
     if (kind == "wifi")
     {
@@ -41,6 +42,10 @@ BuildScene(const std::string& kind, uint32_t n)
         return csma.Build(n);
     }
     FlLteSceneHelper lte;
+    if (cqiPeriodMs > 0)
+    {
+        lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
+    }
     return lte.Build(n);
 }
 
@@ -60,7 +65,10 @@ AssignSceneStreams(const std::string& kind, const FlScene& scene, int64_t stream
 
 /// FedAvg on the scene, as fl-fedavg-wifi and fl-fedavg-lte run it.
 int
-RunFedAvgScene(flexample::FedAvgOptions o, const std::string& sceneKind, bool energy)
+RunFedAvgScene(flexample::FedAvgOptions o,
+               const std::string& sceneKind,
+               uint32_t cqiPeriodMs,
+               bool energy)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
@@ -71,7 +79,7 @@ RunFedAvgScene(flexample::FedAvgOptions o, const std::string& sceneKind, bool en
     std::cout << "fl-scale-run: FedAvg, " << sceneKind << ", " << o.clients
               << " clients, " << o.rounds << " rounds, " << o.transport << "; "
               << task->Describe() << std::endl;
-    FlScene scene = BuildScene(sceneKind, o.clients);
+    FlScene scene = BuildScene(sceneKind, o.clients, cqiPeriodMs);
     Ptr<FlRadioEnergyMeter> meter;
     if (energy && sceneKind == "wifi")
     {
@@ -94,10 +102,10 @@ RunFedAvgScene(flexample::FedAvgOptions o, const std::string& sceneKind, bool en
 
 /// Stock ns-3 on the same scene: one exchange with ns-3's own applications (FlRunStockExchange).
 int
-RunStockScene(const std::string& sceneKind, uint32_t n, uint64_t bytes)
+RunStockScene(const std::string& sceneKind, uint32_t n, uint32_t cqiPeriodMs, uint64_t bytes)
 {
     const auto wallStart = std::chrono::steady_clock::now();
-    FlScene scene = BuildScene(sceneKind, n);
+    FlScene scene = BuildScene(sceneKind, n, cqiPeriodMs);
     AssignSceneStreams(sceneKind, scene, 100);
     const FlStockExchangeResult r = FlRunStockExchange(scene, bytes);
     Simulator::Destroy();
@@ -119,6 +127,7 @@ main(int argc, char* argv[])
     std::string sceneKind = "wifi";
     bool energy = true;
     uint64_t stockBytes = 0;
+    uint32_t cqiPeriodMs = 0; // the scene's choice
     flexample::FedAvgOptions o;
     o.quiet = true;
     o.output = "fl-scale-run.csv";
@@ -135,6 +144,13 @@ main(int argc, char* argv[])
                              "--run=stock: bytes each way per client (0 = the FedAvg model's "
                              "float32 parameters)",
                              stockBytes);
+    flags.AddWhole<uint32_t>("cqiPeriod",
+                             "--scene=lte: period of the UEs' downlink CQI reports [ms], 1 to 160 "
+                             "(1: ns-3's own); 0: the scene's, 40 ms in its static cell, where "
+                             "every period gives the same run",
+                             cqiPeriodMs,
+                             0,
+                             160);
     flexample::AddFedAvgOptions(flags, o);
     flags.AddCheck([&]() {
         if (o.clients > FlLteMaxClients() && sceneKind == "lte")
@@ -152,7 +168,7 @@ main(int argc, char* argv[])
     }
     if (run == "fedavg")
     {
-        return RunFedAvgScene(o, sceneKind, energy);
+        return RunFedAvgScene(o, sceneKind, cqiPeriodMs, energy);
     }
     if (stockBytes == 0)
     {
@@ -163,5 +179,5 @@ main(int argc, char* argv[])
         }
         stockBytes = 4 * task->NumParameters(); // the float32 model
     }
-    return RunStockScene(sceneKind, o.clients, stockBytes);
+    return RunStockScene(sceneKind, o.clients, cqiPeriodMs, stockBytes);
 }

@@ -6,7 +6,9 @@
 #include "ns3/abort.h"
 #include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
+#include "ns3/component-carrier-ue.h"
 #include "ns3/config.h"
+#include "ns3/constant-position-mobility-model.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -22,6 +24,7 @@
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
 #include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-phy.h"
 #include "ns3/lte-ue-rrc.h"
 #include "ns3/mac48-address.h"
 #include "ns3/metrics.h"
@@ -1435,7 +1438,8 @@ FlLteSceneHelper::FlLteSceneHelper()
       m_rlcMode("am"),
       m_rlcTxBuffer(1024 * 1024),
       m_backhaulRate("1Gb/s"),
-      m_backhaulDelay(MilliSeconds(10))
+      m_backhaulDelay(MilliSeconds(10)),
+      m_cqiPeriodicity(Time()) // automatic: see SetCqiPeriodicity
 {
 }
 
@@ -1492,6 +1496,47 @@ FlLteSceneHelper::SetBackhaulDelay(Time delay)
 {
     CheckDelay("backhaul delay", delay);
     m_backhaulDelay = delay;
+}
+
+namespace
+{
+
+/**
+ * The CQI reporting period of a scene whose user gave none: FlLteDefaultCqiPeriodicity() when
+ * the channel cannot change (every UE at a constant position, no fading model set as LteHelper's
+ * default), else ns-3's own 1 ms.
+ */
+Time
+LteAutomaticCqiPeriodicity(const NodeContainer& ues)
+{
+    for (uint32_t i = 0; i < ues.GetN(); ++i)
+    {
+        if (!DynamicCast<ConstantPositionMobilityModel>(ues.Get(i)->GetObject<MobilityModel>()))
+        {
+            return MilliSeconds(1);
+        }
+    }
+    TypeId::AttributeInformation fading;
+    if (TypeId::LookupByName("ns3::LteHelper").LookupAttributeByName("FadingModel", &fading) &&
+        !fading.initialValue->SerializeToString(fading.checker).empty())
+    {
+        return MilliSeconds(1);
+    }
+    return FlLteDefaultCqiPeriodicity();
+}
+
+} // namespace
+
+void
+FlLteSceneHelper::SetCqiPeriodicity(Time period)
+{
+    if (period < MilliSeconds(1) || period > MilliSeconds(160))
+    {
+        NS_FATAL_ERROR("FlLteSceneHelper: CQI periodicity "
+                       << period.As(Time::MS)
+                       << " is out of range; use 1 to 160 ms (e.g. 40 ms, or 1 ms for ns-3's own)");
+    }
+    m_cqiPeriodicity = period;
 }
 
 FlScene
@@ -1587,6 +1632,16 @@ FlLteSceneHelper::Build(uint32_t numClients) const
         "EpsBearerToRlcMapping",
         EnumValue(m_rlcMode == "am" ? LteEnbRrc::RLC_AM_ALWAYS : LteEnbRrc::RLC_UM_ALWAYS));
     NetDeviceContainer ueDevs = s.lteHelper->InstallUeDevice(s.clients);
+    const Time cqiPeriodicity =
+        m_cqiPeriodicity.IsZero() ? LteAutomaticCqiPeriodicity(s.clients) : m_cqiPeriodicity;
+    for (uint32_t i = 0; i < ueDevs.GetN(); ++i)
+    {
+        // every component carrier's PHY reports (the scene has one carrier)
+        for (const auto& cc : DynamicCast<LteUeNetDevice>(ueDevs.Get(i))->GetCcMap())
+        {
+            cc.second->GetPhy()->SetAttribute("DownlinkCqiPeriodicity", TimeValue(cqiPeriodicity));
+        }
+    }
     s.devices.Add(enbDevs);
     s.devices.Add(ueDevs);
     s.infrastructure.Add(enb);
@@ -1616,7 +1671,8 @@ FlLteSceneHelper::Build(uint32_t numClients) const
         }
     }
     NS_LOG_INFO("LTE cell: " << numClients << " UEs, " << m_bandwidth << " RBs, RLC " << m_rlcMode
-                             << ", server " << s.serverAddress);
+                             << ", CQI every " << cqiPeriodicity.As(Time::MS) << ", server "
+                             << s.serverAddress);
     return s;
 }
 

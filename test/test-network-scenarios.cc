@@ -16,7 +16,13 @@
 #include "ns3/learning-monitor.h"
 #include "ns3/ipv4.h"
 #include "ns3/learning-task.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-spectrum-phy.h"
+#include "ns3/lte-ue-phy.h"
+#include "ns3/packet-burst.h"
 #include "ns3/mobility-model.h"
+#include "ns3/rectangle.h"
+#include "ns3/mobility-helper.h"
 #include "ns3/partition.h"
 #include "ns3/position-allocator.h"
 #include "ns3/synthetic-data.h"
@@ -206,6 +212,95 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
     SceneRun csma = RunFedAvg(task, 3, [n] { return BuildCsma(n); });
     ASSERT_EQ(csma.globals.size(), run.globals.size());
     EXPECT_TRUE(csma.globals.back() == run.globals.back());
+}
+
+// The UEs' CQI reporting period (FlLteSceneHelper::SetCqiPeriodicity) reaches every UE's PHY,
+// and in the static cell it changes nothing of the run: ns-3's own 1 ms, the scene's default and
+// 160 ms give the same round records (times, bytes, durations: CSV rows) and the same global
+// models. Before the clients start (0.5 s) a UE transmits on the uplink only to report CQI (a
+// control-only frame, LteSpectrumPhy "TxStart"): ns-3's 1 ms gives a report every 2 ms. UEs
+// that move (the user's mobility) keep ns-3's period unless the user sets one.
+TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
+{
+    const uint32_t n = 6;
+    const uint32_t rounds = 2;
+    auto task = MakeTask(n);
+    auto runWith = [&task, n, rounds](Time period, uint64_t* reports, bool walking = false) {
+        return RunFedAvg(task, rounds, [n, period, reports, walking] {
+            FlLteSceneHelper h;
+            if (!period.IsZero())
+            {
+                h.SetCqiPeriodicity(period);
+            }
+            if (walking)
+            {
+                // the user's UEs, walking: their channel changes, the scene keeps ns-3's period
+                NodeContainer ues;
+                ues.Create(n);
+                Ptr<ListPositionAllocator> start = CreateObject<ListPositionAllocator>();
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    start->Add(Vector(10.0 + 5.0 * i, 0.0, 0.0));
+                }
+                MobilityHelper mobility;
+                mobility.SetPositionAllocator(start);
+                mobility.SetMobilityModel("ns3::RandomWalk2dMobilityModel",
+                                          "Bounds",
+                                          RectangleValue(Rectangle(-50, 50, -50, 50)));
+                mobility.Install(ues);
+                h.SetNodes(CreateObject<Node>(), ues);
+            }
+            FlScene s = h.Build(n);
+            FlLteSceneHelper::AssignStreams(s, 100);
+            for (uint32_t i = 0; i < s.devices.GetN(); ++i)
+            {
+                Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(s.devices.Get(i));
+                if (ue)
+                {
+                    ue->GetPhy()->GetUplinkSpectrumPhy()->TraceConnectWithoutContext(
+                        "TxStart",
+                        FlCallback<void, Ptr<const PacketBurst>>(
+                            [reports](Ptr<const PacketBurst>) {
+                                if (Simulator::Now() < Seconds(0.5))
+                                {
+                                    ++*reports;
+                                }
+                            }));
+                }
+            }
+            return s;
+        });
+    };
+    uint64_t stockReports = 0;
+    uint64_t defaultReports = 0;
+    uint64_t slowReports = 0;
+    const SceneRun stock = runWith(MilliSeconds(1), &stockReports);
+    const SceneRun dflt = runWith(Time(), &defaultReports); // the scene's default
+    const SceneRun slow = runWith(MilliSeconds(160), &slowReports);
+    uint64_t walkingReports = 0;
+    const SceneRun walking = runWith(Time(), &walkingReports, true);
+    ExpectEveryRoundWithEveryClient(walking, rounds, n);
+    EXPECT_GT(walkingReports, 10 * defaultReports); // ns-3's 1 ms
+    EXPECT_EQ(FlLteDefaultCqiPeriodicity(), MilliSeconds(40));
+    // per UE before the clients start: 238, 13.3 and 4.3 frames (reports every 2, 41 and 161 ms)
+    EXPECT_GT(stockReports, 150U * n);
+    EXPECT_GT(stockReports, 10 * defaultReports);
+    EXPECT_GE(defaultReports, 8U * n);
+    EXPECT_GT(defaultReports, 2 * slowReports);
+    EXPECT_GE(slowReports, 1U * n);
+    ExpectEveryRoundWithEveryClient(stock, rounds, n);
+    for (const SceneRun* other : {&dflt, &slow})
+    {
+        ASSERT_EQ(other->records.size(), stock.records.size());
+        for (std::size_t r = 0; r < stock.records.size(); ++r)
+        {
+            EXPECT_EQ(LearningMonitor::CsvRow(other->records[r]),
+                      LearningMonitor::CsvRow(stock.records[r]))
+                << "round " << r;
+        }
+        ASSERT_EQ(other->globals.size(), stock.globals.size());
+        EXPECT_TRUE(other->globals.back() == stock.globals.back());
+    }
 }
 
 // Every size the LTE helper accepts must run to its end in every seed. 30 and 35 UEs aborted in
@@ -512,6 +607,10 @@ TEST(NetworkScenesDeathTest, SharedSettingChecks)
     EXPECT_DEATH(FlLteSceneHelper().SetBackhaulDelay(MilliSeconds(-1)),
                  "FlLteSceneHelper: backhaul delay .* is negative");
     EXPECT_DEATH(FlLteSceneHelper().SetRadius(-1.0), "FlLteSceneHelper: radius -1 m is invalid");
+    EXPECT_DEATH(FlLteSceneHelper().SetCqiPeriodicity(Seconds(0)),
+                 "FlLteSceneHelper: CQI periodicity .* is out of range; use 1 to 160 ms");
+    EXPECT_DEATH(FlLteSceneHelper().SetCqiPeriodicity(MilliSeconds(161)),
+                 "FlLteSceneHelper: CQI periodicity .* is out of range; use 1 to 160 ms");
     EXPECT_DEATH(FlWifiScenarioHelper().SetRadius(std::nan("")),
                  "FlWifiScenarioHelper: radius nan m is invalid; use a radius >= 0");
     EXPECT_DEATH(FlWifiAdhocSceneHelper().SetRadius(-2.0), "FlWifiAdhocSceneHelper: radius -2 m");
