@@ -587,12 +587,7 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
     if (known != m_clients.end() && !m_transport->IsReliable() &&
         known->second.address == in.from && known->second.node == h.sender)
     {
-        // A client repeating its Join over a datagram transport until it hears from us. If it
-        // was sent this round's model, that model never reached it (e.g. its receiver gave the
-        // message up while its NACKs queued behind a busy uplink): without a new copy it would
-        // never upload and the round would never close.
-        ResendLostModel(client);
-        return;
+        return; // a client repeating its Join over a datagram transport until it hears from us
     }
     if (client >= m_task->NumClients() || known != m_clients.end() ||
         m_clientOfNode.count(h.sender) != 0)
@@ -1321,31 +1316,6 @@ FlServerApplication::SendCurrentModel(const std::vector<uint32_t>& clients)
         m_sentAt[k] = Simulator::Now();
     }
     m_transport->SendModel(AddressesOf(clients),
-                           {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
-                           m_global,
-                           &quantRng);
-}
-
-void
-FlServerApplication::ResendLostModel(uint32_t client)
-{
-    // Synchronous rounds whose model goes out on its own (no strategy phases or uplink step
-    // carrying it), to a client that was sent it and has not uploaded.
-    if (m_finished || m_async || m_uplink || !m_roundOpen || m_phasesRunning ||
-        std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end() ||
-        m_updates.count({client, m_round}) != 0)
-    {
-        return;
-    }
-    auto out = m_outstanding.find(client);
-    if (out == m_outstanding.end() || out->second != m_round)
-    {
-        return;
-    }
-    NS_LOG_INFO("client " << client << " repeats its Join in round " << m_round
-                          << ": its model was lost; sent again");
-    fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // the same draw as the first copy
-    m_transport->SendModel(AddressesOf({client}),
                            {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
                            m_global,
                            &quantRng);

@@ -212,9 +212,6 @@ class FlServerApplication : public FlApplicationBase
     void HandleAsyncUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
     void CommitVersion(const std::vector<FlUpdateInfo>& updates);
     void SendCurrentModel(const std::vector<uint32_t>& clients);
-    /// Datagram transports: sends the open round's model again to a selected client that
-    /// repeats its Join (so never received it) and has not uploaded.
-    void ResendLostModel(uint32_t client);
     FlLinkState LinkStateOf(uint32_t client) const;
     bool IdentifyClient(const FlInboundMessage& in, uint32_t& client) const;
     void EndRound();
