@@ -11,6 +11,7 @@
 #include "ns3/message-reassembler.h"
 #include "ns3/model-message.h"
 #include "ns3/partial-message.h"
+#include "ns3/rank-partition.h"
 #include "ns3/secagg-wire.h"
 #include "ns3/secure-aggregation.h"
 #include "ns3/text-parse.h"
@@ -979,6 +980,43 @@ FuzzSecAggClientWire(const uint8_t* data, std::size_t size)
     return 0;
 }
 
+// The reports ranks gather to rank 0 (fl-gfl-mpi): an array of doubles. Each input byte becomes
+// one value, mostly small whole numbers (so that headers, flags and sizes come out as the packer
+// writes them) and now and then a value no packer writes (NaN, infinities, fractions, -1, 2^32,
+// 2^53). What unpacks packs back to the same array, value for value.
+int
+FuzzModelReports(const uint8_t* data, std::size_t size)
+{
+    static const double special[] = {std::numeric_limits<double>::quiet_NaN(),
+                                     std::numeric_limits<double>::infinity(),
+                                     -std::numeric_limits<double>::infinity(),
+                                     -1.0,
+                                     0.5,
+                                     4294967296.0,
+                                     9007199254740992.0,
+                                     1e300};
+    std::vector<double> values(size);
+    for (std::size_t i = 0; i < size; ++i)
+    {
+        values[i] = data[i] < 240 ? static_cast<double>(data[i] % 24) : special[data[i] % 8];
+    }
+    std::vector<RankModelReport> reports;
+    try
+    {
+        reports = UnpackModelReports(values.data(), values.size());
+    }
+    catch (const ConfigError&)
+    {
+        return 0;
+    }
+    const std::vector<double> again = PackModelReports(reports);
+    Check(again.size() == values.size() &&
+              (values.empty() ||
+               std::memcmp(again.data(), values.data(), values.size() * sizeof(double)) == 0),
+          "accepted reports pack back to the array they came from");
+    return 0;
+}
+
 const std::vector<FuzzHarness>&
 Harnesses()
 {
@@ -995,6 +1033,7 @@ Harnesses()
         {"uplink-payload", &FuzzUplinkPayload},
         {"secagg-server-wire", &FuzzSecAggServerWire},
         {"secagg-client-wire", &FuzzSecAggClientWire},
+        {"model-reports", &FuzzModelReports},
     };
     return all;
 }

@@ -148,6 +148,12 @@ int FuzzSecAggServerWire(const uint8_t* data, std::size_t size);
  */
 int FuzzSecAggClientWire(const uint8_t* data, std::size_t size);
 
+/**
+ * The model reports ranks gather to rank 0 (UnpackModelReports): bytes mapped to mostly small
+ * whole numbers; an accepted array packs back to itself (PackModelReports), value for value.
+ */
+int FuzzModelReports(const uint8_t* data, std::size_t size);
+
 } // namespace fuzz
 } // namespace fl
 } // namespace ns3
