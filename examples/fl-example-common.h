@@ -340,7 +340,12 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "UDP: sending rate of each application [Mb/s]",
                   o.udpPacingMbps,
                   Range::Closed(1e-6, 1e6));
-    flags.AddWhole("retryLimit", "UDP retransmit: NACK rounds / probes per message", o.retryLimit);
+    flags.AddWhole("retryLimit",
+                   "UDP retransmit: NACK rounds / probes per message, each wait twice the one "
+                   "before (at most 64x)",
+                   o.retryLimit,
+                   0u,
+                   kFlMaxRetryLimit);
     flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
     flags.AddChoice("sampling",
                     "Client sampling: uniform or weighted (by data size)",

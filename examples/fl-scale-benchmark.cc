@@ -393,13 +393,6 @@ main(int argc, char* argv[])
             }
             for (const std::string transport : {"tcp", "udp"})
             {
-                if (scene == "lte" && transport == "udp")
-                {
-                    // 100 UEs and the server, each paced at 20 Mb/s, overload the cell:
-                    // rounds after the first can stall (a UE gives a model up, its NACKs
-                    // late behind the busy uplink, and nothing asks for it again)
-                    continue;
-                }
                 const std::string name = "fedavg-" + scene + "-" + transport;
                 workloadArgs.emplace_back(name, [=](uint32_t rounds) {
                     return std::vector<std::string>{self,

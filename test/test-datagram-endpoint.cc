@@ -1239,6 +1239,9 @@ TEST(FlDatagramEndpoint, InvalidConfigurationNamesTheField)
         c.reassemblyTimeout = Seconds(0);
         expectError(c, "reassemblyTimeout");
         c = FlDatagramConfig();
+        c.retryLimit = kFlMaxRetryLimit + 1;
+        expectError(c, "retryLimit");
+        c = FlDatagramConfig();
         c.ackTimeout = MilliSeconds(-1);
         expectError(c, "ackTimeout");
         c = FlDatagramConfig();
@@ -1260,6 +1263,59 @@ TEST(FlDatagramEndpoint, InvalidConfigurationNamesTheField)
         FlDatagramEndpoint ok(s, 1, FlDatagramConfig());
         EXPECT_EQ(ok.GetConfig().mtu, 1500u);
         EXPECT_EQ(ok.GetSocket(), s);
+    }
+    Simulator::Destroy();
+}
+
+// FlRetryWait and FlRetryBudget by hand: waits base, base, 2 base, 4 base, ..., at most 64 base.
+TEST(FlDatagramEndpoint, RetryWaitsDoubleAfterTheFirstAndStopAt64Timeouts)
+{
+    const Time base = MilliSeconds(100);
+    const int64_t expected[] = {100, 100, 200, 400, 800, 1600, 3200, 6400, 6400, 6400};
+    for (uint32_t k = 0; k < 10; ++k)
+    {
+        EXPECT_EQ(FlRetryWait(base, k), MilliSeconds(expected[k])) << "attempt " << k;
+    }
+    EXPECT_EQ(FlRetryWait(base, 1000000), MilliSeconds(6400));
+    EXPECT_EQ(FlRetryWait(MicroSeconds(3), 4), MicroSeconds(24)); // 2^3 x 3 us
+    // the defaults: a receiver NACKs for 3.2 s after its last chunk, a sender probes for 6.4 s
+    EXPECT_EQ(FlRetryBudget(base, 5), MilliSeconds(100 + 100 + 200 + 400 + 800 + 1600));
+    EXPECT_EQ(FlRetryBudget(MilliSeconds(200), 5), MilliSeconds(6400));
+    EXPECT_EQ(FlRetryBudget(base, 0), base);
+    // attempts 0 ... 6 wait 1 + 1 + 2 + ... + 32 = 64 timeouts, the 58 attempts 7 ... 64 wait 64
+    EXPECT_EQ(FlRetryBudget(base, kFlMaxRetryLimit), MilliSeconds(100 * (64 + 64 * 58)));
+}
+
+// A receiver whose NACKs take longer to be answered than its retry budget had without back-off
+// (0.4 s each way): it NACKs 0.1 s after the last chunk, the retransmission comes 0.8 s later.
+// With NACK rounds 100 ms apart the message was given up 0.6 s after its last chunk; backed off
+// (FlRetryWait: NACKs at 0.1, 0.2, 0.4, 0.8 s, the next at 1.6 s) it is still open and
+// completes, and the sender's probes, reset by the NACK, never run out.
+TEST(FlDatagramEndpoint, RetransmitWaitsForASlowFeedbackPath)
+{
+    {
+        const FlDatagramConfig cfg; // the defaults: retransmit, 100 ms, 200 ms, 5 attempts
+        TwoNodes net(cfg, cfg);
+        net.devA->GetChannel()->SetAttribute("Delay", TimeValue(MilliSeconds(400)));
+        Ptr<ReceiveListErrorModel> em = CreateObject<ReceiveListErrorModel>();
+        em->SetList({1}); // the second datagram B receives: chunk 1 of the message
+        net.devB->SetReceiveErrorModel(em);
+        const Bytes msg = ModelMessage(2500, 9); // 10 KB, 7 chunks
+        net.a->Send(net.addrB, 1, msg);
+        Simulator::Stop(Seconds(30));
+        Simulator::Run();
+        ASSERT_EQ(net.atB.size(), 1u);
+        EXPECT_EQ(net.atB[0].msg.bytes, *msg);
+        EXPECT_GT(net.atB[0].at, Seconds(1.2)); // a round trip after the first NACK
+        EXPECT_EQ(net.droppedAtB[0], std::set<uint32_t>{1});
+        const FlDatagramStats& sa = net.a->Stats();
+        const FlDatagramStats& sb = net.b->Stats();
+        EXPECT_EQ(sb.messagesDropped, 0u);
+        EXPECT_EQ(sb.chunksLost, 0u);
+        EXPECT_EQ(sb.nacksSent, 4u);
+        EXPECT_EQ(sa.messagesAcked, 1u);
+        EXPECT_EQ(sa.messagesUnacked, 0u);
+        EXPECT_GE(sa.chunksRetransmitted, 1u);
     }
     Simulator::Destroy();
 }

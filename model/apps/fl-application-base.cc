@@ -126,7 +126,8 @@ FlApplicationBase::GetTypeId()
                           MakeTimeChecker())
             .AddAttribute("RetryLimit",
                           "UDP retransmit only: NACK rounds per incoming message and probes per "
-                          "outgoing message before giving up.",
+                          "outgoing message before giving up (at most 64); the wait after each "
+                          "is twice the one before, up to 64 timeouts (FlRetryWait).",
                           UintegerValue(5),
                           MakeUintegerAccessor(&FlApplicationBase::m_retryLimit),
                           MakeUintegerChecker<uint32_t>())
@@ -327,6 +328,14 @@ FlApplicationBase::StartTransport(const char* who,
                 throw fl::ConfigError(prefix + "AckTimeout",
                                       "must be positive",
                                       "use e.g. 200ms (more than ReassemblyTimeout + an RTT)");
+            }
+            if (m_retryLimit > kFlMaxRetryLimit)
+            {
+                throw fl::ConfigError(prefix + "RetryLimit",
+                                      "is " + std::to_string(m_retryLimit) + ", above " +
+                                          std::to_string(kFlMaxRetryLimit),
+                                      "use at most " + std::to_string(kFlMaxRetryLimit) +
+                                          " (the waits back off: 5 already give 32 timeouts)");
             }
             if (m_pacingRate.GetBitRate() == 0)
             {

@@ -38,17 +38,23 @@ constexpr std::size_t kCompletedHistory = 4096;
 /**
  * How long the keys of completed or given-up incoming messages are remembered (to recognise late
  * chunks and re-acknowledge them) in simulated time. After its receiver completed a message, a
- * sender sends chunks of it only as probes (its ACK was lost): at most retryLimit of them, each
- * ackTimeout after the previous one left; before that, retransmissions answer NACKs sent at
- * most retryLimit reassembly timeouts apart. (retryLimit + 1) x (ackTimeout + reassemblyTimeout)
- * covers either and leaves at least one ackTimeout plus retryLimit + 1 reassembly timeouts for
- * queueing and the network (1.8 s by default), so that a long run keeps a second or two's worth
- * of keys instead of kCompletedHistory of them.
+ * sender sends chunks of it only as probes (its ACK was lost): at most retryLimit of them, the
+ * last FlRetryBudget(ackTimeout, retryLimit - 1) after the message's last datagram left; before
+ * that, retransmissions answer NACKs sent within FlRetryBudget(reassemblyTimeout, retryLimit -
+ * 1) of each other. The sum of both budgets over retryLimit attempts covers either and leaves
+ * one more backed-off wait of each for queueing and the network (9.6 s by default with
+ * Retransmit, 1.8 s with the other policies, whose timers do not back off), so that a long run
+ * keeps seconds' worth of keys instead of kCompletedHistory of them.
  */
 Time
 ClosedRetention(const FlDatagramConfig& c)
 {
-    return (c.ackTimeout + c.reassemblyTimeout) * (c.retryLimit + 1.0);
+    if (c.holePolicy != FlHolePolicy::Retransmit)
+    {
+        return (c.ackTimeout + c.reassemblyTimeout) * (c.retryLimit + 1.0);
+    }
+    return FlRetryBudget(c.ackTimeout, c.retryLimit) +
+           FlRetryBudget(c.reassemblyTimeout, c.retryLimit);
 }
 
 /// NACK datagrams per NACK round at most (the lowest missing chunks first; the rest are NACKed
@@ -135,6 +141,29 @@ struct KeyLess
 };
 
 } // namespace
+
+Time
+FlRetryWait(Time base, uint32_t attempt)
+{
+    uint64_t factor = 1;
+    for (uint32_t k = 1; k < attempt && factor < kFlMaxRetryBackoff; ++k)
+    {
+        factor *= 2;
+    }
+    return base * static_cast<int64_t>(std::min<uint64_t>(factor, kFlMaxRetryBackoff));
+}
+
+Time
+FlRetryBudget(Time base, uint32_t attempts)
+{
+    NS_ASSERT_MSG(attempts <= kFlMaxRetryLimit, "at most kFlMaxRetryLimit attempts");
+    Time sum;
+    for (uint32_t k = 0; k <= attempts; ++k)
+    {
+        sum += FlRetryWait(base, k);
+    }
+    return sum;
+}
 
 const char*
 FlHolePolicyName(FlHolePolicy p)
@@ -476,7 +505,18 @@ struct FlDatagramEndpoint::Impl
     void ArmAck(Outgoing& m)
     {
         m.ackEvent.Cancel();
-        m.ackEvent = Simulator::Schedule(Config().ackTimeout, &Impl::OnAckTimeout, this, m.id);
+        m.ackEvent = Simulator::Schedule(Wait(Config().ackTimeout, m.probes),
+                                         &Impl::OnAckTimeout,
+                                         this,
+                                         m.id);
+    }
+
+    /// The wait of a timer after `attempt` fruitless attempts: backed off with Retransmit
+    /// (FlRetryWait), `base` otherwise (KeepPrevious's sender keeps a message only ackTimeout
+    /// after its last datagram: its receiver's NACKs must come as often as before).
+    Time Wait(Time base, uint32_t attempt) const
+    {
+        return Config().holePolicy == FlHolePolicy::Retransmit ? FlRetryWait(base, attempt) : base;
     }
 
     /// No feedback for ackTimeout after the last datagram of a message: probe or give up.
@@ -788,7 +828,8 @@ struct FlDatagramEndpoint::Impl
             in.erase(it); // evicted by the reassembler (counted then)
             return;
         }
-        const Time deadline = it->second.lastArrival + Config().reassemblyTimeout;
+        const Time deadline =
+            it->second.lastArrival + Wait(Config().reassemblyTimeout, it->second.nacks);
         const Time now = Simulator::Now();
         if (now < deadline)
         {
@@ -827,7 +868,7 @@ struct FlDatagramEndpoint::Impl
                 ++m.nacks;
                 SendNacks(key, m);
                 m.lastArrival = Simulator::Now();
-                m.timer = Simulator::Schedule(Config().reassemblyTimeout,
+                m.timer = Simulator::Schedule(Wait(Config().reassemblyTimeout, m.nacks),
                                               &Impl::OnReassemblyTimer,
                                               this,
                                               key);
@@ -964,6 +1005,14 @@ FlDatagramEndpoint::FlDatagramEndpoint(Ptr<Socket> socket,
         throw fl::ConfigError("ackTimeout",
                               "must be positive",
                               "use more than reassemblyTimeout plus a round-trip time");
+    }
+    if (config.retryLimit > kFlMaxRetryLimit)
+    {
+        throw fl::ConfigError("retryLimit",
+                              "is " + std::to_string(config.retryLimit) + ", above " +
+                                  std::to_string(kFlMaxRetryLimit),
+                              "use at most " + std::to_string(kFlMaxRetryLimit) +
+                                  " (the waits back off: 5 already give 32 timeouts)");
     }
     if (config.maxOpenMessages == 0)
     {

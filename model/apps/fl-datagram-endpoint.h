@@ -75,8 +75,9 @@ struct FlDatagramConfig
      */
     Time ackTimeout{MilliSeconds(200)};
     /// Retransmit: NACK rounds in a row without a new chunk arriving in between, and probes in a
-    /// row without feedback, before a message is given up. KeepPrevious: NACK rounds for a
-    /// message the receiver cannot fill holes of.
+    /// row without feedback, before a message is given up; the waits between them back off
+    /// (FlRetryWait). KeepPrevious: NACK rounds for a message the receiver cannot fill holes of,
+    /// reassemblyTimeout apart.
     uint32_t retryLimit{5};
     /**
      * Incoming messages declaring more bytes are malformed (checked on the chunk header, before
@@ -88,6 +89,31 @@ struct FlDatagramConfig
     uint32_t maxMessageBytes{fl::kDefaultMaxMessageBytes};
     uint32_t maxOpenMessages{256}; ///< incoming messages assembled at once
 };
+
+/// Largest factor by which FlRetryWait stretches a timeout.
+constexpr uint32_t kFlMaxRetryBackoff = 64;
+/// Largest retryLimit (each attempt past the seventh waits 64 timeouts).
+constexpr uint32_t kFlMaxRetryLimit = 64;
+
+/**
+ * \ingroup fl
+ * The wait of the Retransmit policy's timers before their next step, doubled after every
+ * attempt that brought nothing, as TCP's retransmission timer is (RFC 6298, section 5.5):
+ * a receiver waits `base` (reassemblyTimeout) for the first chunk after the last, then
+ * FlRetryWait(base, n) after its n-th NACK round in a row without a new chunk; a sender waits
+ * `base` (ackTimeout) after a message's last datagram, then FlRetryWait(base, n) after its n-th
+ * probe in a row without feedback. Attempts 0 and 1 wait `base` (a lossy link that answers the
+ * first NACK keeps its timing), attempt n > 1 waits 2^(n-1) x base, at most
+ * kFlMaxRetryBackoff x base. With the defaults (100 ms, 200 ms, 5 attempts) a receiver keeps
+ * asking for 3.2 s after its last chunk (0.6 s without the back-off) and a sender probes for
+ * 6.4 s: a cell whose feedback takes longer than a reassembly timeout to come back (an
+ * overloaded LTE uplink) delays a message instead of losing it.
+ */
+Time FlRetryWait(Time base, uint32_t attempt);
+
+/// Sum of FlRetryWait(base, k) for k = 0 ... attempts (attempts <= kFlMaxRetryLimit): how long
+/// a timer waits in all.
+Time FlRetryBudget(Time base, uint32_t attempts);
 
 /**
  * \ingroup fl
