@@ -189,21 +189,10 @@ RunGflOne(FlFidelity fidelity, const GflSize& g, uint32_t dim, uint32_t iteratio
     const uint32_t K = g.clients;
     // data: N = 100 samples per client, M = dim (ridge rho = 0.1); M = 2 is the GFL papers'
     // regression, a larger M makes the messages longer (8 M bytes of model each)
-    GflRegressionSetup setup = MakeGflRegression(P * K, 100, 0.1, fl::DeriveSeed(seed, 1), dim);
-    const Eigen::VectorXd wOpt = setup.wOpt;
-    auto task = setup.task;
-    fl::GflConfig c;
-    c.combination = GflPaperCombination(P, 0.4, fl::DeriveSeed(seed, 2));
-    c.clientsPerServer = K;
-    c.sampledClients = g.sampled;
-    c.mu = 0.7;
-    c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(seed, 3));
-    c.iterations = iterations;
-    c.seed = seed;
-    c.reference = wOpt;
-    c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
-                                        fl::NoiseDistribution::Laplace,
-                                        std::sqrt(0.05)};
+    GflRegressionRun r = MakeGflNetworkRegressionRun(P, K, g.sampled, 0.4, iterations, seed, dim);
+    const Eigen::VectorXd wOpt = r.setup.wOpt;
+    auto task = r.setup.task;
+    fl::GflConfig& c = r.config;
     // the scene of fl-gfl --mode=network --cell=wifi with its defaults
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetFidelity(fidelity);

@@ -394,26 +394,10 @@ main(int argc, char* argv[])
     }
 
     // the regression of the GFL paper (Section V-A): M = 2, 100 samples per client, rho = 0.1
-    const GflRegressionSetup setup =
-        MakeGflRegression(std::size_t{P} * K, 100, 0.1, fl::DeriveSeed(seed, 1));
-    const Eigen::VectorXd wOpt = setup.wOpt;
-    auto task = setup.task;
-    fl::GflConfig c;
-    c.combination = GflPaperCombination(P, edgeProbability, fl::DeriveSeed(seed, 2));
-    c.clientsPerServer = K;
-    c.sampledClients = L;
-    c.mu = 0.7;
-    c.work = fl::DrawGflLocalWork(std::size_t{P} * K, 1, 10, 5, 10, fl::DeriveSeed(seed, 3));
-    c.iterations = iterations;
-    c.seed = seed;
-    c.reference = wOpt;
-    c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
-                                        fl::NoiseDistribution::Laplace,
-                                        std::sqrt(0.05)};
-    if (P == 1)
-    {
-        c.serverNoise = fl::NodeNoiseConfig{};
-    }
+    GflRegressionRun r = MakeGflNetworkRegressionRun(P, K, L, edgeProbability, iterations, seed);
+    const Eigen::VectorXd wOpt = r.setup.wOpt;
+    auto task = r.setup.task;
+    fl::GflConfig& c = r.config;
 
     const auto t0 = std::chrono::steady_clock::now();
     FlGraphSceneHelper sceneHelper;

@@ -371,6 +371,35 @@ MakeGflRegressionRun(std::size_t P,
     return r;
 }
 
+GflRegressionRun
+MakeGflNetworkRegressionRun(std::size_t P,
+                            std::size_t K,
+                            std::size_t L,
+                            double p,
+                            uint32_t T,
+                            uint64_t seed,
+                            std::size_t dim)
+{
+    GflRegressionRun r;
+    r.setup = MakeGflRegression(P * K, 100, 0.1, fl::DeriveSeed(seed, 1), dim);
+    fl::GflConfig& c = r.config;
+    c.combination = GflPaperCombination(P, p, fl::DeriveSeed(seed, 2));
+    c.clientsPerServer = K;
+    c.sampledClients = L;
+    c.mu = 0.7;
+    c.work = fl::DrawGflLocalWork(P * K, 1, 10, 5, 10, fl::DeriveSeed(seed, 3));
+    c.iterations = T;
+    c.seed = seed;
+    c.reference = r.setup.wOpt;
+    if (P > 1)
+    {
+        c.serverNoise = fl::NodeNoiseConfig{fl::NodeNoiseKind::GraphHomomorphic,
+                                            fl::NoiseDistribution::Laplace,
+                                            std::sqrt(0.05)};
+    }
+    return r;
+}
+
 // ------------------------------------------------------------------------------- network
 
 GflNetworkCost

@@ -211,6 +211,22 @@ GflRegressionRun MakeGflRegressionRun(std::size_t P,
                                       uint64_t runSeed);
 
 /**
+ * The regression run of the GFL papers as the network programs run it (fl-gfl-mpi,
+ * fl-flow-validation): data DeriveSeed(seed, 1) (N = 100 per client, M = `dim`, rho = 0.1),
+ * an Erdos-Renyi graph of edge probability `p` from DeriveSeed(seed, 2) (P = 1: A = [1]),
+ * E ~ U{1..10}, B ~ U{5..10} per client from DeriveSeed(seed, 3), step size mu = 0.7, the run's
+ * seed `seed` itself, and the servers' graph-homomorphic Laplace noise of variance 0.05 (none
+ * for P = 1).
+ */
+GflRegressionRun MakeGflNetworkRegressionRun(std::size_t P,
+                                             std::size_t K,
+                                             std::size_t L,
+                                             double p,
+                                             uint32_t T,
+                                             uint64_t seed,
+                                             std::size_t dim = 2);
+
+/**
  * \ingroup fl
  * What a network run cost (GflFigureRunGfl, GflFigureRunDiffusion).
  */
