@@ -85,6 +85,8 @@ struct FedAvgOptions
     std::string holePolicy = "retransmit";
     double udpPacingMbps = 20.0;
     uint32_t retryLimit = 5;
+    double reassemblyTimeoutMs = 100.0;
+    double ackTimeoutMs = 200.0;
     // rounds under pressure
     uint32_t clientsPerRound = 0;
     std::string sampling = "uniform";
@@ -346,6 +348,17 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                    o.retryLimit,
                    0u,
                    kFlMaxRetryLimit);
+    flags.AddReal("reassemblyTimeoutMs",
+                  "UDP: a model that received no chunk for this long is resolved by "
+                  "--holePolicy (retransmit: its missing chunks are NACKed) [ms]; raise it where "
+                  "queues hold chunks longer, e.g. 500 in a loaded LTE cell",
+                  o.reassemblyTimeoutMs,
+                  Range::Closed(1e-3, 6e4));
+    flags.AddReal("ackTimeoutMs",
+                  "UDP retransmit: a sender probes with the last chunk when no feedback came "
+                  "this long after a model left [ms]; e.g. 1000 in a loaded LTE cell",
+                  o.ackTimeoutMs,
+                  Range::Closed(1e-3, 6e4));
     flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
     flags.AddChoice("sampling",
                     "Client sampling: uniform or weighted (by data size)",
@@ -755,6 +768,12 @@ RunFedAvg(const std::string& name,
         "UdpPacingRate",
         DataRateValue(DataRate(static_cast<uint64_t>(o.udpPacingMbps * 1e6))));
     fedavg.SetTransportAttribute("RetryLimit", UintegerValue(o.retryLimit));
+    fedavg.SetTransportAttribute(
+        "ReassemblyTimeout",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.reassemblyTimeoutMs * 1e3)))));
+    fedavg.SetTransportAttribute(
+        "AckTimeout",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.ackTimeoutMs * 1e3)))));
     if (o.flopRateMedian > 0.0)
     {
         // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.

@@ -1320,6 +1320,65 @@ TEST(FlDatagramEndpoint, RetransmitWaitsForASlowFeedbackPath)
     Simulator::Destroy();
 }
 
+// RFC 6298's smoothing by hand: samples 0.1 s, then 0.3 s.
+TEST(FlDatagramEndpoint, DelayEstimateFollowsRfc6298)
+{
+    FlDelayEstimate e;
+    EXPECT_FALSE(e.valid);
+    EXPECT_EQ(e.Timeout(), 0.0);
+    e.Add(0.1);
+    EXPECT_NEAR(e.smoothed, 0.1, 1e-12);
+    EXPECT_NEAR(e.variation, 0.05, 1e-12);
+    EXPECT_NEAR(e.Timeout(), 0.3, 1e-12);
+    e.Add(0.3);
+    // variation = 3/4 0.05 + 1/4 |0.1 - 0.3| = 0.0875; smoothed = 7/8 0.1 + 1/8 0.3 = 0.125
+    EXPECT_NEAR(e.variation, 0.0875, 1e-12);
+    EXPECT_NEAR(e.smoothed, 0.125, 1e-12);
+    EXPECT_NEAR(e.Timeout(), 0.475, 1e-12);
+}
+
+// A slow link (64 kb/s: a chunk every 0.18 s, longer than the 100 ms reassembly timeout). With a
+// fixed timeout the receiver NACKed chunks still on their way between every two chunks of every
+// message and the sender sent them twice; it now learns the peer's pace from the gaps between
+// first transmissions (FlDelayEstimate) after the first two chunks, and only the first message
+// sees a NACK round. The sender's ACK timeout is set above a message's time on the link.
+TEST(FlDatagramEndpoint, RetransmitReceiverLearnsASlowPeersPace)
+{
+    {
+        FlDatagramConfig cfg; // retransmit, 100 ms reassembly timeout
+        cfg.ackTimeout = Seconds(5);
+        TwoNodes net(cfg, cfg);
+        net.devA->SetAttribute("DataRate", StringValue("64kb/s"));
+        net.devB->SetAttribute("DataRate", StringValue("64kb/s"));
+        std::vector<Bytes> msgs;
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            msgs.push_back(ModelMessage(1500, 30 + i)); // 6 KB, 5 chunks
+        }
+        // one message after the other: each is sent when the previous one was delivered
+        for (uint32_t i = 0; i < msgs.size(); ++i)
+        {
+            Simulator::Schedule(Seconds(10.0 * i),
+                                [&net, &msgs, i] { net.a->Send(net.addrB, i, msgs[i]); });
+        }
+        Simulator::Stop(Seconds(60));
+        Simulator::Run();
+        ASSERT_EQ(net.atB.size(), msgs.size());
+        for (const auto& d : net.atB)
+        {
+            EXPECT_EQ(d.msg.bytes, *msgs[d.msg.round]);
+        }
+        const FlDatagramStats& sb = net.b->Stats();
+        const FlDatagramStats& sa = net.a->Stats();
+        EXPECT_EQ(sb.messagesDropped, 0u);
+        EXPECT_EQ(sb.nacksSent, 1u); // the first message, before its second chunk came
+        EXPECT_EQ(net.nacksAtA.size(), 1u);
+        EXPECT_EQ(sa.probes, 0u);
+        EXPECT_LE(sa.chunksRetransmitted, 4u); // what that one NACK asked for
+    }
+    Simulator::Destroy();
+}
+
 TEST(FlDatagramEndpoint, HolePolicyNames)
 {
     for (FlHolePolicy p :

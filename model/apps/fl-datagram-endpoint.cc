@@ -3,8 +3,8 @@
  */
 #include "ns3/fl-datagram-endpoint.h"
 
-#include "ns3/fl-ns3-compat.h"
 #include "ns3/arp-cache.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/fl-types.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-interface.h"
@@ -18,6 +18,7 @@
 #include "ns3/wire-bytes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace ns3
@@ -165,6 +166,26 @@ FlRetryBudget(Time base, uint32_t attempts)
     return sum;
 }
 
+void
+FlDelayEstimate::Add(double sample)
+{
+    if (!valid)
+    {
+        valid = true;
+        smoothed = sample;
+        variation = sample / 2.0;
+        return;
+    }
+    variation = 0.75 * variation + 0.25 * std::abs(smoothed - sample);
+    smoothed = 0.875 * smoothed + 0.125 * sample;
+}
+
+double
+FlDelayEstimate::Timeout() const
+{
+    return valid ? smoothed + 4.0 * variation : 0.0;
+}
+
 const char*
 FlHolePolicyName(FlHolePolicy p)
 {
@@ -258,6 +279,8 @@ struct FlDatagramEndpoint::Impl
         Address from;      ///< the sender's address (from its latest chunk)
         uint32_t round{0}; ///< round from the chunk headers
         Time lastArrival;  ///< time of the latest new chunk (or of the latest NACK)
+        Time lastFirst;    ///< time of the latest first transmission of a chunk (Retransmit)
+        bool anyFirst{false}; ///< a first transmission of a chunk arrived
         uint32_t nacks{0}; ///< NACK rounds sent since the last new chunk
         EventId timer;     ///< reassembly timer (checked lazily)
     };
@@ -511,6 +534,44 @@ struct FlDatagramEndpoint::Impl
                                          m.id);
     }
 
+    /**
+     * Retransmit: the reassembly timeout for chunks from `from`, stretched to the peer's gap
+     * estimate (FlDelayEstimate); the configured one otherwise.
+     */
+    Time ReassemblyBase(const Address& from) const
+    {
+        const Time base = Config().reassemblyTimeout;
+        if (Config().holePolicy != FlHolePolicy::Retransmit)
+        {
+            return base;
+        }
+        auto it = gaps.find(from);
+        if (it == gaps.end())
+        {
+            return base;
+        }
+        const Time adapted = Seconds(it->second.Timeout());
+        return std::min(std::max(base, adapted),
+                        base * static_cast<int64_t>(kFlMaxAdaptiveTimeout));
+    }
+
+    /// Retransmit: a first transmission of a chunk of `m` arrived from `from` now; the gap
+    /// since the previous one of the same message is a sample of the peer's pace.
+    void NoteFirstArrival(Incoming& m, const Address& from)
+    {
+        if (Config().holePolicy != FlHolePolicy::Retransmit)
+        {
+            return;
+        }
+        const Time now = Simulator::Now();
+        if (m.anyFirst)
+        {
+            gaps[from].Add((now - m.lastFirst).GetSeconds());
+        }
+        m.anyFirst = true;
+        m.lastFirst = now;
+    }
+
     /// The wait of a timer after `attempt` fruitless attempts: backed off with Retransmit
     /// (FlRetryWait), `base` otherwise (KeepPrevious's sender keeps a message only ackTimeout
     /// after its last datagram: its receiver's NACKs must come as often as before).
@@ -710,6 +771,9 @@ struct FlDatagramEndpoint::Impl
         {
             ++Tally(receivedTally, fl::GetU32(data + 16))[fl::GetU32(data + 12)];
         }
+        // byte 5 of a valid chunk: its flags
+        const bool firstTransmission = r != fl::ChunkResult::Malformed &&
+                                       (data[5] & fl::ChunkHeader::kFlagRetransmission) == 0;
         switch (r)
         {
         case fl::ChunkResult::Malformed:
@@ -743,10 +807,12 @@ struct FlDatagramEndpoint::Impl
                 m.from = from;
                 m.round = fl::GetU32(data + 16);
                 m.lastArrival = Simulator::Now();
-                m.timer = Simulator::Schedule(Config().reassemblyTimeout,
-                                              &Impl::OnReassemblyTimer,
-                                              this,
-                                              key);
+                if (firstTransmission)
+                {
+                    NoteFirstArrival(m, from);
+                }
+                m.timer =
+                    Simulator::Schedule(ReassemblyBase(from), &Impl::OnReassemblyTimer, this, key);
                 in.emplace(key, std::move(m));
             }
             else
@@ -754,13 +820,23 @@ struct FlDatagramEndpoint::Impl
                 it->second.from = from;
                 it->second.lastArrival = Simulator::Now();
                 it->second.nacks = 0; // progress: the retry budget counts fruitless NACKs only
+                if (firstTransmission)
+                {
+                    NoteFirstArrival(it->second, from);
+                }
             }
             return;
         }
-        case fl::ChunkResult::Completed:
+        case fl::ChunkResult::Completed: {
             ++Stats().chunksAccepted;
+            auto it = in.find(completedIn.key);
+            if (firstTransmission && it != in.end())
+            {
+                NoteFirstArrival(it->second, from);
+            }
             Complete(from);
             return;
+        }
         }
     }
 
@@ -829,7 +905,7 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         const Time deadline =
-            it->second.lastArrival + Wait(Config().reassemblyTimeout, it->second.nacks);
+            it->second.lastArrival + Wait(ReassemblyBase(it->second.from), it->second.nacks);
         const Time now = Simulator::Now();
         if (now < deadline)
         {
@@ -868,7 +944,7 @@ struct FlDatagramEndpoint::Impl
                 ++m.nacks;
                 SendNacks(key, m);
                 m.lastArrival = Simulator::Now();
-                m.timer = Simulator::Schedule(Wait(Config().reassemblyTimeout, m.nacks),
+                m.timer = Simulator::Schedule(Wait(ReassemblyBase(m.from), m.nacks),
                                               &Impl::OnReassemblyTimer,
                                               this,
                                               key);
@@ -953,6 +1029,7 @@ struct FlDatagramEndpoint::Impl
     std::map<uint32_t, std::map<Address, uint64_t>> sentTally;      ///< round -> to -> chunks
     std::map<uint32_t, std::map<uint32_t, uint64_t>> receivedTally; ///< round -> sender -> chunks
     std::map<Address, uint32_t> peerIds; ///< sender id of the chunks from each address
+    std::map<Address, FlDelayEstimate> gaps; ///< Retransmit: pace of each peer's chunks
 
     // sending
     std::map<uint32_t, Outgoing> out; ///< by message id

@@ -66,6 +66,7 @@ struct FlDatagramConfig
      * An incomplete incoming message from which no chunk arrived for this long is resolved:
      * NACKed (Retransmit, while retries remain), delivered with holes (KeepPrevious) or given
      * up (Drop, or Retransmit after retryLimit NACKs in a row that brought no new chunk).
+     * Retransmit: longer for a peer whose chunks come further apart (FlDelayEstimate).
      */
     Time reassemblyTimeout{MilliSeconds(100)};
     /**
@@ -114,6 +115,34 @@ Time FlRetryWait(Time base, uint32_t attempt);
 /// Sum of FlRetryWait(base, k) for k = 0 ... attempts (attempts <= kFlMaxRetryLimit): how long
 /// a timer waits in all.
 Time FlRetryBudget(Time base, uint32_t attempts);
+
+/**
+ * \ingroup fl
+ * A smoothed delay and its variation, estimated as TCP estimates its round-trip time (RFC 6298,
+ * section 2, with alpha = 1/8, beta = 1/4 and K = 4), in seconds. The Retransmit policy's
+ * receiver keeps one per peer for the gaps between the first transmissions of a message's
+ * chunks: its reassembly timeout is max(reassemblyTimeout, Timeout()), at most
+ * kFlMaxAdaptiveTimeout x reassemblyTimeout, so that a peer whose chunks come slowly (queued
+ * behind a loaded LTE uplink, a slow link) is not asked for chunks still on their way.
+ */
+struct FlDelayEstimate
+{
+    bool valid{false};     ///< a sample was added
+    double smoothed{0.0};  ///< SRTT of RFC 6298 [s]
+    double variation{0.0}; ///< RTTVAR of RFC 6298 [s]
+
+    /**
+     * Adds one sample R >= 0 [s]: the first sets smoothed = R, variation = R / 2; a later one
+     * variation = 3/4 variation + 1/4 |smoothed - R|, then smoothed = 7/8 smoothed + 1/8 R.
+     */
+    void Add(double sample);
+
+    /// smoothed + 4 variation [s]; 0 while no sample was added.
+    double Timeout() const;
+};
+
+/// Largest factor by which a peer's delay estimate stretches the reassembly timeout.
+constexpr uint32_t kFlMaxAdaptiveTimeout = 16;
 
 /**
  * \ingroup fl
