@@ -13,7 +13,6 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fl-ns3-compat.h"
-#include "ns3/fl-types.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-interface.h"
@@ -24,13 +23,13 @@
 #include "ns3/log.h"
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
-#include "ns3/lte-enb-rrc.h"
-#include "ns3/lte-helper.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/lte-ue-phy.h"
 #include "ns3/lte-ue-rrc.h"
 #include "ns3/mac48-address.h"
 #include "ns3/metrics.h"
+#include "ns3/lte-enb-rrc.h"
+#include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/mobility-model.h"
 #include "ns3/point-to-point-epc-helper.h"
@@ -40,23 +39,26 @@
 #include "ns3/qos-txop.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/ssid.h"
-#include "ns3/sta-wifi-mac.h"
 #include "ns3/string.h"
-#include "ns3/txop.h"
 #include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
-#include "ns3/wifi-mac-header.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/sta-wifi-mac.h"
 #include "ns3/wifi-mac-queue.h"
+#include "ns3/wifi-mac-header.h"
 #include "ns3/wifi-mac.h"
-#include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
+#include "ns3/txop.h"
+#include "ns3/wifi-net-device.h"
 #include "ns3/yans-wifi-helper.h"
+
+#include "ns3/fl-types.h"
+
+#include <iostream>
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <limits>
 #include <map>
 #include <tuple>
