@@ -3,16 +3,18 @@
  *
  * fl-fedavg-wifi: synchronous FedAvg over an 802.11 infrastructure network.
  *
- * One server on the access point's node, N Wi-Fi stations as clients. Every round the server
- * sends the global model (real parameter bytes over TCP) to the clients, each client trains on
- * its own data (Eigen, in-process) for the simulated compute time, sends its model back, and
- * the server averages them weighted by sample counts. The learning monitor evaluates each global
- * model on held-out data and writes one CSV row per round.
+ * One server on the access point's node, N Wi-Fi stations as clients; or, with --aps=A > 1, an
+ * extended service set of A BSSs (each on its own channel) wired to the server's node. Every round
+ * the server sends the global model (real parameter bytes over TCP) to the clients, each client
+ * trains on its own data (Eigen, in-process) for the simulated compute time, sends its model back,
+ * and the server averages them weighted by sample counts. The learning monitor evaluates each
+ * global model on held-out data and writes one CSV row per round.
  *
  *   fl-fedavg-wifi                                # synthetic 10-class Gaussian mixture
  *   fl-fedavg-wifi --dataset=fashion-mnist --rounds=20   # Debian's dataset-fashion-mnist
  *   fl-fedavg-wifi --secure=secagg                # secure aggregation over the same links
  *   fl-fedavg-wifi --network=flow                 # flow-level network model: no packets
+ *   fl-fedavg-wifi --clients=1000 --aps=10        # ten BSSs of 100 stations (an ESS)
  *   fl-fedavg-wifi --help
  */
 
@@ -35,6 +37,7 @@ main(int argc, char* argv[])
     double radius = 10.0;
     bool energy = true;
     std::string network = "packet";
+    uint32_t aps = 1;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -49,6 +52,30 @@ main(int argc, char* argv[])
                   "Radius of the disc of stations around the AP [m]",
                   radius,
                   flexample::Range::AtLeast(0.0));
+    flags.AddWhole<uint32_t>("aps",
+                             "Access points: 1, one BSS with the server on its AP; A > 1, an "
+                             "ESS of A BSSs, each on a channel of its own and wired to the "
+                             "server's node (1 Gb/s, 100 us), client i a station of AP i mod A; "
+                             "at most --clients, packet level only",
+                             aps,
+                             1,
+                             250);
+    flags.AddCheck([&]() {
+        if (aps > o.clients)
+        {
+            throw fl::ConfigError("--aps",
+                                  std::to_string(aps) + " access points for " +
+                                      std::to_string(o.clients) + " clients",
+                                  "use at most --clients access points");
+        }
+        if (aps > 1 && network == "flow")
+        {
+            throw fl::ConfigError("--aps",
+                                  std::to_string(aps) + " with --network=flow",
+                                  "the flow-level model has one BSS: use --aps=1 or "
+                                  "--network=packet");
+        }
+    });
     flags.AddBool("energy",
                   "Measure each station's radio energy (the PHY state time integrated with "
                   "ns-3's Wi-Fi radio energy model's currents)",
@@ -66,15 +93,31 @@ main(int argc, char* argv[])
     }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << standard << " infrastructure, " << o.clients
-              << " stations within " << radius << " m of the AP; " << o.transport << "; "
-              << o.wirePrecision << " on the wire; " << network << " level" << std::endl;
+              << " stations within " << radius << " m of the AP"
+              << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "") << "; "
+              << o.transport << "; " << o.wirePrecision << " on the wire; " << network << " level"
+              << std::endl;
 
-    FlWifiScenarioHelper wifi;
-    wifi.SetStandard(standard);
-    wifi.SetRadius(radius);
-    wifi.SetRateManager(rateManager);
-    wifi.SetFidelity(ParseFlFidelity(network, "--network"));
-    FlScene scene = wifi.Build(o.clients);
+    auto configure = [&](FlWifiSceneHelperBase& wifi) {
+        wifi.SetStandard(standard);
+        wifi.SetRadius(radius);
+        wifi.SetRateManager(rateManager);
+        wifi.SetFidelity(ParseFlFidelity(network, "--network"));
+    };
+    FlScene scene;
+    if (aps == 1)
+    {
+        FlWifiScenarioHelper wifi;
+        configure(wifi);
+        scene = wifi.Build(o.clients);
+    }
+    else
+    {
+        FlWifiEssSceneHelper ess;
+        configure(ess);
+        ess.SetAccessPoints(aps);
+        scene = ess.Build(o.clients);
+    }
     FlPrintFlowWarnings("fl-fedavg-wifi", scene);
     // Radio energy of every station (FlRadioEnergyMeter; CSV column energy_radio_j); a
     // flow-level scene has no radios (the column is then empty).

@@ -8,6 +8,7 @@
  *
  *   fl-scale-run --run=fedavg --scene=csma --clients=100 --rounds=10 --transport=udp
  *   fl-scale-run --run=stock --scene=wifi --clients=100
+ *   fl-scale-run --run=fedavg --scene=wifi --aps=10 --clients=1000 --rounds=10
  */
 
 #include "fl-example-common.h"
@@ -26,11 +27,17 @@ using namespace ns3;
 namespace
 {
 
-/// Builds the scene `kind` with N clients (wifi, csma or lte; LTE with UE CQI reports every
-/// `cqiPeriodMs`).
+/// Builds the scene `kind` with N clients (wifi, csma or lte; Wi-Fi as one BSS, or an ESS of
+/// `aps` > 1 access points; LTE with UE CQI reports every `cqiPeriodMs`).
 FlScene
-BuildScene(const std::string& kind, uint32_t n, uint32_t cqiPeriodMs)
+BuildScene(const std::string& kind, uint32_t n, uint32_t cqiPeriodMs, uint32_t aps)
 {
+    if (kind == "wifi" && aps > 1)
+    {
+        FlWifiEssSceneHelper ess;
+        ess.SetAccessPoints(aps);
+        return ess.Build(n);
+    }
     if (kind == "wifi")
     {
         FlWifiScenarioHelper wifi;
@@ -68,6 +75,7 @@ int
 RunFedAvgScene(flexample::FedAvgOptions o,
                const std::string& sceneKind,
                uint32_t cqiPeriodMs,
+               uint32_t aps,
                bool energy)
 {
     const auto wallStart = std::chrono::steady_clock::now();
@@ -76,10 +84,11 @@ RunFedAvgScene(flexample::FedAvgOptions o,
     {
         return 2;
     }
-    std::cout << "fl-scale-run: FedAvg, " << sceneKind << ", " << o.clients
-              << " clients, " << o.rounds << " rounds, " << o.transport << "; "
-              << task->Describe() << std::endl;
-    FlScene scene = BuildScene(sceneKind, o.clients, cqiPeriodMs);
+    std::cout << "fl-scale-run: FedAvg, " << sceneKind
+              << (aps > 1 ? " (ESS of " + std::to_string(aps) + " APs)" : "") << ", " << o.clients
+              << " clients, " << o.rounds << " rounds, " << o.transport << "; " << task->Describe()
+              << std::endl;
+    FlScene scene = BuildScene(sceneKind, o.clients, cqiPeriodMs, aps);
     Ptr<FlRadioEnergyMeter> meter;
     if (energy && sceneKind == "wifi")
     {
@@ -102,18 +111,23 @@ RunFedAvgScene(flexample::FedAvgOptions o,
 
 /// Stock ns-3 on the same scene: one exchange with ns-3's own applications (FlRunStockExchange).
 int
-RunStockScene(const std::string& sceneKind, uint32_t n, uint32_t cqiPeriodMs, uint64_t bytes)
+RunStockScene(const std::string& sceneKind,
+              uint32_t n,
+              uint32_t cqiPeriodMs,
+              uint32_t aps,
+              uint64_t bytes)
 {
     const auto wallStart = std::chrono::steady_clock::now();
-    FlScene scene = BuildScene(sceneKind, n, cqiPeriodMs);
+    FlScene scene = BuildScene(sceneKind, n, cqiPeriodMs, aps);
     AssignSceneStreams(sceneKind, scene, 100);
     const FlStockExchangeResult r = FlRunStockExchange(scene, bytes);
     Simulator::Destroy();
-    std::cout << "stock ns-3: " << sceneKind << ", " << n << " clients, " << bytes
-              << " bytes each way: " << (r.complete ? "complete" : "INCOMPLETE") << " at t = "
-              << r.simulatedS << " s (" << r.uploadsStarted << " uploads started), "
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
-                     .count()
+    std::cout << "stock ns-3: " << sceneKind
+              << (aps > 1 ? " (ESS of " + std::to_string(aps) + " APs)" : "") << ", " << n
+              << " clients, " << bytes
+              << " bytes each way: " << (r.complete ? "complete" : "INCOMPLETE")
+              << " at t = " << r.simulatedS << " s (" << r.uploadsStarted << " uploads started), "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count()
               << " s wall" << std::endl;
     return r.complete ? 0 : 1;
 }
@@ -128,6 +142,7 @@ main(int argc, char* argv[])
     bool energy = true;
     uint64_t stockBytes = 0;
     uint32_t cqiPeriodMs = 0; // the scene's choice
+    uint32_t aps = 1;
     flexample::FedAvgOptions o;
     o.quiet = true;
     o.output = "fl-scale-run.csv";
@@ -151,8 +166,22 @@ main(int argc, char* argv[])
                              cqiPeriodMs,
                              0,
                              160);
+    flags.AddWhole<uint32_t>("aps",
+                             "--scene=wifi: access points; 1 is one BSS with the server on its "
+                             "AP, A > 1 an ESS of A BSSs wired to the server (client i on AP "
+                             "i mod A), at most --clients",
+                             aps,
+                             1,
+                             250);
     flexample::AddFedAvgOptions(flags, o);
     flags.AddCheck([&]() {
+        if (aps > 1 && (sceneKind != "wifi" || aps > o.clients))
+        {
+            throw fl::ConfigError("--aps",
+                                  std::to_string(aps) + " access points with --scene=" + sceneKind +
+                                      " and " + std::to_string(o.clients) + " clients",
+                                  "use --aps > 1 with --scene=wifi and at most --clients");
+        }
         if (o.clients > FlLteMaxClients() && sceneKind == "lte")
         {
             throw fl::ConfigError("--clients",
@@ -168,7 +197,7 @@ main(int argc, char* argv[])
     }
     if (run == "fedavg")
     {
-        return RunFedAvgScene(o, sceneKind, cqiPeriodMs, energy);
+        return RunFedAvgScene(o, sceneKind, cqiPeriodMs, aps, energy);
     }
     if (stockBytes == 0)
     {
@@ -179,5 +208,5 @@ main(int argc, char* argv[])
         }
         stockBytes = 4 * task->NumParameters(); // the float32 model
     }
-    return RunStockScene(sceneKind, o.clients, cqiPeriodMs, stockBytes);
+    return RunStockScene(sceneKind, o.clients, cqiPeriodMs, aps, stockBytes);
 }

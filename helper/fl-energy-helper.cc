@@ -338,25 +338,27 @@ void
 FlRadioEnergyMeter::InstallWifi(const FlScene& scene)
 {
     const uint32_t n = scene.clients.GetN();
-    bool serverThenClients = scene.devices.GetN() == n + 1 && n > 0;
+    // the server's device (ESS: the APs' devices), then one per client: the last n
+    const uint32_t first = scene.devices.GetN() > n ? scene.devices.GetN() - n : 0;
+    bool serverThenClients = first > 0 && n > 0;
     for (uint32_t i = 0; serverThenClients && i < n; ++i)
     {
-        Ptr<NetDevice> dev = scene.devices.Get(i + 1);
+        Ptr<NetDevice> dev = scene.devices.Get(first + i);
         serverThenClients = dev && dev->GetNode() == scene.clients.Get(i);
     }
     if (!serverThenClients)
     {
         NS_FATAL_ERROR("FlRadioEnergyMeter::InstallWifi(FlScene): the scene's "
-                       << scene.devices.GetN() << " devices are not the server's followed by one "
-                       << "per client (" << n
-                       << " clients); pass a scene of FlWifiScenarioHelper or "
-                          "FlWifiAdhocSceneHelper, or the clients' Wi-Fi devices as a "
+                       << scene.devices.GetN() << " devices are not the server's (or the access "
+                       << "points') followed by one per client (" << n
+                       << " clients); pass a scene of FlWifiScenarioHelper, FlWifiEssSceneHelper "
+                          "or FlWifiAdhocSceneHelper, or the clients' Wi-Fi devices as a "
                           "NetDeviceContainer");
     }
     NetDeviceContainer clients;
-    for (uint32_t i = 1; i <= n; ++i)
+    for (uint32_t i = 0; i < n; ++i)
     {
-        clients.Add(scene.devices.Get(i));
+        clients.Add(scene.devices.Get(first + i));
     }
     InstallWifi(clients);
 }

@@ -45,6 +45,9 @@ class FlRadioEnergyListener;
  *    FlScene::devices holds the server's device first (for the BSS, the AP's: it hosts the
  *    server and is no client), so client i is devices.Get(i + 1); InstallWifi(scene) passes
  *    devices.Get(1..N);
+ *  - Wi-Fi ESS (FlWifiEssSceneHelper): devices holds the A APs' devices first (on the AP
+ *    nodes, no clients), then the clients' stations': InstallWifi(scene) passes the last N,
+ *    the stations' radios (the APs and the wired server are not measured);
  *  - CSMA, point-to-point and LTE scenes have no Wi-Fi radio: the meter does not apply.
  *
  * Install before Simulator::Run() (or at any time: energies count from the installation), read
@@ -93,9 +96,10 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
     void InstallWifi(const NetDeviceContainer& devices);
 
     /**
-     * Installs on the clients of a Wi-Fi scene of FlWifiScenarioHelper or FlWifiAdhocSceneHelper:
-     * scene.devices.Get(1), ..., scene.devices.Get(N) (device 0 is the server's). Stops on a
-     * scene whose devices are not the server's then one per client, in order.
+     * Installs on the clients of a Wi-Fi scene of FlWifiScenarioHelper, FlWifiAdhocSceneHelper
+     * or FlWifiEssSceneHelper: the last N of scene.devices, the clients' own (before them the
+     * server's device, or the ESS's APs'). Stops on a scene whose devices do not end with one
+     * per client, in order, after at least one other.
      */
     void InstallWifi(const FlScene& scene);
 

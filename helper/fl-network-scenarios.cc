@@ -58,6 +58,7 @@
 #include <iostream>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -185,12 +186,10 @@ WithoutMobility(const NodeContainer& nodes)
     return out;
 }
 
-/// Places the nodes uniformly at random on a disc of the radius around the origin.
-void
-PlaceOnDisc(const NodeContainer& nodes, double radius)
+/// Uniform positions on a disc of the radius around the origin, drawn from kFlPositionStream.
+Ptr<UniformDiscPositionAllocator>
+PositionDisc(double radius)
 {
-    MobilityHelper mobility;
-    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     Ptr<UniformDiscPositionAllocator> disc = CreateObject<UniformDiscPositionAllocator>();
     disc->SetRho(radius);
     disc->SetX(0.0);
@@ -198,8 +197,26 @@ PlaceOnDisc(const NodeContainer& nodes, double radius)
     // A fixed stream: every scene built in a process gets the same positions for one --RngRun
     // (parameter sweeps compare like with like); another --RngRun moves the nodes.
     disc->AssignStreams(kFlPositionStream);
-    mobility.SetPositionAllocator(disc);
+    return disc;
+}
+
+/// Places the nodes uniformly at random on a disc of the radius around the origin.
+void
+PlaceOnDisc(const NodeContainer& nodes, double radius)
+{
+    MobilityHelper mobility;
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mobility.SetPositionAllocator(PositionDisc(radius));
     mobility.Install(nodes);
+}
+
+/// Gives the node a ConstantPositionMobilityModel at `position`.
+void
+PlaceAt(Ptr<Node> node, const Vector& position)
+{
+    Ptr<ConstantPositionMobilityModel> m = CreateObject<ConstantPositionMobilityModel>();
+    m->SetPosition(position);
+    node->AggregateObject(m);
 }
 
 /// Places the node at the origin (a node with a MobilityModel keeps it).
@@ -398,23 +415,30 @@ struct SnifferRxConnector<void (*)(A...)>
     }
 };
 
-/// The Wi-Fi scenes' link state: the server's PHY listens to the clients' data frames.
+/**
+ * The Wi-Fi scenes' link state: the server's PHY (the APs' PHYs: s.devices.Get(0 .. aps - 1))
+ * listens to the clients' data frames (client i is s.devices.Get(aps + i)); each frame of a
+ * station reaches its own AP's PHY only.
+ */
 void
-AttachWifiLinkState(const FlScene& s)
+AttachWifiLinkState(const FlScene& s, uint32_t aps = 1)
 {
-    Ptr<WifiNetDevice> server = DynamicCast<WifiNetDevice>(s.devices.Get(0));
-    NS_ABORT_MSG_IF(!server, "FlWifiSceneHelperBase: the server's device is not Wi-Fi");
     Ptr<WifiLinkObserver> observer = Create<WifiLinkObserver>();
     const uint32_t n = s.clients.GetN();
     observer->rateBps.assign(n, std::numeric_limits<double>::quiet_NaN());
     observer->snrDb.assign(n, std::numeric_limits<double>::quiet_NaN());
     for (uint32_t i = 0; i < n; ++i)
     {
-        observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(1 + i)->GetAddress())] = i;
+        observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(aps + i)->GetAddress())] = i;
     }
-    const bool connected =
-        SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(server->GetPhy(), observer);
-    NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
+    for (uint32_t a = 0; a < aps; ++a)
+    {
+        Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(s.devices.Get(a));
+        NS_ABORT_MSG_IF(!ap, "FlWifiSceneHelperBase: the server's (the AP's) device is not Wi-Fi");
+        const bool connected =
+            SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(ap->GetPhy(), observer);
+        NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
+    }
     AttachLinkState(s.serverNode, [observer](uint32_t client) {
         FlLinkState st;
         if (client < observer->rateBps.size())
@@ -757,11 +781,44 @@ FlWifiSceneHelperBase::SetBlockAckWorkaround(bool enable)
     m_blockAckWorkaround = enable;
 }
 
+std::string
+FlWifiSceneHelperBase::ConfigureWifi(WifiHelper& wifi, WifiMacHelper& mac) const
+{
+    const auto [standard, channel] = WifiStandardSettings(m_standard, m_name);
+    wifi.SetStandard(standard);
+    wifi.SetRemoteStationManager(m_rateManager);
+    if (m_blockAckWorkaround)
+    {
+        // First half of the workaround: explicit BlockAckReq after a missed BlockAck.
+        mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
+    }
+    return channel;
+}
+
+YansWifiPhyHelper
+FlWifiSceneHelperBase::NewChannelPhy(const std::string& channel)
+{
+    YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channelHelper.Create());
+    FlSetWifiChannel(phy, channel);
+    return phy;
+}
+
+void
+FlWifiSceneHelperBase::FinishWifiDevices(const NetDeviceContainer& devices) const
+{
+    if (m_blockAckWorkaround)
+    {
+        ApplyBlockAckWorkaround(devices);
+    }
+}
+
 FlScene
-FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
+FlWifiSceneHelperBase::BuildWifi(uint32_t numClients, const DeviceInstaller& install) const
 {
     CheckClients(numClients);
-    const auto [standard, channel] = WifiStandardSettings(m_standard, m_name);
+    const std::string channel = WifiStandardSettings(m_standard, m_name).second;
     if (m_fidelity == FlFidelity::Flow)
     {
         double rate = 0.0;
@@ -791,26 +848,12 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients) const
 
     FlScene s = NewScene(numClients);
 
-    YansWifiChannelHelper channelHelper = YansWifiChannelHelper::Default();
-    YansWifiPhyHelper phy;
-    phy.SetChannel(channelHelper.Create());
-    FlSetWifiChannel(phy, channel);
-
+    const YansWifiPhyHelper phy = NewChannelPhy(channel);
     WifiHelper wifi;
-    wifi.SetStandard(standard);
-    wifi.SetRemoteStationManager(m_rateManager);
-
     WifiMacHelper mac;
-    if (m_blockAckWorkaround)
-    {
-        // First half of the workaround: explicit BlockAckReq after a missed BlockAck.
-        mac.SetAckManager("ns3::WifiDefaultAckManager", "UseExplicitBar", BooleanValue(true));
-    }
-    s.devices = InstallDevices(s, wifi, phy, mac);
-    if (m_blockAckWorkaround)
-    {
-        ApplyBlockAckWorkaround(s.devices);
-    }
+    ConfigureWifi(wifi, mac);
+    s.devices = install(s, wifi, phy, mac);
+    FinishWifiDevices(s.devices);
 
     PlaceAtOrigin(s.serverNode);
     PlaceClients(s.clients);
@@ -826,7 +869,12 @@ FlWifiSceneHelperBase::AssignStreams(const FlScene& scene, int64_t stream)
     {
         return scene.flowNetwork->AssignStreams(stream);
     }
-    return AssignDeviceAndInternetStreams<WifiHelper>(scene, stream);
+    int64_t used = AssignDeviceAndInternetStreams<WifiHelper>(scene, stream);
+    if (scene.infrastructure.GetN() > 0)
+    {
+        used += InternetStackHelper().AssignStreams(scene.infrastructure, stream + used);
+    }
+    return used;
 }
 
 FlWifiScenarioHelper::FlWifiScenarioHelper()
@@ -834,23 +882,223 @@ FlWifiScenarioHelper::FlWifiScenarioHelper()
 {
 }
 
+namespace
+{
+
+/// One infrastructure BSS: the AP's device on `ap` first, then the stations' in node order.
+NetDeviceContainer
+InstallBss(const WifiHelper& wifi,
+           const YansWifiPhyHelper& phy,
+           WifiMacHelper& mac,
+           const Ssid& ssid,
+           Ptr<Node> ap,
+           const NodeContainer& stations)
+{
+    const NetDeviceContainer stationDevices = FlInstallWifiStations(wifi, phy, mac, ssid, stations);
+    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+    const NetDeviceContainer apDevice = wifi.Install(phy, mac, ap);
+    return NetDeviceContainer(apDevice, stationDevices);
+}
+
+} // namespace
+
 FlScene
 FlWifiScenarioHelper::Build(uint32_t numStations) const
 {
-    return BuildWifi(numStations);
+    return BuildWifi(
+        numStations,
+        [](const FlScene& scene,
+           const WifiHelper& wifi,
+           const YansWifiPhyHelper& phy,
+           WifiMacHelper& mac) {
+            return InstallBss(wifi, phy, mac, Ssid("fl-bss"), scene.serverNode, scene.clients);
+        });
 }
 
-NetDeviceContainer
-FlWifiScenarioHelper::InstallDevices(const FlScene& scene,
-                                     const WifiHelper& wifi,
-                                     const YansWifiPhyHelper& phy,
-                                     WifiMacHelper& mac) const
+// -------------------------------------------------------------------------------- Wi-Fi ESS
+
+FlWifiEssSceneHelper::FlWifiEssSceneHelper()
+    : FlWifiSceneHelperBase("FlWifiEssSceneHelper"),
+      m_aps(2),
+      m_apSpacing(1000.0),
+      m_backboneRate("1Gb/s"),
+      m_backboneDelay(MicroSeconds(100))
 {
-    Ssid ssid("fl-bss");
-    const NetDeviceContainer stations = FlInstallWifiStations(wifi, phy, mac, ssid, scene.clients);
-    mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
-    const NetDeviceContainer ap = wifi.Install(phy, mac, scene.serverNode);
-    return NetDeviceContainer(ap, stations);
+}
+
+void
+FlWifiEssSceneHelper::SetAccessPoints(uint32_t count)
+{
+    if (count == 0 || count > 250)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetAccessPoints",
+                              std::to_string(count) + " access points",
+                              "use 1 to 250 (cell a is 10.(a + 1).0.0/16)");
+    }
+    m_aps = count;
+}
+
+void
+FlWifiEssSceneHelper::SetApSpacing(double meters)
+{
+    if (!(meters >= 0.0) || !std::isfinite(meters))
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetApSpacing",
+                              std::to_string(meters) + " m",
+                              "use a finite spacing >= 0");
+    }
+    m_apSpacing = meters;
+}
+
+void
+FlWifiEssSceneHelper::SetBackboneDataRate(DataRate rate)
+{
+    CheckDataRate("backbone data rate", rate);
+    m_backboneRate = rate;
+}
+
+void
+FlWifiEssSceneHelper::SetBackboneDelay(Time delay)
+{
+    CheckDelay("backbone delay", delay);
+    m_backboneDelay = delay;
+}
+
+uint32_t
+FlWifiEssSceneHelper::ApOf(uint32_t client, uint32_t accessPoints)
+{
+    return client % accessPoints;
+}
+
+FlScene
+FlWifiEssSceneHelper::Build(uint32_t numClients) const
+{
+    CheckClients(numClients);
+    if (m_fidelity == FlFidelity::Flow)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetFidelity",
+                              "flow fidelity: the flow-level model has no ESS",
+                              "build the ESS in packet fidelity, or one BSS at flow level "
+                              "(FlWifiScenarioHelper)");
+    }
+    const uint32_t numAps = m_aps;
+    if (numAps > numClients)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetAccessPoints",
+                              std::to_string(numAps) + " access points for " +
+                                  std::to_string(numClients) + " clients",
+                              "use at most as many access points as clients");
+    }
+    if ((numClients + numAps - 1) / numAps > 65533)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::Build",
+                              std::to_string(numClients) + " clients over " +
+                                  std::to_string(numAps) + " access points",
+                              "at most 65,533 stations per AP (one /16 per cell): add APs");
+    }
+    FlScene s = NewScene(numClients);
+    s.infrastructure.Create(numAps);
+    std::vector<NodeContainer> cellStations(numAps);
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        cellStations[ApOf(i, numAps)].Add(s.clients.Get(i));
+    }
+
+    // One BSS per AP, each on a channel object of its own.
+    WifiHelper wifi;
+    WifiMacHelper mac;
+    const std::string channel = ConfigureWifi(wifi, mac);
+    std::vector<NetDeviceContainer> cells(numAps); // the AP's device, then its stations'
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        cells[a] = InstallBss(wifi,
+                              NewChannelPhy(channel),
+                              mac,
+                              Ssid("fl-ess-" + std::to_string(a)),
+                              s.infrastructure.Get(a),
+                              cellStations[a]);
+        s.devices.Add(cells[a].Get(0));
+    }
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        s.devices.Add(cells[ApOf(i, numAps)].Get(1 + i / numAps));
+    }
+    FinishWifiDevices(s.devices);
+
+    // The APs on a grid, each station on a disc around its AP.
+    const uint32_t columns =
+        static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(numAps))));
+    std::vector<Vector> apPosition(numAps);
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        apPosition[a] = Vector(m_apSpacing * (a % columns), m_apSpacing * (a / columns), 0.0);
+        PlaceAt(s.infrastructure.Get(a), apPosition[a]);
+    }
+    if (m_positions)
+    {
+        PlaceClients(s.clients);
+    }
+    else
+    {
+        Ptr<UniformDiscPositionAllocator> disc = PositionDisc(m_radius);
+        for (uint32_t i = 0; i < numClients; ++i)
+        {
+            const Ptr<Node> station = s.clients.Get(i);
+            if (station->GetObject<MobilityModel>())
+            {
+                continue;
+            }
+            const Vector offset = disc->GetNext();
+            const Vector& centre = apPosition[ApOf(i, numAps)];
+            PlaceAt(station, Vector(centre.x + offset.x, centre.y + offset.y, 0.0));
+        }
+    }
+
+    // Internet stacks, the backbone, the cells' addresses and the routes.
+    InternetStackHelper internet;
+    internet.Install(ServerAndClients(s));
+    internet.Install(s.infrastructure);
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(m_backboneRate));
+    p2p.SetChannelAttribute("Delay", TimeValue(m_backboneDelay));
+    Ipv4AddressHelper backbone("172.16.0.0", "255.255.255.252");
+    Ipv4StaticRoutingHelper routing;
+    const Ptr<Ipv4StaticRouting> serverRoutes =
+        routing.GetStaticRouting(s.serverNode->GetObject<Ipv4>());
+    std::vector<Ipv4InterfaceContainer> stationIfaces(numAps);
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        const Ptr<Node> ap = s.infrastructure.Get(a);
+        const Ipv4InterfaceContainer link =
+            backbone.Assign(p2p.Install(NodeContainer(s.serverNode, ap)));
+        backbone.NewNetwork();
+        if (a == 0)
+        {
+            s.serverAddress = link.GetAddress(0);
+        }
+        const Ipv4Address cellNet(((10u << 24) | ((a + 1) << 16)));
+        const Ipv4Mask cellMask("255.255.0.0");
+        Ipv4AddressHelper cellAddresses(cellNet, cellMask);
+        const Ipv4InterfaceContainer cell = cellAddresses.Assign(cells[a]);
+        serverRoutes->AddNetworkRouteTo(cellNet, cellMask, link.GetAddress(1), link.Get(0).second);
+        routing.GetStaticRouting(ap->GetObject<Ipv4>())
+            ->SetDefaultRoute(link.GetAddress(0), link.Get(1).second);
+        for (uint32_t k = 1; k < cell.GetN(); ++k)
+        {
+            const Ptr<Ipv4> station = cell.Get(k).first;
+            routing.GetStaticRouting(station)->SetDefaultRoute(cell.GetAddress(0),
+                                                               cell.Get(k).second);
+            stationIfaces[a].Add(cell.Get(k));
+        }
+    }
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        s.clientInterfaces.Add(stationIfaces[ApOf(i, numAps)].Get(i / numAps));
+    }
+    AttachWifiLinkState(s, numAps);
+    NS_LOG_INFO("Wi-Fi ESS: " << numAps << " APs, " << numClients << " stations, server "
+                              << s.serverAddress);
+    return s;
 }
 
 NetDeviceContainer
@@ -1238,23 +1486,20 @@ FlWifiAdhocSceneHelper::SetStaticArp(bool enable)
 FlScene
 FlWifiAdhocSceneHelper::Build(uint32_t numClients) const
 {
-    FlScene s = BuildWifi(numClients);
+    FlScene s = BuildWifi(numClients,
+                          [](const FlScene& scene,
+                             const WifiHelper& wifi,
+                             const YansWifiPhyHelper& phy,
+                             WifiMacHelper& mac) {
+                              mac.SetType("ns3::AdhocWifiMac");
+                              return wifi.Install(phy, mac, ServerAndClients(scene));
+                          });
     if (m_staticArp && !s.flowNetwork)
     {
         // See SetStaticArp(): no broadcast ARP requests to collide.
         FlPopulateArpCaches(s.devices);
     }
     return s;
-}
-
-NetDeviceContainer
-FlWifiAdhocSceneHelper::InstallDevices(const FlScene& scene,
-                                       const WifiHelper& wifi,
-                                       const YansWifiPhyHelper& phy,
-                                       WifiMacHelper& mac) const
-{
-    mac.SetType("ns3::AdhocWifiMac");
-    return wifi.Install(phy, mac, ServerAndClients(scene));
 }
 
 // ------------------------------------------------------------------------------------- CSMA

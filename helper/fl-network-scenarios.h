@@ -55,13 +55,15 @@ struct FlScene
     /**
      * The access-network devices the helper created: for CSMA, Wi-Fi ad hoc and Wi-Fi
      * infrastructure the server's (for the BSS, the AP's) device first, then the clients' in order;
+     * for the Wi-Fi ESS the A APs' devices, then the clients' in order;
      * for the point-to-point star the server's and the client's device of each link in turn (server
      * 0, client 0, server 1, client 1, ...); for LTE the eNB's device first, then the UEs' in
      * order.
      */
     NetDeviceContainer devices;
     Ipv4InterfaceContainer clientInterfaces; ///< the clients' IPv4 interfaces, in order
-    NodeContainer infrastructure;         ///< other nodes of the scene (LTE: the eNB and the PGW)
+    /// other nodes of the scene (LTE: the eNB and the PGW; Wi-Fi ESS: the APs)
+    NodeContainer infrastructure;
     Ptr<LteHelper> lteHelper;             ///< LTE scenes only: the LTE helper
     Ptr<PointToPointEpcHelper> epcHelper; ///< LTE scenes only: the EPC helper
     /**
@@ -313,8 +315,9 @@ class FlWifiSceneHelperBase : public FlRadioSceneHelperBase
      */
     void SetBlockAckWorkaround(bool enable);
     /**
-     * Fixes the random streams of the scene's Wi-Fi devices and Internet stacks (positions
-     * come from kFlPositionStream at Build).
+     * Fixes the random streams of the scene's Wi-Fi devices and Internet stacks, the server's
+     * and clients' first, then those of FlScene::infrastructure (the ESS's APs; positions come
+     * from kFlPositionStream at Build).
      * @return the number of streams used
      */
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
@@ -322,23 +325,36 @@ class FlWifiSceneHelperBase : public FlRadioSceneHelperBase
   protected:
     /// @param name the helper's class name
     explicit FlWifiSceneHelperBase(const char* name);
-    /// Creates the nodes, devices (InstallDevices), mobility, Internet stack and addresses.
-    FlScene BuildWifi(uint32_t numClients) const;
+    /**
+     * Installs the Wi-Fi devices on scene.serverNode and scene.clients, given the Wi-Fi helper
+     * (standard and rate manager set), the PHY helper (channel set) and the MAC helper (ack
+     * manager set; the installer sets the MAC type); returns the server's device first, then
+     * the clients' in order.
+     */
+    using DeviceInstaller = std::function<NetDeviceContainer(const FlScene&,
+                                                             const WifiHelper&,
+                                                             const YansWifiPhyHelper&,
+                                                             WifiMacHelper&)>;
+    /**
+     * One cell on one channel: creates the nodes, devices (`install`), mobility, Internet stack
+     * and addresses.
+     */
+    FlScene BuildWifi(uint32_t numClients, const DeviceInstaller& install) const;
+    /**
+     * The building blocks of a Wi-Fi cell: sets `wifi`'s standard and rate manager and `mac`'s
+     * ack manager (first half of the block-ack workaround) from the settings.
+     * @return the channel settings of the standard ("{number, width, band, 0}")
+     */
+    std::string ConfigureWifi(WifiHelper& wifi, WifiMacHelper& mac) const;
+    /**
+     * A PHY helper on a new YANS channel (log-distance path loss, YansWifiChannelHelper::Default),
+     * tuned to `channel`: the devices installed with it hear each other and nobody else.
+     */
+    static YansWifiPhyHelper NewChannelPhy(const std::string& channel);
+    /// Second half of the block-ack workaround on the installed devices (if it is on).
+    void FinishWifiDevices(const NetDeviceContainer& devices) const;
 
   private:
-    /**
-     * Installs the Wi-Fi devices on scene.serverNode and scene.clients.
-     * @param scene the scene's nodes
-     * @param wifi the Wi-Fi helper, standard and rate manager set
-     * @param phy the PHY helper, channel set
-     * @param mac the MAC helper, ack manager set; the subclass sets the MAC type
-     * @return the server's device first, then the clients' in order
-     */
-    virtual NetDeviceContainer InstallDevices(const FlScene& scene,
-                                              const WifiHelper& wifi,
-                                              const YansWifiPhyHelper& phy,
-                                              WifiMacHelper& mac) const = 0;
-
     std::string m_standard;    ///< see SetStandard
     std::string m_rateManager; ///< see SetRateManager
     bool m_blockAckWorkaround; ///< see SetBlockAckWorkaround
@@ -355,12 +371,66 @@ class FlWifiScenarioHelper : public FlWifiSceneHelperBase
     FlWifiScenarioHelper();
     /// Creates the nodes, devices, mobility, Internet stack and addresses.
     FlScene Build(uint32_t numStations) const;
+};
+
+/**
+ * \ingroup fl
+ * Builds an 802.11 extended service set (ESS): A access points, each its own BSS (SSID
+ * "fl-ess-<a>", its own YANS channel object, so that no cell hears another, as if each AP had a
+ * channel of its own), wired to the server's node by one point-to-point link each; the server is
+ * on no AP. Client i is a station of AP (i mod A) (the clients are dealt to the APs in turn, so
+ * that every AP serves floor(N / A) or one more), placed uniformly at random on a disc of the
+ * scene's radius (10 m by default) around its AP, the offsets drawn in client order from
+ * kFlPositionStream (or where the user's PositionAllocator says, SetPositionAllocator). The APs
+ * stand on a square grid of ceil(sqrt(A)) columns, SetApSpacing apart (default 1,000 m: the
+ * cells are separate by their channels anyway). Point-to-point links, not one CSMA backbone:
+ * each AP's traffic to and from the server has its own full-duplex link (default 1 Gb/s,
+ * 100 us), as an AP's port on a switch, so that the backbone is never the bottleneck the
+ * radio cells are meant to be.
+ *
+ * Addresses: cell a is 10.(a + 1).0.0/16, its AP 10.(a + 1).0.1 and its stations from
+ * 10.(a + 1).0.2 on in client order; backbone link a is the a-th /30 of 172.16.0.0/16 (the
+ * server's address first, then the AP's). FlScene::serverAddress is the server's address on
+ * link 0; the server reaches the other addresses of its node too. Static routes (the tree needs
+ * no routing protocol, and ns-3's global routing would compute shortest paths from every node
+ * of the process): each station's default route is its AP, each AP's is the server, and the
+ * server routes cell a over link a.
+ *
+ * FlScene: `devices` holds the A APs' Wi-Fi devices (AP 0 first), then the N stations' in
+ * client order (client i is devices.Get(A + i)); the backbone's point-to-point devices are not
+ * in it (they draw no random numbers). `infrastructure` holds the A AP nodes in AP order. The
+ * link state (FlSceneLinkState) of client i is what its own AP's PHY received from it. The
+ * same settings as the BSS (standard, rate manager, radius, block-ack workaround, the stations'
+ * MaxMissedBeacons kFlMaxMissedBeacons); packet fidelity only.
+ */
+class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
+{
+  public:
+    FlWifiEssSceneHelper();
+    /// Number of access points (BSSs), 1 to 250 (default 2); Build(n) needs at least as many
+    /// clients.
+    void SetAccessPoints(uint32_t count);
+    /// Distance between neighbouring APs on the grid [m] (>= 0; default 1,000 m).
+    void SetApSpacing(double meters);
+    /// Data rate of each AP's link to the server (> 0; default 1 Gb/s).
+    void SetBackboneDataRate(DataRate rate);
+    /// Propagation delay of each AP's link to the server (>= 0; default 100 us).
+    void SetBackboneDelay(Time delay);
+    /**
+     * Creates the server, AP and client nodes, the devices, the backbone, mobility, Internet
+     * stacks, addresses and routes. Throws fl::ConfigError naming SetAccessPoints if there are
+     * more APs than clients, naming SetFidelity in flow fidelity (the flow-level model has no
+     * ESS).
+     */
+    FlScene Build(uint32_t numClients) const;
+    /// The AP of client `client` in an ESS of `accessPoints` APs: client mod accessPoints.
+    static uint32_t ApOf(uint32_t client, uint32_t accessPoints);
 
   private:
-    NetDeviceContainer InstallDevices(const FlScene& scene,
-                                      const WifiHelper& wifi,
-                                      const YansWifiPhyHelper& phy,
-                                      WifiMacHelper& mac) const override;
+    uint32_t m_aps;          ///< see SetAccessPoints
+    double m_apSpacing;      ///< see SetApSpacing
+    DataRate m_backboneRate; ///< see SetBackboneDataRate
+    Time m_backboneDelay;    ///< see SetBackboneDelay
 };
 
 /**
@@ -446,11 +516,6 @@ class FlWifiAdhocSceneHelper : public FlWifiSceneHelperBase
     FlScene Build(uint32_t numClients) const;
 
   private:
-    NetDeviceContainer InstallDevices(const FlScene& scene,
-                                      const WifiHelper& wifi,
-                                      const YansWifiPhyHelper& phy,
-                                      WifiMacHelper& mac) const override;
-
     bool m_staticArp; ///< see SetStaticArp
 };
 

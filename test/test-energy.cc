@@ -451,7 +451,8 @@ TEST(RadioEnergyDeathTest, ClearErrorsOnMisuse)
         FlPointToPointStarHelper star;
         FlScene scene = star.Build(2);
         Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
-        EXPECT_DEATH(meter->InstallWifi(scene), "not the server's followed by one per client");
+        EXPECT_DEATH(meter->InstallWifi(scene),
+                     "not the server.s .or the access points.. followed by one per client");
     }
     Simulator::Destroy();
     {

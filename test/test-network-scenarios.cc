@@ -6,25 +6,29 @@
  * models bit-identical to those of a Wi-Fi run with the same seeds. The layout of the Wi-Fi
  * infrastructure scene, and the settings checks the helpers share.
  */
+#include "fl-test-config-error.h"
 #include "fl-test-task.h"
 
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/core-module.h"
+#include "ns3/fl-energy-helper.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-ns3-compat.h"
-#include "ns3/learning-monitor.h"
+#include "ns3/fl-stock-baseline.h"
 #include "ns3/ipv4.h"
+#include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
-#include "ns3/lte-ue-net-device.h"
 #include "ns3/lte-spectrum-phy.h"
+#include "ns3/lte-ue-net-device.h"
 #include "ns3/lte-ue-phy.h"
-#include "ns3/packet-burst.h"
-#include "ns3/mobility-model.h"
-#include "ns3/rectangle.h"
 #include "ns3/mobility-helper.h"
+#include "ns3/mobility-model.h"
+#include "ns3/packet-burst.h"
 #include "ns3/partition.h"
 #include "ns3/position-allocator.h"
+#include "ns3/rectangle.h"
+#include "ns3/sta-wifi-mac.h"
 #include "ns3/synthetic-data.h"
 #include "ns3/wifi-mac.h"
 #include "ns3/wifi-net-device.h"
@@ -421,6 +425,156 @@ TEST(NetworkScenes, WiredSizesAndSeedsRunToTheirEnd)
         FlPointToPointStarHelper::AssignStreams(s, 100);
         return s;
     });
+}
+
+namespace
+{
+
+/// An ESS of `aps` APs and n clients, its streams fixed.
+FlScene
+BuildEss(uint32_t n, uint32_t aps)
+{
+    FlWifiEssSceneHelper h;
+    h.SetAccessPoints(aps);
+    FlScene s = h.Build(n);
+    FlWifiEssSceneHelper::AssignStreams(s, 100);
+    return s;
+}
+
+/// The BSSID a station's MAC is associated with.
+Mac48Address
+BssidOf(Ptr<NetDevice> device)
+{
+    Ptr<WifiMac> mac = DynamicCast<WifiNetDevice>(device)->GetMac();
+#if FL_NS3_VERSION >= 337
+    return mac->GetBssid(0);
+#else
+    return mac->GetBssid();
+#endif
+}
+
+} // namespace
+
+TEST(NetworkScenes, WifiEssSizesAndSeedsRunToTheirEnd)
+{
+    SweepSizesAndSeeds("Wi-Fi ESS", {2U, 9U, 31U}, [](uint32_t n) {
+        return BuildEss(n, std::min(n, 3U));
+    });
+}
+
+// An ESS of 3 APs x 4 stations: the layout of FlScene (the APs' devices, then the clients' in
+// order), the stations around their own AP (client i on AP i mod 3), each associated with its
+// own AP's BSSID and addressed in its cell's subnet; every client reaches the server and back
+// (stock ns-3's exchange over TCP), the link state is each client's own AP's view, and the
+// energy meter measures the stations.
+TEST(NetworkScenes, WifiEssLayoutAssociationRoutesAndLinkState)
+{
+    const uint32_t n = 12;
+    const uint32_t aps = 3;
+    const double radius = 6.0;
+    const double spacing = 500.0;
+    {
+        FlWifiEssSceneHelper h;
+        h.SetAccessPoints(aps);
+        h.SetRadius(radius);
+        h.SetApSpacing(spacing);
+        FlScene s = h.Build(n);
+        FlWifiEssSceneHelper::AssignStreams(s, 100);
+        ASSERT_EQ(s.clients.GetN(), n);
+        ASSERT_EQ(s.infrastructure.GetN(), aps);
+        ASSERT_EQ(s.devices.GetN(), aps + n);
+        ASSERT_EQ(s.clientInterfaces.GetN(), n);
+        EXPECT_EQ(s.serverAddress, Ipv4Address("172.16.0.1"));
+        EXPECT_FALSE(s.serverNode->GetObject<MobilityModel>()); // wired, no radio
+        // the APs on a grid of ceil(sqrt(3)) = 2 columns
+        const Vector apAt[] = {{0, 0, 0}, {spacing, 0, 0}, {0, spacing, 0}};
+        for (uint32_t a = 0; a < aps; ++a)
+        {
+            EXPECT_EQ(s.devices.Get(a)->GetNode(), s.infrastructure.Get(a));
+            EXPECT_EQ(DynamicCast<WifiNetDevice>(s.devices.Get(a))->GetMac()->GetInstanceTypeId(),
+                      TypeId::LookupByName("ns3::ApWifiMac"));
+            const Vector p = s.infrastructure.Get(a)->GetObject<MobilityModel>()->GetPosition();
+            EXPECT_EQ(CalculateDistance(p, apAt[a]), 0.0) << a;
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const uint32_t a = FlWifiEssSceneHelper::ApOf(i, aps);
+            EXPECT_EQ(a, i % aps);
+            EXPECT_EQ(s.devices.Get(aps + i)->GetNode(), s.clients.Get(i)) << i;
+            const Vector p = s.clients.Get(i)->GetObject<MobilityModel>()->GetPosition();
+            EXPECT_LE(CalculateDistance(p, apAt[a]), radius) << i;
+            // cell a is 10.(a + 1).0.0/16, the AP .1, its stations from .2 in client order
+            const uint32_t expected = (10u << 24) | ((a + 1) << 16) | (2 + i / aps);
+            EXPECT_EQ(s.clientInterfaces.GetAddress(i), Ipv4Address(expected)) << i;
+        }
+        Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
+        meter->InstallWifi(s);
+        ASSERT_EQ(meter->GetN(), n);
+
+        // Association: every station with its own AP.
+        Simulator::Stop(Seconds(0.9));
+        Simulator::Run();
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<StaWifiMac> sta = DynamicCast<StaWifiMac>(
+                DynamicCast<WifiNetDevice>(s.devices.Get(aps + i))->GetMac());
+            ASSERT_TRUE(sta);
+            EXPECT_TRUE(sta->IsAssociated()) << i;
+            const Mac48Address ap = Mac48Address::ConvertFrom(s.devices.Get(i % aps)->GetAddress());
+            EXPECT_EQ(BssidOf(s.devices.Get(aps + i)), ap) << i;
+            EXPECT_TRUE(std::isnan(FlGetSceneLinkState(s.serverNode)->Get(i).rateBps)) << i;
+        }
+        // Routes: every client downloads from the server and uploads to it.
+        const FlStockExchangeResult r = FlRunStockExchange(s, 20000, Seconds(1.0), Seconds(30));
+        EXPECT_TRUE(r.complete);
+        EXPECT_EQ(r.uploadsStarted, n);
+        Ptr<FlSceneLinkState> links = FlGetSceneLinkState(s.serverNode);
+        ASSERT_TRUE(links);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const FlLinkState st = links->Get(i);
+            EXPECT_GT(st.rateBps, 6e6) << i; // 802.11n, 20 MHz: MCS 0 to 7
+            EXPECT_LE(st.rateBps, 65e6) << i;
+            EXPECT_GT(st.snrDb, 20.0) << i; // within 6 m of its AP
+            EXPECT_GT(meter->GetRadioEnergy(i), 0.0) << i;
+        }
+    }
+    Simulator::Destroy();
+}
+
+// FedAvg over 3 APs x 4 stations, TCP and UDP: every round with every client.
+TEST(NetworkScenes, WifiEssFedAvgEveryRoundEveryClientTcpAndUdp)
+{
+    const uint32_t n = 12;
+    auto task = MakeTask(n);
+    for (const char* transport : {"tcp", "udp"})
+    {
+        SceneRun run = RunFedAvg(
+            task,
+            2,
+            [n] { return BuildEss(n, 3); },
+            transport);
+        SCOPED_TRACE(transport);
+        ExpectEveryRoundWithEveryClient(run, 2, n);
+    }
+}
+
+// Settings the ESS cannot build stop with the setting named.
+TEST(NetworkScenes, WifiEssErrors)
+{
+    FlWifiEssSceneHelper h;
+    fltest::ExpectConfigError([&h] { h.SetAccessPoints(0); },
+                              "FlWifiEssSceneHelper::SetAccessPoints");
+    fltest::ExpectConfigError([&h] { h.SetAccessPoints(251); },
+                              "FlWifiEssSceneHelper::SetAccessPoints");
+    fltest::ExpectConfigError([&h] { h.SetApSpacing(-1.0); }, "FlWifiEssSceneHelper::SetApSpacing");
+    h.SetAccessPoints(4);
+    fltest::ExpectConfigError([&h] { h.Build(3); },
+                              "FlWifiEssSceneHelper::SetAccessPoints",
+                              {"4 access points for 3 clients"});
+    h.SetFidelity(FlFidelity::Flow);
+    fltest::ExpectConfigError([&h] { h.Build(8); }, "FlWifiEssSceneHelper::SetFidelity");
+    Simulator::Destroy();
 }
 
 // A BSS larger than the 8 stations whose simultaneous association ns-3.35's AP survived: every
