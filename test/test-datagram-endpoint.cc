@@ -1358,8 +1358,8 @@ TEST(FlDatagramEndpoint, RetransmitReceiverLearnsASlowPeersPace)
         // one message after the other: each is sent when the previous one was delivered
         for (uint32_t i = 0; i < msgs.size(); ++i)
         {
-            Simulator::Schedule(Seconds(10.0 * i),
-                                [&net, &msgs, i] { net.a->Send(net.addrB, i, msgs[i]); });
+            FlSchedule(Seconds(10.0 * i),
+                       [&net, &msgs, i]() { net.a->Send(net.addrB, i, msgs[i]); });
         }
         Simulator::Stop(Seconds(60));
         Simulator::Run();
@@ -1375,6 +1375,35 @@ TEST(FlDatagramEndpoint, RetransmitReceiverLearnsASlowPeersPace)
         EXPECT_EQ(net.nacksAtA.size(), 1u);
         EXPECT_EQ(sa.probes, 0u);
         EXPECT_LE(sa.chunksRetransmitted, 4u); // what that one NACK asked for
+    }
+    Simulator::Destroy();
+}
+
+// A sender whose messages are acknowledged 0.6 s after they left (0.3 s each way; the ACK
+// timeout is 200 ms): the first message is probed twice before its ACK (ambiguous, no sample:
+// Karn's rule), so the next one waits 4 x 200 ms, is acknowledged unprobed and gives the first
+// sample (0.6 s: the timeout becomes 0.6 + 4 x 0.3 = 1.8 s); no later message is probed. With
+// a fixed timeout every message was probed twice.
+TEST(FlDatagramEndpoint, RetransmitSenderLearnsItsPeersFeedbackDelay)
+{
+    {
+        const FlDatagramConfig cfg; // the defaults
+        TwoNodes net(cfg, cfg);
+        net.devA->GetChannel()->SetAttribute("Delay", TimeValue(MilliSeconds(300)));
+        std::vector<Bytes> msgs;
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            msgs.push_back(RawMessage(1000, 40 + i)); // one chunk each
+            FlSchedule(Seconds(10.0 * i),
+                       [&net, &msgs, i]() { net.a->Send(net.addrB, i, msgs[i]); });
+        }
+        Simulator::Stop(Seconds(60));
+        Simulator::Run();
+        ASSERT_EQ(net.atB.size(), msgs.size());
+        const FlDatagramStats& sa = net.a->Stats();
+        EXPECT_EQ(sa.messagesAcked, msgs.size());
+        EXPECT_EQ(sa.probes, 2u);
+        EXPECT_EQ(sa.messagesUnacked, 0u);
     }
     Simulator::Destroy();
 }

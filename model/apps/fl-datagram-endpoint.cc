@@ -255,6 +255,17 @@ struct FlDatagramEndpoint::Impl
         std::vector<uint64_t> retxQueued; ///< bit i: chunk i is in the retransmission queue
         uint32_t probes{0};               ///< probes since the last feedback
         EventId ackEvent;                 ///< ACK timeout (Retransmit)
+        Time lastSent;     ///< when its latest datagram other than a probe left (Retransmit)
+        bool heard{false}; ///< feedback about it came (Retransmit)
+    };
+
+    /// What a sender learned of the feedback delay of one peer (Retransmit).
+    struct AckTiming
+    {
+        /// last first transmission of a message -> its first feedback, for messages that
+        /// needed no probe before it (Karn's rule: a probed one is ambiguous)
+        FlDelayEstimate delay;
+        uint32_t backoff{0}; ///< probes the latest message needed before feedback, since a sample
     };
 
     /// A retransmission (or probe) waiting in the queue.
@@ -394,6 +405,10 @@ struct FlDatagramEndpoint::Impl
                 {
                     ++Stats().probes;
                 }
+                else
+                {
+                    m.lastSent = Simulator::Now();
+                }
                 sent = true;
                 Dequeued(it, size);
             }
@@ -407,6 +422,7 @@ struct FlDatagramEndpoint::Impl
                 }
                 Outgoing& m = it->second;
                 size = SendChunk(m, m.nextFirst, 0);
+                m.lastSent = Simulator::Now();
                 ++Stats().chunksSent;
                 ++Tally(sentTally, m.round)[m.to];
                 if (++m.nextFirst == m.chunkCount)
@@ -528,10 +544,55 @@ struct FlDatagramEndpoint::Impl
     void ArmAck(Outgoing& m)
     {
         m.ackEvent.Cancel();
-        m.ackEvent = Simulator::Schedule(Wait(Config().ackTimeout, m.probes),
-                                         &Impl::OnAckTimeout,
-                                         this,
-                                         m.id);
+        m.ackEvent =
+            Simulator::Schedule(Wait(AckBase(m.to), m.probes), &Impl::OnAckTimeout, this, m.id);
+    }
+
+    /**
+     * Retransmit: the ACK timeout for messages to `to`, stretched to the peer's feedback delay
+     * (FlDelayEstimate: smoothed + 4 variations) and doubled for each probe the latest message
+     * to it needed before any feedback, while no new sample came (as TCP keeps a backed-off
+     * retransmission timer until a new measurement, RFC 6298, section 5.7); at most
+     * kFlMaxAdaptiveTimeout x ackTimeout. The configured one otherwise.
+     */
+    Time AckBase(const Address& to) const
+    {
+        const Time base = Config().ackTimeout;
+        if (Config().holePolicy != FlHolePolicy::Retransmit)
+        {
+            return base;
+        }
+        auto it = acks.find(to);
+        // a peer not heard from yet: what the others' feedback took (peers of one cell alike)
+        const AckTiming& t = it != acks.end() && it->second.delay.valid ? it->second : pooledAck;
+        const uint32_t backoff = it != acks.end() ? it->second.backoff : 0;
+        const Time adapted = std::max(base, Seconds(t.delay.Timeout())) *
+                             (int64_t{1} << std::min<uint32_t>(backoff, 4));
+        return std::min(adapted, base * static_cast<int64_t>(kFlMaxAdaptiveTimeout));
+    }
+
+    /// Retransmit: the first feedback about `m` came now (a sample of its peer's feedback
+    /// delay, unless probes went out before it).
+    void NoteFeedback(Outgoing& m)
+    {
+        if (m.heard || Config().holePolicy != FlHolePolicy::Retransmit ||
+            m.nextFirst < m.chunkCount)
+        {
+            return;
+        }
+        m.heard = true;
+        AckTiming& t = acks[m.to];
+        if (m.probes == 0)
+        {
+            const double sample = (Simulator::Now() - m.lastSent).GetSeconds();
+            t.delay.Add(sample);
+            pooledAck.delay.Add(sample);
+            t.backoff = 0;
+        }
+        else
+        {
+            t.backoff = m.probes;
+        }
     }
 
     /**
@@ -546,11 +607,9 @@ struct FlDatagramEndpoint::Impl
             return base;
         }
         auto it = gaps.find(from);
-        if (it == gaps.end())
-        {
-            return base;
-        }
-        const Time adapted = Seconds(it->second.Timeout());
+        // a peer whose pace is not known yet: the others' (peers of one cell alike)
+        const FlDelayEstimate& e = it != gaps.end() ? it->second : pooledGap;
+        const Time adapted = Seconds(e.Timeout());
         return std::min(std::max(base, adapted),
                         base * static_cast<int64_t>(kFlMaxAdaptiveTimeout));
     }
@@ -567,6 +626,7 @@ struct FlDatagramEndpoint::Impl
         if (m.anyFirst)
         {
             gaps[from].Add((now - m.lastFirst).GetSeconds());
+            pooledGap.Add((now - m.lastFirst).GetSeconds());
         }
         m.anyFirst = true;
         m.lastFirst = now;
@@ -594,7 +654,12 @@ struct FlDatagramEndpoint::Impl
             Forget(it); // no NACK came: nothing more to do for it
             return;
         }
-        if (m.probes >= Config().retryLimit)
+        // A probe must reach its receiver while it still remembers the message, should it have
+        // completed it (ClosedRetention after completion, which came after the message's
+        // latest datagram other than a probe): half of that is left for the network.
+        const bool pastHorizon = Config().holePolicy == FlHolePolicy::Retransmit &&
+                                 Simulator::Now() - m.lastSent > closedRetention / 2;
+        if (m.probes >= Config().retryLimit || pastHorizon)
         {
             NS_LOG_LOGIC("message " << id << " unacknowledged after " << m.probes << " probes");
             ++Stats().messagesUnacked;
@@ -714,6 +779,7 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         Outgoing& m = it->second;
+        NoteFeedback(m);
         if (fb.type == fl::FeedbackType::Ack)
         {
             NS_LOG_LOGIC("message " << m.id << " acknowledged");
@@ -1030,6 +1096,9 @@ struct FlDatagramEndpoint::Impl
     std::map<uint32_t, std::map<uint32_t, uint64_t>> receivedTally; ///< round -> sender -> chunks
     std::map<Address, uint32_t> peerIds; ///< sender id of the chunks from each address
     std::map<Address, FlDelayEstimate> gaps; ///< Retransmit: pace of each peer's chunks
+    std::map<Address, AckTiming> acks;       ///< Retransmit: feedback delay of each peer
+    FlDelayEstimate pooledGap; ///< Retransmit: every peer's gaps, for peers without any yet
+    AckTiming pooledAck;       ///< Retransmit: every peer's feedback delays, likewise
 
     // sending
     std::map<uint32_t, Outgoing> out; ///< by message id
