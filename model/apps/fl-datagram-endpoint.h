@@ -72,7 +72,8 @@ struct FlDatagramConfig
     /**
      * Retransmit only, sender side: if neither an ACK nor a NACK came this long after the last
      * chunk of a message (or of a retransmission) went out, the last chunk is sent again as a
-     * probe (so that a receiver that got nothing opens the message and NACKs the rest).
+     * probe (so that a receiver that got nothing opens the message and NACKs the rest). Longer
+     * for a peer whose feedback takes longer (FlDelayEstimate).
      */
     Time ackTimeout{MilliSeconds(200)};
     /// Retransmit: NACK rounds in a row without a new chunk arriving in between, and probes in a
@@ -119,11 +120,14 @@ Time FlRetryBudget(Time base, uint32_t attempts);
 /**
  * \ingroup fl
  * A smoothed delay and its variation, estimated as TCP estimates its round-trip time (RFC 6298,
- * section 2, with alpha = 1/8, beta = 1/4 and K = 4), in seconds. The Retransmit policy's
- * receiver keeps one per peer for the gaps between the first transmissions of a message's
- * chunks: its reassembly timeout is max(reassemblyTimeout, Timeout()), at most
- * kFlMaxAdaptiveTimeout x reassemblyTimeout, so that a peer whose chunks come slowly (queued
- * behind a loaded LTE uplink, a slow link) is not asked for chunks still on their way.
+ * section 2, with alpha = 1/8, beta = 1/4 and K = 4), in seconds. With the Retransmit policy
+ * a receiver keeps one per peer for the gaps between the first transmissions of a message's
+ * chunks (its reassembly timeout is max(reassemblyTimeout, Timeout()), at most
+ * kFlMaxAdaptiveTimeout x reassemblyTimeout), so that a peer whose chunks come slowly (queued
+ * behind a loaded LTE uplink, a slow link) is not asked for chunks still on their way; a sender
+ * keeps one per peer for the delay from a message's last first transmission to its first
+ * feedback (messages probed before it give none: Karn's rule), its ACK timeout likewise. A
+ * peer without a sample yet starts from the estimate of all the endpoint's peers.
  */
 struct FlDelayEstimate
 {
@@ -141,7 +145,7 @@ struct FlDelayEstimate
     double Timeout() const;
 };
 
-/// Largest factor by which a peer's delay estimate stretches the reassembly timeout.
+/// Largest factor by which a peer's delay estimate stretches the reassembly or ACK timeout.
 constexpr uint32_t kFlMaxAdaptiveTimeout = 16;
 
 /**
