@@ -8,7 +8,8 @@
  *
  *   fl-scale-run --run=fedavg --scene=csma --clients=100 --rounds=10 --transport=udp
  *   fl-scale-run --run=stock --scene=wifi --clients=100
- *   fl-scale-run --run=fedavg --scene=wifi --aps=10 --clients=1000 --rounds=10
+ *   fl-scale-run --run=fedavg --scene=wifi --aps=100 --clients=1000 --rounds=10
+ *   fl-scale-run --run=fedavg --scene=csma --switched --clients=1000 --rounds=10
  */
 
 #include "fl-example-common.h"
@@ -27,31 +28,49 @@ using namespace ns3;
 namespace
 {
 
-/// Builds the scene `kind` with N clients (wifi, csma or lte; Wi-Fi as one BSS, or an ESS of
-/// `aps` > 1 access points; LTE with UE CQI reports every `cqiPeriodMs`).
-FlScene
-BuildScene(const std::string& kind, uint32_t n, uint32_t cqiPeriodMs, uint32_t aps)
+/// The scene's flags.
+struct SceneOptions
 {
-    if (kind == "wifi" && aps > 1)
+    std::string kind{"wifi"};  ///< wifi, csma or lte
+    uint32_t cqiPeriodMs{0};   ///< LTE: the UEs' CQI period (0: the scene's)
+    uint32_t aps{1};           ///< Wi-Fi: one BSS, or an ESS of aps > 1 access points
+    bool switched{false};      ///< CSMA: a switched LAN instead of one shared segment
+    uint32_t switchQueue{100}; ///< CSMA switched: each port's queue [packets]
+
+    /// "wifi (ESS of 10 APs)", "csma (switched)", ...
+    std::string Describe() const
+    {
+        return kind + (aps > 1 ? " (ESS of " + std::to_string(aps) + " APs)" : "") +
+               (switched ? " (switched)" : "");
+    }
+};
+
+/// Builds the scene with N clients.
+FlScene
+BuildScene(const SceneOptions& sc, uint32_t n)
+{
+    if (sc.kind == "wifi" && sc.aps > 1)
     {
         FlWifiEssSceneHelper ess;
-        ess.SetAccessPoints(aps);
+        ess.SetAccessPoints(sc.aps);
         return ess.Build(n);
     }
-    if (kind == "wifi")
+    if (sc.kind == "wifi")
     {
         FlWifiScenarioHelper wifi;
         return wifi.Build(n);
     }
-    if (kind == "csma")
+    if (sc.kind == "csma")
     {
         FlCsmaSceneHelper csma;
+        csma.SetSwitched(sc.switched);
+        csma.SetSwitchPortQueueSize(QueueSize(QueueSizeUnit::PACKETS, sc.switchQueue));
         return csma.Build(n);
     }
     FlLteSceneHelper lte;
-    if (cqiPeriodMs > 0)
+    if (sc.cqiPeriodMs > 0)
     {
-        lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
+        lte.SetCqiPeriodicity(MilliSeconds(sc.cqiPeriodMs));
     }
     return lte.Build(n);
 }
@@ -72,11 +91,7 @@ AssignSceneStreams(const std::string& kind, const FlScene& scene, int64_t stream
 
 /// FedAvg on the scene, as fl-fedavg-wifi and fl-fedavg-lte run it.
 int
-RunFedAvgScene(flexample::FedAvgOptions o,
-               const std::string& sceneKind,
-               uint32_t cqiPeriodMs,
-               uint32_t aps,
-               bool energy)
+RunFedAvgScene(flexample::FedAvgOptions o, const SceneOptions& sc, bool energy)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     std::shared_ptr<fl::LearningTask> task = flexample::BuildFedAvgTask(o);
@@ -84,13 +99,11 @@ RunFedAvgScene(flexample::FedAvgOptions o,
     {
         return 2;
     }
-    std::cout << "fl-scale-run: FedAvg, " << sceneKind
-              << (aps > 1 ? " (ESS of " + std::to_string(aps) + " APs)" : "") << ", " << o.clients
-              << " clients, " << o.rounds << " rounds, " << o.transport << "; " << task->Describe()
-              << std::endl;
-    FlScene scene = BuildScene(sceneKind, o.clients, cqiPeriodMs, aps);
+    std::cout << "fl-scale-run: FedAvg, " << sc.Describe() << ", " << o.clients << " clients, "
+              << o.rounds << " rounds, " << o.transport << "; " << task->Describe() << std::endl;
+    FlScene scene = BuildScene(sc, o.clients);
     Ptr<FlRadioEnergyMeter> meter;
-    if (energy && sceneKind == "wifi")
+    if (energy && sc.kind == "wifi")
     {
         meter = Create<FlRadioEnergyMeter>();
         meter->InstallWifi(scene);
@@ -102,7 +115,7 @@ RunFedAvgScene(flexample::FedAvgOptions o,
         scene.serverNode,
         scene.clients,
         scene.serverAddress,
-        [&scene, &sceneKind](int64_t s) { return AssignSceneStreams(sceneKind, scene, s); },
+        [&scene, &sc](int64_t s) { return AssignSceneStreams(sc.kind, scene, s); },
         wallStart,
         meter ? std::function<double(uint32_t)>(
                     [meter](uint32_t client) { return meter->GetRadioEnergy(client); })
@@ -111,20 +124,14 @@ RunFedAvgScene(flexample::FedAvgOptions o,
 
 /// Stock ns-3 on the same scene: one exchange with ns-3's own applications (FlRunStockExchange).
 int
-RunStockScene(const std::string& sceneKind,
-              uint32_t n,
-              uint32_t cqiPeriodMs,
-              uint32_t aps,
-              uint64_t bytes)
+RunStockScene(const SceneOptions& sc, uint32_t n, uint64_t bytes)
 {
     const auto wallStart = std::chrono::steady_clock::now();
-    FlScene scene = BuildScene(sceneKind, n, cqiPeriodMs, aps);
-    AssignSceneStreams(sceneKind, scene, 100);
+    FlScene scene = BuildScene(sc, n);
+    AssignSceneStreams(sc.kind, scene, 100);
     const FlStockExchangeResult r = FlRunStockExchange(scene, bytes);
     Simulator::Destroy();
-    std::cout << "stock ns-3: " << sceneKind
-              << (aps > 1 ? " (ESS of " + std::to_string(aps) + " APs)" : "") << ", " << n
-              << " clients, " << bytes
+    std::cout << "stock ns-3: " << sc.Describe() << ", " << n << " clients, " << bytes
               << " bytes each way: " << (r.complete ? "complete" : "INCOMPLETE")
               << " at t = " << r.simulatedS << " s (" << r.uploadsStarted << " uploads started), "
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count()
@@ -138,11 +145,9 @@ int
 main(int argc, char* argv[])
 {
     std::string run = "fedavg";
-    std::string sceneKind = "wifi";
+    SceneOptions sc;
     bool energy = true;
     uint64_t stockBytes = 0;
-    uint32_t cqiPeriodMs = 0; // the scene's choice
-    uint32_t aps = 1;
     flexample::FedAvgOptions o;
     o.quiet = true;
     o.output = "fl-scale-run.csv";
@@ -153,7 +158,7 @@ main(int argc, char* argv[])
         "(every FedAvg flag applies); --run=stock runs one exchange of the model's bytes with "
         "stock ns-3 applications (BulkSend, PacketSink) on the same scene, the baseline.");
     flags.AddChoice("run", "fedavg or stock", run, {"fedavg", "stock"});
-    flags.AddChoice("scene", "wifi, csma or lte", sceneKind, {"wifi", "csma", "lte"});
+    flags.AddChoice("scene", "wifi, csma or lte", sc.kind, {"wifi", "csma", "lte"});
     flags.AddBool("energy", "--run=fedavg --scene=wifi: measure radio energy", energy);
     flags.AddWhole<uint64_t>("stockBytes",
                              "--run=stock: bytes each way per client (0 = the FedAvg model's "
@@ -163,26 +168,43 @@ main(int argc, char* argv[])
                              "--scene=lte: period of the UEs' downlink CQI reports [ms], 1 to 160 "
                              "(1: ns-3's own); 0: the scene's, 40 ms in its static cell, where "
                              "every period gives the same run",
-                             cqiPeriodMs,
+                             sc.cqiPeriodMs,
                              0,
                              160);
     flags.AddWhole<uint32_t>("aps",
                              "--scene=wifi: access points; 1 is one BSS with the server on its "
                              "AP, A > 1 an ESS of A BSSs wired to the server (client i on AP "
                              "i mod A), at most --clients",
-                             aps,
+                             sc.aps,
                              1,
                              250);
+    flags.AddBool("switched",
+                  "--scene=csma: a switched LAN (every host on its own segment to one Ethernet "
+                  "switch) instead of one shared segment",
+                  sc.switched);
+    flags.AddWhole<uint32_t>("switchQueue",
+                             "--switched: each switch port's output queue [packets] (many "
+                             "clients sending to the server at once overflow its port: TCP "
+                             "incast)",
+                             sc.switchQueue,
+                             1,
+                             1000000);
     flexample::AddFedAvgOptions(flags, o);
     flags.AddCheck([&]() {
-        if (aps > 1 && (sceneKind != "wifi" || aps > o.clients))
+        if (sc.aps > 1 && (sc.kind != "wifi" || sc.aps > o.clients))
         {
             throw fl::ConfigError("--aps",
-                                  std::to_string(aps) + " access points with --scene=" + sceneKind +
-                                      " and " + std::to_string(o.clients) + " clients",
+                                  std::to_string(sc.aps) + " access points with --scene=" +
+                                      sc.kind + " and " + std::to_string(o.clients) + " clients",
                                   "use --aps > 1 with --scene=wifi and at most --clients");
         }
-        if (o.clients > FlLteMaxClients() && sceneKind == "lte")
+        if (sc.switched && sc.kind != "csma")
+        {
+            throw fl::ConfigError("--switched",
+                                  "a switched LAN with --scene=" + sc.kind,
+                                  "use --switched with --scene=csma");
+        }
+        if (o.clients > FlLteMaxClients() && sc.kind == "lte")
         {
             throw fl::ConfigError("--clients",
                                   std::to_string(o.clients) + " exceeds the " +
@@ -197,7 +219,7 @@ main(int argc, char* argv[])
     }
     if (run == "fedavg")
     {
-        return RunFedAvgScene(o, sceneKind, cqiPeriodMs, aps, energy);
+        return RunFedAvgScene(o, sc, energy);
     }
     if (stockBytes == 0)
     {
@@ -208,5 +230,5 @@ main(int argc, char* argv[])
         }
         stockBytes = 4 * task->NumParameters(); // the float32 model
     }
-    return RunStockScene(sceneKind, o.clients, cqiPeriodMs, aps, stockBytes);
+    return RunStockScene(sc, o.clients, stockBytes);
 }

@@ -9,8 +9,11 @@
 #include "fl-test-config-error.h"
 #include "fl-test-task.h"
 
+#include "ns3/bridge-net-device.h"
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/core-module.h"
+#include "ns3/csma-net-device.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/fl-energy-helper.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
@@ -27,6 +30,7 @@
 #include "ns3/packet-burst.h"
 #include "ns3/partition.h"
 #include "ns3/position-allocator.h"
+#include "ns3/queue.h"
 #include "ns3/rectangle.h"
 #include "ns3/sta-wifi-mac.h"
 #include "ns3/synthetic-data.h"
@@ -425,6 +429,160 @@ TEST(NetworkScenes, WiredSizesAndSeedsRunToTheirEnd)
         FlPointToPointStarHelper::AssignStreams(s, 100);
         return s;
     });
+}
+
+namespace
+{
+
+/// A CSMA LAN of n clients, shared or switched, its streams fixed.
+FlScene
+BuildCsmaLan(uint32_t n, bool switched)
+{
+    FlCsmaSceneHelper h;
+    h.SetSwitched(switched);
+    FlScene s = h.Build(n);
+    FlCsmaSceneHelper::AssignStreams(s, 100);
+    return s;
+}
+
+/// Frames a device saw on its segment that were neither from it nor to it (nor broadcast or
+/// multicast): what a switch spares it.
+struct OthersFrames
+{
+    Mac48Address own;
+    uint64_t seen{0};
+    uint64_t others{0};
+
+    void Sniff(Ptr<const Packet> p)
+    {
+        EthernetHeader eth(false);
+        p->Copy()->RemoveHeader(eth);
+        ++seen;
+        const Mac48Address to = eth.GetDestination();
+        if (eth.GetSource() != own && to != own && !to.IsBroadcast() && !to.IsGroup())
+        {
+            ++others;
+        }
+    }
+};
+
+} // namespace
+
+TEST(NetworkScenes, CsmaSwitchedSizesAndSeedsRunToTheirEnd)
+{
+    SweepSizesAndSeeds("CSMA switched", {1U, 30U, 120U}, [](uint32_t n) {
+        return BuildCsmaLan(n, true);
+    });
+}
+
+// A switched LAN of 4 clients: one segment of two devices per host (the host's, then the
+// switch's port), the hosts' devices in FlScene order, the switch a node of the infrastructure
+// (its 5 ports and the bridge); FedAvg runs every round with every client over TCP and UDP; a
+// client's segment carries no frame between other hosts, where the shared segment carries
+// them all.
+TEST(NetworkScenes, CsmaSwitchedLayoutFedAvgAndNoOthersFrames)
+{
+    const uint32_t n = 4;
+    {
+        FlScene s = BuildCsmaLan(n, true);
+        ASSERT_EQ(s.devices.GetN(), n + 1);
+        EXPECT_EQ(s.devices.Get(0)->GetNode(), s.serverNode);
+        ASSERT_EQ(s.infrastructure.GetN(), 1U);
+        Ptr<Node> sw = s.infrastructure.Get(0);
+        for (uint32_t i = 0; i <= n; ++i)
+        {
+            Ptr<Channel> segment = s.devices.Get(i)->GetChannel();
+            ASSERT_EQ(segment->GetNDevices(), 2U) << "host " << i;
+            EXPECT_EQ(segment->GetDevice(1)->GetNode(), sw) << "host " << i;
+            if (i > 0)
+            {
+                EXPECT_EQ(s.devices.Get(i)->GetNode(), s.clients.Get(i - 1));
+            }
+        }
+        uint32_t bridges = 0;
+        for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+        {
+            bridges += DynamicCast<BridgeNetDevice>(sw->GetDevice(d)) ? 1 : 0;
+        }
+        EXPECT_EQ(bridges, 1U);
+        for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+        {
+            if (Ptr<CsmaNetDevice> port = DynamicCast<CsmaNetDevice>(sw->GetDevice(d)))
+            {
+                EXPECT_EQ(port->GetQueue()->GetMaxSize(),
+                          QueueSize(QueueSizeUnit::PACKETS, 100)); // ns-3's default
+            }
+        }
+        EXPECT_EQ(sw->GetNDevices(), n + 2);
+        EXPECT_EQ(sw->GetObject<Ipv4>(), nullptr); // a layer-2 switch
+        Simulator::Destroy();
+    }
+    auto task = MakeTask(n);
+    for (const char* transport : {"tcp", "udp"})
+    {
+        SCOPED_TRACE(transport);
+        for (bool switched : {false, true})
+        {
+            OthersFrames sniff;
+            SceneRun run = RunFedAvg(
+                task,
+                2,
+                [n, switched, &sniff] {
+                    FlScene s = BuildCsmaLan(n, switched);
+                    Ptr<NetDevice> d = s.devices.Get(2); // client 1
+                    sniff.own = Mac48Address::ConvertFrom(d->GetAddress());
+                    d->TraceConnectWithoutContext("PromiscSniffer",
+                                                  MakeCallback(&OthersFrames::Sniff, &sniff));
+                    return s;
+                },
+                transport);
+            ExpectEveryRoundWithEveryClient(run, 2, n);
+            EXPECT_GT(sniff.seen, 0U);
+            if (switched)
+            {
+                EXPECT_EQ(sniff.others, 0U);
+            }
+            else
+            {
+                EXPECT_GT(sniff.others, sniff.seen / 2); // the other 3 clients' traffic
+            }
+        }
+    }
+}
+
+// The switch's port queue: the set size on every port; 0 refused, naming the setting.
+TEST(NetworkScenes, CsmaSwitchPortQueueSize)
+{
+    FlCsmaSceneHelper h;
+    fltest::ExpectConfigError([&h] { h.SetSwitchPortQueueSize(QueueSize("0p")); },
+                              "FlCsmaSceneHelper::SetSwitchPortQueueSize");
+    h.SetSwitched(true);
+    h.SetSwitchPortQueueSize(QueueSize("1000p"));
+    FlScene s = h.Build(3);
+    Ptr<Node> sw = s.infrastructure.Get(0);
+    uint32_t ports = 0;
+    for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+    {
+        if (Ptr<CsmaNetDevice> port = DynamicCast<CsmaNetDevice>(sw->GetDevice(d)))
+        {
+            ++ports;
+            EXPECT_EQ(port->GetQueue()->GetMaxSize(), QueueSize("1000p"));
+        }
+    }
+    EXPECT_EQ(ports, 4U);
+    Simulator::Destroy();
+}
+
+// A switched LAN has no flow-level model: the error names the setting.
+TEST(NetworkScenes, CsmaSwitchedFlowFidelityRefused)
+{
+    FlCsmaSceneHelper h;
+    h.SetSwitched(true);
+    h.SetFidelity(FlFidelity::Flow);
+    fltest::ExpectConfigError([&h] { h.Build(3); }, "FlCsmaSceneHelper::SetSwitched");
+    h.SetSwitched(false);
+    EXPECT_TRUE(h.Build(3).flowNetwork);
+    Simulator::Destroy();
 }
 
 namespace

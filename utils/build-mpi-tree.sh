@@ -73,7 +73,7 @@ if [ "$(readlink "$tree/contrib/fl" 2>/dev/null)" != "$here" ]; then
 fi
 
 # 4. configure when the options changed
-modules="fl;mpi;wifi;mesh;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;lte;energy;stats;propagation;network;core"
+modules="fl;mpi;wifi;mesh;spectrum;internet;applications;mobility;flow-monitor;csma;bridge;point-to-point;lte;energy;stats;propagation;network;core"
 options="--build-profile=release --enable-mpi --enable-examples --enable-tests --disable-python --disable-werror --filter-module-examples-and-tests=fl --enable-modules=$modules"
 stamp="$tree/cmake-cache/fl-mpi-configure.txt"
 cd "$tree"

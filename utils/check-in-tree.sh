@@ -79,7 +79,7 @@ mkdir -p "$src/contrib/fl"
 module="$src/contrib/fl"
 tiny="$module/examples/examples-tiny.txt"
 
-modules="fl;wifi;mesh;spectrum;internet;applications;mobility;flow-monitor;csma;point-to-point;lte;energy;stats;propagation;network;core"
+modules="fl;wifi;mesh;spectrum;internet;applications;mobility;flow-monitor;csma;bridge;point-to-point;lte;energy;stats;propagation;network;core"
 examples=()
 while read -r name args; do
   case "$name" in ''|'#'*) continue ;; esac
