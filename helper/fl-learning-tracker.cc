@@ -1024,6 +1024,10 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
             row.computeS = tr->second.computeTime.GetSeconds();
             row.uploadS = (u.arrival - sent).GetSeconds();
         }
+        if (tr != m_trainings.end())
+        {
+            m_trainings.erase(tr); // its update has come: nothing refers to it again
+        }
         if (u.staleness == 0)
         {
             ++fresh;

@@ -269,7 +269,7 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
     /// holes).
     using CanFillHolesCallback = std::function<bool(uint32_t sender, uint32_t round)>;
     /// Rounds whose chunk tallies are kept at most (the latest ones).
-    static constexpr std::size_t kTallyRounds = 64;
+    static constexpr std::size_t kTallyRounds = 8;
     /// Peer id of ChunkTallies for destinations no chunk has come from yet.
     static constexpr uint32_t kUnknownPeer = 0xFFFFFFFFu;
 
