@@ -87,7 +87,7 @@ struct FedAvgOptions
     uint32_t retryLimit = 5;
     double reassemblyTimeoutMs = 100.0;
     double ackTimeoutMs = 200.0;
-    double congestionTargetMs = 100.0;
+    double congestionTargetMs = 0.0;
     // rounds under pressure
     uint32_t clientsPerRound = 0;
     std::string sampling = "uniform";
@@ -363,7 +363,8 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
     flags.AddReal("congestionTargetMs",
                   "UDP retransmit: queueing delay the sender's rate control aims at [ms]: while "
                   "feedback takes longer than its smallest delay plus this, the sending rate "
-                  "drops below --udpPacingMbps (in the spirit of LEDBAT, RFC 6817); 0 = off",
+                  "drops below --udpPacingMbps (in the spirit of LEDBAT, RFC 6817), e.g. 100; "
+                  "0 = off",
                   o.congestionTargetMs,
                   Range::Closed(0.0, 6e4));
     flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);

@@ -1239,6 +1239,9 @@ TEST(FlDatagramEndpoint, InvalidConfigurationNamesTheField)
         c.reassemblyTimeout = Seconds(0);
         expectError(c, "reassemblyTimeout");
         c = FlDatagramConfig();
+        c.congestionTarget = MilliSeconds(-1);
+        expectError(c, "congestionTarget");
+        c = FlDatagramConfig();
         c.retryLimit = kFlMaxRetryLimit + 1;
         expectError(c, "retryLimit");
         c = FlDatagramConfig();
@@ -1574,6 +1577,7 @@ RunBottleneck(Time congestionTarget)
 // rate, 152 with the control; the last message arrives at the same time (27.8 s).
 TEST(FlDatagramEndpoint, RateControlBacksOffBehindABottleneck)
 {
+    EXPECT_TRUE(FlDatagramConfig().congestionTarget.IsZero()); // off unless asked for
     const BottleneckRun off = RunBottleneck(Time());
     const BottleneckRun on = RunBottleneck(MilliSeconds(100));
     std::cout << "fixed rate: " << off.a.chunksRetransmitted << " chunks retransmitted ("

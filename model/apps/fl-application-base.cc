@@ -128,8 +128,9 @@ FlApplicationBase::GetTypeId()
                           "UDP retransmit only: the queueing delay the sender's delay-based rate "
                           "control aims at (in the spirit of LEDBAT, RFC 6817): while the "
                           "feedback delay exceeds its smallest value by more, the sending rate "
-                          "drops below UdpPacingRate; zero turns the control off.",
-                          TimeValue(MilliSeconds(100)),
+                          "drops below UdpPacingRate; zero (the default) turns the control "
+                          "off, e.g. 100ms turns it on.",
+                          TimeValue(Seconds(0)),
                           MakeTimeAccessor(&FlApplicationBase::m_congestionTarget),
                           MakeTimeChecker())
             .AddAttribute("RetryLimit",
@@ -179,7 +180,7 @@ FlApplicationBase::FlApplicationBase()
       m_pacingRate("20Mb/s"),
       m_reassemblyTimeout(MilliSeconds(100)),
       m_ackTimeout(MilliSeconds(200)),
-      m_congestionTarget(MilliSeconds(100)),
+      m_congestionTarget(Seconds(0)),
       m_udpBroadcastAddress(Ipv4Address::GetAny())
 {
 }

@@ -625,14 +625,14 @@ struct FlDatagramEndpoint::Impl
      * first feedback about `m` came now. Its delay since the message's last datagram is a
      * sample if no probe went out before it: exact for an ACK; for a NACK, less the configured
      * reassembly timeout (its receiver sent it that long after its last chunk came, at the
-     * earliest), a lower bound. The smallest sample is the base delay (RFC 6817's: the path
-     * without queue; the peers of an endpoint are taken to share its path, e.g. one cell). A
-     * probed message gives a lower bound too: the feedback cannot answer a datagram sent less
-     * than the base delay before it, so it answers one sent at or before the latest datagram
-     * that left at least the base delay ago, and its delay is at least the time since then
-     * (for a probe answered at once, as over a lossy link, about the base delay: nothing to
-     * react to; for a message whose chunks sat in a queue while its probes went out, the
-     * queue). Karn's rule keeps such bounds out of the timeout estimate (NoteFeedback); a lower
+     * earliest), a lower bound. The smallest exact sample is the base delay (RFC 6817's: the
+     * path without queue; the peers of an endpoint are taken to share its path, e.g. one cell;
+     * until an exact sample came, the smallest NACK sample stands in for it). A probed message
+     * gives a lower bound too: the feedback cannot answer a datagram sent less than the base
+     * delay before it, so it answers one sent at or before the latest datagram that left at
+     * least the base delay ago, and its delay is at least the time since then (for a probe
+     * answered at once, as over a lossy link, about the base delay: nothing to react to; for a
+     * message whose chunks sat in a queue while its probes went out, the queue). Karn's rule keeps such bounds out of the timeout estimate (NoteFeedback); a lower
      * bound of the queue is enough to slow down, never to speed up. The queueing delay,
      * sample - base delay, moves the rate (FlCongestionRate) once per flight: a message whose
      * first chunk left before the last change shows the queue of the old rate and is not used
@@ -655,9 +655,12 @@ struct FlDatagramEndpoint::Impl
         if (m.probesSent.empty())
         {
             sample = std::max(0.0, (now - m.lastSent - receiverWait).GetSeconds());
-            if (!baseValid || sample < baseDelay)
+            // exact samples only, once there is one: a NACK's may be shorter than the path
+            if (!baseValid || (exact && (!baseExact || sample < baseDelay)) ||
+                (!baseExact && sample < baseDelay))
             {
                 baseValid = true;
+                baseExact = baseExact || exact;
                 baseDelay = sample;
             }
         }
@@ -1197,6 +1200,7 @@ struct FlDatagramEndpoint::Impl
     double maxRate;       ///< pacingRate [bit/s]
     double rate;          ///< sending rate now [bit/s] (ControlRate)
     bool baseValid{false}; ///< a rate-control sample came
+    bool baseExact{false}; ///< the base delay is an exact sample's
     double baseDelay{0.0}; ///< smallest rate-control sample [s]
     bool changed{false};   ///< the rate changed
     Time lastChange;       ///< when it changed last

@@ -99,9 +99,12 @@ struct FlDatagramConfig
      * sender's traffic, and FlCongestionRate moves the rate of all the endpoint's datagrams
      * from it, once per flight, between pacingRate / kFlMinRateDivisor and pacingRate (lower
      * bounds only ever slow it down). A path whose queueing delay stays below the target keeps
-     * pacingRate: nothing changes. Zero turns the control off (every datagram at pacingRate).
+     * pacingRate: nothing changes. Zero (the default) turns the control off: every datagram
+     * at pacingRate. Off by default because it trades the length of a round for fewer
+     * retransmissions (section "UDP transport" of the module's documentation: in an LTE cell
+     * of 200 UEs 2 rounds take 12.0 s instead of 15.7 s, of 100 UEs 100 rounds longer).
      */
-    Time congestionTarget{MilliSeconds(100)};
+    Time congestionTarget{};
 };
 
 /// Largest factor by which FlRetryWait stretches a timeout.
