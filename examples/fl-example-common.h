@@ -87,6 +87,7 @@ struct FedAvgOptions
     uint32_t retryLimit = 5;
     double reassemblyTimeoutMs = 100.0;
     double ackTimeoutMs = 200.0;
+    double congestionTargetMs = 0.0;
     // rounds under pressure
     uint32_t clientsPerRound = 0;
     std::string sampling = "uniform";
@@ -359,6 +360,13 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "this long after a model left [ms]; e.g. 1000 in a loaded LTE cell",
                   o.ackTimeoutMs,
                   Range::Closed(1e-3, 6e4));
+    flags.AddReal("congestionTargetMs",
+                  "UDP retransmit: queueing delay the sender's rate control aims at [ms]: while "
+                  "feedback takes longer than its smallest delay plus this, the sending rate "
+                  "drops below --udpPacingMbps (in the spirit of LEDBAT, RFC 6817), e.g. 100; "
+                  "0 = off",
+                  o.congestionTargetMs,
+                  Range::Closed(0.0, 6e4));
     flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
     flags.AddChoice("sampling",
                     "Client sampling: uniform or weighted (by data size)",
@@ -774,6 +782,9 @@ RunFedAvg(const std::string& name,
     fedavg.SetTransportAttribute(
         "AckTimeout",
         TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.ackTimeoutMs * 1e3)))));
+    fedavg.SetTransportAttribute(
+        "CongestionTarget",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.congestionTargetMs * 1e3)))));
     if (o.flopRateMedian > 0.0)
     {
         // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.

@@ -1239,6 +1239,9 @@ TEST(FlDatagramEndpoint, InvalidConfigurationNamesTheField)
         c.reassemblyTimeout = Seconds(0);
         expectError(c, "reassemblyTimeout");
         c = FlDatagramConfig();
+        c.congestionTarget = MilliSeconds(-1);
+        expectError(c, "congestionTarget");
+        c = FlDatagramConfig();
         c.retryLimit = kFlMaxRetryLimit + 1;
         expectError(c, "retryLimit");
         c = FlDatagramConfig();
@@ -1477,4 +1480,119 @@ TEST(FlDatagramEndpoint, KeepPreviousCompletesAMessageWithoutBaseByRetransmissio
         }
         Simulator::Destroy();
     }
+}
+
+// FlCongestionRate by hand: target 0.1 s, rates 0.1 ... 20 (any unit), gain 1/8.
+TEST(FlDatagramEndpoint, CongestionRateIncreasesAdditivelyAndDecreasesMultiplicatively)
+{
+    EXPECT_EQ(kFlRateGain, 0.125);
+    // below the target: + 1/8 x (0.1 - q) / 0.1 x 20
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.0, 0.1, 0.1, 20.0), 12.5, 1e-12);
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.05, 0.1, 0.1, 20.0), 11.25, 1e-12);
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.1, 0.1, 0.1, 20.0), 10.0, 1e-12);   // at the target
+    EXPECT_NEAR(FlCongestionRate(10.0, -0.02, 0.1, 0.1, 20.0), 12.5, 1e-12); // as 0
+    EXPECT_NEAR(FlCongestionRate(19.0, 0.0, 0.1, 0.1, 20.0), 20.0, 1e-12);   // at most max
+    // above it: x max(1/2, 0.1 / q)
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.125, 0.1, 0.1, 20.0), 8.0, 1e-12);
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.16, 0.1, 0.1, 20.0), 6.25, 1e-12);
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.2, 0.1, 0.1, 20.0), 5.0, 1e-12);
+    EXPECT_NEAR(FlCongestionRate(10.0, 0.4, 0.1, 0.1, 20.0), 5.0, 1e-12);  // at most halved
+    EXPECT_NEAR(FlCongestionRate(0.15, 20.0, 0.1, 0.1, 20.0), 0.1, 1e-12); // at least min
+    EXPECT_NEAR(FlCongestionRate(1.0, 2.0, 0.1, 0.75, 20.0), 0.75, 1e-12);
+}
+
+namespace
+{
+
+/// Rounds of the bottleneck test.
+constexpr uint32_t kBottleneckRounds = 6;
+
+/// What one run of the bottleneck test measured.
+struct BottleneckRun
+{
+    FlDatagramStats a;
+    FlDatagramStats b;
+    std::size_t delivered{0};
+    Time last;      ///< the last delivery
+    double rate{0}; ///< A's sending rate at the end [bit/s]
+    bool intact{true};
+};
+
+/**
+ * A sender paced at 20 Mb/s behind a 2 Mb/s link (ns-3's 100-packet device queue): three rounds
+ * 5 s apart of ten 40 KB messages at once, as a server sends its model to every client of a
+ * round.
+ */
+BottleneckRun
+RunBottleneck(Time congestionTarget)
+{
+    BottleneckRun r;
+    {
+        FlDatagramConfig cfg; // the defaults: retransmit, 20 Mb/s, 100 ms, 200 ms, 5 attempts
+        cfg.congestionTarget = congestionTarget;
+        TwoNodes net(cfg, cfg);
+        net.devA->SetAttribute("DataRate", StringValue("2Mb/s"));
+        std::vector<Bytes> msgs;
+        for (uint32_t i = 0; i < 10 * kBottleneckRounds; ++i)
+        {
+            msgs.push_back(ModelMessage(10000, 60 + i)); // 40 KB, 28 chunks
+        }
+        // a first small exchange gives the base delay, as a client's join does
+        net.a->Send(net.addrB, 0, RawMessage(100, 59));
+        for (uint32_t round = 0; round < kBottleneckRounds; ++round)
+        {
+            FlSchedule(Seconds(1 + 5.0 * round), [&net, &msgs, round]() {
+                for (uint32_t i = 10 * round; i < 10 * round + 10; ++i)
+                {
+                    net.a->Send(net.addrB, 1 + i, msgs[i]);
+                }
+            });
+        }
+        Simulator::Stop(Seconds(60));
+        Simulator::Run();
+        r.a = net.a->Stats();
+        r.b = net.b->Stats();
+        r.delivered = net.atB.size();
+        r.last = net.atB.empty() ? Time() : net.atB.back().at;
+        r.rate = net.a->SendingRate();
+        for (const auto& d : net.atB)
+        {
+            if (d.msg.round > 0 && d.msg.bytes != *msgs[d.msg.round - 1])
+            {
+                r.intact = false;
+            }
+        }
+    }
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace
+
+// The fixed-rate sender overruns the bottleneck in every round: the device queue drops most of
+// each burst, the receiver NACKs, the retransmissions overrun it again (about 50 chunks sent
+// again per round). With the delay-based rate control the first rounds are alike (nothing
+// is known before the first feedback), then the sender keeps its rate about the bottleneck's
+// and later rounds need next to no retransmission: 333 chunks sent again in all at a fixed
+// rate, 152 with the control; the last message arrives at the same time (27.8 s).
+TEST(FlDatagramEndpoint, RateControlBacksOffBehindABottleneck)
+{
+    EXPECT_TRUE(FlDatagramConfig().congestionTarget.IsZero()); // off unless asked for
+    const BottleneckRun off = RunBottleneck(Time());
+    const BottleneckRun on = RunBottleneck(MilliSeconds(100));
+    std::cout << "fixed rate: " << off.a.chunksRetransmitted << " chunks retransmitted ("
+              << off.a.probes << " probes), last delivery " << off.last.GetSeconds()
+              << " s; rate control: " << on.a.chunksRetransmitted << " (" << on.a.probes
+              << " probes), " << on.last.GetSeconds() << " s, " << on.a.rateDecreases
+              << " decreases, rate at the end " << on.rate << " b/s" << std::endl;
+    EXPECT_EQ(off.delivered, 1u + 10 * kBottleneckRounds);
+    EXPECT_EQ(on.delivered, 1u + 10 * kBottleneckRounds);
+    EXPECT_TRUE(off.intact);
+    EXPECT_TRUE(on.intact);
+    EXPECT_EQ(off.a.rateDecreases, 0u);
+    EXPECT_EQ(off.rate, 20e6);
+    EXPECT_GE(on.a.rateDecreases, 1u);
+    EXPECT_LT(on.rate, 20e6);
+    EXPECT_LT(2 * on.a.chunksRetransmitted, off.a.chunksRetransmitted);
+    EXPECT_LT(on.last, off.last + MilliSeconds(100));
 }

@@ -124,6 +124,15 @@ FlApplicationBase::GetTypeId()
                           TimeValue(MilliSeconds(200)),
                           MakeTimeAccessor(&FlApplicationBase::m_ackTimeout),
                           MakeTimeChecker())
+            .AddAttribute("CongestionTarget",
+                          "UDP retransmit only: the queueing delay the sender's delay-based rate "
+                          "control aims at (in the spirit of LEDBAT, RFC 6817): while the "
+                          "feedback delay exceeds its smallest value by more, the sending rate "
+                          "drops below UdpPacingRate; zero (the default) turns the control "
+                          "off, e.g. 100ms turns it on.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlApplicationBase::m_congestionTarget),
+                          MakeTimeChecker())
             .AddAttribute("RetryLimit",
                           "UDP retransmit only: NACK rounds per incoming message and probes per "
                           "outgoing message before giving up (at most 64); the wait after each "
@@ -171,6 +180,7 @@ FlApplicationBase::FlApplicationBase()
       m_pacingRate("20Mb/s"),
       m_reassemblyTimeout(MilliSeconds(100)),
       m_ackTimeout(MilliSeconds(200)),
+      m_congestionTarget(Seconds(0)),
       m_udpBroadcastAddress(Ipv4Address::GetAny())
 {
 }
@@ -288,6 +298,7 @@ FlApplicationBase::StartTransport(const char* who,
         c.datagram.holePolicy = ParseFlHolePolicy(m_holePolicy, prefix + "HolePolicy");
         c.datagram.reassemblyTimeout = m_reassemblyTimeout;
         c.datagram.ackTimeout = m_ackTimeout;
+        c.datagram.congestionTarget = m_congestionTarget;
         c.datagram.retryLimit = m_retryLimit;
         c.maxMessageBytes = m_maxMessageBytes != 0      ? m_maxMessageBytes
                             : m_udpMaxMessageBytes != 0 ? m_udpMaxMessageBytes
@@ -328,6 +339,12 @@ FlApplicationBase::StartTransport(const char* who,
                 throw fl::ConfigError(prefix + "AckTimeout",
                                       "must be positive",
                                       "use e.g. 200ms (more than ReassemblyTimeout + an RTT)");
+            }
+            if (m_congestionTarget.IsStrictlyNegative())
+            {
+                throw fl::ConfigError(prefix + "CongestionTarget",
+                                      "must not be negative",
+                                      "use e.g. 100ms, or 0 to turn the rate control off");
             }
             if (m_retryLimit > kFlMaxRetryLimit)
             {

@@ -158,6 +158,7 @@ class FlApplicationBase : public Application
     DataRate m_pacingRate;
     Time m_reassemblyTimeout;
     Time m_ackTimeout;
+    Time m_congestionTarget;
     uint32_t m_retryLimit{5};
     uint32_t m_maxMessageBytes{0};
     uint32_t m_udpMaxMessageBytes{0}; ///< deprecated name of m_maxMessageBytes

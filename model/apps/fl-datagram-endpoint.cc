@@ -186,6 +186,16 @@ FlDelayEstimate::Timeout() const
     return valid ? smoothed + 4.0 * variation : 0.0;
 }
 
+double
+FlCongestionRate(double rate, double queueingDelay, double target, double minRate, double maxRate)
+{
+    const double next =
+        queueingDelay <= target
+            ? rate + kFlRateGain * (target - std::max(queueingDelay, 0.0)) / target * maxRate
+            : rate * std::max(0.5, target / queueingDelay);
+    return std::clamp(next, minRate, maxRate);
+}
+
 const char*
 FlHolePolicyName(FlHolePolicy p)
 {
@@ -256,6 +266,8 @@ struct FlDatagramEndpoint::Impl
         uint32_t probes{0};               ///< probes since the last feedback
         EventId ackEvent;                 ///< ACK timeout (Retransmit)
         Time lastSent;     ///< when its latest datagram other than a probe left (Retransmit)
+        Time firstSent;    ///< when its first chunk left
+        std::vector<Time> probesSent; ///< when its probes left, until its first feedback
         bool heard{false}; ///< feedback about it came (Retransmit)
     };
 
@@ -302,6 +314,8 @@ struct FlDatagramEndpoint::Impl
           maxChunkPayload(fl::MaxChunkPayloadForMtu(c.mtu, "mtu")),
           maxNackIndices(fl::MaxNackIndices(c.mtu - kIpUdpOverhead)),
           closedRetention(ClosedRetention(c)),
+          maxRate(static_cast<double>(c.pacingRate.GetBitRate())),
+          rate(maxRate),
           reassembler(c.maxOpenMessages,
                       c.maxMessageBytes,
                       kCompletedHistory,
@@ -404,6 +418,10 @@ struct FlDatagramEndpoint::Impl
                 if (e.probe)
                 {
                     ++Stats().probes;
+                    if (!m.heard && !Config().congestionTarget.IsZero())
+                    {
+                        m.probesSent.push_back(Simulator::Now());
+                    }
                 }
                 else
                 {
@@ -423,6 +441,10 @@ struct FlDatagramEndpoint::Impl
                 Outgoing& m = it->second;
                 size = SendChunk(m, m.nextFirst, 0);
                 m.lastSent = Simulator::Now();
+                if (m.nextFirst == 0)
+                {
+                    m.firstSent = m.lastSent;
+                }
                 ++Stats().chunksSent;
                 ++Tally(sentTally, m.round)[m.to];
                 if (++m.nextFirst == m.chunkCount)
@@ -440,7 +462,9 @@ struct FlDatagramEndpoint::Impl
         if (sent)
         {
             nextSendTime =
-                Simulator::Now() + Config().pacingRate.CalculateBytesTxTime(size + kIpUdpOverhead);
+                Simulator::Now() +
+                (rate < maxRate ? Seconds((size + kIpUdpOverhead) * 8.0 / rate)
+                                : Config().pacingRate.CalculateBytesTxTime(size + kIpUdpOverhead));
         }
         Kick();
     }
@@ -572,8 +596,8 @@ struct FlDatagramEndpoint::Impl
     }
 
     /// Retransmit: the first feedback about `m` came now (a sample of its peer's feedback
-    /// delay, unless probes went out before it).
-    void NoteFeedback(Outgoing& m)
+    /// delay, unless probes went out before it; and one step of the rate control).
+    void NoteFeedback(Outgoing& m, fl::FeedbackType type)
     {
         if (m.heard || Config().holePolicy != FlHolePolicy::Retransmit ||
             m.nextFirst < m.chunkCount)
@@ -581,6 +605,7 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         m.heard = true;
+        ControlRate(m, type);
         AckTiming& t = acks[m.to];
         if (m.probes == 0)
         {
@@ -593,6 +618,90 @@ struct FlDatagramEndpoint::Impl
         {
             t.backoff = m.probes;
         }
+    }
+
+    /**
+     * Retransmit, congestionTarget > 0: one step of the delay-based rate control when the
+     * first feedback about `m` came now. Its delay since the message's last datagram is a
+     * sample if no probe went out before it: exact for an ACK; for a NACK, less the configured
+     * reassembly timeout (its receiver sent it that long after its last chunk came, at the
+     * earliest), a lower bound. The smallest exact sample is the base delay (RFC 6817's: the
+     * path without queue; the peers of an endpoint are taken to share its path, e.g. one cell;
+     * until an exact sample came, the smallest NACK sample stands in for it). A probed message
+     * gives a lower bound too: the feedback cannot answer a datagram sent less than the base
+     * delay before it, so it answers one sent at or before the latest datagram that left at
+     * least the base delay ago, and its delay is at least the time since then (for a probe
+     * answered at once, as over a lossy link, about the base delay: nothing to react to; for a
+     * message whose chunks sat in a queue while its probes went out, the queue). Karn's rule keeps such bounds out of the timeout estimate (NoteFeedback); a lower
+     * bound of the queue is enough to slow down, never to speed up. The queueing delay,
+     * sample - base delay, moves the rate (FlCongestionRate) once per flight: a message whose
+     * first chunk left before the last change shows the queue of the old rate and is not used
+     * (as TCP halves its window once per window of data).
+     */
+    void ControlRate(const Outgoing& m, fl::FeedbackType type)
+    {
+        if (Config().congestionTarget.IsZero())
+        {
+            return;
+        }
+        const Time now = Simulator::Now();
+        // A NACK left the receiver at least its reassembly timeout after its last chunk came
+        // (the configured one: both ends of a link are set alike); that wait is no queue.
+        const Time receiverWait =
+            type == fl::FeedbackType::Nack ? Config().reassemblyTimeout : Time();
+        double sample = 0.0;
+        // an ACK before any probe times the path exactly; anything else gives a lower bound
+        const bool exact = m.probesSent.empty() && type == fl::FeedbackType::Ack;
+        if (m.probesSent.empty())
+        {
+            sample = std::max(0.0, (now - m.lastSent - receiverWait).GetSeconds());
+            // exact samples only, once there is one: a NACK's may be shorter than the path
+            if (!baseValid || (exact && (!baseExact || sample < baseDelay)) ||
+                (!baseExact && sample < baseDelay))
+            {
+                baseValid = true;
+                baseExact = baseExact || exact;
+                baseDelay = sample;
+            }
+        }
+        else
+        {
+            if (!baseValid)
+            {
+                return; // no base delay to tell a queue from a lost datagram yet
+            }
+            Time answered = m.lastSent;
+            for (const Time& t : m.probesSent)
+            {
+                if (t <= now - Seconds(baseDelay))
+                {
+                    answered = t;
+                }
+            }
+            sample = std::max(0.0, (now - answered - receiverWait).GetSeconds());
+        }
+        if (changed && m.firstSent < lastChange)
+        {
+            return;
+        }
+        const double next = FlCongestionRate(rate,
+                                             sample - baseDelay,
+                                             Config().congestionTarget.GetSeconds(),
+                                             maxRate / kFlMinRateDivisor,
+                                             maxRate);
+        if (next == rate || (next > rate && !exact))
+        {
+            return; // a lower bound of the queue may show congestion, never its absence
+        }
+        if (next < rate)
+        {
+            ++Stats().rateDecreases;
+        }
+        NS_LOG_LOGIC("feedback delay " << sample << " s, base " << baseDelay << " s: rate " << rate
+                                       << " -> " << next << " b/s");
+        changed = true;
+        lastChange = now;
+        rate = next;
     }
 
     /**
@@ -779,7 +888,7 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         Outgoing& m = it->second;
-        NoteFeedback(m);
+        NoteFeedback(m, fb.type);
         if (fb.type == fl::FeedbackType::Ack)
         {
             NS_LOG_LOGIC("message " << m.id << " acknowledged");
@@ -1088,6 +1197,13 @@ struct FlDatagramEndpoint::Impl
     std::size_t maxChunkPayload;
     std::size_t maxNackIndices;
     Time closedRetention; ///< see ClosedRetention
+    double maxRate;       ///< pacingRate [bit/s]
+    double rate;          ///< sending rate now [bit/s] (ControlRate)
+    bool baseValid{false}; ///< a rate-control sample came
+    bool baseExact{false}; ///< the base delay is an exact sample's
+    double baseDelay{0.0}; ///< smallest rate-control sample [s]
+    bool changed{false};   ///< the rate changed
+    Time lastChange;       ///< when it changed last
     uint32_t nextMessageId{0};
     bool closed{false};
     DeliverCallback deliver;
@@ -1159,6 +1275,13 @@ FlDatagramEndpoint::FlDatagramEndpoint(Ptr<Socket> socket,
                                   std::to_string(kFlMaxRetryLimit),
                               "use at most " + std::to_string(kFlMaxRetryLimit) +
                                   " (the waits back off: 5 already give 32 timeouts)");
+    }
+    if (config.congestionTarget.IsStrictlyNegative())
+    {
+        throw fl::ConfigError("congestionTarget",
+                              "must not be negative",
+                              "use a queueing delay such as 100 ms, or 0 to turn the rate "
+                              "control off");
     }
     if (config.maxOpenMessages == 0)
     {
@@ -1348,6 +1471,18 @@ uint64_t
 FlDatagramEndpoint::BytesQueued() const
 {
     return m_impl->queuedBytes;
+}
+
+double
+FlDatagramEndpoint::SendingRate() const
+{
+    return m_impl->rate;
+}
+
+double
+FlDatagramEndpoint::BaseDelay() const
+{
+    return m_impl->baseValid ? m_impl->baseDelay : 0.0;
 }
 
 fl::MessageDecodeStatus

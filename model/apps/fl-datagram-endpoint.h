@@ -90,6 +90,21 @@ struct FlDatagramConfig
      */
     uint32_t maxMessageBytes{fl::kDefaultMaxMessageBytes};
     uint32_t maxOpenMessages{256}; ///< incoming messages assembled at once
+    /**
+     * Retransmit only, sender side: the queueing delay the sending rate aims at (a delay-based
+     * congestion control in the spirit of LEDBAT, RFC 6817 "Low Extra Delay Background
+     * Transport (LEDBAT)", whose TARGET is at most 100 ms). The first feedback about each
+     * message gives its feedback delay (exact for an ACK before any probe, a lower bound
+     * otherwise); its excess over the smallest one seen is the queueing delay behind this
+     * sender's traffic, and FlCongestionRate moves the rate of all the endpoint's datagrams
+     * from it, once per flight, between pacingRate / kFlMinRateDivisor and pacingRate (lower
+     * bounds only ever slow it down). A path whose queueing delay stays below the target keeps
+     * pacingRate: nothing changes. Zero (the default) turns the control off: every datagram
+     * at pacingRate. Off by default because it trades the length of a round for fewer
+     * retransmissions (section "UDP transport" of the module's documentation: in an LTE cell
+     * of 200 UEs 2 rounds take 12.0 s instead of 15.7 s, of 100 UEs 100 rounds longer).
+     */
+    Time congestionTarget{};
 };
 
 /// Largest factor by which FlRetryWait stretches a timeout.
@@ -148,6 +163,30 @@ struct FlDelayEstimate
 /// Largest factor by which a peer's delay estimate stretches the reassembly or ACK timeout.
 constexpr uint32_t kFlMaxAdaptiveTimeout = 16;
 
+/// The sending rate of FlDatagramConfig::congestionTarget never falls below pacingRate / this.
+constexpr uint32_t kFlMinRateDivisor = 256;
+/// Additive increase of FlCongestionRate per sample at zero queueing delay, as a fraction of
+/// the largest rate.
+constexpr double kFlRateGain = 1.0 / 8.0;
+
+/**
+ * \ingroup fl
+ * One step of the sender's delay-based rate control (FlDatagramConfig::congestionTarget), in
+ * the spirit of the linear controller of LEDBAT (RFC 6817 "Low Extra Delay Background Transport
+ * (LEDBAT)", section 2.4.2), applied to a sending rate instead of a window. A queueing delay q
+ * at or below the target (a negative one counts as 0): additive increase,
+ * rate + kFlRateGain x (target - q) / target x maxRate. Above it: multiplicative decrease,
+ * rate x max(1/2, target / q) (the rate that would have kept the queue at the target had the
+ * sender alone built it, at most a halving, as TCP halves its window once per window of data).
+ * The result is clamped to [minRate, maxRate]. Rates in any unit (bits per second in the
+ * endpoint), delays in seconds; target > 0.
+ */
+double FlCongestionRate(double rate,
+                        double queueingDelay,
+                        double target,
+                        double minRate,
+                        double maxRate);
+
 /**
  * \ingroup fl
  * Counters of an FlDatagramEndpoint. Every datagram received is counted once in chunksAccepted,
@@ -167,6 +206,7 @@ struct FlDatagramStats
     uint64_t sendErrors{0};          ///< socket Send() failures (the datagram is lost)
     uint64_t acksSent{0};            ///< ACKs sent (Retransmit)
     uint64_t nacksSent{0};           ///< NACKs sent (Retransmit)
+    uint64_t rateDecreases{0};       ///< sending rate decreases (congestionTarget)
     // receiving
     uint64_t datagramsReceived{0}; ///< datagrams read from the socket
     uint64_t bytesReceived{0};     ///< their bytes
@@ -329,6 +369,15 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
 
     /// Bytes of chunks queued but not sent yet (first transmissions and retransmissions).
     uint64_t BytesQueued() const;
+
+    /**
+     * The rate the endpoint sends at now [bit/s]: pacingRate, or less while the delay-based
+     * rate control (FlDatagramConfig::congestionTarget) holds it down.
+     */
+    double SendingRate() const;
+
+    /// The smallest feedback delay the rate control has seen [s]; 0 before its first sample.
+    double BaseDelay() const;
 
     /// The underlying socket.
     Ptr<Socket> GetSocket() const
