@@ -84,6 +84,7 @@ struct FedAvgOptions
     std::string transport = "tcp";
     std::string holePolicy = "retransmit";
     double udpPacingMbps = 20.0;
+    double serverPacingMbps = 0.0; // 0: udpPacingMbps
     uint32_t retryLimit = 5;
     double reassemblyTimeoutMs = 100.0;
     double ackTimeoutMs = 200.0;
@@ -343,6 +344,12 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "UDP: sending rate of each application [Mb/s]",
                   o.udpPacingMbps,
                   Range::Closed(1e-6, 1e6));
+    flags.AddReal("serverPacingMbps",
+                  "UDP: sending rate of the server alone [Mb/s] (0 = --udpPacingMbps); below "
+                  "the cell's downlink rate the models arrive one after another and the uploads "
+                  "do not all start at once, e.g. 5 in an LTE cell of 200 UEs",
+                  o.serverPacingMbps,
+                  Range::Closed(0.0, 1e6));
     flags.AddWhole("retryLimit",
                    "UDP retransmit: NACK rounds / probes per message, each wait twice the one "
                    "before (at most 64x)",
@@ -411,6 +418,12 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                     true);
     flags.AddCheck([&o]() {
         fl::ParsePrecision(o.precision, "--precision");
+        if (o.serverPacingMbps > 0.0 && o.serverPacingMbps < 1e-6)
+        {
+            throw fl::ConfigError("--serverPacingMbps",
+                                  "a rate below 1e-6 Mb/s (1 b/s)",
+                                  "give 0 (the --udpPacingMbps) or at least 1e-6");
+        }
         // The data set's files and the model spec against the data's shape (as BuildFedAvgTask
         // builds them): refused here, so that --checkFlags refuses them too.
         const bool fashion = o.dataset == "fashion-mnist";
@@ -775,6 +788,12 @@ RunFedAvg(const std::string& name,
     fedavg.SetTransportAttribute(
         "UdpPacingRate",
         DataRateValue(DataRate(static_cast<uint64_t>(o.udpPacingMbps * 1e6))));
+    if (o.serverPacingMbps > 0.0)
+    {
+        fedavg.SetServerAttribute(
+            "UdpPacingRate",
+            DataRateValue(DataRate(static_cast<uint64_t>(o.serverPacingMbps * 1e6))));
+    }
     fedavg.SetTransportAttribute("RetryLimit", UintegerValue(o.retryLimit));
     fedavg.SetTransportAttribute(
         "ReassemblyTimeout",
