@@ -12,16 +12,16 @@
 
 #include "ns3/async-fl.h"
 #include "ns3/core-module.h"
+#include "ns3/error-model.h"
 #include "ns3/fl-async-strategies.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/lte-ue-phy.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <set>
 
 using namespace ns3;
@@ -50,19 +50,46 @@ Record(std::vector<Version>* out, const FlRoundReport& r)
     out->push_back(Version{r.round, r.updates, *r.globalModel});
 }
 
-/// n clients on a CSMA LAN, client i computing (1 + 3 i) times slower than client 0.
+/// A UDP run in which the last client hears nothing during [from, until) (its device loses
+/// every frame it receives), its computation `slowdown` times slower than in the other runs.
+struct Outage
+{
+    double from{0.0};     ///< [s]
+    double until{0.0};    ///< [s]
+    double slowdown{1.0}; ///< every client's compute time x this
+};
+
+/**
+ * n clients on a CSMA LAN, client i computing (1 + 3 i) times slower than client 0; over TCP,
+ * or over UDP with `outage`.
+ */
 AsyncRun
 RunAsync(std::shared_ptr<const fl::LearningTask> task,
          const std::string& strategy,
          const std::string& attr,
          const AttributeValue& value,
          uint32_t versions,
-         uint32_t concurrency = 0)
+         uint32_t concurrency = 0,
+         const Outage* outage = nullptr)
 {
     const uint32_t n = static_cast<uint32_t>(task->NumClients());
     FlCsmaSceneHelper csma;
     FlScene scene = csma.Build(n);
+    if (outage)
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        em->SetAttribute("ErrorRate", DoubleValue(1.0));
+        em->Disable();
+        scene.devices.Get(n)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        Simulator::Schedule(Seconds(outage->from), &ErrorModel::Enable, em);
+        Simulator::Schedule(Seconds(outage->until), &ErrorModel::Disable, em);
+    }
     FlFedAvgHelper fedavg(task);
+    if (outage)
+    {
+        fedavg.SetTransportAttribute("Transport", StringValue("udp"));
+    }
     fedavg.SetServerAttribute("Rounds", UintegerValue(versions));
     fedavg.SetServerAttribute("InitSeed", UintegerValue(7));
     fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(concurrency));
@@ -73,7 +100,9 @@ RunAsync(std::shared_ptr<const fl::LearningTask> task,
     {
         run.seeds.push_back(100 + i);
         stack.clientApps.Get(i)->SetAttribute("TrainingSeed", UintegerValue(run.seeds.back()));
-        stack.clientApps.Get(i)->SetAttribute("SecondsPerSample", DoubleValue(0.001 * (1 + 3 * i)));
+        stack.clientApps.Get(i)->SetAttribute(
+            "SecondsPerSample",
+            DoubleValue(0.001 * (1 + 3 * i) * (outage ? outage->slowdown : 1.0)));
     }
     stack.server->TraceConnectWithoutContext("RoundEnd",
                                              MakeBoundCallback(&Record, &run.versions));
@@ -189,6 +218,39 @@ TEST(AsyncNetwork, ConcurrencyKeepsCClientsBusy)
     fl::FedAsyncRule rule(c);
     const auto replay = Replay(*task, run, rule);
     EXPECT_TRUE(replay.back() == run.versions.back().model);
+}
+
+// FedAsync over UDP; client 3 (4 s per update) hears nothing from 1 s to 12 s: the model sent
+// to it after its first update is lost, and once the server's transport gives that message up
+// (its probes spent after 6.4 s) the
+// strategy sends it the current model again (UpdateLost), so client 3 keeps contributing after
+// the outage (without it, it would never get another model). Every version still equals the
+// replay of the arrivals bit for bit.
+TEST(AsyncNetwork, FedAsyncOverUdpSendsAgainAfterALostModel)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    const Outage outage{1.0, 12.0, 10.0};
+    AsyncRun run =
+        RunAsync(task, "ns3::FedAsyncStrategy", "Alpha", DoubleValue(0.6), 80, 0, &outage);
+    ASSERT_EQ(run.completed, 80u);
+    EXPECT_GE(run.counters.messagesGivenUp, 1u);
+    uint32_t afterOutage = 0;
+    for (std::size_t v = 1; v < run.versions.size(); ++v)
+    {
+        for (const FlUpdateInfo& u : run.versions[v].updates)
+        {
+            afterOutage += (u.client == 3 && u.arrival > Seconds(outage.until)) ? 1 : 0;
+        }
+    }
+    EXPECT_GE(afterOutage, 1u);
+    fl::FedAsyncConfig c;
+    fl::FedAsyncRule rule(c);
+    const auto replay = Replay(*task, run, rule);
+    ASSERT_EQ(replay.size(), run.versions.size());
+    for (std::size_t v = 0; v < replay.size(); ++v)
+    {
+        EXPECT_TRUE(replay[v] == run.versions[v].model) << "version " << v;
+    }
 }
 
 TEST(AsyncNetwork, SecureAggregationAndUnknownStrategiesAreRefused)

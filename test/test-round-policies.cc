@@ -36,6 +36,7 @@ struct StarRun
     std::vector<uint64_t> clientSeeds;
     std::vector<uint32_t> silent; ///< rounds each client stayed silent
     std::vector<FlDatagramStats> clientUdp;
+    std::vector<uint32_t> uploadsResent; ///< per client (UDP)
     FlServerApplication::Counters counters;
     FlDatagramStats serverUdp;
     uint32_t completed{0};
@@ -44,6 +45,8 @@ struct StarRun
 
 using ServerTweak = std::function<void(FlServerHelper&)>;
 using ClientTweak = std::function<void(ApplicationContainer&)>;
+/// Called once the applications are installed (e.g. to schedule a link's outage).
+using SceneTweak = std::function<void(const FlScene&, Ptr<FlServerApplication>)>;
 
 /**
  * FedAvg on a point-to-point star (10 Mb/s, 2 ms links). Client k computes for
@@ -55,7 +58,8 @@ RunStar(std::shared_ptr<const fl::LearningTask> task,
         const std::vector<double>& secondsPerSample,
         const ServerTweak& serverTweak,
         const ClientTweak& clientTweak,
-        double packetLoss = 0.0)
+        double packetLoss = 0.0,
+        const SceneTweak& sceneTweak = nullptr)
 {
     StarRun out;
     FlPointToPointStarHelper star;
@@ -99,6 +103,10 @@ RunStar(std::shared_ptr<const fl::LearningTask> task,
         capps.Get(i)->SetStartTime(Seconds(0.1) + MilliSeconds(10) * i);
     }
     Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(sapps.Get(0));
+    if (sceneTweak)
+    {
+        sceneTweak(scene, server);
+    }
     server->TraceConnectWithoutContext("RoundEnd",
                                        MakeCallback(+[](StarRun* run, const FlRoundReport& r) {
                                            run->globals.push_back(*r.globalModel);
@@ -122,6 +130,7 @@ RunStar(std::shared_ptr<const fl::LearningTask> task,
         auto c = DynamicCast<FlClientApplication>(capps.Get(i));
         out.silent.push_back(c->GetRoundsSilent());
         out.clientUdp.push_back(c->GetDatagramStats());
+        out.uploadsResent.push_back(c->GetUploadsResent());
     }
     Simulator::Destroy();
     return out;
@@ -173,6 +182,54 @@ std::vector<uint32_t>
 Ids(std::initializer_list<uint32_t> l)
 {
     return std::vector<uint32_t>(l);
+}
+
+/// Star FedAvg over UDP (retransmit) on every application.
+void
+UdpServer(FlServerHelper& sh)
+{
+    sh.SetAttribute("Transport", StringValue("udp"));
+}
+
+/**
+ * A packet error model on `device` that loses every packet it receives while enabled; it
+ * starts disabled.
+ */
+Ptr<RateErrorModel>
+Blackout(Ptr<NetDevice> device)
+{
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+    em->SetAttribute("ErrorRate", DoubleValue(1.0));
+    em->Disable();
+    device->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    return em;
+}
+
+/// RoundEnd sink: at the end of round 1 the blackouts start, for good.
+void
+CutAfterRoundOne(std::vector<Ptr<RateErrorModel>> blackouts, const FlRoundReport& r)
+{
+    if (r.round == 1)
+    {
+        for (const auto& em : blackouts)
+        {
+            em->Enable();
+        }
+    }
+}
+
+/// RoundStart sink: 1 s into round 2 the blackout starts; it ends 11 s later.
+void
+OutageInRoundTwo(Ptr<RateErrorModel> blackout,
+                 uint32_t round,
+                 const std::vector<uint32_t>& /* selected */)
+{
+    if (round == 2)
+    {
+        Simulator::Schedule(Seconds(1), &ErrorModel::Enable, blackout);
+        Simulator::Schedule(Seconds(12), &ErrorModel::Disable, blackout);
+    }
 }
 
 } // namespace
@@ -457,6 +514,107 @@ TEST(RoundPolicies, UdpRetransmitUnderLossIsBitIdentical)
         EXPECT_EQ(run.reports[i].participants, Ids({0, 1, 2, 3}));
         EXPECT_EQ(run.reports[i].missingCoordinates, 0u);
         EXPECT_TRUE(run.globals[i] == ReferenceAggregate(*task, run, i, 0.5)) << "round " << i;
+    }
+}
+
+// Client 3's link loses everything, both ways, from the end of round 1 on; UDP (retransmit), no
+// round deadline. The server's model to it is never acknowledged; once its transport gives the
+// message up the round stops waiting for client 3 (before, it waited until the simulation's
+// end): every round completes with the three others, reports the client given up, and its
+// aggregate equals the in-process FedAvg of the three bit for bit.
+TEST(RoundPolicies, UdpLinkLostForGoodTheRoundStopsWaiting)
+{
+    auto task = MakeTask<double>(4, "mlp:hidden=16");
+    const StarRun run = RunStar(
+        task,
+        3,
+        {1e-3, 1e-3, 1e-3, 1e-3},
+        UdpServer,
+        [](ApplicationContainer& c) {
+            for (uint32_t i = 0; i < c.GetN(); ++i)
+            {
+                c.Get(i)->SetAttribute("Transport", StringValue("udp"));
+            }
+        },
+        0.0,
+        [](const FlScene& scene, Ptr<FlServerApplication> server) {
+            // link of client 3: the server's device 6 and the client's device 7
+            std::vector<Ptr<RateErrorModel>> cut{Blackout(scene.devices.Get(6)),
+                                                 Blackout(scene.devices.Get(7))};
+            server->TraceConnectWithoutContext("RoundEnd",
+                                               MakeBoundCallback(&CutAfterRoundOne, cut));
+        });
+    ASSERT_TRUE(run.finished);
+    ASSERT_EQ(run.reports.size(), 4u);
+    EXPECT_EQ(run.reports[1].participants, Ids({0, 1, 2, 3}));
+    EXPECT_EQ(run.reports[1].givenUp, 0u);
+    for (std::size_t i = 2; i < run.reports.size(); ++i)
+    {
+        const FlRoundReport& r = run.reports[i];
+        EXPECT_EQ(r.status, FlRoundStatus::Aggregated);
+        EXPECT_EQ(r.givenUp, 1u);
+        EXPECT_EQ(r.selected, Ids({0, 1, 2}));
+        EXPECT_EQ(r.participants, Ids({0, 1, 2}));
+        EXPECT_FALSE(r.deadlineHit);
+        // the probes of the model back off: 0.2 s x (1 + 2 + 4 + ...) before it is given up
+        EXPECT_GT(r.end - r.start, Seconds(3));
+        EXPECT_TRUE(run.globals[i] == ReferenceAggregate(*task, run, i, 0.5)) << "round " << i;
+    }
+    EXPECT_GE(run.counters.messagesGivenUp, 2u);
+    EXPECT_GE(run.serverUdp.messagesUnacked, 2u);
+    EXPECT_EQ(run.counters.givenUpRecovered, 0u);
+}
+
+// Client 3 computes for 2 s in round 2; its uplink loses everything from 1 s into the round
+// until 12 s into it, longer than its transport probes the upload before giving it up (its
+// probes back off: 0.2, 0.4, 0.8, ... s, until 6.4 s after its last chunk). The
+// server saw no chunk of it and, without a deadline, waits; the client sends the upload again
+// (UploadResends) and round 2 aggregates all four clients, bit for bit the in-process FedAvg.
+// With UploadResends = 0 the server waits until the simulation stops.
+TEST(RoundPolicies, UdpUploadGivenUpIsSentAgain)
+{
+    auto task = MakeTask<double>(4, "mlp:hidden=16");
+    for (const uint32_t resends : {3u, 0u})
+    {
+        SCOPED_TRACE("UploadResends " + std::to_string(resends));
+        const StarRun run = RunStar(
+            task,
+            3,
+            {1e-3, 1e-3, 1e-3, 0.05},
+            UdpServer,
+            [resends](ApplicationContainer& c) {
+                for (uint32_t i = 0; i < c.GetN(); ++i)
+                {
+                    c.Get(i)->SetAttribute("Transport", StringValue("udp"));
+                    c.Get(i)->SetAttribute("UploadResends", UintegerValue(resends));
+                }
+            },
+            0.0,
+            [](const FlScene& scene, Ptr<FlServerApplication> server) {
+                // what client 3 sends is lost at the server's device 6
+                server->TraceConnectWithoutContext(
+                    "RoundStart",
+                    MakeBoundCallback(&OutageInRoundTwo, Blackout(scene.devices.Get(6))));
+            });
+        if (resends == 0)
+        {
+            EXPECT_FALSE(run.finished);
+            EXPECT_EQ(run.completed, 1u);
+            EXPECT_EQ(run.uploadsResent[3], 0u);
+            continue;
+        }
+        ASSERT_TRUE(run.finished);
+        ASSERT_EQ(run.reports.size(), 4u);
+        EXPECT_GE(run.uploadsResent[3], 1u);
+        EXPECT_GE(run.clientUdp[3].messagesUnacked, 1u);
+        EXPECT_EQ(run.counters.messagesGivenUp, 0u);
+        EXPECT_GT(run.reports[2].end - run.reports[2].start, Seconds(8));
+        for (std::size_t i = 1; i < run.reports.size(); ++i)
+        {
+            EXPECT_EQ(run.reports[i].participants, Ids({0, 1, 2, 3})) << "round " << i;
+            EXPECT_EQ(run.reports[i].givenUp, 0u);
+            EXPECT_TRUE(run.globals[i] == ReferenceAggregate(*task, run, i, 0.5)) << "round " << i;
+        }
     }
 }
 

@@ -174,6 +174,28 @@ FlAsyncStrategy::UpdateArrived(const FlUpdateInfo& info,
     Port().sendModel({info.client});
 }
 
+void
+FlAsyncStrategy::UpdateLost(uint32_t client, uint32_t version, fl::ParamVector& global)
+{
+    NS_LOG_FUNCTION(this << client << version);
+    if (m_first)
+    {
+        m_first = false;
+        Remember(1, global, m_initialClients);
+    }
+    auto v = m_versions.find(version);
+    if (v != m_versions.end() && --v->second.second == 0)
+    {
+        m_versions.erase(v);
+    }
+    if (Port().finished())
+    {
+        return;
+    }
+    Remember(Port().round(), global, 1);
+    Port().sendModel({client});
+}
+
 TypeId
 FedAsyncStrategy::GetTypeId()
 {

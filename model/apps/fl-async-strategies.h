@@ -50,6 +50,8 @@ class FlAsyncStrategy : public FlServerStrategy
     void UpdateArrived(const FlUpdateInfo& info,
                        const fl::ParamVector& update,
                        fl::ParamVector& global) override;
+    /// The client is idle again: it gets the current model at once, as after an update.
+    void UpdateLost(uint32_t client, uint32_t version, fl::ParamVector& global) override;
 
     /// Staleness of every update taken so far, in arrival order.
     const std::vector<uint32_t>& GetStalenessHistory() const;

@@ -94,6 +94,15 @@ FlClientApplication::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlClientApplication::m_joinInterval),
                           MakeTimeChecker(MilliSeconds(1)))
+            .AddAttribute("UploadResends",
+                          "UDP only: how many times an upload the transport gave up (no "
+                          "acknowledgement after its probes) is sent again, as a new message, "
+                          "while its round's model is the latest the client has and the server "
+                          "has not stopped; without a round deadline a server waits for an "
+                          "upload it never saw a chunk of (0 = never).",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&FlClientApplication::m_uploadResends),
+                          MakeUintegerChecker<uint32_t>(0, 1000))
             .AddTraceSource("TrainingDone",
                             "Local training finished (round, steps, mean loss, compute time).",
                             MakeTraceSourceAccessor(&FlClientApplication::m_trainingDoneTrace),
@@ -121,7 +130,8 @@ FlClientApplication::FlClientApplication()
       m_trainingSeedAttr(0),
       m_dropoutProbability(0.0),
       m_leaveTime(Seconds(0)),
-      m_joinInterval(Seconds(1))
+      m_joinInterval(Seconds(1)),
+      m_uploadResends(3)
 {
     NS_LOG_FUNCTION(this);
     m_rng = CreateObject<UniformRandomVariable>();
@@ -204,6 +214,28 @@ uint32_t
 FlClientApplication::GetRoundsSilent() const
 {
     return m_roundsSilent;
+}
+
+uint32_t
+FlClientApplication::GetUploadsResent() const
+{
+    return m_uploadsResent;
+}
+
+void
+FlClientApplication::HandleMessageLost(const FlLostMessage& lost)
+{
+    if (!lost.outgoing || lost.header.kind != fl::MessageKind::LocalModel || m_left || m_stopped ||
+        m_serverStopped || !m_hasModel || lost.round != m_latestModelRound ||
+        m_resentThisRound >= m_uploadResends)
+    {
+        return; // superseded by a newer model, or the resends are spent
+    }
+    ++m_resentThisRound;
+    ++m_uploadsResent;
+    NS_LOG_INFO("client " << m_clientIndex << " sends its upload of round " << lost.round
+                          << " again");
+    m_transport->SendAgain(lost);
 }
 
 bool
@@ -340,6 +372,8 @@ FlClientApplication::StartApplication()
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
     StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleInbound, this));
+    m_transport->SetMessageLostCallback(
+        MakeCallback(&FlClientApplication::HandleMessageLost, this));
     // Holes of a partial global model are filled from the last one received (none yet: the
     // transport completes the first one by retransmission).
     m_transport->SetBaseModelProvider([this](uint32_t, uint32_t) {
@@ -452,6 +486,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     if (h.kind == fl::MessageKind::Stop)
     {
         m_heardFromServer = true;
+        m_serverStopped = true;
         Simulator::Cancel(m_sendEvent);
         DiscardTraining();
         Simulator::Cancel(m_joinEvent);
@@ -474,6 +509,12 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     m_heardFromServer = true;
     m_serverNode = h.sender;
     Simulator::Cancel(m_joinEvent);
+    if (!m_hasModel || h.round != m_latestModelRound)
+    {
+        m_resentThisRound = 0;
+    }
+    m_hasModel = true;
+    m_latestModelRound = h.round;
     // UDP keep-previous: this model is the base for the holes of the next one (moved in once
     // training no longer needs it, not copied).
     const bool keepAsPrevious = m_transport->DeliversPartial();

@@ -35,11 +35,13 @@ namespace ns3
  *
  * Announces itself to the server with a Join message (its index and sample count) over TCP or
  * UDP (FlApplicationBase::Transport; over UDP the Join is repeated every JoinInterval until the
- * first global model arrives). For each GlobalModel message it runs the task's local trainer on
- * its own data (real computation, in-process), waits the simulated compute time, and sends its
- * new model back as a LocalModel message. Compute time = FLOPs / FlopRate if FlopRate > 0, else
- * samples processed x SecondsPerSample. Training randomness comes from an engine seeded with
- * DeriveSeed(TrainingSeed, round), so results do not depend on the order of events.
+ * first global model arrives, and an upload the transport gave up is sent again, at most
+ * UploadResends times, while its round's model is the latest the client has). For each GlobalModel
+ * message it runs the task's local trainer on its own data (real computation, in-process), waits
+ * the simulated compute time, and sends its new model back as a LocalModel message. Compute time =
+ * FLOPs / FlopRate if FlopRate > 0, else samples processed x SecondsPerSample. Training randomness
+ * comes from an engine seeded with DeriveSeed(TrainingSeed, round), so results do not depend on the
+ * order of events.
  *
  * Local training runs on a thread of fl::TrainingPool() (size: the global value
  * FlTrainingThreads) from the moment the model arrived, while the simulator goes on with other
@@ -124,6 +126,8 @@ class FlClientApplication : public FlApplicationBase
     uint32_t GetRoundsTrained() const;
     /// Rounds in which this client got the model but stayed silent (failure injection).
     uint32_t GetRoundsSilent() const;
+    /// UDP: uploads sent again after the transport gave them up (UploadResends).
+    uint32_t GetUploadsResent() const;
     /// Whether the client has left (LeaveTime).
     bool HasLeft() const;
     /// Bytes sent and received (TCP connection, or UDP datagrams incl. feedback).
@@ -161,6 +165,7 @@ class FlClientApplication : public FlApplicationBase
     void StopApplication() override;
     void HandleInbound(FlInboundMessage& in);
     void SendJoin();
+    void HandleMessageLost(const FlLostMessage& lost);
     void SendUpdate(uint32_t round);
     void FinishTraining();
     void DiscardTraining();
@@ -178,6 +183,7 @@ class FlClientApplication : public FlApplicationBase
     double m_dropoutProbability;
     Time m_leaveTime;
     Time m_joinInterval;
+    uint32_t m_uploadResends;
 
     std::shared_ptr<const fl::LearningTask> m_task;
     uint64_t m_trainingSeed{0};
@@ -218,6 +224,11 @@ class FlClientApplication : public FlApplicationBase
     uint32_t m_roundsTrained{0};
     uint32_t m_roundsSilent{0};
     uint64_t m_unexpected{0};
+    bool m_hasModel{false};         ///< a global model came
+    uint32_t m_latestModelRound{0}; ///< the round of the latest global model
+    bool m_serverStopped{false};    ///< the server's Stop came
+    uint32_t m_resentThisRound{0};  ///< uploads of m_latestModelRound sent again
+    uint32_t m_uploadsResent{0};    ///< uploads sent again in all
     double m_computeEnergy{0.0};
 
     TracedCallback<uint32_t, uint32_t, double, Time> m_trainingDoneTrace;

@@ -772,7 +772,13 @@ struct FlDatagramEndpoint::Impl
         {
             NS_LOG_LOGIC("message " << id << " unacknowledged after " << m.probes << " probes");
             ++Stats().messagesUnacked;
+            FlGivenUpMessage lost;
+            lost.outgoing = true;
+            lost.peer = m.to;
+            lost.round = m.round;
+            lost.bytes = m.bytes;
             Forget(it);
+            GiveUp(lost);
             return;
         }
         ++m.probes;
@@ -1058,6 +1064,16 @@ struct FlDatagramEndpoint::Impl
         Deliver(msg);
     }
 
+    /// Tells the application of a message given up (it may send, discard or close from it).
+    void GiveUp(const FlGivenUpMessage& lost)
+    {
+        if (giveUp && !closed)
+        {
+            Ptr<FlDatagramEndpoint> keep(owner); // the callback may drop the last reference
+            giveUp(lost);
+        }
+    }
+
     void Deliver(FlDatagramMessage& msg)
     {
         if (!deliver.IsNull())
@@ -1140,6 +1156,14 @@ struct FlDatagramEndpoint::Impl
                 NS_LOG_LOGIC("message (" << key.sender << ", " << key.messageId << ") given up, "
                                          << reassembler.Stats().lostChunks - lost
                                          << " chunks missing");
+                if (known && reason == Reason::Timeout)
+                {
+                    FlGivenUpMessage lostMessage;
+                    lostMessage.peer = from;
+                    lostMessage.peerId = key.sender;
+                    lostMessage.round = round;
+                    GiveUp(lostMessage);
+                }
             }
             return;
         }
@@ -1208,6 +1232,7 @@ struct FlDatagramEndpoint::Impl
     bool closed{false};
     DeliverCallback deliver;
     CanFillHolesCallback canFillHoles;
+    GiveUpCallback giveUp;
     std::map<uint32_t, std::map<Address, uint64_t>> sentTally;      ///< round -> to -> chunks
     std::map<uint32_t, std::map<uint32_t, uint64_t>> receivedTally; ///< round -> sender -> chunks
     std::map<Address, uint32_t> peerIds; ///< sender id of the chunks from each address
@@ -1333,6 +1358,12 @@ void
 FlDatagramEndpoint::SetCanFillHolesCallback(CanFillHolesCallback cb)
 {
     m_impl->canFillHoles = std::move(cb);
+}
+
+void
+FlDatagramEndpoint::SetGiveUpCallback(GiveUpCallback cb)
+{
+    m_impl->giveUp = std::move(cb);
 }
 
 std::map<uint32_t, FlChunkTally>

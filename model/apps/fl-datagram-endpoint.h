@@ -258,6 +258,24 @@ struct FlDatagramMessage
 
 /**
  * \ingroup fl
+ * A message the endpoint gave up without its application asking (FlDatagramEndpoint's
+ * GiveUpCallback): an outgoing one that was not acknowledged after retryLimit probes
+ * (Retransmit), or an incoming one still incomplete when its retries ran out (Retransmit,
+ * KeepPrevious without values to fill it from) or at its first timeout (Drop). Messages
+ * forgotten by DiscardBefore, FlushIncomplete, Close or the open-message limit are not reported.
+ */
+struct FlGivenUpMessage
+{
+    bool outgoing{false}; ///< true: sent by this endpoint; false: received (incomplete)
+    Address peer;         ///< the destination, or the address the chunks came from
+    uint32_t peerId{0};   ///< incoming: the sender id of its chunks; outgoing: 0
+    uint32_t round{0};    ///< the round of its chunks
+    /// outgoing: the message's bytes (shared, not copied), e.g. to send again; incoming: null
+    std::shared_ptr<const std::vector<uint8_t>> bytes;
+};
+
+/**
+ * \ingroup fl
  * Decodes a delivered message into a model message: a whole one with its CRC checked
  * (fl::DecodeWholeMessage), one with holes (KeepPrevious) with the missing coordinates taken from
  * `previous` (fl::DecodePackedPartialMessage: nothing of the declared length is allocated). A
@@ -308,6 +326,8 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
     /// `sender` of `round` (if not, the message is NACKed, then given up; never delivered with
     /// holes).
     using CanFillHolesCallback = std::function<bool(uint32_t sender, uint32_t round)>;
+    /// Called for each message the endpoint gives up by itself (see FlGivenUpMessage).
+    using GiveUpCallback = std::function<void(const FlGivenUpMessage& message)>;
     /// Rounds whose chunk tallies are kept at most (the latest ones).
     static constexpr std::size_t kTallyRounds = 8;
     /// Peer id of ChunkTallies for destinations no chunk has come from yet.
@@ -327,6 +347,12 @@ class FlDatagramEndpoint : public SimpleRefCount<FlDatagramEndpoint>
 
     /// Sets the KeepPrevious hole check (unset: every message can be filled).
     void SetCanFillHolesCallback(CanFillHolesCallback cb);
+
+    /**
+     * Sets the callback told of each message given up by the endpoint itself (a lost peer:
+     * without it an application waiting for an answer to that message would wait for ever).
+     */
+    void SetGiveUpCallback(GiveUpCallback cb);
 
     /**
      * Queues a message for `to` (an InetSocketAddress).

@@ -345,6 +345,8 @@ FlServerApplication::StartApplication()
     StartTransport("FlServerApplication", m_task->GetPrecision(), m_port, m_task->NumParameters());
     m_transport->SetReceiveCallback(MakeCallback(&FlServerApplication::HandleInbound, this));
     m_transport->SetPeerClosedCallback(MakeCallback(&FlServerApplication::HandlePeerClosed, this));
+    m_transport->SetMessageLostCallback(
+        MakeCallback(&FlServerApplication::HandleMessageLost, this));
     // Holes of a partial update are filled from the global model its client trained on.
     m_transport->SetBaseModelProvider(
         [this](uint32_t, uint32_t round) { return BaseModel(round); });
@@ -477,22 +479,7 @@ FlServerApplication::ClientGone(uint32_t client)
     ++m_counters.disconnects;
     m_clients.erase(client);
     m_outstanding.erase(client);
-    auto inCohort = m_cohortOf.find(client);
-    if (inCohort != m_cohortOf.end())
-    {
-        // Its cohort does not wait for its upload (the uplink step recovers what it can).
-        const uint32_t id = inCohort->second;
-        m_cohortOf.erase(inCohort);
-        Cohort& c = m_cohorts.at(id);
-        if (!c.aggregating && c.uploads.count(client) == 0)
-        {
-            c.clients.erase(std::find(c.clients.begin(), c.clients.end(), client));
-            if (c.uploads.size() >= c.clients.size())
-            {
-                Simulator::ScheduleNow(&FlServerApplication::CloseCohort, this, id);
-            }
-        }
-    }
+    LeaveCohort(client);
     // A selected client that can no longer answer is not waited for.
     auto sel = std::find(m_selected.begin(), m_selected.end(), client);
     if (m_roundOpen && sel != m_selected.end() && m_updates.count({client, m_round}) == 0)
@@ -500,6 +487,90 @@ FlServerApplication::ClientGone(uint32_t client)
         m_selected.erase(sel);
         m_strategy->ClientLeft(client); // nor do the strategy's phases
         ++m_lostThisRound;
+        MaybeClose();
+    }
+}
+
+void
+FlServerApplication::LeaveCohort(uint32_t client)
+{
+    auto inCohort = m_cohortOf.find(client);
+    if (inCohort == m_cohortOf.end())
+    {
+        return;
+    }
+    // Its cohort does not wait for its upload (the uplink step recovers what it can).
+    const uint32_t id = inCohort->second;
+    m_cohortOf.erase(inCohort);
+    Cohort& c = m_cohorts.at(id);
+    if (!c.aggregating && c.uploads.count(client) == 0)
+    {
+        c.clients.erase(std::find(c.clients.begin(), c.clients.end(), client));
+        if (c.uploads.size() >= c.clients.size())
+        {
+            Simulator::ScheduleNow(&FlServerApplication::CloseCohort, this, id);
+        }
+    }
+}
+
+void
+FlServerApplication::HandleMessageLost(const FlLostMessage& lost)
+{
+    NS_LOG_FUNCTION(this << lost.outgoing << lost.round);
+    uint32_t client = 0;
+    bool found = false;
+    for (const auto& kv : m_clients)
+    {
+        if (kv.second.address == lost.peer)
+        {
+            client = kv.first;
+            found = true;
+            break;
+        }
+    }
+    if (!found || m_finished)
+    {
+        return; // not a joined client's (a Join is repeated until the client hears from us)
+    }
+    ++m_counters.messagesGivenUp;
+    NS_LOG_INFO((lost.outgoing ? "message to" : "message from")
+                << " client " << client << " of round " << lost.round << " given up");
+    if (m_cohortSize > 0)
+    {
+        auto inCohort = m_cohortOf.find(client);
+        if (inCohort != m_cohortOf.end() && inCohort->second == lost.round)
+        {
+            LeaveCohort(client); // it becomes idle: a later dispatch may pick it again
+        }
+        return;
+    }
+    if (m_async)
+    {
+        auto out = m_outstanding.find(client);
+        if (out != m_outstanding.end() && out->second == lost.round)
+        {
+            m_outstanding.erase(out);
+            try
+            {
+                m_strategy->UpdateLost(client, lost.round, m_global);
+            }
+            catch (const fl::ConfigError& e)
+            {
+                fl::ExitOnConfigError("FlServerApplication", e);
+            }
+        }
+        return;
+    }
+    // A selected client whose model or upload of this round was given up is not waited for
+    // (as one whose connection closed); its update is still taken if it comes while the round
+    // is open and no phases depend on it (HandleUpdate).
+    auto sel = std::find(m_selected.begin(), m_selected.end(), client);
+    if (m_roundOpen && lost.round == m_round && sel != m_selected.end() &&
+        m_updates.count({client, m_round}) == 0)
+    {
+        m_selected.erase(sel);
+        m_strategy->ClientLeft(client);
+        m_givenUpThisRound.insert(client);
         MaybeClose();
     }
 }
@@ -638,6 +709,13 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
     u.info.missingCoordinates = missingCoordinates;
     if (m_roundOpen && h.round == m_round)
     {
+        if (!m_phasesRunning && !m_strategyPhases && m_givenUpThisRound.erase(client) != 0)
+        {
+            // its model had arrived after all (the acknowledgements were lost): taken back
+            m_selected.insert(std::upper_bound(m_selected.begin(), m_selected.end(), client),
+                              client);
+            ++m_counters.givenUpRecovered;
+        }
         if (m_phasesRunning || // no upload before the strategy's phases are over
             std::find(m_selected.begin(), m_selected.end(), client) == m_selected.end() ||
             m_updates.count({client, h.round}) != 0)
@@ -845,6 +923,7 @@ FlServerApplication::StartRound()
     m_updates.clear();
     m_freshReceived = 0;
     m_lostThisRound = 0;
+    m_givenUpThisRound.clear();
     m_phasesRunning = m_strategyPhases;
     m_bytesSentAtStart = TotalBytesSent();
     m_bytesReceivedAtStart = TotalBytesReceived();
@@ -1186,6 +1265,7 @@ FlServerApplication::FillOpenRoundReport(bool deadlineHit)
     report.start = m_roundStart;
     report.selected = m_selected;
     report.disconnected = m_lostThisRound;
+    report.givenUp = static_cast<uint32_t>(m_givenUpThisRound.size());
     report.deadlineHit = deadlineHit;
     report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;

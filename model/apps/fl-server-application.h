@@ -8,8 +8,8 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fedavg.h"
-#include "ns3/fl-server-strategy.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-server-strategy.h"
 #include "ns3/fl-uplink-step.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -130,6 +131,12 @@ class FlServerApplication : public FlApplicationBase
         uint64_t malformed{0};      ///< messages the transport rejected (header, CRC, undecodable)
         uint64_t partialUpdates{0}; ///< UDP updates aggregated with holes (keep-previous)
         uint64_t disconnects{0};    ///< client connections closed during the run
+        /// UDP: messages to or from a client the transport gave up (the round did not wait for
+        /// that client's update if it was of the current round)
+        uint64_t messagesGivenUp{0};
+        /// UDP: updates of clients the round had stopped waiting for, taken after all (the
+        /// model had reached them though its acknowledgements had not come back)
+        uint64_t givenUpRecovered{0};
         uint64_t roundsSkipped{0};  ///< rounds below quorum, skipped
         uint64_t roundsRepeated{0}; ///< rounds below quorum, repeated
         uint64_t strategyRejected{0}; ///< phase messages or raw payloads the strategy rejected
@@ -196,6 +203,11 @@ class FlServerApplication : public FlApplicationBase
     void HandlePhaseMessage(const fl::ReceivedMessage& msg, uint32_t client);
     bool EndPhases(bool deadlineHit);
     void ClientGone(uint32_t client);
+    /// A datagram transport gave a message up: the round (cohort, asynchronous strategy) stops
+    /// waiting for the update the client owed.
+    void HandleMessageLost(const FlLostMessage& lost);
+    /// An asynchronous cohort stops waiting for `client`'s upload.
+    void LeaveCohort(uint32_t client);
     const fl::ParamVector* BaseModel(uint32_t round) const;
     std::vector<Address> AddressesOf(const std::vector<uint32_t>& clients) const;
     std::vector<uint32_t> SelectClients();
@@ -273,6 +285,7 @@ class FlServerApplication : public FlApplicationBase
     std::map<UpdateKey, Update> m_pendingStale; ///< stale updates waiting for the next round
     uint32_t m_freshReceived{0};
     uint32_t m_lostThisRound{0};
+    std::set<uint32_t> m_givenUpThisRound; ///< selected clients not waited for (messages given up)
     uint64_t m_bytesSentAtStart{0};
     uint64_t m_bytesReceivedAtStart{0};
     EventId m_deadlineEvent;

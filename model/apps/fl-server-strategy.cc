@@ -145,6 +145,13 @@ FlServerStrategy::PhasesDone(const Context& /* ctx */,
 }
 
 void
+FlServerStrategy::UpdateLost(uint32_t /* client */,
+                             uint32_t /* version */,
+                             fl::ParamVector& /* global */)
+{
+}
+
+void
 FlServerStrategy::ClientLeft(uint32_t /* client */)
 {
 }

@@ -85,6 +85,9 @@ struct FlRoundReport
     Time agreed;                    ///< phases before the upload: when they ended (DescribeRound)
     double codecScale{0.0};         ///< phases before the upload: the agreed scale (EGA: n)
     uint32_t disconnected{0};       ///< selected clients that disconnected during the round
+    /// selected clients the round stopped waiting for: a datagram transport gave up the model
+    /// sent to them or their upload (see FlLostMessage)
+    uint32_t givenUp{0};
     std::string uplinkStatus;       ///< uplink step: "ok", or why the round aborted
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
@@ -334,6 +337,14 @@ class FlServerStrategy : public Object
     virtual void UpdateArrived(const FlUpdateInfo& info,
                                const fl::ParamVector& update,
                                fl::ParamVector& global);
+
+    /**
+     * Asynchronous strategies: the update a client owed for `version` will not come (a datagram
+     * transport gave up the model sent to it or its upload); the client is idle again.
+     * `global` is the server's model, as in UpdateArrived. Default: nothing (the client stays
+     * without work until the strategy sends it a model).
+     */
+    virtual void UpdateLost(uint32_t client, uint32_t version, fl::ParamVector& global);
 
     /**
      * Asynchronous strategies with an uplink step (e.g. secure aggregation, whose pairwise

@@ -55,6 +55,12 @@ FlTransport::SetPeerClosedCallback(PeerClosedCallback cb)
 }
 
 void
+FlTransport::SetMessageLostCallback(MessageLostCallback cb)
+{
+    m_messageLost = cb;
+}
+
+void
 FlTransport::SetBaseModelProvider(BaseModelProvider provider)
 {
     m_baseModel = std::move(provider);
@@ -119,6 +125,17 @@ void
 FlTransport::SendSignal(const std::vector<Address>& to, fl::MessageAddress header)
 {
     SendModel(to, header, fl::ParamVector(), nullptr);
+}
+
+void
+FlTransport::SendAgain(const FlLostMessage& lost)
+{
+    if (!lost.outgoing || !lost.bytes)
+    {
+        return;
+    }
+    ++m_messagesSent;
+    SendBytes(lost.peer, lost.round, lost.bytes);
 }
 
 bool
@@ -551,6 +568,26 @@ class FlUdpTransport : public FlTransport
         m_endpoint->SetCanFillHolesCallback([this](uint32_t sender, uint32_t round) {
             return m_baseModel && m_baseModel(sender, round) != nullptr;
         });
+        m_endpoint->SetGiveUpCallback([this](const FlGivenUpMessage& g) { HandleGiveUp(g); });
+    }
+
+    void HandleGiveUp(const FlGivenUpMessage& g)
+    {
+        if (m_messageLost.IsNull())
+        {
+            return;
+        }
+        FlLostMessage lost;
+        lost.outgoing = g.outgoing;
+        lost.peer = g.peer;
+        lost.round = g.round;
+        if (g.outgoing && g.bytes && g.bytes->size() >= fl::MessageHeader::kSize &&
+            fl::ParseHeader(g.bytes->data(), UINT32_MAX, lost.header) != fl::HeaderStatus::Ok)
+        {
+            return; // not a message of ours: nothing to tell
+        }
+        lost.bytes = g.bytes;
+        m_messageLost(lost);
     }
 
     void HandleDatagram(Ptr<FlDatagramEndpoint> /* ep */, FlDatagramMessage& dm)

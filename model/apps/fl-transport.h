@@ -64,6 +64,24 @@ struct FlInboundMessage
 
 /**
  * \ingroup fl
+ * A message a datagram transport gave up (FlTransport's MessageLostCallback): an outgoing one
+ * no acknowledgement came for after its probes, or an incoming one that stayed incomplete
+ * after its retries (see FlGivenUpMessage). Reliable transports never report one: their lost
+ * peers close (PeerClosedCallback).
+ */
+struct FlLostMessage
+{
+    bool outgoing{false}; ///< true: sent by this transport; false: received (incomplete)
+    Address peer;         ///< the destination, or the address the chunks came from
+    uint32_t round{0};    ///< the round of its chunks
+    /// outgoing: the message's header (kind, receiver, aux); incoming: default (not known)
+    fl::MessageHeader header;
+    /// outgoing: the encoded message (shared), for SendAgain; incoming: null
+    std::shared_ptr<const std::vector<uint8_t>> bytes;
+};
+
+/**
+ * \ingroup fl
  * Counters of a transport (all peers).
  */
 struct FlTransportStats
@@ -136,6 +154,8 @@ class FlTransport : public SimpleRefCount<FlTransport>
     using ReceiveCallback = Callback<void, FlInboundMessage&>;
     /// A reliable peer closed its connection (never called by datagram transports).
     using PeerClosedCallback = Callback<void, const Address&>;
+    /// A message was given up (datagram transports only; see FlLostMessage).
+    using MessageLostCallback = Callback<void, const FlLostMessage&>;
     /**
      * The receiver's base model for a partial message from `sender` (node id) of `round`,
      * whose holes are filled from it (UDP keep-previous); nullptr if there is none (the message
@@ -161,6 +181,8 @@ class FlTransport : public SimpleRefCount<FlTransport>
     void SetReceiveCallback(ReceiveCallback cb);
     /// Sets the peer-closed callback.
     void SetPeerClosedCallback(PeerClosedCallback cb);
+    /// Sets the message-lost callback.
+    void SetMessageLostCallback(MessageLostCallback cb);
     /// Sets the provider of base models for partial messages.
     void SetBaseModelProvider(BaseModelProvider provider);
 
@@ -205,6 +227,11 @@ class FlTransport : public SimpleRefCount<FlTransport>
     void SendRaw(const Address& to, fl::MessageAddress header, const std::vector<uint8_t>& data);
     /// Sends a header-only message (e.g. Stop) to every destination.
     void SendSignal(const std::vector<Address>& to, fl::MessageAddress header);
+    /**
+     * Sends an outgoing message that was given up (FlLostMessage with outgoing set) again, as a
+     * new message with the same bytes (not re-encoded); does nothing for an incoming one.
+     */
+    void SendAgain(const FlLostMessage& lost);
 
     /// Whether delivery is reliable (TCP) or best effort (UDP: the application may repeat).
     virtual bool IsReliable() const = 0;
@@ -245,6 +272,7 @@ class FlTransport : public SimpleRefCount<FlTransport>
     FlTransportConfig m_config;      ///< settings
     BaseModelProvider m_baseModel;   ///< see SetBaseModelProvider
     PeerClosedCallback m_peerClosed; ///< see SetPeerClosedCallback
+    MessageLostCallback m_messageLost; ///< see SetMessageLostCallback
     uint64_t m_messagesSent{0};      ///< messages handed to SendBytes
     uint64_t m_delivered{0};         ///< messages delivered
     uint64_t m_malformed{0};         ///< undecodable or inconsistent messages
