@@ -974,10 +974,11 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
     m_lastEvaluation.task = task.get();
     m_lastEvaluation.test = e.test;
     r.status = FlRoundStatusName(report.status);
-    r.selected = static_cast<uint32_t>(report.selected.size());
+    // a client given up (UDP) was sent the model and did not answer: selected, a straggler
+    r.selected = static_cast<uint32_t>(report.selected.size() + report.givenUp.size());
     r.participants = static_cast<uint32_t>(report.participants.size());
     r.stale = report.staleUpdates;
-    r.stragglers = report.stragglers;
+    r.stragglers = report.stragglers + static_cast<uint32_t>(report.givenUp.size());
     r.bytesDown = report.bytesDown;
     r.bytesUp = report.bytesUp;
     r.deadlineHit = report.deadlineHit;
@@ -1000,6 +1001,10 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
         rows[row.client] = row;
     }
     for (uint32_t k : report.selected)
+    {
+        rows[k].selected = true;
+    }
+    for (uint32_t k : report.givenUp)
     {
         rows[k].selected = true;
     }

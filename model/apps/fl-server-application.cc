@@ -1265,7 +1265,7 @@ FlServerApplication::FillOpenRoundReport(bool deadlineHit)
     report.start = m_roundStart;
     report.selected = m_selected;
     report.disconnected = m_lostThisRound;
-    report.givenUp = static_cast<uint32_t>(m_givenUpThisRound.size());
+    report.givenUp.assign(m_givenUpThisRound.begin(), m_givenUpThisRound.end());
     report.deadlineHit = deadlineHit;
     report.stragglers = static_cast<uint32_t>(m_selected.size()) - m_freshReceived;
     report.bytesDown = TotalBytesSent() - m_bytesSentAtStart;

@@ -85,9 +85,9 @@ struct FlRoundReport
     Time agreed;                    ///< phases before the upload: when they ended (DescribeRound)
     double codecScale{0.0};         ///< phases before the upload: the agreed scale (EGA: n)
     uint32_t disconnected{0};       ///< selected clients that disconnected during the round
-    /// selected clients the round stopped waiting for: a datagram transport gave up the model
-    /// sent to them or their upload (see FlLostMessage)
-    uint32_t givenUp{0};
+    /// clients the model was sent to whom the round stopped waiting for, not in `selected`: a
+    /// datagram transport gave up the model sent to them or their upload (FlLostMessage); sorted
+    std::vector<uint32_t> givenUp;
     std::string uplinkStatus;       ///< uplink step: "ok", or why the round aborted
     const fl::ParamVector* globalModel{nullptr}; ///< the new global model (valid during the call)
 };
