@@ -89,6 +89,7 @@ struct FedAvgOptions
     double reassemblyTimeoutMs = 100.0;
     double ackTimeoutMs = 200.0;
     double congestionTargetMs = 0.0;
+    double tcpMinRtoMs = 1000.0; ///< ns-3's (RFC 6298's) minimum RTO
     // rounds under pressure
     uint32_t clientsPerRound = 0;
     std::string sampling = "uniform";
@@ -335,6 +336,13 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                     "tcp, or udp (chunked datagrams, see --holePolicy)",
                     o.transport,
                     {"tcp", "udp"});
+    flags.AddReal("tcpMinRtoMs",
+                  "TCP: minimum retransmission timeout [ms] (1000: ns-3's and RFC 6298's; Linux "
+                  "uses 200). Each segment leaves a cancelled timer of this horizon in ns-3's "
+                  "scheduler, so a shorter one holds less memory; it changes a run only where a "
+                  "timeout fires",
+                  o.tcpMinRtoMs,
+                  Range::Closed(1e-3, 6e4));
     flags.AddChoice("holePolicy",
                     "UDP: drop, keep-previous or retransmit (lost chunks of a model)",
                     o.holePolicy,
@@ -785,6 +793,9 @@ RunFedAvg(const std::string& name,
     fedavg.SetTransportAttribute("WirePrecision", StringValue(o.wirePrecision));
     fedavg.SetTransportAttribute("Transport", StringValue(o.transport));
     fedavg.SetTransportAttribute("HolePolicy", StringValue(o.holePolicy));
+    fedavg.SetTransportAttribute(
+        "TcpMinRto",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.tcpMinRtoMs * 1e3)))));
     fedavg.SetTransportAttribute(
         "UdpPacingRate",
         DataRateValue(DataRate(static_cast<uint64_t>(o.udpPacingMbps * 1e6))));

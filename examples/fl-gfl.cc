@@ -151,6 +151,13 @@ main(int argc, char* argv[])
                   "messages missing (0 = wait; udp: 1 s; tcp over the mesh: 2 s)",
                   o.exchangeTimeout,
                   flexample::Range::AtLeast(0.0));
+    flags.AddReal("tcpMinRtoMs",
+                  "network mode: minimum retransmission timeout of the TCP connections [ms] "
+                  "(1000: ns-3's and RFC 6298's; Linux uses 200). Each segment leaves a "
+                  "cancelled timer of this horizon in ns-3's scheduler, so a shorter one holds "
+                  "less memory; it changes a run only where a timeout fires",
+                  o.tcpMinRtoMs,
+                  flexample::Range::Closed(1e-3, 6e4));
     flags.AddReal("linkLoss",
                   "network mode: packet error rate on the server-to-server links (use with "
                   "--transport=udp: TCP repairs every loss)",

@@ -434,6 +434,7 @@ GflFigureRunGfl(const GflFigureOptions& o,
     }
     FlGflHelper gfl(task, c);
     gfl.SetTransport(o.transport);
+    gfl.SetTcpMinRto(MicroSeconds(static_cast<int64_t>(std::llround(o.tcpMinRtoMs * 1e3))));
     const double clientStaggerMs =
         o.clientStaggerMs >= 0.0 ? o.clientStaggerMs : (o.cell == "wifi" ? 2.0 : 0.0);
     gfl.SetClientStartStagger(
@@ -540,6 +541,7 @@ GflFigureRunDiffusion(const GflFigureOptions& o,
     DiffusionHelper diffusion(task, c);
     const bool broadcast = o.ghpTransport == "broadcast";
     diffusion.SetTransport(broadcast ? "broadcast" : o.transport);
+    diffusion.SetTcpMinRto(MicroSeconds(static_cast<int64_t>(std::llround(o.tcpMinRtoMs * 1e3))));
     const double periodMs = o.ghpPeriodMs > 0.0 ? o.ghpPeriodMs : (broadcast ? 50.0 : 0.0);
     diffusion.SetReleaseJitter(MicroSeconds(static_cast<int64_t>(o.ghpJitterMs * 1e3)));
     diffusion.AssignStreams(3000);

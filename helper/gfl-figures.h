@@ -59,6 +59,7 @@ struct GflFigureOptions
     double linkDelayMs = 2.0;               ///< network mode: server-link delay
     double exchangeTimeout = 0.0;           ///< network mode: combine after this many s (0 = wait)
     double linkLoss = 0.0;                  ///< network mode: packet error rate on server links
+    double tcpMinRtoMs = 1000.0;            ///< network mode: TCP minimum RTO [ms] (ns-3's 1 s)
     double stallSeconds = 300.0;            ///< network mode: stop a run that makes no progress
     std::string policy = "reuse-last";      ///< missing-message policy
     bool cellDoze = true;                   ///< network mode, Wi-Fi cells: idle stations doze

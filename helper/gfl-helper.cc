@@ -761,6 +761,18 @@ FlGraphRunHelperBase::SetExchangeTimeout(Time timeout)
 }
 
 void
+FlGraphRunHelperBase::SetTcpMinRto(Time minRto)
+{
+    if (!minRto.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("TcpMinRto",
+                              "must be positive",
+                              "use e.g. 1s (ns-3's and RFC 6298's) or 200ms (Linux's)");
+    }
+    m_tcpMinRto = minRto;
+}
+
+void
 FlGraphRunHelperBase::SetIterationCallback(fl::NetworkIterationCallback cb)
 {
     m_tracker->SetIterationCallback(std::move(cb));
@@ -1005,6 +1017,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
 
         Ptr<FlServerApplication> server = CreateObject<FlServerApplication>();
         server->SetAttribute("Transport", StringValue(transport));
+        server->SetAttribute("TcpMinRto", TimeValue(m_tcpMinRto));
         server->SetAttribute("Port", UintegerValue(kGflPort));
         server->SetAttribute("Rounds", UintegerValue(m_config.iterations));
         server->SetAttribute("ExpectedClients", UintegerValue(K));
@@ -1041,6 +1054,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
             const uint32_t c = p * K + k;
             Ptr<FlClientApplication> client = CreateObject<FlClientApplication>();
             client->SetAttribute("Transport", StringValue(transport));
+            client->SetAttribute("TcpMinRto", TimeValue(m_tcpMinRto));
             client->SetAttribute("ServerAddress", AddressValue(scene.cellServer[p]));
             client->SetAttribute("ServerPort", UintegerValue(kGflPort));
             client->SetAttribute("ClientIndex", UintegerValue(c));
@@ -1204,6 +1218,7 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
         ex.timeout = timeout;
         Ptr<DiffusionAgentApplication> app = CreateObject<DiffusionAgentApplication>();
         app->SetAttribute("Transport", StringValue(transport));
+        app->SetAttribute("TcpMinRto", TimeValue(m_tcpMinRto));
         if (broadcast)
         {
             app->SetAttribute("HolePolicy", StringValue("drop"));

@@ -260,6 +260,12 @@ class FlGraphRunHelperBase
      * DiffusionHelper's broadcast transport: 1 s, or from its iteration period).
      */
     void SetExchangeTimeout(Time timeout);
+    /**
+     * Minimum retransmission timeout of every application's TCP sockets
+     * (FlApplicationBase::TcpMinRto; default 1 s, ns-3's). Throws fl::ConfigError unless
+     * positive.
+     */
+    void SetTcpMinRto(Time minRto);
     /// Metrics per iteration (as the in-process runner's callback; the tracker's
     /// SetIterationCallback).
     void SetIterationCallback(fl::NetworkIterationCallback cb);
@@ -299,6 +305,7 @@ class FlGraphRunHelperBase
     std::shared_ptr<const fl::LearningTask> m_task; ///< the task every node learns
     std::string m_transport;                        ///< transport name (SetTransport)
     Time m_timeout{Seconds(0)};                     ///< exchange timeout (0 = wait)
+    Time m_tcpMinRto{Seconds(1)};                   ///< SetTcpMinRto
     Ptr<FlLearningTracker> m_tracker;               ///< its network view set by SetNetwork
 };
 

@@ -92,6 +92,15 @@ FlApplicationBase::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&FlApplicationBase::m_tcpTimestamps),
                           MakeBooleanChecker())
+            .AddAttribute("TcpMinRto",
+                          "Minimum retransmission timeout of this application's TCP sockets "
+                          "(ns3::TcpSocketBase::MinRto; 1 s as in ns-3 and RFC 6298, Linux uses "
+                          "200 ms). Each segment leaves a cancelled retransmission timer of at "
+                          "least this horizon in ns-3's scheduler: a shorter one keeps fewer. "
+                          "It changes a run only where a timeout fires.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FlApplicationBase::m_tcpMinRto),
+                          MakeTimeChecker())
             .AddAttribute("UdpMtu",
                           "UDP only: IP MTU of the path; a chunk (40-byte header + payload of at "
                           "least 256 bytes) plus IPv4 and UDP headers fits in it.",
@@ -263,6 +272,13 @@ FlApplicationBase::StartTransport(const char* who,
         c.decodeTo = decodeTo;
         c.tcpSegmentSize = m_tcpSegmentSize;
         c.tcpTimestamps = m_tcpTimestamps;
+        if (!m_tcpMinRto.IsStrictlyPositive())
+        {
+            throw fl::ConfigError(prefix + "TcpMinRto",
+                                  "must be positive",
+                                  "use e.g. 1s (ns-3's and RFC 6298's) or 200ms (Linux's)");
+        }
+        c.tcpMinRto = m_tcpMinRto;
         // A node of a flow-level network (a scene built in flow fidelity) has no Internet
         // stack: its TCP messages cross the flow model instead (same bytes, no packets).
         const bool flowNode = GetNode()->GetObject<FlFlowStack>() != nullptr;

@@ -123,6 +123,14 @@ struct FlTransportConfig
      */
     bool tcpTimestamps{false};
     /**
+     * TCP's minimum retransmission timeout on this transport's sockets (ns3::TcpSocketBase
+     * MinRto; ns-3's default is 1 s, as RFC 6298 recommends; Linux uses 200 ms). Every segment
+     * re-arms its connection's retransmission timer and ns-3 cancels events lazily, so the
+     * scheduler holds a cancelled timer for each segment sent within the last timeout: a
+     * shorter minimum holds fewer. It changes a run only where a timeout fires. Positive.
+     */
+    Time tcpMinRto{Seconds(1)};
+    /**
      * Largest incoming message (header and payload) on either transport: a TCP stream whose
      * header declares more is closed before any of its payload is buffered; a UDP chunk
      * declaring more is malformed. It replaces datagram.maxMessageBytes. Use
