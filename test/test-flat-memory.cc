@@ -190,12 +190,12 @@ TEST(FlatMemory, FedAvgWifiUdpDoesNotGrowOverRounds)
 TEST(FlatMemory, ShorterTcpMinRtoHoldsFewerCancelledTimers)
 {
     const auto ns3Default = RunRounds("tcp", 200);
-    const auto linux = RunRounds("tcp", 200, MilliSeconds(200));
-    ExpectFlat(linux);
-    ASSERT_EQ(ns3Default.size(), linux.size());
+    const auto shortRto = RunRounds("tcp", 200, MilliSeconds(200));
+    ExpectFlat(shortRto);
+    ASSERT_EQ(ns3Default.size(), shortRto.size());
     for (const auto& kv : ns3Default)
     {
-        const Snapshot& shorter = linux.at(kv.first);
+        const Snapshot& shorter = shortRto.at(kv.first);
         EXPECT_LT(shorter.events, kv.second.events / 2) << "round " << kv.first;
         EXPECT_EQ(shorter.time, kv.second.time) << "round " << kv.first;
         EXPECT_TRUE(shorter.model == kv.second.model) << "round " << kv.first;
