@@ -89,6 +89,7 @@ struct FedAvgOptions
     double reassemblyTimeoutMs = 100.0;
     double ackTimeoutMs = 200.0;
     double congestionTargetMs = 0.0;
+    double serverCongestionTargetMs = -1.0; // -1: congestionTargetMs
     double tcpMinRtoMs = 1000.0; ///< ns-3's (RFC 6298's) minimum RTO
     // rounds under pressure
     uint32_t clientsPerRound = 0;
@@ -382,6 +383,12 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   "0 = off",
                   o.congestionTargetMs,
                   Range::Closed(0.0, 6e4));
+    flags.AddReal("serverCongestionTargetMs",
+                  "UDP retransmit: --congestionTargetMs of the server alone [ms] (-1 = "
+                  "--congestionTargetMs; 0 = off): the server's rate then follows the queue its "
+                  "models build in the cell's downlink, e.g. 100",
+                  o.serverCongestionTargetMs,
+                  Range::Closed(-1.0, 6e4));
     flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
     flags.AddChoice("sampling",
                     "Client sampling: uniform or weighted (by data size)",
@@ -431,6 +438,12 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
             throw fl::ConfigError("--serverPacingMbps",
                                   "a rate below 1e-6 Mb/s (1 b/s)",
                                   "give 0 (the --udpPacingMbps) or at least 1e-6");
+        }
+        if (o.serverCongestionTargetMs < 0.0 && o.serverCongestionTargetMs != -1.0)
+        {
+            throw fl::ConfigError("--serverCongestionTargetMs",
+                                  "a negative target other than -1",
+                                  "give -1 (the --congestionTargetMs), 0 (off) or a delay");
         }
         // The data set's files and the model spec against the data's shape (as BuildFedAvgTask
         // builds them): refused here, so that --checkFlags refuses them too.
@@ -815,6 +828,12 @@ RunFedAvg(const std::string& name,
     fedavg.SetTransportAttribute(
         "CongestionTarget",
         TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.congestionTargetMs * 1e3)))));
+    if (o.serverCongestionTargetMs >= 0.0)
+    {
+        fedavg.SetServerAttribute("CongestionTarget",
+                                  TimeValue(MicroSeconds(static_cast<int64_t>(
+                                      std::llround(o.serverCongestionTargetMs * 1e3)))));
+    }
     if (o.flopRateMedian > 0.0)
     {
         // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.
