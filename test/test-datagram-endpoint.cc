@@ -657,6 +657,86 @@ TEST(FlDatagramEndpoint, DropDeliversOnlyCompleteMessagesAndCountsTheRest)
     Simulator::Destroy();
 }
 
+// The give-up callback reports exactly the messages the endpoint gave up by itself: a sender's
+// unacknowledged ones (retransmit, every datagram to B lost), with their round and their shared
+// bytes; a receiver's incomplete ones (drop, 20 % loss), with the sender's address and id; and
+// nothing for what the application discarded itself.
+TEST(FlDatagramEndpoint, GiveUpCallbackReportsWhatTheEndpointGaveUpByItself)
+{
+    {
+        const FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::Retransmit, 3);
+        TwoNodes net(cfg, cfg, 1.0);
+        std::vector<FlGivenUpMessage> atA;
+        std::vector<FlGivenUpMessage> atB;
+        net.a->SetGiveUpCallback([&atA](const FlGivenUpMessage& g) { atA.push_back(g); });
+        net.b->SetGiveUpCallback([&atB](const FlGivenUpMessage& g) { atB.push_back(g); });
+        const Bytes first = RawMessage(20000, 1);
+        const Bytes second = RawMessage(100, 2);
+        net.a->Send(net.addrB, 3, first);
+        net.a->Send(net.addrB, 4, second);
+        Simulator::Run();
+        ASSERT_EQ(atA.size(), 2u);
+        EXPECT_EQ(net.a->Stats().messagesUnacked, 2u);
+        for (const auto& g : atA)
+        {
+            EXPECT_TRUE(g.outgoing);
+            EXPECT_EQ(g.peer, net.addrB);
+            EXPECT_EQ(g.peerId, 0u);
+            EXPECT_EQ(g.bytes.get(), g.round == 3 ? first.get() : second.get()); // not copied
+        }
+        EXPECT_EQ(atA[0].round + atA[1].round, 7u);
+        EXPECT_TRUE(atB.empty()); // B heard nothing
+    }
+    Simulator::Destroy();
+    {
+        const FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::Drop);
+        TwoNodes net(cfg, cfg, 0.2, 0.0, 31);
+        std::vector<FlGivenUpMessage> atB;
+        net.b->SetGiveUpCallback([&atB](const FlGivenUpMessage& g) { atB.push_back(g); });
+        const auto msgs = LossWorkload();
+        for (uint32_t i = 0; i < msgs.size(); ++i)
+        {
+            net.a->Send(net.addrB, i, msgs[i]);
+        }
+        Simulator::Run();
+        ASSERT_GT(net.b->Stats().messagesDropped, 0u);
+        EXPECT_EQ(atB.size(), net.b->Stats().messagesDropped);
+        std::set<uint32_t> delivered;
+        for (const auto& d : net.atB)
+        {
+            delivered.insert(d.msg.round);
+        }
+        for (const auto& g : atB)
+        {
+            EXPECT_FALSE(g.outgoing);
+            EXPECT_EQ(g.peer, net.addrA);
+            EXPECT_EQ(g.peerId, kIdA);
+            EXPECT_EQ(g.bytes, nullptr);
+            EXPECT_LT(g.round, msgs.size());
+            EXPECT_EQ(delivered.count(g.round), 0u);
+        }
+    }
+    Simulator::Destroy();
+    {
+        FlDatagramConfig cfg = EndpointConfig(FlHolePolicy::Retransmit);
+        cfg.reassemblyTimeout = Seconds(10);
+        TwoNodes net(cfg, cfg);
+        uint32_t reports = 0;
+        net.a->SetGiveUpCallback([&reports](const FlGivenUpMessage&) { ++reports; });
+        net.b->SetGiveUpCallback([&reports](const FlGivenUpMessage&) { ++reports; });
+        net.a->Send(net.addrB, 1, RawMessage(200000, 1));
+        // 10 ms in, part of the message has gone out: both sides discard it
+        FlSchedule(MilliSeconds(10), [&net]() {
+            net.a->DiscardBefore(2);
+            net.b->DiscardBefore(2);
+        });
+        Simulator::Run();
+        EXPECT_EQ(net.b->Stats().messagesDropped, 1u);
+        EXPECT_EQ(reports, 0u);
+    }
+    Simulator::Destroy();
+}
+
 TEST(FlDatagramEndpoint, KeepPreviousDeliversWhatArrived)
 {
     {
