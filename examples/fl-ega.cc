@@ -255,7 +255,7 @@ RunNetwork(const Options& o, Csv& csv)
         secagg.SetAttribute("Variant", StringValue(o.secure));
         secagg.SetAttribute("FractionBits", UintegerValue(32));
         secagg.AssignStreams(1 << 21);
-        std::cout << secagg.Describe() << "\n"
+        std::cout << secagg.Describe(small.clients) << "\n"
                   << "  with EGA: each client's phase-1 report (max |update|, weight) is sent in "
                      "the clear; its codes only as part of the masked sum"
                   << std::endl;

@@ -389,17 +389,20 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
             ids.push_back(
                 DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetClientIndex());
         }
+        // The rosters the server will sample: a synchronous round's ClientsPerRound (0: all),
+        // an asynchronous strategy's cohort. The clients refuse smaller rosters (MinClients,
+        // unless set), and a rule that cannot serve this size (e.g. a Threshold above it) is a
+        // configuration error now, not an idle run.
+        UintegerValue perRound;
+        stack.server->GetAttribute("ClientsPerRound", perRound);
+        const uint32_t all = static_cast<uint32_t>(ids.size());
+        const uint32_t cohort =
+            strategy->IsAsynchronous()
+                ? strategy->UplinkCohortSize()
+                : (perRound.Get() == 0 ? all : std::min<uint32_t>(all, perRound.Get()));
+        m_secAgg->SetCohortSize(cohort);
+        m_secAgg->Guarantee(cohort); // throws ConfigError naming the attribute
         stack.secAgg = m_secAgg->Create(ids);
-        const uint32_t cohort = strategy->IsAsynchronous() ? strategy->UplinkCohortSize() : 0;
-        const uint32_t t = stack.secAgg.server->Settings().Rule("SecAggServerStep").threshold;
-        if (cohort > 0 && t > cohort)
-        {
-            throw fl::ConfigError("Threshold",
-                                  "t = " + std::to_string(t) +
-                                      " with secure-aggregation cohorts of BufferSize " +
-                                      std::to_string(cohort),
-                                  "use a threshold of at most BufferSize (0: the majority rule)");
-        }
         stack.server->SetUplinkStep(stack.secAgg.server);
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {

@@ -763,6 +763,10 @@ RunGflFig2(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream
         os << o.dropout;
     }
     os << std::endl;
+    if (o.secure)
+    {
+        os << "  guarantee: " << fl::GflSecureAggregationGuarantee(L, 0) << std::endl;
+    }
     os << "Choices: Erdos-Renyi p = 0.4 (connected), Metropolis weights, Laplace "
           "noise b = sigma_g / sqrt(2); iid-per-link = fresh draw per neighbour "
           "(per-link variant), iid-broadcast = one draw per server and iteration "
@@ -1302,6 +1306,12 @@ RunGflBenchmark(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::os
             BenchConfig(o, setup, P, K, std::min<uint32_t>(o.sampled, K), o.benchIterations);
         c.secureAggregation = o.secure; // --secure: masked uploads (the cost of the masks)
         c.dropoutProbability = o.dropout;
+        if (o.secure)
+        {
+            os << "  guarantee (K = " << K << "): "
+               << fl::GflSecureAggregationGuarantee(c.sampledClients ? c.sampledClients : K, 0)
+               << std::endl;
+        }
         // wall time per iteration between the end of iteration 1 and of the last one (the
         // scene's set-up, association and joins are excluded)
         const auto start = std::chrono::steady_clock::now();
@@ -1414,12 +1424,11 @@ PrintGflFigureSetup(const GflFigureOptions& o, const std::string& program, std::
         {
             FlSecAggHelper secagg;
             secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
-            os << secagg.Describe() << std::endl;
+            os << secagg.Describe() << std::endl; // the guarantee follows with each run's L
         }
         else
         {
-            os << "  threat model: " << SecAggThreatModel("secagg") << "\n"
-               << "  secure aggregation in process: the fixed-point sum the protocol "
+            os << "  secure aggregation in process: the fixed-point sum the protocol "
                   "decodes (GflSecureAverage); keys do not change it"
                << std::endl;
         }

@@ -963,6 +963,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
     {
         m_secAgg.SetAttribute("FractionBits", UintegerValue(m_config.maskFractionBits));
         m_secAgg.SetAttribute("Threshold", UintegerValue(m_config.secureThreshold));
+        const uint32_t K = static_cast<uint32_t>(m_config.clientsPerServer);
+        const uint32_t L = m_config.sampledClients == 0
+                               ? K
+                               : std::min<uint32_t>(K, static_cast<uint32_t>(m_config.sampledClients));
+        m_secAgg.SetCohortSize(L); // the clients refuse smaller rosters
     }
     std::vector<Ptr<FlServerApplication>> servers;
     for (uint32_t p = 0; p < P; ++p)

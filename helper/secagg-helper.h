@@ -86,18 +86,34 @@ class FlSecAggHelper
     fl::KeyMode GetKeyMode() const;
 
     /**
-     * Two lines for a program's output: the threat model (SecAggThreatModel) and the settings
-     * (variant, threshold rule, fraction bits, timeout, key mode; the Reproducible mode said to
-     * be INSECURE).
+     * The roster size the server will sample (ClientsPerRound, or BufferSize for FedBuff's
+     * cohorts): sets MinClients on both halves to it unless MinClients was set. FlFedAvgHelper
+     * calls it.
      */
-    std::string Describe() const;
+    void SetCohortSize(uint32_t cohort);
+
+    /**
+     * The guarantee for rosters of `cohort` clients (SecAggGuaranteeText): adversary,
+     * condition, n, t, n_C, the dropouts tolerated and what the server can learn. Throws
+     * fl::ConfigError naming the attribute if the rule cannot serve such rosters (e.g. a
+     * Threshold above the cohort).
+     */
+    std::string Guarantee(uint32_t cohort) const;
+
+    /**
+     * Lines for a program's output: the guarantee for rosters of `cohort` clients (when
+     * cohort >= 2) and the settings (variant, threshold rule, colluders, fraction bits, timeout,
+     * key mode; the Reproducible mode said to be INSECURE).
+     */
+    std::string Describe(uint32_t cohort = 0) const;
 
   private:
     ObjectFactory m_server;
     ObjectFactory m_client;
-    Ptr<UniformRandomVariable> m_seedStream; ///< the run seed, then each server's graph seeds
+    Ptr<UniformRandomVariable> m_seedStream; ///< the run seed of the Reproducible mode
     bool m_haveRunSeed{false};
     fl::SecAggRunSeed m_runSeed{};
+    uint64_t m_beacons{0}; ///< beacons made (Reproducible mode: each its own key)
 };
 
 } // namespace ns3

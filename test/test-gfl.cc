@@ -491,11 +491,13 @@ TEST(SecureAggregation, FixedPointLimitsNameTheParameter)
 
 TEST(SecureAggregation, SecureAverageIsTheProtocolsFixedPointSum)
 {
-    // 5 sampled, 3 survivors (t = 3): the fixed-point sum of the survivors' encodings (summands
-    // 5) over 3, which is what the protocol decodes whatever its keys.
+    // 5 sampled, 3 survivors (t = 3, tolerating no colluder): the fixed-point sum of the
+    // survivors' encodings (summands 5) over 3, which is what the protocol decodes whatever its
+    // keys. The default t = floor(2 * 5 / 3) + 1 = 4 aborts with 3 survivors.
     const std::vector<ParamVector> up{PV({1, 2}), PV({0.5, -3}), PV({7, 0.25})};
     ParamVector avg;
-    ASSERT_TRUE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 0, 40, avg));
+    EXPECT_FALSE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 0, 40, avg));
+    ASSERT_TRUE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 3, 40, avg));
     std::vector<uint64_t> sum(2, 0);
     for (const auto& u : up)
     {

@@ -229,6 +229,19 @@ GflSecureAverage(const std::vector<uint32_t>& sampled,
     return true;
 }
 
+std::string
+GflSecureAggregationGuarantee(std::size_t sampled, uint32_t threshold)
+{
+    std::vector<uint32_t> ids(sampled);
+    for (std::size_t k = 0; k < sampled; ++k)
+    {
+        ids[k] = static_cast<uint32_t>(k);
+    }
+    SecAggRule rule;
+    rule.threshold = threshold;
+    return SecAggGuaranteeOf(MakeSecAggRoundConfig(0, ids, 1, rule, 0)).Text();
+}
+
 void
 CheckGflSecureAggregation(const GflConfig& config)
 {

@@ -167,6 +167,13 @@ ParamVector GflServerAverage(const std::vector<const ParamVector*>& received,
 ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, double mu);
 
 /**
+ * The guarantee of GFL's secure aggregation for L sampled clients per server with threshold
+ * `threshold` (0 = the rule floor(2L/3) + 1): fl::SecAggGuarantee::Text of the configuration the
+ * network servers announce. Throws ConfigError as MakeSecAggRoundConfig.
+ */
+std::string GflSecureAggregationGuarantee(std::size_t sampled, uint32_t threshold);
+
+/**
  * Secure aggregation of one server's iteration, as the protocol computes it over the network
  * (SecAggServerStep and SecAggClientStep; Bonawitz et al., "Practical Secure Aggregation for
  * Privacy-Preserving Machine Learning", ACM CCS 2017): the `sampled` clients are configured
