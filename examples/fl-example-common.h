@@ -912,8 +912,11 @@ RunFedAvg(const std::string& name,
         FlSecAggHelper secagg;
         ConfigureSecureAggregation(secagg, o);
         secagg.AssignStreams(1 << 21); // the run seed of the reproducible keys
+        // the rosters: a synchronous round's sampled clients, or FedBuff's cohort of K
         const uint32_t cohort =
-            o.clientsPerRound == 0 ? o.clients : std::min(o.clients, o.clientsPerRound);
+            o.strategy == "fedbuff"
+                ? o.bufferSize
+                : (o.clientsPerRound == 0 ? o.clients : std::min(o.clients, o.clientsPerRound));
         std::cout << secagg.Describe(std::max<uint32_t>(cohort, 2)) << std::endl;
         fedavg.SetSecureAggregation(secagg);
     }

@@ -237,7 +237,7 @@ main(int argc, char* argv[])
     flags.AddBool("secure",
                   "GFL: secure aggregation of the uploads (Bonawitz et al., ACM CCS 2017; in "
                   "network mode every message of the protocol travels over the links; a round "
-                  "with fewer than t = floor(L/2)+1 survivors keeps the server's model)",
+                  "with fewer than t = floor(2L/3)+1 survivors keeps the server's model)",
                   o.secure);
     flags.AddChoice("secureKeys",
                     "GFL --secure in network mode: random keys (libsodium), or reproducible from "

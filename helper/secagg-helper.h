@@ -56,7 +56,8 @@ class FlSecAggHelper
 
     /**
      * An attribute of both halves alike (Variant, Threshold, KeyMode, FractionBits,
-     * CorruptFraction, DropoutFraction, SecurityBits, CorrectnessBits; see SecAggServerStep).
+     * Colluders, MinClients, MinHonest, CorruptFraction, DropoutFraction, SecurityBits,
+     * CorrectnessBits, BeaconPeriod; see SecAggServerStep).
      */
     void SetAttribute(const std::string& name, const AttributeValue& value);
     /// An attribute of the server half only (Timeout).
@@ -77,7 +78,7 @@ class FlSecAggHelper
      */
     FlSecAggParties Create(const std::vector<uint32_t>& clients);
 
-    /// Fixes the stream of the run seed and of the SecAgg+ graph seeds. \return 1
+    /// Fixes the stream of the run seed of the Reproducible key mode. \return 1
     int64_t AssignStreams(int64_t stream);
 
     /// The variant ("secagg" or "secaggplus").

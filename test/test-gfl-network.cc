@@ -695,6 +695,9 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
         c.secureAggregation = k.secure;
         c.dropoutProbability = k.dropout;
         c.uplink = k.uplink;
+        // t = 2 of L = 3 (no colluder tolerated) so that rounds with one dropout still decode;
+        // the default floor(2L/3) + 1 = 3 would abort them all
+        c.secureThreshold = 2;
         std::vector<NetworkIterationReport> refReports;
         std::vector<NetworkIterationReport> netReports;
         const auto ref = RunInProcessGfl(f, c, &refReports);

@@ -178,7 +178,7 @@ std::string GflSecureAggregationGuarantee(std::size_t sampled, uint32_t threshol
  * (SecAggServerStep and SecAggClientStep; Bonawitz et al., "Practical Secure Aggregation for
  * Privacy-Preserving Machine Learning", ACM CCS 2017): the `sampled` clients are configured
  * (MakeSecAggRoundConfig with the complete graph, fraction bits `fractionBits` and threshold
- * `threshold`, 0 = the smallest majority floor(|sampled| / 2) + 1), the survivors' `uploads`
+ * `threshold`, 0 = the rule floor(2 |sampled| / 3) + 1), the survivors' `uploads`
  * (the sampled clients that did not drop; a dropped client sends nothing, not even its keys) are
  * encoded with weight 1 and summed in fixed point (SecAggPlainSum, summands = |sampled|), and the
  * average is that sum divided by the number of survivors, in the uploads' precision: bit for bit
