@@ -9,6 +9,7 @@
  * and guarantees").
  */
 #include "fl-test-config-error.h"
+#include "fl-test-secagg.h"
 
 #include "ns3/secagg-attack.h"
 
@@ -35,17 +36,7 @@ Roster(uint32_t n)
 std::vector<Eigen::VectorXd>
 Inputs(std::size_t n, std::size_t d, uint64_t seed)
 {
-    Rng rng(seed);
-    std::uniform_real_distribution<double> u(-3.0, 3.0);
-    std::vector<Eigen::VectorXd> x(n, Eigen::VectorXd(static_cast<Eigen::Index>(d)));
-    for (auto& v : x)
-    {
-        for (auto& e : v)
-        {
-            e = u(rng);
-        }
-    }
-    return x;
+    return fltest::SecAggInputs(n, d, seed);
 }
 
 /// The default configuration of the rule (t = floor(2n/3) + 1, n_C = ceil(n/3) - 1).

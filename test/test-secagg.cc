@@ -13,6 +13,7 @@
  *  - the attacks on the earlier single-mask protocol, each of which now recovers nothing.
  */
 #include "fl-test-config-error.h"
+#include "fl-test-secagg.h"
 
 #include "ns3/secagg.h"
 
@@ -508,17 +509,7 @@ TEST(SecAggConfigCheck, ClearErrors)
 std::vector<Eigen::VectorXd>
 Inputs(std::size_t n, std::size_t d, uint64_t seed)
 {
-    Rng rng(seed);
-    std::uniform_real_distribution<double> u(-3.0, 3.0);
-    std::vector<Eigen::VectorXd> x(n, Eigen::VectorXd(static_cast<Eigen::Index>(d)));
-    for (auto& v : x)
-    {
-        for (auto& e : v)
-        {
-            e = u(rng);
-        }
-    }
-    return x;
+    return fltest::SecAggInputs(n, d, seed);
 }
 
 /// The plain fixed-point sum over the clients at the given indices (no masks at all).
