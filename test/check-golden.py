@@ -4,15 +4,31 @@
 test/golden/, field by field as text (no tolerance): a change of the code that is meant to keep
 every learning result (a refactoring, a faster path, more threads) must keep these files.
 
-Wall-clock measurements are left out: columns whose name contains "wall", rows with a field
-that contains "wall" (and the other names given with --ignore=a,b, which must come first). The reference was written on one CPU with -march=native; on a CPU of
-another kind the last bits of floating-point results may differ, so the comparison runs only
-where the build's CPU matches the reference's (test/golden/MACHINE), and is skipped elsewhere
-(ctest SKIP_RETURN_CODE 77).
+Why exact comparison holds on any x86-64 CPU. The references are written by the *portable*
+build (the default, FL_NATIVE=OFF: the x86-64 baseline instruction set, no -march=native, no
+floating-point contraction), so the module's own arithmetic (Eigen included) is the same
+instructions on every x86-64 CPU. What could still differ is code chosen at run time by CPU:
+glibc's libm picks FMA or AVX2 variants of exp, log, pow, sin, cos... on CPUs that have them,
+and those round differently in the last bit. The programs therefore run with
+GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX,-AVX512F, which makes glibc pick its
+baseline (SSE2) variants everywhere. Checked under QEMU with the CPU models of an x86-64
+baseline, Nehalem, Haswell and Skylake-Server (doc/fl.rst, "Regression checks").
 
-usage: check-golden.py [--ignore=NAMES] MACHINE_OF_THIS_BUILD GOLDEN_CSV -- PROGRAM ARGS... (the program's
---output is set to a scratch file)
+What must match (test/golden/TOOLCHAIN): the ns-3 release, the compiler and its version, and
+the portable build. Another ns-3 release changes packet timing (it keeps its own checks),
+another compiler may schedule floating-point operations differently, and a native build
+(FL_NATIVE=ON, for speed) uses vector widths that change summation order: there the check is
+skipped and says why (ctest SKIP_RETURN_CODE 77). No CPU kind is ever a reason to skip.
+
+Wall-clock measurements are left out: columns whose name contains "wall", rows with a field
+that contains "wall" (and the other names given with --ignore=a,b, which must come first).
+
+usage: check-golden.py [--ignore=NAMES] TOOLCHAIN_OF_THIS_BUILD GOLDEN_CSV -- PROGRAM ARGS...
+         (the program's --output is set to a scratch file)
        check-golden.py --regenerate ... (writes the reference instead)
+       check-golden.py --expect-difference=ARGS ... (sabotage: runs the program with ARGS
+         appended, space-separated, and succeeds only if the output now differs from the
+         reference: the check has power against that change)
 """
 import csv
 import io
@@ -23,6 +39,9 @@ import tempfile
 
 
 IGNORE = ["wall"]
+
+# glibc picks its baseline (SSE2) libm variants on every CPU with these masked.
+HWCAPS = "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX,-AVX512F"
 
 
 def rows_without_wall(text):
@@ -40,52 +59,100 @@ def rows_without_wall(text):
     return out
 
 
+def environment():
+    env = dict(os.environ)
+    tunables = env.get("GLIBC_TUNABLES", "")
+    env["GLIBC_TUNABLES"] = (tunables + ":" if tunables else "") + HWCAPS
+    return env
+
+
+def run(cmd):
+    """Runs the program; returns (CSV text, None) or (None, exit status)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.csv")
+        done = subprocess.run(cmd + ["--output=" + out], cwd=tmp, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=environment())
+        if done.returncode != 0:
+            print(done.stdout[-4000:])
+            print("the program failed with exit status %d" % done.returncode)
+            return None, done.returncode
+        return open(out).read(), None
+
+
+def differences(got, want):
+    """The first differing row and the names of the columns that differ anywhere."""
+    first = None
+    columns = set()
+    header = want[0] if want else []
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            if first is None:
+                first = i
+            for j, (a, b) in enumerate(zip(g, w)):
+                if a != b and j < len(header):
+                    columns.add(header[j])
+    if first is None and len(got) != len(want):
+        first = min(len(got), len(want))
+    return first, sorted(columns)
+
+
 def main(argv):
-    regenerate = False
+    mode = "compare"
+    extra = []
     if argv and argv[0] == "--regenerate":
-        regenerate = True
+        mode = "regenerate"
+        argv = argv[1:]
+    elif argv and argv[0].startswith("--expect-difference="):
+        mode = "sabotage"
+        extra = argv[0][len("--expect-difference="):].split()
         argv = argv[1:]
     if argv and argv[0].startswith("--ignore="):
         IGNORE.extend(argv[0][len("--ignore="):].split(","))
         argv = argv[1:]
-    machine, golden = argv[0], argv[1]
+    toolchain, golden = argv[0], argv[1]
     sep = argv.index("--")
     cmd = argv[sep + 1:]
-    golden_dir = os.path.dirname(golden)
-    machine_file = os.path.join(golden_dir, "MACHINE")
-    if not regenerate:
-        want = open(machine_file).read().strip() if os.path.exists(machine_file) else ""
-        if want != machine:
-            print("skipped: the reference CSVs were written on a '%s' CPU build, this build is "
-                  "'%s' (floating-point results may differ in the last bits)" % (want, machine))
+    toolchain_file = os.path.join(os.path.dirname(golden), "TOOLCHAIN")
+    if mode != "regenerate":
+        want_toolchain = (open(toolchain_file).read().strip()
+                          if os.path.exists(toolchain_file) else "")
+        if want_toolchain != toolchain:
+            print("skipped: the reference CSVs were written by the build '%s', this build is "
+                  "'%s' (exact results need the same ns-3 release, compiler and the portable "
+                  "build; configure with -DFL_NATIVE=OFF, the default)" % (want_toolchain,
+                                                                          toolchain))
             return 77
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "out.csv")
-        run = subprocess.run(cmd + ["--output=" + out], cwd=tmp, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
-        if run.returncode != 0:
-            print(run.stdout[-4000:])
-            print("the program failed with exit status %d" % run.returncode)
-            return 1
-        text = open(out).read()
-    if regenerate:
+    text, status = run(cmd + extra)
+    if text is None:
+        return 1
+    if mode == "regenerate":
         with open(golden, "w") as f:
             f.write(text)
-        with open(machine_file, "w") as f:
-            f.write(machine + "\n")
+        with open(toolchain_file, "w") as f:
+            f.write(toolchain + "\n")
         print("wrote", golden)
         return 0
     got = rows_without_wall(text)
     want = rows_without_wall(open(golden).read())
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            print("%s: row %d differs from the reference\n  reference: %s\n  now:       %s"
-                  % (os.path.basename(golden), i + 1, ",".join(w), ",".join(g)))
+    first, columns = differences(got, want)
+    name = os.path.basename(golden)
+    if mode == "sabotage":
+        if first is None:
+            print("%s: the output with %s is identical to the reference: the check would not "
+                  "catch this change" % (name, " ".join(extra)))
             return 1
-    if len(got) != len(want):
-        print("%s: %d rows, the reference has %d" % (os.path.basename(golden), len(got), len(want)))
+        print("%s: with %s the output differs from row %d on (columns: %s): caught"
+              % (name, " ".join(extra), first + 1, ", ".join(columns) or "row count"))
+        return 0
+    if first is not None:
+        if first < min(len(got), len(want)):
+            print("%s: row %d differs from the reference (columns: %s)\n  reference: %s\n"
+                  "  now:       %s" % (name, first + 1, ", ".join(columns),
+                                       ",".join(want[first]), ",".join(got[first])))
+        else:
+            print("%s: %d rows, the reference has %d" % (name, len(got), len(want)))
         return 1
-    print("%s: %d rows identical to the reference" % (os.path.basename(golden), len(got)))
+    print("%s: %d rows identical to the reference" % (name, len(got)))
     return 0
 
 

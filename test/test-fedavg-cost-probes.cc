@@ -20,7 +20,7 @@ namespace
 {
 
 fl::TimedRunConfig
-Config(const fl::LearningTask& task, uint32_t rounds)
+TimedConfig(const fl::LearningTask& task, uint32_t rounds)
 {
     fl::TimedRunConfig cfg;
     cfg.rounds = rounds;
@@ -51,9 +51,9 @@ TEST(FedAvgCostProbes, IdealLinkDeliversTheSameModelAndCountsEveryByte)
 {
     const auto task = fltest::MakeTask<float>(4, "mlp:hidden=6");
     const uint32_t rounds = 3;
-    const fl::RoundWallSeries plain = fl::TimeFedAvgRounds(*task, Config(*task, rounds));
+    const fl::RoundWallSeries plain = fl::TimeFedAvgRounds(*task, TimedConfig(*task, rounds));
     const fl::RoundWallSeries linked =
-        fl::TimeFedAvgRoundsOverIdealLink(*task, Config(*task, rounds), fl::Precision::Float32, 100);
+        fl::TimeFedAvgRoundsOverIdealLink(*task, TimedConfig(*task, rounds), fl::Precision::Float32, 100);
     ASSERT_EQ(plain.roundWall.size(), rounds);
     ASSERT_EQ(linked.roundWall.size(), rounds);
     EXPECT_EQ(plain.bytes, 0u);
@@ -75,14 +75,14 @@ TEST(FedAvgCostProbes, ALossyWireChangesTheModel)
 {
     // A float64 task sent as float32 is rounded on every hop: the link is really in the loop.
     const auto task = fltest::MakeTask<double>(3, "mlp:hidden=6");
-    const fl::RoundWallSeries plain = fl::TimeFedAvgRounds(*task, Config(*task, 2));
+    const fl::RoundWallSeries plain = fl::TimeFedAvgRounds(*task, TimedConfig(*task, 2));
     const fl::RoundWallSeries lossless =
-        fl::TimeFedAvgRoundsOverIdealLink(*task, Config(*task, 2), fl::Precision::Float64, 1448);
+        fl::TimeFedAvgRoundsOverIdealLink(*task, TimedConfig(*task, 2), fl::Precision::Float64, 1448);
     const fl::RoundWallSeries lossy =
-        fl::TimeFedAvgRoundsOverIdealLink(*task, Config(*task, 2), fl::Precision::Float32, 1448);
+        fl::TimeFedAvgRoundsOverIdealLink(*task, TimedConfig(*task, 2), fl::Precision::Float32, 1448);
     EXPECT_EQ(lossless.finalModel, plain.finalModel);
     EXPECT_FALSE(lossy.finalModel == plain.finalModel);
-    EXPECT_THROW(fl::TimeFedAvgRoundsOverIdealLink(*task, Config(*task, 1), fl::Precision::Float64, 0),
+    EXPECT_THROW(fl::TimeFedAvgRoundsOverIdealLink(*task, TimedConfig(*task, 1), fl::Precision::Float64, 0),
                  std::invalid_argument);
 }
 

@@ -186,7 +186,7 @@ Ids(std::initializer_list<uint32_t> l)
 
 /// Star FedAvg over UDP (retransmit) on every application.
 void
-UdpServer(FlServerHelper& sh)
+UseUdpServer(FlServerHelper& sh)
 {
     sh.SetAttribute("Transport", StringValue("udp"));
 }
@@ -529,7 +529,7 @@ TEST(RoundPolicies, UdpLinkLostForGoodTheRoundStopsWaiting)
         task,
         3,
         {1e-3, 1e-3, 1e-3, 1e-3},
-        UdpServer,
+        UseUdpServer,
         [](ApplicationContainer& c) {
             for (uint32_t i = 0; i < c.GetN(); ++i)
             {
@@ -585,7 +585,7 @@ TEST(RoundPolicies, UdpUploadGivenUpIsSentAgain)
             task,
             3,
             {1e-3, 1e-3, 1e-3, 0.05},
-            UdpServer,
+            UseUdpServer,
             [resends](ApplicationContainer& c) {
                 for (uint32_t i = 0; i < c.GetN(); ++i)
                 {

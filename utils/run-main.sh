@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up (Debian packages), builds (release, native code) and runs the main job: FedAvg over
+# Sets up (Debian packages), builds (release, portable code) and runs the main job: FedAvg over
 # 802.11n Wi-Fi with 10 clients on embedded synthetic data, then plots the learning curve.
 # Extra arguments go to the example (see: build/examples/fl-fedavg-wifi --help).
 set -euo pipefail

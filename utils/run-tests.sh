@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up (Debian packages), builds (release, native code) and runs every test with ctest.
+# Sets up (Debian packages), builds (release, portable code) and runs every test with ctest.
 # Usage: utils/run-tests.sh [extra ctest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,7 +22,7 @@ namespace
 {
 
 std::string
-Num(double x)
+ExactNum(double x)
 {
     std::ostringstream s;
     s.precision(17);
@@ -31,7 +31,7 @@ Num(double x)
 }
 
 void
-RequireSameShape(const ParamVector& v, const ParamVector& ref, const std::string& what)
+RequireSameShapeAsOwn(const ParamVector& v, const ParamVector& ref, const std::string& what)
 {
     if (v.GetPrecision() != ref.GetPrecision() || v.Size() != ref.Size())
     {
@@ -49,7 +49,7 @@ RequireWeight(double w, const std::string& who)
     if (!(w >= 0.0) || !std::isfinite(w))
     {
         throw ConfigError("weights",
-                          who + " has weight " + Num(w),
+                          who + " has weight " + ExactNum(w),
                           "use finite combination weights >= 0");
     }
 }
@@ -108,7 +108,7 @@ CombineTyped(const ParamVector& ownKept,
         {
             continue; // dropped: renormalised below
         }
-        RequireSameShape(*term, ownKept, "the message of node " + std::to_string(nb.sender));
+        RequireSameShapeAsOwn(*term, ownKept, "the message of node " + std::to_string(nb.sender));
         acc.noalias() += static_cast<S>(nb.weight) * term->Get<S>(); // a_lk (phi_l + q_lk)
         total += nb.weight;
     }
@@ -116,7 +116,7 @@ CombineTyped(const ParamVector& ownKept,
     if (!(total > 0.0))
     {
         throw ConfigError("weights",
-                          "the terms that arrived have total weight " + Num(total),
+                          "the terms that arrived have total weight " + ExactNum(total),
                           "give the node a positive self-weight a_kk");
     }
     if (outcome.missing > outcome.reused)
@@ -133,7 +133,7 @@ DiffusionAdaptConfig(double mu, std::size_t batchSize, double clipNorm)
 {
     if (!(mu > 0.0) || !std::isfinite(mu))
     {
-        throw ConfigError("mu", "is " + Num(mu), "use a positive, finite step size");
+        throw ConfigError("mu", "is " + ExactNum(mu), "use a positive, finite step size");
     }
     if (batchSize == 0)
     {
@@ -228,7 +228,7 @@ CombineMessages(const ParamVector& ownKept,
                 ParamVector& out)
 {
     RequireWeight(selfWeight, "the node itself (a_kk)");
-    RequireSameShape(ownClean, ownKept, "the clean own value");
+    RequireSameShapeAsOwn(ownClean, ownKept, "the clean own value");
     if (&out == &ownKept)
     {
         throw ConfigError("messages",

@@ -25,7 +25,7 @@ EntryName(Eigen::Index l, Eigen::Index k)
 
 /// A number with enough digits to tell it from its neighbours in a message.
 std::string
-Num(double x)
+GraphNum(double x)
 {
     std::ostringstream s;
     s.precision(17);
@@ -226,7 +226,7 @@ ErdosRenyiGraph(std::size_t n, double p, Rng& rng, const ConnectivityRequirement
     if (!(p >= 0.0 && p <= 1.0))
     {
         throw ConfigError("Erdos-Renyi edge probability",
-                          "p = " + Num(p) + " is outside [0, 1]",
+                          "p = " + GraphNum(p) + " is outside [0, 1]",
                           "use a probability, e.g. 0.3");
     }
     return DrawGraph(requirement, "Erdos-Renyi graph", [&]() {
@@ -253,7 +253,7 @@ RadiusGraph(const Eigen::MatrixX2d& positions, double radius)
     if (!(radius >= 0.0) || !std::isfinite(radius))
     {
         throw ConfigError("geometric graph radius",
-                          "r = " + Num(radius) + " is negative or not finite",
+                          "r = " + GraphNum(radius) + " is negative or not finite",
                           "use a radius >= 0, e.g. 0.35 in the unit square");
     }
     const double r2 = radius * radius;
@@ -465,8 +465,8 @@ ValidateSymmetric(const Eigen::MatrixXd& A, const std::string& parameter, double
             if (std::abs(A(l, k) - A(k, l)) > tol)
             {
                 throw ConfigError(parameter,
-                                  "is not symmetric: " + EntryName(l, k) + " = " + Num(A(l, k)) +
-                                      " but " + EntryName(k, l) + " = " + Num(A(k, l)),
+                                  "is not symmetric: " + EntryName(l, k) + " = " + GraphNum(A(l, k)) +
+                                      " but " + EntryName(k, l) + " = " + GraphNum(A(k, l)),
                                   "use symmetric weights, e.g. Metropolis");
             }
         }
@@ -484,7 +484,7 @@ ValidateDoublyStochastic(const Eigen::MatrixXd& A, const std::string& parameter,
             if (!(A(l, k) >= -tol))
             {
                 throw ConfigError(parameter,
-                                  "has a negative entry: " + EntryName(l, k) + " = " + Num(A(l, k)),
+                                  "has a negative entry: " + EntryName(l, k) + " = " + GraphNum(A(l, k)),
                                   "use non-negative weights, e.g. Metropolis");
             }
         }
@@ -497,14 +497,14 @@ ValidateDoublyStochastic(const Eigen::MatrixXd& A, const std::string& parameter,
         {
             throw ConfigError(parameter,
                               "is not doubly stochastic: row " + std::to_string(i) + " sums to " +
-                                  Num(row),
+                                  GraphNum(row),
                               "make every row and column sum to 1, e.g. Metropolis weights");
         }
         if (!(std::abs(col - 1.0) <= tol))
         {
             throw ConfigError(parameter,
                               "is not doubly stochastic: column " + std::to_string(i) +
-                                  " sums to " + Num(col),
+                                  " sums to " + GraphNum(col),
                               "make every row and column sum to 1, e.g. Metropolis weights");
         }
     }
@@ -560,7 +560,7 @@ ValidatePositiveDiagonal(const Eigen::MatrixXd& A, const std::string& parameter,
         {
             throw ConfigError(parameter,
                               "has a non-positive self-weight: " + EntryName(k, k) + " = " +
-                                  Num(A(k, k)),
+                                  GraphNum(A(k, k)),
                               "use weights with a_kk > 0, e.g. Metropolis or lazy Metropolis");
         }
     }
@@ -589,7 +589,7 @@ ValidateSupport(const Eigen::MatrixXd& A,
             {
                 throw ConfigError(parameter,
                                   "does not match the graph: " + EntryName(l, k) + " = " +
-                                      Num(A(l, k)) + " but nodes " + std::to_string(l) + " and " +
+                                      GraphNum(A(l, k)) + " but nodes " + std::to_string(l) + " and " +
                                       std::to_string(k) + " are not neighbours",
                                   "set a_lk = 0 off the graph's edges");
             }

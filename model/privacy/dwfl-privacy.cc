@@ -25,7 +25,7 @@ namespace
 
 /// A number for a message, in %g form (to_string would print small thresholds as 0.000000).
 std::string
-Num(double value)
+ShortNum(double value)
 {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.6g", value);
@@ -37,7 +37,7 @@ RequireFinite(double value, bool ok, const std::string& name, const std::string&
 {
     if (!(ok && std::isfinite(value)))
     {
-        throw ConfigError(name, "is " + Num(value), fix);
+        throw ConfigError(name, "is " + ShortNum(value), fix);
     }
 }
 
@@ -237,7 +237,7 @@ CalibrateDwflOrthogonalBeta(const std::vector<double>& gainAbs,
         {
             throw ConfigError("sigma2",
                               "is 0 but link " + std::to_string(j) + " needs artificial noise " +
-                                  Num(s) + " for eps " + Num(epsilon),
+                                  ShortNum(s) + " for eps " + ShortNum(epsilon),
                               "use an artificial-noise variance sigma^2 > 0 or raise eps");
         }
         beta[j] = s > 0.0 ? s / (amplitude2 * params.sigma2) : 0.0; // S_j / (|h_j|^2 P_j sigma^2)
@@ -324,20 +324,20 @@ CalibrateSymmetric(const std::vector<double>& gainAbs,
     // eps >= K / sqrt(sigma_m^2 + senders sigma^2 H).
     const double g = gainAbs[worst] * gainAbs[worst] * powerW[worst];
     const double headroom = g - c * c > kDwflPowerSlack * g ? g - c * c : 0.0;
-    std::string fix = "lower kappa to <= " + Num(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
+    std::string fix = "lower kappa to <= " + ShortNum(maxKappa) + " (c = kappa min_j |h_j| sqrt(P_j))";
     if (headroom > 0.0)
     {
-        fix += ", raise sigma^2 to >= " + Num(s / (spread * headroom));
+        fix += ", raise sigma^2 to >= " + ShortNum(s / (spread * headroom));
     }
     const double eMin = DwflPrivacyConstant(c, params) /
                         std::sqrt(params.sigmaM2 + spread * params.sigma2 * headroom);
     if (std::isfinite(eMin))
     {
-        fix += ", or raise eps to >= " + Num(eMin);
+        fix += ", or raise eps to >= " + ShortNum(eMin);
     }
     throw ConfigError("beta of worker " + std::to_string(worst),
-                      "eps = " + Num(epsilon) + " needs alpha + beta = " +
-                          Num(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " + Num(s) +
+                      "eps = " + ShortNum(epsilon) + " needs alpha + beta = " +
+                          ShortNum(alpha[worst] + beta[worst]) + " > 1 (artificial noise S = " + ShortNum(s) +
                           " per receiver, split over " + std::to_string(senders) + " senders)",
                       fix);
 }
@@ -366,7 +366,7 @@ MaxKappaSymmetric(const std::vector<double>& gainAbs,
     if (!(u > 0.0))
     {
         throw ConfigError("sigma2",
-                          "and sigmaM2 are both 0: no noise can meet eps = " + Num(epsilon),
+                          "and sigmaM2 are both 0: no noise can meet eps = " + ShortNum(epsilon),
                           "give the workers artificial noise (sigma^2 > 0)");
     }
     return std::min(1.0, std::sqrt(u) / c0);

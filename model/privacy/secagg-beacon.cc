@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/secagg-beacon.h"
+#include "ns3/secagg-util.h"
 
 #include <cmath>
 #include <sodium.h>
@@ -12,17 +13,10 @@ namespace ns3
 namespace fl
 {
 
+using secagg_detail::AppendLe;
+
 namespace
 {
-
-void
-AppendLe(std::vector<uint8_t>& out, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; ++i)
-    {
-        out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    }
-}
 
 void
 AppendText(std::vector<uint8_t>& out, const char* text)

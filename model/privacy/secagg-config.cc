@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/secagg-config.h"
+#include "ns3/secagg-util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,8 @@ namespace ns3
 {
 namespace fl
 {
+
+using namespace secagg_detail;
 
 namespace
 {
@@ -27,26 +30,11 @@ Append(std::vector<uint8_t>& out, const char* text)
     out.push_back(0);
 }
 
-void
-AppendLe(std::vector<uint8_t>& out, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; ++i)
-    {
-        out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-    }
-}
-
 template <std::size_t N>
 void
 AppendRaw(std::vector<uint8_t>& out, const std::array<uint8_t, N>& a)
 {
     out.insert(out.end(), a.begin(), a.end());
-}
-
-bool
-Contains(const std::vector<uint32_t>& sorted, uint32_t id)
-{
-    return std::binary_search(sorted.begin(), sorted.end(), id);
 }
 
 /// ceil(n / 3) - 1: the largest n_C below n / 3.
