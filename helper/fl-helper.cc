@@ -439,6 +439,15 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
             ->SetUplinkPerturbation(m_makePerturbation());
     }
+    if (m_codec && m_makePerturbation)
+    {
+        throw fl::ConfigError("SetUplinkPerturbation",
+                              "with the uplink codec " + m_codec->Name() +
+                                  ": its phase-1 report (statistic and weight, the weight from "
+                                  "the training loss) leaves the client unperturbed, and no "
+                                  "epsilon covers it",
+                              "use uplink noise without a codec (or a codec without noise)");
+    }
     const bool clientStrategy = m_clientStrategyFactory.GetTypeId() != TypeId();
     if (clientStrategy && m_codec)
     {

@@ -354,6 +354,8 @@ GraphReleaseStatement(NodeNoiseKind kind,
              "adversary does not observe), to (eps, delta) at delta = "
           << delta;
     }
+    c << ", valid when every message arrives or a missing one is replaced by the last received "
+         "(ReuseLast)";
     s.composition = c.str();
     return s;
 }
