@@ -109,7 +109,7 @@ main(int argc, char* argv[])
         }
         const bool bad = row.audit.epsilonLower > row.claimedEpsilon;
         refuted = refuted || bad;
-        std::cout << "[" << (r + 1) << "/" << mechanisms.size() << "] " << std::left
+        std::cout << "[" << std::setw(2) << (r + 1) << "/" << mechanisms.size() << "] " << std::left
                   << std::setw(44) << row.name << std::right << " claimed " << std::setw(9)
                   << std::setprecision(4) << row.claimedEpsilon << "  audited >= " << std::setw(7)
                   << row.audit.epsilonLower << "  (max certifiable " << row.audit.auditableMax

@@ -563,6 +563,52 @@ TEST_F(DwflNetworkTest, AccountantGetsTheComposedMechanismPerRound)
     EXPECT_GT(bound.LastDriftFactor(1), 3.0); // the drift: far above t = 3 one-step sensitivities
 }
 
+// The parameter server's receptions compose at the one-round sensitivity: with the noise
+// calibrated for eps = 0.5 per round (classic bound) each round is a Gaussian of
+// Delta / sigma = 0.5 / sqrt(2 ln(1.25 / delta)), whatever the channels; T = 3 such releases
+// by hand (one Gaussian of sensitivity sqrt(3) Delta under Renyi DP).
+TEST_F(DwflNetworkTest, ParameterServerComposesAtTheOneRoundSensitivity)
+{
+    const double delta = 1e-5;
+    auto accountant = std::make_shared<fl::PrivacyAccountant>();
+    Simulate(
+        4,
+        3,
+        0.02,
+        [](DwflHelper& h) {
+            h.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
+            h.SetWorkerAttribute("Kappa", DoubleValue(0.0));
+            h.SetWorkerAttribute("ComputeTime", TimeValue(MicroSeconds(1)));
+        },
+        accountant,
+        OneStep(),
+        true);
+    ASSERT_EQ(accountant->Steps(), 3U);
+    fl::PrivacyAccountant hand;
+    hand.AddGaussian(std::sqrt(3.0) * 0.5, std::sqrt(2.0 * std::log(1.25 / delta)));
+    const double want = hand.Epsilon(delta, fl::Composition::Rdp);
+    EXPECT_NEAR(accountant->Epsilon(delta, fl::Composition::Rdp), want, 1e-9 * want);
+}
+
+// The noise source: run-seed reproduces the run bit for bit, sodium draws the artificial noise's
+// seeds from libsodium, so two runs differ.
+TEST_F(DwflNetworkTest, SodiumNoiseChangesFromRunToRun)
+{
+    auto finalModel = [this](const std::string& source) {
+        auto run = Simulate(3, 2, 0.02, [&source](DwflHelper& h) {
+            h.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
+            h.SetWorkerAttribute("Kappa", DoubleValue(0.0));
+            h.SetWorkerAttribute("NoiseSource", StringValue(source));
+        });
+        const Eigen::VectorXd m = run->model[2][0];
+        Simulator::Destroy();
+        return m;
+    };
+    EXPECT_EQ(finalModel("run-seed"), finalModel("run-seed"));
+    EXPECT_NE(finalModel("sodium"), finalModel("sodium"));
+    EXPECT_EXIT(finalModel("urandom"), ::testing::ExitedWithCode(2), "NoiseSource");
+}
+
 // Orthogonal links have no valid composed bound: an accountant stops the run (exit status 2).
 TEST_F(DwflNetworkTest, NoComposedBoundForOrthogonalLinks)
 {

@@ -563,3 +563,21 @@ TEST(GhpClaims, LostMessagesLeakGhpNoiseIntoTheCentroid)
     EXPECT_LT(drift(0.0), 1e-10);
     EXPECT_GT(drift(0.2), 1.0);
 }
+
+// The noise source of the node noise: derived from the run's seed (the default) reproduces the
+// run; libsodium's generator changes it from run to run (and the statement says so).
+TEST(GhpPrivacy, SodiumNodeNoiseChangesFromRunToRun)
+{
+    const LogisticFixture f = MakeLogistic(4, 30, 0.1, 3);
+    DiffusionConfig c;
+    c.combination = MetropolisWeights(RingGraph(4));
+    c.mu = 0.5;
+    c.iterations = 3;
+    c.noise = NodeNoiseConfig{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Laplace, 1.0};
+    EXPECT_TRUE(RunDiffusionInProcess(*f.task, c).models[0] ==
+                RunDiffusionInProcess(*f.task, c).models[0]);
+    c.noise.source = NoiseSource::Sodium;
+    const NetworkRunResult a = RunDiffusionInProcess(*f.task, c);
+    const NetworkRunResult b = RunDiffusionInProcess(*f.task, c);
+    EXPECT_FALSE(a.models[0] == b.models[0]);
+}

@@ -211,8 +211,12 @@ GraphRelease(bool ghp, NodeNoiseConfig noise, GraphAdversary adversary)
         std::string(ghp ? "GHP agent" : "GFL server") +
         " release, iteration 1, four nodes (complete graph, Metropolis weights), " +
         NodeNoiseKindName(noise.kind) + " noise of scale " + Num(noise.scale) + "; adversary: " +
-        (adversary == GraphAdversary::OneLink ? "an eavesdropper on one link"
-                                              : "an eavesdropper on every link of the node") +
+        (adversary == GraphAdversary::OneLink    ? "an eavesdropper on one link"
+         : adversary == GraphAdversary::AllLinks ? "an eavesdropper on every link of the node"
+                                                 : "its neighbouring node 1 (the target's copy, "
+                                                   "its other neighbours' messages do not "
+                                                   "depend on the target's data in iteration "
+                                                   "1)") +
         "; D0/D1: every sample of the node" + (ghp ? "" : "'s clients") + " with target +/-" +
         Num(kTarget);
     m.claimedEpsilon = claim.Epsilon(adversary);
@@ -232,7 +236,7 @@ GraphRelease(bool ghp, NodeNoiseConfig noise, GraphAdversary adversary)
         {
             return score(out.message); // one message for every neighbour
         }
-        if (adversary == GraphAdversary::OneLink)
+        if (adversary != GraphAdversary::AllLinks)
         {
             return score(out.perLink[0]); // the copy to neighbour 1
         }
@@ -444,6 +448,7 @@ PrivacyAuditMechanisms()
     NodeNoiseConfig gaussianLink{NodeNoiseKind::IidPerLink, NoiseDistribution::Gaussian, 4.0};
     NodeNoiseConfig gaussianGh{NodeNoiseKind::GraphHomomorphic, NoiseDistribution::Gaussian, 4.0};
     ms.push_back(GraphRelease(false, laplaceLink, GraphAdversary::OneLink));
+    ms.push_back(GraphRelease(false, laplaceLink, GraphAdversary::Neighbour));
     ms.push_back(GraphRelease(false, gaussianLink, GraphAdversary::AllLinks));
     ms.push_back(GraphRelease(true, gaussianGh, GraphAdversary::OneLink));
     for (uint32_t t = 1; t <= 10; ++t)

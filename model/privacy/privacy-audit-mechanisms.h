@@ -50,8 +50,9 @@ struct AuditRow
 /**
  * The module's mechanisms at delta = 1e-5: a reference Gaussian release calibrated to eps = 1
  * (the classic bound), FedAvg's uplink noise (Gaussian and Laplace, one round), GFL's server
- * release in iteration 1 against an eavesdropper on one link (per-link Laplace) and on all
- * links of the server (per-link Gaussian, 3 copies), GHP's graph-homomorphic release against
+ * release in iteration 1 against an eavesdropper on one link and a neighbouring server
+ * (per-link Laplace) and on all links of the server (per-link Gaussian, 3 copies), GHP's
+ * graph-homomorphic release against
  * one link, DWFL's reception at worker 0 over T = 1..10 rounds (3 workers, eps = 0.1 per round,
  * Practical decode), and the over-the-air parameter server's reception over 1 and 10 rounds.
  */
