@@ -63,8 +63,9 @@ double DwflSenderNoisePower(double gainAbs, double powerW, double beta, double s
  *   eps_i = 2 gamma g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_{k != i} |h_k|^2 beta_k P_k sigma^2
  *           + sigma_m^2),
  * from the realised |h_k| (`gainAbs`), P_k (`powerW`), beta_k (`beta`) and the aligned
- * amplitude c. +inf if there is no noise at all. Throws ConfigError on bad channels or params,
- * a beta of the wrong size, or i >= N.
+ * amplitude c (a guarantee for the first round: doc/fl.rst, section "DWFL in one round: eq.
+ * (11)"; over rounds see dwfl-composition.h). +inf if there is no noise at all. Throws ConfigError
+ * on bad channels or params, a beta of the wrong size, or i >= N.
  */
 double DwflEpsilon(std::size_t i,
                    const std::vector<double>& gainAbs,
@@ -188,7 +189,9 @@ MechanismSpec OtaPsServerMechanism(const std::vector<double>& gainAbs,
                                    const DwflPrivacyParams& params);
 
 /**
- * Per-round eps of the server's reception against every worker's data:
+ * Per-round eps of the server's reception against every worker's data (composed over rounds
+ * at this one-round sensitivity: doc/fl.rst, section "The over-the-air parameter server over
+ * rounds"):
  *   eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2).
  * +inf without noise. Errors as DwflEpsilon.
  */

@@ -174,7 +174,8 @@ PrivacyStatement UplinkStatement(MechanismKind mechanism, double delta);
  * upload with the perturbation's mechanism at LocalTrainingSensitivity (times sqrt(M) for
  * Laplace noise), composed with basic composition (Laplace) or Renyi DP (Gaussian). Each round
  * starts from the broadcast global model, a post-processing of earlier releases, so adaptive
- * composition applies without a drifting sensitivity.
+ * composition applies without a drifting sensitivity. Proof: doc/fl.rst, section "FedAvg uplink
+ * noise".
  */
 class UplinkPrivacyAccountant
 {
