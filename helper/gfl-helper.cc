@@ -1079,6 +1079,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
                 cc.mu = m_config.mu;
                 cc.server = p;
                 cc.dropoutProbability = m_config.dropoutProbability;
+                cc.noiseSource = m_config.clientNoise.source;
                 client->SetStrategy(CreateObject<GflClientStrategy>(cc));
                 if (m_config.secureAggregation)
                 {

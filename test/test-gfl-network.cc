@@ -159,7 +159,8 @@ ExpectSameReports(const std::vector<NetworkIterationReport>& net,
         EXPECT_TRUE(same(net[i].disagreement, ref[i].disagreement));
         EXPECT_TRUE(same(net[i].centroidMsd, ref[i].centroidMsd));
         EXPECT_TRUE(same(net[i].averageMsd, ref[i].averageMsd));
-        EXPECT_TRUE(same(net[i].epsilonOneNeighbour, ref[i].epsilonOneNeighbour));
+        EXPECT_TRUE(same(net[i].epsilonOneLink, ref[i].epsilonOneLink));
+        EXPECT_TRUE(same(net[i].epsilonNeighbour, ref[i].epsilonNeighbour));
         EXPECT_TRUE(same(net[i].epsilonAllLinks, ref[i].epsilonAllLinks));
         EXPECT_EQ(net[i].lostMessages, ref[i].lostMessages);
         EXPECT_EQ(net[i].droppedClients, ref[i].droppedClients);
@@ -610,7 +611,7 @@ TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
     EXPECT_NEAR(seen[1].disagreement, 1.0, 1e-12);
     EXPECT_EQ(seen[1].lostMessages, 3u);
     EXPECT_EQ(seen[1].droppedClients, 1u);
-    EXPECT_DOUBLE_EQ(seen[1].epsilonOneNeighbour, 0.0);
+    EXPECT_DOUBLE_EQ(seen[1].epsilonOneLink, 0.0);
 
     const fl::NetworkRunResult& res = t->NetworkResult();
     ASSERT_EQ(res.models.size(), 2u);

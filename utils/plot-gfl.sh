@@ -161,9 +161,9 @@ if [[ ${variants[0]} == */*/* ]]; then # a sweep: one column per figure/scheme
   exit 0
 fi
 
-haveEps=$(awk -F, 'NR > 1 && $3 == "epsilon_one_neighbour" { f = 1 } END { if (f) print 1 }' "$in")
+haveEps=$(awk -F, 'NR > 1 && $3 == "epsilon_one_link" { f = 1 } END { if (f) print 1 }' "$in")
 panels=2
-[ -n "$haveEps" ] && panels=4
+[ -n "$haveEps" ] && panels=5
 gnuplot <<GP
 set datafile separator ','
 set terminal pngcairo size $((panels * 420)),520 font ',9'
@@ -176,8 +176,9 @@ set ylabel 'centroid MSD [dB]'
 plot $(lines msd_centroid_db full "${variants[@]}")
 set ylabel 'average individual MSD [dB]'
 plot $(lines msd_average_db full "${variants[@]}")
-$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i) against one neighbour'; set logscale y; set key top left; plot $(lines epsilon_one_neighbour full "${variants[@]}")" )
-$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i) against all links of the worst node'; set logscale y; set key top left; plot $(lines epsilon_all_links full "${variants[@]}")" )
+$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i), an eavesdropper on one link'; set logscale y; set key top left; plot $(lines epsilon_one_link full "${variants[@]}")" )
+$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i), an eavesdropper on all links of a node'; set logscale y; set key top left; plot $(lines epsilon_all_links full "${variants[@]}")" )
+$( [ -n "$haveEps" ] && echo "set ylabel 'epsilon(i), a neighbouring node'; set logscale y; set key top left; plot $(lines epsilon_neighbour full "${variants[@]}")" )
 unset multiplot
 GP
 echo "plot: $out"

@@ -149,7 +149,8 @@ GflClientStep(const LearningTask& task,
               Perturbation* noise,
               uint32_t server,
               uint64_t clientSeed,
-              uint32_t iteration)
+              uint32_t iteration,
+              NoiseSource source)
 {
     GflClientResult r;
     Rng rng(GflTrainingSeed(clientSeed, iteration));
@@ -158,7 +159,7 @@ GflClientStep(const LearningTask& task,
                                             : r.training.params;
     if (noise != nullptr)
     {
-        Rng noiseRng(UplinkNoiseSeed(clientSeed, iteration));
+        Rng noiseRng(NoiseSeed(source, UplinkNoiseSeed(clientSeed, iteration)));
         noise->BeginIteration(r.upload.Size(), noiseRng);
         noise->PerturbOutgoing(r.upload, server, noiseRng); // + g_{p,k,i}
     }
@@ -447,7 +448,8 @@ RunGflInProcess(const LearningTask& task,
                                                clientNoise[c].get(),
                                                static_cast<uint32_t>(p),
                                                clientSeeds[c],
-                                               i));
+                                               i,
+                                               config.clientNoise.source));
                 result.flops += steps_.back().training.flops;
             }
             droppedNow += dropped.size();

@@ -135,7 +135,7 @@ struct GflClientResult
  * `taskClient` from `start` with `trainer` and Rng(GflTrainingSeed(clientSeed, iteration)), forms
  * the upload (model or update) and, if `noise` is given, adds the client noise exactly as
  * FlClientApplication does: BeginIteration and PerturbOutgoing(upload, server, rng) with one
- * Rng(UplinkNoiseSeed(clientSeed, iteration)).
+ * Rng(UplinkNoiseSeed(clientSeed, iteration)) (its seed from libsodium if `source` is Sodium).
  */
 GflClientResult GflClientStep(const LearningTask& task,
                               std::size_t taskClient,
@@ -146,7 +146,8 @@ GflClientResult GflClientStep(const LearningTask& task,
                               Perturbation* noise,
                               uint32_t server,
                               uint64_t clientSeed,
-                              uint32_t iteration);
+                              uint32_t iteration,
+                              NoiseSource source = NoiseSource::RunSeed);
 
 // ------------------------------------------------------------------------------ server side
 
