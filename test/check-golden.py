@@ -67,10 +67,12 @@ def environment():
 
 
 def run(cmd):
-    """Runs the program; returns (CSV text, None) or (None, exit status)."""
+    """Runs the program (behind FL_GOLDEN_WRAPPER, e.g. "qemu-x86_64 -cpu Nehalem", if set);
+    returns (CSV text, None) or (None, exit status)."""
+    wrapper = os.environ.get("FL_GOLDEN_WRAPPER", "").split()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.csv")
-        done = subprocess.run(cmd + ["--output=" + out], cwd=tmp, stdout=subprocess.PIPE,
+        done = subprocess.run(wrapper + cmd + ["--output=" + out], cwd=tmp, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, env=environment())
         if done.returncode != 0:
             print(done.stdout[-4000:])
