@@ -396,7 +396,7 @@ TEST(AsyncNetwork, DeadlineWithAnAsynchronousStrategyEndsTheRunWithStatus2)
             Simulator::Run();
         },
         ::testing::ExitedWithCode(2),
-        "invalid strategy:.*asynchronous");
+        "invalid RoundDeadline:.*asynchronous");
 }
 
 namespace
