@@ -361,7 +361,8 @@ main(int argc, char* argv[])
         settings.rounds = flags.Given("rounds") ? given.rounds : settings.rounds;
         settings.samplesPerWorker =
             flags.Given("samplesPerWorker") ? given.samplesPerWorker : settings.samplesPerWorker;
-        settings.testSamples = flags.Given("testSamples") ? given.testSamples : settings.testSamples;
+        settings.testSamples =
+            flags.Given("testSamples") ? given.testSamples : settings.testSamples;
         settings.gamma = flags.Given("gamma") ? given.gamma : settings.gamma;
     };
     flags.AddCheck([&]() {

@@ -461,12 +461,12 @@ main(int argc, char* argv[])
         {
             o.clients = flags.Given("clients") ? o.clients : std::min<uint32_t>(o.clients, 20);
             o.perRound = flags.Given("perRound") ? o.perRound : 10;
-            o.targetRounds =
-                flags.Given("targetRounds") ? o.targetRounds : std::min<uint32_t>(o.targetRounds, 10);
-            o.maxRounds = flags.Given("maxRounds") ? o.maxRounds : std::min<uint32_t>(o.maxRounds, 20);
-            o.networkRounds = flags.Given("networkRounds")
-                                  ? o.networkRounds
-                                  : std::min<uint32_t>(o.networkRounds, 2);
+            o.targetRounds = flags.Given("targetRounds") ? o.targetRounds
+                                                         : std::min<uint32_t>(o.targetRounds, 10);
+            o.maxRounds =
+                flags.Given("maxRounds") ? o.maxRounds : std::min<uint32_t>(o.maxRounds, 20);
+            o.networkRounds = flags.Given("networkRounds") ? o.networkRounds
+                                                           : std::min<uint32_t>(o.networkRounds, 2);
         }
     });
     flags.AddCheck([&o]() {

@@ -1083,8 +1083,8 @@ RunFedAvg(const std::string& name,
              rec.back().testAccuracy <= 1.5 / fl::LoadUserDataset(o.dataset).train.numClasses)
     {
         std::cerr << name << ": the final accuracy " << rec.back().testAccuracy
-                  << " is about chance, and " << scaleAdvice
-                  << " (fix: --standardise=standardise)" << std::endl;
+                  << " is about chance, and " << scaleAdvice << " (fix: --standardise=standardise)"
+                  << std::endl;
     }
     const bool finished = !diverged && (server->IsFinished() || o.timeBudget);
     if (!finished && !diverged)

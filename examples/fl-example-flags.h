@@ -716,23 +716,21 @@ class Flags
             errno = 0;
             const double x = std::strtod(begin, &end);
             std::string unit(end);
-            wellFormed = end != begin && errno == 0 && std::isfinite(x) &&
-                         (unit.empty() ||
-                          (type == "ns3::TimeValue" &&
-                           (unit == "y" || unit == "d" || unit == "h" || unit == "min" ||
-                            unit == "s" || unit == "ms" || unit == "us" || unit == "ns" ||
-                            unit == "ps" || unit == "fs")));
+            wellFormed =
+                end != begin && errno == 0 && std::isfinite(x) &&
+                (unit.empty() ||
+                 (type == "ns3::TimeValue" &&
+                  (unit == "y" || unit == "d" || unit == "h" || unit == "min" || unit == "s" ||
+                   unit == "ms" || unit == "us" || unit == "ns" || unit == "ps" || unit == "fs")));
         }
         if (!wellFormed || !checker || !checker->CreateValidValue(StringValue(value)))
         {
-            throw fl::ConfigError("--" + name,
-                                  "'" + value + "' is not a valid value of ns-3's " + kind + " " +
-                                      name,
-                                  kind == "attribute"
-                                      ? "see --PrintAttributes=" +
-                                            name.substr(0, name.rfind("::")) +
-                                            " for what it takes"
-                                      : "see --PrintGlobals for what it takes");
+            throw fl::ConfigError(
+                "--" + name,
+                "'" + value + "' is not a valid value of ns-3's " + kind + " " + name,
+                kind == "attribute" ? "see --PrintAttributes=" + name.substr(0, name.rfind("::")) +
+                                          " for what it takes"
+                                    : "see --PrintGlobals for what it takes");
         }
     }
 
@@ -782,11 +780,12 @@ AddFigureEngineFlags(Flags& flags, FlFigureEngine& engine, const uint32_t& seeds
                   "--engine=slurm: memory per job, e.g. 1G (empty: the runner's default, 3x "
                   "the largest finished job, else 2 GB)",
                   engine.slurmMem);
-    flags.Hidden().AddWhole<uint32_t>("seedJob",
-                             "Set by the runner in the jobs it starts: run one seed at --RngRun "
-                             "with the shared draws (data split) at this run number and write its "
-                             "rows to --output (0: not a job)",
-                             engine.seedJob);
+    flags.Hidden().AddWhole<uint32_t>(
+        "seedJob",
+        "Set by the runner in the jobs it starts: run one seed at --RngRun "
+        "with the shared draws (data split) at this run number and write its "
+        "rows to --output (0: not a job)",
+        engine.seedJob);
     flags.AddCheck([&engine, &seeds]() { FlFigureRunner::Check(engine, seeds); });
 }
 

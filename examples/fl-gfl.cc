@@ -49,9 +49,9 @@
 #include "fl-example-flags.h"
 
 #include "ns3/core-module.h"
-#include "ns3/global-value.h"
 #include "ns3/fl-experiment.h"
 #include "ns3/gfl-figures.h"
+#include "ns3/global-value.h"
 
 #include <chrono>
 #include <fstream>

@@ -43,8 +43,8 @@ struct AsyncRun
     std::vector<uint64_t> seeds;
     uint32_t completed{0};
     FlServerApplication::Counters counters;
-    std::vector<FlRoundRecord> rounds;           ///< the learning monitor's rows
-    std::map<uint32_t, Time> roundStarts;        ///< when each version was first sent
+    std::vector<FlRoundRecord> rounds;    ///< the learning monitor's rows
+    std::map<uint32_t, Time> roundStarts; ///< when each version was first sent
     /// each client's trainings: (version trained on, when its model came, compute time)
     std::vector<std::vector<FlTrainingReport>> trainings;
 };

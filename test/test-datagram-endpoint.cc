@@ -29,11 +29,11 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
-#include <list>
-#include <numeric>
 #include <iostream>
+#include <list>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 
 using namespace ns3;

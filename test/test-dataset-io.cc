@@ -590,8 +590,8 @@ TEST_F(DataIoTest, ClassLabelsAreRenumberedOrRefusedWithTheirRows)
         Dataset<double> d;
         d.kind = TargetKind::Categorical;
         d.features = Mat<double>::Zero(static_cast<Eigen::Index>(labels.size()), 1);
-        d.targets = Eigen::Map<const Vec<double>>(labels.data(),
-                                                  static_cast<Eigen::Index>(labels.size()));
+        d.targets =
+            Eigen::Map<const Vec<double>>(labels.data(), static_cast<Eigen::Index>(labels.size()));
         d.numClasses = static_cast<int>(*std::max_element(labels.begin(), labels.end())) + 1;
         return d;
     };
@@ -622,8 +622,11 @@ TEST_F(DataIoTest, ClassLabelsAreRenumberedOrRefusedWithTheirRows)
     EXPECT_EQ(c.targets[6], 999.0); // untouched
     Dataset<double> d = labelled({0, 1});
     Dataset<double> dt = labelled({0, 3});
-    ExpectThrowWith<ConfigError>([&] { NormaliseClassLabels<double>({&d, &dt}, where, "labels"); },
-                                 {"0..1 (3 rows), 3 (1 row)", "label 3 first at set 1 row 1"});
+    ExpectThrowWith<ConfigError>(
+        [&] {
+            NormaliseClassLabels<double>({&d, &dt}, where, "labels");
+        },
+        {"0..1 (3 rows), 3 (1 row)", "label 3 first at set 1 row 1"});
 }
 
 // The scale hint: none for unit-scale data; a feature of root mean square > 10, or one 100 times
@@ -640,8 +643,9 @@ TEST_F(DataIoTest, FeatureScaleHintNamesTheLargestAndSmallestFeature)
               "3.54e+03, feature 2 0.5");
     Mat<double> spread(2, 2);
     spread << 5, 0.01, -5, 0.01; // 5 / 0.01 = 500 > 100, both below 10
-    EXPECT_NE(FeatureScaleHint(spread).find("feature 1 has a root mean square of 5, feature 2 0.01"),
-              std::string::npos);
+    EXPECT_NE(
+        FeatureScaleHint(spread).find("feature 1 has a root mean square of 5, feature 2 0.01"),
+        std::string::npos);
     EXPECT_EQ(FeatureScaleHint(Mat<float>(0, 3)), "");
 }
 

@@ -5,11 +5,11 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/nstime.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/message-reassembler.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>

@@ -780,12 +780,12 @@ NormaliseClassLabels(const std::vector<Dataset<S>*>& sets,
                   << where(seen.set, seen.row);
         }
         throw ConfigError(parameter,
-                          "class labels " + list.str() + " have a gap: a classifier needs the "
+                          "class labels " + list.str() +
+                              " have a gap: a classifier needs the "
                               "classes 0..C-1, each with samples, and would get " +
                               std::to_string(hi + 1) + " outputs here (" + first.str() + ")",
                           "renumber the " + std::to_string(classes) + " classes 0.." +
-                              std::to_string(classes - 1) +
-                              " (a label on few rows may be a typo)");
+                              std::to_string(classes - 1) + " (a label on few rows may be a typo)");
     }
     for (Dataset<S>* d : sets)
     {
@@ -812,11 +812,10 @@ FeatureScaleHint(const Mat<S>& features)
         return "";
     }
     // root mean square of each feature: sqrt(mean^2 + variance)
-    const Eigen::ArrayXd rms =
-        (features.template cast<double>().array().square().colwise().sum() /
-         static_cast<double>(features.rows()))
-            .sqrt()
-            .transpose();
+    const Eigen::ArrayXd rms = (features.template cast<double>().array().square().colwise().sum() /
+                                static_cast<double>(features.rows()))
+                                   .sqrt()
+                                   .transpose();
     Eigen::Index big = 0;
     rms.maxCoeff(&big);
     Eigen::Index small = -1;
@@ -871,10 +870,10 @@ FindFashionMnistDirectory()
                                           std::size_t,                                             \
                                           double,                                                  \
                                           std::size_t);                                            \
-    template Dataset<S> ReadCsvDataset<S>(const std::string&, const CsvOptions&, CsvLayout*);    \
+    template Dataset<S> ReadCsvDataset<S>(const std::string&, const CsvOptions&, CsvLayout*);      \
     template std::string NormaliseClassLabels<S>(                                                  \
         const std::vector<Dataset<S>*>&,                                                           \
-        const std::function<std::string(std::size_t, std::size_t)>&,                              \
+        const std::function<std::string(std::size_t, std::size_t)>&,                               \
         const std::string&);                                                                       \
     template std::string FeatureScaleHint<S>(const Mat<S>&);
 

@@ -104,10 +104,10 @@ Dataset<S> ReadCsvDataset(const std::string& path,
  * @return "" if nothing was renumbered, else the note ("labels 1..3 taken as classes 0..2")
  */
 template <typename S>
-std::string NormaliseClassLabels(const std::vector<Dataset<S>*>& sets,
-                                 const std::function<std::string(std::size_t set, std::size_t row)>&
-                                     where,
-                                 const std::string& parameter);
+std::string NormaliseClassLabels(
+    const std::vector<Dataset<S>*>& sets,
+    const std::function<std::string(std::size_t set, std::size_t row)>& where,
+    const std::string& parameter);
 
 /**
  * A hint that features are far from a common scale, or "" if they are not: the root mean

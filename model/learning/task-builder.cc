@@ -221,21 +221,18 @@ LoadUserDataset(const std::string& path)
             {
                 sets.push_back(&data.test);
             }
-            const std::string note =
-                NormaliseClassLabels(
-                    sets,
-                    [&](std::size_t set, std::size_t row) {
-                        return "sample " + std::to_string(row) + " of " +
-                               (set ? testLabels : labels);
-                    },
-                    "--dataset");
+            const std::string note = NormaliseClassLabels(
+                sets,
+                [&](std::size_t set, std::size_t row) {
+                    return "sample " + std::to_string(row) + " of " + (set ? testLabels : labels);
+                },
+                "--dataset");
             data.notes.push_back(std::to_string(data.train.Size()) + " training" +
-                                 (data.test.Size() ? " and " + std::to_string(data.test.Size()) +
-                                                         " test"
-                                                   : std::string()) +
-                                 " samples, " + std::to_string(data.train.Dim()) +
-                                 " features, " + std::to_string(data.train.numClasses) +
-                                 " classes");
+                                 (data.test.Size()
+                                      ? " and " + std::to_string(data.test.Size()) + " test"
+                                      : std::string()) +
+                                 " samples, " + std::to_string(data.train.Dim()) + " features, " +
+                                 std::to_string(data.train.numClasses) + " classes");
             if (!note.empty())
             {
                 data.notes.push_back(note);
@@ -245,23 +242,22 @@ LoadUserDataset(const std::string& path)
         {
             CsvLayout layout;
             data.train = ReadCsvDataset<double>(path, CsvOptions(), &layout);
-            const std::string note =
-                NormaliseClassLabels<double>(
-                    {&data.train},
-                    [&](std::size_t, std::size_t row) {
-                        return "line " + std::to_string(layout.lines.at(row));
-                    },
-                    "--dataset");
+            const std::string note = NormaliseClassLabels<double>(
+                {&data.train},
+                [&](std::size_t, std::size_t row) {
+                    return "line " + std::to_string(layout.lines.at(row));
+                },
+                "--dataset");
             data.notes.push_back(
                 std::to_string(data.train.Size()) + " rows, " + std::to_string(data.train.Dim()) +
                 " features and the class in the last column, " +
                 std::to_string(data.train.numClasses) + " classes; " +
-                (layout.headerLine ? "the first line is a header (" +
-                                         (layout.header.size() > 60
-                                              ? layout.header.substr(0, 57) + "..."
-                                              : layout.header) +
-                                         ")"
-                                   : "no header line (the first line holds numbers: data)"));
+                (layout.headerLine
+                     ? "the first line is a header (" +
+                           (layout.header.size() > 60 ? layout.header.substr(0, 57) + "..."
+                                                      : layout.header) +
+                           ")"
+                     : "no header line (the first line holds numbers: data)"));
             if (!note.empty())
             {
                 data.notes.push_back(note);
@@ -303,8 +299,9 @@ LoadUserDataset(const std::string& path)
     if (data.train.numClasses < 2)
     {
         throw ConfigError("--dataset",
-                          "every sample of '" + path + "' has the same class: a classifier needs "
-                          "two classes or more",
+                          "every sample of '" + path +
+                              "' has the same class: a classifier needs "
+                              "two classes or more",
                           "give a data set with at least two classes (the class is the last "
                           "column of a CSV file)");
     }
@@ -327,10 +324,7 @@ DatasetDim(const TaskSpec& o)
 }
 
 void
-CheckSamplesFit(const TaskSpec& o,
-                std::size_t available,
-                bool ownTestSet,
-                const std::string& what)
+CheckSamplesFit(const TaskSpec& o, std::size_t available, bool ownTestSet, const std::string& what)
 {
     const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
     const uint64_t need = nTrain + (ownTestSet ? 0 : 1);
@@ -366,12 +360,12 @@ CheckSamplesFit(const TaskSpec& o,
         }
         fix += "; or fewer --clients";
     }
-    throw ConfigError("--samplesPerClient",
-                      std::to_string(o.clients) + " clients x " +
-                          std::to_string(o.samplesPerClient) + " samples = " +
-                          std::to_string(nTrain) + (ownTestSet ? "" : " plus a test sample") +
-                          " exceed the " + std::to_string(available) + " " + what,
-                      fix);
+    throw ConfigError(
+        "--samplesPerClient",
+        std::to_string(o.clients) + " clients x " + std::to_string(o.samplesPerClient) +
+            " samples = " + std::to_string(nTrain) + (ownTestSet ? "" : " plus a test sample") +
+            " exceed the " + std::to_string(available) + " " + what,
+        fix);
 }
 
 void
