@@ -31,6 +31,7 @@
  * means (FlReportFigure). Plot with utils/plot-dwfl.sh.
  */
 
+#include "fl-example-data.h"
 #include "fl-example-flags.h"
 
 #include "ns3/dwfl-digital-helper.h"

@@ -8,6 +8,7 @@
 #ifndef FL_EXAMPLE_COMMON_H
 #define FL_EXAMPLE_COMMON_H
 
+#include "fl-example-data.h"
 #include "fl-example-flags.h"
 
 #include "ns3/data-io.h"

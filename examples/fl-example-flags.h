@@ -28,7 +28,6 @@
 #include "ns3/core-module.h"
 #include "ns3/fl-experiment.h"
 #include "ns3/global-value.h"
-#include "ns3/task-builder.h"
 #include "ns3/text-parse.h"
 
 #include <algorithm>
@@ -787,42 +786,6 @@ AddFigureEngineFlags(Flags& flags, FlFigureEngine& engine, const uint32_t& seeds
         "rows to --output (0: not a job)",
         engine.seedJob);
     flags.AddCheck([&engine, &seeds]() { FlFigureRunner::Check(engine, seeds); });
-}
-
-/**
- * The hint that the features of a user's --dataset are unscaled (fl::FeatureScaleHint) when
- * --standardise leaves them so (none, centre); "" otherwise. The fix is --standardise=standardise.
- */
-inline std::string
-FeatureScaleAdvice(const std::string& dataset, const std::string& standardise)
-{
-    if (!fl::IsUserDataset(dataset) || (standardise != "none" && standardise != "centre"))
-    {
-        return "";
-    }
-    return fl::LoadUserDataset(dataset).scaleHint;
-}
-
-/// Prints what was read of a user's --dataset (header line, classes, renumbering) and whether
-/// its features look unscaled (FeatureScaleAdvice).
-inline void
-PrintDatasetNotes(const std::string& dataset, const std::string& standardise, std::ostream& os)
-{
-    if (!fl::IsUserDataset(dataset))
-    {
-        return;
-    }
-    for (const std::string& note : fl::LoadUserDataset(dataset).notes)
-    {
-        os << "  dataset " << dataset << ": " << note << "\n";
-    }
-    const std::string advice = FeatureScaleAdvice(dataset, standardise);
-    if (!advice.empty())
-    {
-        os << "  hint: " << advice << "; with --standardise=" << standardise
-           << " SGD may diverge or stay at chance accuracy (fix: --standardise=standardise "
-              "scales every feature of every holder's data to unit variance)\n";
-    }
 }
 
 } // namespace flexample

@@ -3,6 +3,7 @@
  *
  * Tests of the data readers (IDX, CSV) and of the Dataset utilities.
  */
+#include "ns3/data-checks.h"
 #include "ns3/data-io.h"
 #include "ns3/dataset.h"
 

@@ -8,7 +8,6 @@
 
 #include "ns3/dataset.h"
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,42 +82,14 @@ struct CsvLayout
  * Reads a numeric CSV file (plain or gzip). Every row must have the same number of fields.
  * The first non-blank line is a header as options.header says (CsvHeader::Auto: if one of its
  * fields is not a number). Categorical targets must be integers 0..C-1 with C <=
- * options.maxClasses (numClasses = max + 1; NormaliseClassLabels checks that every class
- * occurs); BinarySigned accepts {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming
+ * options.maxClasses (numClasses = max + 1; NormaliseClassLabels, data-checks.h, checks that
+ * every class occurs); BinarySigned accepts {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming
  * file, line and column. `layout`, if given, receives the header and each row's line.
  */
 template <typename S>
 Dataset<S> ReadCsvDataset(const std::string& path,
                           const CsvOptions& options = CsvOptions(),
                           CsvLayout* layout = nullptr);
-
-/**
- * Checks and, where needed, renumbers the class labels of categorical data sets that share
- * their classes (e.g. a training and a test set): a classifier needs the classes 0..C-1, each
- * with samples. Labels that run without a gap from 0 are kept; labels that run without a gap
- * from k > 0 (1..3, say) are renumbered 0..C-1 and the returned note says so; labels with a gap
- * (0, 1, 2 and a stray 999, whose model would have 1000 outputs) are refused: ConfigError
- * naming `parameter` (e.g. "--dataset"), listing the labels with their row counts and where the
- * rarest ones first occur (`where(set, row)`, e.g. "line 1502"), and saying how to renumber
- * them. Every set's numClasses becomes C.
- * @return "" if nothing was renumbered, else the note ("labels 1..3 taken as classes 0..2")
- */
-template <typename S>
-std::string NormaliseClassLabels(
-    const std::vector<Dataset<S>*>& sets,
-    const std::function<std::string(std::size_t set, std::size_t row)>& where,
-    const std::string& parameter);
-
-/**
- * A hint that features are far from a common scale, or "" if they are not: the root mean
- * square of each feature (sqrt(mean^2 + variance)) is above 10, or the largest is more than 100
- * times the smallest non-zero one. SGD with a step size meant for data of unit scale (pixels in
- * [0, 1], standardised columns) then diverges or stays at chance accuracy; standardising each
- * feature fixes that. The text names the largest and the smallest feature (from 1) and their
- * scale. A heuristic for a message, not a test of the data.
- */
-template <typename S>
-std::string FeatureScaleHint(const Mat<S>& features);
 
 /// Path of Debian's dataset-fashion-mnist files (directory), or empty if not installed.
 std::string FindFashionMnistDirectory();

@@ -3,6 +3,7 @@
  */
 #include "task-builder.h"
 
+#include "data-checks.h"
 #include "data-io.h"
 #include "fl-model.h"
 #include "linear-models.h"
