@@ -83,7 +83,8 @@ InstallDigital(const DwflFigureSettings& c,
  * real entry (sigma_m^2 = 1 in mW units: NoiseVariance = 2 sigma_m^2 mW per complex symbol);
  * artificial noise calibrated per round for run.epsilon (0: none), with the largest feasible
  * kappa; Practical decode; symbol rate c.bandwidthHz. Returns worker 0's accountant (the
- * server's reception when centralized), null without artificial noise (no privacy claim).
+ * server's reception when centralized), null without artificial noise (no privacy claim) and
+ * for the orthogonal links and per-link channels (no valid composed bound).
  */
 std::shared_ptr<fl::PrivacyAccountant>
 InstallAnalog(const DwflFigureSettings& c,
@@ -125,6 +126,7 @@ InstallAnalog(const DwflFigureSettings& c,
     dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(c.computeTime)));
     dwfl.SetWorkerAttribute("Transmission",
                             StringValue(orthogonal ? "Orthogonal" : "NonOrthogonal"));
+    dwfl.SetWorkerAttribute("NoiseSource", StringValue(c.noiseSource));
     NodeContainer workers;
     for (uint32_t k = 0; k < run.n; ++k)
     {
@@ -138,9 +140,9 @@ InstallAnalog(const DwflFigureSettings& c,
     }
     net.workers.Start(Seconds(0.1));
     DwflHelper::AssignStreams(net, 100);
-    if (run.epsilon <= 0.0)
+    if (run.epsilon <= 0.0 || (!centralized && (orthogonal || run.perLink)))
     {
-        return nullptr;
+        return nullptr; // no privacy claim, or no valid composed bound (per-round eps only)
     }
     auto accountant = std::make_shared<fl::PrivacyAccountant>();
     DynamicCast<DwflWorkerApplication>(net.workers.Get(0))->SetPrivacyAccountant(accountant);
@@ -168,12 +170,13 @@ RunOne(const DwflFigureSettings& c,
     tracker->SetTask(task);
     if (accountant)
     {
-        // worker 0's reception composed over rounds at the drifting sensitivity
-        tracker->SetAccountant(
-            accountant,
-            c.delta,
-            fl::Composition::Rdp,
-            fl::DwflComposedStatement("worker 0 or the parameter server", c.delta));
+        // worker 0's reception (the server's) composed over the rounds (doc/fl.rst: "DWFL over
+        // rounds: the composed bound", "The over-the-air parameter server over rounds")
+        fl::PrivacyStatement statement = run.scheme == "centralized"
+                                             ? fl::OtaPsComposedStatement(c.delta)
+                                             : fl::DwflComposedStatement("worker 0", c.delta);
+        statement.noise = fl::NoiseAssumption(fl::ParseNoiseSource(c.noiseSource, "--noiseSource"));
+        tracker->SetAccountant(accountant, c.delta, fl::Composition::Rdp, statement);
     }
     tracker->InstallAll();
     if (!quiet)
@@ -205,6 +208,7 @@ main(int argc, char* argv[])
     double kappa = 1.0;
     std::string gainPower = "1e6";
     std::string onlyN;
+    uint32_t composedRounds = 0;
     std::vector<uint32_t> ns;
     std::vector<double> gains;
 
@@ -319,6 +323,13 @@ main(int argc, char* argv[])
     {
         flags.AddReal(f.name, f.help, f.value, f.range);
     }
+    flags.AddChoice("noiseSource",
+                    "Where the artificial noise's seeds come from: run-seed (derived from the "
+                    "run seed: reproducible, and every eps assumes an adversary who does not "
+                    "know it) or sodium (libsodium's generator: unpredictable, results change "
+                    "from run to run)",
+                    c.noiseSource,
+                    {"run-seed", "sodium"});
     flags.AddBool("evaluateWorkers",
                   "Evaluate every worker's model each round (the worker_* columns)",
                   c.evaluateWorkers);
@@ -331,6 +342,12 @@ main(int argc, char* argv[])
                   "--privacyTable: c = kappa min_k sqrt(|h_k|^2 P_k), 0 < kappa <= 1",
                   kappa,
                   flexample::Range{0.0, 1.0, true, false});
+    flags.AddWhole<uint32_t>("composedRounds",
+                             "--privacyTable: add eps_composed, the largest over the receivers "
+                             "of the composed eps after this many rounds (0: none)",
+                             composedRounds,
+                             0,
+                             100000);
     flags.AddText("gainPower",
                   "--privacyTable: |h_k|^2 P_k in units of sigma_m^2, one value or a list",
                   gainPower);
@@ -410,7 +427,13 @@ main(int argc, char* argv[])
         std::cerr << "fl-dwfl --privacyTable: eps per round (the paper's privacy is per round), "
                      "beta_k = 1 - alpha_k (all spare power on artificial noise), |h_k|^2 P_k "
                      "and the variances in units of the receiver noise\n";
-        fl::WriteDwflPrivacyTable(std::cout, ns, gains, kappa, c.Privacy(c.sigma2));
+        fl::WriteDwflPrivacyTable(std::cout,
+                                  ns,
+                                  gains,
+                                  kappa,
+                                  c.Privacy(c.sigma2),
+                                  composedRounds,
+                                  c.eta);
         return 0;
     }
 

@@ -11,7 +11,9 @@
  *                          rounds for EGA 1x, 2x, 4x, 8x; Fashion-MNIST, softmax regression, 100
  *                          clients (2 label shards each), 10 per round; in-process reference
  *                          runner (the same seam as the apps); uplink bytes per setting (Fig. 5)
- *   --experiment=algorithms  FedAvg, FedProx and q-FedAvg with and without EGA 1x (Fig. 4)
+ *   --experiment=algorithms  FedAvg, FedProx and loss-weighted FedAvg (the paper's "q-FedAvg"
+ *                          through its client importance lambda_i) with and without EGA 1x
+ *                          (Fig. 4)
  *   --experiment=network   FedAvg and EGA over an ns-3 Wi-Fi cell (TCP): uplink bytes, simulated
  *                          phase 1 and 2 times, encoder time, the curious-server probe (Eq. 2) of
  *                          every client in every round; --secure=secagg|secaggplus masks uploads
@@ -197,7 +199,8 @@ RunRounds(const Options& o, Csv& csv)
     }
 }
 
-/// Fig. 4: FedAvg, FedProx (mu = 0.1) and q-FedAvg (q = 1) with and without EGA (default codec),
+/// Fig. 4: FedAvg, FedProx (mu = 0.1) and loss-weighted FedAvg (q = 1; the EGA paper's "q-FedAvg",
+/// lambda_i = samples x mean loss^q, not q-FFL) with and without EGA (default codec),
 /// in process, --targetRounds rounds, the rounds experiment's data and sampling.
 void
 RunAlgorithms(const Options& o, Csv& csv)
@@ -206,9 +209,9 @@ RunAlgorithms(const Options& o, Csv& csv)
               << " rounds" << std::endl;
     // MakeEgaSettings: FedAvg first, then EGA 1x.
     const auto ega1x = fl::MakeEgaSettings(o.codecDir, o.quick, o.perRound, o.s).at(1).codec;
-    using Alg = std::tuple<const char*, double, double>; // name, FedProx mu, q-FedAvg q
+    using Alg = std::tuple<const char*, double, double>; // name, FedProx mu, loss exponent q
     for (const auto& [algName, mu, q] :
-         {Alg{"fedavg", 0, 0}, Alg{"fedprox", 0.1, 0}, Alg{"qfedavg", 0, 1}})
+         {Alg{"fedavg", 0, 0}, Alg{"fedprox", 0.1, 0}, Alg{"lossweighted", 0, 1}})
     {
         auto task = BuildTask(o, mu);
         for (bool withEga : {false, true})
@@ -219,7 +222,7 @@ RunAlgorithms(const Options& o, Csv& csv)
             cfg.initSeed = o.seed;
             cfg.clientSeeds = fl::EgaClientSeeds(o.seed, o.clients);
             cfg.select = fl::UniformClientSampler(o.clients, o.perRound, o.seed);
-            cfg.qFedAvg = q;
+            cfg.lossWeightExponent = q;
             cfg.uplinkCodec = withEga ? std::shared_ptr<const fl::UplinkCodec>(
                                             std::make_shared<fl::EgaUplinkCodec>(ega1x, o.s))
                                       : std::make_shared<fl::Float64UplinkCodec>();
@@ -255,7 +258,7 @@ RunNetwork(const Options& o, Csv& csv)
         secagg.SetAttribute("Variant", StringValue(o.secure));
         secagg.SetAttribute("FractionBits", UintegerValue(32));
         secagg.AssignStreams(1 << 21);
-        std::cout << secagg.Describe() << "\n"
+        std::cout << secagg.Describe(small.clients) << "\n"
                   << "  with EGA: each client's phase-1 report (max |update|, weight) is sent in "
                      "the clear; its codes only as part of the masked sum"
                   << std::endl;

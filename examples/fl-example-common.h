@@ -15,6 +15,7 @@
 #include "ns3/fl-experiment.h"
 #include "ns3/fl-helper.h"
 #include "ns3/flow-monitor-helper.h"
+#include "ns3/integer.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/learning-task.h"
 #include "ns3/linear-models.h"
@@ -116,6 +117,8 @@ struct FedAvgOptions
     std::string secureKeys = "random"; ///< random or reproducible (INSECURE)
     double secureTimeout = 10.0;       ///< per-phase timeout [s]
     uint32_t secureFractionBits = 32;  ///< fixed-point fraction bits of the masked words
+    uint32_t secureThreshold = 0;      ///< t (0 = the rule)
+    std::string secureColluders = "auto"; ///< n_C tolerated ("auto" = what t allows)
 };
 
 /// What RunFedAvg measured (for examples that sweep a parameter over several runs).
@@ -583,7 +586,30 @@ AddNetworkOption(Flags& flags, std::string& network, FedAvgOptions& o)
  * and --rateManager (the TypeId of an ns-3 Wi-Fi rate control).
  */
 /**
- * The secure-aggregation flags (--secure, --secureKeys, --secureTimeout, --secureFractionBits):
+ * Sets the secure-aggregation helper from the --secure* flags (variant, key mode, fraction bits,
+ * threshold, colluders, phase timeout). Throws fl::ConfigError naming --secureColluders if it is
+ * neither "auto" nor a count.
+ */
+inline void
+ConfigureSecureAggregation(FlSecAggHelper& secagg, const FedAvgOptions& o)
+{
+    secagg.SetAttribute("Variant", StringValue(o.secure == "none" ? "secagg" : o.secure));
+    secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
+    secagg.SetAttribute("FractionBits", UintegerValue(o.secureFractionBits));
+    secagg.SetAttribute("Threshold", UintegerValue(o.secureThreshold));
+    int32_t colluders = -1;
+    if (o.secureColluders != "auto")
+    {
+        colluders = static_cast<int32_t>(
+            fl::ParseUnsigned<uint32_t>(o.secureColluders, "--secureColluders", 0, 1u << 30));
+    }
+    secagg.SetAttribute("Colluders", IntegerValue(colluders));
+    secagg.SetServerAttribute("Timeout", TimeValue(Seconds(o.secureTimeout)));
+}
+
+/**
+ * The secure-aggregation flags (--secure, --secureKeys, --secureTimeout, --secureFractionBits,
+ * --secureThreshold, --secureColluders):
  * FlSecAggHelper on every client's upload (FlFedAvgHelper::SetSecureAggregation).
  */
 /**
@@ -630,7 +656,42 @@ AddSecureOptions(Flags& flags,
                              o.secureFractionBits,
                              1,
                              52);
+    flags.AddWhole<uint32_t>("secureThreshold",
+                             "--secure: t, the share holders needed to unmask (0 = the rule: "
+                             "floor(2n/3)+1 for secagg); 2t > n + colluders and t - colluders "
+                             ">= 2 are required",
+                             o.secureThreshold);
+    flags.AddText("secureColluders",
+                  "--secure=secagg: n_C, the clients that may collude with an active server "
+                  "(auto = the most --secureThreshold tolerates, ceil(n/3)-1 by default)",
+                  o.secureColluders);
     flags.AddCheck([&o, running]() {
+        if (o.secure != "none")
+        {
+            // the guarantee for this program's rosters: a threshold or colluders the rule cannot
+            // serve are refused here, before anything runs
+            FlSecAggHelper secagg;
+            ConfigureSecureAggregation(secagg, o);
+            const uint32_t n = o.clientsPerRound == 0 ? o.clients
+                                                      : std::min(o.clients, o.clientsPerRound);
+            try
+            {
+                secagg.Guarantee(std::max<uint32_t>(n, 2));
+            }
+            catch (const fl::ConfigError& e)
+            {
+                const bool colluders = e.Parameter().find("Colluders") != std::string::npos;
+                std::string inner = e.what();
+                const std::string prefix = "fl: invalid " + e.Parameter() + ": ";
+                if (inner.compare(0, prefix.size(), prefix) == 0)
+                {
+                    inner = inner.substr(prefix.size());
+                }
+                throw fl::ConfigError(colluders ? "--secureColluders" : "--secureThreshold",
+                                      inner,
+                                      "see the guarantee printed with a valid setting");
+            }
+        }
         if (o.secure != "none" && (o.clients < 2 || o.clientsPerRound == 1))
         {
             throw fl::ConfigError(o.clients < 2 ? "--clients" : "--clientsPerRound",
@@ -854,12 +915,14 @@ RunFedAvg(const std::string& name,
     if (o.secure != "none")
     {
         FlSecAggHelper secagg;
-        secagg.SetAttribute("Variant", StringValue(o.secure));
-        secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
-        secagg.SetAttribute("FractionBits", UintegerValue(o.secureFractionBits));
-        secagg.SetServerAttribute("Timeout", TimeValue(Seconds(o.secureTimeout)));
-        secagg.AssignStreams(1 << 21); // the run seed (reproducible keys) and graph seeds
-        std::cout << secagg.Describe() << std::endl;
+        ConfigureSecureAggregation(secagg, o);
+        secagg.AssignStreams(1 << 21); // the run seed of the reproducible keys
+        // the rosters: a synchronous round's sampled clients, or FedBuff's cohort of K
+        const uint32_t cohort =
+            o.strategy == "fedbuff"
+                ? o.bufferSize
+                : (o.clientsPerRound == 0 ? o.clients : std::min(o.clients, o.clientsPerRound));
+        std::cout << secagg.Describe(std::max<uint32_t>(cohort, 2)) << std::endl;
         fedavg.SetSecureAggregation(secagg);
     }
     // Clients join 20 ms apart after association/attachment, as unsynchronised devices would:

@@ -153,13 +153,17 @@ WriteNetworkRows(std::ostream& os, const fl::NetworkIterationReport& r, double t
     row("lost_messages", static_cast<double>(r.lostMessages));
     row("dropped_clients", static_cast<double>(r.droppedClients));
     // without gradient clipping (this program clips none) a release's epsilon is infinite
-    if (std::isfinite(r.epsilonOneNeighbour))
+    if (std::isfinite(r.epsilonOneLink))
     {
-        row("epsilon_one_neighbour", r.epsilonOneNeighbour);
+        row("epsilon_one_link", r.epsilonOneLink);
     }
     if (std::isfinite(r.epsilonAllLinks))
     {
         row("epsilon_all_links", r.epsilonAllLinks);
+    }
+    if (std::isfinite(r.epsilonNeighbour))
+    {
+        row("epsilon_neighbour", r.epsilonNeighbour);
     }
 }
 

@@ -225,6 +225,13 @@ main(int argc, char* argv[])
                   "Gradient clipping G (> 0 also reports epsilon)",
                   o.clip,
                   flexample::Range::AtLeast(0.0));
+    flags.AddChoice("noiseSource",
+                    "Where the noise seeds come from: run-seed (derived from --seed: "
+                    "reproducible, and every eps assumes an adversary who does not know the "
+                    "seed) or sodium (libsodium's generator: unpredictable, results change "
+                    "from run to run)",
+                    o.noiseSource,
+                    {"run-seed", "sodium"});
     flags.AddChoice("weights",
                     "GHP combination weights: metropolis or lazy",
                     o.weights,
@@ -272,7 +279,7 @@ main(int argc, char* argv[])
     flags.AddBool("secure",
                   "GFL: secure aggregation of the uploads (Bonawitz et al., ACM CCS 2017; in "
                   "network mode every message of the protocol travels over the links; a round "
-                  "with fewer than t = floor(L/2)+1 survivors keeps the server's model)",
+                  "with fewer than t = floor(2L/3)+1 survivors keeps the server's model)",
                   o.secure);
     flags.AddChoice("secureKeys",
                     "GFL --secure in network mode: random keys (libsodium), or reproducible from "
@@ -329,6 +336,9 @@ main(int argc, char* argv[])
         o.firstRun = static_cast<uint32_t>(RngSeedManager::GetRun() - engine.seedJob);
     }
     PrintGflFigureSetup(o, program, std::cout);
+    std::cout << "noise: "
+              << fl::NoiseAssumption(fl::ParseNoiseSource(o.noiseSource, "--noiseSource"))
+              << std::endl;
     fl::MonteCarloSeriesMap series; // "figure/variant" -> Monte-Carlo sums per metric
     const auto t0 = std::chrono::steady_clock::now();
     try

@@ -13,8 +13,8 @@
  * largest per-client compute time, the mean bytes a client sends and receives, the server's time
  * and bytes, and whether the decoded sum equals the plain fixed-point sum bit for bit.
  *
- * SecAgg's threshold is the smallest majority, t = floor(n / 2) + 1 (the configuration needs
- * a majority of the share holders, see secagg.h). The complete graph costs O(n) key agreements,
+ * SecAgg's threshold is the rule's, t = floor(2n / 3) + 1 with n_C = ceil(n / 3) - 1 colluders
+ * tolerated (Bonawitz et al.'s active setting; secagg-config.h). The complete graph costs O(n) key agreements,
  * signature checks and mask expansions per client, so n = 1000 takes minutes on one core.
  *
  * Over the network (--wifiClients, setting "wifi" in the CSV): FedAvg rounds over the module's
@@ -86,37 +86,26 @@ Measure(const std::string& variant,
         double dropout,
         uint64_t seed)
 {
-    fl::SecAggConfig c;
-    c.instance = 1;
+    std::vector<uint32_t> ids(n);
     for (uint32_t i = 0; i < n; ++i)
     {
-        c.clients.push_back(i);
+        ids[i] = i;
     }
-    c.dim = dim;
-    c.fractionBits = 24;
+    // The configuration both sides derive from the rule: SecAgg t = floor(2n/3) + 1 with
+    // n_C = ceil(n/3) - 1 colluders tolerated; SecAgg+ k and t from SecAggPlusParameters.
+    fl::SecAggRule rule;
+    rule.fractionBits = 24;
+    if (variant == "secaggplus")
+    {
+        rule.graph = fl::SecAggGraphKind::Harary;
+        rule.threat.corruptFraction = corrupt;
+        rule.threat.dropoutFraction = dropout;
+    }
+    const fl::SecAggConfig c = fl::MakeSecAggRoundConfig(1, ids, dim, rule, seed);
     Row row;
     row.variant = variant;
     row.n = n;
-    if (variant == "secaggplus")
-    {
-        fl::SecAggPlusThreat threat;
-        threat.corruptFraction = corrupt;
-        threat.dropoutFraction = dropout;
-        const fl::SecAggPlusChoice p = fl::SecAggPlusParameters(n, threat);
-        c.threshold = p.threshold;
-        if (!p.complete)
-        {
-            c.graph = fl::SecAggGraphKind::Harary;
-            c.neighbours = p.neighbours;
-            c.graphSeed = seed;
-        }
-        row.k = p.neighbours;
-    }
-    else
-    {
-        c.threshold = n / 2 + 1;
-        row.k = n - 1;
-    }
+    row.k = c.graph == fl::SecAggGraphKind::Harary ? c.neighbours : n - 1;
     row.t = c.threshold;
     fl::Rng rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);

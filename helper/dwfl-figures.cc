@@ -3,6 +3,8 @@
  */
 #include "dwfl-figures.h"
 
+#include "ns3/dwfl-composition.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <ostream>
@@ -63,8 +65,11 @@ DwflFigureSettings::Print(std::ostream& os) const
        << ", gradient clipped to g_max = " << gMax
        << "; eta = " << (eta > 0.0 ? std::to_string(eta) : std::string("(N-1)/N"))
        << ", T = " << rounds << "\n  privacy: delta = " << delta
-       << ", --epsilon per round (eq. 11); "
-       << "epsilon_composed: worker 0's over the rounds (Renyi DP)\n  power: P in dBm over "
+       << ", --epsilon per round (eq. 11, the first round); "
+       << "epsilon_composed: worker 0's (the server's) over the rounds (Renyi DP; nan for the "
+       << "orthogonal links and per-link channels: " << fl::kDwflNotComposed
+       << "); noise: " << fl::NoiseAssumption(fl::ParseNoiseSource(noiseSource, "--noiseSource"))
+       << "\n  power: P in dBm over "
        << "a receiver noise sigma_m^2 = " << sigmaM2
        << " of 1 mW; channel: " << (perLink ? "per-link" : "sender-only") << " Rayleigh, "
        << (blockFading ? "redrawn every slot" : "drawn once per run")
@@ -288,13 +293,24 @@ DwflWriteFigureHeader(std::ostream& csv, const DwflFigureSettings& settings)
     csv << "figure,series,scheme,n,p_dbm,epsilon,round,time_s,test_loss,test_accuracy,"
            "worker_test_loss,worker_test_accuracy,disagreement,channel,runs,test_loss_ci95,"
            "test_accuracy_ci95,disagreement_ci95,epsilon_composed\n"
-        << std::setprecision(10) << "# epsilon: the target per round | "
-        << fl::DwflRoundStatement("one receiver: another worker, the parameter server when "
-                                  "centralized, the link's receiver when orthogonal")
-               .Describe()
-        << "\n# epsilon_composed: worker 0's reception (the server's when centralized) | "
-        << fl::DwflComposedStatement("worker 0 or the parameter server", settings.delta).Describe()
-        << '\n';
+        << std::setprecision(10) << "# epsilon: the target per round | ";
+    fl::PrivacyStatement round = fl::DwflRoundStatement(
+        "one receiver: another worker, the parameter server when centralized, the link's "
+        "receiver when orthogonal");
+    const fl::NoiseSource source = fl::ParseNoiseSource(settings.noiseSource, "--noiseSource");
+    round.noise = fl::NoiseAssumption(source);
+    fl::PrivacyStatement composed = fl::DwflComposedStatement("worker 0", settings.delta);
+    composed.noise = round.noise;
+    fl::PrivacyStatement server = fl::OtaPsComposedStatement(settings.delta);
+    server.noise = round.noise;
+    csv << round.Describe()
+        << "\n# epsilon_composed: worker 0's reception over the rounds (DWFL, sender-only "
+           "channel) | "
+        << composed.Describe()
+        << "\n# epsilon_composed: the server's reception over the rounds (centralized) | "
+        << server.Describe()
+        << "\n# epsilon_composed: nan for the orthogonal links and per-link channels: "
+        << fl::kDwflNotComposed << '\n';
 }
 
 void

@@ -56,6 +56,7 @@ struct DwflFigureSettings
     std::vector<uint32_t> onlyN; ///< run only the figure's runs with these N (empty: all)
     bool perLink = false;        ///< analog channel: per-link coefficients (else sender-only)
     bool blockFading = false;    ///< analog channel: redrawn every slot (else fixed for the run)
+    std::string noiseSource = "run-seed"; ///< artificial-noise seeds: run-seed or sodium
 
     /// eta, or (N-1)/N if eta is 0.
     double EtaFor(uint32_t n) const;

@@ -192,6 +192,32 @@ FlFedAvgHelper::SetStrategy(const std::string& typeName,
 }
 
 void
+FlFedAvgHelper::SetClientStrategy(const std::string& typeName,
+                                  const std::string& n1,
+                                  const AttributeValue& v1,
+                                  const std::string& n2,
+                                  const AttributeValue& v2)
+{
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
+        !tid.IsChildOf(FlClientStrategy::GetTypeId()) || !tid.HasConstructor())
+    {
+        throw fl::ConfigError("clientStrategy",
+                              "\"" + typeName + "\" is not a client strategy with a constructor",
+                              "use e.g. ns3::QfflClientStrategy");
+    }
+    m_clientStrategyFactory = ObjectFactory();
+    m_clientStrategyFactory.SetTypeId(tid);
+    for (const auto& a : {std::make_pair(&n1, &v1), std::make_pair(&n2, &v2)})
+    {
+        if (!a.first->empty())
+        {
+            m_clientStrategyFactory.Set(*a.first, *a.second);
+        }
+    }
+}
+
+void
 FlFedAvgHelper::SetStrategyAttribute(const std::string& name, const AttributeValue& value)
 {
     m_strategyFactory.Set(name, value);
@@ -210,10 +236,11 @@ FlFedAvgHelper::SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturba
 }
 
 void
-FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec, double qFedAvg)
+FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec,
+                               double lossWeightExponent)
 {
     m_codec = std::move(codec);
-    m_qFedAvg = qFedAvg;
+    m_lossWeightExponent = lossWeightExponent;
 }
 
 void
@@ -389,17 +416,20 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
             ids.push_back(
                 DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetClientIndex());
         }
+        // The rosters the server will sample: a synchronous round's ClientsPerRound (0: all),
+        // an asynchronous strategy's cohort. The clients refuse smaller rosters (MinClients,
+        // unless set), and a rule that cannot serve this size (e.g. a Threshold above it) is a
+        // configuration error now, not an idle run.
+        UintegerValue perRound;
+        stack.server->GetAttribute("ClientsPerRound", perRound);
+        const uint32_t all = static_cast<uint32_t>(ids.size());
+        const uint32_t cohort =
+            strategy->IsAsynchronous()
+                ? strategy->UplinkCohortSize()
+                : (perRound.Get() == 0 ? all : std::min<uint32_t>(all, perRound.Get()));
+        m_secAgg->SetCohortSize(cohort);
+        m_secAgg->Guarantee(cohort); // throws ConfigError naming the attribute
         stack.secAgg = m_secAgg->Create(ids);
-        const uint32_t cohort = strategy->IsAsynchronous() ? strategy->UplinkCohortSize() : 0;
-        const uint32_t t = stack.secAgg.server->Settings().Rule("SecAggServerStep").threshold;
-        if (cohort > 0 && t > cohort)
-        {
-            throw fl::ConfigError("Threshold",
-                                  "t = " + std::to_string(t) +
-                                      " with secure-aggregation cohorts of BufferSize " +
-                                      std::to_string(cohort),
-                                  "use a threshold of at most BufferSize (0: the majority rule)");
-        }
         stack.server->SetUplinkStep(stack.secAgg.server);
         for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)
         {
@@ -412,11 +442,32 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
             ->SetUplinkPerturbation(m_makePerturbation());
     }
+    if (m_codec && m_makePerturbation)
+    {
+        throw fl::ConfigError("SetUplinkPerturbation",
+                              "with the uplink codec " + m_codec->Name() +
+                                  ": its phase-1 report (statistic and weight, the weight from "
+                                  "the training loss) leaves the client unperturbed, and no "
+                                  "epsilon covers it",
+                              "use uplink noise without a codec (or a codec without noise)");
+    }
+    const bool clientStrategy = m_clientStrategyFactory.GetTypeId() != TypeId();
+    if (clientStrategy && m_codec)
+    {
+        throw fl::ConfigError("SetClientStrategy",
+                              "combined with SetUplinkCodec (the codec is a strategy pair)",
+                              "use one of the two");
+    }
+    for (uint32_t i = 0; clientStrategy && i < stack.clientApps.GetN(); ++i)
+    {
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
+            ->SetStrategy(m_clientStrategyFactory.Create<FlClientStrategy>());
+    }
     for (uint32_t i = 0; m_codec && i < stack.clientApps.GetN(); ++i)
     {
         Ptr<CodecClientStrategy> c = CreateObject<CodecClientStrategy>();
         c->SetCodec(m_codec);
-        c->SetAttribute("QFedAvg", DoubleValue(m_qFedAvg));
+        c->SetAttribute("LossWeightExponent", DoubleValue(m_lossWeightExponent));
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetStrategy(c);
     }
     stack.serverApps.Start(m_serverStart);

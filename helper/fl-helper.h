@@ -152,6 +152,18 @@ class FlFedAvgHelper
     /// The server's strategy: this object itself (one server only).
     void SetStrategy(Ptr<FlServerStrategy> strategy);
     /**
+     * The clients' strategy (FlClientStrategy; default: the task's training, the trained model
+     * sent), one object per client created at Install from its TypeId name and attributes,
+     * e.g. q-FFL: SetStrategy("ns3::QfflServerStrategy") with
+     * SetClientStrategy("ns3::QfflClientStrategy", "Q", DoubleValue(5)). Not with
+     * SetUplinkCodec (whose strategy pair it is): Install throws fl::ConfigError.
+     */
+    void SetClientStrategy(const std::string& typeName,
+                           const std::string& n1 = "",
+                           const AttributeValue& v1 = EmptyAttributeValue(),
+                           const std::string& n2 = "",
+                           const AttributeValue& v2 = EmptyAttributeValue());
+    /**
      * The privacy seam at every client's uplink: `make` is called once per client (a
      * perturbation may keep per-sender state) and its result set with
      * FlClientApplication::SetUplinkPerturbation.
@@ -160,12 +172,14 @@ class FlFedAvgHelper
     /**
      * The uplink codec as the strategy pair: one codec object (e.g. fl::EgaUplinkCodec) shared
      * by the server's CodecServerStrategy (in place of FedAvgStrategy) and every client's
-     * CodecClientStrategy, whose QFedAvg attribute is `qFedAvg` (q-FedAvg's weight
-     * samples x meanLoss^q; 0: the sample count). Install throws fl::ConfigError if another
-     * strategy, or FedAvgStrategy's ServerMomentum or ServerLearningRate != 1, was set as
+     * CodecClientStrategy, whose LossWeightExponent attribute is `lossWeightExponent`
+     * (loss-weighted FedAvg: weight samples x meanLoss^q; 0: the sample count; not q-FFL, for
+     * which see SetClientStrategy with QfflClientStrategy). Install throws fl::ConfigError if
+     * another strategy, or FedAvgStrategy's ServerMomentum or ServerLearningRate != 1, was set as
      * well. Null: FedAvg on models.
      */
-    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec, double qFedAvg = 0.0);
+    void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec,
+                        double lossWeightExponent = 0.0);
     /**
      * Secure aggregation of the uploads (Bonawitz et al. 2017 or SecAgg+; configure `secagg`
      * first): Install creates the server half and one client half per client with
@@ -213,9 +227,11 @@ class FlFedAvgHelper
     Ptr<RandomVariableStream> m_speed;
     ObjectFactory m_strategyFactory; ///< the server's strategy
     Ptr<FlServerStrategy> m_strategy; ///< or this object
+    ObjectFactory m_clientStrategyFactory; ///< the clients' strategy (no TypeId: the default)
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     std::shared_ptr<const fl::UplinkCodec> m_codec;
-    double m_qFedAvg{0.0}; ///< q-FedAvg's q for the clients' codec strategies
+    double m_lossWeightExponent{
+        0.0}; ///< loss-weighted FedAvg's q for the clients' codec strategies
     std::shared_ptr<FlSecAggHelper> m_secAgg;
     Time m_serverStart{Seconds(0)};
     Time m_firstClient{Seconds(0.5)};

@@ -794,8 +794,9 @@ FlLearningTracker::ClientRoundCsvRow(const FlClientRoundRecord& r)
 std::string
 FlLearningTracker::UplinkComment() const
 {
-    return "# epsilon_uplink: the least private client | " +
-           fl::UplinkStatement(m_uplinkKind, m_uplinkDelta).Describe();
+    fl::PrivacyStatement statement = fl::UplinkStatement(m_uplinkKind, m_uplinkDelta);
+    statement.noise = fl::NoiseAssumption(m_uplinkNoiseSource);
+    return "# epsilon_uplink: the least private client | " + statement.Describe();
 }
 
 bool
@@ -1101,6 +1102,7 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
             if (!m_uplinkNoise)
             {
                 m_uplinkKind = client->GetUplinkMechanism();
+                m_uplinkNoiseSource = client->GetUplinkNoiseSource();
             }
             m_uplinkNoise = true;
             const double e = client->GetUplinkEpsilon(m_uplinkDelta);
@@ -1306,16 +1308,17 @@ FlLearningTracker::RecordNetwork(uint32_t index, const FlModelReport& report)
             m_networkResult.lostMessages += done.missing;
             r.lostMessages = done.missing;
             r.droppedClients = done.dropped;
-            r.epsilonOneNeighbour =
-                m_graphAccountant ? m_graphAccountant->EpsilonOneNeighbour() : 0.0;
+            r.epsilonOneLink = m_graphAccountant ? m_graphAccountant->EpsilonOneLink() : 0.0;
             r.epsilonAllLinks = m_graphAccountant ? m_graphAccountant->EpsilonAllLinks() : 0.0;
+            r.epsilonNeighbour = m_graphAccountant ? m_graphAccountant->EpsilonNeighbour() : 0.0;
             fl::FillNetworkMetrics(done.models,
                                    done.aggregates,
                                    m_networkReference,
                                    m_networkResult.centroid,
                                    r);
-            m_networkResult.epsilonOneNeighbour = r.epsilonOneNeighbour;
+            m_networkResult.epsilonOneLink = r.epsilonOneLink;
             m_networkResult.epsilonAllLinks = r.epsilonAllLinks;
+            m_networkResult.epsilonNeighbour = r.epsilonNeighbour;
         }
         if (m_iterationCallback)
         {

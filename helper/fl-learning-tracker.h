@@ -461,6 +461,7 @@ class FlLearningTracker : public Object
     double m_uplinkDelta{1e-5};
     bool m_uplinkNoise{false};
     fl::MechanismKind m_uplinkKind{fl::MechanismKind::None};
+    fl::NoiseSource m_uplinkNoiseSource{fl::NoiseSource::RunSeed}; ///< the clients' noise seeds
     double m_wallStart{0.0};
     std::map<uint32_t, Time> m_roundStarts;                                ///< by round
     /// (client, round) -> the client's trainings on that round's model, whose updates have not

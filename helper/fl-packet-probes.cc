@@ -286,6 +286,13 @@ FlTimedLearningTask::EvaluateTraining(const fl::ParamVector& w) const
     return m_inner->EvaluateTraining(w);
 }
 
+double
+FlTimedLearningTask::ClientLoss(std::size_t client, const fl::ParamVector& w) const
+{
+    ScopedTimer t(m_clock);
+    return m_inner->ClientLoss(client, w);
+}
+
 std::string
 FlTimedLearningTask::Describe() const
 {

@@ -113,6 +113,7 @@ class FlTimedLearningTask : public fl::LearningTask
     bool PlanClient(std::size_t client, fl::TrainingPlan& plan) const override;
     fl::Evaluation Evaluate(const fl::ParamVector& w) const override;
     fl::Evaluation EvaluateTraining(const fl::ParamVector& w) const override;
+    double ClientLoss(std::size_t client, const fl::ParamVector& w) const override;
     std::string Describe() const override;
 
     /// The union of the calls' intervals (the time Seconds() reports).

@@ -422,12 +422,28 @@ MakeGflNetworkRegressionRun(std::size_t P,
 
 // ------------------------------------------------------------------------------- network
 
+namespace
+{
+
+/// The node-noise configuration with the options' noise source.
+fl::NodeNoiseConfig
+WithNoiseSource(const GflFigureOptions& o, fl::NodeNoiseConfig noise)
+{
+    noise.source = fl::ParseNoiseSource(o.noiseSource, "--noiseSource");
+    return noise;
+}
+
+} // namespace
+
 GflNetworkCost
 GflFigureRunGfl(const GflFigureOptions& o,
                 std::shared_ptr<const fl::LearningTask> task,
-                const fl::GflConfig& c,
+                const fl::GflConfig& config,
                 const fl::NetworkIterationCallback& cb)
 {
+    fl::GflConfig c = config;
+    c.serverNoise = WithNoiseSource(o, c.serverNoise);
+    c.clientNoise = WithNoiseSource(o, c.clientNoise);
     if (o.mode == "inprocess")
     {
         fl::RunGflInProcess(*task, c, cb);
@@ -507,9 +523,11 @@ GflFigureRunGfl(const GflFigureOptions& o,
 GflNetworkCost
 GflFigureRunDiffusion(const GflFigureOptions& o,
                       std::shared_ptr<const fl::LearningTask> task,
-                      const fl::DiffusionConfig& c,
+                      const fl::DiffusionConfig& config,
                       const fl::NetworkIterationCallback& cb)
 {
+    fl::DiffusionConfig c = config;
+    c.noise = WithNoiseSource(o, c.noise);
     if (o.mode == "inprocess")
     {
         fl::RunDiffusionInProcess(*task, c, cb);
@@ -646,9 +664,25 @@ AddGflIterationReport(fl::MonteCarloSeries& s,
     s.Add("lost_messages", r.iteration, static_cast<double>(r.lostMessages));
     if (withEpsilon)
     {
-        s.Add("epsilon_one_neighbour", r.iteration, r.epsilonOneNeighbour);
+        s.Add("epsilon_one_link", r.iteration, r.epsilonOneLink);
         s.Add("epsilon_all_links", r.iteration, r.epsilonAllLinks);
+        s.Add("epsilon_neighbour", r.iteration, r.epsilonNeighbour);
     }
+}
+
+std::string
+GflEpsilonColumn(fl::GraphAdversary adversary)
+{
+    switch (adversary)
+    {
+    case fl::GraphAdversary::AllLinks:
+        return "epsilon_all_links";
+    case fl::GraphAdversary::Neighbour:
+        return "epsilon_neighbour";
+    case fl::GraphAdversary::OneLink:
+        break;
+    }
+    return "epsilon_one_link";
 }
 
 void
@@ -660,12 +694,13 @@ NoteGflEpsilon(fl::MonteCarloSeries& s,
     const fl::MechanismKind mechanism = noise.distribution == fl::NoiseDistribution::Laplace
                                             ? fl::MechanismKind::Laplace
                                             : fl::MechanismKind::Gaussian;
-    for (auto adversary : {fl::GraphAdversary::OneNeighbour, fl::GraphAdversary::AllLinks})
+    for (auto adversary :
+         {fl::GraphAdversary::OneLink, fl::GraphAdversary::AllLinks, fl::GraphAdversary::Neighbour})
     {
-        s.statements[std::string("epsilon_") + (adversary == fl::GraphAdversary::OneNeighbour
-                                                    ? "one_neighbour"
-                                                    : "all_links")] =
-            fl::GraphReleaseStatement(noise.kind, mechanism, adversary, unit, delta).Describe();
+        fl::PrivacyStatement statement =
+            fl::GraphReleaseStatement(noise.kind, mechanism, adversary, unit, delta);
+        statement.noise = fl::NoiseAssumption(noise.source);
+        s.statements[GflEpsilonColumn(adversary)] = statement.Describe();
     }
 }
 
@@ -725,8 +760,8 @@ PrintGflPrivacy(const GflFigureOptions& o,
        << ". Neither is a guarantee as printed: the Laplace mechanism needs the l1 "
           "sensitivity (--clip bounds the l2 norm) and per-link noise releases one copy per "
           "neighbour. The epsilon rows below and in the CSV are guarantees: "
-          "epsilon_one_neighbour and epsilon_all_links, each described in the CSV's "
-          "comment lines."
+          "epsilon_one_link, epsilon_all_links and epsilon_neighbour, each described in the "
+          "CSV's comment lines."
        << std::endl;
 }
 
@@ -784,6 +819,10 @@ RunGflFig2(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream
         os << o.dropout;
     }
     os << std::endl;
+    if (o.secure)
+    {
+        os << "  guarantee: " << fl::GflSecureAggregationGuarantee(L, 0) << std::endl;
+    }
     os << "Choices: Erdos-Renyi p = 0.4 (connected), Metropolis weights, Laplace "
           "noise b = sigma_g / sqrt(2); iid-per-link = fresh draw per neighbour "
           "(per-link variant), iid-broadcast = one draw per server and iteration "
@@ -796,7 +835,7 @@ RunGflFig2(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream
     for (const auto& [name, kind] : GflServerSchemes())
     {
         NoteGflEpsilon(out["gfl/" + name],
-                       GflLaplaceNoise(kind, sigma2),
+                       WithNoiseSource(o, GflLaplaceNoise(kind, sigma2)),
                        "the data of one server's clients (the server's releases)",
                        fl::GflConfig{}.delta);
     }
@@ -826,14 +865,16 @@ PrintGflEpsilons(const fl::MonteCarloSeriesMap& series, std::ostream& os)
 {
     for (const auto& [variant, s] : series)
     {
-        if (!s.sums.count("epsilon_one_neighbour"))
+        if (!s.sums.count("epsilon_one_link"))
         {
             continue;
         }
         os << "Privacy of " << variant
-           << ": eps = " << s.sums.at("epsilon_one_neighbour").back() / s.runs
-           << " (one neighbour), " << s.sums.at("epsilon_all_links").back() / s.runs
-           << " (all links of the worst node)" << std::endl;
+           << ": eps = " << s.sums.at("epsilon_one_link").back() / s.runs
+           << " (an eavesdropper on one link), " << s.sums.at("epsilon_all_links").back() / s.runs
+           << " (an eavesdropper on all links of the worst node), "
+           << s.sums.at("epsilon_neighbour").back() / s.runs << " (the worst neighbouring node)"
+           << std::endl;
         for (const auto& [metric, statement] : s.statements)
         {
             os << "  " << metric << ": " << statement << std::endl;
@@ -896,10 +937,11 @@ RunGhpFig1(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::ostream
     for (const auto& [name, kind] : schemes)
     {
         variants.push_back({"ghp/" + name, o.clip > 0, {}}); // diffusion: noise set below
-        NoteGflEpsilon(out["ghp/" + name],
-                       fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b},
-                       "the data of one agent (its releases)",
-                       fl::DiffusionConfig{}.delta);
+        NoteGflEpsilon(
+            out["ghp/" + name],
+            WithNoiseSource(o, fl::NodeNoiseConfig{kind, fl::NoiseDistribution::Laplace, b}),
+            "the data of one agent (its releases)",
+            fl::DiffusionConfig{}.delta);
     }
     const auto policy = fl::ParseMissingMessagePolicy(o.policy, "--policy");
 
@@ -1323,6 +1365,12 @@ RunGflBenchmark(const GflFigureOptions& o, fl::MonteCarloSeriesMap& out, std::os
             BenchConfig(o, setup, P, K, std::min<uint32_t>(o.sampled, K), o.benchIterations);
         c.secureAggregation = o.secure; // --secure: masked uploads (the cost of the masks)
         c.dropoutProbability = o.dropout;
+        if (o.secure)
+        {
+            os << "  guarantee (K = " << K << "): "
+               << fl::GflSecureAggregationGuarantee(c.sampledClients ? c.sampledClients : K, 0)
+               << std::endl;
+        }
         // wall time per iteration between the end of iteration 1 and of the last one (the
         // scene's set-up, association and joins are excluded)
         const auto start = std::chrono::steady_clock::now();
@@ -1436,12 +1484,11 @@ PrintGflFigureSetup(const GflFigureOptions& o, const std::string& program, std::
         {
             FlSecAggHelper secagg;
             secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
-            os << secagg.Describe() << std::endl;
+            os << secagg.Describe() << std::endl; // the guarantee follows with each run's L
         }
         else
         {
-            os << "  threat model: " << SecAggThreatModel("secagg") << "\n"
-               << "  secure aggregation in process: the fixed-point sum the protocol "
+            os << "  secure aggregation in process: the fixed-point sum the protocol "
                   "decodes (GflSecureAverage); keys do not change it"
                << std::endl;
         }

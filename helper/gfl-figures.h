@@ -75,6 +75,7 @@ struct GflFigureOptions
     uint64_t seed = 1;                      ///< master seed (fl-gfl: the run number, --RngRun)
     std::string network = "packet";         ///< network mode, GFL's scenes: packet or flow
     double clip = 0.0;                      ///< gradient clipping G (> 0: epsilon rows)
+    std::string noiseSource = "run-seed";   ///< the noise seeds: run-seed or sodium
     std::string weights = "lazy";           ///< GHP combination weights: lazy or metropolis
     double ghpB = 1.0;                      ///< GHP Laplace scale b_v
     uint32_t servers = 0;                   ///< GFL P (0 = the figure's default)
@@ -278,7 +279,8 @@ void PrintGflNetworkCost(const GflNetworkCost& cost, const std::string& name, st
 
 /**
  * Adds an iteration report to one run's series: msd_centroid, msd_average, disagreement,
- * centroid_drift, lost_messages and, withEpsilon, epsilon_one_neighbour and epsilon_all_links.
+ * centroid_drift, lost_messages and, withEpsilon, epsilon_one_link, epsilon_all_links and
+ * epsilon_neighbour (the three adversaries of fl::GraphPrivacyAccountant).
  */
 void AddGflIterationReport(fl::MonteCarloSeries& series,
                            const fl::NetworkIterationReport& r,
@@ -288,6 +290,9 @@ void AddGflIterationReport(fl::MonteCarloSeries& series,
  * Records what a variant's two epsilon metrics mean (the guarantee of its noise against one
  * neighbour and against all links of the worst node) in series.statements.
  */
+/// The CSV metric of an adversary's eps: epsilon_one_link, epsilon_all_links, epsilon_neighbour.
+std::string GflEpsilonColumn(fl::GraphAdversary adversary);
+
 void NoteGflEpsilon(fl::MonteCarloSeries& series,
                     const fl::NodeNoiseConfig& noise,
                     const std::string& unit,

@@ -964,6 +964,11 @@ FlGflHelper::Install(const FlGraphScene& scene)
     {
         m_secAgg.SetAttribute("FractionBits", UintegerValue(m_config.maskFractionBits));
         m_secAgg.SetAttribute("Threshold", UintegerValue(m_config.secureThreshold));
+        const uint32_t K = static_cast<uint32_t>(m_config.clientsPerServer);
+        const uint32_t L = m_config.sampledClients == 0
+                               ? K
+                               : std::min<uint32_t>(K, static_cast<uint32_t>(m_config.sampledClients));
+        m_secAgg.SetCohortSize(L); // the clients refuse smaller rosters
     }
     std::vector<Ptr<FlServerApplication>> servers;
     for (uint32_t p = 0; p < P; ++p)
@@ -1075,6 +1080,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
                 cc.mu = m_config.mu;
                 cc.server = p;
                 cc.dropoutProbability = m_config.dropoutProbability;
+                cc.noiseSource = m_config.clientNoise.source;
                 client->SetStrategy(CreateObject<GflClientStrategy>(cc));
                 if (m_config.secureAggregation)
                 {

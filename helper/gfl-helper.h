@@ -291,8 +291,8 @@ class FlGraphRunHelperBase
     /**
      * Builds the tracker's network view for N nodes whose releases carry `noise` (node 0's
      * mechanism, with its self-weight a_{0,0}), with the privacy accountant of mu, clipNorm, M
-     * parameters (fl::GraphPrivacyAccountant: one neighbour and all links; GFL and GHP share
-     * it). Throws fl::ConfigError as fl::MakeNodePerturbation.
+     * parameters (fl::GraphPrivacyAccountant: one link, all links of a node and a neighbouring
+     * node; GFL and GHP share it). Throws fl::ConfigError as fl::MakeNodePerturbation.
      */
     void SetNetwork(std::size_t nodes,
                     const fl::NodeNoiseConfig& noise,

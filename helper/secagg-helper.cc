@@ -3,6 +3,10 @@
  */
 #include "ns3/secagg-helper.h"
 
+#include "ns3/uinteger.h"
+
+#include <sodium.h>
+
 #include "ns3/nstime.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -111,37 +115,77 @@ FlSecAggHelper::Create(const std::vector<uint32_t>& clients)
     }
     parties.server = m_server.Create<SecAggServerStep>();
     parties.server->SetPki(pki);
-    const uint64_t hi = m_seedStream->GetInteger(0, 0xFFFFFFFFu);
-    parties.server->SetGraphSeedBase((hi << 32) | m_seedStream->GetInteger(0, 0xFFFFFFFFu));
+    // The simulated public beacon of the SecAgg+ graphs: its key from libsodium, or (INSECURE,
+    // like every key of that mode) from the run seed; one beacon per server and its clients.
+    fl::MaskSecret beaconKey;
+    if (mode == fl::KeyMode::Random)
+    {
+        fl::KeySource::Random().Fill(beaconKey.data(), beaconKey.size());
+    }
+    else
+    {
+        fl::KeySource ks = fl::KeySource::Reproducible(m_runSeed, UINT32_MAX, m_beacons++);
+        ks.Fill(beaconKey.data(), beaconKey.size());
+    }
+    auto beacon = std::make_shared<const fl::SecAggBeacon>(
+        beaconKey,
+        parties.server->Settings().beaconPeriod);
+    sodium_memzero(beaconKey.data(), beaconKey.size());
+    parties.server->SetBeacon(beacon);
     for (uint32_t id : ids)
     {
         Ptr<SecAggClientStep> c = m_client.Create<SecAggClientStep>();
         c->SetKeys(identities[id], pki, m_runSeed);
+        c->SetBeacon(beacon);
         parties.clients[id] = c;
     }
     return parties;
 }
 
+void
+FlSecAggHelper::SetCohortSize(uint32_t cohort)
+{
+    Ptr<SecAggServerStep> s = m_server.Create<SecAggServerStep>();
+    if (s->Settings().minClients == 0 && cohort >= 2)
+    {
+        SetAttribute("MinClients", UintegerValue(cohort));
+    }
+}
+
 std::string
-FlSecAggHelper::Describe() const
+FlSecAggHelper::Guarantee(uint32_t cohort) const
+{
+    Ptr<SecAggServerStep> s = m_server.Create<SecAggServerStep>();
+    return SecAggGuaranteeText(s->Settings(), cohort, "SecAggServerStep");
+}
+
+std::string
+FlSecAggHelper::Describe(uint32_t cohort) const
 {
     Ptr<SecAggServerStep> s = m_server.Create<SecAggServerStep>();
     const SecAggStepSettings& st = s->Settings();
     TimeValue timeout;
     s->GetAttribute("Timeout", timeout);
     std::ostringstream out;
-    out << "  threat model: " << SecAggThreatModel(st.variant) << "\n"
-        << "  secure aggregation: " << st.variant << ", threshold "
+    if (cohort >= 2)
+    {
+        out << "  guarantee: " << Guarantee(cohort) << "\n";
+    }
+    out << "  secure aggregation: " << st.variant << ", threshold "
         << (st.threshold == 0 ? (st.variant == "secaggplus" ? std::string("SecAggPlusParameters")
-                                                            : std::string("floor(n/2)+1"))
+                                                            : std::string("floor(2n/3)+1"))
                               : std::to_string(st.threshold))
-        << ", " << st.fractionBits << " fraction bits, phase timeout " << timeout.Get().GetSeconds()
+        << ", colluders "
+        << (st.colluders < 0 ? std::string("the most t tolerates") : std::to_string(st.colluders))
+        << ", rosters of at least " << std::max<uint32_t>(st.minClients, 2) << " clients, "
+        << st.fractionBits << " fraction bits, phase timeout " << timeout.Get().GetSeconds()
         << " s, keys " << SecAggKeyModeText(st.Mode("SecAggServerStep"));
     if (st.variant == "secaggplus")
     {
         out << "; SecAgg+ dimensioned for " << st.corruptFraction << " corrupt and "
             << st.dropoutFraction << " dropped clients, 2^-" << st.securityBits << " privacy / 2^-"
-            << st.correctnessBits << " correctness";
+            << st.correctnessBits << " correctness, graph from a public beacon of period "
+            << st.beaconPeriod << " s";
     }
     return out.str();
 }

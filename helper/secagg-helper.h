@@ -56,7 +56,8 @@ class FlSecAggHelper
 
     /**
      * An attribute of both halves alike (Variant, Threshold, KeyMode, FractionBits,
-     * CorruptFraction, DropoutFraction, SecurityBits, CorrectnessBits; see SecAggServerStep).
+     * Colluders, MinClients, MinHonest, CorruptFraction, DropoutFraction, SecurityBits,
+     * CorrectnessBits, BeaconPeriod; see SecAggServerStep).
      */
     void SetAttribute(const std::string& name, const AttributeValue& value);
     /// An attribute of the server half only (Timeout).
@@ -77,7 +78,7 @@ class FlSecAggHelper
      */
     FlSecAggParties Create(const std::vector<uint32_t>& clients);
 
-    /// Fixes the stream of the run seed and of the SecAgg+ graph seeds. \return 1
+    /// Fixes the stream of the run seed of the Reproducible key mode. \return 1
     int64_t AssignStreams(int64_t stream);
 
     /// The variant ("secagg" or "secaggplus").
@@ -86,18 +87,34 @@ class FlSecAggHelper
     fl::KeyMode GetKeyMode() const;
 
     /**
-     * Two lines for a program's output: the threat model (SecAggThreatModel) and the settings
-     * (variant, threshold rule, fraction bits, timeout, key mode; the Reproducible mode said to
-     * be INSECURE).
+     * The roster size the server will sample (ClientsPerRound, or BufferSize for FedBuff's
+     * cohorts): sets MinClients on both halves to it unless MinClients was set. FlFedAvgHelper
+     * calls it.
      */
-    std::string Describe() const;
+    void SetCohortSize(uint32_t cohort);
+
+    /**
+     * The guarantee for rosters of `cohort` clients (SecAggGuaranteeText): adversary,
+     * condition, n, t, n_C, the dropouts tolerated and what the server can learn. Throws
+     * fl::ConfigError naming the attribute if the rule cannot serve such rosters (e.g. a
+     * Threshold above the cohort).
+     */
+    std::string Guarantee(uint32_t cohort) const;
+
+    /**
+     * Lines for a program's output: the guarantee for rosters of `cohort` clients (when
+     * cohort >= 2) and the settings (variant, threshold rule, colluders, fraction bits, timeout,
+     * key mode; the Reproducible mode said to be INSECURE).
+     */
+    std::string Describe(uint32_t cohort = 0) const;
 
   private:
     ObjectFactory m_server;
     ObjectFactory m_client;
-    Ptr<UniformRandomVariable> m_seedStream; ///< the run seed, then each server's graph seeds
+    Ptr<UniformRandomVariable> m_seedStream; ///< the run seed of the Reproducible mode
     bool m_haveRunSeed{false};
     fl::SecAggRunSeed m_runSeed{};
+    uint64_t m_beacons{0}; ///< beacons made (Reproducible mode: each its own key)
 };
 
 } // namespace ns3

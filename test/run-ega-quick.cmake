@@ -19,7 +19,7 @@ if(NOT header STREQUAL "experiment,setting,round,client,metric,value")
 endif()
 foreach(pattern "^sigma,.*,sigma," "^rounds,fedavg,-1,-1,target_accuracy," "^rounds,ega-1x,-1,-1,rounds_to_target,"
         "^network,ega-1x,1,[0-9]+,probe_relative_error," "^network,ega-1x,-1,-1,encode_seconds_per_client,"
-        "^algorithms,qfedavg-ega,-1,-1,final_accuracy," "^leakage,raw,-1,0,psnr_db_mean,99$" "^leakage,ega-linear,-1,0,psnr_db_mean,")
+        "^algorithms,lossweighted-ega,-1,-1,final_accuracy," "^leakage,raw,-1,0,psnr_db_mean,99$" "^leakage,ega-linear,-1,0,psnr_db_mean,")
   set(found FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "${pattern}")

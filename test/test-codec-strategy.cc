@@ -206,14 +206,14 @@ TEST(CodecServerStrategy, RefusesStaleUpdatesAndAStepWithoutASumPath)
     ExpectConfigError([&] { none->Start(16, false, false); }, "CodecServerStrategy");
 }
 
-TEST(CodecClientStrategy, ReportsStatisticAndQFedAvgWeightThenEncodes)
+TEST(CodecClientStrategy, ReportsStatisticAndLossWeightThenEncodes)
 {
     auto task = MakeTask<double>(3, "softmax:l2=0.001");
     auto codec = LinearEga();
     const std::size_t d = task->NumParameters();
     auto c = CreateObject<CodecClientStrategy>();
     c->SetCodec(codec);
-    c->SetAttribute("QFedAvg", DoubleValue(2.0));
+    c->SetAttribute("LossWeightExponent", DoubleValue(2.0));
     std::vector<Sent> sent;
     std::vector<std::vector<uint8_t>> uploads;
     uint32_t unexpected = 0;
@@ -239,7 +239,7 @@ TEST(CodecClientStrategy, ReportsStatisticAndQFedAvgWeightThenEncodes)
     EXPECT_EQ(sent[0].tag, fl::kUplinkReportTag);
     fl::UplinkReport r;
     ASSERT_TRUE(fl::UnpackUplinkReport(sent[0].bytes, r));
-    // q-FedAvg's weight: samples x loss^q, q = 2
+    // loss-weighted FedAvg's weight: samples x loss^q, q = 2
     const double samples = static_cast<double>(task->ClientSamples(1));
     EXPECT_NEAR(r.weight, samples * 0.25, 1e-12 * samples);
     const fl::ParamVector exactDelta = fl::Difference(upload, received);
@@ -282,7 +282,7 @@ TEST(CodecStrategyHelper, InstallsThePairAndRefusesAnotherStrategy)
                 DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->GetStrategy());
             ASSERT_NE(c, nullptr);
             DoubleValue q;
-            c->GetAttribute("QFedAvg", q);
+            c->GetAttribute("LossWeightExponent", q);
             EXPECT_EQ(q.Get(), 1.5);
         }
     }

@@ -510,19 +510,18 @@ TEST_F(DwflNetworkTest, InfeasibleKappaEndsTheRunWithStatus2)
         "DwflWorkerApplication: fl: invalid");
 }
 
-// The accountant is fed once per round with the reception's Gaussian mechanism (eps_i of
-// eq. 11 = the target) at the drifting sensitivity: the message of round t carries t clipped
-// gradient steps, so its sensitivity is t times the one-step sensitivity of eq. (11) and its
-// classic eps t times larger. Basic composition over T rounds at delta is, by hand,
-// (1 + ... + T) eps sqrt(2 ln(1.25 T / delta)) / sqrt(2 ln(1.25 / delta)) (classic bound at
-// delta / T each).
-TEST_F(DwflNetworkTest, AccountantGetsOneMechanismPerRound)
+// The accountant is fed once per round with worker 0's composed mechanism (doc/fl.rst, "DWFL
+// over rounds: the composed bound"): round t's fresh noise at the drift sensitivity Delta_t of
+// fl::DwflComposedBound, from the run's own channels (announced |h_k|, P_k), beta_k, c, eta and
+// the trainer's gamma and g_max. Round 1 is eq. (11): its classic eps is the target.
+TEST_F(DwflNetworkTest, AccountantGetsTheComposedMechanismPerRound)
 {
     const double eps = 0.5;
     const double delta = 1e-5;
+    const uint32_t n = 4;
     auto accountant = std::make_shared<fl::PrivacyAccountant>();
-    Simulate(
-        4,
+    auto run = Simulate(
+        n,
         3,
         0.02,
         [&](DwflHelper& h) {
@@ -532,9 +531,100 @@ TEST_F(DwflNetworkTest, AccountantGetsOneMechanismPerRound)
         },
         accountant);
     ASSERT_EQ(accountant->Steps(), 3U);
-    const double expected = (1 + 2 + 3) * eps * std::sqrt(2 * std::log(1.25 * 3 / delta)) /
-                            std::sqrt(2 * std::log(1.25 / delta));
-    EXPECT_NEAR(accountant->Epsilon(delta, fl::Composition::Basic), expected, 1e-9 * expected);
+    fl::DwflRoundSetup s;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const auto w = DynamicCast<DwflWorkerApplication>(run->net.workers.Get(k));
+        s.gainAbs.push_back(w->GetAnnouncedChannel().first);
+        s.powerW.push_back(w->GetAnnouncedChannel().second);
+        s.beta.push_back(run->report[0][k].beta);
+    }
+    s.c = run->report[0][0].c;
+    s.eta = 0.5;
+    const fl::LocalTrainerConfig tc = run->task->GetTrainerConfig();
+    s.params.gamma = tc.learningRate;
+    s.params.gMax = tc.clipNorm;
+    s.params.sigma2 = 1.0;
+    s.params.sigmaM2 = 0.01; // NoiseVariance / 2 per real value
+    s.params.delta = delta;
+    fl::DwflComposedBound bound(0, fl::DwflDecode::Practical);
+    fl::PrivacyAccountant expected;
+    for (int t = 0; t < 3; ++t)
+    {
+        const fl::MechanismSpec spec = bound.AddRound(s);
+        if (t == 0)
+        {
+            EXPECT_NEAR(fl::GaussianEpsilonClassic(spec.sensitivity, spec.scale, delta), eps, 1e-9);
+        }
+        expected.Add(spec);
+    }
+    const double want = expected.Epsilon(delta, fl::Composition::Rdp);
+    EXPECT_NEAR(accountant->Epsilon(delta, fl::Composition::Rdp), want, 1e-9 * want);
+    EXPECT_GT(bound.LastDriftFactor(1), 3.0); // the drift: far above t = 3 one-step sensitivities
+}
+
+// The parameter server's receptions compose at the one-round sensitivity: with the noise
+// calibrated for eps = 0.5 per round (classic bound) each round is a Gaussian of
+// Delta / sigma = 0.5 / sqrt(2 ln(1.25 / delta)), whatever the channels; T = 3 such releases
+// by hand (one Gaussian of sensitivity sqrt(3) Delta under Renyi DP).
+TEST_F(DwflNetworkTest, ParameterServerComposesAtTheOneRoundSensitivity)
+{
+    const double delta = 1e-5;
+    auto accountant = std::make_shared<fl::PrivacyAccountant>();
+    Simulate(
+        4,
+        3,
+        0.02,
+        [](DwflHelper& h) {
+            h.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
+            h.SetWorkerAttribute("Kappa", DoubleValue(0.0));
+            h.SetWorkerAttribute("ComputeTime", TimeValue(MicroSeconds(1)));
+        },
+        accountant,
+        OneStep(),
+        true);
+    ASSERT_EQ(accountant->Steps(), 3U);
+    fl::PrivacyAccountant hand;
+    hand.AddGaussian(std::sqrt(3.0) * 0.5, std::sqrt(2.0 * std::log(1.25 / delta)));
+    const double want = hand.Epsilon(delta, fl::Composition::Rdp);
+    EXPECT_NEAR(accountant->Epsilon(delta, fl::Composition::Rdp), want, 1e-9 * want);
+}
+
+// The noise source: run-seed reproduces the run bit for bit, sodium draws the artificial noise's
+// seeds from libsodium, so two runs differ.
+TEST_F(DwflNetworkTest, SodiumNoiseChangesFromRunToRun)
+{
+    auto finalModel = [this](const std::string& source) {
+        auto run = Simulate(3, 2, 0.02, [&source](DwflHelper& h) {
+            h.SetWorkerAttribute("TargetEpsilon", DoubleValue(0.5));
+            h.SetWorkerAttribute("Kappa", DoubleValue(0.0));
+            h.SetWorkerAttribute("NoiseSource", StringValue(source));
+        });
+        const Eigen::VectorXd m = run->model[2][0];
+        Simulator::Destroy();
+        return m;
+    };
+    EXPECT_EQ(finalModel("run-seed"), finalModel("run-seed"));
+    EXPECT_NE(finalModel("sodium"), finalModel("sodium"));
+    EXPECT_EXIT(finalModel("urandom"), ::testing::ExitedWithCode(2), "NoiseSource");
+}
+
+// Orthogonal links have no valid composed bound: an accountant stops the run (exit status 2).
+TEST_F(DwflNetworkTest, NoComposedBoundForOrthogonalLinks)
+{
+    EXPECT_EXIT(
+        {
+            Simulate(
+                3,
+                1,
+                0.02,
+                [](DwflHelper& h) {
+                    h.SetWorkerAttribute("Transmission", StringValue("Orthogonal"));
+                },
+                std::make_shared<fl::PrivacyAccountant>());
+        },
+        ::testing::ExitedWithCode(2),
+        "not composed: no valid bound");
 }
 
 // A small end-to-end run learns: the test loss of the network average falls from ln 4 (the

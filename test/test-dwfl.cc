@@ -1007,3 +1007,28 @@ TEST(DwflPrivacy, OrthogonalSigma2FloorHandValue)
     EXPECT_NEAR(DwflOrthogonalSigma2Floor(4.0, p), 0.25, 1e-12);
     EXPECT_THROW(DwflOrthogonalSigma2Floor(0.0, p), ConfigError);
 }
+
+// The composed column of the privacy table, N = 2, |h_k|^2 P_k = {4, 16}, kappa = 0.5 (c = 1,
+// beta = {3/4, 15/16}), gamma = 0.5, g_max = 1 (Delta_1 = 1), eta = 1/2, T = 2. Receiver 1
+// hears worker 0: sigma_n^2 = 4 (3/4) + 1 = 4, a_0 = sqrt(3), b_0 = sqrt(3) / 4, and the drift
+// matrix entry (1 - eta) + eta a_0 b_0 c = 1/2 + 3/8 = 7/8, so Delta_2 = 7/8 + 1 = 15/8.
+// Receiver 0 (sigma_n = 4, entry 31/32) is less exposed; the column is receiver 1's.
+TEST(DwflPrivacy, TableComposedColumnByHand)
+{
+    DwflPrivacyParams p;
+    p.gamma = 0.5;
+    p.gMax = 1.0;
+    p.delta = 1e-5;
+    p.sigma2 = 1.0;
+    p.sigmaM2 = 1.0;
+    std::ostringstream os;
+    WriteDwflPrivacyTable(os, {2}, {4.0, 16.0}, 0.5, p, 2, 0.0);
+    const std::string text = os.str();
+    EXPECT_NE(text.find(",eps_composed\n"), std::string::npos);
+    EXPECT_EQ(std::count(text.begin(), text.end(), '#'), 3);
+    PrivacyAccountant hand;
+    hand.AddGaussian(1.0, 2.0);
+    hand.AddGaussian(15.0 / 8.0, 2.0);
+    const std::string last = text.substr(text.rfind(',') + 1);
+    EXPECT_NEAR(std::stod(last), hand.Epsilon(1e-5, Composition::Rdp), 1e-9);
+}

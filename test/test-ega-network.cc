@@ -4,7 +4,7 @@
  * EGA through the uplink-codec seam: a lossless network run over Wi-Fi equals the
  * in-process reference bit for bit (two-phase n agreement, encoded-domain sum, one decode), the
  * aggregate error stays within Theorem 1's clean form at the network level, dropped clients are
- * filled with E(0) and rescaled, FedProx and q-FedAvg go through the same seam.
+ * filled with E(0) and rescaled, FedProx and loss-weighted FedAvg go through the same seam.
  */
 #include "fl-test-task.h"
 
@@ -99,7 +99,7 @@ Reference(const fl::LearningTask& task,
     cfg.clientSeeds = seeds;
     cfg.uplinkCodec = codec;
     cfg.select = select;
-    cfg.qFedAvg = q;
+    cfg.lossWeightExponent = q;
     cfg.onRound = [&globals](uint32_t, const fl::ParamVector& g) { globals.push_back(g); };
     fl::RunFedAvgReference(task, cfg);
     return globals;
@@ -169,7 +169,7 @@ TEST(EgaOverWifi, GaussianSurrogateFloat32MlpBitIdenticalToInProcess)
     ExpectSameRun(net, Reference(*task, codec, rounds, 99, net.clientSeeds), rounds);
 }
 
-TEST(EgaOverWifi, FedProxAndQFedAvgBitIdenticalToInProcess)
+TEST(EgaOverWifi, FedProxAndLossWeightedFedAvgBitIdenticalToInProcess)
 {
     fl::LocalTrainerConfig tc = fltest::TestTrainer();
     tc.proxMu = 0.1;

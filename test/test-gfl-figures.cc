@@ -377,12 +377,12 @@ TEST(GflFigures, CsvIsTidyThinnedAndInDecibels)
     fl::MonteCarloSeries run = OneRun("msd_centroid", {1.0, 0.1, 0.01, 0.001});
     for (std::size_t i = 0; i < 4; ++i)
     {
-        run.Add("epsilon_one_neighbour", i, 1.0 + i);
+        run.Add("epsilon_one_link", i, 1.0 + i);
     }
     fl::MonteCarloSeries& a = s["fig/a"];
     a.Merge(run);
     a.Merge(run);
-    a.statements["epsilon_one_neighbour"] = "what it means";
+    a.statements["epsilon_one_link"] = "what it means";
     a.statements["epsilon_all_links"] = "not measured: no line";
     // a sweep variant (ideal links): no lost_messages and centroid_drift rows
     fl::MonteCarloSeries sweepRun = OneRun("disagreement", {4.0, 2.0});
@@ -393,10 +393,10 @@ TEST(GflFigures, CsvIsTidyThinnedAndInDecibels)
     WriteGflFiguresCsv(csv, s, 2);
     EXPECT_EQ(csv.str(),
               "iteration,variant,metric,value\n"
-              "# fig/a epsilon_one_neighbour: what it means\n"
-              "0,fig/a,epsilon_one_neighbour,1\n"
-              "2,fig/a,epsilon_one_neighbour,3\n"
-              "3,fig/a,epsilon_one_neighbour,4\n"
+              "# fig/a epsilon_one_link: what it means\n"
+              "0,fig/a,epsilon_one_link,1\n"
+              "2,fig/a,epsilon_one_link,3\n"
+              "3,fig/a,epsilon_one_link,4\n"
               "0,fig/a,msd_centroid_db,0\n"
               "2,fig/a,msd_centroid_db,-20\n"
               "3,fig/a,msd_centroid_db,-30\n"
@@ -448,8 +448,8 @@ TEST(GflFigures, Fig2RunsEveryVariantWithCommonRandomNumbers)
     {
         EXPECT_EQ(s.runs, 2U) << key;
         EXPECT_EQ(s.sums.at("msd_centroid").size(), 7U) << key; // iterations 0..6
-        EXPECT_EQ(s.statements.size(), 2U) << key;              // both epsilons described
-        EXPECT_EQ(s.sums.count("epsilon_one_neighbour"), 0U);   // no --clip
+        EXPECT_EQ(s.statements.size(), 3U) << key;              // the three epsilons described
+        EXPECT_EQ(s.sums.count("epsilon_one_link"), 0U);        // no --clip
     }
     // common random numbers: the same data, graph and initial model in every variant
     EXPECT_DOUBLE_EQ(out.at("gfl/none").sums.at("msd_centroid")[0],
@@ -522,14 +522,15 @@ TEST(GflFigures, IterationReportsAndProgressAddTheRunsMetrics)
     r.averageMsd = 0.75;
     r.disagreement = 0.125;
     r.centroidDrift = 0.25;
-    r.epsilonOneNeighbour = 3.0;
+    r.epsilonOneLink = 3.0;
     r.epsilonAllLinks = 6.0;
+    r.epsilonNeighbour = 7.0;
     r.lostMessages = 4;
     fl::MonteCarloSeries s;
     AddGflIterationReport(s, r, false);
     EXPECT_EQ(s.sums.size(), 5U); // no epsilons
     AddGflIterationReport(s, r, true);
-    ASSERT_EQ(s.sums.size(), 7U);
+    ASSERT_EQ(s.sums.size(), 8U);
     EXPECT_EQ(s.sums.at("msd_centroid"), (std::vector<double>{0.0, 0.0, 1.0}));
     EXPECT_DOUBLE_EQ(s.sums.at("msd_average")[2], 1.5);
     EXPECT_DOUBLE_EQ(s.sums.at("lost_messages")[2], 8.0);
@@ -561,12 +562,13 @@ TEST(GflFigures, SummaryLinesFromHandMadeSeries)
     for (std::size_t i = 0; i < 4; ++i)
     {
         run.Add("msd_average", i, 0.1);
-        run.Add("epsilon_one_neighbour", i, 1.0 + i);
+        run.Add("epsilon_one_link", i, 1.0 + i);
         run.Add("epsilon_all_links", i, 2.0 * (1.0 + i));
+        run.Add("epsilon_neighbour", i, 3.0 * (1.0 + i));
     }
     s["fig/a"].Merge(run);
     s["fig/a"].Merge(run);
-    s["fig/a"].statements["epsilon_one_neighbour"] = "one";
+    s["fig/a"].statements["epsilon_one_link"] = "one";
     s["bench/x"].Merge(OneRun("wall_s", {1.0}));
     std::ostringstream steady;
     PrintGflSteadyState(s, steady);
@@ -577,8 +579,9 @@ TEST(GflFigures, SummaryLinesFromHandMadeSeries)
     std::ostringstream eps;
     PrintGflEpsilons(s, eps);
     EXPECT_EQ(eps.str(),
-              "Privacy of fig/a: eps = 4 (one neighbour), 8 (all links of the worst node)\n"
-              "  epsilon_one_neighbour: one\n");
+              "Privacy of fig/a: eps = 4 (an eavesdropper on one link), 8 (an eavesdropper on "
+              "all links of the worst node), 12 (the worst neighbouring node)\n"
+              "  epsilon_one_link: one\n");
 
     GflNetworkCost cost;
     cost.bytes = 3000;
@@ -657,7 +660,7 @@ TEST(GflFigures, GhpFigureRunsItsThreeVariantsInProcess)
     {
         ASSERT_EQ(out.count(key), 1U) << key;
         EXPECT_EQ(out.at(key).sums.at("msd_centroid").size(), 5U);
-        EXPECT_EQ(out.at(key).sums.count("epsilon_one_neighbour"), 1U); // --clip > 0
+        EXPECT_EQ(out.at(key).sums.count("epsilon_one_link"), 1U);      // --clip > 0
         EXPECT_EQ(out.at(key).sums.count("loss_rate"), 0U);             // in process
     }
     EXPECT_NE(os.str().find("eq. 27) eps = mu G (i^2 + i) / b_v = 20"), std::string::npos);

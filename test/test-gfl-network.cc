@@ -159,7 +159,8 @@ ExpectSameReports(const std::vector<NetworkIterationReport>& net,
         EXPECT_TRUE(same(net[i].disagreement, ref[i].disagreement));
         EXPECT_TRUE(same(net[i].centroidMsd, ref[i].centroidMsd));
         EXPECT_TRUE(same(net[i].averageMsd, ref[i].averageMsd));
-        EXPECT_TRUE(same(net[i].epsilonOneNeighbour, ref[i].epsilonOneNeighbour));
+        EXPECT_TRUE(same(net[i].epsilonOneLink, ref[i].epsilonOneLink));
+        EXPECT_TRUE(same(net[i].epsilonNeighbour, ref[i].epsilonNeighbour));
         EXPECT_TRUE(same(net[i].epsilonAllLinks, ref[i].epsilonAllLinks));
         EXPECT_EQ(net[i].lostMessages, ref[i].lostMessages);
         EXPECT_EQ(net[i].droppedClients, ref[i].droppedClients);
@@ -610,7 +611,7 @@ TEST(GflNetwork, TrackerNetworkViewReportsEachIterationOnceAllNodesReported)
     EXPECT_NEAR(seen[1].disagreement, 1.0, 1e-12);
     EXPECT_EQ(seen[1].lostMessages, 3u);
     EXPECT_EQ(seen[1].droppedClients, 1u);
-    EXPECT_DOUBLE_EQ(seen[1].epsilonOneNeighbour, 0.0);
+    EXPECT_DOUBLE_EQ(seen[1].epsilonOneLink, 0.0);
 
     const fl::NetworkRunResult& res = t->NetworkResult();
     ASSERT_EQ(res.models.size(), 2u);
@@ -695,6 +696,9 @@ TEST(GflNetwork, SecureAggregationAndDropoutEqualInProcessBitForBit)
         c.secureAggregation = k.secure;
         c.dropoutProbability = k.dropout;
         c.uplink = k.uplink;
+        // t = 2 of L = 3 (no colluder tolerated) so that rounds with one dropout still decode;
+        // the default floor(2L/3) + 1 = 3 would abort them all
+        c.secureThreshold = 2;
         std::vector<NetworkIterationReport> refReports;
         std::vector<NetworkIterationReport> netReports;
         const auto ref = RunInProcessGfl(f, c, &refReports);
@@ -802,7 +806,9 @@ TEST(GflNetwork, NeitherTheUploadNorItsPlainEncodingIsOnTheWire)
 TEST(GflNetwork, ASilentClientIsNotInTheSumAndTheRoundStillDecodes)
 {
     // A dropout the network decides (a sampled client silent in iteration 2, the server closing
-    // the round at its deadline): the two others are >= t = 2, so the round decodes their sum.
+    // the round at its deadline): the two others are >= t = 2 (set: of L = 3 it tolerates one
+    // dropout and no colluder; the default floor(2L/3) + 1 = 3 tolerates no dropout), so the
+    // round decodes their sum.
     // The secure run equals the plain run with the same silence up to the fixed-point rounding:
     // each survivor's upload is rounded to 2^-(f+1) = 2^-41 per entry, so psi moves by at most
     // 2^-41 ~ 4.5e-13 per iteration; the combination is convex and a ridge SGD step with
@@ -815,6 +821,7 @@ TEST(GflNetwork, ASilentClientIsNotInTheSumAndTheRoundStillDecodes)
     const uint32_t silent = sampled.front();
     std::vector<std::vector<ParamVector>> runs[2];
     SecureTotals counters;
+    c.secureThreshold = 2;
     for (bool secure : {false, true})
     {
         c.secureAggregation = secure;
@@ -857,6 +864,7 @@ TEST(GflNetwork, AClientLeavingMidProtocolAbortsTheRoundWithoutHanging)
     const Fixture f = MakeRegressionFixture(12, 40, 0.1, 31);
     GflConfig c = SmallGfl(f, 31);
     c.secureAggregation = true;
+    c.secureThreshold = 2; // of L = 3: one dropout tolerated
     const std::vector<uint32_t> sampled =
         GflSampleClients(4, c.sampledClients, GflServerSeed(c.seed, 0), 2);
     ASSERT_EQ(sampled.size(), 3U);
@@ -876,7 +884,10 @@ TEST(GflNetwork, AClientLeavingMidProtocolAbortsTheRoundWithoutHanging)
     hooks.afterRun = [&counters](FlGflHelper& gfl) { counters = SumSecure(gfl); };
     RunNetworkGfl(f, c, "tcp", "csma", &reports, 0.0, hooks);
     ASSERT_EQ(reports.size(), c.iterations + 1U);
-    EXPECT_EQ(counters.aborted, 1U);
+    // Iteration 2 aborts for want of t; once B has left, server 0 can sample only 2 clients,
+    // fewer than the smallest roster its clients take part in (MinClients = L = 3): iterations
+    // 4 to 6 abort before anything is sent (a smaller roster would weaken the guarantee).
+    EXPECT_EQ(counters.aborted, 4U);
     EXPECT_GE(counters.timeouts, 1U);
     EXPECT_EQ(reports[2].droppedClients, 3U); // no upload of server 0 counted in iteration 2
     EXPECT_EQ(counters.malformed + counters.rejected, 0U);

@@ -491,11 +491,13 @@ TEST(SecureAggregation, FixedPointLimitsNameTheParameter)
 
 TEST(SecureAggregation, SecureAverageIsTheProtocolsFixedPointSum)
 {
-    // 5 sampled, 3 survivors (t = 3): the fixed-point sum of the survivors' encodings (summands
-    // 5) over 3, which is what the protocol decodes whatever its keys.
+    // 5 sampled, 3 survivors (t = 3, tolerating no colluder): the fixed-point sum of the
+    // survivors' encodings (summands 5) over 3, which is what the protocol decodes whatever its
+    // keys. The default t = floor(2 * 5 / 3) + 1 = 4 aborts with 3 survivors.
     const std::vector<ParamVector> up{PV({1, 2}), PV({0.5, -3}), PV({7, 0.25})};
     ParamVector avg;
-    ASSERT_TRUE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 0, 40, avg));
+    EXPECT_FALSE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 0, 40, avg));
+    ASSERT_TRUE(GflSecureAverage({0, 1, 2, 3, 4}, {&up[0], &up[1], &up[2]}, 3, 40, avg));
     std::vector<uint64_t> sum(2, 0);
     for (const auto& u : up)
     {
@@ -691,39 +693,61 @@ TEST(GflPrivacy, TheoremsByHandAndThroughTheAccountant)
     EXPECT_DOUBLE_EQ(C, 4.0);
     EXPECT_NEAR(GflEpsilonJournal(C, 9, 2.0), std::sqrt(2.0) * 4.0 * 10 / 2.0, 1e-12);
     EXPECT_NEAR(GflSigmaJournal(C, 9, GflEpsilonJournal(C, 9, 2.0)), 2.0, 1e-12);
-    // The accountant path gives the preprint's Theorem 2 formula with the l1 sensitivity:
-    // Laplace of scale b = sigma_g / sqrt(2), and sqrt(M) times the l2 clip as the l1 bound.
+    // The accountant path (an eavesdropper on one link of a ring of 4) stays within the
+    // preprint's Theorem 2 formula with the l1 sensitivity (Laplace of scale b = sigma_g /
+    // sqrt(2), sqrt(M) times the l2 clip as the l1 bound): the drift grows by at most 2 mu G
+    // per iteration, and exactly 2 mu G in iteration 1.
     const double sigmaG = 0.8;
-    DriftingSensitivityAccountant acc(MechanismKind::Laplace, sigmaG / std::sqrt(2.0), 0.7, 1.5, 2);
-    for (int i = 0; i < 25; ++i)
+    const Eigen::MatrixXd ring = MetropolisWeights(RingGraph(4));
+    GraphPrivacyAccountant acc(NodeNoiseKind::IidPerLink,
+                               MechanismKind::Laplace,
+                               sigmaG / std::sqrt(2.0),
+                               0.7,
+                               1.5,
+                               2,
+                               ring);
+    acc.RecordIteration();
+    EXPECT_NEAR(acc.EpsilonOneLink(),
+                std::sqrt(2.0) * GflEpsilonPreprint(0.7, 1.5, 1, sigmaG),
+                1e-12);
+    for (int i = 1; i < 25; ++i)
     {
         acc.RecordIteration();
     }
-    EXPECT_NEAR(acc.Epsilon(),
-                std::sqrt(2.0) * GflEpsilonPreprint(0.7, 1.5, 25, sigmaG),
-                1e-12 * acc.Epsilon());
-    // By hand: M = 4, b = 1, one iteration: eps = sqrt(4) 2 mu G = 2 * 2 * 0.7 * 1.5 = 4.2; with
-    // three copies per iteration (per-link noise, three neighbours) three times that.
-    DriftingSensitivityAccountant l1(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4);
-    l1.RecordIteration();
-    EXPECT_NEAR(l1.Epsilon(), 4.2, 1e-12);
-    DriftingSensitivityAccountant three(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 3);
-    three.RecordIteration();
-    three.RecordIteration(); // iteration 2: sensitivity 2 * 4.2
-    EXPECT_NEAR(three.Epsilon(), 3 * (4.2 + 8.4), 1e-12);
-    // Gaussian noise is never inflated by sqrt(M): l2 sensitivity 2 mu G n, Renyi DP.
-    DriftingSensitivityAccountant g(MechanismKind::Gaussian, 2.0, 0.7, 1.5, 10000);
+    EXPECT_LE(acc.EpsilonOneLink(), std::sqrt(2.0) * GflEpsilonPreprint(0.7, 1.5, 25, sigmaG));
+    // By hand on the complete graph of 3 (a = 1/3), broadcast noise: the eavesdropper knows the
+    // broadcast, every node hears it, so rho = 1 - 1/3 = 2/3 and M_n = 2 mu G (1 + 2/3 + ...):
+    // M_1 = 2.1, M_2 = 3.5; M = 4, b = 1: eps = 2 (2.1 + 3.5) = 11.2 after two iterations.
+    const Eigen::MatrixXd k3 = MetropolisWeights(CompleteGraph(3));
+    GraphPrivacyAccountant
+        bc(NodeNoiseKind::IidBroadcast, MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, k3);
+    bc.RecordIteration();
+    EXPECT_NEAR(bc.EpsilonOneLink(), 4.2, 1e-12);
+    bc.RecordIteration();
+    EXPECT_NEAR(bc.EpsilonOneLink(), 11.2, 1e-12);
+    // Gaussian noise is never inflated by sqrt(M): l2 sensitivity, Renyi DP.
+    GraphPrivacyAccountant
+        g(NodeNoiseKind::IidPerLink, MechanismKind::Gaussian, 2.0, 0.7, 1.5, 10000, ring);
     g.RecordIteration();
     PrivacyAccountant ref;
     ref.AddGaussian(2.0 * 0.7 * 1.5, 2.0);
-    EXPECT_NEAR(g.Epsilon(), ref.Epsilon(1e-5, Composition::Rdp), 1e-12);
-    // No clipping or no noise: no guarantee.
-    DriftingSensitivityAccountant none(MechanismKind::None, 0.0, 0.7, 1.5, 2);
+    EXPECT_NEAR(g.EpsilonOneLink(), ref.Epsilon(1e-5, Composition::Rdp), 1e-12);
+    // No noise: no guarantee.
+    GraphPrivacyAccountant none(NodeNoiseKind::None, MechanismKind::None, 0.0, 0.7, 1.5, 2, ring);
     none.RecordIteration();
-    EXPECT_TRUE(std::isinf(none.Epsilon()));
+    EXPECT_TRUE(std::isinf(none.EpsilonOneLink()));
     ExpectConfigError(
-        [] { DriftingSensitivityAccountant(MechanismKind::Laplace, 1.0, 0.7, 1.5, 4, 0); },
-        "copies");
+        [&] {
+            GraphPrivacyAccountant(NodeNoiseKind::IidPerLink,
+                                   MechanismKind::Laplace,
+                                   1.0,
+                                   0.7,
+                                   1.5,
+                                   4,
+                                   ring,
+                                   0.0);
+        },
+        "delta");
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(false, 0.2, 1.0), 0.4);
     EXPECT_DOUBLE_EQ(ClientUploadSensitivity(true, 0.2, 1.0), 2.0);
     ExpectConfigError([] { GflEpsilonPreprint(0.0, 1.0, 1, 1.0); }, "mu");
@@ -1069,11 +1093,30 @@ TEST(GflRunner, EpsilonFollowsTheoremTwoAndErrorsNameTheSetting)
     {
         c.serverNoise = NodeNoiseConfig{kind, NoiseDistribution::Laplace, sigmaG / std::sqrt(2.0)};
         const NetworkRunResult r = RunGflInProcess(*f.task, c);
-        // one vector to every neighbour: the same eps for one neighbour and for all links, the
-        // preprint's Theorem 2 with the l1 bound sqrt(M) = sqrt(2) times the l2 clip
-        const double expected = std::sqrt(2.0) * GflEpsilonPreprint(c.mu, 1.5, 20, sigmaG);
-        EXPECT_NEAR(r.epsilonOneNeighbour, expected, 1e-9 * expected);
-        EXPECT_NEAR(r.epsilonAllLinks, expected, 1e-9 * expected);
+        // one vector to every neighbour: the same eps for one link and for all links. The drift
+        // of broadcast noise grows by at most 2 mu G per iteration (B's rows sum to at most 1),
+        // so the preprint's Theorem 2 (with the l1 bound sqrt(M) = sqrt(2)) bounds it; graph-
+        // homomorphic noise drifts faster (the eavesdropper knows the kept copy up to phi/a_pp)
+        EXPECT_NEAR(r.epsilonOneLink, r.epsilonAllLinks, 1e-12 * r.epsilonOneLink);
+        EXPECT_GT(r.epsilonNeighbour, 0.0);
+        const double theorem2 = std::sqrt(2.0) * GflEpsilonPreprint(c.mu, 1.5, 20, sigmaG);
+        if (kind == NodeNoiseKind::IidBroadcast)
+        {
+            EXPECT_LE(r.epsilonOneLink, theorem2 * (1 + 1e-12));
+        }
+        else
+        {
+            EXPECT_GT(r.epsilonOneLink, theorem2);
+        }
+        // and the run's accountant is the one of the run's graph and noise
+        GraphPrivacyAccountant
+            acc(kind, MechanismKind::Laplace, sigmaG / std::sqrt(2.0), c.mu, 1.5, 2, c.combination);
+        for (int n = 0; n < 20; ++n)
+        {
+            acc.RecordIteration();
+        }
+        EXPECT_DOUBLE_EQ(r.epsilonOneLink, acc.EpsilonOneLink());
+        EXPECT_DOUBLE_EQ(r.epsilonNeighbour, acc.EpsilonNeighbour());
     }
     c.clientsPerServer = 5;
     ExpectConfigError([&] { RunGflInProcess(*f.task, c); }, "clientsPerServer");

@@ -163,7 +163,7 @@ Record(Trace& t, std::ostream& os, const std::string& name)
         t.metrics["centroid_drift"].push_back(r.centroidDrift);
         t.metrics["lost"].push_back(static_cast<double>(r.lostMessages));
         t.metrics["dropped"].push_back(static_cast<double>(r.droppedClients));
-        t.metrics["epsilon_one"].push_back(r.epsilonOneNeighbour);
+        t.metrics["epsilon_one"].push_back(r.epsilonOneLink);
         t.metrics["epsilon_all"].push_back(r.epsilonAllLinks);
         for (const auto& w : *r.models)
         {

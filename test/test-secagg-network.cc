@@ -183,6 +183,8 @@ struct RunSpec
     std::map<uint32_t, std::pair<std::string, std::string>> drops;
     std::set<uint32_t> injectors;             ///< clients that also send malformed messages
     std::map<std::string, double> plusThreat; ///< SecAgg+ attribute values
+    Time beaconPeriod{MilliSeconds(250)};     ///< SecAgg+ beacon period (both halves)
+    Time beaconLead{MilliSeconds(750)};       ///< SecAgg+ beacon lead (server)
     bool useHelper{true}; ///< FlFedAvgHelper::SetSecureAggregation (false: by hand, any L)
     bool record{false};   ///< record every protocol byte client 0 sends
 };
@@ -204,6 +206,8 @@ RunSecure(std::shared_ptr<const fl::LearningTask> task, const RunSpec& spec)
         secagg.SetAttribute(name, DoubleValue(value));
     }
     secagg.SetServerAttribute("Timeout", TimeValue(spec.timeout));
+    secagg.SetAttribute("BeaconPeriod", TimeValue(spec.beaconPeriod));
+    secagg.SetServerAttribute("BeaconLead", TimeValue(spec.beaconLead));
     secagg.AssignStreams(7);
 
     Ptr<FlServerApplication> server;
@@ -350,7 +354,7 @@ TEST(SecAggNetwork, LosslessRunEqualsTheInProcessFixedPointSumInBothKeyModes)
             EXPECT_EQ(net.reports[r - 1].uplinkStatus, "ok");
         }
         ASSERT_EQ(net.secagg.size(), 3u);
-        EXPECT_EQ(net.secagg[0].threshold, 3u);
+        EXPECT_EQ(net.secagg[0].threshold, 4u); // floor(2 * 5 / 3) + 1
         for (int u = 0; u < 5; ++u)
         {
             EXPECT_EQ(net.secagg[0].sets[u], 5u) << "U" << u + 1;
@@ -419,13 +423,13 @@ TEST(SecAggNetwork, ReproducibleKeysRepeatARunBitForBitAndOnlyThem)
 
 TEST(SecAggNetwork, DropoutsInEveryPhaseUpToNMinusTAreRecoveredExactly)
 {
-    // n = 7, t = 4: three clients go silent in round 1, each before another phase: client 1
-    // before sharing its keys (in U1, not in U2), client 3 before its masked input (in U2, not
-    // in U3: its mask key is reconstructed), client 5 before unmasking (in U3 and U4: its input
-    // counts, it just does not help to unmask). Round 2 has no dropout.
-    auto task = MakeTask<double>(7, "softmax:l2=0.001");
+    // n = 10, t = 7 (floor(2n/3) + 1): three clients go silent in round 1, each before another
+    // phase: client 1 before sharing its keys (in U1, not in U2), client 3 before its masked
+    // input (in U2, not in U3: its mask key is reconstructed), client 5 before unmasking (in U3
+    // and U4: its input counts, it just does not help to unmask). Round 2 has no dropout.
+    auto task = MakeTask<double>(10, "softmax:l2=0.001");
     RunSpec spec;
-    spec.clients = 7;
+    spec.clients = 10;
     spec.rounds = 2;
     spec.timeout = Seconds(1);
     spec.drops[1] = {"shares", "1"};
@@ -444,23 +448,23 @@ TEST(SecAggNetwork, DropoutsInEveryPhaseUpToNMinusTAreRecoveredExactly)
     ASSERT_EQ(net.secagg.size(), 2u);
     const SecAggRoundReport& r1 = net.secagg[0];
     EXPECT_TRUE(r1.ok);
-    EXPECT_EQ(r1.threshold, 4u);
-    EXPECT_EQ(r1.sets[0], 7u);  // U1: everyone advertised
-    EXPECT_EQ(r1.sets[1], 6u);  // U2: not client 1
-    EXPECT_EQ(r1.sets[2], 5u);  // U3: not client 3 either
-    EXPECT_EQ(r1.sets[3], 5u);  // U4: every survivor signed
-    EXPECT_EQ(r1.sets[4], 4u);  // U5: client 5 did not unmask
+    EXPECT_EQ(r1.threshold, 7u);
+    EXPECT_EQ(r1.sets[0], 10u); // U1: everyone advertised
+    EXPECT_EQ(r1.sets[1], 9u);  // U2: not client 1
+    EXPECT_EQ(r1.sets[2], 8u);  // U3: not client 3 either
+    EXPECT_EQ(r1.sets[3], 8u);  // U4: every survivor signed
+    EXPECT_EQ(r1.sets[4], 7u);  // U5: client 5 did not unmask
     EXPECT_EQ(r1.timeouts, 3u); // three phases waited for a silent client
-    EXPECT_EQ(net.reports[0].participants, (std::vector<uint32_t>{0, 2, 4, 5, 6}));
+    EXPECT_EQ(net.reports[0].participants, (std::vector<uint32_t>{0, 2, 4, 5, 6, 7, 8, 9}));
     EXPECT_TRUE(net.secagg[1].ok);
     EXPECT_EQ(net.secagg[1].timeouts, 0u);
-    EXPECT_EQ(net.reports[1].participants.size(), 7u);
+    EXPECT_EQ(net.reports[1].participants.size(), 10u);
     EXPECT_EQ(net.server.aborted, 0u);
 }
 
 TEST(SecAggNetwork, BelowThresholdTheRoundAbortsAndTheServerKeepsItsModel)
 {
-    // n = 5, t = 3: in round 2 three clients stop before their masked input, so U3 has 2 < t.
+    // n = 5, t = 4: in round 2 three clients stop before their masked input, so U3 has 2 < t.
     auto task = MakeTask<double>(5, "softmax:l2=0.001");
     RunSpec spec;
     spec.rounds = 3;
@@ -474,7 +478,8 @@ TEST(SecAggNetwork, BelowThresholdTheRoundAbortsAndTheServerKeepsItsModel)
     ASSERT_EQ(net.reports.size(), 3u);
     EXPECT_EQ(net.reports[1].status, FlRoundStatus::Aborted);
     EXPECT_STREQ(FlRoundStatusName(net.reports[1].status), "aborted");
-    EXPECT_EQ(net.reports[1].uplinkStatus, "fewer clients than the threshold t: aborted");
+    EXPECT_EQ(net.reports[1].uplinkStatus,
+              "fewer clients than the threshold t (or than the smallest roster): aborted");
     EXPECT_TRUE(net.reports[1].participants.empty());
     EXPECT_TRUE(net.globals[2] == net.globals[1]); // the model of round 1 is kept
     EXPECT_EQ(net.reports[2].status, FlRoundStatus::Aggregated);
@@ -519,7 +524,7 @@ TEST(SecAggNetwork, OneSampledClientIsRefusedOrAbortsWithoutUploading)
     for (const auto& r : net.reports)
     {
         EXPECT_EQ(r.status, FlRoundStatus::Aborted);
-        EXPECT_NE(r.uplinkStatus.find("fewer than the 2 secure aggregation needs"),
+        EXPECT_NE(r.uplinkStatus.find("fewer than the 2 clients of the smallest roster"),
                   std::string::npos)
             << r.uplinkStatus;
         EXPECT_EQ(r.bytesUp, 0u) << "round " << r.round << ": something was uploaded";
@@ -572,6 +577,108 @@ TEST(SecAggNetwork, SecAggPlusOverTheNetworkEqualsItsInProcessSum)
     }
     std::cout << "SecAgg+ server: " << net.server.bytesSent << " B sent, "
               << net.server.bytesReceived << " B received in 2 rounds" << std::endl;
+}
+
+TEST(SecAggNetwork, ASecAggPlusSetupWhoseBeaconRoundIsAlreadyPublicIsRefused)
+{
+    // A server that names a beacon round that is public by the time the setup arrives could have
+    // chosen the roster knowing the graph: every client refuses, nothing is uploaded. (Forced
+    // here with a beacon of period 1 ns and no lead: the round is public 1 ns after the setup
+    // leaves the server.)
+    auto task = MakeTask<double>(10, "softmax:l2=0.001");
+    RunSpec spec;
+    spec.clients = 10;
+    spec.rounds = 2;
+    spec.variant = "secaggplus";
+    spec.plusThreat["DropoutFraction"] = 0.1;
+    spec.beaconPeriod = NanoSeconds(1);
+    spec.beaconLead = Seconds(0);
+    spec.deadline = Seconds(3);
+    const SecureRun net = RunSecure(task, spec);
+    ASSERT_EQ(net.completed, 2u);
+    for (const auto& r : net.reports)
+    {
+        EXPECT_EQ(r.status, FlRoundStatus::Aborted) << "round " << r.round;
+    }
+    EXPECT_TRUE(net.globals.back() == net.globals.front());
+    for (const auto& c : net.clients)
+    {
+        EXPECT_EQ(c.setups, 0u);
+        EXPECT_EQ(c.advertised, 0u);
+        EXPECT_EQ(c.maskedInputs, 0u);
+        EXPECT_EQ(c.refused, 2u); // one stale setup per round
+    }
+    // With the default lead, the same run completes (the previous SecAgg+ test): the refusal is
+    // the beacon's, not the variant's.
+}
+
+TEST(SecAggNetwork, ASecondSetupForAnInstanceIsRefused)
+{
+    // A client takes part in one roster and one graph per instance: a server that sends a second
+    // setup for the same round (another roster) is refused, as is one for an older round.
+    FlSecAggHelper secagg;
+    FlSecAggParties parties = secagg.Create({0, 1, 2, 3});
+    Ptr<SecAggClientStep> c = parties.clients.at(1);
+    std::vector<std::vector<uint8_t>> sent;
+    FlUplinkClientStep::Port port;
+    port.upload = [&sent](uint32_t, const std::vector<uint8_t>& b) { sent.push_back(b); };
+    port.send = [&sent](uint32_t, uint32_t, const std::vector<uint8_t>& b) { sent.push_back(b); };
+    c->SetPort(1, 3, port);
+    fl::SecAggRule rule;
+    auto setup = [&](uint64_t round, std::vector<uint32_t> roster) {
+        return fl::PackSecAggRoundSetup(
+            round,
+            fl::SecAggSetupOf(fl::MakeSecAggRoundConfig(round, roster, 3, rule, 0)));
+    };
+    EXPECT_TRUE(c->Receive(5, kSecAggControlTag, setup(5, {0, 1, 2, 3})));
+    EXPECT_EQ(c->GetCounters().setups, 1u);
+    EXPECT_TRUE(c->Receive(5, kSecAggControlTag, setup(5, {1, 2, 3})));
+    EXPECT_EQ(c->GetCounters().setups, 1u);
+    EXPECT_EQ(c->GetCounters().refused, 1u);
+    EXPECT_EQ(c->LastRefusal(), fl::SecAggStatus::InconsistentRequest);
+    EXPECT_TRUE(c->Receive(4, kSecAggControlTag, setup(4, {0, 1, 2, 3})));
+    EXPECT_EQ(c->GetCounters().refused, 2u);
+    // A roster below the cohort size the clients were given (MinClients) is refused too.
+    FlSecAggHelper sized;
+    sized.SetCohortSize(4);
+    FlSecAggParties four = sized.Create({0, 1, 2, 3});
+    four.clients.at(1)->SetPort(1, 3, port);
+    EXPECT_TRUE(four.clients.at(1)->Receive(6, kSecAggControlTag, setup(6, {0, 1, 2})));
+    EXPECT_EQ(four.clients.at(1)->GetCounters().setups, 0u);
+    EXPECT_EQ(four.clients.at(1)->LastRefusal(), fl::SecAggStatus::TooFewClients);
+    EXPECT_TRUE(sent.empty()); // nothing went out: the input was never given
+    Simulator::Destroy();
+}
+
+TEST(SecAggNetwork, ThresholdsTheRostersCannotServeAreConfigurationErrors)
+{
+    // A threshold above the sampled clients, or one that is not above (n + n_C) / 2, is refused
+    // by the helper before anything runs, naming the attribute.
+    auto task = MakeTask<double>(5, "softmax:l2=0.001");
+    for (const auto& [t, fix] :
+         std::vector<std::pair<uint32_t, std::string>>{{6, "rosters of 5 clients"},
+                                                        {2, "rosters of 5 clients"}})
+    {
+        FlWifiScenarioHelper wifi;
+        FlScene scene = wifi.Build(5);
+        FlFedAvgHelper fedavg(task);
+        FlSecAggHelper secagg;
+        secagg.SetAttribute("Threshold", UintegerValue(t));
+        fedavg.SetSecureAggregation(secagg);
+        ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "ns3::SecAggServerStep::Threshold",
+            fix);
+        Simulator::Destroy();
+    }
+    // Every secure run can print its guarantee with its numbers.
+    FlSecAggHelper secagg;
+    const std::string g = secagg.Guarantee(10);
+    EXPECT_NE(g.find("n = 10 clients, t = 7"), std::string::npos) << g;
+    EXPECT_NE(g.find("at most n_C = 3 clients"), std::string::npos) << g;
+    EXPECT_NE(g.find("at least t - n_C = 4 honest inputs"), std::string::npos) << g;
+    EXPECT_NE(g.find("up to n - t = 3 clients may drop out"), std::string::npos) << g;
+    EXPECT_NE(g.find("S minus {v}"), std::string::npos) << g;
 }
 
 TEST(SecAggNetwork, MalformedMessagesAreDroppedAndCounted)

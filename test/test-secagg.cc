@@ -13,11 +13,13 @@
  *  - the attacks on the earlier single-mask protocol, each of which now recovers nothing.
  */
 #include "fl-test-config-error.h"
+#include "fl-test-secagg.h"
 
 #include "ns3/secagg.h"
 
 #include <algorithm>
 #include <bitset>
+#include <numeric>
 #include <functional>
 #include <gtest/gtest.h>
 #include <sodium.h>
@@ -399,7 +401,7 @@ TEST(SecAggWire, EveryMessageRoundTripsAndRejectsTruncation)
              uint64_t i;
              SecAggRoundSetup o;
              return ParseSecAggRoundSetup(b, i, o) && PackSecAggRoundSetup(i, o) == b &&
-                    o.clients.size() == 4 && o.graphSeed == 77;
+                    o.clients.size() == 4 && o.beaconRound == 77;
          }},
     };
     for (std::size_t c = 0; c < cases.size(); ++c)
@@ -420,7 +422,7 @@ TEST(SecAggWire, EveryMessageRoundTripsAndRejectsTruncation)
         longer.push_back(0);
         EXPECT_FALSE(cases[c].second(longer)) << "case " << c;
         SecAggBytes version = bytes;
-        version[4] = 2;
+        version[4] = 1; // the format before the roster was bound into every signature
         EXPECT_FALSE(cases[c].second(version)) << "case " << c;
     }
 }
@@ -480,7 +482,13 @@ TEST(SecAggConfigCheck, ClearErrors)
 {
     ExpectConfigError([] { CheckSecAggConfig(Config(1, 1)); }, "clients", "at least 2");
     ExpectConfigError([] { CheckSecAggConfig(Config(5, 1)); }, "threshold");
-    ExpectConfigError([] { CheckSecAggConfig(Config(6, 3)); }, "threshold", "majority");
+    ExpectConfigError([] { CheckSecAggConfig(Config(6, 3)); }, "threshold", "2t > h + n_C");
+    SecAggConfig colluding = Config(6, 4);
+    EXPECT_NO_THROW(CheckSecAggConfig(colluding)); // 8 > 6 + 0
+    colluding.colluders = 2;                        // 8 > 6 + 2 fails: a split needs 2 colluders
+    ExpectConfigError([&] { CheckSecAggConfig(colluding); }, "threshold", "use 5 <= t <= 6");
+    colluding.threshold = 5;
+    EXPECT_NO_THROW(CheckSecAggConfig(colluding)); // 10 > 8
     ExpectConfigError([] { CheckSecAggConfig(Config(5, 6)); }, "threshold");
     ExpectConfigError([] { CheckSecAggConfig(Config(5, 3, 0)); }, "dim");
     SecAggConfig c = Config(10, 3);
@@ -501,17 +509,7 @@ TEST(SecAggConfigCheck, ClearErrors)
 std::vector<Eigen::VectorXd>
 Inputs(std::size_t n, std::size_t d, uint64_t seed)
 {
-    Rng rng(seed);
-    std::uniform_real_distribution<double> u(-3.0, 3.0);
-    std::vector<Eigen::VectorXd> x(n, Eigen::VectorXd(static_cast<Eigen::Index>(d)));
-    for (auto& v : x)
-    {
-        for (auto& e : v)
-        {
-            e = u(rng);
-        }
-    }
-    return x;
+    return fltest::SecAggInputs(n, d, seed);
 }
 
 /// The plain fixed-point sum over the clients at the given indices (no masks at all).
@@ -602,7 +600,8 @@ TEST(SecAggProtocol, BelowThresholdAbortsWithAClearStatus)
         *sets[round] = {10, 13, 16}; // 2 left of t = 3
         const auto run = RunSecAggInProcess(c, x, w, KeyMode::Random, {}, d);
         EXPECT_EQ(run.status, SecAggStatus::TooFewClients) << "round " << round;
-        EXPECT_STREQ(SecAggStatusText(run.status), "fewer clients than the threshold t: aborted");
+        EXPECT_STREQ(SecAggStatusText(run.status),
+                     "fewer clients than the threshold t (or than the smallest roster): aborted");
     }
 }
 
@@ -1005,53 +1004,101 @@ TEST(SecAggRounds, RuleGivesTheConfigurationAndTheClientChecksIt)
 {
     SecAggRule rule;
     rule.fractionBits = 30;
+    // The default: Bonawitz et al.'s active setting, t = floor(2n/3) + 1, n_C = ceil(n/3) - 1.
     const SecAggConfig c = MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 99);
-    EXPECT_EQ(c.threshold, 3u); // floor(5 / 2) + 1
+    EXPECT_EQ(c.threshold, 4u); // floor(10 / 3) + 1
+    EXPECT_EQ(c.colluders, 1u); // ceil(5 / 3) - 1
     EXPECT_EQ(c.graph, SecAggGraphKind::Complete);
-    EXPECT_EQ(c.graphSeed, 0u); // only a Harary graph keeps the server's seed
-    EXPECT_EQ(MakeSecAggRoundConfig(7, {3, 5}, 6, rule, 0).threshold, 2u);
+    EXPECT_EQ(c.graphSeed, 0u); // only a Harary graph keeps a seed
+    // By hand for n = 2..12: t = floor(2n/3) + 1, n_C = ceil(n/3) - 1, 2t > n + n_C, t - n_C >= 2.
+    const uint32_t wantT[] = {2, 3, 3, 4, 5, 5, 6, 7, 7, 8, 9};
+    const uint32_t wantC[] = {0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    for (uint32_t n = 2; n <= 12; ++n)
+    {
+        std::vector<uint32_t> ids(n);
+        std::iota(ids.begin(), ids.end(), 0u);
+        const SecAggConfig k = MakeSecAggRoundConfig(7, ids, 6, rule, 0);
+        EXPECT_EQ(k.threshold, wantT[n - 2]) << n;
+        EXPECT_EQ(k.colluders, wantC[n - 2]) << n;
+        EXPECT_GT(2 * k.threshold, n + k.colluders) << n;
+        EXPECT_GE(k.threshold - k.colluders, 2u) << n;
+    }
     ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3}, 6, rule, 0); }, "clients");
-    rule.threshold = 2; // not a majority of 5
-    ExpectConfigError(
-        [&] {
-            MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21}, 6, rule, 0);
-        },
-        "threshold");
+    // A given t: n_C is the largest it tolerates; a t that is not above n/2 is refused.
+    rule.threshold = 4;
+    EXPECT_EQ(MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21, 34}, 6, rule, 0).colluders, 1u);
+    rule.threshold = 3; // 2t = 6 is not above n = 6
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21, 34}, 6, rule, 0); },
+                      "threshold",
+                      "t > n / 2");
+    rule.threshold = 7; // above the roster
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3, 5, 8, 13, 21, 34}, 6, rule, 0); },
+                      "threshold");
+    // Given colluders: the smallest t with 2t > n + n_C and t - n_C >= 2.
     rule.threshold = 0;
+    rule.colluders = 2;
+    EXPECT_EQ(MakeSecAggRoundConfig(7, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 6, rule, 0).threshold,
+              7u);
+    rule.colluders = 9; // no t <= 10 serves 9 colluders with two honest inputs in every sum
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 6, rule, 0); },
+                      "colluders");
+    rule.colluders = kSecAggAutoColluders;
+    // The smallest roster a client takes part in.
+    rule.minClients = 5;
+    ExpectConfigError([&] { MakeSecAggRoundConfig(7, {3, 5, 8, 13}, 6, rule, 0); },
+                      "clients",
+                      "at least 5");
     // A client accepts the setup its own rule gives, and nothing else.
     const SecAggRoundSetup setup = SecAggSetupOf(c);
     SecAggConfig got;
-    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 6, rule, got), SecAggStatus::Ok);
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 6, rule, nullptr, got), SecAggStatus::Ok);
     EXPECT_EQ(got.clients, c.clients);
-    EXPECT_EQ(got.threshold, 3u);
-    EXPECT_EQ(SecAggAcceptSetup(7, setup, 4, 6, rule, got), SecAggStatus::UnknownClient);
-    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 7, rule, got), SecAggStatus::Malformed); // dim
+    EXPECT_EQ(got.threshold, 4u);
+    EXPECT_EQ(got.colluders, 1u);
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 4, 6, rule, nullptr, got), SecAggStatus::UnknownClient);
+    EXPECT_EQ(SecAggAcceptSetup(7, setup, 8, 7, rule, nullptr, got), SecAggStatus::Malformed);
     SecAggRoundSetup lowered = setup;
-    lowered.threshold = 2; // a server that lowers t
-    EXPECT_EQ(SecAggAcceptSetup(7, lowered, 8, 6, rule, got), SecAggStatus::Malformed);
+    lowered.threshold = 3; // a server that lowers t
+    EXPECT_EQ(SecAggAcceptSetup(7, lowered, 8, 6, rule, nullptr, got),
+              SecAggStatus::BadConfiguration);
     SecAggRoundSetup coarse = setup;
     coarse.fractionBits = 8; // or coarsens the encoding
-    EXPECT_EQ(SecAggAcceptSetup(7, coarse, 8, 6, rule, got), SecAggStatus::Malformed);
+    EXPECT_EQ(SecAggAcceptSetup(7, coarse, 8, 6, rule, nullptr, got),
+              SecAggStatus::BadConfiguration);
     SecAggRoundSetup alone = setup;
     alone.clients = {8}; // or names the client alone
-    EXPECT_EQ(SecAggAcceptSetup(7, alone, 8, 6, rule, got), SecAggStatus::TooFewClients);
+    EXPECT_EQ(SecAggAcceptSetup(7, alone, 8, 6, rule, nullptr, got), SecAggStatus::TooFewClients);
+    SecAggRoundSetup small = setup;
+    small.clients = {3, 8, 13, 21}; // or a roster below the clients' MinClients
+    EXPECT_EQ(SecAggAcceptSetup(7, small, 8, 6, rule, nullptr, got), SecAggStatus::TooFewClients);
     SecAggRoundSetup sparse = setup;
     sparse.graph = 1; // or a sparser graph than the rule's
     sparse.neighbours = 2;
-    EXPECT_EQ(SecAggAcceptSetup(7, sparse, 8, 6, rule, got), SecAggStatus::Malformed);
-    // SecAgg+: k and t from SecAggPlusParameters; the complete graph for few clients.
+    EXPECT_EQ(SecAggAcceptSetup(7, sparse, 8, 6, rule, nullptr, got), SecAggStatus::BadGraph);
+    // SecAgg+: k and t from SecAggPlusParameters, the graph from the beacon, never the server.
     SecAggRule plus;
     plus.graph = SecAggGraphKind::Harary;
     std::vector<uint32_t> ids(60);
-    for (uint32_t i = 0; i < 60; ++i)
-    {
-        ids[i] = i;
-    }
-    const SecAggConfig h = MakeSecAggRoundConfig(1, ids, 4, plus, 1234);
+    std::iota(ids.begin(), ids.end(), 0u);
+    const SecAggBeacon beacon(MaskSecret{}, 0.25);
+    const uint64_t seed = SecAggGraphSeed(beacon.Value(9), 1, ids);
+    const SecAggConfig h = MakeSecAggRoundConfig(1, ids, 4, plus, seed);
     const SecAggPlusChoice choice = SecAggPlusParameters(60, plus.threat);
     EXPECT_EQ(h.threshold, choice.threshold);
+    EXPECT_EQ(h.colluders, choice.corruptHolders);
     EXPECT_EQ(h.graph, choice.complete ? SecAggGraphKind::Complete : SecAggGraphKind::Harary);
-    EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h), 7, 4, plus, got), SecAggStatus::Ok);
+    EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h, 9), 7, 4, plus, &beacon, got),
+              SecAggStatus::Ok);
+    EXPECT_EQ(got.graphSeed, h.graph == SecAggGraphKind::Harary ? seed : 0u);
+    if (h.graph == SecAggGraphKind::Harary)
+    {
+        // another round's graph is another graph, computed by the client itself
+        EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h, 10), 7, 4, plus, &beacon, got),
+                  SecAggStatus::Ok);
+        EXPECT_NE(got.graphSeed, seed);
+        EXPECT_EQ(SecAggAcceptSetup(1, SecAggSetupOf(h, 9), 7, 4, plus, nullptr, got),
+                  SecAggStatus::BadGraph);
+    }
 }
 
 TEST(SecAggRounds, SenderPeekAndPlainSum)

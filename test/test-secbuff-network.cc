@@ -611,8 +611,8 @@ TEST(SecBuffNetwork, HelperRefusesWhatSecureAggregationCannotServe)
         fedavg.SetSecureAggregation(secagg);
         ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
-            "Threshold",
-            "at most BufferSize");
+            "ns3::SecAggServerStep::Threshold",
+            "rosters of 3 clients");
     }
     Simulator::Destroy();
 }

@@ -2,7 +2,7 @@
 # Plots an fl-ega CSV (experiment,setting,round,client,metric,value) into small PNGs beside it:
 #   <base>-sigma.png    codec error sigma of the measured codecs (Fig. 3)
 #   <base>-rounds.png   test accuracy against round per setting, with FedAvg's target (Table 2)
-#   <base>-algorithms.png  FedAvg, FedProx, q-FedAvg with and without EGA (Fig. 4)
+#   <base>-algorithms.png  FedAvg, FedProx, loss-weighted FedAvg with and without EGA (Fig. 4)
 #   <base>-network.png  uplink bytes per round and simulated round time over Wi-Fi (Fig. 5)
 #   <base>-leakage.png  the victim's image, its reconstruction from the raw update and from the
 #                       curious server's Eq. 2 estimate under EGA (needs the fl-ega-leak-*.txt
@@ -86,7 +86,7 @@ if has algorithms; then
   fl_gnuplot <<GP
 set terminal pngcairo size 800,500 font ',10'
 set output '$(png algorithms)'
-set title 'EGA Fig. 4: FedAvg, FedProx, q-FedAvg without and with EGA 1x (-ega)'
+set title 'EGA Fig. 4: FedAvg, FedProx, loss-weighted FedAvg without and with EGA 1x (-ega)'
 set key bottom right
 set xlabel 'round'
 set ylabel 'test accuracy (fraction)'

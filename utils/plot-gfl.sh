@@ -3,8 +3,8 @@
 # panel (utils/plot-common.sh), titles from the figures the CSV holds:
 #  * figures gfl, fl, ghp (all: the three): one row of panels per figure (the variant's prefix):
 #    centroid MSD and average individual MSD [dB] against iteration, one curve per variant; with
-#    epsilon rows (--clip > 0) two more panels, epsilon(i) against one neighbour and against all
-#    links of the worst node;
+#    epsilon rows (--clip > 0) three more panels, epsilon(i) against an eavesdropper on one link,
+#    on all links of a node, and against a neighbouring node;
 #  * sweeps gfl3, gfl4, fl6 (variants "<figure>/<scheme>/<parameter>=<value>"): one column per
 #    <figure>/<scheme> (split when it has more than 6 values), one curve per value; top row
 #    centroid MSD, bottom row average individual MSD (not for fl6: one server, the two are the
@@ -197,9 +197,9 @@ if [[ ${variants[0]} == */*/* ]]; then # a sweep: one column per figure/scheme (
 fi
 
 # figures: one row of panels per figure (variant prefix), split at 6 variants
-haveEps=$(awk -F, 'NR > 1 && !/^#/ && $3 == "epsilon_one_neighbour" { f = 1 } END { if (f) print 1 }' "$in")
+haveEps=$(awk -F, 'NR > 1 && !/^#/ && $3 == "epsilon_one_link" { f = 1 } END { if (f) print 1 }' "$in")
 panels=2
-[ -n "$haveEps" ] && panels=4
+[ -n "$haveEps" ] && panels=5
 mapfile -t figures < <(printf '%s\n' "${variants[@]}" | awk -F/ '!seen[$1]++ { print $1 }')
 rowsOut=()
 for f in "${figures[@]}"; do
@@ -230,10 +230,12 @@ fi
     echo "set ylabel 'average individual MSD [dB]'"
     echo "plot $(lines "$in" msd_average_db last "${part[@]}")"
     if [ -n "$haveEps" ]; then
-      echo "set ylabel 'epsilon(i) against one neighbour (dimensionless)'; set logscale y; set key top left"
-      echo "plot $(lines "$in" epsilon_one_neighbour last "${part[@]}")"
-      echo "set ylabel 'epsilon(i), all links of the worst node (dimensionless)'"
+      echo "set ylabel 'epsilon(i), an eavesdropper on one link (dimensionless)'; set logscale y; set key top left"
+      echo "plot $(lines "$in" epsilon_one_link last "${part[@]}")"
+      echo "set ylabel 'epsilon(i), an eavesdropper on all links of a node (dimensionless)'"
       echo "plot $(lines "$in" epsilon_all_links last "${part[@]}")"
+      echo "set ylabel 'epsilon(i), a neighbouring node (dimensionless)'"
+      echo "plot $(lines "$in" epsilon_neighbour last "${part[@]}")"
     fi
   done
   echo "unset multiplot"

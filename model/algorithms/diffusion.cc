@@ -157,16 +157,17 @@ ReleaseNodeMessages(Perturbation& perturbation,
                     const std::vector<uint32_t>& neighbors,
                     uint64_t nodeSeed,
                     uint32_t iteration,
-                    NodeRelease& out)
+                    NodeRelease& out,
+                    NoiseSource source)
 {
-    Rng begin(NodeNoiseSeed(nodeSeed, iteration));
+    Rng begin(NoiseSeed(source, NodeNoiseSeed(nodeSeed, iteration)));
     perturbation.BeginIteration(value.Size(), begin);
     out.broadcast = perturbation.SameForEveryReceiver();
     if (out.broadcast)
     {
         out.perLink.clear();
         out.message = value;
-        Rng link(LinkNoiseSeed(nodeSeed, iteration, kBroadcastReceiver));
+        Rng link(NoiseSeed(source, LinkNoiseSeed(nodeSeed, iteration, kBroadcastReceiver)));
         perturbation.PerturbOutgoing(out.message, kBroadcastReceiver, link);
     }
     else
@@ -175,12 +176,12 @@ ReleaseNodeMessages(Perturbation& perturbation,
         for (std::size_t j = 0; j < neighbors.size(); ++j)
         {
             out.perLink[j] = value;
-            Rng link(LinkNoiseSeed(nodeSeed, iteration, neighbors[j]));
+            Rng link(NoiseSeed(source, LinkNoiseSeed(nodeSeed, iteration, neighbors[j])));
             perturbation.PerturbOutgoing(out.perLink[j], neighbors[j], link);
         }
     }
     out.kept = value;
-    Rng self(LinkNoiseSeed(nodeSeed, iteration, node));
+    Rng self(NoiseSeed(source, LinkNoiseSeed(nodeSeed, iteration, node)));
     perturbation.PerturbKept(out.kept, self);
 }
 
@@ -365,6 +366,7 @@ GraphExchange::GraphExchange(const Eigen::MatrixXd& A,
                              DeliveryFunction delivered)
     : m_A(A),
       m_seeds(std::move(nodeSeeds)),
+      m_source(noise.source),
       m_policy(policy),
       m_delivered(std::move(delivered))
 {
@@ -448,7 +450,8 @@ GraphExchange::Step(uint32_t iteration,
                             m_neighbors[k],
                             m_seeds[k],
                             iteration,
-                            m_releases[k]);
+                            m_releases[k],
+                            m_source);
     }
     std::size_t lost = 0;
     for (std::size_t k = 0; k < n; ++k)
@@ -570,8 +573,9 @@ ReportNetworkIteration(const NetworkIterationCallback& onIteration,
     report.iteration = iteration;
     report.lostMessages = lostMessages;
     report.droppedClients = droppedClients;
-    report.epsilonOneNeighbour = privacy ? privacy->EpsilonOneNeighbour() : 0.0;
+    report.epsilonOneLink = privacy ? privacy->EpsilonOneLink() : 0.0;
     report.epsilonAllLinks = privacy ? privacy->EpsilonAllLinks() : 0.0;
+    report.epsilonNeighbour = privacy ? privacy->EpsilonNeighbour() : 0.0;
     FillNetworkMetrics(models, aggregates, reference, centroid, report);
     onIteration(report);
 }
@@ -585,8 +589,9 @@ FinishNetworkRun(std::vector<ParamVector>& models,
 {
     NetworkIterationReport last;
     FillNetworkMetrics(models, aggregates, reference, result.centroid, last);
-    result.epsilonOneNeighbour = privacy.EpsilonOneNeighbour();
+    result.epsilonOneLink = privacy.EpsilonOneLink();
     result.epsilonAllLinks = privacy.EpsilonAllLinks();
+    result.epsilonNeighbour = privacy.EpsilonNeighbour();
     result.models = std::move(models);
 }
 
@@ -609,7 +614,7 @@ MakeGraphPrivacyAccountant(const Eigen::MatrixXd& combination,
                                   mu,
                                   gradientBound,
                                   dim,
-                                  NeighbourCounts(combination),
+                                  combination,
                                   delta);
 }
 

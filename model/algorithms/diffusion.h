@@ -103,6 +103,7 @@ struct NodeRelease
  * Rng(NodeNoiseSeed(nodeSeed, iteration)); then, if the perturbation is SameForEveryReceiver, one
  * copy perturbed with Rng(LinkNoiseSeed(..., kBroadcastReceiver)), else one copy per neighbour
  * with Rng(LinkNoiseSeed(..., neighbour)); then the kept copy with Rng(LinkNoiseSeed(..., node)).
+ * With `source` Sodium every one of these seeds comes from libsodium instead (NoiseSeed).
  * O(deg d) for per-link noise, O(d) otherwise.
  */
 void ReleaseNodeMessages(Perturbation& perturbation,
@@ -111,7 +112,8 @@ void ReleaseNodeMessages(Perturbation& perturbation,
                          const std::vector<uint32_t>& neighbors,
                          uint64_t nodeSeed,
                          uint32_t iteration,
-                         NodeRelease& out);
+                         NodeRelease& out,
+                         NoiseSource source = NoiseSource::RunSeed);
 
 // ------------------------------------------------------------------------------- combine step
 
@@ -265,6 +267,7 @@ class GraphExchange
   private:
     Eigen::MatrixXd m_A;
     std::vector<uint64_t> m_seeds;
+    NoiseSource m_source; ///< where the node noise seeds come from
     MissingMessagePolicy m_policy;
     DeliveryFunction m_delivered;
     std::vector<std::vector<uint32_t>> m_neighbors;
@@ -290,9 +293,10 @@ struct NetworkIterationReport
     double averageMsd{0.0};               ///< (1/N) sum_k ||w_k - w°||^2 (NaN without a reference)
     double disagreement{0.0};             ///< (1/N) sum_k ||w_k - w_c||^2
     double centroidDrift{0.0};            ///< CentroidDrift(models, aggregates)
-    double epsilonOneNeighbour{0.0}; ///< eps of one node's releases so far, against one
-                                     ///< neighbour (GraphPrivacyAccountant)
-    double epsilonAllLinks{0.0};     ///< the same against all links of the worst node
+    double epsilonOneLink{0.0};    ///< eps of the releases so far against an eavesdropper on one
+                                   ///< link (GraphPrivacyAccountant)
+    double epsilonAllLinks{0.0};   ///< the same against an eavesdropper on all links of a node
+    double epsilonNeighbour{0.0};  ///< the same against a neighbouring node (server or agent)
     std::size_t lostMessages{0};   ///< node-to-node messages missing in this iteration
     std::size_t droppedClients{0}; ///< GFL: sampled clients that dropped in this iteration
 };
@@ -305,8 +309,9 @@ struct NetworkRunResult
 {
     std::vector<ParamVector> models; ///< final w_k
     ParamVector centroid;            ///< final centroid
-    double epsilonOneNeighbour{0.0}; ///< final eps of one node's releases, one neighbour
-    double epsilonAllLinks{0.0};     ///< final eps against all links of the worst node
+    double epsilonOneLink{0.0};      ///< final eps against an eavesdropper on one link
+    double epsilonAllLinks{0.0};     ///< final eps against an eavesdropper on all links of a node
+    double epsilonNeighbour{0.0};    ///< final eps against a neighbouring node
     std::size_t transmissions{0};    ///< node-to-node messages sent (all iterations)
     std::size_t lostMessages{0};     ///< of those, missing at the receiver
     std::size_t clientUploads{0};    ///< GFL: client uploads received by servers
@@ -371,7 +376,8 @@ void ReportNetworkIteration(const NetworkIterationCallback& onIteration,
 
 /**
  * The end of a network run: result.centroid (FillNetworkMetrics of the final models),
- * result.epsilonOneNeighbour, result.epsilonAllLinks and result.models (moved from `models`).
+ * result.epsilonOneLink, result.epsilonAllLinks, result.epsilonNeighbour and result.models (moved
+ * from `models`).
  */
 void FinishNetworkRun(std::vector<ParamVector>& models,
                       const std::vector<ParamVector>& aggregates,

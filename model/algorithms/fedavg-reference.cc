@@ -155,7 +155,7 @@ RunFedAvgReference(const LearningTask& task, const FedAvgReferenceConfig& config
                 rep.statistic = config.uplinkCodec->Statistic(deltas.back());
                 rep.weight = UplinkClientWeight(static_cast<double>(task.ClientSamples(k)),
                                                 out.meanLoss,
-                                                config.qFedAvg);
+                                                config.lossWeightExponent);
                 reports.push_back(rep);
             }
             const UplinkRoundParams params = config.uplinkCodec->Agree(reports);

@@ -77,8 +77,9 @@ struct FedAvgReferenceConfig
      * (the survivors in ascending order and the sum of their phase-1 weights).
      */
     unsigned secureFractionBits{0};
-    /// q-FedAvg exponent of the clients' weights (UplinkClientWeight), with uplinkCodec only.
-    double qFedAvg{0.0};
+    /// Loss-weighted FedAvg's exponent of the clients' weights (UplinkClientWeight), with
+    /// uplinkCodec only (not q-FFL: see qffl.h).
+    double lossWeightExponent{0.0};
     /// Clients of a round (sorted; default: all). As FlServerApplication's sampling, decided by
     /// the caller.
     std::function<std::vector<uint32_t>(uint32_t round)> select;

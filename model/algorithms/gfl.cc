@@ -149,7 +149,8 @@ GflClientStep(const LearningTask& task,
               Perturbation* noise,
               uint32_t server,
               uint64_t clientSeed,
-              uint32_t iteration)
+              uint32_t iteration,
+              NoiseSource source)
 {
     GflClientResult r;
     Rng rng(GflTrainingSeed(clientSeed, iteration));
@@ -158,7 +159,7 @@ GflClientStep(const LearningTask& task,
                                             : r.training.params;
     if (noise != nullptr)
     {
-        Rng noiseRng(UplinkNoiseSeed(clientSeed, iteration));
+        Rng noiseRng(NoiseSeed(source, UplinkNoiseSeed(clientSeed, iteration)));
         noise->BeginIteration(r.upload.Size(), noiseRng);
         noise->PerturbOutgoing(r.upload, server, noiseRng); // + g_{p,k,i}
     }
@@ -227,6 +228,19 @@ GflSecureAverage(const std::vector<uint32_t>& sampled,
     // psi = (1/|S|) sum_{k in S} x_k   (eq. 7 over the survivors S, as the server decodes it)
     average = FromDouble(r.Mean(), uploads.front()->GetPrecision());
     return true;
+}
+
+std::string
+GflSecureAggregationGuarantee(std::size_t sampled, uint32_t threshold)
+{
+    std::vector<uint32_t> ids(sampled);
+    for (std::size_t k = 0; k < sampled; ++k)
+    {
+        ids[k] = static_cast<uint32_t>(k);
+    }
+    SecAggRule rule;
+    rule.threshold = threshold;
+    return SecAggGuaranteeOf(MakeSecAggRoundConfig(0, ids, 1, rule, 0)).Text();
 }
 
 void
@@ -434,7 +448,8 @@ RunGflInProcess(const LearningTask& task,
                                                clientNoise[c].get(),
                                                static_cast<uint32_t>(p),
                                                clientSeeds[c],
-                                               i));
+                                               i,
+                                               config.clientNoise.source));
                 result.flops += steps_.back().training.flops;
             }
             droppedNow += dropped.size();

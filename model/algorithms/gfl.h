@@ -135,7 +135,7 @@ struct GflClientResult
  * `taskClient` from `start` with `trainer` and Rng(GflTrainingSeed(clientSeed, iteration)), forms
  * the upload (model or update) and, if `noise` is given, adds the client noise exactly as
  * FlClientApplication does: BeginIteration and PerturbOutgoing(upload, server, rng) with one
- * Rng(UplinkNoiseSeed(clientSeed, iteration)).
+ * Rng(UplinkNoiseSeed(clientSeed, iteration)) (its seed from libsodium if `source` is Sodium).
  */
 GflClientResult GflClientStep(const LearningTask& task,
                               std::size_t taskClient,
@@ -146,7 +146,8 @@ GflClientResult GflClientStep(const LearningTask& task,
                               Perturbation* noise,
                               uint32_t server,
                               uint64_t clientSeed,
-                              uint32_t iteration);
+                              uint32_t iteration,
+                              NoiseSource source = NoiseSource::RunSeed);
 
 // ------------------------------------------------------------------------------ server side
 
@@ -167,11 +168,18 @@ ParamVector GflServerAverage(const std::vector<const ParamVector*>& received,
 ParamVector GflApplyUpdate(const ParamVector& current, const ParamVector& averageUpdate, double mu);
 
 /**
+ * The guarantee of GFL's secure aggregation for L sampled clients per server with threshold
+ * `threshold` (0 = the rule floor(2L/3) + 1): fl::SecAggGuarantee::Text of the configuration the
+ * network servers announce. Throws ConfigError as MakeSecAggRoundConfig.
+ */
+std::string GflSecureAggregationGuarantee(std::size_t sampled, uint32_t threshold);
+
+/**
  * Secure aggregation of one server's iteration, as the protocol computes it over the network
  * (SecAggServerStep and SecAggClientStep; Bonawitz et al., "Practical Secure Aggregation for
  * Privacy-Preserving Machine Learning", ACM CCS 2017): the `sampled` clients are configured
  * (MakeSecAggRoundConfig with the complete graph, fraction bits `fractionBits` and threshold
- * `threshold`, 0 = the smallest majority floor(|sampled| / 2) + 1), the survivors' `uploads`
+ * `threshold`, 0 = the rule floor(2 |sampled| / 3) + 1), the survivors' `uploads`
  * (the sampled clients that did not drop; a dropped client sends nothing, not even its keys) are
  * encoded with weight 1 and summed in fixed point (SecAggPlainSum, summands = |sampled|), and the
  * average is that sum divided by the number of survivors, in the uploads' precision: bit for bit

@@ -16,7 +16,7 @@
  *            w <- w + u
  * u estimates the weighted mean sum_i p_i update_i with p_i = weight_i / sum_j weight_j, the
  * weights being the clients' FedAvg weights (sample counts) times any algorithm factor
- * (q-FedAvg's loss^q).
+ * (loss-weighted FedAvg's loss^q).
  *
  * Codecs whose payloads add in the encoded domain (EGA: the server only ever needs the sum of
  * the codes) also offer a sum path, so that an uplink step that hides single payloads (secure
@@ -164,7 +164,12 @@ class UplinkCodec
 void AddInPlace(ParamVector& model, const ParamVector& update);
 /// local - global in their (common) precision (ConfigError on a mismatch).
 ParamVector Difference(const ParamVector& local, const ParamVector& global);
-/// The phase-1 weight of a client: samples x meanLoss^q (q-FedAvg's reweighting; q = 0: samples).
+/**
+ * The phase-1 weight of a client: samples x meanLoss^q, meanLoss the mean loss of its local
+ * training ("loss-weighted FedAvg", the EGA paper's client importance lambda_i; q = 0: samples).
+ * Not q-FFL (Li et al., ICLR 2020), which steps with Delta_k and h_k from the loss at the
+ * received model: see qffl.h.
+ */
 double UplinkClientWeight(double samples, double meanLoss, double q);
 
 /// Seeds of the codec's draws, shared by the apps and the reference runner.

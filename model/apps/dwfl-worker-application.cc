@@ -3,13 +3,13 @@
  */
 #include "ns3/dwfl-worker-application.h"
 
-#include "ns3/fl-ns3-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/dwfl-privacy.h"
 #include "ns3/dwfl.h"
 #include "ns3/enum.h"
 #include "ns3/fast-normal.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/log.h"
 #include "ns3/ota-channel.h"
 #include "ns3/ota-parameter-server-application.h"
@@ -17,6 +17,7 @@
 #include "ns3/ota-signal.h"
 #include "ns3/phase-timer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -115,6 +116,14 @@ DwflWorkerApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&DwflWorkerApplication::m_seedAttr),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("NoiseSource",
+                          "Where the seeds of the artificial noise come from: run-seed (derived "
+                          "from Seed, i.e. from the run seed: reproducible, and every eps assumes "
+                          "an adversary who does not know the run seed) or sodium (libsodium's "
+                          "generator: unpredictable, results change from run to run).",
+                          StringValue("run-seed"),
+                          MakeStringAccessor(&DwflWorkerApplication::m_noiseSourceName),
+                          MakeStringChecker())
             .AddTraceSource("Round",
                             "End of a round, before the update of eq. (7): the transmitted "
                             "model, the noises, c, alpha, beta, eps and the round's duration. "
@@ -152,6 +161,7 @@ DwflWorkerApplication::DoDispose()
     m_phy = nullptr;
     m_task.reset();
     m_accountant.reset();
+    m_composed.reset();
     FlApplicationBase::DoDispose();
 }
 
@@ -296,6 +306,34 @@ DwflWorkerApplication::StartApplication()
         m_phy->SetAttribute("RecordNoise", BooleanValue(true));
     }
     m_phy->SetReceiveCallback(MakeCallback(&DwflWorkerApplication::Receive, this));
+    try
+    {
+        m_noiseSource = fl::ParseNoiseSource(m_noiseSourceName, "NoiseSource");
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("DwflWorkerApplication", e);
+    }
+    m_composed.reset();
+    if (m_accountant && m_transmission != CENTRALIZED_PS)
+    {
+        if (m_transmission == ORTHOGONAL ||
+            m_phy->GetChannel()->GetStructure() != OtaChannel::STRUCTURE_SENDER_ONLY)
+        {
+            fl::ExitOnConfigError(
+                "DwflWorkerApplication",
+                fl::ConfigError("SetPrivacyAccountant",
+                                std::string("with ") +
+                                    (m_transmission == ORTHOGONAL ? "orthogonal transmission"
+                                                                  : "a per-link channel") +
+                                    ": " + fl::kDwflNotComposed,
+                                "report the per-round eps of the Round trace (eq. 11), or use "
+                                "NonOrthogonal transmission on a sender-only channel"));
+        }
+        m_composed = std::make_unique<fl::DwflComposedBound>(
+            m_index,
+            m_decode == DECODE_ORACLE ? fl::DwflDecode::Oracle : fl::DwflDecode::Practical);
+    }
     m_seed = m_seedAttr != 0 ? m_seedAttr
                              : m_seedRv->GetInteger(1, std::numeric_limits<uint32_t>::max());
     if (m_server)
@@ -497,7 +535,9 @@ DwflWorkerApplication::TransmitData()
     if (beta > 0.0 && m_sigma2 > 0.0)
     {
         fl::PhaseScope noise(fl::Phase::Noise);
-        fl::FillNormal(m_ownNoise, std::sqrt(m_sigma2), fl::DeriveSeed(m_seed, m_round, 2));
+        fl::FillNormal(m_ownNoise,
+                       std::sqrt(m_sigma2),
+                       fl::NoiseSeed(m_noiseSource, fl::DeriveSeed(m_seed, m_round, 2)));
     }
     else
     {
@@ -622,12 +662,31 @@ void
 DwflWorkerApplication::ReportRound(uint32_t receptions)
 {
     const auto [mechanism, epsilon] = RoundMechanism();
-    if (m_accountant)
+    if (m_accountant && m_transmission == CENTRALIZED_PS)
     {
-        // Eq. (11) bounds one round with the sensitivity of one gradient step. Over rounds the
-        // worker's message carries all its m_round + 1 clipped steps, so with a neighbouring
-        // data set it can differ by m_round + 1 times as much (the drifting sensitivity).
-        m_accountant->Add(fl::DriftingRelease(mechanism, m_round + 1));
+        // Each round's query is taken at the server's model, a function of what the server
+        // received before: the rounds compose adaptively at the one-round sensitivity.
+        m_accountant->Add(mechanism);
+    }
+    else if (m_accountant && m_composed)
+    {
+        // Round t given the history: the fresh noise at the drift sensitivity Delta_t
+        // (doc/fl.rst, "DWFL over rounds: the composed bound").
+        fl::DwflRoundSetup setup;
+        setup.gainAbs = m_gain;
+        setup.powerW = m_power;
+        setup.beta = m_beta;
+        setup.c = m_c;
+        setup.eta = fl::DwflAveragingRate(m_eta, m_workers.size());
+        setup.params = PrivacyParams();
+        try
+        {
+            m_accountant->Add(m_composed->AddRound(setup));
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("DwflWorkerApplication", e);
+        }
     }
     const uint64_t nextSlot = m_dataSlot + GetDataSlotsPerRound();
     DwflRoundReport report;

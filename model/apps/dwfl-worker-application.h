@@ -9,9 +9,11 @@
 #ifndef DWFL_WORKER_APPLICATION_H
 #define DWFL_WORKER_APPLICATION_H
 
+#include "ns3/dwfl-composition.h"
 #include "ns3/dwfl-privacy.h"
 #include "ns3/fl-application-base.h"
 #include "ns3/learning-task.h"
+#include "ns3/noise-source.h"
 #include "ns3/nstime.h"
 #include "ns3/ota-phy.h"
 #include "ns3/privacy-accountant.h"
@@ -19,6 +21,7 @@
 #include "ns3/traced-callback.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -129,12 +132,16 @@ class DwflWorkerApplication : public FlApplicationBase
     /// The parameter server (Transmission CentralizedPs). Done by DwflHelper::InstallCentralized.
     void SetParameterServer(Ptr<OtaParameterServerApplication> server);
     /**
-     * Optional accountant fed each round with the mechanism of this worker's reception (the
-     * server's reception if centralized), at the drifting sensitivity (fl::DriftingRelease):
-     * in round t = 1, 2, ... the sensitivity of eq. (11) times t, since a worker's message
-     * carries all its t clipped gradient steps. Its epsilon is the composed privacy loss of one
-     * worker's data set (replace-one) against this receiver over the rounds so far; eq. (11)
-     * itself (the Round trace's epsilon) is the loss of one round alone.
+     * Optional accountant fed each round with the mechanism of this worker's reception, so that
+     * its epsilon is the composed privacy loss of one worker's data set (replace-one) against
+     * this receiver over the rounds so far (doc/fl.rst, "DWFL over rounds: the composed
+     * bound"): NonOrthogonal, round t's fresh noise at the drift sensitivity Delta_t of
+     * fl::DwflComposedBound (every worker's clipped gradient of every earlier round may differ
+     * once the target influenced its model); CentralizedPs, the server's reception at the
+     * one-round sensitivity (the rounds compose adaptively, doc/fl.rst, "The over-the-air
+     * parameter server over rounds"). Orthogonal transmission and per-link channels have no
+     * valid composed bound: with an accountant the run stops at start with exit status 2.
+     * Eq. (11) itself (the Round trace's epsilon) bounds the first round alone.
      */
     void SetPrivacyAccountant(std::shared_ptr<fl::PrivacyAccountant> accountant);
 
@@ -206,11 +213,14 @@ class DwflWorkerApplication : public FlApplicationBase
     Transmission m_transmission;
     uint64_t m_initSeed;
     uint64_t m_seedAttr;
+    std::string m_noiseSourceName{"run-seed"};               ///< NoiseSource attribute
+    fl::NoiseSource m_noiseSource{fl::NoiseSource::RunSeed}; ///< parsed at start
 
     std::shared_ptr<const fl::LearningTask> m_task;
     uint32_t m_client{0};
     std::vector<Ptr<DwflWorkerApplication>> m_workers;
     std::shared_ptr<fl::PrivacyAccountant> m_accountant;
+    std::unique_ptr<fl::DwflComposedBound> m_composed; ///< NonOrthogonal with an accountant
     Ptr<OtaParameterServerApplication> m_server;
     Ptr<OtaPhy> m_phy;
     Ptr<UniformRandomVariable> m_seedRv;

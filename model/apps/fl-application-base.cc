@@ -441,6 +441,12 @@ FlApplicationBase::GetUplinkMechanism() const
     return fl::MechanismKind::Gaussian;
 }
 
+fl::NoiseSource
+FlApplicationBase::GetUplinkNoiseSource() const
+{
+    return fl::NoiseSource::RunSeed;
+}
+
 uint32_t
 FlApplicationBase::GetLearnerIndex() const
 {

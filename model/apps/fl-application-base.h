@@ -107,6 +107,8 @@ class FlApplicationBase : public Application
     virtual double GetUplinkEpsilon(double delta) const;
     /// The mechanism of its perturbation (default Gaussian; meaningful if HasUplinkPerturbation).
     virtual fl::MechanismKind GetUplinkMechanism() const;
+    /// Where its perturbation's noise seeds come from (default: derived from the run seed).
+    virtual fl::NoiseSource GetUplinkNoiseSource() const;
     /// The learner index of this application (client index; default: none, 0xffffffff).
     virtual uint32_t GetLearnerIndex() const;
 

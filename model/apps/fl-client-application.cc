@@ -70,6 +70,15 @@ FlClientApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlClientApplication::m_trainingSeedAttr),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("NoiseSource",
+                          "Where the seed of the uplink noise comes from: run-seed (derived from "
+                          "the training seed, i.e. from the run seed: reproducible, and every "
+                          "eps assumes an adversary who does not know the run seed) or sodium "
+                          "(libsodium's generator: unpredictable, results change from run to "
+                          "run).",
+                          StringValue("run-seed"),
+                          MakeStringAccessor(&FlClientApplication::m_noiseSourceName),
+                          MakeStringChecker())
             .AddAttribute("SilentRounds",
                           "Failure injection: rounds (e.g. \"3,5-7\") in which the client gets "
                           "the global model but does not answer.",
@@ -166,6 +175,12 @@ FlClientApplication::GetUplinkMechanism() const
 {
     return m_uplinkPerturbation ? m_uplinkPerturbation->Mechanism(0.0).kind
                                 : fl::MechanismKind::None;
+}
+
+fl::NoiseSource
+FlClientApplication::GetUplinkNoiseSource() const
+{
+    return m_noiseSource;
 }
 
 double
@@ -328,6 +343,7 @@ FlClientApplication::StartApplication()
     {
         m_silentRounds =
             fl::ParseRoundList(m_silentRoundsSpec, "FlClientApplication::SilentRounds");
+        m_noiseSource = fl::ParseNoiseSource(m_noiseSourceName, "FlClientApplication::NoiseSource");
     }
     catch (const fl::ConfigError& e)
     {
@@ -623,7 +639,8 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     m_update = fit.ownUpload ? std::move(fit.upload) : std::move(out.params);
     if (m_uplinkPerturbation && !m_strategy->PerturbsUpload())
     {
-        fl::Rng noiseRng(fl::UplinkNoiseSeed(m_trainingSeed, h.round));
+        fl::Rng noiseRng(
+            fl::NoiseSeed(m_noiseSource, fl::UplinkNoiseSeed(m_trainingSeed, h.round)));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
         m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
         m_uplinkPrivacy.RecordUpload(m_uplinkPerturbation->Mechanism(0.0),

@@ -84,6 +84,8 @@ class FlClientApplication : public FlApplicationBase
     double GetUplinkEpsilon(double delta) const override;
     /// The kind of the uplink perturbation's noise (None without one).
     fl::MechanismKind GetUplinkMechanism() const override;
+    /// The NoiseSource attribute (parsed when the client starts).
+    fl::NoiseSource GetUplinkNoiseSource() const override;
 
     /**
      * The client half of the strategy seam (FlClientStrategy: what is trained on the model
@@ -180,6 +182,8 @@ class FlClientApplication : public FlApplicationBase
     double m_computePower;
     uint64_t m_trainingSeedAttr;
     std::string m_silentRoundsSpec;
+    std::string m_noiseSourceName{"run-seed"};               ///< NoiseSource attribute
+    fl::NoiseSource m_noiseSource{fl::NoiseSource::RunSeed}; ///< parsed at start
     double m_dropoutProbability;
     Time m_leaveTime;
     Time m_joinInterval;

@@ -230,11 +230,13 @@ CodecClientStrategy::GetTypeId()
             .SetParent<FlClientStrategy>()
             .SetGroupName("Fl")
             .AddConstructor<CodecClientStrategy>()
-            .AddAttribute("QFedAvg",
-                          "q-FedAvg exponent q of the client's aggregation weight, "
-                          "samples x (mean training loss)^q (0 = FedAvg's sample count).",
+            .AddAttribute("LossWeightExponent",
+                          "Exponent q of loss-weighted FedAvg: the client's aggregation weight "
+                          "is samples x (mean training loss)^q (0 = FedAvg's sample count). "
+                          "This is the EGA paper's client importance lambda_i, not q-FFL "
+                          "(Li et al., ICLR 2020; see QfflServerStrategy).",
                           DoubleValue(0.0),
-                          MakeDoubleAccessor(&CodecClientStrategy::m_qFedAvg),
+                          MakeDoubleAccessor(&CodecClientStrategy::m_lossWeightExponent),
                           MakeDoubleChecker<double>(0.0, 100.0));
     return tid;
 }
@@ -298,7 +300,7 @@ CodecClientStrategy::UploadReady(const fl::LearningTask& task,
     m_delta = fl::Difference(upload, received);
     m_weight = fl::UplinkClientWeight(static_cast<double>(task.ClientSamples(client)),
                                       meanLoss,
-                                      m_qFedAvg);
+                                      m_lossWeightExponent);
     fl::UplinkReport r;
     r.statistic = m_codec->Statistic(m_delta);
     r.weight = m_weight;

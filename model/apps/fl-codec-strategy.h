@@ -4,8 +4,8 @@
  * The uplink codec (fl::UplinkCodec, uplink-codec.h) as a strategy pair: a round with two
  * phases before the model update (a scalar report per client, the agreed parameters broadcast
  * back), raw codec payloads as uploads, summed in the encoded domain and decoded once. EGA
- * (fl::EgaUplinkCodec) is its codec; q-FedAvg's reweighting of the clients is the client half's
- * QFedAvg attribute.
+ * (fl::EgaUplinkCodec) is its codec; loss-weighted FedAvg (weights samples x mean loss^q, the
+ * EGA paper's client importance lambda_i; not q-FFL) is the client half's LossWeightExponent.
  */
 #ifndef FL_CODEC_STRATEGY_H
 #define FL_CODEC_STRATEGY_H
@@ -82,12 +82,12 @@ class CodecServerStrategy : public FlServerStrategy
 /**
  * \ingroup fl
  * The client half of the uplink codec: when the compute time has elapsed the client reports
- * Statistic(update) and its weight fl::UplinkClientWeight(samples, meanLoss, QFedAvg) in a
- * Control message; when the server's round parameters arrive it sends
- * Encode(update, params) as a raw LocalModel message, update = trained model (after the uplink
- * perturbation, if any) minus the global model received (encode draws seeded by
- * fl::UplinkEncodeSeed). With an uplink step the step gets UplinkCodec::PayloadValues of the
- * payload with weight 1 instead (the client's weight is inside the values).
+ * Statistic(update) and its weight fl::UplinkClientWeight(samples, meanLoss, LossWeightExponent) in
+ * a Control message; when the server's round parameters arrive it sends Encode(update, params) as a
+ * raw LocalModel message, update = trained model (after the uplink perturbation, if any) minus the
+ * global model received (encode draws seeded by fl::UplinkEncodeSeed). With an uplink step the step
+ * gets UplinkCodec::PayloadValues of the payload with weight 1 instead (the client's weight is
+ * inside the values).
  */
 class CodecClientStrategy : public FlClientStrategy
 {
@@ -118,7 +118,7 @@ class CodecClientStrategy : public FlClientStrategy
 
   private:
     std::shared_ptr<const fl::UplinkCodec> m_codec;
-    double m_qFedAvg{0.0};       ///< QFedAvg attribute
+    double m_lossWeightExponent{0.0}; ///< LossWeightExponent attribute
     uint32_t m_client{0};        ///< the client index
     std::size_t m_parameters{0}; ///< the model size
     fl::ParamVector m_delta;     ///< the pending update: trained - received

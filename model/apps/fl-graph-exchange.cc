@@ -74,7 +74,8 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
                             m_neighborIds,
                             m_config.seed,
                             iteration,
-                            m_release);
+                            m_release,
+                            m_config.noise.source);
     const fl::MessageAddress header{fl::MessageKind::PeerModel,
                                     iteration,
                                     0,

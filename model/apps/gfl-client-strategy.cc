@@ -78,7 +78,8 @@ GflClientStrategy::MakeFit() const
                                                   perturbation,
                                                   c.server,
                                                   seed,
-                                                  round);
+                                                  round,
+                                                  c.noiseSource);
         out.training = std::move(r.training);
         out.upload = std::move(r.upload);
         out.ownUpload = true;

@@ -31,6 +31,7 @@ class GflClientStrategy : public FlClientStrategy
         double mu{0.1};                               ///< step size
         uint32_t server{0};                           ///< the server's graph index p
         double dropoutProbability{0.0};               ///< per sampled round
+        fl::NoiseSource noiseSource{fl::NoiseSource::RunSeed}; ///< the client noise's seeds
     };
 
     /// \return the TypeId

@@ -4,8 +4,11 @@
 #include "ns3/secagg-client-step.h"
 
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/text-parse.h"
+
+#include <sodium.h>
 
 namespace ns3
 {
@@ -48,7 +51,9 @@ SecAggClientStep::~SecAggClientStep() = default;
 void
 SecAggClientStep::DoDispose()
 {
+    Simulator::Cancel(m_pendingSetup);
     m_client.reset();
+    DropInput();
     m_port = Port();
     FlUplinkClientStep::DoDispose();
 }
@@ -62,6 +67,23 @@ SecAggClientStep::SetKeys(const fl::SecAggIdentity& identity,
     m_pki = pki;
     m_runSeed = runSeed;
     m_hasKeys = true;
+}
+
+void
+SecAggClientStep::SetBeacon(std::shared_ptr<const fl::SecAggBeacon> beacon)
+{
+    m_beacon = std::move(beacon);
+}
+
+void
+SecAggClientStep::DropInput()
+{
+    if (m_input.size() > 0)
+    {
+        sodium_memzero(m_input.data(), static_cast<std::size_t>(m_input.size()) * sizeof(double));
+    }
+    m_input = Eigen::VectorXd();
+    m_hasInput = false;
 }
 
 void
@@ -150,7 +172,7 @@ SecAggClientStep::Upload(uint32_t round, const fl::ParamVector& update, uint64_t
     {
         ++m_counters.discarded; // an older upload never got into a protocol run
     }
-    m_hasInput = false;
+    DropInput();
     if (Dropping(Drop::Keys, round))
     {
         return;
@@ -194,18 +216,53 @@ SecAggClientStep::HandleSetup(uint64_t instance, const std::vector<uint8_t>& byt
     }
     if (instance <= m_lastInstance)
     {
-        Refuse(fl::SecAggStatus::InconsistentRequest, "a setup of an old round");
+        // a second setup (roster, graph) for an instance, or one of an old instance
+        Refuse(fl::SecAggStatus::InconsistentRequest, "a setup of an old or current round");
         return;
     }
+    m_lastInstance = instance;
+    Simulator::Cancel(m_pendingSetup);
+    m_client.reset();
+    if (setup.graph == static_cast<uint8_t>(fl::SecAggGraphKind::Harary))
+    {
+        if (!m_beacon)
+        {
+            Refuse(fl::SecAggStatus::BadGraph, "a SecAgg+ setup without a beacon");
+            return;
+        }
+        const double published = m_beacon->PublishedAt(setup.beaconRound);
+        if (published <= Simulator::Now().GetSeconds())
+        {
+            // the server could have chosen the roster knowing the graph
+            Refuse(fl::SecAggStatus::StaleBeacon, "the round's setup");
+            return;
+        }
+        m_pendingSetup = Simulator::Schedule(Seconds(published) - Simulator::Now(),
+                                             &SecAggClientStep::AcceptSetup,
+                                             this,
+                                             instance,
+                                             setup);
+        return;
+    }
+    AcceptSetup(instance, setup);
+}
+
+void
+SecAggClientStep::AcceptSetup(uint64_t instance, const fl::SecAggRoundSetup& setup)
+{
     fl::SecAggConfig config;
-    const fl::SecAggStatus st =
-        fl::SecAggAcceptSetup(instance, setup, m_clientIndex, m_dim, m_rule, config);
+    const fl::SecAggStatus st = fl::SecAggAcceptSetup(instance,
+                                                      setup,
+                                                      m_clientIndex,
+                                                      m_dim,
+                                                      m_rule,
+                                                      m_beacon.get(),
+                                                      config);
     if (st != fl::SecAggStatus::Ok)
     {
         Refuse(st, "the round's setup");
         return;
     }
-    m_lastInstance = instance;
     m_instance = instance;
     m_client = std::make_unique<fl::SecAggClient>(config, m_identity, m_pki, Keys(instance));
     ++m_counters.setups;
@@ -276,8 +333,7 @@ SecAggClientStep::Receive(uint32_t round, uint32_t tag, const std::vector<uint8_
             }
             throw;
         }
-        m_hasInput = false; // the plaintext is no longer needed
-        m_input = Eigen::VectorXd();
+        DropInput(); // the plaintext is no longer needed
         if (st == fl::SecAggStatus::Ok)
         {
             ++m_counters.maskedInputs;

@@ -6,12 +6,17 @@
  * object turns the trained upload into the round's AdvertiseKeys message and answers the
  * server's messages in turn. The upload itself never leaves the client: only y_u, its fixed-point
  * encoding under two masks (Bonawitz et al. 2017, Fig. 4), goes out, and only to a round whose
- * announced configuration the client checked (it names the client; t, the graph and the
- * fraction bits are what the client's own rule gives; the instance is newer than any before).
+ * announced configuration the client checked before anything else (it names the client; the
+ * roster has at least MinClients clients; t, the colluders tolerated, the graph and the fraction
+ * bits are what the client's own rule gives; the instance is newer than any before, so a second
+ * roster or graph for one instance is refused; a SecAgg+ graph is the one the public beacon gives
+ * for a round that was not yet public when the setup arrived). The plaintext upload is wiped as
+ * soon as it is masked or given up.
  */
 #ifndef FL_SECAGG_CLIENT_STEP_H
 #define FL_SECAGG_CLIENT_STEP_H
 
+#include "ns3/event-id.h"
 #include "ns3/fl-uplink-step.h"
 #include "ns3/secagg-step-settings.h"
 
@@ -44,6 +49,9 @@ class SecAggClientStep : public FlUplinkClientStep, public SecAggStepSettingsHol
     void SetKeys(const fl::SecAggIdentity& identity,
                  const fl::SecAggPki& pki,
                  const fl::SecAggRunSeed& runSeed);
+
+    /// The public randomness beacon the SecAgg+ graph is drawn from (FlSecAggHelper makes it).
+    void SetBeacon(std::shared_ptr<const fl::SecAggBeacon> beacon);
 
     /// Counters of the step.
     struct Counters
@@ -94,6 +102,10 @@ class SecAggClientStep : public FlUplinkClientStep, public SecAggStepSettingsHol
 
     bool Dropping(Drop phase, uint32_t round);
     void HandleSetup(uint64_t instance, const std::vector<uint8_t>& bytes);
+    /// Accepts a setup whose checks that need no beacon passed (at the beacon round, if any).
+    void AcceptSetup(uint64_t instance, const fl::SecAggRoundSetup& setup);
+    /// Forgets the plaintext upload (wiped).
+    void DropInput();
     void Advertise();
     void Refuse(fl::SecAggStatus status, const char* what);
     void Send(uint32_t round, const fl::SecAggBytes& bytes);
@@ -119,6 +131,8 @@ class SecAggClientStep : public FlUplinkClientStep, public SecAggStepSettingsHol
     uint64_t m_instance{0};     ///< the round of the current protocol instance
     uint64_t m_lastInstance{0}; ///< the newest instance accepted (replays are refused)
     std::unique_ptr<fl::SecAggClient> m_client;
+    std::shared_ptr<const fl::SecAggBeacon> m_beacon;
+    EventId m_pendingSetup; ///< a SecAgg+ setup waiting for its beacon round
     bool m_hasInput{false};   ///< an upload waiting for (or in) the protocol
     uint32_t m_inputRound{0}; ///< its round
     Eigen::VectorXd m_input;  ///< the upload in float64

@@ -3,6 +3,8 @@
  */
 #include "ns3/secagg-server-step.h"
 
+#include "ns3/secagg-beacon.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -64,6 +66,14 @@ SecAggServerStep::GetTypeId()
                           TimeValue(Seconds(10)),
                           MakeTimeAccessor(&SecAggServerStep::m_timeout),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("BeaconLead",
+                          "secaggplus: the beacon round announced in a setup is the first one "
+                          "published at least this long after the setup is sent; a client that "
+                          "receives the setup after that round is public refuses it, so the lead "
+                          "must cover the setup's delivery to every sampled client.",
+                          TimeValue(MilliSeconds(750)),
+                          MakeTimeAccessor(&SecAggServerStep::m_beaconLead),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("RoundEnd",
                             "A secure-aggregation round ended: the sum decoded, or aborted with "
                             "its status.",
@@ -78,7 +88,8 @@ SecAggServerStep::GetTypeId()
 }
 
 SecAggServerStep::SecAggServerStep()
-    : m_timeout(Seconds(10))
+    : m_timeout(Seconds(10)),
+      m_beaconLead(MilliSeconds(750))
 {
 }
 
@@ -100,9 +111,9 @@ SecAggServerStep::SetPki(const fl::SecAggPki& pki)
 }
 
 void
-SecAggServerStep::SetGraphSeedBase(uint64_t base)
+SecAggServerStep::SetBeacon(std::shared_ptr<const fl::SecAggBeacon> beacon)
 {
-    m_graphSeedBase = base;
+    m_beacon = std::move(beacon);
 }
 
 void
@@ -162,22 +173,39 @@ SecAggServerStep::RoundStarting(uint32_t round,
         warned = true;
         std::clog << "SecAggServerStep: KeyMode " << SecAggKeyModeText(mode) << std::endl;
     }
-    const std::size_t least = std::max<std::size_t>(2, rule.threshold);
+    const std::size_t least = std::max<std::size_t>(rule.minClients, 2);
     if (selected.size() < least)
     {
-        // Nothing goes out: the clients never get a configuration, so they never advertise
-        // keys, and nobody uploads anything (least of all in the clear).
+        // Nothing goes out: the clients would refuse a roster below MinClients, so they never
+        // advertise keys, and nobody uploads anything (least of all in the clear).
         in.setupText = std::to_string(selected.size()) + " sampled client(s), fewer than the " +
-                       std::to_string(least) + " secure aggregation needs: aborted";
+                       std::to_string(least) + " clients of the smallest roster (MinClients): " +
+                       "aborted";
         return;
     }
-    uint64_t graphSeed = 0;
-    if (rule.graph == fl::SecAggGraphKind::Harary)
+    try
     {
-        graphSeed = fl::DeriveSeed(m_graphSeedBase, round);
+        in.config = fl::MakeSecAggRoundConfig(round, selected, dim, rule, 0);
     }
-    in.config = fl::MakeSecAggRoundConfig(round, selected, dim, rule, graphSeed);
-    const fl::SecAggBytes setup = fl::PackSecAggRoundSetup(round, fl::SecAggSetupOf(in.config));
+    catch (const fl::ConfigError& e)
+    {
+        // a roster the rule cannot serve (e.g. a threshold above the sampled clients)
+        in.setupText = std::to_string(selected.size()) + " sampled clients: " + e.what();
+        return;
+    }
+    if (in.config.graph == fl::SecAggGraphKind::Harary)
+    {
+        if (!m_beacon)
+        {
+            in.setupText = "no beacon for the SecAgg+ graph (create the steps with "
+                           "FlSecAggHelper)";
+            return;
+        }
+        // a round nobody can know yet: the roster is fixed before the graph can be
+        in.beaconRound = m_beacon->FirstRoundAfter((Simulator::Now() + m_beaconLead).GetSeconds());
+    }
+    const fl::SecAggBytes setup =
+        fl::PackSecAggRoundSetup(round, fl::SecAggSetupOf(in.config, in.beaconRound));
     for (uint32_t c : selected)
     {
         Send(round, c, setup);
@@ -204,6 +232,19 @@ SecAggServerStep::Aggregate(uint32_t round,
               fl::SecAggStatus::TooFewClients,
               in.setupText.empty() ? "the round was not set up" : in.setupText);
         return;
+    }
+    if (in.config.graph == fl::SecAggGraphKind::Harary)
+    {
+        if (Simulator::Now().GetSeconds() < m_beacon->PublishedAt(in.beaconRound))
+        {
+            Abort(round,
+                  fl::SecAggStatus::TooFewClients,
+                  "the uploads closed before the beacon round of the graph was public (no "
+                  "client could advertise keys): raise the round deadline or lower BeaconLead");
+            return;
+        }
+        in.config.graphSeed =
+            fl::SecAggGraphSeed(m_beacon->Value(in.beaconRound), round, in.config.clients);
     }
     in.report.sampled = static_cast<uint32_t>(in.config.clients.size());
     in.report.threshold = in.config.threshold;

@@ -101,10 +101,12 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
     }
 
     /**
-     * The base of the SecAgg+ graph seeds: round r's Harary permutation is drawn from
-     * fl::DeriveSeed(base, r) (FlSecAggHelper takes the base from an ns-3 stream).
+     * The public randomness beacon the SecAgg+ graphs are drawn from (secagg-beacon.h), shared
+     * with the clients (FlSecAggHelper makes it). The server announces for each instance a
+     * beacon round published at least BeaconLead after the setup goes out, and computes the
+     * graph once that round is public.
      */
-    void SetGraphSeedBase(uint64_t base);
+    void SetBeacon(std::shared_ptr<const fl::SecAggBeacon> beacon);
 
     /// TracedCallback signature of RoundEnd.
     using RoundEndCallback = void (*)(const SecAggRoundReport& report);
@@ -147,6 +149,7 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
         std::string setupText;  ///< why not
         fl::SecAggConfig config;
         std::unique_ptr<fl::SecAggServer> server;
+        uint64_t beaconRound{0};     ///< SecAgg+: the announced beacon round
         int phase{-1};               ///< 0 keys .. 4 unmask; -1 idle
         std::set<uint32_t> asked;    ///< clients sent the last server message
         std::set<uint32_t> answered; ///< of those, clients whose answer was accepted
@@ -162,9 +165,10 @@ class SecAggServerStep : public FlUplinkServerStep, public SecAggStepSettingsHol
     void Count(fl::SecAggStatus status);
 
     Time m_timeout;
+    Time m_beaconLead;
     fl::SecAggPki m_pki;
     Port m_port;
-    uint64_t m_graphSeedBase{0};
+    std::shared_ptr<const fl::SecAggBeacon> m_beacon;
     Counters m_counters;
     std::map<uint32_t, Instance> m_instances; ///< set up or running, by instance number
 

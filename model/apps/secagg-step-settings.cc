@@ -4,9 +4,12 @@
 #include "ns3/secagg-step-settings.h"
 
 #include "ns3/double.h"
+#include "ns3/integer.h"
 #include "ns3/object.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 #include <cmath>
 #include <sstream>
@@ -37,9 +40,37 @@ SecAggStepSettings::Rule(const std::string& who) const
     {
         throw fl::ConfigError(prefix + "Threshold",
                               "t = 1 (one client's shares would reveal every secret)",
-                              "use 0 (the rule) or a majority t >= 2");
+                              "use 0 (the rule: floor(2n/3) + 1) or t > (n + Colluders) / 2");
     }
     rule.threshold = threshold;
+    if (colluders < -1)
+    {
+        throw fl::ConfigError(prefix + "Colluders",
+                              "is " + std::to_string(colluders),
+                              "use -1 (the largest number the threshold tolerates) or a count "
+                              ">= 0");
+    }
+    rule.colluders = colluders < 0 ? fl::kSecAggAutoColluders : static_cast<uint32_t>(colluders);
+    if (minClients == 1)
+    {
+        throw fl::ConfigError(prefix + "MinClients",
+                              "is 1",
+                              "use 0 (2, or the cohort size the helper knows) or at least 2");
+    }
+    rule.minClients = std::max<uint32_t>(minClients, 2);
+    if (minHonest < 2)
+    {
+        throw fl::ConfigError(prefix + "MinHonest",
+                              "is " + std::to_string(minHonest),
+                              "use at least 2 (a sum of one honest input is that input)");
+    }
+    rule.minHonest = minHonest;
+    if (!(beaconPeriod > 0.0) || !std::isfinite(beaconPeriod))
+    {
+        throw fl::ConfigError(prefix + "BeaconPeriod",
+                              "is " + std::to_string(beaconPeriod) + " s",
+                              "use a positive period between beacon rounds");
+    }
     if (fractionBits < 1 || fractionBits > 52)
     {
         throw fl::ConfigError(prefix + "FractionBits",
@@ -69,7 +100,7 @@ SecAggStepSettings::Rule(const std::string& who) const
     rule.threat.dropoutFraction = fraction(dropoutFraction, "DropoutFraction");
     rule.threat.securityBits = bits(securityBits, "SecurityBits");
     rule.threat.correctnessBits = bits(correctnessBits, "CorrectnessBits");
-    rule.threat.semiMalicious = true;
+    rule.threat.activeServer = true;
     return rule;
 }
 
@@ -139,6 +170,54 @@ SecAggStepSettingsHolder::GetFractionBits() const
 }
 
 void
+SecAggStepSettingsHolder::SetColluders(int32_t v)
+{
+    m_settings.colluders = v;
+}
+
+int32_t
+SecAggStepSettingsHolder::GetColluders() const
+{
+    return m_settings.colluders;
+}
+
+void
+SecAggStepSettingsHolder::SetMinClients(uint32_t v)
+{
+    m_settings.minClients = v;
+}
+
+uint32_t
+SecAggStepSettingsHolder::GetMinClients() const
+{
+    return m_settings.minClients;
+}
+
+void
+SecAggStepSettingsHolder::SetMinHonest(uint32_t v)
+{
+    m_settings.minHonest = v;
+}
+
+uint32_t
+SecAggStepSettingsHolder::GetMinHonest() const
+{
+    return m_settings.minHonest;
+}
+
+void
+SecAggStepSettingsHolder::SetBeaconPeriod(Time v)
+{
+    m_settings.beaconPeriod = v.GetSeconds();
+}
+
+Time
+SecAggStepSettingsHolder::GetBeaconPeriod() const
+{
+    return Seconds(m_settings.beaconPeriod);
+}
+
+void
 SecAggStepSettingsHolder::SetCorruptFraction(double v)
 {
     m_settings.corruptFraction = v;
@@ -200,13 +279,44 @@ AddSecAggSettingsAttributes(TypeId tid)
                       MakeStringAccessor(&H::SetVariant, &H::GetVariant),
                       MakeStringChecker())
         .AddAttribute("Threshold",
-                      "t, the fewest clients whose shares reconstruct a secret; the protocol "
-                      "aborts below it. 0 = the rule: secagg the smallest majority floor(n/2)+1 of "
-                      "the n sampled clients, secaggplus SecAggPlusParameters' t. A nonzero t "
-                      "must be a majority of each client's share holders.",
+                      "t, the fewest share holders whose shares reconstruct a secret; the "
+                      "protocol aborts below it. 0 = the rule: secagg floor(2n/3)+1 of the n "
+                      "sampled clients (Bonawitz et al.'s active setting, with Colluders "
+                      "ceil(n/3)-1), or the smallest t with 2t > n + Colluders when Colluders is "
+                      "given; secaggplus SecAggPlusParameters' t. Any t must satisfy 2t > h + n_C "
+                      "(h share holders per client, n_C colluders) and t - n_C >= MinHonest; the "
+                      "clients check it before they share anything.",
                       UintegerValue(0),
                       MakeUintegerAccessor(&H::SetThreshold, &H::GetThreshold),
                       MakeUintegerChecker<uint32_t>())
+        .AddAttribute("Colluders",
+                      "secagg: n_C, the clients that may collude with an active server; -1 = the "
+                      "largest number the threshold tolerates (ceil(n/3)-1 with the default t). "
+                      "secaggplus takes it from CorruptFraction.",
+                      IntegerValue(-1),
+                      MakeIntegerAccessor(&H::SetColluders, &H::GetColluders),
+                      MakeIntegerChecker<int32_t>())
+        .AddAttribute("MinClients",
+                      "The smallest roster a client takes part in (a server that samples fewer "
+                      "is refused); 0 = 2, or the cohort size when FlFedAvgHelper installs the "
+                      "step (ClientsPerRound, or BufferSize for FedBuff's cohorts). The "
+                      "guarantee is stated for rosters of at least this size.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&H::SetMinClients, &H::GetMinClients),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("MinHonest",
+                      "The floor on t - n_C: the fewest honest inputs in any sum the server can "
+                      "learn (>= 2); a rule that gives less is a configuration error.",
+                      UintegerValue(2),
+                      MakeUintegerAccessor(&H::SetMinHonest, &H::GetMinHonest),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("BeaconPeriod",
+                      "secaggplus: the period of the simulated public randomness beacon the "
+                      "graph is drawn from (a server announces a round of it that is not yet "
+                      "public; every client waits for it).",
+                      TimeValue(MilliSeconds(250)),
+                      MakeTimeAccessor(&H::SetBeaconPeriod, &H::GetBeaconPeriod),
+                      MakeTimeChecker())
         .AddAttribute("KeyMode",
                       "random (default, the secure mode): every key, mask seed and Shamir "
                       "coefficient from libsodium's CSPRNG. reproducible: INSECURE, for "
@@ -226,7 +336,7 @@ AddSecAggSettingsAttributes(TypeId tid)
         .AddAttribute("CorruptFraction",
                       "secaggplus: fraction of corrupt clients the graph is dimensioned for, "
                       "[0, 1).",
-                      DoubleValue(0.0),
+                      DoubleValue(0.05),
                       MakeDoubleAccessor(&H::SetCorruptFraction, &H::GetCorruptFraction),
                       MakeDoubleChecker<double>())
         .AddAttribute("DropoutFraction",
@@ -247,29 +357,39 @@ AddSecAggSettingsAttributes(TypeId tid)
 }
 
 std::string
-SecAggThreatModel(const std::string& variant)
+SecAggGuaranteeText(const SecAggStepSettings& settings, uint32_t cohort, const std::string& who)
 {
-    std::ostringstream s;
-    if (variant == "secaggplus")
+    const fl::SecAggRule rule = settings.Rule(who);
+    std::vector<uint32_t> ids(std::max<uint32_t>(cohort, 2));
+    for (uint32_t i = 0; i < ids.size(); ++i)
     {
-        s << "SecAgg+ (Bell, Bonawitz, Gascon, Lepoint, Raykova, ACM CCS 2020): each client masks "
-             "with and Shamir-shares to its k neighbours in a random Harary graph; an "
-             "honest-but-curious server learns only the sum of the surviving inputs, and an "
-             "active server (dropping, delaying, swapping keys, lying about survivors) learns "
-             "nothing more while fewer than the corrupt fraction the graph is dimensioned for "
-             "are corrupt, except with probability 2^-SecurityBits; signed keys under a PKI the "
-             "server never relays; below t the round aborts";
+        ids[i] = i;
     }
-    else
+    fl::SecAggConfig config;
+    try
     {
-        s << "SecAgg (Bonawitz, Ivanov, Kreuter, Marcedone, McMahan, Patel, Ramage, Segal, "
-             "Seth, ACM CCS 2017, Fig. 4 with the consistency check): an honest-but-curious "
-             "server learns only the sum of at least t inputs; an active server that drops, "
-             "delays, swaps keys or lies about survivors learns no single input while fewer "
-             "than t clients collude with it (t a majority); signed keys under a PKI the server "
-             "never relays; below t the round aborts";
+        config = fl::MakeSecAggRoundConfig(0, ids, 1, rule, 0);
     }
-    return s.str();
+    catch (const fl::ConfigError& e)
+    {
+        const std::string p = e.Parameter();
+        const std::string attribute = p == "colluders"        ? "Colluders"
+                                      : p == "clients"        ? "MinClients"
+                                      : p == "dropoutFraction" ? "DropoutFraction"
+                                      : p == "corruptFraction" ? "CorruptFraction"
+                                                               : "Threshold";
+        std::string inner = e.what();
+        const std::string prefix = "fl: invalid ";
+        if (inner.compare(0, prefix.size(), prefix) == 0)
+        {
+            inner = inner.substr(prefix.size());
+        }
+        throw fl::ConfigError("ns3::" + who + "::" + attribute,
+                              "with rosters of " + std::to_string(cohort) + " clients, " + inner,
+                              "choose a Threshold, Colluders and MinClients that serve the "
+                              "cohort size");
+    }
+    return fl::SecAggGuaranteeOf(config, rule.threat).Text();
 }
 
 std::string

@@ -9,6 +9,7 @@
 #define FL_SECAGG_STEP_SETTINGS_H
 
 #include "ns3/secagg.h"
+#include "ns3/nstime.h"
 #include "ns3/type-id.h"
 
 #include <cstdint>
@@ -30,7 +31,11 @@ struct SecAggStepSettings
     uint32_t threshold{0};                               ///< Threshold attribute
     std::string keyMode{"random"};                       ///< KeyMode attribute
     uint32_t fractionBits{fl::kDefaultMaskFractionBits}; ///< FractionBits attribute
-    double corruptFraction{0.0};                         ///< CorruptFraction attribute (SecAgg+)
+    int32_t colluders{-1};                               ///< Colluders attribute (-1: derived)
+    uint32_t minClients{0};                              ///< MinClients attribute (0: 2)
+    uint32_t minHonest{2};                               ///< MinHonest attribute
+    double beaconPeriod{0.25};                           ///< BeaconPeriod attribute [s]
+    double corruptFraction{0.05};                        ///< CorruptFraction attribute (SecAgg+)
     double dropoutFraction{0.05};                        ///< DropoutFraction attribute (SecAgg+)
     double securityBits{40.0};                           ///< SecurityBits attribute (SecAgg+)
     double correctnessBits{20.0};                        ///< CorrectnessBits attribute (SecAgg+)
@@ -71,6 +76,14 @@ class SecAggStepSettingsHolder
     std::string GetKeyMode() const;
     void SetFractionBits(uint32_t v);
     uint32_t GetFractionBits() const;
+    void SetColluders(int32_t v);
+    int32_t GetColluders() const;
+    void SetMinClients(uint32_t v);
+    uint32_t GetMinClients() const;
+    void SetMinHonest(uint32_t v);
+    uint32_t GetMinHonest() const;
+    void SetBeaconPeriod(Time v);
+    Time GetBeaconPeriod() const;
     void SetCorruptFraction(double v);
     double GetCorruptFraction() const;
     void SetDropoutFraction(double v);
@@ -89,10 +102,14 @@ class SecAggStepSettingsHolder
 TypeId AddSecAggSettingsAttributes(TypeId tid);
 
 /**
- * The threat model of a variant ("secagg" or "secaggplus") in one line: who is trusted with
- * what, as the programs print it.
+ * What secure aggregation under `settings` guarantees for rosters of `cohort` clients
+ * (fl::SecAggGuarantee::Text of the configuration the rule gives), as the programs print it.
+ * Throws fl::ConfigError naming the attribute ("ns3::<who>::Threshold", ...) when the rule
+ * cannot serve such a roster.
  */
-std::string SecAggThreatModel(const std::string& variant);
+std::string SecAggGuaranteeText(const SecAggStepSettings& settings,
+                                uint32_t cohort,
+                                const std::string& who);
 
 /// "random (libsodium CSPRNG)" or "reproducible from the run seed: INSECURE, ...".
 std::string SecAggKeyModeText(fl::KeyMode mode);

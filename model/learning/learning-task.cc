@@ -10,6 +10,14 @@ namespace ns3
 namespace fl
 {
 
+double
+LearningTask::ClientLoss(std::size_t /* client */, const ParamVector& /* w */) const
+{
+    throw ConfigError("task",
+                      "cannot evaluate a client's loss (" + Describe() + ")",
+                      "use a SupervisedTask, or a task that implements ClientLoss");
+}
+
 template <typename S>
 SupervisedTask<S>::SupervisedTask(std::shared_ptr<const Model<S>> model,
                                   LocalTrainerConfig trainer,
@@ -207,6 +215,14 @@ Evaluation
 SupervisedTask<S>::EvaluateTraining(const ParamVector& w) const
 {
     return fl::Evaluate(*m_model, w.Get<S>(), m_trainSample);
+}
+
+template <typename S>
+double
+SupervisedTask<S>::ClientLoss(std::size_t client, const ParamVector& w) const
+{
+    CheckClient(client);
+    return fl::Evaluate(*m_model, w.Get<S>(), m_clients[client]).loss;
 }
 
 template <typename S>

@@ -82,6 +82,12 @@ class LearningTask
     virtual Evaluation Evaluate(const ParamVector& w) const = 0;
     /// Loss and accuracy of w on the union of the clients' training data (sampled, see impl).
     virtual Evaluation EvaluateTraining(const ParamVector& w) const = 0;
+    /**
+     * F_k(w): the loss of w on client `client`'s whole training set (the model's mean loss
+     * plus its regulariser, the objective local training minimises), e.g. q-FFL's loss at the
+     * received model. The default throws ConfigError: the task cannot evaluate it.
+     */
+    virtual double ClientLoss(std::size_t client, const ParamVector& w) const;
     /// One-line description (model, clients, samples, trainer).
     virtual std::string Describe() const = 0;
 };
@@ -118,6 +124,7 @@ class SupervisedTask : public LearningTask
     bool PlanClient(std::size_t client, TrainingPlan& plan) const override;
     Evaluation Evaluate(const ParamVector& w) const override;
     Evaluation EvaluateTraining(const ParamVector& w) const override;
+    double ClientLoss(std::size_t client, const ParamVector& w) const override;
     std::string Describe() const override;
 
     /// The model.

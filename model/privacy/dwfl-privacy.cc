@@ -3,6 +3,8 @@
  */
 #include "ns3/dwfl-privacy.h"
 
+#include "ns3/dwfl-composition.h"
+
 #include "ns3/dwfl.h"
 #include "ns3/fl-types.h"
 #include "ns3/privacy-accountant.h"
@@ -475,20 +477,9 @@ DwflRoundStatement(const std::string& receiver)
     s.unit = "the data set of one worker";
     s.neighbouring = "replace it with any other data set";
     s.adversary = receiver + " (sees its received signal)";
-    s.composition = "none: one round (eq. 11 as stated, not composed over rounds)";
-    return s;
-}
-
-PrivacyStatement
-DwflComposedStatement(const std::string& receiver, double delta)
-{
-    PrivacyStatement s = DwflRoundStatement(receiver);
-    s.sensitivity = "l2 <= t 2 gamma g_max c in round t (drifting: the message carries the "
-                    "worker's t clipped steps)";
-    s.adversary = receiver + " (sees its received signal in every round)";
-    std::ostringstream c;
-    c << "renyi dp over the rounds so far, to (eps, delta) at delta = " << delta;
-    s.composition = c.str();
+    s.composition = "none: the first round alone (eq. 11 as the paper states it), a later round, "
+                    "given the earlier ones, has a larger sensitivity";
+    s.proof = "doc/fl.rst, section \"DWFL in one round: eq. (11)\"";
     return s;
 }
 
@@ -542,13 +533,22 @@ WriteDwflPrivacyTable(std::ostream& os,
                       const std::vector<uint32_t>& nList,
                       const std::vector<double>& gainPower,
                       double kappa,
-                      const DwflPrivacyParams& params)
+                      const DwflPrivacyParams& params,
+                      uint32_t composedRounds,
+                      double eta)
 {
-    os << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1\n";
+    os << "n,c,eps_i_max,eps_i_min,eps_orth_max,eps_orth_min,eps_i_max_x_sqrt_n_minus_1"
+       << (composedRounds > 0 ? ",eps_composed" : "") << "\n";
     os << "# eps_i: eq. (11) of receiver i, max and min over the receivers | "
        << DwflRoundStatement("receiver i, another worker").Describe() << "\n";
     os << "# eps_orth: the orthogonal link j -> i, max and min over the links | "
        << DwflRoundStatement("the link's receiver").Describe() << "\n";
+    if (composedRounds > 0)
+    {
+        os << "# eps_composed: after " << composedRounds
+           << " rounds, the largest over the receivers (Practical decode) | "
+           << DwflComposedStatement("receiver i", params.delta).Describe() << "\n";
+    }
     const std::streamsize precision = os.precision(12);
     for (uint32_t n : nList)
     {
@@ -565,7 +565,37 @@ WriteDwflPrivacyTable(std::ostream& os,
                                   : std::vector<double>(gainPower.begin(), gainPower.begin() + n);
         const DwflPrivacyTableRow row = DwflPrivacyTableRowFor(g, kappa, params);
         os << n << ',' << row.c << ',' << row.epsMax << ',' << row.epsMin << ',' << row.orthMax
-           << ',' << row.orthMin << ',' << row.epsMax * std::sqrt(n - 1.0) << '\n';
+           << ',' << row.orthMin << ',' << row.epsMax * std::sqrt(n - 1.0);
+        if (composedRounds > 0)
+        {
+            // the table's setup (beta_k = 1 - alpha_k), every receiver, the largest
+            DwflRoundSetup s;
+            s.powerW.assign(n, 1.0);
+            for (double gp : g)
+            {
+                s.gainAbs.push_back(std::sqrt(gp));
+            }
+            s.c = row.c;
+            const std::vector<double> alpha = DwflPowerFractions(s.gainAbs, s.powerW, s.c);
+            for (double a : alpha)
+            {
+                s.beta.push_back(std::max(0.0, 1.0 - a));
+            }
+            s.eta = DwflAveragingRate(eta, n);
+            s.params = params;
+            double worst = 0.0;
+            for (std::size_t i = 0; i < n; ++i)
+            {
+                worst = std::max(worst,
+                                 DwflComposedEpsilon(i,
+                                                     DwflDecode::Practical,
+                                                     s,
+                                                     composedRounds,
+                                                     params.delta));
+            }
+            os << ',' << worst;
+        }
+        os << '\n';
     }
     os.precision(precision);
 }

@@ -63,8 +63,9 @@ double DwflSenderNoisePower(double gainAbs, double powerW, double beta, double s
  *   eps_i = 2 gamma g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_{k != i} |h_k|^2 beta_k P_k sigma^2
  *           + sigma_m^2),
  * from the realised |h_k| (`gainAbs`), P_k (`powerW`), beta_k (`beta`) and the aligned
- * amplitude c. +inf if there is no noise at all. Throws ConfigError on bad channels or params,
- * a beta of the wrong size, or i >= N.
+ * amplitude c (a guarantee for the first round: doc/fl.rst, section "DWFL in one round: eq.
+ * (11)"; over rounds see dwfl-composition.h). +inf if there is no noise at all. Throws ConfigError
+ * on bad channels or params, a beta of the wrong size, or i >= N.
  */
 double DwflEpsilon(std::size_t i,
                    const std::vector<double>& gainAbs,
@@ -188,7 +189,9 @@ MechanismSpec OtaPsServerMechanism(const std::vector<double>& gainAbs,
                                    const DwflPrivacyParams& params);
 
 /**
- * Per-round eps of the server's reception against every worker's data:
+ * Per-round eps of the server's reception against every worker's data (composed over rounds
+ * at this one-round sensitivity: doc/fl.rst, section "The over-the-air parameter server over
+ * rounds"):
  *   eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2).
  * +inf without noise. Errors as DwflEpsilon.
  */
@@ -223,16 +226,11 @@ double OtaPsMaxKappa(const std::vector<double>& gainAbs,
  * What eq. (11)'s per-round eps means: the Gaussian mechanism (channel and artificial noise;
  * the classic bound, Dwork & Roth 2014, Thm. A.1), l2 sensitivity 2 gamma g_max c of one
  * clipped gradient step, one worker's data set replaced, observed by one receiver (`receiver`:
- * e.g. "another worker", "the parameter server"), one round, no composition (as the paper).
+ * e.g. "another worker", "the parameter server"), the first round alone (a later round, given
+ * the earlier ones, has a larger sensitivity: see DwflComposedStatement), proven in doc/fl.rst,
+ * section "DWFL in one round: eq. (11)".
  */
 PrivacyStatement DwflRoundStatement(const std::string& receiver);
-
-/**
- * What the composed eps of a DWFL receiver means: the per-round Gaussian mechanism of eq. (11)
- * at the drifting sensitivity t 2 gamma g_max c in round t, composed over the rounds with Renyi
- * DP and converted at `delta`.
- */
-PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta);
 
 /**
  * The artificial-noise variance the orthogonal transmission needs for a target eps on every
@@ -271,13 +269,18 @@ DwflPrivacyTableRow DwflPrivacyTableRowFor(const std::vector<double>& gainPower,
  * each eps means (DwflRoundStatement), and one row per N of `nList` (DwflPrivacyTableRowFor with
  * |h_k|^2 P_k = gainPower[0] for every k if it has one value, else its first N values): n, c,
  * eps_i_max, eps_i_min, eps_orth_max, eps_orth_min, eps_i_max x sqrt(N - 1) (the O(1/sqrt N)
- * scaling). Throws ConfigError if gainPower has more than one and fewer than N values.
+ * scaling). With composedRounds T > 0 a last column eps_composed: the largest over the receivers
+ * of the composed eps after T rounds (DwflComposedEpsilon, Practical decode, averaging rate
+ * DwflAveragingRate(eta, N), the same beta), with a third comment line. Throws ConfigError if
+ * gainPower has more than one and fewer than N values.
  */
 void WriteDwflPrivacyTable(std::ostream& os,
                            const std::vector<uint32_t>& nList,
                            const std::vector<double>& gainPower,
                            double kappa,
-                           const DwflPrivacyParams& params);
+                           const DwflPrivacyParams& params,
+                           uint32_t composedRounds = 0,
+                           double eta = 0.0);
 
 } // namespace fl
 } // namespace ns3

@@ -115,41 +115,181 @@ GflSigmaJournal(double sensitivityC, uint64_t horizon, double epsilon)
     return std::sqrt(2.0) * sensitivityC * (static_cast<double>(horizon) + 1.0) / epsilon;
 }
 
-double
-DriftingSensitivity(MechanismKind kind,
-                    double mu,
-                    double gradientBound,
-                    uint64_t iteration,
-                    std::size_t dim)
-{
-    CheckMuG(mu, gradientBound);
-    const double l2 = 2.0 * mu * gradientBound * static_cast<double>(iteration); // Delta(n)
-    switch (kind)
-    {
-    case MechanismKind::Laplace:
-        return std::sqrt(static_cast<double>(dim)) * l2; // ||v||_1 <= sqrt(M) ||v||_2
-    case MechanismKind::Gaussian:
-        return l2;
-    case MechanismKind::None:
-        break;
-    }
-    return 0.0;
-}
-
 const char*
 GraphAdversaryName(GraphAdversary adversary)
 {
-    return adversary == GraphAdversary::OneNeighbour ? "one-neighbour" : "all-links";
+    switch (adversary)
+    {
+    case GraphAdversary::AllLinks:
+        return "all-links";
+    case GraphAdversary::Neighbour:
+        return "neighbour";
+    case GraphAdversary::OneLink:
+        break;
+    }
+    return "one-link";
 }
 
-uint32_t
-CopiesSeen(NodeNoiseKind kind, GraphAdversary adversary, std::size_t neighbours)
+namespace
 {
-    if (kind == NodeNoiseKind::IidPerLink && adversary == GraphAdversary::AllLinks)
+
+/// Whether every copy of a sender carries the same draw (one release per sender).
+bool
+SharedNoise(NodeNoiseKind kind)
+{
+    return kind == NodeNoiseKind::IidPerSender || kind == NodeNoiseKind::IidBroadcast ||
+           kind == NodeNoiseKind::GraphHomomorphic;
+}
+
+} // namespace
+
+std::vector<GraphPlacement>
+GraphAdversaryPlacements(const Eigen::MatrixXd& A, NodeNoiseKind kind, GraphAdversary adversary)
+{
+    if (A.rows() != A.cols() || A.rows() == 0)
     {
-        return static_cast<uint32_t>(std::max<std::size_t>(1, neighbours));
+        throw ConfigError("combination",
+                          "is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()),
+                          "use the square combination matrix of the graph");
     }
-    return 1;
+    if ((A.array() < 0.0).any())
+    {
+        throw ConfigError("combination", "has a negative weight", "use weights >= 0");
+    }
+    const auto n = static_cast<std::size_t>(A.rows());
+    const bool shared = SharedNoise(kind);
+    auto a = [&A](std::size_t l, std::size_t k) {
+        return A(static_cast<Eigen::Index>(l), static_cast<Eigen::Index>(k));
+    };
+    auto edge = [&a](std::size_t l, std::size_t k) { return l != k && a(l, k) > 0.0; };
+    // B of a placement: `known[k]` the adversary knows node k's shared draw; `observed(l, k)` it
+    // observes (or fixes) the copy l -> k
+    auto driftOf = [&](const std::vector<bool>& known, auto observed) {
+        std::vector<std::vector<std::pair<uint32_t, double>>> b(n);
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            double kept = 1.0; // the kept copy moves with phi_k
+            if (known[k] && kind == NodeNoiseKind::GraphHomomorphic && a(k, k) > 0.0)
+            {
+                kept = 1.0 / a(k, k); // phi_k / a_kk - (1 - a_kk) / a_kk y_k
+            }
+            else if (known[k] && kind == NodeNoiseKind::IidBroadcast)
+            {
+                kept = 0.0; // the kept copy is the observed message
+            }
+            if (a(k, k) * kept != 0.0)
+            {
+                b[k].emplace_back(static_cast<uint32_t>(k), a(k, k) * kept);
+            }
+            for (std::size_t l = 0; l < n; ++l)
+            {
+                if (edge(l, k) && !observed(l, k))
+                {
+                    b[k].emplace_back(static_cast<uint32_t>(l), a(l, k));
+                }
+            }
+        }
+        return b;
+    };
+    std::vector<GraphPlacement> placements;
+    auto add = [&placements](GraphPlacement p) {
+        if (std::find(placements.begin(), placements.end(), p) == placements.end())
+        {
+            placements.push_back(std::move(p));
+        }
+    };
+    for (std::size_t p = 0; p < n; ++p)
+    {
+        GraphPlacement pl;
+        pl.adversary = adversary;
+        if (adversary == GraphAdversary::Neighbour)
+        {
+            // node p is the adversary: it hears every l with a_lp > 0; its own messages never
+            // move (its data and everything it combines are fixed)
+            std::vector<bool> known(n, false);
+            for (std::size_t l = 0; l < n; ++l)
+            {
+                if (edge(l, p))
+                {
+                    pl.releases.emplace_back(static_cast<uint32_t>(l), 1U);
+                    known[l] = shared;
+                }
+            }
+            if (pl.releases.empty())
+            {
+                continue;
+            }
+            pl.drift = driftOf(known, [&](std::size_t l, std::size_t k) {
+                return l == p || k == p || (shared && known[l]);
+            });
+            add(std::move(pl));
+            continue;
+        }
+        // an eavesdropper on p's links: one (OneLink, each in turn) or all (AllLinks)
+        std::vector<std::size_t> out;
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            if (edge(p, k))
+            {
+                out.push_back(k);
+            }
+        }
+        std::vector<std::vector<std::size_t>> sets;
+        if (adversary == GraphAdversary::AllLinks)
+        {
+            sets.push_back(out);
+        }
+        else
+        {
+            for (std::size_t k : out)
+            {
+                sets.push_back({k});
+            }
+        }
+        for (const auto& seen : sets)
+        {
+            if (seen.empty())
+            {
+                continue;
+            }
+            std::vector<bool> known(n, false);
+            known[p] = shared;
+            GraphPlacement q;
+            q.adversary = adversary;
+            q.releases.emplace_back(static_cast<uint32_t>(p),
+                                    shared ? 1U : static_cast<uint32_t>(seen.size()));
+            q.drift = driftOf(known, [&](std::size_t l, std::size_t k) {
+                return l == p && (shared || std::find(seen.begin(), seen.end(), k) != seen.end());
+            });
+            add(std::move(q));
+        }
+    }
+    return placements;
+}
+
+void
+GraphDriftStep(const GraphPlacement& placement,
+               double twoMuG,
+               uint64_t iteration,
+               Eigen::VectorXd& e)
+{
+    const auto n = static_cast<Eigen::Index>(placement.drift.size());
+    if (iteration <= 1 || e.size() != n)
+    {
+        e = Eigen::VectorXd::Constant(n, twoMuG); // e(1) = 2 mu G 1
+        return;
+    }
+    Eigen::VectorXd next(n);
+    for (Eigen::Index k = 0; k < n; ++k)
+    {
+        double sum = twoMuG; // this iteration's clipped steps
+        for (const auto& [l, b] : placement.drift[static_cast<std::size_t>(k)])
+        {
+            sum += b * e[l]; // what node k combines
+        }
+        next[k] = sum;
+    }
+    e.swap(next);
 }
 
 PrivacyStatement
@@ -162,50 +302,60 @@ GraphReleaseStatement(NodeNoiseKind kind,
     PrivacyStatement s;
     s.unit = unit;
     s.neighbouring = "replace it with any other data (same sizes)";
+    s.proof = "doc/fl.rst, section \"GFL and GHP over iterations: the drift bound and the "
+              "adversaries\"";
+    switch (adversary)
+    {
+    case GraphAdversary::OneLink:
+        s.adversary = "an eavesdropper on one link (sees the copy sent on it in every "
+                      "iteration), the worst link";
+        break;
+    case GraphAdversary::AllLinks:
+        s.adversary = kind == NodeNoiseKind::IidPerLink
+                          ? "an eavesdropper on every outgoing link of one node (sees its d "
+                            "differently noised copies: d releases per iteration), the worst node"
+                          : "an eavesdropper on every outgoing link of one node (every copy "
+                            "carries the same draw: one release per iteration), the worst node";
+        break;
+    case GraphAdversary::Neighbour:
+        s.adversary = "a neighbouring node, honest but curious (sees every message it receives: "
+                      "the target's and, from the second iteration, its other neighbours', which "
+                      "carry the target's influence), the worst node";
+        break;
+    }
+    if (kind == NodeNoiseKind::GraphHomomorphic)
+    {
+        s.adversary += ", and graph-homomorphic noise cancels in the network average, so it "
+                       "protects nothing against an observer of that average";
+    }
     if (kind == NodeNoiseKind::None || mechanism == MechanismKind::None)
     {
         s.mechanism = "none (no noise: eps is infinite)";
         s.sensitivity = "n/a";
-        s.adversary = adversary == GraphAdversary::OneNeighbour
-                          ? "one neighbour"
-                          : "all neighbours, or an eavesdropper on every link";
         s.composition = "n/a";
         return s;
     }
     const bool laplace = mechanism == MechanismKind::Laplace;
     s.mechanism = std::string(laplace ? "laplace" : "gaussian") + " (" +
                   NodeNoiseKindName(kind) + " noise, i.i.d. entries)";
-    s.sensitivity = laplace ? "l1 <= sqrt(M) 2 mu G n at iteration n (gradients clipped to l2 "
-                              "norm G, the l1 bound by Cauchy-Schwarz)"
-                            : "l2 <= 2 mu G n at iteration n (gradients clipped to l2 norm G)";
-    if (adversary == GraphAdversary::OneNeighbour)
-    {
-        s.adversary = "one neighbour (sees the copy addressed to it)";
-    }
-    else if (kind == NodeNoiseKind::IidPerLink)
-    {
-        s.adversary = "all neighbours or an eavesdropper on every link of the worst node "
-                      "(sees its d differently noised copies: d releases per iteration)";
-    }
-    else
-    {
-        s.adversary = "all neighbours or an eavesdropper on every link (every copy carries the "
-                      "same noise: one release per iteration)";
-        if (kind == NodeNoiseKind::GraphHomomorphic)
-        {
-            s.adversary += ", and graph-homomorphic noise cancels in the network average, so it "
-                           "protects nothing against an observer of that average";
-        }
-    }
+    const std::string drift = "e_k(n) for the release of node k at iteration n, e(1) = 2 mu G, "
+                              "e(n) = B e(n-1) + 2 mu G (gradients clipped to l2 norm G, B: "
+                              "the combination weights of what the adversary does not observe)";
+    s.sensitivity =
+        laplace ? "l1 <= sqrt(M) " + drift + ", the l1 bound by Cauchy-Schwarz" : "l2 <= " + drift;
     std::ostringstream c;
     if (laplace)
     {
-        c << "basic (sum of per-release eps) over iterations and copies";
+        c << "basic (sum of per-release eps) over iterations and observed releases";
     }
     else
     {
-        c << "renyi dp over iterations and copies, to (eps, delta) at delta = " << delta;
+        c << "renyi dp over iterations and observed releases (adaptive, given every draw the "
+             "adversary does not observe), to (eps, delta) at delta = "
+          << delta;
     }
+    c << ", valid when every message arrives or a missing one is replaced by the last received "
+         "(ReuseLast)";
     s.composition = c.str();
     return s;
 }
@@ -215,61 +365,6 @@ ClientUploadSensitivity(bool updates, double mu, double gradientBound)
 {
     CheckMuG(mu, gradientBound);
     return updates ? 2.0 * gradientBound : 2.0 * mu * gradientBound;
-}
-
-DriftingSensitivityAccountant::DriftingSensitivityAccountant(MechanismKind kind,
-                                                             double scale,
-                                                             double mu,
-                                                             double gradientBound,
-                                                             std::size_t dim,
-                                                             uint32_t copies,
-                                                             double delta)
-    : m_kind(kind),
-      m_scale(scale),
-      m_mu(mu),
-      m_gradientBound(gradientBound),
-      m_dim(dim),
-      m_copies(copies),
-      m_delta(delta)
-{
-    CheckMuG(mu, gradientBound);
-    if (kind != MechanismKind::None)
-    {
-        ValidateMechanism(MechanismSpec{kind, 0.0, scale});
-    }
-    Require(copies >= 1, "copies", copies, "count at least one release per iteration");
-    Require(delta > 0.0 && delta < 1.0, "delta", delta, "use a delta in (0, 1), e.g. 1e-5");
-}
-
-void
-DriftingSensitivityAccountant::RecordIteration()
-{
-    ++m_iterations;
-    if (m_kind == MechanismKind::None || m_gradientBound <= 0.0)
-    {
-        return;
-    }
-    m_accountant.Add(
-        MechanismSpec{m_kind,
-                      DriftingSensitivity(m_kind, m_mu, m_gradientBound, m_iterations, m_dim),
-                      m_scale},
-        m_copies);
-}
-
-double
-DriftingSensitivityAccountant::Epsilon() const
-{
-    if (m_iterations == 0)
-    {
-        return 0.0;
-    }
-    if (m_kind == MechanismKind::None || m_gradientBound <= 0.0)
-    {
-        return std::numeric_limits<double>::infinity();
-    }
-    return m_accountant.Epsilon(m_delta,
-                                m_kind == MechanismKind::Laplace ? Composition::Basic
-                                                                 : Composition::Rdp);
 }
 
 double
@@ -302,6 +397,7 @@ UplinkStatement(MechanismKind mechanism, double delta)
     s.unit = "the data set of one client";
     s.neighbouring = "replace it with any other data set of the same size";
     s.adversary = "the server (honest but curious) or an eavesdropper on the client's uplink";
+    s.proof = "doc/fl.rst, section \"FedAvg uplink noise\"";
     std::ostringstream c;
     if (laplace)
     {
@@ -372,28 +468,101 @@ GraphPrivacyAccountant::GraphPrivacyAccountant(NodeNoiseKind noise,
                                                double mu,
                                                double gradientBound,
                                                std::size_t dim,
-                                               const std::vector<std::size_t>& neighbours,
+                                               const Eigen::MatrixXd& combination,
                                                double delta)
-    : m_one(kind, scale, mu, gradientBound, dim, 1, delta),
-      m_all(kind,
-            scale,
-            mu,
-            gradientBound,
-            dim,
-            CopiesSeen(noise,
-                       GraphAdversary::AllLinks,
-                       neighbours.empty()
-                           ? 0
-                           : *std::max_element(neighbours.begin(), neighbours.end())),
-            delta)
+    : m_kind(kind),
+      m_scale(scale),
+      m_mu(mu),
+      m_gradientBound(gradientBound),
+      m_dim(dim),
+      m_delta(delta)
 {
+    CheckMuG(mu, gradientBound);
+    if (kind != MechanismKind::None)
+    {
+        ValidateMechanism(MechanismSpec{kind, 0.0, scale});
+    }
+    Require(delta > 0.0 && delta < 1.0, "delta", delta, "use a delta in (0, 1), e.g. 1e-5");
+    m_noPrivacy =
+        noise == NodeNoiseKind::None || kind == MechanismKind::None || !(gradientBound > 0.0);
+    for (GraphAdversary adversary :
+         {GraphAdversary::OneLink, GraphAdversary::AllLinks, GraphAdversary::Neighbour})
+    {
+        for (GraphPlacement& p : GraphAdversaryPlacements(combination, noise, adversary))
+        {
+            m_tracks.push_back(Track{std::move(p), Eigen::VectorXd(), 0.0});
+        }
+    }
 }
 
 void
 GraphPrivacyAccountant::RecordIteration()
 {
-    m_one.RecordIteration();
-    m_all.RecordIteration();
+    ++m_iterations;
+    if (m_noPrivacy)
+    {
+        return;
+    }
+    const double twoMuG = 2.0 * m_mu * m_gradientBound;
+    const double l1Factor = std::sqrt(static_cast<double>(m_dim)); // ||v||_1 <= sqrt(M) ||v||_2
+    for (Track& t : m_tracks)
+    {
+        GraphDriftStep(t.placement, twoMuG, m_iterations, t.drift);
+        auto add = [&](double l2, double copies) {
+            t.sum += m_kind == MechanismKind::Laplace ? copies * l1Factor * l2 : copies * l2 * l2;
+        };
+        if (m_iterations == 1)
+        {
+            // only the target's own release depends on its data: 2 mu G, on each copy the
+            // adversary sees of it
+            const uint32_t copies = t.placement.adversary == GraphAdversary::Neighbour
+                                        ? 1U
+                                        : t.placement.releases.front().second;
+            add(twoMuG, copies);
+            continue;
+        }
+        for (const auto& [sender, copies] : t.placement.releases)
+        {
+            add(t.drift[sender], copies);
+        }
+    }
+}
+
+double
+GraphPrivacyAccountant::Epsilon(GraphAdversary adversary) const
+{
+    if (m_iterations == 0)
+    {
+        return 0.0;
+    }
+    if (m_noPrivacy)
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    double worst = -1.0;
+    for (const Track& t : m_tracks)
+    {
+        if (t.placement.adversary == adversary)
+        {
+            worst = std::max(worst, t.sum);
+        }
+    }
+    if (worst < 0.0)
+    {
+        return 0.0; // no placement: a graph without edges releases nothing
+    }
+    if (!std::isfinite(worst))
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    if (m_kind == MechanismKind::Laplace)
+    {
+        return worst / m_scale; // basic composition of Laplace releases: sum of Delta_1 / b
+    }
+    // Gaussian releases compose in RDP as one release of l2 sensitivity sqrt(sum Delta^2)
+    PrivacyAccountant accountant;
+    accountant.AddGaussian(std::sqrt(worst), m_scale);
+    return accountant.Epsilon(m_delta, Composition::Rdp);
 }
 
 } // namespace fl

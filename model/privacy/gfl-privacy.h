@@ -15,10 +15,13 @@
  *    sqrt(P) ||w° - w'°|| at every iteration, so eps(i) = C (i + 1) / b (linear in i).
  * The papers' formulas are implemented as printed (GhpEpsilon; GflEpsilonPreprint and
  * GflEpsilonJournal, named after the version of the GFL paper whose theorem each implements).
- * They bound an l2 sensitivity, but the vector Laplace mechanism needs the l1 one, and a node
- * that sends differently noised copies to d neighbours releases d mechanisms per iteration. The
- * accountants below (what the module reports) use the l1 bound sqrt(M) times the l2 one for
- * Laplace noise, the l2 sensitivity for Gaussian noise, and count every copy the adversary sees.
+ * They bound an l2 sensitivity, but the vector Laplace mechanism needs the l1 one, a node that
+ * sends differently noised copies to d neighbours releases d mechanisms per iteration, and a
+ * neighbouring node also receives, through its other neighbours, messages that depend on the
+ * target's data. The accountant below (what the module reports) uses the l1 bound sqrt(M)
+ * times the l2 one for Laplace noise, the l2 sensitivity for Gaussian noise, and counts every
+ * release each adversary observes (doc/fl.rst, "GFL and GHP over iterations: the drift bound
+ * and the adversaries").
  */
 #ifndef FL_GFL_PRIVACY_H
 #define FL_GFL_PRIVACY_H
@@ -69,111 +72,80 @@ double GflEpsilonJournal(double sensitivityC, uint64_t iteration, double sigmaG)
 /// sigma_g = sqrt(2) C (T + 1) / eps (the journal version's Theorem 3 solved for sigma_g).
 double GflSigmaJournal(double sensitivityC, uint64_t horizon, double epsilon);
 
-/**
- * The sensitivity of the message of iteration n under the drifting-sensitivity argument, in the
- * norm the noise needs: the centre of the message moves by at most 2 mu G n in l2 (G bounds the
- * l2 norm of every clipped gradient). Gaussian noise needs the l2 sensitivity: 2 mu G n. The
- * i.i.d. Laplace mechanism needs the l1 sensitivity, bounded by sqrt(M) times the l2 one
- * (Cauchy-Schwarz in M dimensions): sqrt(M) 2 mu G n. None: 0.
- */
-double DriftingSensitivity(MechanismKind kind,
-                           double mu,
-                           double gradientBound,
-                           uint64_t iteration,
-                           std::size_t dim);
-
 /// Who observes a node's releases on a graph.
 enum class GraphAdversary : uint8_t
 {
-    OneNeighbour, ///< one neighbour: the copy addressed to it
-    AllLinks,     ///< every neighbour together, or an eavesdropper on every link of the node
+    OneLink,   ///< an eavesdropper on one link k -> l: the copy sent on it
+    AllLinks,  ///< an eavesdropper on every outgoing link of one node: all its copies
+    Neighbour, ///< a neighbouring node l (honest but curious): every message l receives
 };
 
-/// "one-neighbour" or "all-links".
+/// "one-link", "all-links" or "neighbour".
 const char* GraphAdversaryName(GraphAdversary adversary);
 
 /**
- * Independently noised copies of one node's message that the adversary sees per iteration:
- * per-link i.i.d. noise sends a differently noised copy to each of the node's `neighbours`, so
- * AllLinks sees `neighbours` releases (one if it has no neighbour); every other kind sends one
- * noisy vector to all (per-sender and broadcast i.i.d. noise, graph-homomorphic noise), so every
- * adversary sees one release. Graph-homomorphic noise cancels only in the network centroid
- * (the sender's compensating self term never leaves it): it protects nothing against an
- * observer of the network average.
+ * One placement of an adversary on the graph (doc/fl.rst, section "GFL and GHP over iterations:
+ * the drift bound and the adversaries"): the releases it observes per iteration and the drift
+ * matrix B of its observation. Given what the adversary observed before iteration n (and every
+ * random draw it does not observe), the l2 distance between what node k releases at iteration n
+ * under two neighbouring data sets is at most e_k(n), with e(1) = 2 mu G 1 and
+ *   e(n) = B e(n - 1) + 2 mu G 1,
+ * B_kk = a_kk f_k and B_kl = a_lk for every copy l -> k (l != k) the adversary does not observe
+ * (0 if it does): each iteration's clipped local steps add at most 2 mu G at every node, and a
+ * node combines the differences of what it holds. f_k = 1/a_kk if the adversary knows node k's
+ * graph-homomorphic draw (its kept copy phi_k - (1 - a_kk)/a_kk v_k is then known up to
+ * phi_k / a_kk), 0 if it knows k's broadcast draw (the kept copy is the observed message), 1
+ * otherwise.
  */
-uint32_t CopiesSeen(NodeNoiseKind kind, GraphAdversary adversary, std::size_t neighbours);
+struct GraphPlacement
+{
+    GraphAdversary adversary{GraphAdversary::OneLink}; ///< who observes
+    /// the observed senders and how many differently noised copies of each per iteration (in
+    /// iteration 1 only the target's own release depends on its data: one release)
+    std::vector<std::pair<uint32_t, uint32_t>> releases;
+    /// B, row by row: drift[k] = (l, B_kl) for the nonzero entries
+    std::vector<std::vector<std::pair<uint32_t, double>>> drift;
+
+    bool operator==(const GraphPlacement& o) const
+    {
+        return adversary == o.adversary && releases == o.releases && drift == o.drift;
+    }
+};
+
+/**
+ * Every placement of `adversary` on the graph of combination matrix A (a_lk = A(l, k): the
+ * weight node k gives to what it receives from l; l ~ k if a_lk > 0), distinct placements
+ * only: OneLink, each link p -> l (the copy on it; with a draw shared by every copy, the
+ * eavesdropper knows the draw on every copy of p); AllLinks, each node p (its out-degree copies
+ * under per-link noise, one otherwise); Neighbour, each node l (one release per in-neighbour:
+ * each neighbour's message carries its own draw; the adversary's own messages never move).
+ * Throws ConfigError on a non-square or negative A.
+ */
+std::vector<GraphPlacement> GraphAdversaryPlacements(const Eigen::MatrixXd& A,
+                                                     NodeNoiseKind kind,
+                                                     GraphAdversary adversary);
+
+/**
+ * One iteration of the drift recursion: e = 2 mu G 1 if `iteration` is 1, else
+ * e = B e + 2 mu G 1 (`twoMuG` = 2 mu G). `e` has one entry per node.
+ */
+void GraphDriftStep(const GraphPlacement& placement,
+                    double twoMuG,
+                    uint64_t iteration,
+                    Eigen::VectorXd& e);
 
 /**
  * The statement behind a graph node's epsilon: `kind` of noise with `mechanism` (Laplace or
- * Gaussian; None: no privacy), the drifting sensitivity, `unit` (the privacy unit, e.g. "the
+ * Gaussian; None: no privacy), the drift sensitivity, `unit` (the privacy unit, e.g. "the
  * data of one server's clients"), replace-one neighbouring, `adversary`, composition basic
- * (Laplace) or Renyi DP at `delta` (Gaussian) over iterations and copies.
+ * (Laplace) or Renyi DP at `delta` (Gaussian) over iterations and releases, and the proof's
+ * section of doc/fl.rst.
  */
 PrivacyStatement GraphReleaseStatement(NodeNoiseKind kind,
                                        MechanismKind mechanism,
                                        GraphAdversary adversary,
                                        const std::string& unit,
                                        double delta);
-
-/**
- * Feeds a PrivacyAccountant with the messages one node releases per iteration, each with the
- * drifting sensitivity DriftingSensitivity(kind, n) of its iteration n = 1, 2, ... (the n = 0
- * release has sensitivity 0), `copies` times per iteration (the independently noised copies the
- * adversary sees, CopiesSeen), and reports eps: basic composition for Laplace noise (which
- * gives GHP eq. (27) with the l1 sensitivity when copies = 1) and Renyi DP at `delta` for
- * Gaussian noise. With no noise, or no gradient bound (G = 0: gradients not clipped), eps is
- * +infinity.
- */
-class DriftingSensitivityAccountant
-{
-  public:
-    /**
-     * @param kind noise kind of the released messages (None: no privacy)
-     * @param scale b (Laplace) or sigma (Gaussian)
-     * @param mu step size
-     * @param gradientBound G (an l2 clipping norm); 0 = unbounded gradients
-     * @param dim model dimension M (the l1 bound of Laplace noise)
-     * @param copies independently noised copies the adversary sees per iteration (>= 1)
-     * @param delta target delta for Gaussian noise, in (0, 1)
-     * Throws ConfigError naming the bad parameter.
-     */
-    DriftingSensitivityAccountant(MechanismKind kind,
-                                  double scale,
-                                  double mu,
-                                  double gradientBound,
-                                  std::size_t dim,
-                                  uint32_t copies = 1,
-                                  double delta = 1e-5);
-
-    /// Records the release of the next iteration n = Iterations() + 1.
-    void RecordIteration();
-
-    /// Iterations recorded.
-    uint64_t Iterations() const
-    {
-        return m_iterations;
-    }
-
-    /// eps after the recorded iterations (0 before any; +inf without noise or gradient bound).
-    double Epsilon() const;
-
-    /// The underlying accountant (empty if eps is infinite by construction).
-    const PrivacyAccountant& Accountant() const
-    {
-        return m_accountant;
-    }
-
-  private:
-    MechanismKind m_kind;
-    double m_scale;
-    double m_mu;
-    double m_gradientBound;
-    std::size_t m_dim;
-    uint32_t m_copies;
-    double m_delta;
-    uint64_t m_iterations{0};
-    PrivacyAccountant m_accountant;
-};
 
 /// Each node's number of neighbours in combination matrix A (l != k with a_lk > 0 or a_kl > 0).
 std::vector<std::size_t> NeighbourCounts(const Eigen::MatrixXd& A);
@@ -202,7 +174,8 @@ PrivacyStatement UplinkStatement(MechanismKind mechanism, double delta);
  * upload with the perturbation's mechanism at LocalTrainingSensitivity (times sqrt(M) for
  * Laplace noise), composed with basic composition (Laplace) or Renyi DP (Gaussian). Each round
  * starts from the broadcast global model, a post-processing of earlier releases, so adaptive
- * composition applies without a drifting sensitivity.
+ * composition applies without a drifting sensitivity. Proof: doc/fl.rst, section "FedAvg uplink
+ * noise".
  */
 class UplinkPrivacyAccountant
 {
@@ -228,41 +201,86 @@ class UplinkPrivacyAccountant
 };
 
 /**
- * The two epsilons of a graph node's releases: against one neighbour and against all its links
- * (the worst node: the most neighbours under per-link noise). `neighbours[k]` is node k's
- * number of neighbours.
+ * The epsilons of a graph's releases against the three adversaries (GraphAdversary), each the
+ * largest over the adversary's placements (GraphAdversaryPlacements) and so over the target
+ * nodes: per iteration n each observed release of sender m at the drift sensitivity e_m(n)
+ * (GraphDriftStep; l2 for Gaussian noise, sqrt(M) times it in l1 for Laplace noise), composed
+ * with basic composition (Laplace) or Renyi DP at delta (Gaussian). With no noise, or no gradient
+ * bound (G = 0: gradients not clipped), every epsilon is +infinity. Proof: doc/fl.rst, section
+ * "GFL and GHP over iterations: the drift bound and the adversaries". Cost per iteration: the
+ * placements times the graph's edges.
  */
 class GraphPrivacyAccountant
 {
   public:
-    /// Arguments as DriftingSensitivityAccountant; `noise` the node-noise kind.
+    /**
+     * @param noise node-noise kind of the releases
+     * @param kind noise distribution (None: no privacy)
+     * @param scale b (Laplace) or sigma (Gaussian)
+     * @param mu step size
+     * @param gradientBound G (an l2 clipping norm); 0 = unbounded gradients
+     * @param dim model dimension M (the l1 bound of Laplace noise)
+     * @param combination the combination matrix A (who hears whom, and the weights)
+     * @param delta target delta for Gaussian noise, in (0, 1)
+     * Throws ConfigError naming the bad parameter.
+     */
     GraphPrivacyAccountant(NodeNoiseKind noise,
                            MechanismKind kind,
                            double scale,
                            double mu,
                            double gradientBound,
                            std::size_t dim,
-                           const std::vector<std::size_t>& neighbours,
+                           const Eigen::MatrixXd& combination,
                            double delta = 1e-5);
 
-    /// Records the next iteration's releases.
+    /// Records the releases of the next iteration n = Iterations() + 1.
     void RecordIteration();
 
-    /// eps against one neighbour.
-    double EpsilonOneNeighbour() const
+    /// Iterations recorded.
+    uint64_t Iterations() const
     {
-        return m_one.Epsilon();
+        return m_iterations;
     }
 
-    /// eps against all links of the worst node.
+    /// eps against `adversary` after the recorded iterations (0 before any).
+    double Epsilon(GraphAdversary adversary) const;
+
+    /// eps against an eavesdropper on one link.
+    double EpsilonOneLink() const
+    {
+        return Epsilon(GraphAdversary::OneLink);
+    }
+
+    /// eps against an eavesdropper on every outgoing link of the worst node.
     double EpsilonAllLinks() const
     {
-        return m_all.Epsilon();
+        return Epsilon(GraphAdversary::AllLinks);
+    }
+
+    /// eps against the worst neighbouring node (server or agent).
+    double EpsilonNeighbour() const
+    {
+        return Epsilon(GraphAdversary::Neighbour);
     }
 
   private:
-    DriftingSensitivityAccountant m_one;
-    DriftingSensitivityAccountant m_all;
+    /// One placement's drift and running sum.
+    struct Track
+    {
+        GraphPlacement placement;
+        Eigen::VectorXd drift; ///< e(n) of the last iteration
+        double sum{0.0}; ///< Laplace: sum of l1 sensitivities; Gaussian: sum of squared l2 ones
+    };
+
+    MechanismKind m_kind;
+    double m_scale;
+    double m_mu;
+    double m_gradientBound;
+    std::size_t m_dim;
+    double m_delta;
+    bool m_noPrivacy{false};
+    uint64_t m_iterations{0};
+    std::vector<Track> m_tracks;
 };
 
 /**

@@ -7,6 +7,7 @@
 #ifndef FL_PERTURBATION_H
 #define FL_PERTURBATION_H
 
+#include "ns3/noise-source.h"
 #include "ns3/param-vector.h"
 #include "ns3/privacy-accountant.h"
 
@@ -310,6 +311,8 @@ struct NodeNoiseConfig
     NodeNoiseKind kind{NodeNoiseKind::None};                    ///< what is added where
     NoiseDistribution distribution{NoiseDistribution::Laplace}; ///< entry distribution
     double scale{0.0}; ///< b (Laplace, variance 2 b^2) or sigma (Gaussian); unused for None
+    /// where the noise engines' seeds come from (derived from the run seed, or libsodium)
+    NoiseSource source{NoiseSource::RunSeed};
 };
 
 /**

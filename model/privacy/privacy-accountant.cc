@@ -255,17 +255,15 @@ RdpToDp(double rdp, double alpha, double delta, RdpConversion conversion)
 std::string
 PrivacyStatement::Describe() const
 {
-    return "mechanism: " + mechanism + " | sensitivity: " + sensitivity + " | unit: " + unit +
-           " | neighbouring: " + neighbouring + " | adversary: " + adversary +
-           " | composition: " + composition;
-}
-
-MechanismSpec
-DriftingRelease(const MechanismSpec& step, uint64_t steps)
-{
-    MechanismSpec release = step;
-    release.sensitivity = step.sensitivity * static_cast<double>(steps);
-    return release;
+    std::string line = "mechanism: " + mechanism + " | sensitivity: " + sensitivity +
+                       " | unit: " + unit + " | neighbouring: " + neighbouring +
+                       " | adversary: " + adversary + " | composition: " + composition +
+                       " | noise: " + noise;
+    if (!proof.empty())
+    {
+        line += " | proof: " + proof;
+    }
+    return line;
 }
 
 std::vector<double>

@@ -8,6 +8,7 @@
 #define FL_PRIVACY_ACCOUNTANT_H
 
 #include "ns3/fl-types.h"
+#include "ns3/noise-source.h"
 
 #include <cstdint>
 #include <limits>
@@ -161,19 +162,16 @@ struct PrivacyStatement
     std::string neighbouring; ///< neighbouring relation, e.g. "replace that data"
     std::string adversary;    ///< who observes what
     std::string composition;  ///< how releases compose, e.g. "basic (sum) over iterations"
+    /// what the value assumes about the noise (NoiseAssumption of the run's NoiseSource)
+    std::string noise{NoiseAssumption(NoiseSource::RunSeed)};
+    /// where the value is proven (a section of doc/fl.rst)
+    std::string proof;
 
     /// "mechanism: ... | sensitivity: ... | unit: ... | neighbouring: ... | adversary: ... |
-    /// composition: ..." (one line, no semicolon, so that list-splitting readers keep it whole).
+    /// composition: ... | noise: ... | proof: ..." (one line, no semicolon, so that
+    /// list-splitting readers keep it whole; the proof only if set).
     std::string Describe() const;
 };
-
-/**
- * The mechanism of a release whose query moved by `steps` times a one-step sensitivity: `step`
- * with its sensitivity multiplied by `steps` (the drifting-sensitivity argument: a node's state
- * carries every earlier clipped gradient step of its own, so with a neighbouring data set its
- * message can differ by up to steps times what one step moves it). steps = 0: sensitivity 0.
- */
-MechanismSpec DriftingRelease(const MechanismSpec& step, uint64_t steps);
 
 /// What the accountant reports for a target delta.
 struct PrivacyReport

@@ -277,9 +277,12 @@ SecAggPlusParameters(uint32_t n, const SecAggPlusThreat& threat)
     const double logPerNodeCorrectness =
         -threat.correctnessBits * ln2 - std::log(static_cast<double>(n));
 
+    // The smallest t for k neighbours (h = k + 1 holders) and at most t1 corrupt holders.
     auto minThreshold = [&](uint32_t k, uint32_t t1) {
-        uint32_t t = threat.semiMalicious ? (t1 + 1 + k + 1) / 2 : t1 + 1; // 2t - k >= t1 + 1
-        t = std::max(t, (k + 1) / 2 + 1);                                  // 2t > k + 1
+        uint32_t t = threat.activeServer ? (k + 1 + t1) / 2 + 1 // 2t > (k + 1) + t1
+                                         : t1 + 1;              // t > t1
+        t = std::max(t, (k + 1) / 2 + 1);                       // 2t > k + 1
+        t = std::max(t, t1 + 2);                                // t - t1 >= 2
         return std::max<uint32_t>(t, 2);
     };
 
@@ -317,9 +320,11 @@ SecAggPlusParameters(uint32_t n, const SecAggPlusThreat& threat)
             continue;
         }
         c.threshold = t;
+        c.corruptHolders = t1;
         c.log2Disconnected = logDisc / ln2;
+        // Pr[some client has as many corrupt holders as breaks it]: 2t - (k + 1) (active) or t.
         c.log2TooManyCorrupt =
-            (LogHypergeometricTail(n, corrupt, k, threat.semiMalicious ? 2 * t - k : t) +
+            (LogHypergeometricTail(n, corrupt, k, threat.activeServer ? 2 * t - (k + 1) : t) +
              std::log(static_cast<double>(n))) /
             ln2;
         c.log2TooFewSurvivors =
@@ -342,6 +347,7 @@ SecAggPlusParameters(uint32_t n, const SecAggPlusThreat& threat)
                           "expect fewer dropouts or corrupt clients (a majority must survive)");
     }
     c.threshold = t;
+    c.corruptHolders = corrupt;
     c.log2Disconnected = -HUGE_VAL;
     c.log2TooManyCorrupt = -HUGE_VAL;
     c.log2TooFewSurvivors = -HUGE_VAL;

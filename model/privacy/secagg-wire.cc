@@ -523,7 +523,7 @@ PackSecAggRoundSetup(uint64_t instance, const SecAggRoundSetup& setup)
     w.U16(0);
     w.U32(setup.threshold);
     w.U32(setup.neighbours);
-    w.U64(setup.graphSeed);
+    w.U64(setup.beaconRound);
     w.U64(setup.dim);
     w.U32(static_cast<uint32_t>(setup.clients.size()));
     for (uint32_t id : setup.clients)
@@ -541,7 +541,7 @@ ParseSecAggRoundSetup(const SecAggBytes& bytes, uint64_t& instance, SecAggRoundS
     uint32_t count = 0;
     if (!r.Header(SecAggMessageType::RoundSetup, instance) || !r.U8(out.graph) ||
         !r.U8(out.fractionBits) || !r.U16(reserved) || reserved != 0 || !r.U32(out.threshold) ||
-        !r.U32(out.neighbours) || !r.U64(out.graphSeed) || !r.U64(out.dim) || !r.Count(4, count))
+        !r.U32(out.neighbours) || !r.U64(out.beaconRound) || !r.U64(out.dim) || !r.Count(4, count))
     {
         return false;
     }

@@ -38,7 +38,7 @@ using Ed25519PublicKey = std::array<uint8_t, 32>;
 using Ed25519Signature = std::array<uint8_t, 64>;
 
 /// Wire format version.
-constexpr uint8_t kSecAggWireVersion = 1;
+constexpr uint8_t kSecAggWireVersion = 2;
 /// Header bytes.
 constexpr std::size_t kSecAggHeaderBytes = 16;
 /// Largest count a list may declare (also bounded by the bytes that arrived).
@@ -207,9 +207,10 @@ bool ParseSecAggUnmaskShares(const SecAggBytes& bytes, uint64_t& instance, SecAg
  * The configuration of one instance as a server announces it to the sampled clients before
  * round 0 (not a message of Fig. 4, which assumes the parties agree on it: in a simulation the
  * server samples the clients, so it has to tell them who takes part). A client computes the
- * threshold, the graph and the fixed-point resolution itself from the number of sampled clients
- * and refuses a setup that differs (a server cannot lower t); the list of clients, the graph
- * seed and the dimension are the server's.
+ * threshold, the graph and the fixed-point resolution itself from the roster and refuses a setup
+ * that differs (a server cannot lower t); the roster, the beacon round and the dimension are the
+ * server's, and the SecAgg+ graph is computed by every party from the beacon's value of that
+ * round (SecAggGraphSeed), which must not be public yet when the setup arrives.
  */
 struct SecAggRoundSetup
 {
@@ -217,14 +218,14 @@ struct SecAggRoundSetup
     uint8_t fractionBits{0};       ///< fixed-point fraction bits
     uint32_t threshold{0};         ///< t
     uint32_t neighbours{0};        ///< k (Harary)
-    uint64_t graphSeed{0};         ///< the Harary permutation's seed
+    uint64_t beaconRound{0}; ///< Harary: the beacon round the graph is drawn from (secagg-beacon.h)
     uint64_t dim{0};               ///< model dimension d
     std::vector<uint32_t> clients; ///< the sampled clients, ascending
 };
 
 /**
  * header || graph (u8) || fractionBits (u8) || reserved (u16, 0) || threshold (u32) ||
- * neighbours (u32) || graphSeed (u64) || dim (u64) || count (u32) || ids (u32, ascending).
+ * neighbours (u32) || beaconRound (u64) || dim (u64) || count (u32) || ids (u32, ascending).
  */
 SecAggBytes PackSecAggRoundSetup(uint64_t instance, const SecAggRoundSetup& setup);
 /// Parses PackSecAggRoundSetup bytes (false on unsorted ids, a count that does not match, a

@@ -41,11 +41,14 @@
  * the client is not in U3, and no honest client ever reveals a share of its b_u, so whatever
  * part of y_u reached the server stays masked by PRG(b_u).
  *
- * Threshold: the configuration requires 2 <= t and a majority of each client's holders (2t >
- * holders): against a server that shows different clients different U3 lists, the consistency
- * check then certifies one U3 for every client it lets answer (two lists would need 2t
- * signatures from at most `holders` clients that each sign once). The SecAgg+ caveat: a client
- * checks the signatures of its own holders, so the certified view is per neighbourhood.
+ * Threshold and colluders (secagg-config.h): the configuration requires 2t > h + n_C, where h is
+ * the number of share holders of a client (itself included) and n_C the colluders tolerated.
+ * Before revealing anything for an owner v, a client checks t valid signatures on its U3 from
+ * v's holders P_v (for SecAgg every P_v is the roster; for SecAgg+ the server relays the
+ * signatures of the two-hop neighbourhood). An honest client signs one U3 per instance, so two
+ * different lists certified for one owner would need more than n_C colluders among its holders:
+ * every honest holder of v reveals the same kind of share, and the server never reconstructs
+ * both b_v and s_v^SK.
  *
  * Keys: KeySource (shamir.h). Random mode (libsodium randombytes_buf) is the default and the
  * secure one; Reproducible mode derives every key from a 256-bit run seed for bit-identical
@@ -54,10 +57,8 @@
 #ifndef FL_SECAGG_H
 #define FL_SECAGG_H
 
-#include "ns3/secagg-graph.h"
-#include "ns3/secagg-wire.h"
+#include "ns3/secagg-config.h"
 #include "ns3/secure-aggregation.h"
-#include "ns3/shamir.h"
 
 #include <array>
 #include <cstdint>
@@ -69,92 +70,6 @@ namespace ns3
 {
 namespace fl
 {
-
-/// Outcome of a protocol step or of handling one message.
-enum class SecAggStatus : uint8_t
-{
-    Ok = 0,              ///< done
-    Malformed,           ///< the message did not parse or contradicts its own fields
-    WrongInstance,       ///< the message belongs to another protocol instance
-    WrongPhase,          ///< the step or message is not expected now
-    UnknownClient,       ///< a client not sampled, not a holder, or without a PKI key
-    Duplicate,           ///< a second message from the same client in one round
-    TooFewClients,       ///< fewer than t clients (or holders) where t are needed: abort
-    MissingSelf,         ///< a list that should name the client does not, or with other keys
-    DuplicateKey,        ///< two advertised public keys are equal
-    BadSignature,        ///< an Ed25519 signature does not verify
-    BadKey,              ///< an X25519 key is unusable (low-order point)
-    BadCiphertext,       ///< a share ciphertext does not decrypt or names other parties
-    NotSubset,           ///< U3 names a holder that is not in U2 or a client not sampled
-    InconsistentRequest, ///< a second request contradicts the first (e.g. another U3)
-    TooFewShares,        ///< fewer than t shares of a secret arrived: abort
-    BadShares,           ///< shares disagree or give a key that does not match its public key
-    Aborted,             ///< the party aborted earlier; see AbortStatus()
-};
-
-/// A short English description of a status.
-const char* SecAggStatusText(SecAggStatus status);
-
-/// Communication graph.
-enum class SecAggGraphKind : uint8_t
-{
-    Complete = 0, ///< Bonawitz et al. 2017: every client with every other
-    Harary = 1,   ///< SecAgg+ (Bell et al. 2020): random Harary graph H(n, k)
-};
-
-/// Configuration of one protocol instance, known to every client and the server.
-struct SecAggConfig
-{
-    uint64_t instance{0}; ///< protocol instance (e.g. the FL round); bound into every message
-    std::vector<uint32_t> clients; ///< the sampled clients, strictly ascending ids (< 0xFFFFFFFF)
-    uint32_t threshold{0};         ///< t: shares needed to reconstruct (2 <= t, 2t > holders)
-    std::size_t dim{0};            ///< model dimension d (>= 1)
-    unsigned fractionBits{kDefaultMaskFractionBits};  ///< fixed-point fraction bits (1..52)
-    SecAggGraphKind graph{SecAggGraphKind::Complete}; ///< complete (SecAgg) or Harary (SecAgg+)
-    uint32_t neighbours{0}; ///< k, Harary only (even, SecAggPlusParameters chooses it)
-    uint64_t graphSeed{0};  ///< Harary only: the server's seed of the node permutation
-};
-
-/**
- * Throws ConfigError naming the parameter: "clients" (fewer than 2, not ascending, the id
- * 0xFFFFFFFF), "dim" (0), "maskFractionBits" (not 1..52), "neighbours" (Harary: odd or < 2),
- * "threshold" (t < 2, t above a client's holders, or not a majority of them).
- */
-void CheckSecAggConfig(const SecAggConfig& config);
-
-/**
- * The share holders of `id`: its graph neighbours and itself, ascending (all sampled clients
- * for the complete graph). Throws ConfigError as CheckSecAggConfig, or naming "clients" if `id`
- * is not sampled.
- */
-std::vector<uint32_t> SecAggHolders(const SecAggConfig& config, uint32_t id);
-
-/// A client's long-term Ed25519 identity (its verification key is in every party's PKI).
-struct SecAggIdentity
-{
-    uint32_t id{0};                       ///< client id
-    std::array<uint8_t, 64> signingKey{}; ///< libsodium Ed25519 secret key (seed || pk)
-    Ed25519PublicKey verifyKey{};         ///< Ed25519 public key
-};
-
-/// A new identity: crypto_sign_seed_keypair on 32 bytes of `keys`.
-SecAggIdentity MakeSecAggIdentity(uint32_t id, KeySource& keys);
-
-/// The simulated PKI: every client's verification key, installed out of band.
-using SecAggPki = std::map<uint32_t, Ed25519PublicKey>;
-
-/**
- * The bytes a client signs in AdvertiseKeys: "fl-secagg-v1 keys" || instance (u64) ||
- * threshold (u32) || graph kind (u8) || k (u32) || graph seed (u64) || dim (u64) || id (u32) ||
- * c^PK || s^PK. Fig. 4 signs c_u^PK || s_u^PK; the configuration is bound in as well so that keys
- * cannot be replayed into another instance or configuration.
- */
-std::vector<uint8_t> SecAggKeysSignedMessage(const SecAggConfig& config,
-                                             const SecAggAdvertisedKeys& keys);
-
-/// The bytes a client signs in ConsistencyCheck: "fl-secagg-v1 survivors" || instance || U3.
-std::vector<uint8_t> SecAggSurvivorsSignedMessage(const SecAggConfig& config,
-                                                  const std::vector<uint32_t>& survivors);
 
 /**
  * One client of one protocol instance (Fig. 4, the "User" column). Steps must be called in
@@ -175,6 +90,12 @@ class SecAggClient
                  const SecAggIdentity& identity,
                  const SecAggPki& pki,
                  KeySource keys);
+    /// Wipes every secret the client still holds (sodium_memzero).
+    ~SecAggClient();
+    SecAggClient(SecAggClient&& other) noexcept;
+    SecAggClient(const SecAggClient&) = delete;
+    SecAggClient& operator=(const SecAggClient&) = delete;
+    SecAggClient& operator=(SecAggClient&&) = delete;
 
     /// This client's id.
     uint32_t Id() const
@@ -202,7 +123,11 @@ class SecAggClient
     /// Round 3: checks U3 and signs it; the same U3 again gets the same answer, another is refused.
     SecAggStatus ConsistencyCheck(const SecAggBytes& survivorList, SecAggBytes& out);
 
-    /// Round 4: checks >= t signatures on U3 and reveals one share kind per member of U2.
+    /**
+     * Round 4: for every member v of U2 (itself included), checks that at least t clients of
+     * v's holders P_v signed this client's U3 (every listed signature valid), then reveals its
+     * share of b_v if v is in U3 and of s_v^SK if not; never both kinds for one v.
+     */
     SecAggStatus Unmask(const SecAggBytes& signatureList, SecAggBytes& out);
 
     /// True once the client refused a message and stopped.
@@ -217,6 +142,36 @@ class SecAggClient
         return m_abort;
     }
 
+    /// U2 as this client inferred it (its holders that sent it ciphertexts, and itself).
+    const std::vector<uint32_t>& U2View() const
+    {
+        return m_u2;
+    }
+
+    /**
+     * What an adversary that controls this client knows (the threat model's colluders): its
+     * secret keys, its self-mask seed, its identity and its decryption of every share pair
+     * addressed to it. Only the attack models of the tests and of SecAggAttack call this; a
+     * network application never does.
+     */
+    struct Secrets
+    {
+        SecAggIdentity identity;                 ///< its signing key
+        MaskKeyPair s;                           ///< s_u
+        MaskSecret b{};                          ///< b_u
+        ShamirShare ownS;                        ///< its share of s_u^SK
+        ShamirShare ownB;                        ///< its share of b_u
+        std::map<uint32_t, ShamirShare> sShares; ///< share of s_v^SK per sender v
+        std::map<uint32_t, ShamirShare> bShares; ///< share of b_v per sender v
+        std::map<uint32_t, MaskPublicKey> sPk;   ///< s_v^PK of every client in its key list
+    };
+
+    /// Marks the client as controlled by the adversary: it keeps every secret (no wiping).
+    void Corrupt();
+
+    /// The secrets of a client marked with Corrupt() (see Secrets), what is drawn so far.
+    Secrets Exposed() const;
+
   private:
     enum class Phase : uint8_t
     {
@@ -230,13 +185,18 @@ class SecAggClient
 
     SecAggStatus Refuse(SecAggStatus s);
     bool IsHolder(uint32_t id) const;
+    /// Wipes the secrets that the phase reached no longer needs (all of them if `all`).
+    void WipeSecrets(bool all);
 
     SecAggConfig m_cfg;
     uint32_t m_id;
     SecAggIdentity m_identity;
     SecAggPki m_pki;
     KeySource m_keys;
-    std::vector<uint32_t> m_holders; ///< neighbours and self, ascending
+    std::vector<uint32_t> m_holders; ///< P_u: neighbours and self, ascending
+    std::map<uint32_t, std::vector<uint32_t>> m_ownerHolders; ///< P_v for every v in P_u
+    std::vector<uint32_t> m_twoHop; ///< the union of those P_v, ascending (possible signers)
+    bool m_corrupt{false};          ///< controlled by the adversary (Corrupt)
     Phase m_phase{Phase::Advertise};
     SecAggStatus m_abort{SecAggStatus::Ok};
 
@@ -278,6 +238,10 @@ class SecAggServer
   public:
     /// @param config the instance (checked); @param pki every client's verification key
     SecAggServer(const SecAggConfig& config, const SecAggPki& pki);
+    /// Wipes the shares it still holds.
+    ~SecAggServer();
+    SecAggServer(const SecAggServer&) = delete;
+    SecAggServer& operator=(const SecAggServer&) = delete;
 
     /// Round 0 message (checked against the PKI).
     SecAggStatus ReceiveAdvertisedKeys(const SecAggBytes& message);
@@ -293,7 +257,10 @@ class SecAggServer
     SecAggStatus AnnounceSurvivors(std::map<uint32_t, SecAggBytes>& out);
     /// Round 3 message (the signature is verified).
     SecAggStatus ReceiveConsistencySignature(const SecAggBytes& message);
-    /// Ends round 3: U4; each member gets the signatures of its holders in U4.
+    /**
+     * Ends round 3: U4; each member u gets the signatures of U4 from the holders of its holders
+     * (the whole U4 for the complete graph), which it counts per owner in Unmask.
+     */
     SecAggStatus RelaySignatures(std::map<uint32_t, SecAggBytes>& out);
     /// Round 4 message (shares of the wrong kind or from a non-holder make it Malformed).
     SecAggStatus ReceiveUnmaskShares(const SecAggBytes& message);
@@ -338,54 +305,6 @@ class SecAggServer
 };
 
 // ------------------------------------------------------------------ rounds of an application
-
-/**
- * How an application chooses each instance's configuration from the clients it sampled. Both
- * the server and every client apply the same rule to the same number of clients, and a client
- * refuses an announced configuration that differs (SecAggMatchesSetup), so the server cannot
- * choose a lower threshold, a sparser graph or a coarser encoding than the clients agreed to.
- */
-struct SecAggRule
-{
-    SecAggGraphKind graph{SecAggGraphKind::Complete}; ///< SecAgg (complete) or SecAgg+ (Harary)
-    /// t; 0: SecAgg the smallest majority floor(n / 2) + 1, SecAgg+ SecAggPlusParameters' t
-    uint32_t threshold{0};
-    unsigned fractionBits{kDefaultMaskFractionBits}; ///< fixed-point fraction bits
-    SecAggPlusThreat threat; ///< SecAgg+: the failure targets SecAggPlusParameters meets
-};
-
-/**
- * The configuration of instance `instance` over the sampled `clients` (ascending) for a model of
- * `dim` values under `rule`: the complete graph with t = rule.threshold or floor(n / 2) + 1
- * (SecAgg, Bonawitz et al. 2017 need t > n / 2 against an active server; see the header
- * comment); or k and t from SecAggPlusParameters(n, rule.threat) (SecAgg+; the complete graph
- * when it says so or for n < 3), t replaced by rule.threshold if that is nonzero; graphSeed is
- * kept for a Harary graph only. Throws ConfigError as CheckSecAggConfig ("clients" for n < 2,
- * "threshold" for a t that is not a majority of the holders or exceeds them) or
- * SecAggPlusParameters.
- */
-SecAggConfig MakeSecAggRoundConfig(uint64_t instance,
-                                   const std::vector<uint32_t>& clients,
-                                   std::size_t dim,
-                                   const SecAggRule& rule,
-                                   uint64_t graphSeed);
-
-/// The setup message of a configuration (secagg-wire.h, SecAggRoundSetup).
-SecAggRoundSetup SecAggSetupOf(const SecAggConfig& config);
-
-/**
- * What a client checks of an announced setup: it names the client, and the threshold, graph,
- * neighbours and fraction bits are those `rule` gives for its number of clients, for a model of
- * `dim` values. Returns Ok and fills `config`, or Malformed (a bad configuration, another
- * dimension), UnknownClient (the client is not listed) or TooFewClients (fewer than 2 clients,
- * or fewer than the rule's t).
- */
-SecAggStatus SecAggAcceptSetup(uint64_t instance,
-                               const SecAggRoundSetup& setup,
-                               uint32_t self,
-                               std::size_t dim,
-                               const SecAggRule& rule,
-                               SecAggConfig& config);
 
 /**
  * What one instance decodes when exactly the clients of `inputs` survive, computed without any

@@ -71,6 +71,11 @@ KeyModeName(KeyMode mode)
 
 KeySource::KeySource() = default;
 
+KeySource::~KeySource()
+{
+    sodium_memzero(m_seed.data(), m_seed.size());
+}
+
 KeySource
 KeySource::Random()
 {

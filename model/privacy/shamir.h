@@ -73,6 +73,10 @@ class KeySource
   public:
     /// A Random-mode source.
     KeySource();
+    /// Wipes the run seed (sodium_memzero).
+    ~KeySource();
+    KeySource(const KeySource&) = default;
+    KeySource& operator=(const KeySource&) = default;
 
     /// A Random-mode source (libsodium randombytes_buf).
     static KeySource Random();
