@@ -19,7 +19,7 @@
  * as --ns3::TcpSocket::SegmentSize=1448, whose value is checked too), nor a word without "--" is
  * refused in one line naming it (status 2), where ns-3's CommandLine would print the whole help
  * and exit 1. A flag's old name (AddRefusedAlias) is refused with a message naming the new one.
- * Flags set only by a runner for the jobs it starts (AddHidden) are left out of --help.
+ * Flags set only by a runner for the jobs it starts (Hidden()) are left out of --help.
  */
 #ifndef FL_EXAMPLE_FLAGS_H
 #define FL_EXAMPLE_FLAGS_H
