@@ -71,6 +71,15 @@ main(int argc, char* argv[])
         "heterogeneous devices (log-normal FLOP rates) over 802.11 Wi-Fi or LTE, each for "
         "--maxTime simulated seconds: accuracy against time and bytes, and the staleness "
         "distribution; plot with utils/plot-async.sh.");
+    // first: the shared options' checks ask the server's rules of --strategy
+    flags.AddCheck([&o]() {
+        if (o.strategy != "fedavg")
+        {
+            throw fl::ConfigError("--strategy",
+                                  "is set by --strategies here",
+                                  "list the strategies in --strategies");
+        }
+    });
     flexample::AddFedAvgOptions(flags, o);
     flags.AddText("strategies",
                   "Comma-separated: fedavg, fedavg-deadline (round deadline --deadline), "
@@ -143,11 +152,12 @@ main(int argc, char* argv[])
                                   "use 0 (all) or a multiple of --bufferSize: each buffer is a "
                                   "cohort of --bufferSize busy clients");
         }
-        if (o.strategy != "fedavg")
+        // the server's rules for every strategy as it runs (--deadline: fedavg-deadline's only)
+        for (const auto& s : strategyList)
         {
-            throw fl::ConfigError("--strategy",
-                                  "is set by --strategies here",
-                                  "list the strategies in --strategies");
+            flexample::CheckServerRules(o,
+                                        s == "fedavg-deadline" ? "fedavg" : s,
+                                        s == "fedavg-deadline" ? o.deadline : 0.0);
         }
         flexample::CheckWritable(flexample::RoundsFileName(o.output), "--output");
     });

@@ -31,6 +31,7 @@
  * means (FlReportFigure). Plot with utils/plot-dwfl.sh.
  */
 
+#include "fl-example-data.h"
 #include "fl-example-flags.h"
 
 #include "ns3/dwfl-digital-helper.h"
@@ -231,7 +232,11 @@ main(int argc, char* argv[])
                     "power, workers, epsilon, orthogonal, centralized, perlink or digital",
                     figure,
                     DwflFigureNames());
-    flags.AddBool("quick", "A small case in seconds (N = 4, 5 rounds; the test suite)", quick);
+    flags.AddBool("quick",
+                  "A small case in seconds (the test suite): its own figure (N = 4), at most 5 "
+                  "rounds, 200 samples per worker and 500 test samples, gamma at least 0.2, "
+                  "unless those flags are given",
+                  quick);
     flags.AddOutput("output", "CSV output file", output, false);
     flags.AddBool("quiet", "No progress lines", quiet);
     flags.AddSize("runs",
@@ -265,8 +270,10 @@ main(int argc, char* argv[])
                   1U,
                   {10000, "the Fashion-MNIST test set"});
     flags.AddText("dataset",
-                  "fashion-mnist (Debian's dataset-fashion-mnist), or a CSV file (a header line, "
-                  "numeric features, the class 0..C-1 last) or an IDX folder of yours",
+                  "fashion-mnist (Debian's dataset-fashion-mnist), or a CSV file (numeric "
+                  "features, the class last: labels 0..C-1, or k..k+C-1 renumbered 0..C-1; "
+                  "the first line is a header if one of its fields is not a number) or an IDX "
+                  "folder of yours",
                   c.dataset);
     flags.AddChoice("standardise",
                     "Per-feature preprocessing, fitted on each holder's own data (every worker "
@@ -365,6 +372,25 @@ main(int argc, char* argv[])
         c.perLink = channel == "per-link";
         c.Privacy(c.sigma2).Validate();
     });
+    // --quick: its own small figure; the sizes it sets unless given (DwflQuickFigure)
+    const auto applyQuick = [&](DwflFigureSettings& settings, std::string& fig) {
+        const DwflFigureSettings given = settings;
+        DwflQuickFigure(settings, fig);
+        settings.rounds = flags.Given("rounds") ? given.rounds : settings.rounds;
+        settings.samplesPerWorker =
+            flags.Given("samplesPerWorker") ? given.samplesPerWorker : settings.samplesPerWorker;
+        settings.testSamples =
+            flags.Given("testSamples") ? given.testSamples : settings.testSamples;
+        settings.gamma = flags.Given("gamma") ? given.gamma : settings.gamma;
+    };
+    flags.AddCheck([&]() {
+        if (quick && flags.Given("figure"))
+        {
+            throw fl::ConfigError("--figure",
+                                  figure + " with --quick",
+                                  "--quick runs its own small figure: drop --figure or --quick");
+        }
+    });
     // Every run of the figure must be feasible (checked on a copy, so that --checkFlags refuses
     // an infeasible figure too).
     flags.AddCheck([&]() {
@@ -380,7 +406,7 @@ main(int argc, char* argv[])
         std::string fig = figure;
         if (quick)
         {
-            DwflQuickFigure(copy, fig);
+            applyQuick(copy, fig);
         }
         const std::vector<DwflFigureRun> figureRuns = DwflFigureRuns(fig, copy);
         if (figureRuns.empty())
@@ -413,7 +439,7 @@ main(int argc, char* argv[])
 
     if (quick)
     {
-        DwflQuickFigure(c, figure);
+        applyQuick(c, figure);
     }
     const std::vector<DwflFigureRun> runs = DwflFigureRuns(figure, c);
     const std::vector<FlFigureSeries> series = DwflFigureSeries(runs);
@@ -433,6 +459,7 @@ main(int argc, char* argv[])
     std::cout << "fl-dwfl: figure " << figure << ", " << runs.size() << " runs x " << c.runs
               << " seeds -> " << output << "\n";
     c.Print(std::cout);
+    flexample::PrintDatasetNotes(c.dataset, c.standardise, std::cout);
 
     // One data split per N, drawn at the base RngRun (in a job too); the seeds vary the rest.
     std::map<uint32_t, std::shared_ptr<fl::LearningTask>> tasks;

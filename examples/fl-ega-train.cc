@@ -78,7 +78,10 @@ main(int argc, char* argv[])
                   "Last epoch's step size as a fraction of --lr",
                   train.finalLearningRateFactor,
                   flexample::Range::Above(0.0));
-    flags.AddWhole("seed", "Seed of the weights, the data and the shuffling", train.seed);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun >= 1, seeds the weights, the data "
+                          "and the shuffling)");
     flags.AddOutput("output", "Codec file to write", output, false);
     flags.AddText("precision", "Weight precision in the file: float32 or float64", precision);
     flags.AddBool(
@@ -88,6 +91,13 @@ main(int argc, char* argv[])
         quick);
     flags.AddBool("quiet", "No per-epoch progress lines", quiet);
     flags.AddCheck([&]() {
+        train.seed = RngSeedManager::GetRun(); // the weights, the data and the shuffling
+        if (train.seed == 0)
+        {
+            throw fl::ConfigError("--RngRun",
+                                  "0 (the seed of the weights, the data and the shuffling)",
+                                  "give a run number >= 1");
+        }
         fl::ParsePrecision(precision, "--precision");
         if (!quick)
         {

@@ -407,7 +407,11 @@ main(int argc, char* argv[])
                       "sigma (Fig. 3), rounds to target (Table 2) and uplink volume, a Wi-Fi "
                       "network run (bytes, uplink time, encoder time, curious-server probe), and "
                       "input reconstruction (PSNR raw vs EGA). One tidy CSV.");
-    flags.AddBool("quick", "Synthetic data, few rounds (seconds; used by the test suite)", o.quick);
+    flags.AddBool("quick",
+                  "Synthetic data, few rounds (seconds; used by the test suite): at most 20 "
+                  "clients, 10 per round, 10 target rounds, 20 rounds per setting and 2 network "
+                  "rounds, unless those flags are given",
+                  o.quick);
     flags.AddChoice("experiment",
                     "Which experiment: sigma, rounds, algorithms, network, leakage or all",
                     o.experiment,
@@ -426,7 +430,10 @@ main(int argc, char* argv[])
     flags.AddWhole<uint32_t>("maxRounds", "Most rounds of an EGA setting", o.maxRounds, 1, 100000);
     flags.AddWhole<uint32_t>("networkRounds", "Rounds of the network experiment", o.networkRounds,
                              1, 10000);
-    flags.AddWhole<uint64_t>("seed", "Seed of data, partition, sampling and training", o.seed, 1);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun >= 1, seeds the data, partition, "
+                          "sampling and training)");
     flags.AddChoice("secure",
                     "Network experiment: secure aggregation of the uploads, none, secagg "
                     "(Bonawitz et al., ACM CCS 2017) or secaggplus (Bell et al., ACM CCS 2020); "
@@ -443,6 +450,28 @@ main(int argc, char* argv[])
                                   "upload), or use --secure=none");
         }
     });
+    flags.AddCheck([&o, &flags]() {
+        // the seed of data, partition, sampling and training: the run number
+        o.seed = RngSeedManager::GetRun();
+        if (o.seed == 0)
+        {
+            throw fl::ConfigError("--RngRun",
+                                  "0 (the seed of the data, partition, sampling and training)",
+                                  "give a run number >= 1");
+        }
+        // --quick: small defaults; a flag given explicitly wins
+        if (o.quick)
+        {
+            o.clients = flags.Given("clients") ? o.clients : std::min<uint32_t>(o.clients, 20);
+            o.perRound = flags.Given("perRound") ? o.perRound : 10;
+            o.targetRounds = flags.Given("targetRounds") ? o.targetRounds
+                                                         : std::min<uint32_t>(o.targetRounds, 10);
+            o.maxRounds =
+                flags.Given("maxRounds") ? o.maxRounds : std::min<uint32_t>(o.maxRounds, 20);
+            o.networkRounds = flags.Given("networkRounds") ? o.networkRounds
+                                                           : std::min<uint32_t>(o.networkRounds, 2);
+        }
+    });
     flags.AddCheck([&o]() {
         if (o.perRound > o.clients)
         {
@@ -454,14 +483,6 @@ main(int argc, char* argv[])
     if (!flags.Parse(argc, argv))
     {
         return flexample::kExitBadFlag;
-    }
-    if (o.quick)
-    {
-        o.clients = std::min<uint32_t>(o.clients, 20);
-        o.perRound = 10;
-        o.targetRounds = std::min<uint32_t>(o.targetRounds, 10);
-        o.maxRounds = std::min<uint32_t>(o.maxRounds, 20);
-        o.networkRounds = std::min<uint32_t>(o.networkRounds, 2);
     }
     Eigen::setNbThreads(1);
     try

@@ -8,6 +8,7 @@
 #ifndef FL_EXAMPLE_COMMON_H
 #define FL_EXAMPLE_COMMON_H
 
+#include "fl-example-data.h"
 #include "fl-example-flags.h"
 
 #include "ns3/data-io.h"
@@ -212,6 +213,48 @@ HeterogeneousDeviceDefaults(FedAvgOptions& o)
     o.timeBudget = true;
 }
 
+/// The flag of each FlServerApplication attribute CheckRoundRules may name.
+inline std::string
+FedAvgFlagOf(const std::string& attribute)
+{
+    static const std::map<std::string, std::string> flags{{"StragglerPolicy", "--stragglerPolicy"},
+                                                          {"RoundDeadline", "--deadline"},
+                                                          {"MinQuorum", "--minQuorum"},
+                                                          {"ClientSampling", "--sampling"}};
+    const auto it = flags.find(attribute);
+    return it != flags.end() ? it->second : attribute;
+}
+
+/**
+ * Throws fl::ConfigError naming the flag unless the server can run `strategy` (fedavg, fedasync
+ * or fedbuff) with `deadline` and the other options: the server's own rules
+ * (FlServerApplication::CheckRoundRules), asked before anything runs.
+ */
+inline void
+CheckServerRules(const FedAvgOptions& o, const std::string& strategy, double deadline)
+{
+    static const std::map<std::string, std::string> types{{"fedavg", "ns3::FedAvgStrategy"},
+                                                          {"fedasync", "ns3::FedAsyncStrategy"},
+                                                          {"fedbuff", "ns3::FedBuffStrategy"}};
+    ObjectFactory factory;
+    factory.SetTypeId(types.at(strategy));
+    if (strategy == "fedbuff")
+    {
+        factory.Set("BufferSize", UintegerValue(o.bufferSize));
+    }
+    Ptr<FlServerStrategy> s = factory.Create<FlServerStrategy>();
+    FlRoundRules rules;
+    rules.strategy = types.at(strategy);
+    rules.asynchronous = s->IsAsynchronous();
+    rules.uplinkStep = o.secure != "none";
+    rules.cohortSize = rules.asynchronous && rules.uplinkStep ? s->UplinkCohortSize() : 0;
+    rules.acceptStale = o.stragglerPolicy == "accept";
+    rules.roundDeadline = deadline > 0.0;
+    rules.minQuorum = o.minQuorum;
+    rules.weightedSampling = o.sampling == "weighted";
+    FlServerApplication::CheckRoundRules(rules, FedAvgFlagOf);
+}
+
 /// Registers the learning, FedAvg and output flags shared by the FedAvg examples, with the
 /// checks that relate them.
 inline void
@@ -222,13 +265,22 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
     const Range probability = Range::Closed(0.0, 1.0);
     const Range seconds = Range::Closed(0.0, kMaxSimSeconds);
     flags.AddSize("clients", "Number of clients", o.clients, 1u, kMaxClients);
-    flags.AddSize("rounds", "Number of FedAvg rounds", o.rounds, 1u, kMaxRounds);
+    flags.AddSize("rounds",
+                  o.timeBudget
+                      ? "Most rounds of each run: every run ends at --maxTime (the time budget "
+                        "all runs get alike) unless it completes this many rounds first; the "
+                        "default is out of reach"
+                      : "Number of FedAvg rounds (the run also stops at --maxTime)",
+                  o.rounds,
+                  1u,
+                  kMaxRounds);
     flags.AddText("dataset",
                   "synthetic (10-class Gaussian mixture, 3 clusters per class, no download), "
-                  "fashion-mnist (Debian's dataset-fashion-mnist), a CSV file (a header line, "
-                  "numeric features, the class 0..C-1 in the last column) or an IDX folder "
-                  "(train-images-idx3-ubyte and train-labels-idx1-ubyte, optionally t10k-* for "
-                  "the test set; .gz or plain)",
+                  "fashion-mnist (Debian's dataset-fashion-mnist), a CSV file (numeric "
+                  "features, the class in the last column: labels 0..C-1, or k..k+C-1 "
+                  "renumbered 0..C-1, no gaps; the first line is a header if one of its fields "
+                  "is not a number) or an IDX folder (train-images-idx3-ubyte and "
+                  "train-labels-idx1-ubyte, optionally t10k-* for the test set; .gz or plain)",
                   o.dataset);
     flags.AddChoice("standardise",
                     "Per-feature preprocessing of every holder's data: none, centre (subtract "
@@ -255,7 +307,8 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
     flags.AddReal("alpha", "Dirichlet concentration for --partition=dirichlet", o.alpha, positive);
     flags.AddSize("shards", "Shards per client for --partition=shards", o.shards, 1u, kMaxDim);
     flags.AddSize("samplesPerClient",
-                  "Training samples per client",
+                  "Training samples per client (with a data set of yours, clients x this must "
+                  "leave at least one sample to test on; the error says the largest that fits)",
                   o.samplesPerClient,
                   1u,
                   kMaxSamples);
@@ -299,14 +352,17 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   o.targetAccuracy,
                   probability);
     flags.AddReal("maxTime",
-                  "Stop the simulation at this simulated time [s] even if rounds remain",
+                  o.timeBudget ? "Simulated time of each run [s] (the time budget)"
+                               : "Stop the simulation at this simulated time [s] even if "
+                                 "rounds remain",
                   o.maxTime,
                   Range{0.0, kMaxSimSeconds, true, false});
     flags.AddReal("clientStart",
                   "Start of the first client [s], the others 20 ms apart (0.5: after Wi-Fi "
                   "association and LTE attachment; a Wi-Fi client that starts before its "
-                  "station associates waits ns-3's 3 s TCP connection timeout). Set it to the "
-                  "start of a DWFL run to compare on one time axis (fl-dwfl: 0.1 s)",
+                  "station associates sends its SYN again after the TCP connection timeout, "
+                  "1 s as RFC 6298, then 2 s, 4 s, ...). Set it to the start of a DWFL run to "
+                  "compare on one time axis (fl-dwfl: 0.1 s)",
                   o.clientStart,
                   seconds);
     flags.AddReal("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu, nonNegative);
@@ -448,64 +504,10 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                                   "a negative target other than -1",
                                   "give -1 (the --congestionTargetMs), 0 (off) or a delay");
         }
-        // The data set's files and the model spec against the data's shape (as BuildFedAvgTask
-        // builds them): refused here, so that --checkFlags refuses them too.
-        const bool fashion = o.dataset == "fashion-mnist";
-        const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
-        if (IsUserDataset(o))
-        {
-            const fl::UserDataset& user = fl::LoadUserDataset(o.dataset);
-            const uint64_t need = nTrain + (user.test.Size() ? 0 : 1);
-            if (need > user.train.Size())
-            {
-                throw fl::ConfigError("--samplesPerClient",
-                                      "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                          (user.test.Size() ? "" : " plus a test sample") +
-                                          " exceeds the " + std::to_string(user.train.Size()) +
-                                          " training samples of --dataset",
-                                      "use fewer clients or samples per client");
-            }
-        }
-        if (fl::ParseFeatureScaling(o.standardise, "--standardise") == fl::FeatureScaling::Public)
-        {
-            fl::ConstantNormalizer<double>(fl::ParseDoubleList(o.featureShift, "--featureShift"),
-                                           fl::ParseDoubleList(o.featureScale, "--featureScale"),
-                                           DatasetDim(o),
-                                           "--featureShift",
-                                           "--featureScale");
-        }
-        if (fashion && fl::FindFashionMnistDirectory().empty())
-        {
-            throw fl::ConfigError("--dataset",
-                                  "Fashion-MNIST files not found",
-                                  "apt-get install dataset-fashion-mnist, or set "
-                                  "FL_FASHION_MNIST_DIR to the folder with the IDX files");
-        }
-        if (fashion && nTrain > 60000)
-        {
-            throw fl::ConfigError("--samplesPerClient",
-                                  "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                      " exceeds the 60000 training images",
-                                  "use fewer clients or samples per client");
-        }
-        if (!o.model.empty())
-        {
-            try
-            {
-                fl::MakeModel<float>(o.model, DatasetDim(o), 10);
-            }
-            catch (const fl::ConfigError&)
-            {
-                throw; // names the model spec and the fix
-            }
-            catch (const std::exception& e)
-            {
-                throw fl::ConfigError("--model",
-                                      e.what(),
-                                      "give a model spec such as mlp:hidden=64, "
-                                      "mlp:hidden=128-64 or softmax:l2=0");
-            }
-        }
+        // The data set (files, labels, classes, enough samples), the preprocessing constants
+        // and the model spec against the data's shape: the rules BuildFedAvgTask applies, so
+        // that --checkFlags refuses what the run would.
+        fl::CheckTaskSpec(TaskSpecOf(o));
         if (o.wirePrecision.empty())
         {
             o.wirePrecision = o.precision;
@@ -524,6 +526,8 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                     "give a whole number in [0, " + std::to_string(o.clients) + "]");
             }
         }
+        // the server's rules (asynchronous strategies, quorum, deadline, stragglers)
+        CheckServerRules(o, o.strategy, o.deadline);
         const uint64_t values =
             (static_cast<uint64_t>(o.clients) * o.samplesPerClient + o.testSamples) *
             o.syntheticDim;
@@ -778,6 +782,7 @@ BuildFedAvgTask(const FedAvgOptions& o)
 {
     try
     {
+        PrintDatasetNotes(o.dataset, o.standardise, std::cout);
         return FlBuildTask(TaskSpecOf(o));
     }
     catch (const std::exception& e)
@@ -814,13 +819,13 @@ RunFedAvg(const std::string& name,
         Simulator::Destroy();
         return 2;
     }
-    if (o.strategy != "fedavg" &&
-        (o.deadline > 0.0 || o.minQuorum > 0 || o.stragglerPolicy == "accept"))
+    try
     {
-        std::cerr << name << ": --strategy=" << o.strategy
-                  << " takes every update as it arrives, with its staleness, and never closes a "
-                     "round (fix: drop --deadline, --minQuorum and --stragglerPolicy=accept)"
-                  << std::endl;
+        CheckServerRules(o, o.strategy, o.deadline); // as the flags' checks did
+    }
+    catch (const fl::ConfigError& e)
+    {
+        std::cerr << name << ": " << e.what() << std::endl;
         Simulator::Destroy();
         return 2;
     }
@@ -1128,11 +1133,21 @@ RunFedAvg(const std::string& name,
                   << " mean_delay_ms=" << (rxPackets ? 1e3 * delaySum / rxPackets : 0.0)
                   << "; details: " << o.flowMonitor << std::endl;
     }
+    const std::string scaleAdvice = FeatureScaleAdvice(o.dataset, o.standardise);
     if (diverged)
     {
         std::cerr << name << ": diverged in round " << divergedRound
-                  << ": the test loss or the global model is not finite; stopped (fix: lower "
-                     "--learningRate or --serverLearningRate)"
+                  << ": the test loss or the global model is not finite; stopped (fix: "
+                  << (scaleAdvice.empty() ? "lower --learningRate or --serverLearningRate"
+                                          : "--standardise=standardise, as " + scaleAdvice +
+                                                "; or a lower --learningRate")
+                  << ")" << std::endl;
+    }
+    else if (!scaleAdvice.empty() && !rec.empty() &&
+             rec.back().testAccuracy <= 1.5 / fl::LoadUserDataset(o.dataset).train.numClasses)
+    {
+        std::cerr << name << ": the final accuracy " << rec.back().testAccuracy
+                  << " is about chance, and " << scaleAdvice << " (fix: --standardise=standardise)"
                   << std::endl;
     }
     const bool finished = !diverged && (server->IsFinished() || o.timeBudget);

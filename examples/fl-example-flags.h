@@ -11,6 +11,15 @@
  * Every example also takes --checkFlags: Parse() then checks every flag as usual (values,
  * cross-flag checks, output files) and ends the program at once, with status 0 if all are valid
  * or 2 after printing the error, running nothing else (utils/fl-sweep checks a whole grid so).
+ * The checks are the run's own: a rule a run enforces belongs in a check (AddCheck), so that
+ * --checkFlags refuses what the run would refuse.
+ *
+ * The command line holds nothing else: a name that is neither a flag of the program, nor one of
+ * ns-3's (--help, --PrintGlobals, ...; a global value such as --RngRun; an attribute default such
+ * as --ns3::TcpSocket::SegmentSize=1448, whose value is checked too), nor a word without "--" is
+ * refused in one line naming it (status 2), where ns-3's CommandLine would print the whole help
+ * and exit 1. A flag's old name (AddRefusedAlias) is refused with a message naming the new one.
+ * Flags set only by a runner for the jobs it starts (Hidden()) are left out of --help.
  */
 #ifndef FL_EXAMPLE_FLAGS_H
 #define FL_EXAMPLE_FLAGS_H
@@ -18,6 +27,7 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/core-module.h"
 #include "ns3/fl-experiment.h"
+#include "ns3/global-value.h"
 #include "ns3/text-parse.h"
 
 #include <algorithm>
@@ -31,6 +41,7 @@
 #include <iostream>
 #include <limits>
 #include <list>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -394,7 +405,27 @@ class Flags
      */
     bool Parse(int argc, char* argv[])
     {
-        m_cmd.Parse(argc, argv);
+        std::vector<char*> passed{argv[0]}; // what ns-3's CommandLine parses
+        try
+        {
+            for (int i = 1; i < argc; ++i)
+            {
+                if (Screen(argv[i]))
+                {
+                    passed.push_back(argv[i]);
+                }
+            }
+        }
+        catch (const fl::ConfigError& e)
+        {
+            std::cerr << m_cmd.GetName() << ": " << e.what() << std::endl;
+            if (m_checkOnly || HasCheckFlag(argc, argv))
+            {
+                std::exit(kExitBadFlag);
+            }
+            return false;
+        }
+        m_cmd.Parse(static_cast<int>(passed.size()), passed.data());
         try
         {
             for (const Item& item : m_items)
@@ -430,7 +461,49 @@ class Flags
         return true;
     }
 
+    /**
+     * The next flag added (AddWhole, AddText, ...) is set only by a runner for the jobs it
+     * starts: Parse() takes it off the command line and --help does not show it.
+     */
+    Flags& Hidden()
+    {
+        m_nextHidden = true;
+        return *this;
+    }
+
+    /**
+     * Refuses --`name`, an old name of a flag, with a message that names the new one: "invalid
+     * --name: is not a flag of <program>`why` (fix: use `replacement`)".
+     */
+    void AddRefusedAlias(const std::string& name,
+                         const std::string& replacement,
+                         const std::string& why = "")
+    {
+        m_aliases.push_back({name, replacement, why});
+    }
+
+    /// True if the flag `name` was given on the command line (after Parse).
+    bool Given(const std::string& name)
+    {
+        const Item* item = Find(name);
+        return item && item->given;
+    }
+
   private:
+    /// True if --checkFlags is among the arguments (before they are parsed).
+    static bool HasCheckFlag(int argc, char* argv[])
+    {
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string a = argv[i];
+            if (a == "--checkFlags" || a.rfind("--checkFlags=", 0) == 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /// One flag: its raw text and how to apply it.
     struct Item
     {
@@ -438,6 +511,15 @@ class Flags
         std::string text;
         bool given{false};
         std::function<void(const std::string& text, const std::string& flag)> apply;
+        bool hidden{false}; ///< set by a runner for its jobs; not in --help
+    };
+
+    /// An old name of a flag, refused with a message naming the new one.
+    struct Alias
+    {
+        std::string name;        ///< the old name (without --)
+        std::string replacement; ///< e.g. "--RngRun=N"
+        std::string why;         ///< appended to "is not a flag of <program>"
     };
 
     void Add(const std::string& name,
@@ -445,8 +527,13 @@ class Flags
              const std::string& initial,
              std::function<void(const std::string&, const std::string&)> apply)
     {
-        m_items.push_back({name, initial, false, std::move(apply)});
+        m_items.push_back({name, initial, false, std::move(apply), m_nextHidden});
         Item* item = &m_items.back();
+        if (m_nextHidden)
+        {
+            m_nextHidden = false; // not shown by --help: Parse() takes it off the command line
+            return;
+        }
         m_cmd.AddValue(name,
                        help,
                        ns3::FlMakeStringCallback([item](const std::string& text) {
@@ -457,16 +544,208 @@ class Flags
                        initial);
     }
 
+    /// The flag called `name` (visible or hidden), or nullptr.
+    Item* Find(const std::string& name)
+    {
+        for (Item& item : m_items)
+        {
+            if (item.name == name)
+            {
+                return &item;
+            }
+        }
+        return nullptr;
+    }
+
+    /// Levenshtein distance of a and b, ignoring case (for "did you mean").
+    static std::size_t Distance(const std::string& a, const std::string& b)
+    {
+        std::vector<std::size_t> row(b.size() + 1);
+        std::iota(row.begin(), row.end(), 0);
+        for (std::size_t i = 1; i <= a.size(); ++i)
+        {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j)
+            {
+                const std::size_t up = row[j];
+                const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                  std::tolower(static_cast<unsigned char>(b[j - 1]));
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        return row[b.size()];
+    }
+
+    /// "; did you mean --x?" for the visible flag nearest to `name`, if one is near enough.
+    std::string Suggestion(const std::string& name) const
+    {
+        std::string best;
+        std::size_t bestDistance = std::max<std::size_t>(2, name.size() / 3) + 1;
+        for (const Item& item : m_items)
+        {
+            const std::size_t d = Distance(name, item.name);
+            if (!item.hidden && d < bestDistance)
+            {
+                best = item.name;
+                bestDistance = d;
+            }
+        }
+        return best.empty() ? std::string() : "; did you mean --" + best + "?";
+    }
+
+    /**
+     * Checks one argument of the command line before ns-3's CommandLine sees it (see the file
+     * comment). Returns false for a hidden flag (recorded here, not passed on); throws
+     * fl::ConfigError for an argument CommandLine would not take or that is refused here.
+     */
+    bool Screen(const std::string& arg)
+    {
+        std::string param;
+        if (arg.rfind("--", 0) == 0)
+        {
+            param = arg.substr(2);
+        }
+        else if (arg.size() > 1 && arg[0] == '-')
+        {
+            param = arg.substr(1);
+        }
+        else
+        {
+            throw fl::ConfigError("command line",
+                                  "'" + arg + "' is not a flag",
+                                  "give every setting as --name=value (see " + m_cmd.GetName() +
+                                      " --help)");
+        }
+        const std::size_t eq = param.find('=');
+        const std::string name = param.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : param.substr(eq + 1);
+        for (const Alias& alias : m_aliases)
+        {
+            if (alias.name == name)
+            {
+                throw fl::ConfigError("--" + name,
+                                      "is not a flag of " + m_cmd.GetName() + alias.why,
+                                      "use " + alias.replacement);
+            }
+        }
+        if (Item* item = Find(name))
+        {
+            if (item->hidden)
+            {
+                item->text = value;
+                item->given = true;
+                return false;
+            }
+            return true;
+        }
+        for (const char* builtin : {"help",
+                                    "PrintHelp",
+                                    "version",
+                                    "PrintVersion",
+                                    "PrintGlobals",
+                                    "PrintGroups",
+                                    "PrintGroup",
+                                    "PrintTypeIds",
+                                    "PrintAttributes"})
+        {
+            if (name == builtin)
+            {
+                return true;
+            }
+        }
+        // ns-3's global values (--RngRun, --SimulatorImplementationType, ...)
+        for (auto g = GlobalValue::Begin(); g != GlobalValue::End(); ++g)
+        {
+            if ((*g)->GetName() == name)
+            {
+                CheckValue(name, value, (*g)->GetChecker(), "global value");
+                return true;
+            }
+        }
+        // an attribute default: --ns3::TypeName::Attribute=value
+        const std::size_t sep = name.rfind("::");
+        TypeId tid;
+        TypeId::AttributeInformation info;
+        if (sep != std::string::npos && sep > 0 &&
+            TypeId::LookupByNameFailSafe(name.substr(0, sep), &tid) &&
+            tid.LookupAttributeByName(name.substr(sep + 2), &info))
+        {
+            CheckValue(name, value, info.checker, "attribute");
+            return true;
+        }
+        throw fl::ConfigError("--" + name,
+                              "is not a flag of " + m_cmd.GetName(),
+                              "see " + m_cmd.GetName() + " --help for its flags" +
+                                  Suggestion(name));
+    }
+
+    /**
+     * Throws fl::ConfigError naming --`name` unless `checker` accepts `value`. Numbers and times
+     * are checked for their form first: ns-3.37 aborts the program on a malformed one.
+     */
+    static void CheckValue(const std::string& name,
+                           const std::string& value,
+                           Ptr<const AttributeChecker> checker,
+                           const std::string& kind)
+    {
+        const std::string type = checker ? checker->GetValueTypeName() : "";
+        const auto digitsFrom = [&value](std::size_t i) {
+            return i < value.size() &&
+                   std::all_of(value.begin() + static_cast<std::ptrdiff_t>(i),
+                               value.end(),
+                               [](unsigned char c) { return std::isdigit(c) != 0; });
+        };
+        const bool sign = !value.empty() && (value[0] == '-' || value[0] == '+');
+        bool wellFormed = true;
+        if (type == "ns3::UintegerValue")
+        {
+            wellFormed = digitsFrom(0);
+        }
+        else if (type == "ns3::IntegerValue")
+        {
+            wellFormed = digitsFrom(sign ? 1 : 0);
+        }
+        else if (type == "ns3::DoubleValue" || type == "ns3::TimeValue")
+        {
+            // a finite number; a time may end in one of ns-3's units (none: seconds)
+            const char* begin = value.c_str();
+            char* end = nullptr;
+            errno = 0;
+            const double x = std::strtod(begin, &end);
+            std::string unit(end);
+            wellFormed =
+                end != begin && errno == 0 && std::isfinite(x) &&
+                (unit.empty() ||
+                 (type == "ns3::TimeValue" &&
+                  (unit == "y" || unit == "d" || unit == "h" || unit == "min" || unit == "s" ||
+                   unit == "ms" || unit == "us" || unit == "ns" || unit == "ps" || unit == "fs")));
+        }
+        if (!wellFormed || !checker || !checker->CreateValidValue(StringValue(value)))
+        {
+            throw fl::ConfigError(
+                "--" + name,
+                "'" + value + "' is not a valid value of ns-3's " + kind + " " + name,
+                kind == "attribute" ? "see --PrintAttributes=" + name.substr(0, name.rfind("::")) +
+                                          " for what it takes"
+                                    : "see --PrintGlobals for what it takes");
+        }
+    }
+
     CommandLine m_cmd;
     bool m_checkOnly{false}; ///< --checkFlags: check, then exit
+    bool m_nextHidden{false}; ///< the next flag added is hidden (AddHidden)
     std::list<Item> m_items; ///< a list: CommandLine's callbacks point into it
+    std::vector<Alias> m_aliases;
     std::vector<std::function<void()>> m_checks;
     std::vector<std::function<void()>> m_outputs;
 };
 
 /**
  * The flags of a figure program's seeds runner (FlFigureRunner): --engine, --sweepDir,
- * --sweepTool, --sweepJobs, --slurmTime, --slurmMem and --seedJob, checked with
+ * --sweepTool, --sweepJobs, --slurmTime, --slurmMem and --seedJob (set by the runner in the jobs
+ * it starts: hidden from --help), checked with
  * FlFigureRunner::Check against the number of seeds (`seeds`, read when the checks run).
  */
 inline void
@@ -500,11 +779,12 @@ AddFigureEngineFlags(Flags& flags, FlFigureEngine& engine, const uint32_t& seeds
                   "--engine=slurm: memory per job, e.g. 1G (empty: the runner's default, 3x "
                   "the largest finished job, else 2 GB)",
                   engine.slurmMem);
-    flags.AddWhole<uint32_t>("seedJob",
-                             "Set by the runner in the jobs it starts: run one seed at --RngRun "
-                             "with the shared draws (data split) at this run number and write its "
-                             "rows to --output (0: not a job)",
-                             engine.seedJob);
+    flags.Hidden().AddWhole<uint32_t>(
+        "seedJob",
+        "Set by the runner in the jobs it starts: run one seed at --RngRun "
+        "with the shared draws (data split) at this run number and write its "
+        "rows to --output (0: not a job)",
+        engine.seedJob);
     flags.AddCheck([&engine, &seeds]() { FlFigureRunner::Check(engine, seeds); });
 }
 

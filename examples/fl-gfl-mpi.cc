@@ -301,7 +301,14 @@ main(int argc, char* argv[])
                              1,
                              1000);
     flags.AddWhole<uint32_t>("iterations", "GFL iterations (>= 1)", iterations, 1, 100000);
-    flags.AddWhole<uint64_t>("seed", "learning seed (data, graph, sampling, noise)", seed);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun, seeds the data, graph, sampling "
+                          "and noise)");
+    flags.AddRefusedAlias("FlGraphFidelity",
+                          "fl-gfl --mode=network --network=flow for a flow-level run",
+                          ": it simulates packets across ranks (the flow-level model runs in "
+                          "one process)");
     flags.AddChoice("cell", "clients' cells: wifi (802.11a) or csma", cell, {"wifi", "csma"});
     flags.AddChoice("placement",
                     "servers on ranks: block (neighbouring indices together) or round-robin",
@@ -397,7 +404,9 @@ main(int argc, char* argv[])
 #endif
     }
 
-    // the regression of the GFL paper (Section V-A): M = 2, 100 samples per client, rho = 0.1
+    // the regression of the GFL paper (Section V-A): M = 2, 100 samples per client, rho = 0.1;
+    // the learning seed (data, graph, sampling, noise) is the run number
+    seed = RngSeedManager::GetRun();
     GflRegressionRun r = MakeGflNetworkRegressionRun(P, K, L, edgeProbability, iterations, seed);
     const Eigen::VectorXd wOpt = r.setup.wOpt;
     auto task = r.setup.task;
@@ -412,7 +421,7 @@ main(int argc, char* argv[])
     FlGraphScene scene;
     try
     {
-        scene = sceneHelper.Build(c.combination, K); // e.g. --FlGraphFidelity=flow is refused
+        scene = sceneHelper.Build(c.combination, K);
     }
     catch (const fl::ConfigError& e)
     {

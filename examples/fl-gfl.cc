@@ -51,6 +51,7 @@
 #include "ns3/core-module.h"
 #include "ns3/fl-experiment.h"
 #include "ns3/gfl-figures.h"
+#include "ns3/global-value.h"
 
 #include <chrono>
 #include <fstream>
@@ -73,7 +74,13 @@ main(int argc, char* argv[])
 #else
     const std::string program = "fl-gfl";
 #endif
-    flexample::Flags flags(__FILE__);
+    // --network's default: the global value FlGraphFidelity (NS_GLOBAL_VALUE in the environment)
+    {
+        StringValue fidelity;
+        GlobalValue::GetValueByName("FlGraphFidelity", fidelity);
+        o.network = fidelity.Get();
+    }
+    flexample::Flags flags(program + ".cc"); // the name --help and the errors give
     flags.Cmd().Usage(
         "GFL (Rizk, Vlaski, Sayed, \"Privatized Graph Federated Learning\", arXiv:2203.07105, "
         "2022, and EURASIP J. Adv. Signal Process. 2023) and GHP diffusion (Vlaski, Sayed, "
@@ -83,7 +90,10 @@ main(int argc, char* argv[])
         "benchmark (--figure=bench). --engine=serial|parallel|slurm runs each Monte-Carlo run "
         "(--runs) as a job of utils/fl-sweep and writes the same CSV. "
         "fl-ghp is this program with --figure=ghp by default.");
-    flags.AddBool("quick", "Small sizes, in seconds (the test suite)", o.quick);
+    flags.AddBool("quick",
+                  "Small sizes, in seconds (the test suite): the figure's small P, K, L and "
+                  "iterations, and 1 run unless --runs is given",
+                  o.quick);
     flags.AddBool("quiet", "No progress lines", o.quiet);
     flags.AddChoice(
         "figure",
@@ -96,6 +106,16 @@ main(int argc, char* argv[])
                     "inprocess (ideal links) or network (ns-3 links)",
                     o.mode,
                     {"inprocess", "network"});
+    flags.AddChoice("network",
+                    "network mode, GFL's scenes: packet (ns-3 devices, every frame simulated) or "
+                    "flow (each message's delivery time from the calibrated flow-level model of "
+                    "the links; TCP, point-to-point server links; see \"Flow-level fidelity\" in "
+                    "the module documentation); the default is the global value FlGraphFidelity",
+                    o.network,
+                    {"packet", "flow"});
+    flags.AddRefusedAlias("FlGraphFidelity",
+                          "--network=packet|flow",
+                          " (the network fidelity is --network here)");
     flags.AddChoice("transport", "network mode: tcp or udp", o.transport, {"tcp", "udp"});
     flags.AddChoice("cell",
                     "network mode: csma or wifi cells of clients",
@@ -173,7 +193,19 @@ main(int argc, char* argv[])
                     o.policy,
                     {"reuse-last", "renormalize", "skip"});
     flags.AddOutput("output", "CSV file (iteration,variant,metric,value)", output, false);
-    flags.AddWhole<uint32_t>("runs", "Monte Carlo runs per variant", o.runs, 1, 100000);
+    flags.AddWhole<uint32_t>("runs",
+                             "Monte Carlo runs per variant (--quick: 1 unless given)",
+                             o.runs,
+                             1,
+                             100000);
+    // --quick sets the run count only if --runs is not given (before the engine's checks,
+    // which count the runs)
+    flags.AddCheck([&o, &flags]() {
+        if (o.quick && !flags.Given("runs"))
+        {
+            o.runs = 1;
+        }
+    });
     flexample::AddFigureEngineFlags(flags, engine, o.runs);
     flags.AddWhole<uint32_t>("every",
                              "CSV: write every n-th iteration (and the last; the summary uses all)",
@@ -185,7 +217,10 @@ main(int argc, char* argv[])
                              o.iterations,
                              0,
                              10000000);
-    flags.AddWhole<uint64_t>("seed", "Master seed", o.seed);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun, seeds the data, graphs, sampling "
+                          "and noise)");
     flags.AddReal("clip",
                   "Gradient clipping G (> 0 also reports epsilon)",
                   o.clip,
@@ -276,18 +311,17 @@ main(int argc, char* argv[])
     {
         return 2;
     }
-    if (o.quick)
+    if (o.quick && o.figure == "bench")
     {
-        o.runs = std::min<uint32_t>(o.runs, 1);
-        if (o.figure == "bench")
-        {
-            o.benchClients = "3";
-            o.benchIterations = 2;
-        }
+        o.benchClients = "3";
+        o.benchIterations = 2;
     }
     // The runs go here or as jobs of utils/fl-sweep (--engine); a job runs run RngRun - seedJob
     // alone at the ns-3 run number of the in-process runs (seedJob) and writes its series.
     const FlFigureRunner runner(engine, output, argc, argv);
+    // the master seed of the data, graphs, sampling and noise: the run number of the runs'
+    // shared draws (--RngRun; a job's is its parent's, --seedJob)
+    o.seed = runner.SharedRun();
     if (runner.IsJob())
     {
         if (RngSeedManager::GetRun() < engine.seedJob)

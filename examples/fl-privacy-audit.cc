@@ -45,7 +45,9 @@ main(int argc, char* argv[])
         "Bonferroni-corrected over the rows. CSV columns: mechanism, claimed_eps, "
         "audited_eps_lower, auditable_max_eps, testable, trials, false_positives, "
         "false_negatives. Exit status 1 if a lower bound exceeds its claim.");
-    flags.AddBool("quick", "20,000 trials per input and set (under a minute)", quick);
+    flags.AddBool("quick",
+                  "20,000 trials per input and set (under a minute) unless --trials is given",
+                  quick);
     flags.AddWhole<uint64_t>("trials",
                              "Trials per input (D0, D1) in each of the calibration and the "
                              "evaluation set",
@@ -56,15 +58,18 @@ main(int argc, char* argv[])
                   "Probability that any row's lower bound is wrong (split over the rows)",
                   alpha,
                   flexample::Range{0.0, 1.0, true, true});
-    flags.AddWhole<uint64_t>("seed", "Seed of every trial", seed);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun, seeds every trial)");
+    flags.AddCheck([&seed] { seed = RngSeedManager::GetRun(); });
     flags.AddOutput("output", "CSV output file", output, false);
     if (!flags.Parse(argc, argv))
     {
         return flexample::kExitBadFlag;
     }
-    if (quick)
+    if (quick && !flags.Given("trials"))
     {
-        trials = 20000;
+        trials = 20000; // --quick's default; --trials given with it wins
     }
     std::ofstream csv(output);
     if (!csv)

@@ -345,7 +345,11 @@ main(int argc, char* argv[])
                   "for)",
                   dropout,
                   flexample::Range{0.0, 0.5, false, true});
-    flags.AddWhole<uint64_t>("seed", "Seed of the inputs and the Harary permutation", seed);
+    flags.AddRefusedAlias("seed",
+                          "--RngRun=N",
+                          " (the run number, ns-3's --RngRun, seeds the inputs and the Harary "
+                          "permutation)");
+    flags.AddCheck([&seed] { seed = RngSeedManager::GetRun(); });
     flags.AddText("wifiClients",
                   "Comma-separated numbers of Wi-Fi clients for the network rounds, secure and "
                   "plain (each 2..100; \"none\" to skip)",

@@ -897,7 +897,7 @@ FlLearningTracker::HandleRoundStart(uint32_t round, const std::vector<uint32_t>&
 void
 FlLearningTracker::HandleTrained(const FlTrainingReport& report)
 {
-    m_trainings[{report.client, report.round}] = report;
+    m_trainings[{report.client, report.round}].push_back(report);
     m_computeEnergyWindow[report.client] += report.computeEnergyJ;
 }
 
@@ -1021,18 +1021,39 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
         row.staleness = u.staleness;
         row.missingCoordinates = u.missingCoordinates;
         row.waitingS = (report.end - u.arrival).GetSeconds();
+        // The training this update came from: of the client's trainings on that model, the
+        // one that ended last before the update arrived. A client trains on one model at a
+        // time and is sent the next one only after the server had its update, so every later
+        // training of it ended after this arrival, every earlier one's update came earlier.
         auto tr = m_trainings.find({u.client, u.trainedRound});
         auto st = m_roundStarts.find(u.trainedRound);
-        if (tr != m_trainings.end() && st != m_roundStarts.end())
-        {
-            const Time sent = tr->second.received + tr->second.computeTime;
-            row.downloadS = (tr->second.received - st->second).GetSeconds();
-            row.computeS = tr->second.computeTime.GetSeconds();
-            row.uploadS = (u.arrival - sent).GetSeconds();
-        }
         if (tr != m_trainings.end())
         {
-            m_trainings.erase(tr); // its update has come: nothing refers to it again
+            std::vector<FlTrainingReport>& trainings = tr->second;
+            auto match = trainings.end();
+            for (auto t = trainings.begin(); t != trainings.end(); ++t)
+            {
+                const Time sent = t->received + t->computeTime;
+                if (sent <= u.arrival &&
+                    (match == trainings.end() || sent > match->received + match->computeTime))
+                {
+                    match = t;
+                }
+            }
+            if (match != trainings.end())
+            {
+                if (st != m_roundStarts.end())
+                {
+                    row.downloadS = (match->received - st->second).GetSeconds();
+                    row.computeS = match->computeTime.GetSeconds();
+                    row.uploadS = (u.arrival - (match->received + match->computeTime)).GetSeconds();
+                }
+                trainings.erase(match); // its update has come: nothing refers to it again
+            }
+            if (trainings.empty())
+            {
+                m_trainings.erase(tr);
+            }
         }
         if (u.staleness == 0)
         {

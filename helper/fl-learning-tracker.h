@@ -464,7 +464,10 @@ class FlLearningTracker : public Object
     fl::NoiseSource m_uplinkNoiseSource{fl::NoiseSource::RunSeed}; ///< the clients' noise seeds
     double m_wallStart{0.0};
     std::map<uint32_t, Time> m_roundStarts;                                ///< by round
-    std::map<std::pair<uint32_t, uint32_t>, FlTrainingReport> m_trainings; ///< (client, round)
+    /// (client, round) -> the client's trainings on that round's model, whose updates have not
+    /// come yet: an asynchronous strategy (FedBuff) may send a client the same model version
+    /// again before the version changes, so one key may hold several trainings
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<FlTrainingReport>> m_trainings;
     std::map<uint32_t, double> m_computeEnergyWindow; ///< client -> J since the last round end
     std::map<uint32_t, double> m_radioAtLastEnd;      ///< client -> meter reading
     uint64_t m_chunksLostAtLastEnd{0};

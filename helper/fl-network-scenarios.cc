@@ -62,6 +62,8 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <set>
 #include <tuple>
 
 namespace ns3
@@ -600,10 +602,24 @@ FlPrintFlowWarnings(const std::string& program, const FlScene& scene)
     const auto warnings = scene.flowNetwork->ValidityWarnings();
     for (const auto& w : warnings)
     {
-        std::cerr << program << ": warning: flow-level network: " << w
-                  << "; compare with --network=packet before trusting its times" << std::endl;
+        FlWarnOnce(program + ": warning: flow-level network: " + w +
+                   "; compare with --network=packet before trusting its times");
     }
     return warnings.size();
+}
+
+bool
+FlWarnOnce(const std::string& line)
+{
+    static std::mutex mutex;
+    static std::set<std::string> written;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!written.insert(line).second)
+    {
+        return false;
+    }
+    std::cerr << line << std::endl;
+    return true;
 }
 
 void

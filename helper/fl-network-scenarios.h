@@ -141,10 +141,19 @@ FlFidelity ParseFlFidelity(const std::string& name, const std::string& what);
 /**
  * \ingroup fl
  * Prints the validity warnings of a flow-level scene (FlFlowNetwork::ValidityWarnings) to
- * standard error, each prefixed with `program`; nothing for a packet-level scene.
- * @return the number of warnings
+ * standard error, each prefixed with `program`, each text once per process (FlWarnOnce: a
+ * program that builds one scene per run says it once); nothing for a packet-level scene.
+ * @return the number of warnings of this scene (printed now or before)
  */
 std::size_t FlPrintFlowWarnings(const std::string& program, const FlScene& scene);
+
+/**
+ * \ingroup fl
+ * Writes `line` and a newline to standard error unless this process wrote the same line
+ * through this function before (thread-safe).
+ * @return true if it was written now
+ */
+bool FlWarnOnce(const std::string& line);
 
 /**
  * \ingroup fl

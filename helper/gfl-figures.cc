@@ -145,6 +145,26 @@ CheckGflFigureOptions(const GflFigureOptions& o)
                               o.figure + " runs in process only",
                               "use --mode=inprocess, or --figure=gfl|fl|ghp over the network");
     }
+    ParseFlFidelity(o.network, "--network");
+    if (o.mode == "network" && o.network == "flow")
+    {
+        if (o.figure == "ghp" || o.figure == "all")
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --figure=" + o.figure,
+                                  "GHP's agents run over packet-level Wi-Fi ad hoc only: use "
+                                  "--figure=gfl or fl in flow fidelity, or --network=packet");
+        }
+        if (o.serverLinks != "p2p" || o.transport != "tcp" || o.linkLoss > 0.0)
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --serverLinks=" + o.serverLinks + ", --transport=" +
+                                      o.transport + (o.linkLoss > 0.0 ? " and --linkLoss" : ""),
+                                  "the flow-level model carries TCP's bytes over point-to-point "
+                                  "server links without loss: use --serverLinks=p2p "
+                                  "--transport=tcp --linkLoss=0, or --network=packet");
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------- variants
@@ -431,6 +451,7 @@ GflFigureRunGfl(const GflFigureOptions& o,
     }
     const auto t0 = std::chrono::steady_clock::now();
     FlGraphSceneHelper sceneHelper;
+    sceneHelper.SetFidelity(ParseFlFidelity(o.network, "--network"));
     sceneHelper.SetCell(o.cell);
     sceneHelper.SetServerLinks(o.serverLinks);
     sceneHelper.SetMeshSpacing(o.meshSpacing);
@@ -1442,7 +1463,8 @@ PrintGflFigureSetup(const GflFigureOptions& o, const std::string& program, std::
     os << program << ": mode " << o.mode;
     if (o.mode == "network")
     {
-        os << " (" << o.transport << ", " << o.cell << " cells, server links ";
+        os << " (" << o.network << " level, " << o.transport << ", " << o.cell
+           << " cells, server links ";
         if (o.serverLinks == "mesh")
         {
             os << "802.11s mesh, " << o.meshSpacing << " m grid";

@@ -72,7 +72,8 @@ struct GflFigureOptions
     uint32_t benchIterations = 10;          ///< bench: network iterations per cell size
     uint32_t runs = 3;                      ///< Monte-Carlo runs per variant
     uint32_t iterations = 0;                ///< 0 = the figure's default
-    uint64_t seed = 1;                      ///< master seed
+    uint64_t seed = 1;                      ///< master seed (fl-gfl: the run number, --RngRun)
+    std::string network = "packet";         ///< network mode, GFL's scenes: packet or flow
     double clip = 0.0;                      ///< gradient clipping G (> 0: epsilon rows)
     std::string noiseSource = "run-seed";   ///< the noise seeds: run-seed or sodium
     std::string weights = "lazy";           ///< GHP combination weights: lazy or metropolis
@@ -101,9 +102,10 @@ struct GflFigureOptions
  * \ingroup fl
  * Checks the combinations of GflFigureOptions that single flags cannot (each flag's own range is
  * the program's): --clientStaggerMs negative but not -1, a --benchClients item, --secure with
- * one client, an in-process-only figure over the network, and a GHP network schedule (1 ms +
- * jitter + exchange timeout) that does not fit in one --ghpPeriodMs. Throws fl::ConfigError
- * naming the flag and the fix.
+ * one client, an in-process-only figure over the network, a GHP network schedule (1 ms +
+ * jitter + exchange timeout) that does not fit in one --ghpPeriodMs, and flow fidelity
+ * (--network=flow) where the flow-level model does not apply (GHP's ad hoc network, mesh server
+ * links, UDP, lossy server links). Throws fl::ConfigError naming the flag and the fix.
  */
 void CheckGflFigureOptions(const GflFigureOptions& o);
 

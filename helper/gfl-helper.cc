@@ -298,8 +298,9 @@ FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> network)
     const auto warnings = network->ValidityWarnings();
     for (const auto& w : warnings)
     {
-        std::cerr << who << ": warning: flow-level network: " << w
-                  << "; compare with packet fidelity before trusting its times" << std::endl;
+        // each text once per process: a figure builds one scene per run and variant
+        FlWarnOnce(who + ": warning: flow-level network: " + w +
+                   "; compare with packet fidelity before trusting its times");
     }
     return warnings.size();
 }

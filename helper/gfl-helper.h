@@ -81,7 +81,8 @@ struct FlGflFlowValidity
 /**
  * \ingroup fl
  * Prints the validity warnings of a flow-level GFL scene (FlFlowNetwork::ValidityWarnings) to
- * standard error, each prefixed with `who`. FlGflHelper calls it when the last iteration is
+ * standard error, each prefixed with `who`, each text once per process (FlWarnOnce: a figure
+ * builds one scene per run and variant). FlGflHelper calls it when the last iteration is
  * complete (the bounds on messages in flight are known only after the run).
  * @return the number of warnings
  */

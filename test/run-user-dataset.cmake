@@ -1,10 +1,20 @@
 # --dataset with a data set of the user's: a CSV file written here (3 features, 3 classes, 240
 # rows, the class in the last column) runs with every --standardise mode; the IDX folder of
 # Debian's dataset-fashion-mnist runs as a user's IDX folder when it is installed; a folder
-# without IDX files and a malformed CSV file exit 2 naming --dataset.
+# without IDX files and a malformed CSV file exit 2 naming --dataset. A day of ordinary use with
+# one's own data: too few rows for --samplesPerClient says the largest value that fits; a file
+# without a header keeps its first row (and says it has no header); labels 1..3 are renumbered
+# 0..2 with a note; a stray label 999 and one-class data are refused (--checkFlags too) naming
+# --dataset; features a thousand times larger get a hint naming --standardise, also when the
+# run diverges.
 #   cmake -DEXE=<fl-fedavg-wifi> -DDIR=<scratch folder> -P run-user-dataset.cmake
 file(MAKE_DIRECTORY ${DIR})
 set(csv "f1,f2,f3,label\n")
+set(nohead "")
+set(shifted "a,b,c,class\n")
+set(stray "a,b,c,class\n")
+set(oneclass "a,b,c,class\n")
+set(unscaled "a,b,c,class\n")
 foreach(i RANGE 0 239)
   math(EXPR y "${i} % 3")
   math(EXPR a "(${i} * 37) % 100")
@@ -13,8 +23,23 @@ foreach(i RANGE 0 239)
   math(EXPR x1 "200 * ${y} + ${a} - 50")
   math(EXPR x2 "-200 * ${y} + ${b} - 50")
   string(APPEND csv "${x1}e-2,${x2}e-2,${b}e-2,${y}\n")
+  string(APPEND nohead "${x1}e-2,${x2}e-2,${b}e-2,${y}\n")
+  math(EXPR y1 "${y} + 1")
+  string(APPEND shifted "${x1}e-2,${x2}e-2,${b}e-2,${y1}\n")
+  if(i EQUAL 150)
+    string(APPEND stray "${x1}e-2,${x2}e-2,${b}e-2,999\n")
+  else()
+    string(APPEND stray "${x1}e-2,${x2}e-2,${b}e-2,${y}\n")
+  endif()
+  string(APPEND oneclass "${x1}e-2,${x2}e-2,${b}e-2,4\n")
+  string(APPEND unscaled "${x1}e1,${x2}e1,${b}e1,${y}\n") # 1000 times larger
 endforeach()
 file(WRITE ${DIR}/user.csv "${csv}")
+file(WRITE ${DIR}/nohead.csv "${nohead}")
+file(WRITE ${DIR}/shifted.csv "${shifted}")
+file(WRITE ${DIR}/stray.csv "${stray}")
+file(WRITE ${DIR}/oneclass.csv "${oneclass}")
+file(WRITE ${DIR}/unscaled.csv "${unscaled}")
 file(WRITE ${DIR}/bad.csv "a,b,label\n1,x,0\n")
 file(MAKE_DIRECTORY ${DIR}/no-idx)
 
@@ -54,8 +79,58 @@ if(NOT out MATCHES "invalid --dataset: the folder .*train-images-idx3-ubyte")
   message(FATAL_ERROR "a folder without IDX files not named")
 endif()
 run(2 --dataset=${DIR}/user.csv --clients=5 --samplesPerClient=60)
-if(NOT out MATCHES "invalid --samplesPerClient: .*exceeds the 240 training samples")
-  message(FATAL_ERROR "too few samples not named")
+# (240 - 1) / 5 = 47 per client leaves 5 rows to test on; 38 leaves 50 (--testSamples)
+if(NOT out MATCHES "invalid --samplesPerClient: 5 clients x 60 samples = 300 plus a test sample exceed the 240 samples of --dataset \\(fix: the largest that fits is --samplesPerClient=47 with --clients=5 \\(5 samples left to test on\\); --samplesPerClient=38 leaves 50 to test on")
+  message(FATAL_ERROR "too few samples: the largest --samplesPerClient that fits not said")
+endif()
+run(0 --dataset=${DIR}/user.csv --clients=5 --samplesPerClient=47)
+if(NOT out MATCHES "235 training samples, 5 test samples")
+  message(FATAL_ERROR "--samplesPerClient=47 (the largest that fits) did not run with 5 test rows")
+endif()
+# a header line is said; a file without one keeps all 240 rows
+if(NOT out MATCHES "240 rows, 3 features and the class in the last column, 3 classes; the first line is a header \\(f1,f2,f3,label\\)")
+  message(FATAL_ERROR "the header line of user.csv not reported")
+endif()
+run(0 --dataset=${DIR}/nohead.csv --clients=5 --samplesPerClient=47)
+if(NOT out MATCHES "240 rows, .*no header line \\(the first line holds numbers: data\\)" OR
+   NOT out MATCHES "235 training samples, 5 test samples")
+  message(FATAL_ERROR "a CSV file without a header lost a row or was not reported")
+endif()
+# labels 1..3: renumbered 0..2, three outputs
+run(0 --dataset=${DIR}/shifted.csv)
+if(NOT out MATCHES "class labels 1..3 taken as classes 0..2" OR NOT out MATCHES "mlp-3-64-3 ")
+  message(FATAL_ERROR "labels 1..3 not renumbered to 3 classes with a note")
+endif()
+# one stray label 999 among 0..2: refused, naming the label, its row and line
+foreach(check "" "--checkFlags")
+  run(2 --dataset=${DIR}/stray.csv ${check})
+  if(NOT out MATCHES "invalid --dataset: class labels 0..2 \\(239 rows\\), 999 \\(1 row\\) have a gap.*1000 outputs.*label 999 first at line 152.*fix: renumber the 4 classes 0..3")
+    message(FATAL_ERROR "a stray label 999 ${check} not refused with its line")
+  endif()
+endforeach()
+# one class: refused, --checkFlags too
+foreach(check "" "--checkFlags")
+  run(2 --dataset=${DIR}/oneclass.csv ${check})
+  if(NOT out MATCHES "invalid --dataset: every sample of .*oneclass.csv' has the same class")
+    message(FATAL_ERROR "one-class data ${check} not refused")
+  endif()
+endforeach()
+# features 1000 times larger: a hint naming --standardise at the start, in the divergence
+# message, and the run with --standardise=standardise learns
+run(1 --dataset=${DIR}/unscaled.csv --standardise=none)
+if(NOT out MATCHES "hint: the features are not on a common scale: feature [0-9] has a root mean square of [0-9.e+]+, feature [0-9] [0-9.e+]+; with --standardise=none SGD may diverge or stay at chance accuracy \\(fix: --standardise=standardise")
+  message(FATAL_ERROR "unscaled features: no hint naming --standardise")
+endif()
+if(NOT out MATCHES "(diverged in round [0-9]+: .*fix: --standardise=standardise, as the features are not on a common scale|is about chance, and the features are not on a common scale.*fix: --standardise=standardise)")
+  message(FATAL_ERROR "a diverging or chance-level run on unscaled features did not name --standardise")
+endif()
+run(0 --dataset=${DIR}/unscaled.csv --standardise=standardise)
+if(out MATCHES "hint:")
+  message(FATAL_ERROR "a hint with --standardise=standardise")
+endif()
+string(REGEX MATCH "final_accuracy=([0-9.]+)" m "${out}")
+if(NOT CMAKE_MATCH_1 GREATER 0.9)
+  message(FATAL_ERROR "unscaled features standardised: accuracy ${CMAKE_MATCH_1}")
 endif()
 set(fashion /usr/share/datasets/fashion-mnist)
 if(EXISTS ${fashion}/train-images-idx3-ubyte.gz)

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 
 using namespace ns3;
@@ -42,7 +43,23 @@ struct AsyncRun
     std::vector<uint64_t> seeds;
     uint32_t completed{0};
     FlServerApplication::Counters counters;
+    std::vector<FlRoundRecord> rounds;    ///< the learning monitor's rows
+    std::map<uint32_t, Time> roundStarts; ///< when each version was first sent
+    /// each client's trainings: (version trained on, when its model came, compute time)
+    std::vector<std::vector<FlTrainingReport>> trainings;
 };
+
+void
+RecordStart(std::map<uint32_t, Time>* out, uint32_t round, const std::vector<uint32_t>&)
+{
+    out->emplace(round, Simulator::Now());
+}
+
+void
+RecordTraining(std::vector<std::vector<FlTrainingReport>>* out, const FlTrainingReport& r)
+{
+    out->at(r.client).push_back(r);
+}
 
 void
 Record(std::vector<Version>* out, const FlRoundReport& r)
@@ -106,11 +123,21 @@ RunAsync(std::shared_ptr<const fl::LearningTask> task,
     }
     stack.server->TraceConnectWithoutContext("RoundEnd",
                                              MakeBoundCallback(&Record, &run.versions));
+    stack.server->TraceConnectWithoutContext("RoundStart",
+                                             MakeBoundCallback(&RecordStart, &run.roundStarts));
+    run.trainings.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        stack.clientApps.Get(i)->TraceConnectWithoutContext(
+            "RoundTrained",
+            MakeBoundCallback(&RecordTraining, &run.trainings));
+    }
     Simulator::Stop(Seconds(120));
     Simulator::Run();
     EXPECT_TRUE(stack.server->IsFinished());
     run.completed = stack.server->GetCompletedRounds();
     run.counters = stack.server->GetCounters();
+    run.rounds = stack.monitor->GetRecords();
     Simulator::Destroy();
     return run;
 }
@@ -198,6 +225,70 @@ TEST(AsyncNetwork, FedBuffEqualsTheReplayOfItsArrivalsBitForBit)
         }
     }
     EXPECT_GE(staleSeen, 1u);
+}
+
+// FedBuff (K = 3 of 4 clients) sends the fast client the current version again while the
+// buffer fills: client 0 trains three times on version 1 (0.04 s each), and the first buffer
+// holds its three updates. The round's breakdown (means over the fresh updates of download,
+// compute, upload and waiting) must pair each update with the training it came from: the k-th
+// update of a client on a version with its k-th training on it (a client trains on one model
+// at a time). Paired with the client's latest training instead, the first update would have
+// arrived before its training ended (a negative upload time).
+TEST(AsyncNetwork, FedBuffBreakdownPairsEachUpdateWithItsOwnTraining)
+{
+    auto task = fltest::MakeTask<double>(4, "softmax");
+    AsyncRun run = RunAsync(task, "ns3::FedBuffStrategy", "BufferSize", UintegerValue(3), 6);
+    ASSERT_EQ(run.completed, 6u);
+    ASSERT_GE(run.versions.size(), 2u);
+    const auto& v1 = run.versions.at(1);
+    ASSERT_EQ(v1.round, 1u);
+    ASSERT_EQ(v1.updates.size(), 3u);
+    const Time start = run.roundStarts.at(1);
+    std::map<uint32_t, uint32_t> seen; // client -> its updates on version 1 so far
+    std::vector<const FlUpdateInfo*> byArrival;
+    for (const FlUpdateInfo& u : v1.updates)
+    {
+        byArrival.push_back(&u);
+    }
+    std::sort(byArrival.begin(), byArrival.end(), [](const FlUpdateInfo* a, const FlUpdateInfo* b) {
+        return a->arrival < b->arrival;
+    });
+    double sums[4] = {0.0, 0.0, 0.0, 0.0};
+    uint32_t twice = 0;
+    for (const FlUpdateInfo* u : byArrival)
+    {
+        ASSERT_EQ(u->trainedRound, 1u);
+        ASSERT_EQ(u->staleness, 0u);
+        // the client's k-th training on version 1
+        const uint32_t k = seen[u->client]++;
+        twice += k >= 1 ? 1 : 0;
+        const FlTrainingReport* t = nullptr;
+        uint32_t count = 0;
+        for (const FlTrainingReport& r : run.trainings.at(u->client))
+        {
+            if (r.round == 1 && count++ == k)
+            {
+                t = &r;
+            }
+        }
+        ASSERT_NE(t, nullptr);
+        const Time sent = t->received + t->computeTime;
+        ASSERT_GT(u->arrival, sent);
+        sums[0] += (t->received - start).GetSeconds();
+        sums[1] += t->computeTime.GetSeconds();
+        sums[2] += (u->arrival - sent).GetSeconds();
+        sums[3] += (run.rounds.at(1).timeS - u->arrival.GetSeconds());
+    }
+    EXPECT_GE(twice, 1u); // the case that needs the pairing happened
+    const FlRoundRecord& r = run.rounds.at(1);
+    ASSERT_EQ(r.round, 1u);
+    EXPECT_NEAR(r.downloadS, sums[0] / 3, 1e-12);
+    EXPECT_NEAR(r.computeS, sums[1] / 3, 1e-12);
+    EXPECT_NEAR(r.uploadS, sums[2] / 3, 1e-12);
+    EXPECT_NEAR(r.waitingS, sums[3] / 3, 1e-12);
+    EXPECT_GT(r.uploadS, 0.0);
+    EXPECT_LT(r.uploadS, 0.01); // a model of 4 KB over a 100 Mb/s LAN
+    EXPECT_NEAR(r.downloadS + r.computeS + r.uploadS + r.waitingS, r.durationS, 1e-9);
 }
 
 TEST(AsyncNetwork, ConcurrencyKeepsCClientsBusy)
@@ -305,7 +396,7 @@ TEST(AsyncNetwork, DeadlineWithAnAsynchronousStrategyEndsTheRunWithStatus2)
             Simulator::Run();
         },
         ::testing::ExitedWithCode(2),
-        "invalid strategy:.*asynchronous");
+        "invalid RoundDeadline:.*asynchronous");
 }
 
 namespace

@@ -7,6 +7,7 @@
  * random, truncated and mutated datagrams (never a crash, nothing corrupted delivered, memory
  * bounded).
  */
+#include "ns3/chunk-feedback.h"
 #include "ns3/chunking.h"
 #include "ns3/model-message.h"
 #include "ns3/payload-codec.h"
@@ -914,4 +915,44 @@ TEST(ChunkReassembler, MissingChunkRangesAreBoundedByTheChunksReceived)
     EXPECT_EQ(p.receivedBytes.size(), p.chunksReceived);
     EXPECT_EQ(p.receivedData.size(), 256u * p.chunksReceived);
     EXPECT_EQ(r.MissingChunks({2, 1}), missing);
+}
+
+// What one NACK datagram says was received (the sender times the NACK from the latest of those
+// chunks): by hand, for messages of 10 and 5 chunks.
+TEST(ChunkFeedback, HighestReceivedChunkFromOneNack)
+{
+    uint32_t h = 99;
+    // the tail 6..9 lost, the whole message's indices fit one NACK (10): 0..5 arrived
+    EXPECT_TRUE(HighestReceivedChunk({6, 7, 8, 9}, 10, 10, 10, h));
+    EXPECT_EQ(h, 5u);
+    // with at most 4 indices per NACK a message of 10 chunks may need more NACKs: this full
+    // one may be neither the first nor the last of its batch, and has no gap
+    h = 99;
+    EXPECT_FALSE(HighestReceivedChunk({6, 7, 8, 9}, 10, 10, 4, h));
+    EXPECT_EQ(h, 99u);
+    // ... nor has a NACK of 4 that may not be the first of its batch (at most 5 per NACK)
+    EXPECT_FALSE(HighestReceivedChunk({6, 7, 8, 9}, 10, 10, 5, h));
+    // a gap inside the list: 4, 5, 7 and 8 arrived
+    EXPECT_TRUE(HighestReceivedChunk({2, 3, 6, 9}, 10, 10, 4, h));
+    EXPECT_EQ(h, 8u);
+    // ... of which only chunks 0..6 had been sent: 5
+    EXPECT_TRUE(HighestReceivedChunk({2, 3, 6, 9}, 10, 7, 4, h));
+    EXPECT_EQ(h, 5u);
+    // fewer than 4 indices: the last NACK of its batch, so 7..9 arrived
+    EXPECT_TRUE(HighestReceivedChunk({2, 6}, 10, 10, 4, h));
+    EXPECT_EQ(h, 9u);
+    // ... of which only chunks 0..7 had been sent: 7
+    EXPECT_TRUE(HighestReceivedChunk({2, 6}, 10, 8, 4, h));
+    EXPECT_EQ(h, 7u);
+    // nothing but the lost tail of the chunks sent: nothing known to have arrived
+    EXPECT_FALSE(HighestReceivedChunk({0, 1, 2}, 10, 3, 4, h));
+    // below the first index only when the whole message fits one NACK
+    EXPECT_TRUE(HighestReceivedChunk({3, 4}, 5, 5, 5, h)); // 0..2
+    EXPECT_EQ(h, 2u);
+    EXPECT_TRUE(HighestReceivedChunk({3, 4}, 5, 2, 5, h)); // 0..1 sent
+    EXPECT_EQ(h, 1u);
+    EXPECT_FALSE(HighestReceivedChunk({3, 4}, 5, 5, 4, h));
+    EXPECT_FALSE(HighestReceivedChunk({0, 1, 2, 3}, 5, 5, 4, h));
+    EXPECT_FALSE(HighestReceivedChunk({}, 5, 5, 4, h));
+    EXPECT_FALSE(HighestReceivedChunk({3}, 5, 0, 4, h));
 }

@@ -30,8 +30,10 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <list>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 
 using namespace ns3;
@@ -1675,4 +1677,38 @@ TEST(FlDatagramEndpoint, RateControlBacksOffBehindABottleneck)
     EXPECT_LT(on.rate, 20e6);
     EXPECT_LT(2 * on.a.chunksRetransmitted, off.a.chunksRetransmitted);
     EXPECT_LT(on.last, off.last + MilliSeconds(100));
+}
+
+// A message whose last chunks are lost: the receiver's NACK leaves the reassembly timeout
+// (100 ms) after the last chunk it got, chunk 39 of 112, which left about 41 ms before the last
+// one (20 Mb/s pacing, 1.5 KB chunks). Timed from the message's last datagram, the NACK would
+// come back sooner than the timeout allows (a negative delay); timed from chunk 39, its delay is
+// the path's round trip: 2 x 2 ms propagation, 0.12 ms for the chunk and 0.01 ms for the NACK at
+// 100 Mb/s, and that is the base delay before any ACK came (at 150 ms the retransmissions are
+// still under way: the ACK comes at about 175 ms).
+TEST(FlDatagramEndpoint, RateControlTimesANackFromTheLastChunkThatArrived)
+{
+    {
+        FlDatagramConfig cfg;
+        cfg.congestionTarget = MilliSeconds(100);
+        TwoNodes net(cfg, cfg);
+        Ptr<ReceiveListErrorModel> em = CreateObject<ReceiveListErrorModel>();
+        std::list<uint32_t> tail(72);
+        std::iota(tail.begin(), tail.end(), 40u); // the 41st ... 112th datagram B receives
+        em->SetList(tail);
+        net.devB->SetReceiveErrorModel(em);
+        const Bytes msg = ModelMessage(40000, 5); // 160 KB, 112 chunks
+        net.a->Send(net.addrB, 1, msg);
+        Simulator::Stop(MilliSeconds(150));
+        Simulator::Run();
+        ASSERT_EQ(net.nacksAtA.size(), 1u);
+        EXPECT_EQ(net.nacksAtA[0].missing.front(), 40u);
+        EXPECT_EQ(net.nacksAtA[0].missing.size(), 72u);
+        EXPECT_EQ(net.droppedAtB[0].size(), 72u);
+        EXPECT_TRUE(net.atB.empty());
+        EXPECT_GE(net.a->BaseDelay(), 4.13e-3);
+        EXPECT_LE(net.a->BaseDelay(), 4.3e-3);
+        EXPECT_EQ(net.a->Stats().rateDecreases, 0u); // no queue: nothing to slow down for
+    }
+    Simulator::Destroy();
 }

@@ -3,6 +3,7 @@
  *
  * Tests of the data readers (IDX, CSV) and of the Dataset utilities.
  */
+#include "ns3/data-checks.h"
 #include "ns3/data-io.h"
 #include "ns3/dataset.h"
 
@@ -404,7 +405,7 @@ TEST_F(DataIoTest, CsvWithoutHeaderDelimiterTargetFirstCrlf)
     const std::string p = Path("b.csv");
     WriteText(p, "0.5;1;2\r\n-1.5;3;4\r\n\r\n");
     CsvOptions o;
-    o.header = false;
+    o.header = CsvHeader::Absent;
     o.delimiter = ';';
     o.targetColumn = 0;
     o.kind = TargetKind::Regression;
@@ -417,10 +418,11 @@ TEST_F(DataIoTest, CsvWithoutHeaderDelimiterTargetFirstCrlf)
     EXPECT_EQ(d.features(0, 0), 1.0f);
     EXPECT_EQ(d.features(1, 1), 4.0f);
 
-    // Tab-separated, header on: the first line is skipped even if it is numeric.
+    // Tab-separated, header declared present: the first line is skipped even if it is numeric.
     const std::string t = Path("c.tsv");
     WriteText(t, "9\t9\t9\n1\t2\t3\n");
     CsvOptions ot;
+    ot.header = CsvHeader::Present;
     ot.delimiter = '\t';
     ot.kind = TargetKind::Regression;
     const auto dt = ReadCsvDataset<double>(t, ot);
@@ -451,7 +453,7 @@ TEST_F(DataIoTest, CsvNegativeTargetColumn)
 TEST_F(DataIoTest, CsvBinaryLabels)
 {
     CsvOptions o;
-    o.header = false;
+    o.header = CsvHeader::Absent;
     o.kind = TargetKind::BinarySigned;
     const std::string p01 = Path("b01.csv");
     WriteText(p01, "1,0\n2,1\n3,0\n");
@@ -491,7 +493,7 @@ TEST_F(DataIoTest, CsvMalformedRows)
     const std::string partial = Path("partial.csv");
     WriteText(partial, "1.5x,2,0\n");
     CsvOptions noHeader;
-    noHeader.header = false;
+    noHeader.header = CsvHeader::Absent;
     ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(partial, noHeader); },
                                {partial, "line 1", "column 1"});
 
@@ -537,6 +539,115 @@ TEST_F(DataIoTest, CsvMalformedRows)
 
     const std::string missing = Path("missing.csv");
     ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(missing); }, {missing});
+}
+
+// CsvHeader::Auto (the default): a first line with a field that is not a number is a header; a
+// first line of numbers is the first row (a file without a header keeps all its rows).
+TEST_F(DataIoTest, CsvHeaderDetectedFromTheFirstLine)
+{
+    const std::string named = Path("named.csv");
+    WriteText(named, "\n x1 ,x2,label\n1,2,0\n3,4,1\n");
+    CsvLayout layout;
+    auto d = ReadCsvDataset<double>(named, CsvOptions(), &layout);
+    EXPECT_EQ(d.Size(), 2u);
+    EXPECT_TRUE(layout.headerLine);
+    EXPECT_EQ(layout.header, "x1 ,x2,label");
+    EXPECT_EQ(layout.lines, (std::vector<std::size_t>{3, 4}));
+
+    const std::string numbers = Path("numbers.csv");
+    WriteText(numbers, "1,2,0\n3,4,1\n\n5,6,1\n");
+    d = ReadCsvDataset<double>(numbers, CsvOptions(), &layout);
+    ASSERT_EQ(d.Size(), 3u);
+    EXPECT_EQ(d.features(0, 0), 1.0);
+    EXPECT_FALSE(layout.headerLine);
+    EXPECT_TRUE(layout.header.empty());
+    EXPECT_EQ(layout.lines, (std::vector<std::size_t>{1, 2, 4}));
+
+    // one name among numbers ("+3" and " -1e-2 " are numbers) makes a header
+    const std::string mixed = Path("mixed.csv");
+    WriteText(mixed, "+3, -1e-2 ,y\n1,2,0\n");
+    d = ReadCsvDataset<double>(mixed, CsvOptions(), &layout);
+    EXPECT_EQ(d.Size(), 1u);
+    EXPECT_TRUE(layout.headerLine);
+    // declared: Present skips a line of numbers, Absent reads a line of names as data (an error)
+    CsvOptions present;
+    present.header = CsvHeader::Present;
+    EXPECT_EQ(ReadCsvDataset<double>(numbers, present).Size(), 2u);
+    CsvOptions absent;
+    absent.header = CsvHeader::Absent;
+    ExpectThrowWith<DataError>([&] { ReadCsvDataset<double>(named, absent); },
+                               {named, "line 2", "column 1", "x1"});
+}
+
+// Class labels: 0..C-1 kept; k..k+C-1 renumbered with a note; a gap refused with the labels, their
+// rows and where the rarest first occur; every set's numClasses is C; train and test renumbered
+// alike.
+TEST_F(DataIoTest, ClassLabelsAreRenumberedOrRefusedWithTheirRows)
+{
+    const auto where = [](std::size_t set, std::size_t row) {
+        return "set " + std::to_string(set) + " row " + std::to_string(row);
+    };
+    auto labelled = [](std::vector<double> labels) {
+        Dataset<double> d;
+        d.kind = TargetKind::Categorical;
+        d.features = Mat<double>::Zero(static_cast<Eigen::Index>(labels.size()), 1);
+        d.targets =
+            Eigen::Map<const Vec<double>>(labels.data(), static_cast<Eigen::Index>(labels.size()));
+        d.numClasses = static_cast<int>(*std::max_element(labels.begin(), labels.end())) + 1;
+        return d;
+    };
+    Dataset<double> a = labelled({0, 2, 1, 2});
+    EXPECT_EQ(NormaliseClassLabels<double>({&a}, where, "labels"), "");
+    EXPECT_EQ(a.numClasses, 3);
+    EXPECT_EQ(a.targets[1], 2.0);
+
+    Dataset<double> b = labelled({1, 3, 2, 3});
+    Dataset<double> bt = labelled({3, 1});
+    EXPECT_EQ(NormaliseClassLabels<double>({&b, &bt}, where, "labels"),
+              "class labels 1..3 taken as classes 0..2");
+    EXPECT_EQ(b.numClasses, 3);
+    EXPECT_EQ(bt.numClasses, 3);
+    EXPECT_EQ(b.targets[0], 0.0);
+    EXPECT_EQ(b.targets[1], 2.0);
+    EXPECT_EQ(bt.targets[0], 2.0);
+    EXPECT_EQ(bt.targets[1], 0.0);
+
+    // a stray 999 among 0..2 (a model of 1000 outputs), and a gap in the test set's labels
+    Dataset<double> c = labelled({0, 1, 2, 0, 1, 2, 999, 1});
+    ExpectThrowWith<ConfigError>([&] { NormaliseClassLabels<double>({&c}, where, "labels"); },
+                                 {"invalid labels",
+                                  "0..2 (7 rows), 999 (1 row)",
+                                  "1000 outputs",
+                                  "label 999 first at set 0 row 6",
+                                  "renumber the 4 classes 0..3"});
+    EXPECT_EQ(c.targets[6], 999.0); // untouched
+    Dataset<double> d = labelled({0, 1});
+    Dataset<double> dt = labelled({0, 3});
+    ExpectThrowWith<ConfigError>(
+        [&] {
+            NormaliseClassLabels<double>({&d, &dt}, where, "labels");
+        },
+        {"0..1 (3 rows), 3 (1 row)", "label 3 first at set 1 row 1"});
+}
+
+// The scale hint: none for unit-scale data; a feature of root mean square > 10, or one 100 times
+// another's, is named with both scales.
+TEST_F(DataIoTest, FeatureScaleHintNamesTheLargestAndSmallestFeature)
+{
+    Mat<double> unit(4, 2);
+    unit << 1, 0.5, -1, 0, 0.5, 1, 0, -1; // RMS 0.75^0.5 and 0.5625^0.5
+    EXPECT_EQ(FeatureScaleHint(unit), "");
+    Mat<double> large(2, 3);
+    large << 3000, 0.5, 0, 4000, -0.5, 0; // RMS 3535.5, 0.5, 0 (ignored)
+    EXPECT_EQ(FeatureScaleHint(large),
+              "the features are not on a common scale: feature 1 has a root mean square of "
+              "3.54e+03, feature 2 0.5");
+    Mat<double> spread(2, 2);
+    spread << 5, 0.01, -5, 0.01; // 5 / 0.01 = 500 > 100, both below 10
+    EXPECT_NE(
+        FeatureScaleHint(spread).find("feature 1 has a root mean square of 5, feature 2 0.01"),
+        std::string::npos);
+    EXPECT_EQ(FeatureScaleHint(Mat<float>(0, 3)), "");
 }
 
 TEST_F(DataIoTest, CsvGzip)

@@ -617,7 +617,8 @@ TEST(GflFigures, SetupLineNamesTheNetworkSettings)
     std::ostringstream net;
     PrintGflFigureSetup(o, "fl-ghp", net);
     EXPECT_EQ(net.str(),
-              "fl-ghp: mode network (udp, csma cells, server links 100 Mb/s / 2 ms, loss 0.2, "
+              "fl-ghp: mode network (packet level, udp, csma cells, server links 100 Mb/s / 2 ms, "
+              "loss 0.2, "
               "policy reuse-last; GHP agents on 802.11n ad hoc, broadcast, frame loss 0)\n");
 }
 

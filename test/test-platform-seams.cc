@@ -468,8 +468,10 @@ TEST(Transport, PeersExchangeModelsAndControlMessagesOverUdp)
 TEST(Transport, TcpConnectionThatCannotOpenCountsItsQueuedMessages)
 {
     // Node b does not listen: a's SYNs go unanswered by any socket, TCP gives up after its
-    // retries (ConnCount 6, ConnTimeout 3 s doubling: 189 s), the connection fails, and the
-    // two messages queued on it are dropped and counted (nothing lost silently).
+    // retries (ConnCount 6, the transport's ConnTimeout of 1 s doubling, as RFC 6298 and Linux:
+    // 1 + 2 + 4 + 8 + 16 + 32 = 63 s after the first SYN; with ns-3's 3 s, 189 s), the
+    // connection fails, and the two messages queued on it are dropped and counted (nothing lost
+    // silently).
     FlCsmaSceneHelper csma;
     FlScene scene = csma.Build(1);
     FlTransportConfig cfg;
@@ -483,12 +485,18 @@ TEST(Transport, TcpConnectionThatCannotOpenCountsItsQueuedMessages)
         a->SendModel({addrB}, {fl::MessageKind::PeerModel, 1, 0, nb->GetId(), 0}, model, nullptr);
         a->SendRaw(addrB, {fl::MessageKind::Control, 1, 0, nb->GetId(), 3}, fl::PackU32({7}));
     });
+    uint64_t failedBefore = 99;
+    uint64_t failedAfter = 99;
+    FlSchedule(Seconds(1 + 63 - 0.5), [&]() { failedBefore = a->Stats().connectFailures; });
+    FlSchedule(Seconds(1 + 63 + 0.5), [&]() { failedAfter = a->Stats().connectFailures; });
     Simulator::Stop(Seconds(400));
     Simulator::Run();
     const FlTransportStats st = a->Stats();
     EXPECT_EQ(st.messagesSent, 2u);
     EXPECT_EQ(st.connectFailures, 1u);
     EXPECT_EQ(st.messagesUnsent, 2u);
+    EXPECT_EQ(failedBefore, 0u);
+    EXPECT_EQ(failedAfter, 1u);
     a->Close();
     Simulator::Destroy();
 }

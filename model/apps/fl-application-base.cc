@@ -101,6 +101,16 @@ FlApplicationBase::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlApplicationBase::m_tcpMinRto),
                           MakeTimeChecker())
+            .AddAttribute("TcpConnTimeout",
+                          "Time before this application's TCP sockets send a SYN again "
+                          "(ns3::TcpSocket::ConnTimeout, doubled after each retry: 1 s, 2 s, 4 s, "
+                          "...). 1 s as RFC 6298 (sections 2.1 and 5.7) and Linux; ns-3's default "
+                          "is 3 s (RFC 1122's older value). A client that starts before its link "
+                          "is up (a station not yet associated) loses its first SYN and waits "
+                          "this long.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&FlApplicationBase::m_tcpConnTimeout),
+                          MakeTimeChecker())
             .AddAttribute("UdpMtu",
                           "UDP only: IP MTU of the path; a chunk (40-byte header + payload of at "
                           "least 256 bytes) plus IPv4 and UDP headers fits in it.",
@@ -279,6 +289,13 @@ FlApplicationBase::StartTransport(const char* who,
                                   "use e.g. 1s (ns-3's and RFC 6298's) or 200ms (Linux's)");
         }
         c.tcpMinRto = m_tcpMinRto;
+        if (!m_tcpConnTimeout.IsStrictlyPositive())
+        {
+            throw fl::ConfigError(prefix + "TcpConnTimeout",
+                                  "must be positive",
+                                  "use e.g. 1s (RFC 6298's and Linux's) or 3s (ns-3's)");
+        }
+        c.tcpConnTimeout = m_tcpConnTimeout;
         // A node of a flow-level network (a scene built in flow fidelity) has no Internet
         // stack: its TCP messages cross the flow model instead (same bytes, no packets).
         const bool flowNode = GetNode()->GetObject<FlFlowStack>() != nullptr;

@@ -157,6 +157,7 @@ class FlApplicationBase : public Application
     uint32_t m_tcpSegmentSize{1448};
     bool m_tcpTimestamps{false}; //!< TcpTimestamps attribute
     Time m_tcpMinRto{Seconds(1)}; //!< TcpMinRto attribute
+    Time m_tcpConnTimeout{Seconds(1)}; //!< TcpConnTimeout attribute
     uint32_t m_udpMtu{1500};
     DataRate m_pacingRate;
     Time m_reassemblyTimeout;

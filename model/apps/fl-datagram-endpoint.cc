@@ -268,6 +268,8 @@ struct FlDatagramEndpoint::Impl
         Time lastSent;     ///< when its latest datagram other than a probe left (Retransmit)
         Time firstSent;    ///< when its first chunk left
         std::vector<Time> probesSent; ///< when its probes left, until its first feedback
+        /// rate control: when chunk i had its first transmission, until the first feedback
+        std::vector<Time> chunkSent;
         bool heard{false}; ///< feedback about it came (Retransmit)
     };
 
@@ -441,6 +443,10 @@ struct FlDatagramEndpoint::Impl
                 Outgoing& m = it->second;
                 size = SendChunk(m, m.nextFirst, 0);
                 m.lastSent = Simulator::Now();
+                if (!m.heard && !Config().congestionTarget.IsZero())
+                {
+                    m.chunkSent.push_back(m.lastSent); // chunk nextFirst
+                }
                 if (m.nextFirst == 0)
                 {
                     m.firstSent = m.lastSent;
@@ -597,7 +603,7 @@ struct FlDatagramEndpoint::Impl
 
     /// Retransmit: the first feedback about `m` came now (a sample of its peer's feedback
     /// delay, unless probes went out before it; and one step of the rate control).
-    void NoteFeedback(Outgoing& m, fl::FeedbackType type)
+    void NoteFeedback(Outgoing& m, const fl::ChunkFeedback& fb)
     {
         if (m.heard || Config().holePolicy != FlHolePolicy::Retransmit ||
             m.nextFirst < m.chunkCount)
@@ -605,7 +611,8 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         m.heard = true;
-        ControlRate(m, type);
+        ControlRate(m, fb);
+        m.chunkSent = std::vector<Time>(); // needed until the first feedback only
         AckTiming& t = acks[m.to];
         if (m.probes == 0)
         {
@@ -622,47 +629,64 @@ struct FlDatagramEndpoint::Impl
 
     /**
      * Retransmit, congestionTarget > 0: one step of the delay-based rate control when the
-     * first feedback about `m` came now. Its delay since the message's last datagram is a
-     * sample if no probe went out before it: exact for an ACK; for a NACK, less the configured
-     * reassembly timeout (its receiver sent it that long after its last chunk came, at the
-     * earliest), a lower bound. The smallest exact sample is the base delay (RFC 6817's: the
-     * path without queue; the peers of an endpoint are taken to share its path, e.g. one cell;
-     * until an exact sample came, the smallest NACK sample stands in for it). A probed message
-     * gives a lower bound too: the feedback cannot answer a datagram sent less than the base
-     * delay before it, so it answers one sent at or before the latest datagram that left at
-     * least the base delay ago, and its delay is at least the time since then (for a probe
-     * answered at once, as over a lossy link, about the base delay: nothing to react to; for a
-     * message whose chunks sat in a queue while its probes went out, the queue). Karn's rule keeps such bounds out of the timeout estimate (NoteFeedback); a lower
-     * bound of the queue is enough to slow down, never to speed up. The queueing delay,
-     * sample - base delay, moves the rate (FlCongestionRate) once per flight: a message whose
-     * first chunk left before the last change shows the queue of the old rate and is not used
-     * (as TCP halves its window once per window of data).
+     * first feedback about `m` came now. An ACK answers the message's last datagram: its delay
+     * since that datagram left is a sample if no probe went out before it (exact). A NACK
+     * left its receiver at least the configured reassembly timeout after the latest new chunk
+     * came there (both ends of a link are set alike), and that chunk left no earlier than the
+     * first transmission of the highest chunk the NACK shows as received
+     * (fl::HighestReceivedChunk): the NACK's delay since then, less the timeout, is a sample
+     * (an upper bound of the path's delay, as the receiver may have waited longer). A NACK
+     * that shows no chunk as received (its batch's other NACKs hold that), or arrived sooner
+     * than the timeout after that chunk left (the ends are set differently), says nothing of
+     * the delay. Timing a NACK from the message's last datagram instead would be wrong when
+     * the message's last chunks were lost: the receiver's timer then started at an earlier
+     * chunk, and the NACK may come back less than the timeout after the last datagram left.
+     * The smallest exact sample is the base delay (RFC 6817's: the path without queue; the
+     * peers of an endpoint are taken to share its path, e.g. one cell; until an exact sample
+     * came, the smallest NACK sample stands in for it). A probed message's ACK gives a lower
+     * bound: the ACK cannot answer a datagram sent less than the base delay before it, so it
+     * answers one sent at or before the latest datagram that left at least the base delay ago,
+     * and its delay is at least the time since then (for a probe answered at once, as over a
+     * lossy link, about the base delay: nothing to react to; for a message whose chunks sat in
+     * a queue while its probes went out, the queue). Karn's rule keeps probed samples out of
+     * the timeout estimate (NoteFeedback); a lower bound of the queue is enough to slow down,
+     * never to speed up. The queueing delay, sample - base delay, moves the rate
+     * (FlCongestionRate) once per flight: a message whose first chunk left before the last
+     * change shows the queue of the old rate and is not used (as TCP halves its window once
+     * per window of data).
      */
-    void ControlRate(const Outgoing& m, fl::FeedbackType type)
+    void ControlRate(const Outgoing& m, const fl::ChunkFeedback& fb)
     {
         if (Config().congestionTarget.IsZero())
         {
             return;
         }
         const Time now = Simulator::Now();
-        // A NACK left the receiver at least its reassembly timeout after its last chunk came
-        // (the configured one: both ends of a link are set alike); that wait is no queue.
-        const Time receiverWait =
-            type == fl::FeedbackType::Nack ? Config().reassemblyTimeout : Time();
+        const bool nack = fb.type == fl::FeedbackType::Nack;
         double sample = 0.0;
-        // an ACK before any probe times the path exactly; anything else gives a lower bound
-        const bool exact = m.probesSent.empty() && type == fl::FeedbackType::Ack;
-        if (m.probesSent.empty())
+        if (nack)
         {
-            sample = std::max(0.0, (now - m.lastSent - receiverWait).GetSeconds());
-            // exact samples only, once there is one: a NACK's may be shorter than the path
-            if (!baseValid || (exact && (!baseExact || sample < baseDelay)) ||
-                (!baseExact && sample < baseDelay))
+            uint32_t h = 0;
+            if (!fl::HighestReceivedChunk(fb.missing,
+                                          m.chunkCount,
+                                          m.nextFirst,
+                                          maxNackIndices,
+                                          h) ||
+                h >= m.chunkSent.size())
             {
-                baseValid = true;
-                baseExact = baseExact || exact;
-                baseDelay = sample;
+                return; // no chunk known to have arrived: nothing to time the NACK from
             }
+            const Time since = now - m.chunkSent[h];
+            const Time receiverWait = Config().reassemblyTimeout;
+            if (since < receiverWait)
+            {
+                return; // sooner than the receiver's timeout allows: its settings differ
+            }
+            sample = (since - receiverWait).GetSeconds();
+        }
+        else if (m.probesSent.empty())
+        {
+            sample = (now - m.lastSent).GetSeconds();
         }
         else
         {
@@ -678,7 +702,24 @@ struct FlDatagramEndpoint::Impl
                     answered = t;
                 }
             }
-            sample = std::max(0.0, (now - answered - receiverWait).GetSeconds());
+            sample = (now - answered).GetSeconds();
+        }
+        // an ACK before any probe times the path exactly; anything else is a bound
+        const bool exact = m.probesSent.empty() && !nack;
+        if (m.probesSent.empty())
+        {
+            // exact samples only, once there is one: a NACK's may be longer than the path
+            if (!baseValid || (exact && (!baseExact || sample < baseDelay)) ||
+                (!baseExact && sample < baseDelay))
+            {
+                baseValid = true;
+                baseExact = baseExact || exact;
+                baseDelay = sample;
+            }
+        }
+        else if (!baseValid)
+        {
+            return; // a probed NACK: no base delay to tell a queue from a lost datagram yet
         }
         if (changed && m.firstSent < lastChange)
         {
@@ -894,7 +935,7 @@ struct FlDatagramEndpoint::Impl
             return;
         }
         Outgoing& m = it->second;
-        NoteFeedback(m, fb.type);
+        NoteFeedback(m, fb);
         if (fb.type == fl::FeedbackType::Ack)
         {
             NS_LOG_LOGIC("message " << m.id << " acknowledged");

@@ -3,12 +3,13 @@
  */
 #include "ns3/fl-flow-network.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
-#include "ns3/nstime.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/message-reassembler.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -28,6 +29,24 @@ namespace
 constexpr uint16_t kFirstEphemeralPort = 49153;
 } // namespace
 
+Time
+FlSynRetryWait(Time early, Time timeout)
+{
+    if (!early.IsStrictlyPositive())
+    {
+        return Time();
+    }
+    NS_ABORT_MSG_UNLESS(timeout.IsStrictlyPositive(), "FlSynRetryWait: the timeout must be > 0");
+    Time wait;
+    Time next = timeout;
+    while (wait < early)
+    {
+        wait += next; // the next SYN leaves `next` after the previous one
+        next = next * 2;
+    }
+    return wait;
+}
+
 TypeId
 FlFlowNetwork::GetTypeId()
 {
@@ -44,8 +63,11 @@ FlFlowNetwork::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("SynRetry",
                           "A connection opened before both ends are ready (FlFlowInterface "
-                          "readyAt) retries its SYN this often (ns3::TcpSocket::ConnTimeout).",
-                          TimeValue(Seconds(3)),
+                          "readyAt) sends its SYN again after this long, then twice as long each "
+                          "time (FlSynRetryWait): the TCP connection timeout of the packet-level "
+                          "transport (FlApplicationBase::TcpConnTimeout, ns3::TcpSocket::"
+                          "ConnTimeout), 1 s as RFC 6298.",
+                          TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlFlowNetwork::m_synRetry),
                           MakeTimeChecker(MilliSeconds(1)));
     return tid;
@@ -448,12 +470,7 @@ FlFlowNetwork::Transmit(uint32_t senderNode,
         DrawAssociation();
         const Time ready = Max(src.readyAt, rcv.readyAt);
         Time wait = fixed * 2;
-        if (ready > Simulator::Now())
-        {
-            const double retries =
-                std::ceil((ready - Simulator::Now()).GetSeconds() / m_synRetry.GetSeconds());
-            wait += m_synRetry * static_cast<int64_t>(retries);
-        }
+        wait += FlSynRetryWait(ready - Simulator::Now(), m_synRetry);
         FlSchedule(wait, [this, m]() { StartNextHop(m); });
         return true;
     }

@@ -82,7 +82,8 @@ struct FlFlowInterface
     Time latency;                     ///< one-way latency of this end
     double lossProbability{0.0};      ///< probability that a message it sends or receives is lost
     /// when the interface can carry data (Wi-Fi association, LTE attach done); a connection
-    /// opened earlier loses its SYN and retries it every SynRetry (the TCP connection timeout)
+    /// opened earlier loses its SYN and sends it again after SynRetry, then twice as long each
+    /// time (the TCP connection timeout, FlSynRetryWait)
     Time readyAt;
 };
 
@@ -104,6 +105,16 @@ struct FlFlowValidity
     uint32_t maxBulkLte{15};         ///< bulk messages in flight at once on an LTE link
     uint32_t maxMessageBytes{0};     ///< largest message validated (0: no bound)
 };
+
+/**
+ * \ingroup fl
+ * How long a connection opened `early` before both ends can carry data waits before its SYN
+ * gets through, as ns-3's TcpSocketBase retries it: the SYNs leave at 0, T, 3 T, 7 T, ...
+ * (the timeout T = `timeout` doubled after each retry), and the first one at or after the
+ * ready time goes through: the wait is T (2^k - 1) for the smallest k with T (2^k - 1) >=
+ * early. Zero if `early` is not positive.
+ */
+Time FlSynRetryWait(Time early, Time timeout);
 
 /**
  * \ingroup fl

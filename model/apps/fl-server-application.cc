@@ -150,6 +150,52 @@ FlServerApplication::~FlServerApplication()
 }
 
 void
+FlServerApplication::CheckRoundRules(const FlRoundRules& r,
+                                     const std::function<std::string(const std::string&)>& name)
+{
+    const auto named = [&name](const std::string& attribute) {
+        return name ? name(attribute) : attribute;
+    };
+    if (r.uplinkStep && r.acceptStale)
+    {
+        throw fl::ConfigError(named("StragglerPolicy"),
+                              "accept with an uplink step (e.g. secure aggregation)",
+                              "use drop: a late upload cannot join another round's (or "
+                              "cohort's) uplink step");
+    }
+    if (r.asynchronous && r.acceptStale)
+    {
+        throw fl::ConfigError(named("StragglerPolicy"),
+                              "accept with an asynchronous strategy (" + r.strategy + ")",
+                              "use drop: an asynchronous strategy takes every update as it "
+                              "arrives, with its staleness");
+    }
+    if (r.asynchronous && r.roundDeadline && !(r.uplinkStep && r.cohortSize > 0))
+    {
+        throw fl::ConfigError(named("RoundDeadline"),
+                              "set with an asynchronous strategy (" + r.strategy + ")",
+                              "drop it: an asynchronous strategy takes every update as it "
+                              "arrives, with its staleness, and never closes a round (with an "
+                              "uplink step, the deadline closes a cohort's uploads)");
+    }
+    if (r.asynchronous && r.minQuorum > 0)
+    {
+        throw fl::ConfigError(named("MinQuorum"),
+                              std::to_string(r.minQuorum) + " with an asynchronous strategy (" +
+                                  r.strategy + ")",
+                              "drop it: an asynchronous strategy takes every update as it "
+                              "arrives and never closes a round to count a quorum in");
+    }
+    if (r.uplinkStep && r.weightedSampling)
+    {
+        throw fl::ConfigError(named("ClientSampling"),
+                              "weighted with an uplink step",
+                              "use uniform: the clients announce no sample counts, the uplink "
+                              "step owns what they reveal");
+    }
+}
+
+void
 FlServerApplication::SetTask(std::shared_ptr<const fl::LearningTask> task)
 {
     m_task = std::move(task);
@@ -289,46 +335,25 @@ FlServerApplication::StartApplication()
     m_async = m_strategy->IsAsynchronous();
     m_strategyPhases = m_strategy->PhasesBeforeUpload();
     m_strategyRaw = m_strategy->RawUploads();
-    if (m_uplink && m_acceptStale)
-    {
-        fl::ExitOnConfigError("FlServerApplication",
-                              fl::ConfigError("StragglerPolicy",
-                                              "accept with an uplink step (e.g. secure "
-                                              "aggregation)",
-                                              "use drop: a late upload cannot join another "
-                                              "round's (or cohort's) uplink step"));
-    }
-    if (m_async && m_acceptStale)
-    {
-        fl::ExitOnConfigError("FlServerApplication",
-                              fl::ConfigError("StragglerPolicy",
-                                              "accept with an asynchronous strategy (" +
-                                                  m_strategy->GetInstanceTypeId().GetName() + ")",
-                                              "use drop: an asynchronous strategy takes every "
-                                              "update as it arrives, with its staleness"));
-    }
     // Asynchronous with an uplink step: cohorts of the strategy's size (0: refused below, once
     // the strategy has said why in Start).
     m_cohortSize = (m_async && m_uplink) ? m_strategy->UplinkCohortSize() : 0;
-    if (m_async && ((m_roundDeadline.IsStrictlyPositive() && m_cohortSize == 0) || m_minQuorum > 0))
+    try
     {
-        fl::ExitOnConfigError(
-            "FlServerApplication",
-            fl::ConfigError("strategy",
-                            "an asynchronous strategy (" +
-                                m_strategy->GetInstanceTypeId().GetName() +
-                                ") with a RoundDeadline or a MinQuorum",
-                            "drop them: an asynchronous strategy takes every update as it "
-                            "arrives, with its staleness, and never closes a round (with an "
-                            "uplink step, RoundDeadline closes a cohort's uploads)"));
+        FlRoundRules rules;
+        rules.strategy = m_strategy->GetInstanceTypeId().GetName();
+        rules.asynchronous = m_async;
+        rules.uplinkStep = m_uplink != nullptr;
+        rules.cohortSize = m_cohortSize;
+        rules.acceptStale = m_acceptStale;
+        rules.roundDeadline = m_roundDeadline.IsStrictlyPositive();
+        rules.minQuorum = m_minQuorum;
+        rules.weightedSampling = m_weightedSampling;
+        CheckRoundRules(rules);
     }
-    if (m_uplink && m_weightedSampling)
+    catch (const fl::ConfigError& e)
     {
-        fl::ExitOnConfigError("FlServerApplication",
-                              fl::ConfigError("ClientSampling",
-                                              "weighted with an uplink step",
-                                              "use uniform: the clients announce no sample "
-                                              "counts, the uplink step owns what they reveal"));
+        fl::ExitOnConfigError("FlServerApplication", e);
     }
     const uint64_t seed =
         m_initSeed != 0 ? m_initSeed : m_rng->GetInteger(1, std::numeric_limits<uint32_t>::max());

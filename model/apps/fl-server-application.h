@@ -16,6 +16,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -48,6 +49,24 @@ namespace ns3
  * model unchanged and is skipped or repeated (QuorumPolicy; at most MaxRepeats repeats in a
  * row, then skipped).
  */
+/**
+ * \ingroup fl
+ * The settings of a server whose combinations FlServerApplication refuses
+ * (FlServerApplication::CheckRoundRules): the server checks its own when it starts, a program
+ * its flags before anything runs.
+ */
+struct FlRoundRules
+{
+    std::string strategy;         ///< the strategy's TypeId name (for the message)
+    bool asynchronous{false};     ///< FlServerStrategy::IsAsynchronous
+    bool uplinkStep{false};       ///< an uplink step (e.g. secure aggregation) is set
+    uint32_t cohortSize{0};       ///< asynchronous with an uplink step: UplinkCohortSize
+    bool acceptStale{false};      ///< StragglerPolicy accept
+    bool roundDeadline{false};    ///< RoundDeadline > 0
+    uint32_t minQuorum{0};        ///< MinQuorum
+    bool weightedSampling{false}; ///< ClientSampling weighted
+};
+
 class FlServerApplication : public FlApplicationBase
 {
   public:
@@ -55,6 +74,17 @@ class FlServerApplication : public FlApplicationBase
     static TypeId GetTypeId();
     FlServerApplication();
     ~FlServerApplication() override;
+
+    /**
+     * Throws fl::ConfigError unless the server can run with `rules`: StragglerPolicy accept
+     * with an uplink step or an asynchronous strategy, an asynchronous strategy with a
+     * RoundDeadline (unless it closes cohorts of an uplink step) or a MinQuorum, weighted
+     * ClientSampling with an uplink step. The error names the attribute as `name` gives it
+     * (default: the attribute's own name; a program passes its flag's).
+     */
+    static void CheckRoundRules(
+        const FlRoundRules& rules,
+        const std::function<std::string(const std::string& attribute)>& name = {});
 
     /// Sets the learning task (model, data, evaluation). Must be called before start.
     void SetTask(std::shared_ptr<const fl::LearningTask> task);

@@ -330,6 +330,7 @@ class FlTcpTransport : public FlTransport
         // See FlTransportConfig::tcpTimestamps. Accepted sockets inherit it from the listener.
         s->SetAttribute("Timestamp", BooleanValue(m_config.tcpTimestamps));
         s->SetAttribute("MinRto", TimeValue(m_config.tcpMinRto)); // inherited likewise
+        s->SetAttribute("ConnTimeout", TimeValue(m_config.tcpConnTimeout));
         return s;
     }
 

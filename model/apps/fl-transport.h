@@ -131,6 +131,12 @@ struct FlTransportConfig
      */
     Time tcpMinRto{Seconds(1)};
     /**
+     * Time before this transport's sockets send a SYN again (ns3::TcpSocket::ConnTimeout, which
+     * ns-3 doubles after each retry): 1 s, the initial retransmission timeout of RFC 6298
+     * (section 2.1) that Linux uses too; ns-3's default is 3 s. Positive.
+     */
+    Time tcpConnTimeout{Seconds(1)};
+    /**
      * Largest incoming message (header and payload) on either transport: a TCP stream whose
      * header declares more is closed before any of its payload is buffered; a UDP chunk
      * declaring more is malformed. It replaces datagram.maxMessageBytes. Use

@@ -508,7 +508,7 @@ ReadIdxDataset(const std::string& imagesPath,
 
 template <typename S>
 Dataset<S>
-ReadCsvDataset(const std::string& path, const CsvOptions& options)
+ReadCsvDataset(const std::string& path, const CsvOptions& options, CsvLayout* layout)
 {
     if (options.delimiter == '\n' || options.delimiter == '\r' || options.delimiter == '\0')
     {
@@ -530,7 +530,8 @@ ReadCsvDataset(const std::string& path, const CsvOptions& options)
     std::size_t expectedFields = 0;   // 0 until the header or first data row is seen
     std::size_t expectedFromLine = 0; // line that fixed expectedFields
     std::size_t targetIndex = 0;
-    bool headerPending = options.header;
+    bool headerPending = options.header != CsvHeader::Absent;
+    CsvLayout found;
     std::size_t lineNo = 0;
     std::size_t pos = 0;
 
@@ -576,8 +577,27 @@ ReadCsvDataset(const std::string& path, const CsvOptions& options)
         if (headerPending)
         {
             headerPending = false;
-            fixFieldCount(fields.size(), lineNo);
-            continue;
+            bool names = options.header == CsvHeader::Present;
+            for (std::size_t col = 0; col < fields.size() && !names; ++col)
+            {
+                // Auto: a header if a field is not a number (as the parser below reads one)
+                std::string_view f = Trim(fields[col]);
+                if (f.size() > 1 && f.front() == '+')
+                {
+                    f.remove_prefix(1);
+                }
+                double value = 0.0;
+                const auto res = std::from_chars(f.data(), f.data() + f.size(), value);
+                names = f.empty() || res.ptr != f.data() + f.size() ||
+                        (res.ec != std::errc() && res.ec != std::errc::result_out_of_range);
+            }
+            if (names)
+            {
+                fixFieldCount(fields.size(), lineNo);
+                found.headerLine = true;
+                found.header = std::string(Trim(line));
+                continue;
+            }
         }
         if (expectedFields == 0)
         {
@@ -652,10 +672,15 @@ ReadCsvDataset(const std::string& path, const CsvOptions& options)
             }
             targets.push_back(value);
         }
+        found.lines.push_back(lineNo);
     }
     if (targets.empty())
     {
         throw DataError(where + " has no data rows");
+    }
+    if (layout)
+    {
+        *layout = std::move(found);
     }
 
     Dataset<S> out;
@@ -703,7 +728,7 @@ FindFashionMnistDirectory()
                                           std::size_t,                                             \
                                           double,                                                  \
                                           std::size_t);                                            \
-    template Dataset<S> ReadCsvDataset<S>(const std::string&, const CsvOptions&);
+    template Dataset<S> ReadCsvDataset<S>(const std::string&, const CsvOptions&, CsvLayout*);
 
 FL_INSTANTIATE_DATA_IO(double)
 FL_INSTANTIATE_DATA_IO(float)

@@ -52,24 +52,44 @@ Dataset<S> ReadIdxDataset(const std::string& imagesPath,
                           double pixelScale = 1.0 / 255.0,
                           std::size_t maxClasses = kDefaultMaxClasses);
 
+/// Whether the first line of a CSV file holds column names.
+enum class CsvHeader
+{
+    Auto,    ///< a header if one of its fields is not a number; a line of numbers is data
+    Present, ///< always a header (skipped)
+    Absent,  ///< never: every line is data
+};
+
 /// Options of the CSV reader.
 struct CsvOptions
 {
-    char delimiter{','};  ///< field separator
-    bool header{true};    ///< first line holds column names
-    int targetColumn{-1}; ///< column of the target; negative counts from the end
+    char delimiter{','};               ///< field separator
+    CsvHeader header{CsvHeader::Auto}; ///< does the first line hold column names?
+    int targetColumn{-1};              ///< column of the target; negative counts from the end
     TargetKind kind{TargetKind::Categorical};   ///< how targets are interpreted
     std::size_t maxClasses{kDefaultMaxClasses}; ///< Categorical labels lie in 0..maxClasses-1
 };
 
+/// What ReadCsvDataset found besides the data (optional).
+struct CsvLayout
+{
+    bool headerLine{false};         ///< the first non-blank line was taken as column names
+    std::string header;             ///< that line (empty without one)
+    std::vector<std::size_t> lines; ///< line number (from 1) of each data row
+};
+
 /**
  * Reads a numeric CSV file (plain or gzip). Every row must have the same number of fields.
- * Categorical targets must be integers 0..C-1 with C <= options.maxClasses (numClasses = max +
- * 1); BinarySigned accepts
- * {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming file, line and column.
+ * The first non-blank line is a header as options.header says (CsvHeader::Auto: if one of its
+ * fields is not a number). Categorical targets must be integers 0..C-1 with C <=
+ * options.maxClasses (numClasses = max + 1; NormaliseClassLabels, data-checks.h, checks that
+ * every class occurs); BinarySigned accepts {-1, +1} or {0, 1} (0 is mapped to -1). Throws DataError naming
+ * file, line and column. `layout`, if given, receives the header and each row's line.
  */
 template <typename S>
-Dataset<S> ReadCsvDataset(const std::string& path, const CsvOptions& options = CsvOptions());
+Dataset<S> ReadCsvDataset(const std::string& path,
+                          const CsvOptions& options = CsvOptions(),
+                          CsvLayout* layout = nullptr);
 
 /// Path of Debian's dataset-fashion-mnist files (directory), or empty if not installed.
 std::string FindFashionMnistDirectory();

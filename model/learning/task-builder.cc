@@ -3,6 +3,7 @@
  */
 #include "task-builder.h"
 
+#include "data-checks.h"
 #include "data-io.h"
 #include "fl-model.h"
 #include "linear-models.h"
@@ -97,13 +98,7 @@ BuildTaskT(const TaskSpec& o, Rng& rng)
         }
         Dataset<S> all = ReadIdxDataset<S>(dir + "/train-images-idx3-ubyte.gz",
                                            dir + "/train-labels-idx1-ubyte.gz");
-        if (nTrain > all.Size())
-        {
-            throw ConfigError("--samplesPerClient",
-                              "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                  " exceeds the 60000 training images",
-                              "use fewer clients or samples per client");
-        }
+        CheckSamplesFit(o, all.Size(), true, "Fashion-MNIST training images");
         std::vector<std::size_t> idx(all.Size());
         std::iota(idx.begin(), idx.end(), 0);
         std::shuffle(idx.begin(), idx.end(), rng);
@@ -117,16 +112,7 @@ BuildTaskT(const TaskSpec& o, Rng& rng)
     else
     {
         const UserDataset& user = LoadUserDataset(o.dataset);
-        const std::size_t testFromTrain = user.test.Size() ? 0 : o.testSamples;
-        if (nTrain + std::min<std::size_t>(testFromTrain, 1) > user.train.Size())
-        {
-            throw ConfigError("--samplesPerClient",
-                              "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                  (testFromTrain ? " plus a test sample" : "") + " exceeds the " +
-                                  std::to_string(user.train.Size()) +
-                                  " training samples of --dataset",
-                              "use fewer clients or samples per client");
-        }
+        CheckSamplesFit(o, user.train.Size(), user.test.Size() > 0, "samples of --dataset");
         std::vector<std::size_t> idx(user.train.Size());
         std::iota(idx.begin(), idx.end(), 0);
         std::shuffle(idx.begin(), idx.end(), rng);
@@ -231,10 +217,52 @@ LoadUserDataset(const std::string& path)
             {
                 data.test = ReadIdxDataset<double>(testImages, testLabels);
             }
+            std::vector<Dataset<double>*> sets{&data.train};
+            if (data.test.Size())
+            {
+                sets.push_back(&data.test);
+            }
+            const std::string note = NormaliseClassLabels(
+                sets,
+                [&](std::size_t set, std::size_t row) {
+                    return "sample " + std::to_string(row) + " of " + (set ? testLabels : labels);
+                },
+                "--dataset");
+            data.notes.push_back(std::to_string(data.train.Size()) + " training" +
+                                 (data.test.Size()
+                                      ? " and " + std::to_string(data.test.Size()) + " test"
+                                      : std::string()) +
+                                 " samples, " + std::to_string(data.train.Dim()) + " features, " +
+                                 std::to_string(data.train.numClasses) + " classes");
+            if (!note.empty())
+            {
+                data.notes.push_back(note);
+            }
         }
         else if (std::filesystem::is_regular_file(path, ec))
         {
-            data.train = ReadCsvDataset<double>(path);
+            CsvLayout layout;
+            data.train = ReadCsvDataset<double>(path, CsvOptions(), &layout);
+            const std::string note = NormaliseClassLabels<double>(
+                {&data.train},
+                [&](std::size_t, std::size_t row) {
+                    return "line " + std::to_string(layout.lines.at(row));
+                },
+                "--dataset");
+            data.notes.push_back(
+                std::to_string(data.train.Size()) + " rows, " + std::to_string(data.train.Dim()) +
+                " features and the class in the last column, " +
+                std::to_string(data.train.numClasses) + " classes; " +
+                (layout.headerLine
+                     ? "the first line is a header (" +
+                           (layout.header.size() > 60 ? layout.header.substr(0, 57) + "..."
+                                                      : layout.header) +
+                           ")"
+                     : "no header line (the first line holds numbers: data)"));
+            if (!note.empty())
+            {
+                data.notes.push_back(note);
+            }
         }
         else
         {
@@ -269,6 +297,16 @@ LoadUserDataset(const std::string& path)
                           "'" + path + "' holds " + std::to_string(data.train.Size()) + " samples",
                           "give at least one sample per client and one test sample");
     }
+    if (data.train.numClasses < 2)
+    {
+        throw ConfigError("--dataset",
+                          "every sample of '" + path +
+                              "' has the same class: a classifier needs "
+                              "two classes or more",
+                          "give a data set with at least two classes (the class is the last "
+                          "column of a CSV file)");
+    }
+    data.scaleHint = FeatureScaleHint(data.train.features);
     return cache.emplace(path, std::move(data)).first->second;
 }
 
@@ -287,10 +325,54 @@ DatasetDim(const TaskSpec& o)
 }
 
 void
+CheckSamplesFit(const TaskSpec& o, std::size_t available, bool ownTestSet, const std::string& what)
+{
+    const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
+    const uint64_t need = nTrain + (ownTestSet ? 0 : 1);
+    if (need <= available)
+    {
+        return;
+    }
+    const std::string clients = " with --clients=" + std::to_string(o.clients);
+    std::string fix;
+    const uint64_t testMin = ownTestSet ? 0 : 1;
+    if (available < testMin + o.clients)
+    {
+        fix = "use at most " + std::to_string(available - testMin) +
+              " clients (one sample each), or a larger data set";
+    }
+    else
+    {
+        const uint64_t largest = (available - testMin) / o.clients;
+        fix = "the largest that fits is --samplesPerClient=" + std::to_string(largest) + clients;
+        if (!ownTestSet)
+        {
+            // what it leaves to test on, and the value that leaves a fifth (or testSamples)
+            const uint64_t left = available - largest * o.clients;
+            const uint64_t keep =
+                std::min<uint64_t>(o.testSamples, std::max<uint64_t>(1, available / 5));
+            const uint64_t fair = (available - keep) / o.clients;
+            fix += " (" + std::to_string(left) + " samples left to test on)";
+            if (fair >= 1 && fair < largest)
+            {
+                fix += "; --samplesPerClient=" + std::to_string(fair) + " leaves " +
+                       std::to_string(available - fair * o.clients) + " to test on";
+            }
+        }
+        fix += "; or fewer --clients";
+    }
+    throw ConfigError(
+        "--samplesPerClient",
+        std::to_string(o.clients) + " clients x " + std::to_string(o.samplesPerClient) +
+            " samples = " + std::to_string(nTrain) + (ownTestSet ? "" : " plus a test sample") +
+            " exceed the " + std::to_string(available) + " " + what,
+        fix);
+}
+
+void
 CheckTaskSpec(const TaskSpec& o)
 {
     ParsePrecision(o.precision, "--precision");
-    const uint64_t nTrain = static_cast<uint64_t>(o.clients) * o.samplesPerClient;
     std::size_t classes = 10;
     if (o.dataset == "fashion-mnist")
     {
@@ -301,27 +383,13 @@ CheckTaskSpec(const TaskSpec& o)
                               "apt-get install dataset-fashion-mnist, or set "
                               "FL_FASHION_MNIST_DIR to the folder with the IDX files");
         }
-        if (nTrain > 60000)
-        {
-            throw ConfigError("--samplesPerClient",
-                              "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                  " exceeds the 60000 training images",
-                              "use fewer clients or samples per client");
-        }
+        CheckSamplesFit(o, 60000, true, "Fashion-MNIST training images");
     }
     else if (IsUserDataset(o.dataset))
     {
-        const UserDataset& user = LoadUserDataset(o.dataset);
-        if (nTrain + (user.test.Size() ? 0 : 1) > user.train.Size())
-        {
-            throw ConfigError("--samplesPerClient",
-                              "clients x samplesPerClient = " + std::to_string(nTrain) +
-                                  (user.test.Size() ? "" : " plus a test sample") +
-                                  " exceeds the " + std::to_string(user.train.Size()) +
-                                  " training samples of --dataset",
-                              "use fewer clients or samples per client");
-        }
-        classes = static_cast<std::size_t>(std::max(2, user.train.numClasses));
+        const UserDataset& user = LoadUserDataset(o.dataset); // labels checked, >= 2 classes
+        CheckSamplesFit(o, user.train.Size(), user.test.Size() > 0, "samples of --dataset");
+        classes = static_cast<std::size_t>(user.train.numClasses);
     }
     const std::size_t dim = DatasetDim(o);
     if (ParseFeatureScaling(o.standardise, "--standardise") == FeatureScaling::Public)
@@ -339,10 +407,17 @@ CheckTaskSpec(const TaskSpec& o)
     {
         MakeModel<double>(model, dim, classes);
     }
-    catch (const ConfigError&)
+    catch (const std::exception& e)
     {
+        std::string why = e.what();
+        if (why.rfind("fl: ", 0) == 0)
+        {
+            why = why.substr(4);
+        }
         throw ConfigError("--model",
-                          "'" + model + "' is not a model specification",
+                          "'" + model + "' is not a model specification for " +
+                              std::to_string(dim) + " features and " + std::to_string(classes) +
+                              " classes (" + why + ")",
                           "use e.g. softmax:l2=0 or mlp:hidden=64 (fl::MakeModel)");
     }
 }
@@ -350,6 +425,7 @@ CheckTaskSpec(const TaskSpec& o)
 std::shared_ptr<LearningTask>
 BuildSupervisedTask(const TaskSpec& spec, Rng& rng)
 {
+    CheckTaskSpec(spec); // the same rules as a program's --checkFlags
     return ParsePrecision(spec.precision, "--precision") == Precision::Float32
                ? BuildTaskT<float>(spec, rng)
                : BuildTaskT<double>(spec, rng);

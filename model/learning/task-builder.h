@@ -53,15 +53,19 @@ struct TaskSpec
 };
 
 /**
- * A data set of the user's: a CSV file (a header line, numeric features, the class label
- * 0..C-1 in the last column; plain or gzip) or an IDX folder (train-images-idx3-ubyte and
- * train-labels-idx1-ubyte, plain or .gz, and optionally t10k-images-idx3-ubyte and
- * t10k-labels-idx1-ubyte for the test set; pixels scaled to [0, 1]).
+ * A data set of the user's: a CSV file (numeric features, the class label in the last column,
+ * a header line or none (CsvHeader::Auto: a first line of numbers is data); plain or gzip) or an
+ * IDX folder (train-images-idx3-ubyte and train-labels-idx1-ubyte, plain or .gz, and optionally
+ * t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte for the test set; pixels scaled to [0, 1]).
+ * The class labels are checked and, if they run from k > 0 without a gap, renumbered 0..C-1
+ * (NormaliseClassLabels); at least two classes.
  */
 struct UserDataset
 {
     Dataset<double> train;
-    Dataset<double> test; ///< empty: the test samples come from `train`
+    Dataset<double> test;           ///< empty: the test samples come from `train`
+    std::vector<std::string> notes; ///< what was read and decided (header line, renumbering)
+    std::string scaleHint;          ///< FeatureScaleHint of the training features ("" if none)
 };
 
 /// Whether `dataset` names a file or folder of the user's (not synthetic or fashion-mnist).
@@ -77,10 +81,23 @@ const UserDataset& LoadUserDataset(const std::string& path);
 std::size_t DatasetDim(const TaskSpec& spec);
 
 /**
+ * Throws ConfigError naming --samplesPerClient unless clients x samplesPerClient training
+ * samples (and, without a test set of its own, one test sample) fit the `available` training
+ * samples of the spec's data set (`what`, e.g. "rows of --dataset"); the message says the
+ * largest --samplesPerClient that fits, what it leaves to test on, and the value that leaves a
+ * fifth (or --testSamples, if fewer) for testing.
+ */
+void CheckSamplesFit(const TaskSpec& spec,
+                     std::size_t available,
+                     bool ownTestSet,
+                     const std::string& what);
+
+/**
  * Checks the settings before anything is built, so that a program refuses them at once (and
  * with --checkFlags): the precision, the data set (Fashion-MNIST's files found, a user's file
- * readable), enough training samples for clients x samplesPerClient (and a test sample), the
- * public preprocessing constants against the features, the model spec against the data's shape.
+ * readable, its labels usable, at least two classes), enough training samples for clients x
+ * samplesPerClient (and a test sample), the public preprocessing constants against the
+ * features, the model spec against the data's shape. BuildSupervisedTask checks the same first.
  * Throws ConfigError naming the setting.
  */
 void CheckTaskSpec(const TaskSpec& spec);

@@ -193,6 +193,45 @@ ParseFeedback(const uint8_t* datagram, std::size_t len, ChunkFeedback& out)
 }
 
 bool
+HighestReceivedChunk(const std::vector<uint32_t>& missing,
+                     uint32_t chunkCount,
+                     uint32_t sent,
+                     std::size_t maxIndices,
+                     uint32_t& index)
+{
+    const uint32_t end = std::min(chunkCount, sent); // indices [0, end) may have arrived
+    if (missing.empty() || end == 0)
+    {
+        return false;
+    }
+    const uint32_t first = missing.front();
+    const uint32_t last = missing.back();
+    // above the last listed index: received if this NACK ends its batch
+    if (missing.size() < maxIndices && last + 1 < end)
+    {
+        index = end - 1;
+        return true;
+    }
+    // a gap between listed indices (ascending): the highest one below `end`
+    for (std::size_t i = missing.size() - 1; i > 0; --i)
+    {
+        const uint32_t hi = std::min(missing[i], end);
+        if (missing[i - 1] + 1 < hi)
+        {
+            index = hi - 1;
+            return true;
+        }
+    }
+    // below the first listed index: received if the message's indices fit one NACK
+    if (chunkCount <= maxIndices && first > 0)
+    {
+        index = std::min(first, end) - 1;
+        return true;
+    }
+    return false;
+}
+
+bool
 IsFeedbackDatagram(const uint8_t* datagram, std::size_t len)
 {
     return datagram != nullptr && len >= 4 && GetU32(datagram) == ChunkFeedback::kMagic;

@@ -102,6 +102,26 @@ void EncodeFeedback(const ChunkFeedback& fb, std::vector<uint8_t>& out);
 FeedbackStatus ParseFeedback(const uint8_t* datagram, std::size_t len, ChunkFeedback& out);
 
 /**
+ * The highest chunk index a NACK datagram shows as received, if it shows any: an index below
+ * `sent` (chunks that had their first transmission) and below `chunkCount` that the NACK does
+ * not list although it would have listed it, were it missing. A receiver lists its missing
+ * chunks in ascending order over as many NACKs of at most `maxIndices` indices as needed
+ * (MaxNackIndices of the same datagram size at both ends), so one NACK speaks for
+ *  - the indices between its first and its last listed one;
+ *  - the indices above its last one if it holds fewer than `maxIndices` (it is the last NACK of
+ *    its batch);
+ *  - the indices below its first one if the whole message's indices fit one NACK
+ *    (chunkCount <= maxIndices: it is the only NACK of its batch).
+ * Returns false (and leaves `index` alone) if none of these indices was received, or for an
+ * empty list.
+ */
+bool HighestReceivedChunk(const std::vector<uint32_t>& missing,
+                          uint32_t chunkCount,
+                          uint32_t sent,
+                          std::size_t maxIndices,
+                          uint32_t& index);
+
+/**
  * True if the datagram starts with the feedback magic "FLF1" (nothing else is checked): lets a
  * receiver route each datagram to ParseFeedback or to the chunk reassembler.
  */

@@ -1,0 +1,35 @@
+# Every program's --help: exit 0, the program's own name on its first line (fl-ghp is built from
+# fl-gfl's source and must not call itself fl-gfl), --checkFlags listed, and no flag that only a
+# runner sets for its jobs (--seedJob). A flag whose default means something else than it says
+# is explained: fl-async-wifi's --rounds ends at --maxTime.
+#   cmake -DBIN=<examples dir> "-DPROGRAMS=fl-fedavg-wifi;..." -P run-help.cmake
+set(failed 0)
+foreach(p IN LISTS PROGRAMS)
+  execute_process(COMMAND ${BIN}/${p} --help RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT 60)
+  set(problem "")
+  if(NOT rc EQUAL 0)
+    set(problem "exit ${rc}")
+  elseif(NOT out MATCHES "^${p} \\[Program Options\\]")
+    string(REGEX MATCH "^[^\n]*" first "${out}")
+    set(problem "the first line names another program: '${first}'")
+  elseif(NOT out MATCHES "--checkFlags:")
+    set(problem "no --checkFlags")
+  elseif(out MATCHES "--seedJob")
+    set(problem "an internal flag (--seedJob) is shown")
+  endif()
+  if(problem)
+    math(EXPR failed "${failed} + 1")
+    message("FAIL ${p} --help: ${problem}")
+  else()
+    message("ok   ${p} --help")
+  endif()
+endforeach()
+execute_process(COMMAND ${BIN}/fl-async-wifi --help OUTPUT_VARIABLE out)
+if(NOT out MATCHES "--rounds: +Most rounds of each run: every run ends at --maxTime")
+  math(EXPR failed "${failed} + 1")
+  message("FAIL fl-async-wifi --help: --rounds does not say that runs end at --maxTime")
+endif()
+if(failed GREATER 0)
+  message(FATAL_ERROR "${failed} --help checks failed")
+endif()
