@@ -61,6 +61,8 @@ def fl_lists(srcdir):
         'headers': cmake_list(top, 'FL_HEADERS'),
         'ns3_modules': cmake_list(top, 'FL_NS3_COMPONENTS'),
         'examples': cmake_list(os.path.join(srcdir, 'examples', 'CMakeLists.txt'), 'FL_EXAMPLES'),
+        'example_support': cmake_list(os.path.join(srcdir, 'examples', 'CMakeLists.txt'),
+                                      'FL_EXAMPLE_SUPPORT'),
         'test_suites': cmake_list(os.path.join(srcdir, 'test', 'CMakeLists.txt'), 'FL_TEST_SUITES'),
     }
 
@@ -137,7 +139,8 @@ def build(bld):
     if bld.env['ENABLE_EXAMPLES']:
         for name in lists['examples']:
             obj = bld.create_ns3_program(name, ['fl'] + deps)
-            obj.source = 'examples/%s.cc' % name
+            obj.source = ['examples/%s.cc' % name] + \
+                ['examples/%s' % f for f in lists['example_support']]
             obj.use += ['EIGEN3', 'ZLIB', 'SODIUM']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
 

@@ -1,0 +1,973 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What the FedAvg examples share (declared in fl-example-common.h): compiled once for all of
+ * them.
+ */
+#include "fl-example-common.h"
+
+namespace ns3
+{
+namespace flexample
+{
+
+fl::TaskSpec
+TaskSpecOf(const FedAvgOptions& o)
+{
+    fl::TaskSpec t;
+    t.clients = o.clients;
+    t.dataset = o.dataset;
+    t.standardise = o.standardise;
+    t.featureShift = o.featureShift;
+    t.featureScale = o.featureScale;
+    t.model = o.model;
+    t.partition = o.partition;
+    t.alpha = o.alpha;
+    t.shards = o.shards;
+    t.samplesPerClient = o.samplesPerClient;
+    t.syntheticDim = o.syntheticDim;
+    t.clustersPerClass = o.clustersPerClass;
+    t.separation = o.separation;
+    t.testSamples = o.testSamples;
+    t.batchSize = o.batchSize;
+    t.learningRate = o.learningRate;
+    t.localEpochs = o.localEpochs;
+    t.proxMu = o.proxMu;
+    t.clipNorm = o.clipNorm;
+    t.precision = o.precision;
+    return t;
+}
+
+bool
+IsUserDataset(const FedAvgOptions& o)
+{
+    return fl::IsUserDataset(o.dataset);
+}
+
+std::size_t
+DatasetDim(const FedAvgOptions& o)
+{
+    return fl::DatasetDim(TaskSpecOf(o));
+}
+
+void
+HeterogeneousDeviceDefaults(FedAvgOptions& o)
+{
+    o.clients = 20;
+    o.maxTime = 40.0;
+    o.flopRateMedian = 2e7;
+    o.flopRateSigma = 1.0;
+    o.targetAccuracy = 0.75;
+    o.timeBudget = true;
+}
+
+std::string
+FedAvgFlagOf(const std::string& attribute)
+{
+    static const std::map<std::string, std::string> flags{{"StragglerPolicy", "--stragglerPolicy"},
+                                                          {"RoundDeadline", "--deadline"},
+                                                          {"MinQuorum", "--minQuorum"},
+                                                          {"ClientSampling", "--sampling"}};
+    const auto it = flags.find(attribute);
+    return it != flags.end() ? it->second : attribute;
+}
+
+void
+CheckServerRules(const FedAvgOptions& o, const std::string& strategy, double deadline)
+{
+    static const std::map<std::string, std::string> types{{"fedavg", "ns3::FedAvgStrategy"},
+                                                          {"fedasync", "ns3::FedAsyncStrategy"},
+                                                          {"fedbuff", "ns3::FedBuffStrategy"}};
+    ObjectFactory factory;
+    factory.SetTypeId(types.at(strategy));
+    if (strategy == "fedbuff")
+    {
+        factory.Set("BufferSize", UintegerValue(o.bufferSize));
+    }
+    Ptr<FlServerStrategy> s = factory.Create<FlServerStrategy>();
+    FlRoundRules rules;
+    rules.strategy = types.at(strategy);
+    rules.asynchronous = s->IsAsynchronous();
+    rules.uplinkStep = o.secure != "none";
+    rules.cohortSize = rules.asynchronous && rules.uplinkStep ? s->UplinkCohortSize() : 0;
+    rules.acceptStale = o.stragglerPolicy == "accept";
+    rules.roundDeadline = deadline > 0.0;
+    rules.minQuorum = o.minQuorum;
+    rules.weightedSampling = o.sampling == "weighted";
+    FlServerApplication::CheckRoundRules(rules, FedAvgFlagOf);
+}
+
+void
+AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
+{
+    const Range nonNegative = Range::AtLeast(0.0);
+    const Range positive = Range::Above(0.0);
+    const Range probability = Range::Closed(0.0, 1.0);
+    const Range seconds = Range::Closed(0.0, kMaxSimSeconds);
+    flags.AddSize("clients", "Number of clients", o.clients, 1u, kMaxClients);
+    flags.AddSize("rounds",
+                  o.timeBudget
+                      ? "Most rounds of each run: every run ends at --maxTime (the time budget "
+                        "all runs get alike) unless it completes this many rounds first; the "
+                        "default is out of reach"
+                      : "Number of FedAvg rounds (the run also stops at --maxTime)",
+                  o.rounds,
+                  1u,
+                  kMaxRounds);
+    flags.AddText("dataset",
+                  "synthetic (10-class Gaussian mixture, 3 clusters per class, no download), "
+                  "fashion-mnist (Debian's dataset-fashion-mnist), a CSV file (numeric "
+                  "features, the class in the last column: labels 0..C-1, or k..k+C-1 "
+                  "renumbered 0..C-1, no gaps; the first line is a header if one of its fields "
+                  "is not a number) or an IDX folder (train-images-idx3-ubyte and "
+                  "train-labels-idx1-ubyte, optionally t10k-* for the test set; .gz or plain)",
+                  o.dataset);
+    flags.AddChoice("standardise",
+                    "Per-feature preprocessing of every holder's data: none, centre (subtract "
+                    "the mean), standardise (subtract the mean, divide by the standard "
+                    "deviation), each fitted on the holder's own data (every client's, and the "
+                    "evaluator's test set), never pooled; or public (--featureShift and "
+                    "--featureScale)",
+                    o.standardise,
+                    {"none", "centre", "standardise", "public"});
+    flags.AddText("featureShift",
+                  "--standardise=public: the shift, one value or one per feature",
+                  o.featureShift);
+    flags.AddText("featureScale",
+                  "--standardise=public: the scale (> 0), one value or one per feature",
+                  o.featureScale);
+    flags.AddText("model",
+                  "Model spec: mlp:hidden=64, mlp:hidden=128-64, softmax:l2=0, ... (default: "
+                  "mlp:hidden=64 for synthetic, mlp:hidden=128 for fashion-mnist)",
+                  o.model);
+    flags.AddChoice("partition",
+                    "iid, shards or dirichlet",
+                    o.partition,
+                    {"iid", "shards", "dirichlet"});
+    flags.AddReal("alpha", "Dirichlet concentration for --partition=dirichlet", o.alpha, positive);
+    flags.AddSize("shards", "Shards per client for --partition=shards", o.shards, 1u, kMaxDim);
+    flags.AddSize("samplesPerClient",
+                  "Training samples per client (with a data set of yours, clients x this must "
+                  "leave at least one sample to test on; the error says the largest that fits)",
+                  o.samplesPerClient,
+                  1u,
+                  kMaxSamples);
+    flags.AddSize("syntheticDim",
+                  "Feature dimension of the synthetic data",
+                  o.syntheticDim,
+                  1u,
+                  kMaxDim);
+    flags.AddSize("clustersPerClass",
+                  "Gaussian clusters per class of the synthetic data (> 1: not linearly separable)",
+                  o.clustersPerClass,
+                  1u,
+                  kMaxDim);
+    flags.AddReal("separation",
+                  "Spread of the synthetic cluster centres (larger = easier)",
+                  o.separation,
+                  nonNegative);
+    flags.AddSize("testSamples", "Held-out samples for evaluation", o.testSamples, 1u, kMaxSamples);
+    flags.AddSize("batchSize", "Mini-batch size of local SGD", o.batchSize, 1u, kMaxSamples);
+    flags.AddReal("learningRate", "Learning rate of local SGD", o.learningRate, positive);
+    flags.AddReal("localEpochs",
+                  "Local epochs per round",
+                  o.localEpochs,
+                  Range{0.0, 1000.0, true, false});
+    flags.AddText("precision", "Scalar type of learning: float32 or float64", o.precision);
+    flags.AddText(
+        "wirePrecision",
+        "Encoding on the wire: float64, float32, float16 or int8 (default: same as --precision)",
+        o.wirePrecision);
+    flags.AddReal("secondsPerSample",
+                  "Simulated compute time per training sample [s]",
+                  o.secondsPerSample,
+                  Range::Closed(0.0, 10.0));
+    flags.AddReal("deadline",
+                  "Round deadline [s] (0 = wait for every client)",
+                  o.deadline,
+                  seconds);
+    flags.AddOutput("output", "CSV output file", o.output, false);
+    flags.AddReal("targetAccuracy",
+                  "Accuracy for the time-to-accuracy summary",
+                  o.targetAccuracy,
+                  probability);
+    flags.AddReal("maxTime",
+                  o.timeBudget ? "Simulated time of each run [s] (the time budget)"
+                               : "Stop the simulation at this simulated time [s] even if "
+                                 "rounds remain",
+                  o.maxTime,
+                  Range{0.0, kMaxSimSeconds, true, false});
+    flags.AddReal("clientStart",
+                  "Start of the first client [s], the others 20 ms apart (0.5: after Wi-Fi "
+                  "association and LTE attachment; a Wi-Fi client that starts before its "
+                  "station associates sends its SYN again after the TCP connection timeout, "
+                  "1 s as RFC 6298, then 2 s, 4 s, ...). Set it to the start of a DWFL run to "
+                  "compare on one time axis (fl-dwfl: 0.1 s)",
+                  o.clientStart,
+                  seconds);
+    flags.AddReal("proxMu", "FedProx proximal term mu (0 = FedAvg)", o.proxMu, nonNegative);
+    flags.AddReal("serverMomentum",
+                  "FedAvgM server momentum beta in [0, 1)",
+                  o.serverMomentum,
+                  Range{0.0, 1.0, false, true});
+    flags.AddReal("serverLearningRate",
+                  "FedAvgM server learning rate",
+                  o.serverLearningRate,
+                  positive);
+    flags.AddChoice("strategy",
+                    "Server strategy: fedavg (synchronous rounds), fedasync (Xie et al. 2019: "
+                    "each update mixed in with weight asyncAlpha s(staleness)) or fedbuff (Nguyen "
+                    "et al. 2022: every --bufferSize updates; server rate --serverLearningRate); "
+                    "asynchronous ones keep --clientsPerRound clients busy (0 = all)",
+                    o.strategy,
+                    {"fedavg", "fedasync", "fedbuff"});
+    flags.AddReal("asyncAlpha",
+                  "FedAsync mixing weight alpha in (0, 1]",
+                  o.asyncAlpha,
+                  Range{0.0, 1.0, true, false});
+    flags.AddSize("bufferSize", "FedBuff: updates per new model (K)", o.bufferSize, 1u, kMaxClients);
+    flags.AddChoice("stalenessFunction",
+                    "FedAsync / FedBuff staleness weight s: constant, polynomial "
+                    "((1 + staleness)^-stalenessExponent) or hinge",
+                    o.stalenessFunction,
+                    {"constant", "polynomial", "hinge"});
+    flags.AddBool("quiet", "Do not print a line per round", o.quiet);
+    flags.AddChoice("transport",
+                    "tcp, or udp (chunked datagrams, see --holePolicy)",
+                    o.transport,
+                    {"tcp", "udp"});
+    flags.AddReal("tcpMinRtoMs",
+                  "TCP: minimum retransmission timeout [ms] (1000: ns-3's and RFC 6298's; Linux "
+                  "uses 200). Each segment leaves a cancelled timer of this horizon in ns-3's "
+                  "scheduler, so a shorter one holds less memory; it changes a run only where a "
+                  "timeout fires",
+                  o.tcpMinRtoMs,
+                  Range::Closed(1e-3, 6e4));
+    flags.AddChoice("holePolicy",
+                    "UDP: drop, keep-previous or retransmit (lost chunks of a model)",
+                    o.holePolicy,
+                    {"drop", "keep-previous", "retransmit"});
+    // At least 1 b/s: the rate is handed to ns-3 in whole bits per second.
+    flags.AddReal("udpPacingMbps",
+                  "UDP: sending rate of each application [Mb/s]",
+                  o.udpPacingMbps,
+                  Range::Closed(1e-6, 1e6));
+    flags.AddReal("serverPacingMbps",
+                  "UDP: sending rate of the server alone [Mb/s] (0 = --udpPacingMbps); below "
+                  "the cell's downlink rate the models arrive one after another and the uploads "
+                  "do not all start at once, e.g. 5 in an LTE cell of 200 UEs",
+                  o.serverPacingMbps,
+                  Range::Closed(0.0, 1e6));
+    flags.AddWhole("retryLimit",
+                   "UDP retransmit: NACK rounds / probes per message, each wait twice the one "
+                   "before (at most 64x)",
+                   o.retryLimit,
+                   0u,
+                   kFlMaxRetryLimit);
+    flags.AddReal("reassemblyTimeoutMs",
+                  "UDP: a model that received no chunk for this long is resolved by "
+                  "--holePolicy (retransmit: its missing chunks are NACKed) [ms]; raise it where "
+                  "queues hold chunks longer, e.g. 500 in a loaded LTE cell",
+                  o.reassemblyTimeoutMs,
+                  Range::Closed(1e-3, 6e4));
+    flags.AddReal("ackTimeoutMs",
+                  "UDP retransmit: a sender probes with the last chunk when no feedback came "
+                  "this long after a model left [ms]; e.g. 1000 in a loaded LTE cell",
+                  o.ackTimeoutMs,
+                  Range::Closed(1e-3, 6e4));
+    flags.AddReal("congestionTargetMs",
+                  "UDP retransmit: queueing delay the sender's rate control aims at [ms]: while "
+                  "feedback takes longer than its smallest delay plus this, the sending rate "
+                  "drops below --udpPacingMbps (in the spirit of LEDBAT, RFC 6817), e.g. 100; "
+                  "0 = off",
+                  o.congestionTargetMs,
+                  Range::Closed(0.0, 6e4));
+    flags.AddReal("serverCongestionTargetMs",
+                  "UDP retransmit: --congestionTargetMs of the server alone [ms] (-1 = "
+                  "--congestionTargetMs; 0 = off): the server's rate then follows the queue its "
+                  "models build in the cell's downlink, e.g. 100",
+                  o.serverCongestionTargetMs,
+                  Range::Closed(-1.0, 6e4));
+    flags.AddWhole("clientsPerRound", "Clients sampled per round (0 = all)", o.clientsPerRound);
+    flags.AddChoice("sampling",
+                    "Client sampling: uniform or weighted (by data size)",
+                    o.sampling,
+                    {"uniform", "weighted"});
+    flags.AddChoice("stragglerPolicy",
+                    "Late updates: drop, or accept into a later round (with staleness)",
+                    o.stragglerPolicy,
+                    {"drop", "accept"});
+    flags.AddWhole("maxStaleness", "accept: most rounds an update may be late", o.maxStaleness);
+    flags.AddReal("stalenessExponent",
+                  "accept: stale weight factor (1 + staleness)^-a",
+                  o.stalenessExponent,
+                  nonNegative);
+    flags.AddWhole("minQuorum", "Fewest updates per round (0 = none)", o.minQuorum);
+    flags.AddChoice("quorumPolicy",
+                    "Below quorum: skip or repeat the round",
+                    o.quorumPolicy,
+                    {"skip", "repeat"});
+    flags.AddReal("flopRateMedian",
+                  "Device speed [FLOP/s], median of a log-normal law (0 = use --secondsPerSample)",
+                  o.flopRateMedian,
+                  nonNegative);
+    flags.AddReal("flopRateSigma",
+                  "Log-normal sigma of device speeds (0 = identical devices)",
+                  o.flopRateSigma,
+                  Range::Closed(0.0, 10.0));
+    flags.AddReal("computePower", "Power drawn while training [W]", o.computePower, nonNegative);
+    flags.AddReal("dropout",
+                  "Probability that a client stays silent in a round",
+                  o.dropout,
+                  probability);
+    flags.AddWhole("leaveClients", "Number of clients (the first ones) that leave", o.leaveClients);
+    flags.AddReal("leaveTime", "Time [s] at which --leaveClients leave", o.leaveTime, seconds);
+    flags.AddOutput("clientOutput",
+                    "Per-client CSV output file (empty = none)",
+                    o.clientOutput,
+                    true);
+    flags.AddOutput("flowMonitor",
+                    "Write ns-3 FlowMonitor statistics to this XML file (empty = off)",
+                    o.flowMonitor,
+                    true);
+    flags.AddCheck([&o]() {
+        fl::ParsePrecision(o.precision, "--precision");
+        if (o.serverPacingMbps > 0.0 && o.serverPacingMbps < 1e-6)
+        {
+            throw fl::ConfigError("--serverPacingMbps",
+                                  "a rate below 1e-6 Mb/s (1 b/s)",
+                                  "give 0 (the --udpPacingMbps) or at least 1e-6");
+        }
+        if (o.serverCongestionTargetMs < 0.0 && o.serverCongestionTargetMs != -1.0)
+        {
+            throw fl::ConfigError("--serverCongestionTargetMs",
+                                  "a negative target other than -1",
+                                  "give -1 (the --congestionTargetMs), 0 (off) or a delay");
+        }
+        // The data set (files, labels, classes, enough samples), the preprocessing constants
+        // and the model spec against the data's shape: the rules BuildFedAvgTask applies, so
+        // that --checkFlags refuses what the run would.
+        fl::CheckTaskSpec(TaskSpecOf(o));
+        if (o.wirePrecision.empty())
+        {
+            o.wirePrecision = o.precision;
+        }
+        fl::ParseWireEncoding(o.wirePrecision, "--wirePrecision");
+        const std::string clients = " (--clients=" + std::to_string(o.clients) + ")";
+        for (const auto& [flag, value] : {std::make_pair("--clientsPerRound", o.clientsPerRound),
+                                          std::make_pair("--minQuorum", o.minQuorum),
+                                          std::make_pair("--leaveClients", o.leaveClients)})
+        {
+            if (value > o.clients)
+            {
+                throw fl::ConfigError(
+                    flag,
+                    std::to_string(value) + " exceeds the number of clients" + clients,
+                    "give a whole number in [0, " + std::to_string(o.clients) + "]");
+            }
+        }
+        // the server's rules (asynchronous strategies, quorum, deadline, stragglers)
+        CheckServerRules(o, o.strategy, o.deadline);
+        const uint64_t values =
+            (static_cast<uint64_t>(o.clients) * o.samplesPerClient + o.testSamples) *
+            o.syntheticDim;
+        if (o.dataset == "synthetic" && values > kMaxSyntheticValues.value)
+        {
+            throw fl::ConfigError("--samplesPerClient/--testSamples/--syntheticDim",
+                                  "(clients x samplesPerClient + testSamples) x syntheticDim = " +
+                                      std::to_string(values) +
+                                      " feature values, above the bound of " +
+                                      std::to_string(kMaxSyntheticValues.value),
+                                  "use fewer clients, samples or features, or raise the bound (" +
+                                      std::string(kMaxSyntheticValues.where) + ")");
+        }
+    });
+}
+
+void
+AddNetworkOption(Flags& flags, std::string& network, FedAvgOptions& o)
+{
+    flags.AddChoice("network",
+                    "Network fidelity: packet (ns-3 devices, every frame simulated) or flow "
+                    "(each message's delivery time from a calibrated model of the links: no "
+                    "devices, 20x and more faster; see \"Flow-level fidelity\" in the module "
+                    "documentation for its validated range)",
+                    network,
+                    {"packet", "flow"});
+    flags.AddCheck([&network, &o]() {
+        if (network == "flow" && o.transport != "tcp")
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --transport=" + o.transport,
+                                  "use --transport=tcp (the flow model carries TCP's bytes)");
+        }
+        if (network == "flow" && !o.flowMonitor.empty())
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --flowMonitor",
+                                  "a flow-level run has no packets to monitor; drop --flowMonitor");
+        }
+        if (network == "flow" && o.secure != "none")
+        {
+            throw fl::ConfigError("--network",
+                                  "flow with --secure=" + o.secure,
+                                  "secure aggregation was not validated in flow fidelity; use "
+                                  "--network=packet");
+        }
+    });
+}
+
+void
+ConfigureSecureAggregation(FlSecAggHelper& secagg, const FedAvgOptions& o)
+{
+    secagg.SetAttribute("Variant", StringValue(o.secure == "none" ? "secagg" : o.secure));
+    secagg.SetAttribute("KeyMode", StringValue(o.secureKeys));
+    secagg.SetAttribute("FractionBits", UintegerValue(o.secureFractionBits));
+    secagg.SetAttribute("Threshold", UintegerValue(o.secureThreshold));
+    int32_t colluders = -1;
+    if (o.secureColluders != "auto")
+    {
+        colluders = static_cast<int32_t>(
+            fl::ParseUnsigned<uint32_t>(o.secureColluders, "--secureColluders", 0, 1u << 30));
+    }
+    secagg.SetAttribute("Colluders", IntegerValue(colluders));
+    secagg.SetServerAttribute("Timeout", TimeValue(Seconds(o.secureTimeout)));
+}
+
+bool
+SecureStrategyTakesServerLearningRate(const std::string& strategy)
+{
+    return strategy == "fedbuff";
+}
+
+void
+AddSecureOptions(Flags& flags,
+                 FedAvgOptions& o,
+                 std::function<std::vector<std::string>()> running)
+{
+    flags.AddChoice("secure",
+                    "Secure aggregation of the uploads: none, secagg (Bonawitz et al., ACM CCS "
+                    "2017) or secaggplus (Bell et al., ACM CCS 2020); the server learns only "
+                    "sum n_k w_k and sum n_k",
+                    o.secure,
+                    {"none", "secagg", "secaggplus"});
+    flags.AddChoice("secureKeys",
+                    "Key mode of --secure: random (libsodium), or reproducible from the run seed "
+                    "(INSECURE, for simulation studies only)",
+                    o.secureKeys,
+                    {"random", "reproducible"});
+    flags.AddReal("secureTimeout",
+                  "--secure: each protocol phase closes this long after it began [s] (0 = wait "
+                  "for every client)",
+                  o.secureTimeout,
+                  Range::AtLeast(0.0));
+    flags.AddWhole<uint32_t>("secureFractionBits",
+                             "--secure: fixed-point fraction bits of the masked words (n_k w "
+                             "2^f must stay below 2^62 / n)",
+                             o.secureFractionBits,
+                             1,
+                             52);
+    flags.AddWhole<uint32_t>("secureThreshold",
+                             "--secure: t, the share holders needed to unmask (0 = the rule: "
+                             "floor(2n/3)+1 for secagg); 2t > n + colluders and t - colluders "
+                             ">= 2 are required",
+                             o.secureThreshold);
+    flags.AddText("secureColluders",
+                  "--secure=secagg: n_C, the clients that may collude with an active server "
+                  "(auto = the most --secureThreshold tolerates, ceil(n/3)-1 by default)",
+                  o.secureColluders);
+    flags.AddCheck([&o, running]() {
+        if (o.secure != "none")
+        {
+            // the guarantee for this program's rosters: a threshold or colluders the rule cannot
+            // serve are refused here, before anything runs
+            FlSecAggHelper secagg;
+            ConfigureSecureAggregation(secagg, o);
+            const uint32_t n = o.clientsPerRound == 0 ? o.clients
+                                                      : std::min(o.clients, o.clientsPerRound);
+            try
+            {
+                secagg.Guarantee(std::max<uint32_t>(n, 2));
+            }
+            catch (const fl::ConfigError& e)
+            {
+                const bool colluders = e.Parameter().find("Colluders") != std::string::npos;
+                std::string inner = e.what();
+                const std::string prefix = "fl: invalid " + e.Parameter() + ": ";
+                if (inner.compare(0, prefix.size(), prefix) == 0)
+                {
+                    inner = inner.substr(prefix.size());
+                }
+                throw fl::ConfigError(colluders ? "--secureColluders" : "--secureThreshold",
+                                      inner,
+                                      "see the guarantee printed with a valid setting");
+            }
+        }
+        if (o.secure != "none" && (o.clients < 2 || o.clientsPerRound == 1))
+        {
+            throw fl::ConfigError(o.clients < 2 ? "--clients" : "--clientsPerRound",
+                                  "1 with --secure=" + o.secure,
+                                  "aggregate at least 2 clients (the sum of one upload is the "
+                                  "upload), or use --secure=none");
+        }
+        if (o.secure != "none" &&
+            (o.stragglerPolicy == "accept" || o.sampling == "weighted" || o.serverMomentum != 0.0))
+        {
+            throw fl::ConfigError("--secure",
+                                  o.secure + " with --stragglerPolicy=accept, --sampling=weighted "
+                                             "or --serverMomentum",
+                                  "use the defaults of those flags: the securely summed mean is "
+                                  "the next model, the clients announce no sample counts");
+        }
+        if (o.secure != "none" && o.serverLearningRate != 1.0)
+        {
+            const std::vector<std::string> strategies =
+                running ? running() : std::vector<std::string>{o.strategy};
+            for (const auto& s : strategies)
+            {
+                if (!SecureStrategyTakesServerLearningRate(s))
+                {
+                    std::ostringstream rate;
+                    rate << o.serverLearningRate;
+                    throw fl::ConfigError("--serverLearningRate",
+                                          rate.str() + " with --secure=" + o.secure +
+                                              " and strategy " + s,
+                                          "use 1 (the securely summed mean is the next model), or "
+                                          "run only fedbuff with secure aggregation (its rate "
+                                          "scales each securely summed cohort)");
+                }
+            }
+        }
+    });
+}
+
+void
+AddWifiOptions(Flags& flags, std::string& standard, std::string& rateManager)
+{
+    flags.AddChoice("standard",
+                    "Wi-Fi standard: 80211a, 80211g, 80211n, 80211ac, 80211ax",
+                    standard,
+                    {"80211a", "80211g", "80211n", "80211ac", "80211ax"});
+    flags.AddText("rateManager",
+                  "Wi-Fi rate control (ns-3 TypeId name, e.g. ns3::IdealWifiManager, "
+                  "ns3::MinstrelHtWifiManager)",
+                  rateManager);
+    flags.AddCheck([&rateManager]() {
+        TypeId tid;
+        TypeId base;
+        if (!TypeId::LookupByNameFailSafe("ns3::WifiRemoteStationManager", &base) ||
+            !TypeId::LookupByNameFailSafe(rateManager, &tid) || !tid.IsChildOf(base) ||
+            !tid.HasConstructor())
+        {
+            std::string known;
+            for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+            {
+                const TypeId t = TypeId::GetRegistered(i);
+                if (t.IsChildOf(base) && t.HasConstructor())
+                {
+                    known += (known.empty() ? "" : ", ") + t.GetName();
+                }
+            }
+            throw fl::ConfigError("--rateManager",
+                                  "'" + rateManager + "' is not an ns-3 Wi-Fi rate control",
+                                  "use one of " + known);
+        }
+    });
+}
+
+std::string
+RoundsFileName(const std::string& output)
+{
+    return output.substr(0, output.rfind(".csv")) + "-rounds.csv";
+}
+
+std::shared_ptr<fl::LearningTask>
+BuildFedAvgTask(const FedAvgOptions& o)
+{
+    try
+    {
+        PrintDatasetNotes(o.dataset, o.standardise, std::cout);
+        return FlBuildTask(TaskSpecOf(o));
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << e.what() << std::endl;
+        return nullptr;
+    }
+}
+
+int
+RunFedAvg(const std::string& name,
+          const FedAvgOptions& o,
+          std::shared_ptr<fl::LearningTask> task,
+          Ptr<Node> serverNode,
+          const NodeContainer& clients,
+          Ipv4Address serverAddress,
+          const std::function<int64_t(int64_t)>& assignNetworkStreams,
+          std::chrono::steady_clock::time_point wallStart,
+          const std::function<double(uint32_t)>& radioEnergy,
+          RunResult* result)
+{
+    if (o.leaveClients > clients.GetN())
+    {
+        std::cerr << name << ": --leaveClients=" << o.leaveClients
+                  << " exceeds --clients=" << clients.GetN() << " (fix: lower it)" << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
+    try
+    {
+        CheckServerRules(o, o.strategy, o.deadline); // as the flags' checks did
+    }
+    catch (const fl::ConfigError& e)
+    {
+        std::cerr << name << ": " << e.what() << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(o.rounds));
+    fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
+    if (o.strategy == "fedasync")
+    {
+        fedavg.SetStrategy("ns3::FedAsyncStrategy",
+                           "Alpha",
+                           DoubleValue(o.asyncAlpha),
+                           "StalenessFunction",
+                           StringValue(o.stalenessFunction),
+                           "StalenessA",
+                           DoubleValue(o.stalenessExponent));
+    }
+    else if (o.strategy == "fedbuff")
+    {
+        fedavg.SetStrategy("ns3::FedBuffStrategy",
+                           "BufferSize",
+                           UintegerValue(o.bufferSize),
+                           "ServerLearningRate",
+                           DoubleValue(o.serverLearningRate),
+                           "StalenessFunction",
+                           StringValue(o.stalenessFunction),
+                           "StalenessA",
+                           DoubleValue(o.stalenessExponent));
+    }
+    else
+    {
+        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
+        fedavg.SetStrategyAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
+        fedavg.SetStrategyAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
+    }
+    fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
+    fedavg.SetServerAttribute("ClientSampling", StringValue(o.sampling));
+    fedavg.SetServerAttribute("StragglerPolicy", StringValue(o.stragglerPolicy));
+    fedavg.SetServerAttribute("MaxStaleness", UintegerValue(o.maxStaleness));
+    fedavg.SetServerAttribute("MinQuorum", UintegerValue(o.minQuorum));
+    fedavg.SetServerAttribute("QuorumPolicy", StringValue(o.quorumPolicy));
+    fedavg.SetClientAttribute("SecondsPerSample", DoubleValue(o.secondsPerSample));
+    fedavg.SetClientAttribute("ComputePower", DoubleValue(o.computePower));
+    fedavg.SetClientAttribute("DropoutProbability", DoubleValue(o.dropout));
+    fedavg.SetTransportAttribute("WirePrecision", StringValue(o.wirePrecision));
+    fedavg.SetTransportAttribute("Transport", StringValue(o.transport));
+    fedavg.SetTransportAttribute("HolePolicy", StringValue(o.holePolicy));
+    fedavg.SetTransportAttribute(
+        "TcpMinRto",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.tcpMinRtoMs * 1e3)))));
+    fedavg.SetTransportAttribute(
+        "UdpPacingRate",
+        DataRateValue(DataRate(static_cast<uint64_t>(o.udpPacingMbps * 1e6))));
+    if (o.serverPacingMbps > 0.0)
+    {
+        fedavg.SetServerAttribute(
+            "UdpPacingRate",
+            DataRateValue(DataRate(static_cast<uint64_t>(o.serverPacingMbps * 1e6))));
+    }
+    fedavg.SetTransportAttribute("RetryLimit", UintegerValue(o.retryLimit));
+    fedavg.SetTransportAttribute(
+        "ReassemblyTimeout",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.reassemblyTimeoutMs * 1e3)))));
+    fedavg.SetTransportAttribute(
+        "AckTimeout",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.ackTimeoutMs * 1e3)))));
+    fedavg.SetTransportAttribute(
+        "CongestionTarget",
+        TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(o.congestionTargetMs * 1e3)))));
+    if (o.serverCongestionTargetMs >= 0.0)
+    {
+        fedavg.SetServerAttribute("CongestionTarget",
+                                  TimeValue(MicroSeconds(static_cast<int64_t>(
+                                      std::llround(o.serverCongestionTargetMs * 1e3)))));
+    }
+    if (o.flopRateMedian > 0.0)
+    {
+        // Heterogeneous devices: log-normal speeds around the median, from a fixed stream.
+        Ptr<LogNormalRandomVariable> speed = CreateObject<LogNormalRandomVariable>();
+        speed->SetAttribute("Mu", DoubleValue(std::log(o.flopRateMedian)));
+        speed->SetAttribute("Sigma", DoubleValue(o.flopRateSigma));
+        speed->SetStream(50);
+        fedavg.SetComputeSpeedVariable(speed);
+    }
+    fedavg.SetMonitorAttribute("OutputFile", StringValue(o.output));
+    fedavg.SetMonitorAttribute("Verbose", BooleanValue(!o.quiet));
+    fedavg.SetMonitorAttribute("ClientOutputFile", StringValue(o.clientOutput));
+    if (o.secure != "none")
+    {
+        FlSecAggHelper secagg;
+        ConfigureSecureAggregation(secagg, o);
+        secagg.AssignStreams(1 << 21); // the run seed of the reproducible keys
+        // the rosters: a synchronous round's sampled clients, or FedBuff's cohort of K
+        const uint32_t cohort =
+            o.strategy == "fedbuff"
+                ? o.bufferSize
+                : (o.clientsPerRound == 0 ? o.clients : std::min(o.clients, o.clientsPerRound));
+        std::cout << secagg.Describe(std::max<uint32_t>(cohort, 2)) << std::endl;
+        fedavg.SetSecureAggregation(secagg);
+    }
+    // Clients join 20 ms apart after association/attachment, as unsynchronised devices would:
+    // the first at --clientStart (the helper's default, 0.5 s).
+    fedavg.SetStartTimes(Seconds(0), Seconds(o.clientStart), MilliSeconds(20));
+    FlFedAvgStack stack;
+    try
+    {
+        stack = fedavg.Install(serverNode, clients, serverAddress);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        std::cerr << name << ": " << e.what() << std::endl;
+        Simulator::Destroy();
+        return 2;
+    }
+    for (uint32_t i = 0; i < o.leaveClients; ++i)
+    {
+        stack.clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
+    }
+    // The applications' streams first, then the network's: the learning randomness (initial
+    // model, mini-batches, sampling) is the same whatever network carries the messages, so a
+    // flow-level run learns the same models as a packet-level one.
+    int64_t stream = 100;
+    stream += FlFedAvgHelper::AssignStreams(stack, stream);
+    assignNetworkStreams(stream);
+
+    Ptr<LearningMonitor> monitor = stack.monitor;
+    if (radioEnergy)
+    {
+        monitor->SetRadioEnergyReader(radioEnergy);
+    }
+    FlowMonitorHelper flowHelper;
+    Ptr<FlowMonitor> flows;
+    if (!o.flowMonitor.empty())
+    {
+        flows = flowHelper.InstallAll();
+    }
+
+    // The staleness of every aggregated update (rounds or model versions late).
+    std::map<uint32_t, uint64_t> staleness;
+    stack.server->TraceConnectWithoutContext(
+        "RoundEnd",
+        FlCallback<void, const FlRoundReport&>([&staleness](const FlRoundReport& r) {
+            if (r.status == FlRoundStatus::Aggregated)
+            {
+                for (const FlUpdateInfo& u : r.updates)
+                {
+                    ++staleness[u.staleness];
+                }
+            }
+        }));
+    // Divergence: a non-finite test loss or global model stops the run (no round can recover).
+    Ptr<FlServerApplication> server = stack.server;
+    bool diverged = false;
+    uint32_t divergedRound = 0;
+    monitor->TraceConnectWithoutContext(
+        "RoundRecorded",
+        FlCallback<void, const FlRoundRecord&>([&](const FlRoundRecord& r) {
+            const fl::ParamVector& w = server->GetGlobalModel();
+            const bool finiteModel = w.GetPrecision() == fl::Precision::Float32
+                                         ? w.Get<float>().allFinite()
+                                         : w.Get<double>().allFinite();
+            if (!diverged && !(std::isfinite(r.testLoss) && finiteModel))
+            {
+                diverged = true;
+                divergedRound = r.round;
+                Simulator::Stop();
+            }
+        }));
+
+    // The server stops the simulation after its last round; maxTime bounds a stalled run.
+    Simulator::Stop(Seconds(o.maxTime));
+    try
+    {
+        Simulator::Run();
+    }
+    catch (const fl::ConfigError& e)
+    {
+        // a configuration error found during the run (e.g. an upload that does not fit the
+        // secure-aggregation encoding): the run ends here
+        std::cerr << name << ": " << e.what() << std::endl;
+        return 2;
+    }
+
+    if (!diverged)
+    {
+        server->ReportUnfinishedRound(); // a round still open gets its row (status timeout)
+    }
+    const auto& rec = monitor->GetRecords();
+    if (result)
+    {
+        result->staleness = staleness;
+    }
+    uint64_t bytes = 0;
+    uint64_t chunksLost = 0;
+    uint64_t chunksRetx = 0;
+    uint32_t stale = 0;
+    uint32_t stragglers = 0;
+    double energyRadio = 0.0;
+    double energyCompute = 0.0;
+    std::map<std::string, uint32_t> statuses; // rounds by status (row 0, the initial model, aside)
+    for (std::size_t i = 1; i < rec.size(); ++i)
+    {
+        ++statuses[rec[i].status];
+    }
+    for (const auto& r : rec)
+    {
+        bytes += r.bytesDown + r.bytesUp;
+        chunksLost += r.chunksLost;
+        chunksRetx += r.chunksRetx;
+        stale += r.stale;
+        stragglers += r.stragglers;
+        energyRadio += std::isnan(r.energyRadioJ) ? 0.0 : r.energyRadioJ;
+        energyCompute += std::isnan(r.energyComputeJ) ? 0.0 : r.energyComputeJ;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    std::cout << "summary: rounds=" << server->GetCompletedRounds()
+              << " rounds_started=" << (rec.empty() ? 0 : rec.size() - 1)
+              << " rounds_aggregated=" << statuses["aggregated"]
+              << " rounds_skipped=" << statuses["skipped"] + statuses["empty"]
+              << " rounds_repeated=" << statuses["repeated"]
+              << " rounds_timeout=" << statuses["timeout"];
+    if (o.secure != "none")
+    {
+        std::cout << " rounds_aborted=" << statuses["aborted"];
+    }
+    if (!rec.empty())
+    {
+        std::cout << " final_accuracy=" << rec.back().testAccuracy
+                  << " final_loss=" << rec.back().testLoss
+                  << " simulated_time_s=" << rec.back().timeS;
+    }
+    const double tta = monitor->TimeToAccuracy(o.targetAccuracy);
+    std::cout << " time_to_" << o.targetAccuracy
+              << "_s=" << (tta < 0 ? std::string("never") : std::to_string(tta))
+              << " bytes=" << bytes << " stragglers=" << stragglers << " stale=" << stale;
+    if (o.transport == "udp")
+    {
+        std::cout << " chunks_lost=" << chunksLost << " chunks_retx=" << chunksRetx;
+    }
+    std::cout << " energy_compute_j=" << energyCompute;
+    if (radioEnergy)
+    {
+        std::cout << " energy_radio_j=" << energyRadio;
+    }
+    if (result)
+    {
+        result->records = rec;
+        if (!rec.empty())
+        {
+            result->finalAccuracy = rec.back().testAccuracy;
+            result->finalLoss = rec.back().testLoss;
+            result->simulatedTimeS = rec.back().timeS;
+        }
+        result->timeToAccuracyS = tta;
+        result->completedRounds = server->GetCompletedRounds();
+        result->uplinkAborted = server->GetCounters().roundsAborted;
+        result->bytes = bytes;
+        result->chunksLost = chunksLost;
+        result->chunksRetx = chunksRetx;
+        result->stale = stale;
+        result->stragglers = stragglers;
+        double parts = 0.0;
+        for (std::size_t i = 1; i < rec.size(); ++i)
+        {
+            parts += rec[i].participants;
+        }
+        result->meanParticipants = rec.size() > 1 ? parts / (rec.size() - 1) : 0.0;
+        result->energyRadioJ = radioEnergy ? energyRadio : std::nan("");
+        result->energyComputeJ = energyCompute;
+        result->wallS = wall;
+    }
+    const auto counters = server->GetCounters();
+    std::cout << " malformed=" << counters.malformed << " wall_s=" << std::setprecision(3) << wall
+              << std::setprecision(6) << std::endl;
+    if (stack.secAgg.server)
+    {
+        const auto& sc = stack.secAgg.server->GetCounters();
+        std::cout << "secure aggregation: " << sc.completed << " sums decoded, " << sc.aborted
+                  << " rounds aborted below t, " << sc.timeouts << " phase timeouts, "
+                  << sc.malformed << " malformed and " << sc.rejected
+                  << " refused messages dropped; server sent " << sc.bytesSent << " B and received "
+                  << sc.bytesReceived << " B of protocol messages" << std::endl;
+    }
+    if (!o.output.empty())
+    {
+        std::cout << "results: " << o.output << std::endl;
+    }
+    if (flows)
+    {
+        flows->CheckForLostPackets();
+        uint64_t txPackets = 0;
+        uint64_t rxPackets = 0;
+        uint64_t lostPackets = 0;
+        double delaySum = 0.0;
+        for (const auto& kv : flows->GetFlowStats())
+        {
+            txPackets += kv.second.txPackets;
+            rxPackets += kv.second.rxPackets;
+            lostPackets += kv.second.lostPackets;
+            delaySum += kv.second.delaySum.GetSeconds();
+        }
+        flows->SerializeToXmlFile(o.flowMonitor, true, true);
+        std::cout << "flows: " << flows->GetFlowStats().size() << " flows, tx_packets=" << txPackets
+                  << " rx_packets=" << rxPackets << " lost_packets=" << lostPackets
+                  << " mean_delay_ms=" << (rxPackets ? 1e3 * delaySum / rxPackets : 0.0)
+                  << "; details: " << o.flowMonitor << std::endl;
+    }
+    const std::string scaleAdvice = FeatureScaleAdvice(o.dataset, o.standardise);
+    if (diverged)
+    {
+        std::cerr << name << ": diverged in round " << divergedRound
+                  << ": the test loss or the global model is not finite; stopped (fix: "
+                  << (scaleAdvice.empty() ? "lower --learningRate or --serverLearningRate"
+                                          : "--standardise=standardise, as " + scaleAdvice +
+                                                "; or a lower --learningRate")
+                  << ")" << std::endl;
+    }
+    else if (!scaleAdvice.empty() && !rec.empty() &&
+             rec.back().testAccuracy <= 1.5 / fl::LoadUserDataset(o.dataset).train.numClasses)
+    {
+        std::cerr << name << ": the final accuracy " << rec.back().testAccuracy
+                  << " is about chance, and " << scaleAdvice << " (fix: --standardise=standardise)"
+                  << std::endl;
+    }
+    const bool finished = !diverged && (server->IsFinished() || o.timeBudget);
+    if (!finished && !diverged)
+    {
+        std::cerr << name << ": stopped at --maxTime=" << o.maxTime << " s after "
+                  << server->GetCompletedRounds() << " of " << o.rounds
+                  << " rounds (a round did not complete; see --deadline)" << std::endl;
+    }
+    const bool aggregated = o.rounds == 0 || statuses["aggregated"] > 0;
+    if (!aggregated)
+    {
+        std::cerr << name << ": no round aggregated an update ("
+                  << (rec.empty() ? 0 : rec.size() - 1)
+                  << " started: " << statuses["skipped"] + statuses["empty"]
+                  << " skipped or empty, " << statuses["repeated"] << " repeated, "
+                  << statuses["timeout"] << " timed out): no update reached the server"
+                  << (o.transport == "udp" ? " (chunks_lost=" + std::to_string(chunksLost) +
+                                                 "; see --holePolicy, --retryLimit)"
+                                           : std::string())
+                  << "; see --deadline, --minQuorum" << std::endl;
+    }
+    Simulator::Destroy();
+    return finished && aggregated ? 0 : 1;
+}
+} // namespace flexample
+} // namespace ns3
