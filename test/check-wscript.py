@@ -137,6 +137,7 @@ def main():
         return 1
     for key, cmake_name in [('sources', 'FL_SOURCES'), ('headers', 'FL_HEADERS'),
                             ('ns3_modules', 'FL_NS3_COMPONENTS'), ('examples', 'FL_EXAMPLES'),
+                            ('example_support', 'FL_EXAMPLE_SUPPORT'),
                             ('test_suites', 'FL_TEST_SUITES')]:
         if lists[key] != cmake[cmake_name]:
             errors.append('%s: the wscript reads %s, CMake holds %s'
@@ -163,8 +164,9 @@ def main():
     if sorted(progs) != sorted(want):
         errors.append('wscript programs %s != FL_EXAMPLES + fl-<FL_TEST_SUITES> %s'
                       % (sorted(progs), sorted(want)))
+    support = ['examples/%s' % f for f in cmake['FL_EXAMPLE_SUPPORT']]
     for name in cmake['FL_EXAMPLES']:
-        if name in progs and progs[name].source != 'examples/%s.cc' % name:
+        if name in progs and progs[name].source != ['examples/%s.cc' % name] + support:
             errors.append('example %s built from %s' % (name, progs[name].source))
     for suite in cmake['FL_TEST_SUITES']:
         p = progs.get('fl-' + suite)
@@ -196,6 +198,8 @@ def main():
         if f not in listed:
             errors.append('%s is in neither FL_SOURCES nor FL_HEADERS (CMakeLists.txt)' % f)
     for f in files('examples', ('.cc',)):
+        if f in support:
+            continue
         if os.path.basename(f)[:-3] not in cmake['FL_EXAMPLES']:
             errors.append('%s is not in FL_EXAMPLES (examples/CMakeLists.txt)' % f)
     for f in files('test', ('.cc',), 'test-'):
