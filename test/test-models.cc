@@ -9,6 +9,7 @@
 #include "ns3/linear-models.h"
 #include "ns3/metrics.h"
 #include "ns3/mlp-model.h"
+#include "ns3/param-vector.h"
 #include "ns3/softmax-cross-entropy.h"
 
 #include <Eigen/Eigenvalues>
@@ -149,6 +150,25 @@ AllModels()
 // ---------------------------------------------------------------------------------------------
 // Gradients
 // ---------------------------------------------------------------------------------------------
+
+// An Eigen expression builds a ParamVector at its own scalar type (no ambiguity between the
+// float64 and float32 constructors); plain vectors keep theirs.
+TEST(ParamVectorConstruction, EigenExpressionsTakeTheirScalarType)
+{
+    const ParamVector zeros(Eigen::VectorXd::Zero(3));
+    EXPECT_EQ(zeros.GetPrecision(), Precision::Float64);
+    EXPECT_EQ(zeros.Size(), 3u);
+    const Eigen::VectorXf x = Eigen::VectorXf::LinSpaced(4, 1.0f, 4.0f);
+    const ParamVector scaled(2.0f * x + Eigen::VectorXf::Ones(4));
+    ASSERT_EQ(scaled.GetPrecision(), Precision::Float32);
+    EXPECT_FLOAT_EQ(scaled.Get<float>()(3), 9.0f);
+    const Eigen::VectorXd d = Eigen::VectorXd::Constant(2, 0.5);
+    const ParamVector copy(d);
+    ASSERT_EQ(copy.GetPrecision(), Precision::Float64);
+    EXPECT_DOUBLE_EQ(copy.At(1), 0.5);
+    const ParamVector f32(x);
+    EXPECT_EQ(f32.GetPrecision(), Precision::Float32);
+}
 
 TEST(Models, GradientMatchesCentralDifferences)
 {

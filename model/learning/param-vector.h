@@ -8,6 +8,7 @@
 
 #include "ns3/fl-types.h"
 
+#include <type_traits>
 #include <variant>
 
 namespace ns3
@@ -35,6 +36,20 @@ class ParamVector
     explicit ParamVector(Eigen::VectorXf v)
         : m_v(std::move(v))
     {
+    }
+
+    /**
+     * Takes any Eigen vector expression (e.g. Eigen::VectorXd::Zero(n), a * x + y) and
+     * evaluates it at its own scalar type: double gives a float64 vector, float a float32 one.
+     */
+    template <typename Derived>
+    explicit ParamVector(const Eigen::MatrixBase<Derived>& e)
+        : m_v(Vec<typename Derived::Scalar>(e))
+    {
+        static_assert(std::is_same_v<typename Derived::Scalar, double> ||
+                          std::is_same_v<typename Derived::Scalar, float>,
+                      "ParamVector holds float64 or float32 elements: cast the expression with "
+                      ".cast<double>() or .cast<float>()");
     }
 
     /// A zero vector of n elements of precision p.
