@@ -15,6 +15,8 @@
 #include "ns3/learning-task.h"
 #include "ns3/model-message.h"
 #include "ns3/partition.h"
+
+#include <type_traits>
 #include "ns3/synthetic-data.h"
 
 #include <gtest/gtest.h>
@@ -100,13 +102,17 @@ RunOverWifi(std::shared_ptr<const fl::LearningTask> task,
     return out;
 }
 
+/// `wireAttribute` is the applications' WirePrecision; "auto" must send the task's precision.
 template <typename S>
 void
-CheckBitIdentical(const std::string& modelSpec, const std::string& wire)
+CheckBitIdentical(const std::string& modelSpec, const std::string& wireAttribute)
 {
+    const std::string wire = wireAttribute != "auto"          ? wireAttribute
+                             : std::is_same_v<S, float> ? "float32"
+                                                         : "float64";
     auto task = MakeTask<S>(4, modelSpec);
     const uint32_t rounds = 3;
-    NetworkRun net = RunOverWifi(task, rounds, wire, 12345, 777);
+    NetworkRun net = RunOverWifi(task, rounds, wireAttribute, 12345, 777);
     ASSERT_EQ(net.completed, rounds);
     ASSERT_EQ(net.globals.size(), rounds + 1); // initial + one per round
     const auto ref =
@@ -148,6 +154,17 @@ TEST(FedAvgOverWifi, BitIdenticalToInProcessFloat64Softmax)
 TEST(FedAvgOverWifi, BitIdenticalToInProcessFloat32Mlp)
 {
     CheckBitIdentical<float>("mlp:hidden=16", "float32");
+}
+
+// WirePrecision's default (auto) sends a float32 model as float32 (half the bytes of float64)
+// and a float64 model as float64, bit-identical to the in-process reference.
+TEST(FedAvgOverWifi, DefaultWireTakesTheTaskPrecision)
+{
+    CheckBitIdentical<float>("mlp:hidden=16", "auto");
+    CheckBitIdentical<double>("softmax:l2=0.001", "auto");
+    TypeId::AttributeInformation info;
+    ASSERT_TRUE(FlClientApplication::GetTypeId().LookupAttributeByName("WirePrecision", &info));
+    EXPECT_EQ(info.initialValue->SerializeToString(info.checker), "auto");
 }
 
 TEST(FedAvgOverWifi, Float32WireWithFloat64ModelsMatchesTheQuantisedReference)

@@ -72,9 +72,10 @@ FlApplicationBase::GetTypeId()
                           MakeStringChecker())
             .AddAttribute(
                 "WirePrecision",
-                "Encoding of the models this application sends: float64, float32, float16 or "
+                "Encoding of the models this application sends: auto (the task's precision: "
+                "float32 for a float32 model, float64 otherwise), float64, float32, float16 or "
                 "int8 (unbiased stochastic quantisation, float32 scale in the payload).",
-                StringValue("float64"),
+                StringValue("auto"),
                 MakeStringAccessor(&FlApplicationBase::m_wirePrecision),
                 MakeStringChecker())
             .AddAttribute("TcpSegmentSize",
@@ -194,7 +195,7 @@ FlApplicationBase::GetTypeId()
 
 FlApplicationBase::FlApplicationBase()
     : m_transportName("tcp"),
-      m_wirePrecision("float64"),
+      m_wirePrecision("auto"),
       m_holePolicy("retransmit"),
       m_pacingRate("20Mb/s"),
       m_reassemblyTimeout(MilliSeconds(100)),
@@ -277,7 +278,10 @@ FlApplicationBase::StartTransport(const char* who,
     try
     {
         FlTransportConfig c;
-        m_wire = fl::ParseWireEncoding(m_wirePrecision, prefix + "WirePrecision");
+        m_wire = m_wirePrecision == "auto"
+                     ? (decodeTo == fl::Precision::Float32 ? fl::WireEncoding::Float32
+                                                           : fl::WireEncoding::Float64)
+                     : fl::ParseWireEncoding(m_wirePrecision, prefix + "WirePrecision");
         c.wire = m_wire;
         c.decodeTo = decodeTo;
         c.tcpSegmentSize = m_tcpSegmentSize;
