@@ -15,11 +15,10 @@
 #include "ns3/learning-task.h"
 #include "ns3/model-message.h"
 #include "ns3/partition.h"
-
-#include <type_traits>
 #include "ns3/synthetic-data.h"
 
 #include <gtest/gtest.h>
+#include <type_traits>
 
 using namespace ns3;
 using fltest::MakeTask;
