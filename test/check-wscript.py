@@ -14,11 +14,14 @@ NAME=item;item;... with the lists exactly as CMake holds them. The check fails w
  4. an example has no tiny run in examples/examples-tiny.txt (the in-tree check scripts run
     every example from there), or that file runs an example that does not exist;
  5. with `--targets`, build() does not post the enabled modules' header generators (a fresh
-    3.35 tree would compile against headers that are not there, or another release's).
+    3.35 tree would compile against headers that are not there, or another release's);
+ 6. utils/fuzz.sh, which keeps its own list of the decoders' sources, names a file that is not
+    in FL_SOURCES (renamed or split) or a harness file that does not exist.
 """
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 
 
@@ -220,6 +223,19 @@ def main():
     for f in sorted(listed):
         if not os.path.exists(os.path.join(srcdir, f)):
             errors.append('%s is listed but does not exist' % f)
+
+    # utils/fuzz.sh's own source list.
+    with open(os.path.join(srcdir, 'utils', 'fuzz.sh')) as f:
+        m = re.search(r'^sources=\((.*?)\)', f.read(), re.S | re.M)
+    if not m:
+        errors.append('utils/fuzz.sh: no sources=( ... ) list found')
+    else:
+        for src in m.group(1).split():
+            if src.startswith('fuzz/'):
+                if not os.path.isfile(os.path.join(srcdir, src)):
+                    errors.append('utils/fuzz.sh compiles %s, which does not exist' % src)
+            elif src not in cmake['FL_SOURCES']:
+                errors.append('utils/fuzz.sh compiles %s, which is not in FL_SOURCES' % src)
 
     if errors:
         print('check-wscript: the wscript and the CMake lists differ:')
