@@ -1,13 +1,25 @@
 # Runs every row of bad-flags.txt and checks the exit status and that the expected text (the
 # flag's name) is in the output; a bad value (status 2) must also give a fix and stop before
 # any simulation (no summary line).
-#   cmake -DBIN=<examples dir> -DTABLE=bad-flags.txt -P run-bad-flags.cmake
+#   cmake -DBIN=<examples dir> -DTABLE=bad-flags.txt [-DSHARD=i -DSHARDS=n] -P run-bad-flags.cmake
+# With SHARDS, only the rows whose index (counting rows, not comments) is i modulo n run, so
+# that ctest runs the table as n tests side by side.
+if(NOT DEFINED SHARDS)
+  set(SHARDS 1)
+  set(SHARD 0)
+endif()
 file(STRINGS ${TABLE} rows)
+set(index -1)
 set(fedavg fl-fedavg-wifi fl-fedavg-lte fl-fedavg-lossy fl-stragglers fl-scale-run)
 set(failed 0)
 set(count 0)
 foreach(row IN LISTS rows)
   if(row MATCHES "^[ \t]*(#|$)")
+    continue()
+  endif()
+  math(EXPR index "${index} + 1")
+  math(EXPR mine "${index} % ${SHARDS}")
+  if(NOT mine EQUAL SHARD)
     continue()
   endif()
   separate_arguments(fields UNIX_COMMAND "${row}")
