@@ -39,7 +39,7 @@ class AddConstantStrategy : public FedAvgStrategy
         return tid;
     }
 
-    void AfterAggregation(const Context& ctx,
+    void AfterAggregation(const Context& /* ctx: the round and its status */,
                           fl::ParamVector& model,
                           std::function<void()> done) override
     {
