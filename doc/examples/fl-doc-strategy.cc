@@ -70,6 +70,7 @@ class AddConstantStrategy : public FedAvgStrategy
 
 // Registers the TypeId when the program starts, so that SetStrategy finds it by name.
 NS_OBJECT_ENSURE_REGISTERED(AddConstantStrategy);
+
 // doc:strategy:end
 
 int
@@ -116,7 +117,8 @@ main(int argc, char* argv[])
         }).Bind(&reports));
 
     Simulator::Run(); // the server stops the simulation after the last round
-    Ptr<AddConstantStrategy> strategy = DynamicCast<AddConstantStrategy>(stack.server->GetStrategy());
+    Ptr<AddConstantStrategy> strategy =
+        DynamicCast<AddConstantStrategy>(stack.server->GetStrategy());
     Simulator::Destroy();
 
     bool ok = strategy && strategy->GetCalls() == rounds && reports.size() == rounds + 1;
