@@ -3,9 +3,10 @@
  *
  * fl-benchmark-fedavg: wall-clock benchmark of the FedAvg reference workload.
  *
- * Workload (fixed, see doc/fl.rst, "Performance"): Fashion-MNIST, MLP 784-128-10 (101,770 float32
- * parameters), 20 clients with 500 IID samples each, one local epoch of mini-batch SGD (batch 32,
- * learning rate 0.05) per round, sample-weighted averaging. It runs in one process three ways:
+ * Workload (fixed; doc/fl-validation.rst, "Performance: the FedAvg reference workload"):
+ * Fashion-MNIST, MLP 784-128-10 (101,770 float32 parameters), 20 clients with 500 IID samples each,
+ * one local epoch of mini-batch SGD (batch 32, learning rate 0.05) per round, sample-weighted
+ * averaging. It runs in one process three ways:
  *
  *   (a) learning only: an in-process FedAvg loop (SupervisedTask::TrainClient + FedAvgAggregate);
  *   (b) over 802.11n Wi-Fi with TCP (FlWifiScenarioHelper, FlServerHelper, FlClientHelper,

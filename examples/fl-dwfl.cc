@@ -170,8 +170,8 @@ RunOne(const DwflFigureSettings& c,
     tracker->SetTask(task);
     if (accountant)
     {
-        // worker 0's reception (the server's) composed over the rounds (doc/fl.rst: "DWFL over
-        // rounds: the composed bound", "The over-the-air parameter server over rounds")
+        // worker 0's reception (the server's) composed over the rounds (doc/fl-privacy.rst: "DWFL
+        // over rounds: the composed bound", "The over-the-air parameter server over rounds")
         fl::PrivacyStatement statement = run.scheme == "centralized"
                                              ? fl::OtaPsComposedStatement(c.delta)
                                              : fl::DwflComposedStatement("worker 0", c.delta);

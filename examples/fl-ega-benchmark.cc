@@ -11,7 +11,7 @@
  * default codec shape, the linear codec and the Gaussian surrogate, or a trained codec file.
  *
  *   fl-ega-benchmark                          # d = 100,000, m = 10
- *   fl-ega-benchmark --d=7850 --codec=doc/ega/ega-default-codec.bin
+ *   fl-ega-benchmark --d=7850 --codec=data/ega-default-codec.bin
  */
 
 #include "fl-example-flags.h"

@@ -35,7 +35,7 @@
  * Monte-Carlo mean), epsilon rows with --clip > 0 (each described by a comment line); the
  * summary prints the steady-state levels (mean over the last quarter of the iterations) and
  * whether each ordering the papers' figures show holds. The choices where the papers are silent
- * are printed with each figure and listed in helper/gfl-figures.h and doc/fl.rst.
+ * are printed with each figure and listed in helper/gfl-figures.h and doc/fl-gfl-ghp.rst.
  *
  * --engine=serial|parallel|slurm runs each Monte-Carlo run r as one job of utils/fl-sweep
  * (FlFigureRunner: --RngRun = RngRun + r, --runs=1, --seedJob=RngRun): the job runs run r alone

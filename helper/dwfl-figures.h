@@ -25,8 +25,8 @@ namespace ns3
 
 /**
  * \ingroup fl
- * Every choice the DWFL paper leaves open, with the value fl-dwfl uses (doc/fl.rst, "Choices
- * the paper leaves open", says why).
+ * Every choice the DWFL paper leaves open, with the value fl-dwfl uses (doc/fl-ota-dwfl.rst,
+ * "Choices the paper leaves open", says why).
  */
 struct DwflFigureSettings
 {

@@ -13,6 +13,47 @@
 namespace ns3
 {
 
+namespace
+{
+
+/**
+ * The TypeId of the strategy `typeName` (a `parameter` of FlFedAvgHelper), a child of `base`
+ * with a constructor; throws fl::ConfigError naming what is missing: the registration (a type
+ * defined in a program needs NS_OBJECT_ENSURE_REGISTERED), the base class or the constructor.
+ */
+TypeId
+FlStrategyTypeId(const std::string& parameter,
+                 const std::string& typeName,
+                 TypeId base,
+                 const std::string& examples)
+{
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        throw fl::ConfigError(parameter,
+                              "no TypeId \"" + typeName + "\" is registered",
+                              "a strategy defined in your program needs "
+                              "NS_OBJECT_ENSURE_REGISTERED(<class>) at file scope; or use e.g. " +
+                                  examples);
+    }
+    if (!tid.IsChildOf(base))
+    {
+        throw fl::ConfigError(parameter,
+                              "\"" + typeName + "\" is not a " + base.GetName(),
+                              "derive it from " + base.GetName() + ", or use e.g. " + examples);
+    }
+    if (!tid.HasConstructor())
+    {
+        throw fl::ConfigError(parameter,
+                              "\"" + typeName + "\" has no constructor in its TypeId",
+                              "add .AddConstructor<" + typeName.substr(typeName.rfind(':') + 1) +
+                                  ">() to its GetTypeId()");
+    }
+    return tid;
+}
+
+} // namespace
+
 FlServerHelper::FlServerHelper(std::shared_ptr<const fl::LearningTask> task)
     : m_task(std::move(task))
 {
@@ -166,15 +207,11 @@ FlFedAvgHelper::SetStrategy(const std::string& typeName,
                             const std::string& n4,
                             const AttributeValue& v4)
 {
-    TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.IsChildOf(FlServerStrategy::GetTypeId()) || !tid.HasConstructor())
-    {
-        throw fl::ConfigError("strategy",
-                              "\"" + typeName + "\" is not a server strategy with a constructor",
-                              "use e.g. ns3::FedAvgStrategy, ns3::FedAsyncStrategy or "
-                              "ns3::FedBuffStrategy");
-    }
+    const TypeId tid = FlStrategyTypeId("strategy",
+                                        typeName,
+                                        FlServerStrategy::GetTypeId(),
+                                        "ns3::FedAvgStrategy, ns3::FedAsyncStrategy or "
+                                        "ns3::FedBuffStrategy");
     m_strategyFactory = ObjectFactory();
     m_strategyFactory.SetTypeId(tid);
     m_strategy = nullptr;
@@ -198,14 +235,10 @@ FlFedAvgHelper::SetClientStrategy(const std::string& typeName,
                                   const std::string& n2,
                                   const AttributeValue& v2)
 {
-    TypeId tid;
-    if (!TypeId::LookupByNameFailSafe(typeName, &tid) ||
-        !tid.IsChildOf(FlClientStrategy::GetTypeId()) || !tid.HasConstructor())
-    {
-        throw fl::ConfigError("clientStrategy",
-                              "\"" + typeName + "\" is not a client strategy with a constructor",
-                              "use e.g. ns3::QfflClientStrategy");
-    }
+    const TypeId tid = FlStrategyTypeId("clientStrategy",
+                                        typeName,
+                                        FlClientStrategy::GetTypeId(),
+                                        "ns3::QfflClientStrategy");
     m_clientStrategyFactory = ObjectFactory();
     m_clientStrategyFactory.SetTypeId(tid);
     for (const auto& a : {std::make_pair(&n1, &v1), std::make_pair(&n2, &v2)})

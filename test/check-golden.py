@@ -12,7 +12,7 @@ glibc's libm picks FMA or AVX2 variants of exp, log, pow, sin, cos... on CPUs th
 and those round differently in the last bit. The programs therefore run with
 GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX,-AVX512F, which makes glibc pick its
 baseline (SSE2) variants everywhere. Checked under QEMU with the CPU models of an x86-64
-baseline, Nehalem, Haswell and Skylake-Server (doc/fl.rst, "Regression checks").
+baseline, Nehalem, Haswell and Skylake-Server (doc/fl-validation.rst, "Regression checks").
 
 What must match (test/golden/TOOLCHAIN): the ns-3 release, the compiler and its version, and
 the portable build. Another ns-3 release changes packet timing (it keeps its own checks),

@@ -1,15 +1,17 @@
 # The README's tutorial ("Using the module from your own ns-3 script"), built and run the way a
 # user would: against the *installed* module, out of the source tree.
 #
-#   cmake -DSTEP=install    -DREADME=... -DBUILD_DIR=... -DWORK=...  -P run-tutorial.cmake
+#   cmake -DSTEP=install    -DREADME=... -DDWFL_TUTORIAL=... -DBUILD_DIR=... -DWORK=...
+#         -P run-tutorial.cmake
 #   cmake -DSTEP=cmake      -DWORK=... [-DCXX=...] [-DLAUNCHER=ccache] -P run-tutorial.cmake
 #   cmake -DSTEP=pkg-config -DWORK=... [-DCXX=...] -P run-tutorial.cmake
 #
 # install:    extracts the C++ code between <!-- tutorial:begin --> and <!-- tutorial:end --> in
 #             README.md exactly as printed (only the ``` fence lines are dropped) to
-#             WORK/tutorial.cc, the DWFL tutorial (tutorial-dwfl markers) to
-#             WORK/tutorial-dwfl.cc, writes a program that only includes ns3/fl-module.h, and
-#             runs `cmake --install BUILD_DIR --prefix WORK/prefix`.
+#             WORK/tutorial.cc, copies the DWFL tutorial (doc/examples/fl-tutorial-dwfl.cc,
+#             which doc/fl-ota-dwfl.rst includes as printed) to WORK/tutorial-dwfl.cc, writes a
+#             program that only includes ns3/fl-module.h, and runs
+#             `cmake --install BUILD_DIR --prefix WORK/prefix`.
 # cmake:      a two-line out-of-tree project (find_package(fl), link fl::fl) configured with
 #             CMAKE_PREFIX_PATH=WORK/prefix, built, and run with --rounds=2 in WORK/cmake-run;
 #             the run must write the learning monitor's CSV with rounds 0..2; the DWFL
@@ -132,7 +134,10 @@ if(STEP STREQUAL "install")
   file(REMOVE_RECURSE ${WORK})
   file(MAKE_DIRECTORY ${WORK})
   fl_extract_tutorial(${README} tutorial ${WORK}/tutorial.cc)
-  fl_extract_tutorial(${README} tutorial-dwfl ${WORK}/tutorial-dwfl.cc)
+  if(NOT DWFL_TUTORIAL OR NOT EXISTS ${DWFL_TUTORIAL})
+    message(FATAL_ERROR "tutorial: the DWFL tutorial '${DWFL_TUTORIAL}' does not exist")
+  endif()
+  configure_file(${DWFL_TUTORIAL} ${WORK}/tutorial-dwfl.cc COPYONLY)
   file(WRITE ${WORK}/link-only.cc "${FL_LINK_ONLY_PROGRAM}")
   fl_run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix)
   foreach(_f include/ns3/fl-module.h include/ns3/fl-ns3-compat.h)

@@ -510,9 +510,9 @@ TEST_F(DwflNetworkTest, InfeasibleKappaEndsTheRunWithStatus2)
         "DwflWorkerApplication: fl: invalid");
 }
 
-// The accountant is fed once per round with worker 0's composed mechanism (doc/fl.rst, "DWFL
-// over rounds: the composed bound"): round t's fresh noise at the drift sensitivity Delta_t of
-// fl::DwflComposedBound, from the run's own channels (announced |h_k|, P_k), beta_k, c, eta and
+// The accountant is fed once per round with worker 0's composed mechanism (doc/fl-privacy.rst,
+// "DWFL over rounds: the composed bound"): round t's fresh noise at the drift sensitivity Delta_t
+// of fl::DwflComposedBound, from the run's own channels (announced |h_k|, P_k), beta_k, c, eta and
 // the trainer's gamma and g_max. Round 1 is eq. (11): its classic eps is the target.
 TEST_F(DwflNetworkTest, AccountantGetsTheComposedMechanismPerRound)
 {

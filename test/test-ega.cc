@@ -868,7 +868,7 @@ TEST(EgaDefaultCodec, CheckedInFileLoadsAndItsSigmaReproduces)
     GTEST_SKIP() << "FL_EGA_DEFAULT_CODEC not defined by the build";
 #else
     const EgaMlpCodec codec = EgaMlpCodec::Load(FL_EGA_DEFAULT_CODEC);
-    // The shape and training of doc/fl.rst "EGA codec" (fl-ega-train with its defaults).
+    // The shape and training of doc/fl-ega.rst "EGA codec" (fl-ega-train with its defaults).
     const EgaMlpShape def;
     EXPECT_EQ(codec.Shape().blockSize, def.blockSize);
     EXPECT_EQ(codec.Shape().codeSize, def.codeSize);

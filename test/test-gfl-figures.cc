@@ -463,7 +463,7 @@ TEST(GflFigures, Fig2RunsEveryVariantWithCommonRandomNumbers)
 
 TEST(GflFigures, AUsersOwnSweepUsesTheSameParts)
 {
-    // doc/fl.rst's example, small: graph-homomorphic noise at two step sizes, 2 runs
+    // doc/fl-gfl-ghp.rst's example, small: graph-homomorphic noise at two step sizes, 2 runs
     GflFigureOptions o;
     o.runs = 2;
     o.quiet = true;

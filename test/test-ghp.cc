@@ -495,7 +495,7 @@ TEST(GhpPrivacy, PerLinkNoiseCountsOneReleasePerNeighbourOnRingStarAndIrregularG
                              "neighbouring: replace",
                              "adversary: an eavesdropper on every",
                              "composition: basic",
-                             "proof: doc/fl.rst"})
+                             "proof: doc/fl-privacy.rst"})
     {
         EXPECT_NE(d.find(part), std::string::npos) << part << " in " << d;
     }

@@ -319,7 +319,7 @@ TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
 // the SRS periodicity left fewer spare UE contexts than the attach storm's collided random-access
 // attempts hold; the helper now keeps as many spare contexts as UEs (and staggers the attach
 // above 159 UEs). Sizes around the periodicity bounds, 3 seeds, one round each (the largest
-// sizes, up to FlLteMaxClients() = 288 UEs, ran in a sweep outside the suite: doc/fl.rst).
+// sizes, up to FlLteMaxClients() = 288 UEs, ran in a sweep outside the suite: doc/fl-scenes.rst).
 TEST(NetworkScenes, LteSizesAndSeedsRunToTheirEnd)
 {
     for (uint32_t n : {10U, 30U, 35U, 39U})

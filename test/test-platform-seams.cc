@@ -207,6 +207,47 @@ class AddConstantStep : public FedAvgStrategy
 
 } // namespace
 
+// A strategy set by name that the program never registered (no NS_OBJECT_ENSURE_REGISTERED), a
+// type that is not a server strategy, and one without a constructor: each error says which, with
+// its fix (doc/fl-user.rst, "Writing a strategy").
+TEST(RoundStep, SetStrategyByNameSaysWhatIsMissing)
+{
+    auto task = fltest::MakeTask<double>(2, "softmax");
+    FlFedAvgHelper fedavg(task);
+    auto error = [&fedavg](const std::string& name, bool client) {
+        try
+        {
+            if (client)
+            {
+                fedavg.SetClientStrategy(name);
+            }
+            else
+            {
+                fedavg.SetStrategy(name);
+            }
+        }
+        catch (const fl::ConfigError& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string unregistered = error("ns3::AStrategyNobodyRegistered", false);
+    EXPECT_NE(unregistered.find("no TypeId \"ns3::AStrategyNobodyRegistered\" is registered"),
+              std::string::npos)
+        << unregistered;
+    EXPECT_NE(unregistered.find("NS_OBJECT_ENSURE_REGISTERED"), std::string::npos) << unregistered;
+    const std::string other = error("ns3::Node", false);
+    EXPECT_NE(other.find("\"ns3::Node\" is not a ns3::FlServerStrategy"), std::string::npos)
+        << other;
+    const std::string abstract = error("ns3::FlAsyncStrategy", false);
+    EXPECT_NE(abstract.find("has no constructor"), std::string::npos) << abstract;
+    EXPECT_NE(abstract.find(".AddConstructor<FlAsyncStrategy>()"), std::string::npos) << abstract;
+    const std::string client = error("ns3::FedAvgStrategy", true);
+    EXPECT_NE(client.find("is not a ns3::FlClientStrategy"), std::string::npos) << client;
+    EXPECT_EQ(error("ns3::FedBuffStrategy", false), "no error");
+}
+
 TEST(RoundStep, ToyAlgorithmOnTheSeamMatchesItsInProcessMirror)
 {
     const uint32_t n = 3;

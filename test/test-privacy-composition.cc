@@ -154,7 +154,7 @@ TEST(DwflComposition, NoNoiseAndBadInput)
     b2.AddRound(ThreeWorkers(0.0));
     ExpectConfigError([&] { b2.AddRound(four); }, "gainAbs");
     const PrivacyStatement st = DwflComposedStatement("worker 0", 1e-5);
-    EXPECT_NE(st.Describe().find("proof: doc/fl.rst"), std::string::npos);
+    EXPECT_NE(st.Describe().find("proof: doc/fl-privacy.rst"), std::string::npos);
     EXPECT_NE(st.Describe().find("noise: "), std::string::npos);
 }
 
@@ -273,7 +273,7 @@ TEST(GraphPrivacy, AccountantByHand)
                                                 1e-5)
                               .Describe();
     EXPECT_NE(d.find("adversary: a neighbouring node"), std::string::npos) << d;
-    EXPECT_NE(d.find("proof: doc/fl.rst"), std::string::npos) << d;
+    EXPECT_NE(d.find("proof: doc/fl-privacy.rst"), std::string::npos) << d;
 }
 
 // RunSeed passes the derived seed through; Sodium draws fresh 64-bit seeds (two draws differ
@@ -317,6 +317,6 @@ TEST(NoiseSourceTest, StatementsAreOneLineWithNoiseAndProof)
         EXPECT_EQ(d.find(';'), std::string::npos) << d;
         EXPECT_EQ(d.find('\n'), std::string::npos) << d;
         EXPECT_NE(d.find(" | noise: "), std::string::npos) << d;
-        EXPECT_NE(d.find(" | proof: doc/fl.rst, section \""), std::string::npos) << d;
+        EXPECT_NE(d.find(" | proof: doc/fl-privacy.rst, section \""), std::string::npos) << d;
     }
 }

@@ -5,8 +5,8 @@
  * (fl::RunSecAggAttack, secagg-attack.h): the attacks that broke earlier rules fail at the
  * largest number of colluders a configuration claims to tolerate, succeed one colluder beyond
  * it (so the tests have power), and a family of random deviating servers never learns a sum of
- * fewer honest inputs than the guarantee allows (doc/fl.rst, "Secure aggregation: threat model
- * and guarantees").
+ * fewer honest inputs than the guarantee allows (doc/fl-privacy.rst, "Secure aggregation",
+ * section "Threat model and guarantees").
  */
 #include "fl-test-config-error.h"
 #include "fl-test-secagg.h"

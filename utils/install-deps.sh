@@ -16,6 +16,7 @@ PACKAGES=(
   gnuplot-nox                        # plots (PNG)
   parallel                           # GNU parallel: utils/fl-sweep runs the jobs of a sweep on all cores
   dataset-fashion-mnist              # real data (gzipped IDX files), used with --dataset=fashion-mnist
+  python3-sphinx                     # builds doc/ (ctest doc.sphinx, warnings as errors)
 )
 
 missing=()

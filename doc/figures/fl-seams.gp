@@ -1,4 +1,4 @@
-# The fl module's layers and seams (doc/fl.rst, Design). Run: gnuplot doc/figures/fl-seams.gp
+# The fl module's layers and seams (doc/fl-design.rst, Design). Run: gnuplot doc/figures/fl-seams.gp
 set terminal pngcairo size 1100,640 font "DejaVu Sans,11"
 set output "doc/figures/fl-seams.png"
 unset border; unset xtics; unset ytics; unset key

@@ -671,7 +671,7 @@ DwflWorkerApplication::ReportRound(uint32_t receptions)
     else if (m_accountant && m_composed)
     {
         // Round t given the history: the fresh noise at the drift sensitivity Delta_t
-        // (doc/fl.rst, "DWFL over rounds: the composed bound").
+        // (doc/fl-privacy.rst, "DWFL over rounds: the composed bound").
         fl::DwflRoundSetup setup;
         setup.gainAbs = m_gain;
         setup.powerW = m_power;

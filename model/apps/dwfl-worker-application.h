@@ -134,11 +134,11 @@ class DwflWorkerApplication : public FlApplicationBase
     /**
      * Optional accountant fed each round with the mechanism of this worker's reception, so that
      * its epsilon is the composed privacy loss of one worker's data set (replace-one) against
-     * this receiver over the rounds so far (doc/fl.rst, "DWFL over rounds: the composed
+     * this receiver over the rounds so far (doc/fl-privacy.rst, "DWFL over rounds: the composed
      * bound"): NonOrthogonal, round t's fresh noise at the drift sensitivity Delta_t of
      * fl::DwflComposedBound (every worker's clipped gradient of every earlier round may differ
      * once the target influenced its model); CentralizedPs, the server's reception at the
-     * one-round sensitivity (the rounds compose adaptively, doc/fl.rst, "The over-the-air
+     * one-round sensitivity (the rounds compose adaptively, doc/fl-privacy.rst, "The over-the-air
      * parameter server over rounds"). Orthogonal transmission and per-link channels have no
      * valid composed bound: with an accountant the run stops at start with exit status 2.
      * Eq. (11) itself (the Round trace's epsilon) bounds the first round alone.

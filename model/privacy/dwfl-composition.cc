@@ -285,7 +285,7 @@ DwflComposedStatement(const std::string& receiver, double delta)
          "at delta = "
       << delta;
     s.composition = c.str();
-    s.proof = "doc/fl.rst, section \"DWFL over rounds: the composed bound\"";
+    s.proof = "doc/fl-privacy.rst, section \"DWFL over rounds: the composed bound\"";
     return s;
 }
 
@@ -305,7 +305,7 @@ OtaPsComposedStatement(double delta)
          "server's model, a function of its earlier receptions), to (eps, delta) at delta = "
       << delta;
     s.composition = c.str();
-    s.proof = "doc/fl.rst, section \"The over-the-air parameter server over rounds\"";
+    s.proof = "doc/fl-privacy.rst, section \"The over-the-air parameter server over rounds\"";
     return s;
 }
 

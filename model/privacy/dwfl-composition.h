@@ -8,7 +8,7 @@
  * receiver's observations are not independent releases: after one consensus step every worker's
  * model carries the target's influence (so the other workers' gradients, taken at those models,
  * change too), and the artificial noise of a round is carried into the next models. The bound
- * here is proven in doc/fl.rst, section "DWFL over rounds: the composed bound":
+ * here is proven in doc/fl-privacy.rst, section "DWFL over rounds: the composed bound":
  *
  *  - the adversary is receiver i; it may even know every random draw of the run except the part
  *    of each round's fresh noise n_t = sum_{k != i} |h_k| sqrt(beta_k P_k) G_k^(t) + m_i^(t) that
@@ -92,7 +92,7 @@ Eigen::MatrixXd DwflDriftMatrix(std::size_t receiver,
 double DwflFreshNoiseStd(std::size_t receiver, const DwflRoundSetup& setup);
 
 /**
- * The composed privacy of what receiver i observes over DWFL rounds (doc/fl.rst, "DWFL over
+ * The composed privacy of what receiver i observes over DWFL rounds (doc/fl-privacy.rst, "DWFL over
  * rounds: the composed bound"): AddRound returns the Gaussian mechanism of round t given the
  * history, with the sensitivity Delta_t above (the largest over the target workers) and the
  * fresh noise sigma_n; a PrivacyAccountant fed with these releases composes them (Renyi DP for
@@ -144,20 +144,20 @@ double DwflComposedEpsilon(std::size_t receiver,
                            double delta);
 
 /**
- * What the composed eps of a DWFL receiver means (doc/fl.rst, "DWFL over rounds: the composed
- * bound"): the Gaussian mechanism of each round's fresh noise at the receiver, the drift
- * sensitivity Delta_t, one worker's data set replaced, the receiver (`receiver`) observing
- * every round and knowing every draw but the unseparable part of its fresh noise, Renyi DP over
- * the rounds so far at `delta`.
+ * What the composed eps of a DWFL receiver means (doc/fl-privacy.rst, "DWFL over rounds: the
+ * composed bound"): the Gaussian mechanism of each round's fresh noise at the receiver, the drift
+ * sensitivity Delta_t, one worker's data set replaced, the receiver (`receiver`) observing every
+ * round and knowing every draw but the unseparable part of its fresh noise, Renyi DP over the
+ * rounds so far at `delta`.
  */
 PrivacyStatement DwflComposedStatement(const std::string& receiver, double delta);
 
 /**
- * What the over-the-air parameter server's composed eps means (doc/fl.rst, "The over-the-air
- * parameter server over rounds"): each round's reception is the Gaussian mechanism of
+ * What the over-the-air parameter server's composed eps means (doc/fl-privacy.rst, "The
+ * over-the-air parameter server over rounds"): each round's reception is the Gaussian mechanism of
  * OtaPsServerMechanism on the clipped gradients at the server's own model (a function of what it
- * received before), so the rounds compose adaptively at the one-round sensitivity 2 g_max c;
- * Renyi DP at `delta`.
+ * received before), so the rounds compose adaptively at the one-round sensitivity 2 g_max c; Renyi
+ * DP at `delta`.
  */
 PrivacyStatement OtaPsComposedStatement(double delta);
 

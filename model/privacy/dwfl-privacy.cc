@@ -479,7 +479,7 @@ DwflRoundStatement(const std::string& receiver)
     s.adversary = receiver + " (sees its received signal)";
     s.composition = "none: the first round alone (eq. 11 as the paper states it), a later round, "
                     "given the earlier ones, has a larger sensitivity";
-    s.proof = "doc/fl.rst, section \"DWFL in one round: eq. (11)\"";
+    s.proof = "doc/fl-privacy.rst, section \"DWFL in one round: eq. (11)\"";
     return s;
 }
 

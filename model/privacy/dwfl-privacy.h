@@ -63,7 +63,7 @@ double DwflSenderNoisePower(double gainAbs, double powerW, double beta, double s
  *   eps_i = 2 gamma g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_{k != i} |h_k|^2 beta_k P_k sigma^2
  *           + sigma_m^2),
  * from the realised |h_k| (`gainAbs`), P_k (`powerW`), beta_k (`beta`) and the aligned
- * amplitude c (a guarantee for the first round: doc/fl.rst, section "DWFL in one round: eq.
+ * amplitude c (a guarantee for the first round: doc/fl-privacy.rst, section "DWFL in one round: eq.
  * (11)"; over rounds see dwfl-composition.h). +inf if there is no noise at all. Throws ConfigError
  * on bad channels or params, a beta of the wrong size, or i >= N.
  */
@@ -189,8 +189,8 @@ MechanismSpec OtaPsServerMechanism(const std::vector<double>& gainAbs,
                                    const DwflPrivacyParams& params);
 
 /**
- * Per-round eps of the server's reception against every worker's data (composed over rounds
- * at this one-round sensitivity: doc/fl.rst, section "The over-the-air parameter server over
+ * Per-round eps of the server's reception against every worker's data (composed over rounds at this
+ * one-round sensitivity: doc/fl-privacy.rst, section "The over-the-air parameter server over
  * rounds"):
  *   eps_PS = 2 g_max c sqrt(2 ln(1.25/delta)) / sqrt(sum_k |h_k|^2 beta_k P_k sigma^2 + sigma_m^2).
  * +inf without noise. Errors as DwflEpsilon.
@@ -223,11 +223,11 @@ double OtaPsMaxKappa(const std::vector<double>& gainAbs,
                      double epsilon);
 
 /**
- * What eq. (11)'s per-round eps means: the Gaussian mechanism (channel and artificial noise;
- * the classic bound, Dwork & Roth 2014, Thm. A.1), l2 sensitivity 2 gamma g_max c of one
- * clipped gradient step, one worker's data set replaced, observed by one receiver (`receiver`:
- * e.g. "another worker", "the parameter server"), the first round alone (a later round, given
- * the earlier ones, has a larger sensitivity: see DwflComposedStatement), proven in doc/fl.rst,
+ * What eq. (11)'s per-round eps means: the Gaussian mechanism (channel and artificial noise; the
+ * classic bound, Dwork & Roth 2014, Thm. A.1), l2 sensitivity 2 gamma g_max c of one clipped
+ * gradient step, one worker's data set replaced, observed by one receiver (`receiver`: e.g.
+ * "another worker", "the parameter server"), the first round alone (a later round, given the
+ * earlier ones, has a larger sensitivity: see DwflComposedStatement), proven in doc/fl-privacy.rst,
  * section "DWFL in one round: eq. (11)".
  */
 PrivacyStatement DwflRoundStatement(const std::string& receiver);

@@ -302,7 +302,7 @@ GraphReleaseStatement(NodeNoiseKind kind,
     PrivacyStatement s;
     s.unit = unit;
     s.neighbouring = "replace it with any other data (same sizes)";
-    s.proof = "doc/fl.rst, section \"GFL and GHP over iterations: the drift bound and the "
+    s.proof = "doc/fl-privacy.rst, section \"GFL and GHP over iterations: the drift bound and the "
               "adversaries\"";
     switch (adversary)
     {
@@ -397,7 +397,7 @@ UplinkStatement(MechanismKind mechanism, double delta)
     s.unit = "the data set of one client";
     s.neighbouring = "replace it with any other data set of the same size";
     s.adversary = "the server (honest but curious) or an eavesdropper on the client's uplink";
-    s.proof = "doc/fl.rst, section \"FedAvg uplink noise\"";
+    s.proof = "doc/fl-privacy.rst, section \"FedAvg uplink noise\"";
     std::ostringstream c;
     if (laplace)
     {

@@ -20,8 +20,8 @@
  * neighbouring node also receives, through its other neighbours, messages that depend on the
  * target's data. The accountant below (what the module reports) uses the l1 bound sqrt(M)
  * times the l2 one for Laplace noise, the l2 sensitivity for Gaussian noise, and counts every
- * release each adversary observes (doc/fl.rst, "GFL and GHP over iterations: the drift bound
- * and the adversaries").
+ * release each adversary observes (doc/fl-privacy.rst, "GFL and GHP over iterations: the drift
+ * bound and the adversaries").
  */
 #ifndef FL_GFL_PRIVACY_H
 #define FL_GFL_PRIVACY_H
@@ -84,11 +84,11 @@ enum class GraphAdversary : uint8_t
 const char* GraphAdversaryName(GraphAdversary adversary);
 
 /**
- * One placement of an adversary on the graph (doc/fl.rst, section "GFL and GHP over iterations:
- * the drift bound and the adversaries"): the releases it observes per iteration and the drift
- * matrix B of its observation. Given what the adversary observed before iteration n (and every
- * random draw it does not observe), the l2 distance between what node k releases at iteration n
- * under two neighbouring data sets is at most e_k(n), with e(1) = 2 mu G 1 and
+ * One placement of an adversary on the graph (doc/fl-privacy.rst, section "GFL and GHP over
+ * iterations: the drift bound and the adversaries"): the releases it observes per iteration and
+ * the drift matrix B of its observation. Given what the adversary observed before iteration n
+ * (and every random draw it does not observe), the l2 distance between what node k releases at
+ * iteration n under two neighbouring data sets is at most e_k(n), with e(1) = 2 mu G 1 and
  *   e(n) = B e(n - 1) + 2 mu G 1,
  * B_kk = a_kk f_k and B_kl = a_lk for every copy l -> k (l != k) the adversary does not observe
  * (0 if it does): each iteration's clipped local steps add at most 2 mu G at every node, and a
@@ -139,7 +139,7 @@ void GraphDriftStep(const GraphPlacement& placement,
  * Gaussian; None: no privacy), the drift sensitivity, `unit` (the privacy unit, e.g. "the
  * data of one server's clients"), replace-one neighbouring, `adversary`, composition basic
  * (Laplace) or Renyi DP at `delta` (Gaussian) over iterations and releases, and the proof's
- * section of doc/fl.rst.
+ * section of doc/fl-privacy.rst.
  */
 PrivacyStatement GraphReleaseStatement(NodeNoiseKind kind,
                                        MechanismKind mechanism,
@@ -174,8 +174,8 @@ PrivacyStatement UplinkStatement(MechanismKind mechanism, double delta);
  * upload with the perturbation's mechanism at LocalTrainingSensitivity (times sqrt(M) for
  * Laplace noise), composed with basic composition (Laplace) or Renyi DP (Gaussian). Each round
  * starts from the broadcast global model, a post-processing of earlier releases, so adaptive
- * composition applies without a drifting sensitivity. Proof: doc/fl.rst, section "FedAvg uplink
- * noise".
+ * composition applies without a drifting sensitivity. Proof: doc/fl-privacy.rst, section
+ * "FedAvg uplink noise".
  */
 class UplinkPrivacyAccountant
 {
@@ -206,9 +206,9 @@ class UplinkPrivacyAccountant
  * nodes: per iteration n each observed release of sender m at the drift sensitivity e_m(n)
  * (GraphDriftStep; l2 for Gaussian noise, sqrt(M) times it in l1 for Laplace noise), composed
  * with basic composition (Laplace) or Renyi DP at delta (Gaussian). With no noise, or no gradient
- * bound (G = 0: gradients not clipped), every epsilon is +infinity. Proof: doc/fl.rst, section
- * "GFL and GHP over iterations: the drift bound and the adversaries". Cost per iteration: the
- * placements times the graph's edges.
+ * bound (G = 0: gradients not clipped), every epsilon is +infinity. Proof: doc/fl-privacy.rst,
+ * section "GFL and GHP over iterations: the drift bound and the adversaries". Cost per
+ * iteration: the placements times the graph's edges.
  */
 class GraphPrivacyAccountant
 {

@@ -164,7 +164,7 @@ struct PrivacyStatement
     std::string composition;  ///< how releases compose, e.g. "basic (sum) over iterations"
     /// what the value assumes about the noise (NoiseAssumption of the run's NoiseSource)
     std::string noise{NoiseAssumption(NoiseSource::RunSeed)};
-    /// where the value is proven (a section of doc/fl.rst)
+    /// where the value is proven (a section of doc/fl-privacy.rst)
     std::string proof;
 
     /// "mechanism: ... | sensitivity: ... | unit: ... | neighbouring: ... | adversary: ... |

@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * An actively malicious server against secure aggregation, pure (no ns-3 header): the adversary
- * of the threat model (doc/fl.rst, "Secure aggregation: threat model and guarantees") written
- * out, so that every security claim of secagg-config.h is tested from the adversary's side.
+ * of the threat model (doc/fl-privacy.rst, "Secure aggregation", section "Threat model and
+ * guarantees") written out, so that every security claim of secagg-config.h is tested from the
+ * adversary's side.
  *
  * The server deviates from Bonawitz et al.'s Fig. 4 in every way the protocol leaves open to it:
  * it shows each honest client its own key list (any subset of the advertised keys), withholds

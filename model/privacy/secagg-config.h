@@ -23,7 +23,7 @@
  * holder of an owner then reveals the same kind of share (of b_v if v survived, of s_v^SK if not)
  * and the server never holds t shares of both (it gets at most n_C < t of the other kind from its
  * colluders). The proof, and the theorem it gives for SecAgg, are in the documentation
- * (doc/fl.rst, "Secure aggregation: threat model and guarantees").
+ * (doc/fl-privacy.rst, "Secure aggregation", section "Threat model and guarantees").
  */
 #ifndef FL_SECAGG_CONFIG_H
 #define FL_SECAGG_CONFIG_H
@@ -223,8 +223,8 @@ SecAggStatus SecAggAcceptSetup(uint64_t instance,
 // ------------------------------------------------------------------ the guarantee
 
 /**
- * What one configuration guarantees, with its numbers (doc/fl.rst, "Secure aggregation: threat
- * model and guarantees").
+ * What one configuration guarantees, with its numbers (doc/fl-privacy.rst, "Secure aggregation",
+ * section "Threat model and guarantees").
  */
 struct SecAggGuarantee
 {

@@ -175,7 +175,7 @@ EgaGaussianCodec::Name() const
 const std::vector<EgaSigmaEntry>&
 EgaMeasuredSigmas()
 {
-    // Filled from fl-ega-train runs (doc/fl.rst, "EGA codec"): every other flag at its default
+    // Filled from fl-ega-train runs (doc/fl-ega.rst, "EGA codec"): every other flag at its default
     // (10,000 m training and 5,000 m held-out vectors, batch 32 groups, Adam 3e-3 with cosine
     // decay to 5 %, seed 1, float32 weights); Release build with AVX2, one core. The first row is
     // the checked-in default codec, data/ega-default-codec.bin.

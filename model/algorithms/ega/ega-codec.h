@@ -185,7 +185,7 @@ struct EgaSigmaEntry
     double cpuSeconds;         ///< CPU time of the training (one core)
 };
 
-/// The table of measured codecs (doc/fl.rst, "EGA codec"), filled by runs of fl-ega-train.
+/// The table of measured codecs (doc/fl-ega.rst, "EGA codec"), filled by runs of fl-ega-train.
 const std::vector<EgaSigmaEntry>& EgaMeasuredSigmas();
 
 /**

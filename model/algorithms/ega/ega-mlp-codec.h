@@ -60,7 +60,7 @@ constexpr std::size_t kEgaCodecHeaderBytes = 72;
 /**
  * Shape of a residual-MLP codec. Limits: b, h, width in [1, 65536], depth <= 1024, expansion in
  * [1, 64]. The defaults are the module's default codec (41,504 parameters per network, trained
- * in about a minute of CPU, doc/fl.rst "EGA codec"); the paper's is {256, 256, 512, 3, 4}.
+ * in about a minute of CPU, doc/fl-ega.rst "EGA codec"); the paper's is {256, 256, 512, 3, 4}.
  */
 struct EgaMlpShape
 {

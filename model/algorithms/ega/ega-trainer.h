@@ -10,8 +10,8 @@
  * sum); Adam; after every epoch the held-out error is measured and the best encoder
  * and decoder pair is kept.
  *
- * Choices the paper leaves open (doc/fl.rst, "EGA codec"): the uniform law over Q_s^b, a batch of
- * `batchGroups` groups per Adam step, Adam's learning rate with a cosine decay to
+ * Choices the paper leaves open (doc/fl-ega.rst, "EGA codec"): the uniform law over Q_s^b, a batch
+ * of `batchGroups` groups per Adam step, Adam's learning rate with a cosine decay to
  * `finalLearningRateFactor` of it over the epochs, and the loss computed on l / s (the networks'
  * unit range; sigma is reported in quantised units).
  */
