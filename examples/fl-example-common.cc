@@ -85,16 +85,14 @@ CheckServerRules(const FedAvgOptions& o, const std::string& strategy, double dea
         factory.Set("BufferSize", UintegerValue(o.bufferSize));
     }
     Ptr<FlServerStrategy> s = factory.Create<FlServerStrategy>();
-    FlRoundRules rules;
+    FlRoundRules rules = FlRoundRules::Of(*s, 0);
     rules.strategy = types.at(strategy);
-    rules.asynchronous = s->IsAsynchronous();
     rules.uplinkStep = o.secure != "none";
-    rules.cohortSize = rules.asynchronous && rules.uplinkStep ? s->UplinkCohortSize() : 0;
     rules.acceptStale = o.stragglerPolicy == "accept";
     rules.roundDeadline = deadline > 0.0;
     rules.minQuorum = o.minQuorum;
     rules.weightedSampling = o.sampling == "weighted";
-    FlServerApplication::CheckRoundRules(rules, FedAvgFlagOf);
+    FlCheckRoundRules(rules, FedAvgFlagOf);
 }
 
 void

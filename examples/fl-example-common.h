@@ -175,14 +175,14 @@ constexpr double kMaxSimSeconds = 1e9;
 void
 HeterogeneousDeviceDefaults(FedAvgOptions& o);
 
-/// The flag of each FlServerApplication attribute CheckRoundRules may name.
+/// The flag of each FlServerApplication attribute FlCheckRoundRules may name.
 std::string
 FedAvgFlagOf(const std::string& attribute);
 
 /**
  * Throws fl::ConfigError naming the flag unless the server can run `strategy` (fedavg, fedasync
  * or fedbuff) with `deadline` and the other options: the server's own rules
- * (FlServerApplication::CheckRoundRules), asked before anything runs.
+ * (FlCheckRoundRules), asked before anything runs.
  */
 void
 CheckServerRules(const FedAvgOptions& o, const std::string& strategy, double deadline);

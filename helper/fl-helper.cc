@@ -359,75 +359,16 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
                                   "use one of them, or a codec with a sum path "
                                   "(fl::UplinkCodec::SumSize, e.g. fl::EgaUplinkCodec)");
         }
-        StringValue text;
-        stack.server->GetAttribute("StragglerPolicy", text);
-        if (text.Get() == "accept")
+        // The server's rules with this strategy and an uplink step, checked now (the server
+        // checks the same when it starts), with the clients about to be installed.
+        FlRoundRules rules = stack.server->RoundRules(*strategy, m_task->NumParameters(), true);
+        if (rules.expectedClients == 0)
         {
-            throw fl::ConfigError("StragglerPolicy",
-                                  "accept with secure aggregation",
-                                  "use drop: a late upload cannot join another round's masks");
+            rules.expectedClients = clients.GetN();
         }
-        stack.server->GetAttribute("ClientSampling", text);
-        if (text.Get() == "weighted")
-        {
-            throw fl::ConfigError("ClientSampling",
-                                  "weighted with secure aggregation",
-                                  "use uniform: the clients do not announce their sample counts");
-        }
-        const bool async = strategy->IsAsynchronous();
-        const uint32_t cohort = strategy->UplinkCohortSize();
-        if (async && cohort < 2)
-        {
-            throw fl::ConfigError("strategy",
-                                  strategy->GetInstanceTypeId().GetName() +
-                                      " (asynchronous) with secure aggregation",
-                                  "use ns3::FedBuffStrategy with BufferSize >= 2, whose buffers "
-                                  "are cohorts securely summed: a rule that applies each update "
-                                  "alone (FedAsync) would see it, the sum of one update being "
-                                  "the update");
-        }
-        DoubleValue v;
-        double momentum = 0.0;
-        double rate = 1.0;
-        if (strategy->GetAttributeFailSafe("ServerMomentum", v))
-        {
-            momentum = v.Get();
-        }
-        if (!async && strategy->GetAttributeFailSafe("ServerLearningRate", v))
-        {
-            rate = v.Get(); // FedBuff's learning rate applies to the cohort's sum
-        }
-        if (momentum != 0.0 || rate != 1.0)
-        {
-            throw fl::ConfigError("ServerMomentum/ServerLearningRate",
-                                  "server momentum or a learning rate other than 1 with secure "
-                                  "aggregation",
-                                  "use the defaults: the securely summed mean is the next model");
-        }
-        if (async)
-        {
-            UintegerValue busy;
-            stack.server->GetAttribute("ClientsPerRound", busy);
-            const std::string k = std::to_string(cohort);
-            if (busy.Get() != 0 && busy.Get() < cohort)
-            {
-                throw fl::ConfigError("ClientsPerRound",
-                                      std::to_string(busy.Get()) +
-                                          " busy clients cannot hold one secure-aggregation "
-                                          "cohort of BufferSize " +
-                                          k,
-                                      "use 0 (all) or a multiple of " + k);
-            }
-            if (clients.GetN() < cohort)
-            {
-                throw fl::ConfigError("clients",
-                                      std::to_string(clients.GetN()) +
-                                          " cannot form one secure-aggregation cohort of "
-                                          "BufferSize " +
-                                          k,
-                                      "install at least " + k + " clients or lower BufferSize");
-            }
-        }
+        FlCheckRoundRules(rules, [](const std::string& attribute) {
+            return attribute == "ExpectedClients" ? std::string("clients") : attribute;
+        });
         UintegerValue perRound;
         stack.server->GetAttribute("ClientsPerRound", perRound);
         if (perRound.Get() == 1 || clients.GetN() < 2)
@@ -456,10 +397,10 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         UintegerValue perRound;
         stack.server->GetAttribute("ClientsPerRound", perRound);
         const uint32_t all = static_cast<uint32_t>(ids.size());
+        FlAsyncHooks* async = FlAsyncHooksOf(PeekPointer(strategy));
         const uint32_t cohort =
-            strategy->IsAsynchronous()
-                ? strategy->UplinkCohortSize()
-                : (perRound.Get() == 0 ? all : std::min<uint32_t>(all, perRound.Get()));
+            async ? async->UplinkCohortSize()
+                  : (perRound.Get() == 0 ? all : std::min<uint32_t>(all, perRound.Get()));
         m_secAgg->SetCohortSize(cohort);
         m_secAgg->Guarantee(cohort); // throws ConfigError naming the attribute
         stack.secAgg = m_secAgg->Create(ids);

@@ -367,7 +367,7 @@ TEST(AsyncNetwork, SecureAggregationAndUnknownStrategiesAreRefused)
         fltest::ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
             "clients",
-            "BufferSize 10");
+            "cohort of 10");
     }
     {
         FlFedAvgHelper fedavg(task);

@@ -70,17 +70,29 @@ Delta(std::size_t d, double scale)
     return fl::ParamVector(v);
 }
 
+/// What the server tells a strategy when it starts.
+FlStrategySetup
+StartSetup(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep)
+{
+    FlStrategySetup setup;
+    setup.numParameters = numParameters;
+    setup.acceptsStale = acceptsStale;
+    setup.hasUplinkStep = hasUplinkStep;
+    return setup;
+}
+
 } // namespace
 
 TEST(CodecServerStrategy, PhaseOneAcceptsOneWellFormedReportPerClient)
 {
     std::vector<Sent> sent;
     auto s = MakeServer(LinearEga(), &sent, 7);
-    s->Start(16, false, false);
+    s->Start(StartSetup(16, false, false));
     FlServerStrategy::Context ctx;
+    FlRoundConfig config;
     ctx.round = 3;
-    s->ConfigureRound(ctx, {1, 2});
-    using V = FlServerStrategy::PhaseVerdict;
+    s->ConfigureRound(ctx, {1, 2}, config);
+    using V = FlPhaseHooks::Verdict;
     const auto good = fl::PackUplinkReport({1, 0.5, 20.0});
     EXPECT_EQ(s->PhaseMessage(ctx, 1, fl::kUplinkParamsTag, good), V::Unexpected);
     EXPECT_EQ(s->PhaseMessage(ctx, 1, fl::kUplinkReportTag, {1, 2, 3}), V::Malformed);
@@ -101,16 +113,17 @@ TEST(CodecServerStrategy, AgreementGoesToTheReportersAsTheCodecAgrees)
     auto codec = LinearEga();
     std::vector<Sent> sent;
     auto s = MakeServer(codec, &sent, 7);
-    s->Start(16, false, false);
+    s->Start(StartSetup(16, false, false));
     FlServerStrategy::Context ctx;
+    FlRoundConfig config;
     ctx.round = 2;
-    s->ConfigureRound(ctx, {0, 4, 5});
+    s->ConfigureRound(ctx, {0, 4, 5}, config);
     const fl::UplinkReport a{0, 0.25, 10.0};
     const fl::UplinkReport b{5, 0.75, 30.0};
     ASSERT_EQ(s->PhaseMessage(ctx, 5, fl::kUplinkReportTag, fl::PackUplinkReport(b)),
-              FlServerStrategy::PhaseVerdict::Accepted);
+              FlPhaseHooks::Verdict::Accepted);
     ASSERT_EQ(s->PhaseMessage(ctx, 0, fl::kUplinkReportTag, fl::PackUplinkReport(a)),
-              FlServerStrategy::PhaseVerdict::Accepted);
+              FlPhaseHooks::Verdict::Accepted);
     s->ClientLeft(4); // client 4 left without a report: the round no longer waits for it
     std::vector<uint32_t> uploaders;
     ASSERT_TRUE(s->PhasesDone(ctx, {0, 5}, false, uploaders));
@@ -140,8 +153,9 @@ TEST(CodecServerStrategy, DeadlineWithoutReportsEndsThePhasesEmpty)
     std::vector<Sent> sent;
     auto s = MakeServer(LinearEga(), &sent, 7);
     FlServerStrategy::Context ctx;
+    FlRoundConfig config;
     ctx.round = 1;
-    s->ConfigureRound(ctx, {0, 1});
+    s->ConfigureRound(ctx, {0, 1}, config);
     std::vector<uint32_t> uploaders{9};
     EXPECT_TRUE(s->PhasesDone(ctx, {0, 1}, true, uploaders));
     EXPECT_TRUE(uploaders.empty());
@@ -155,8 +169,9 @@ TEST(CodecServerStrategy, PayloadsAggregateAsTheCodecDirectly)
     std::vector<Sent> sent;
     auto s = MakeServer(codec, &sent, 99);
     FlServerStrategy::Context ctx;
+    FlRoundConfig config;
     ctx.round = 4;
-    s->ConfigureRound(ctx, {1, 3});
+    s->ConfigureRound(ctx, {1, 3}, config);
     const fl::ParamVector u1 = Delta(d, 0.1);
     const fl::ParamVector u3 = Delta(d, -0.3);
     const fl::UplinkReport r1{1, codec->Statistic(u1), 12.0};
@@ -184,7 +199,10 @@ TEST(CodecServerStrategy, PayloadsAggregateAsTheCodecDirectly)
     fl::ParamVector model(Eigen::VectorXd(Eigen::VectorXd::Constant(d, 0.5)));
     std::vector<double> weights;
     const std::vector<uint8_t> bad{1, 2, 3};
-    EXPECT_EQ(s->AggregatePayloads(ctx, {1, 2, 3, 4}, {&p1, &bad, &p3, &p3}, model, weights), 2u)
+    FlAggregationInput in;
+    in.clients = {1, 2, 3, 4};
+    in.payloads = {&p1, &bad, &p3, &p3};
+    EXPECT_TRUE(s->Aggregate(ctx, in, model, weights))
         << "client 2's malformed payload and client 4's (no report) are left out";
     ASSERT_EQ(weights.size(), 4u);
     EXPECT_EQ(weights[0], 12.0);
@@ -199,11 +217,13 @@ TEST(CodecServerStrategy, RefusesStaleUpdatesAndAStepWithoutASumPath)
 {
     std::vector<Sent> sent;
     auto s = MakeServer(LinearEga(), &sent, 1);
-    ExpectConfigError([&] { s->Start(16, true, false); }, "StragglerPolicy");
-    EXPECT_NO_THROW(s->Start(16, false, true)); // EGA's codes add: a step may sum them
-    EXPECT_EQ(s->UplinkStepSize(16), LinearEga()->SumSize(16));
+    ExpectConfigError([&] { s->Start(StartSetup(16, true, false)); }, "StragglerPolicy");
+    EXPECT_NO_THROW(s->Start(StartSetup(16, false, true))); // EGA's codes add: a step may sum them
+    EXPECT_EQ(s->Traits(16).uploadValues, LinearEga()->SumSize(16));
+    EXPECT_TRUE(s->Traits(16).rawUploads);
+    EXPECT_FALSE(s->Traits(16).staleUpdates);
     auto none = CreateObject<CodecServerStrategy>();
-    ExpectConfigError([&] { none->Start(16, false, false); }, "CodecServerStrategy");
+    ExpectConfigError([&] { none->Start(StartSetup(16, false, false)); }, "CodecServerStrategy");
 }
 
 TEST(CodecClientStrategy, ReportsStatisticAndLossWeightThenEncodes)

@@ -705,14 +705,6 @@ TEST(SecAggNetwork, HelperRefusesCombinationsItCannotServe)
     FlScene scene = wifi.Build(3);
     {
         FlFedAvgHelper fedavg(task);
-        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(0.9));
-        fedavg.SetSecureAggregation(FlSecAggHelper());
-        ExpectConfigError(
-            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
-            "ServerMomentum/ServerLearningRate");
-    }
-    {
-        FlFedAvgHelper fedavg(task);
         FlSecAggHelper bad;
         bad.SetAttribute("Variant", StringValue("secagg2"));
         fedavg.SetSecureAggregation(bad);

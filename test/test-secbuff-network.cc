@@ -601,7 +601,7 @@ TEST(SecBuffNetwork, HelperRefusesWhatSecureAggregationCannotServe)
     {
         FlFedAvgHelper fedavg(task);
         fedavg.SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(8));
-        ExpectConfigError([&] { install(fedavg); }, "clients", "BufferSize 8");
+        ExpectConfigError([&] { install(fedavg); }, "clients", "cohort of 8");
     }
     {
         FlFedAvgHelper fedavg(task);

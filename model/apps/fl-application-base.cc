@@ -267,6 +267,20 @@ FlApplicationBase::ReportModel(FlModelReport report)
     m_modelReportTrace(report);
 }
 
+uint32_t
+FlApplicationBase::MaxMessageBytesFor(std::size_t values) const
+{
+    return m_maxMessageBytes != 0      ? m_maxMessageBytes
+           : m_udpMaxMessageBytes != 0 ? m_udpMaxMessageBytes
+                                       : FlMaxModelMessageBytes(values);
+}
+
+fl::WireEncoding
+FlApplicationBase::Wire() const
+{
+    return m_wire;
+}
+
 Ptr<FlTransport>
 FlApplicationBase::StartTransport(const char* who,
                                   fl::Precision decodeTo,
@@ -337,9 +351,7 @@ FlApplicationBase::StartTransport(const char* who,
         c.datagram.ackTimeout = m_ackTimeout;
         c.datagram.congestionTarget = m_congestionTarget;
         c.datagram.retryLimit = m_retryLimit;
-        c.maxMessageBytes = m_maxMessageBytes != 0      ? m_maxMessageBytes
-                            : m_udpMaxMessageBytes != 0 ? m_udpMaxMessageBytes
-                                                        : FlMaxModelMessageBytes(modelParameters);
+        c.maxMessageBytes = MaxMessageBytesFor(modelParameters);
         c.broadcastAddress = m_udpBroadcastAddress;
         if (m_udpBroadcastAddress != Ipv4Address::GetAny())
         {

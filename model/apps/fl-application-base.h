@@ -134,6 +134,12 @@ class FlApplicationBase : public Application
                                     uint16_t listenPort,
                                     std::size_t modelParameters);
 
+    /// The bound on incoming messages for models of `values` values: MaxMessageBytes if set,
+    /// else FlMaxModelMessageBytes(values).
+    uint32_t MaxMessageBytesFor(std::size_t values) const;
+    /// The wire encoding of model payloads (parsed WirePrecision; valid once the transport started).
+    fl::WireEncoding Wire() const;
+
     /// Reports a model this node holds (the ModelReport trace).
     void ReportModel(uint32_t round, FlNodeRole role, const fl::ParamVector& model);
     /// Reports `report` (round, role, model and what else it carries; its node and its

@@ -51,12 +51,6 @@ FlAsyncStrategy::FlAsyncStrategy()
 }
 FlAsyncStrategy::~FlAsyncStrategy() = default;
 
-bool
-FlAsyncStrategy::IsAsynchronous() const
-{
-    return true;
-}
-
 const std::vector<uint32_t>&
 FlAsyncStrategy::GetStalenessHistory() const
 {
@@ -81,9 +75,9 @@ FlAsyncStrategy::RecordStaleness(uint32_t staleness)
 }
 
 void
-FlAsyncStrategy::Start(std::size_t /* numParameters */, bool /* acceptsStale */, bool hasUplinkStep)
+FlAsyncStrategy::Start(const FlStrategySetup& setup)
 {
-    if (hasUplinkStep)
+    if (setup.hasUplinkStep)
     {
         CheckUplinkStep();
     }
@@ -120,7 +114,9 @@ FlAsyncStrategy::Remember(uint32_t version, const fl::ParamVector& model, std::s
 }
 
 void
-FlAsyncStrategy::ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected)
+FlAsyncStrategy::ConfigureRound(const Context& ctx,
+                                const std::vector<uint32_t>& selected,
+                                FlRoundConfig& /* config */)
 {
     NS_LOG_FUNCTION(this << ctx.round);
     m_initialClients = selected.size(); // they train on version 1, remembered at the first arrival

@@ -37,7 +37,7 @@ namespace ns3
  * versions still being trained on (for the rule's base model), and the "send the current model
  * to the client whose update arrived" schedule.
  */
-class FlAsyncStrategy : public FlServerStrategy
+class FlAsyncStrategy : public FlServerStrategy, public FlAsyncHooks
 {
   public:
     /// \return the TypeId
@@ -45,8 +45,9 @@ class FlAsyncStrategy : public FlServerStrategy
     FlAsyncStrategy();
     ~FlAsyncStrategy() override;
 
-    bool IsAsynchronous() const override;
-    void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
+    void ConfigureRound(const Context& ctx,
+                        const std::vector<uint32_t>& selected,
+                        FlRoundConfig& config) override;
     void UpdateArrived(const FlUpdateInfo& info,
                        const fl::ParamVector& update,
                        fl::ParamVector& global) override;
@@ -63,7 +64,7 @@ class FlAsyncStrategy : public FlServerStrategy
     virtual void CheckUplinkStep() const;
     /// Records an update's staleness (GetStalenessHistory).
     void RecordStaleness(uint32_t staleness);
-    void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
+    void Start(const FlStrategySetup& setup) override;
     void DoDispose() override;
 
     std::string m_function; ///< StalenessFunction

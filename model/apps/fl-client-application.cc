@@ -386,14 +386,21 @@ FlClientApplication::StartApplication()
         fl::ExitOnConfigError("FlClientApplication", e);
     }
     m_server = InetSocketAddress(Ipv4Address::ConvertFrom(m_serverAddress), m_serverPort);
-    StartTransport("FlClientApplication", m_task->GetPrecision(), 0, m_task->NumParameters());
+    m_attachmentValues = m_strategy->AttachmentValues(m_task->NumParameters());
+    m_uploadValues = m_strategy->UploadValues(m_task->NumParameters());
+    // the largest message the server sends: the model and its attachment
+    StartTransport("FlClientApplication",
+                   m_task->GetPrecision(),
+                   0,
+                   m_task->NumParameters() + m_attachmentValues);
     m_transport->SetReceiveCallback(MakeCallback(&FlClientApplication::HandleInbound, this));
     m_transport->SetMessageLostCallback(
         MakeCallback(&FlClientApplication::HandleMessageLost, this));
     // Holes of a partial global model are filled from the last one received (none yet: the
     // transport completes the first one by retransmission).
     m_transport->SetBaseModelProvider([this](uint32_t, uint32_t) {
-        return m_lastGlobal.Size() == m_task->NumParameters() ? &m_lastGlobal : nullptr;
+        return m_lastGlobal.Size() == m_task->NumParameters() + m_attachmentValues ? &m_lastGlobal
+                                                                                   : nullptr;
     });
     if (m_uplink)
     {
@@ -415,7 +422,7 @@ FlClientApplication::StartApplication()
             }
         };
         // the step carries the model, or what the strategy makes of it (summed by the step)
-        m_uplink->SetPort(m_clientIndex, m_strategy->UplinkStepSize(m_task->NumParameters()), port);
+        m_uplink->SetPort(m_clientIndex, m_uploadValues, port);
     }
     SendJoin(); // a stream transport connects first and sends it once connected
 }
@@ -517,9 +524,10 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         return; // the uplink step's own traffic
     }
-    if (h.kind != fl::MessageKind::GlobalModel || msg.params.Size() != m_task->NumParameters())
+    if (h.kind != fl::MessageKind::GlobalModel || h.aux != m_attachmentValues ||
+        msg.params.Size() != m_task->NumParameters() + m_attachmentValues)
     {
-        ++m_unexpected;
+        ++m_unexpected; // another model size, or an attachment the strategy does not expect
         return;
     }
     m_heardFromServer = true;
@@ -534,6 +542,21 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     // UDP keep-previous: this model is the base for the holes of the next one (moved in once
     // training no longer needs it, not copied).
     const bool keepAsPrevious = m_transport->DeliversPartial();
+    // What the server strategy attached follows the model in the same message.
+    fl::ParamVector attachment;
+    fl::ParamVector whole; // the message's values, the base of the next one's holes
+    if (m_attachmentValues > 0)
+    {
+        attachment = fl::Slice(msg.params, m_task->NumParameters(), m_attachmentValues);
+        if (keepAsPrevious)
+        {
+            whole = msg.params;
+        }
+        msg.params = fl::Slice(msg.params, 0, m_task->NumParameters());
+    }
+    const auto keepPrevious = [&]() {
+        m_lastGlobal = m_attachmentValues > 0 ? std::move(whole) : std::move(msg.params);
+    };
     // A newer global model supersedes an update still "in computation".
     Simulator::Cancel(m_sendEvent);
     DiscardTraining();
@@ -543,7 +566,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         NS_LOG_INFO("client " << m_clientIndex << " silent in round " << h.round);
         if (keepAsPrevious)
         {
-            m_lastGlobal = std::move(msg.params);
+            keepPrevious();
         }
         return;
     }
@@ -563,6 +586,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         auto pending = std::make_shared<PendingTraining>();
         pending->task = m_task;
         pending->start = keepAsPrevious || m_strategyPhases ? msg.params : std::move(msg.params);
+        pending->attachment = attachment;
         // The job touches only what it owns: the pending record, the (immutable) task and a
         // copy of the strategy's fit (which owns its configuration).
         const FlClientStrategy::FitFunction fitFn = m_fit;
@@ -570,7 +594,14 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
         const uint64_t seed = m_trainingSeed;
         const uint32_t round = h.round;
         m_pendingJob = fl::TrainingPool().Submit([pending, fitFn, client, seed, round]() {
-            fitFn(*pending->task, client, pending->start, seed, round, nullptr, pending->fit);
+            FlFitInput in;
+            in.task = pending->task.get();
+            in.client = client;
+            in.start = &pending->start;
+            in.attachment = &pending->attachment;
+            in.seed = seed;
+            in.round = round;
+            fitFn(in, pending->fit);
         });
         m_pending = std::move(pending);
         m_pendingPlan = plan;
@@ -583,13 +614,15 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     {
         try
         {
-            m_fit(*m_task,
-                  m_clientIndex,
-                  msg.params,
-                  m_trainingSeed,
-                  h.round,
-                  m_strategy->PerturbsUpload() ? m_uplinkPerturbation.get() : nullptr,
-                  fit);
+            FlFitInput in;
+            in.task = m_task.get();
+            in.client = m_clientIndex;
+            in.start = &msg.params;
+            in.attachment = &attachment;
+            in.seed = m_trainingSeed;
+            in.round = h.round;
+            in.perturbation = m_strategy->PerturbsUpload() ? m_uplinkPerturbation.get() : nullptr;
+            m_fit(in, fit);
         }
         catch (const fl::ConfigError& e)
         {
@@ -604,7 +637,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     }
     if (keepAsPrevious)
     {
-        m_lastGlobal = std::move(msg.params);
+        keepPrevious();
     }
 
     const double seconds = m_flopRate > 0.0
@@ -637,6 +670,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     ReportModel(h.round, FlNodeRole::Client, out.params);
     // the strategy's own upload (perturbed already if PerturbsUpload), or the trained model
     m_update = fit.ownUpload ? std::move(fit.upload) : std::move(out.params);
+    m_updateRaw = std::move(fit.raw);
     if (m_uplinkPerturbation && !m_strategy->PerturbsUpload())
     {
         fl::Rng noiseRng(
@@ -674,7 +708,29 @@ FlClientApplication::FinishTraining()
                         "FlClientApplication: the local training did not do what its "
                         "task planned (LearningTask::PlanClient)");
     m_update = pending->fit.ownUpload ? std::move(pending->fit.upload) : std::move(out.params);
+    m_updateRaw = std::move(pending->fit.raw);
     m_updateLoss = out.meanLoss;
+}
+
+void
+FlClientApplication::CheckUploadSize(std::size_t payloadBytes, const char* what) const
+{
+    // The server bounds incoming messages by its MaxMessageBytes, whose default follows the
+    // upload size its strategy declares: an upload above the bound would be dropped there.
+    const uint64_t bytes = fl::MessageHeader::kSize + payloadBytes;
+    const uint64_t limit = MaxMessageBytesFor(std::max(m_uploadValues, m_task->NumParameters()));
+    if (bytes > limit)
+    {
+        fl::ExitOnConfigError(
+            "FlClientApplication",
+            fl::ConfigError("MaxMessageBytes",
+                            "client " + std::to_string(m_clientIndex) + " has an upload (" + what +
+                                ") of " + std::to_string(bytes) +
+                                " bytes, above the server's bound of " + std::to_string(limit),
+                            "declare the upload's size in the strategies (FlStrategyTraits "
+                            "uploadValues or maxUploadBytes, FlClientStrategy::UploadValues), "
+                            "or raise MaxMessageBytes on the server and the clients"));
+    }
 }
 
 void
@@ -714,8 +770,29 @@ FlClientApplication::SendUpdate(uint32_t round)
         m_uplink->Upload(round, m_update, weight);
         return;
     }
-    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
     const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    if (!m_updateRaw.empty())
+    {
+        // the strategy's raw upload (its own format)
+        CheckUploadSize(m_updateRaw.size(), "raw bytes");
+        m_transport->SendRaw(m_server,
+                             {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
+                             m_updateRaw);
+        return;
+    }
+    if (m_update.Size() != m_uploadValues)
+    {
+        fl::ExitOnConfigError(
+            "FlClientApplication",
+            fl::ConfigError("strategy",
+                            "the client strategy's fit made an upload of " +
+                                std::to_string(m_update.Size()) + " values but declares " +
+                                std::to_string(m_uploadValues),
+                            "declare the upload's size in UploadValues (and in the server "
+                            "strategy's traits, uploadValues)"));
+    }
+    CheckUploadSize(fl::EncodedSize(Wire(), m_update.Size()), "a model upload");
+    fl::Rng quantRng(fl::DeriveSeed(m_trainingSeed, round, 0x9A4D)); // int8 only
     m_transport->SendModel({m_server},
                            {fl::MessageKind::LocalModel, round, 0, m_serverNode, samples},
                            m_update,

@@ -171,6 +171,9 @@ class FlClientApplication : public FlApplicationBase
     void SendUpdate(uint32_t round);
     void FinishTraining();
     void DiscardTraining();
+    /// Exits with a configuration error naming MaxMessageBytes if an upload of `payloadBytes`
+    /// exceeds the bound the server applies.
+    void CheckUploadSize(std::size_t payloadBytes, const char* what) const;
     void Leave();
     bool IsSilent(uint32_t round);
     // Attributes
@@ -198,6 +201,9 @@ class FlClientApplication : public FlApplicationBase
     uint32_t m_serverNode{fl::kBroadcastId}; ///< the server's node-level id, once heard
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
+    std::vector<uint8_t> m_updateRaw;        ///< the strategy's raw upload (FlClientFit::raw)
+    std::size_t m_attachmentValues{0};       ///< values attached to each global model
+    std::size_t m_uploadValues{0};           ///< values of each upload (the strategy's)
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)
     fl::UplinkPrivacyAccountant m_uplinkPrivacy;            ///< eps of the perturbed uploads
 
@@ -205,8 +211,9 @@ class FlClientApplication : public FlApplicationBase
     struct PendingTraining
     {
         std::shared_ptr<const fl::LearningTask> task;
-        fl::ParamVector start;     ///< the global model received
-        FlClientFit fit;           ///< the training's outcome and upload
+        fl::ParamVector start;      ///< the global model received
+        fl::ParamVector attachment; ///< what the server strategy sent with it
+        FlClientFit fit;            ///< the training's outcome and upload
     };
 
     std::shared_ptr<PendingTraining> m_pending; ///< the training in flight (null: none)

@@ -36,15 +36,9 @@ FlClientStrategy::Plan(const fl::LearningTask& task, uint32_t client, fl::Traini
 FlClientStrategy::FitFunction
 FlClientStrategy::MakeFit() const
 {
-    return [](const fl::LearningTask& task,
-              uint32_t client,
-              const fl::ParamVector& start,
-              uint64_t seed,
-              uint32_t round,
-              fl::Perturbation* /* perturbation */,
-              FlClientFit& out) {
-        fl::Rng rng(fl::DeriveSeed(seed, round));
-        task.TrainClientInto(client, start, rng, out.training);
+    return [](const FlFitInput& in, FlClientFit& out) {
+        fl::Rng rng(fl::DeriveSeed(in.seed, in.round));
+        in.task->TrainClientInto(in.client, *in.start, rng, out.training);
         out.ownUpload = false;
     };
 }
@@ -110,9 +104,15 @@ FlClientStrategy::Superseded()
 }
 
 std::size_t
-FlClientStrategy::UplinkStepSize(std::size_t numParameters) const
+FlClientStrategy::UploadValues(std::size_t numParameters) const
 {
     return numParameters;
+}
+
+std::size_t
+FlClientStrategy::AttachmentValues(std::size_t /* numParameters */) const
+{
+    return 0;
 }
 
 void

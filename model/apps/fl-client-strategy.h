@@ -50,6 +50,28 @@ struct FlClientFit
     fl::TrainOutcome training; ///< the local training (params = the trained model)
     fl::ParamVector upload;    ///< what is sent, if ownUpload (else the trained model)
     bool ownUpload{false};     ///< the strategy formed the upload itself
+    /// A raw upload of the strategy's own format (the server strategy's traits say
+    /// rawUploads): sent as is when non-empty and no uplink step is installed (with one, the
+    /// step gets `upload`, the values the payload stands for).
+    std::vector<uint8_t> raw;
+};
+
+/**
+ * \ingroup fl
+ * What a client strategy's fit is given (valid during the call; the fit may run on a thread of
+ * the training pool).
+ */
+struct FlFitInput
+{
+    const fl::LearningTask* task{nullptr}; ///< the learning task
+    uint32_t client{0};                   ///< the task client
+    const fl::ParamVector* start{nullptr}; ///< the global model received (of `round`)
+    /// What the server strategy sent with the model (FlRoundConfig::attachment; empty if none)
+    const fl::ParamVector* attachment{nullptr};
+    uint64_t seed{0};   ///< the client's training seed
+    uint32_t round{0};  ///< the round of the model
+    /// given only if PerturbsUpload(): the strategy then adds the client's uplink noise itself
+    fl::Perturbation* perturbation{nullptr};
 };
 
 /**
@@ -103,18 +125,10 @@ class FlClientStrategy : public Object
     virtual bool Plan(const fl::LearningTask& task, uint32_t client, fl::TrainingPlan& plan) const;
 
     /**
-     * Trains task client `client` on `start` (the model of `round`) with the seed `seed`, and
-     * forms the upload; throws fl::ConfigError on a bad configuration. `perturbation` is given
-     * only if PerturbsUpload() (the strategy then adds the client's uplink noise itself;
-     * otherwise the client adds it to the trained model).
+     * Trains on the model that arrived and forms the upload (FlFitInput says what it is given);
+     * throws fl::ConfigError on a bad configuration.
      */
-    using FitFunction = std::function<void(const fl::LearningTask& task,
-                                           uint32_t client,
-                                           const fl::ParamVector& start,
-                                           uint64_t seed,
-                                           uint32_t round,
-                                           fl::Perturbation* perturbation,
-                                           FlClientFit& out)>;
+    using FitFunction = std::function<void(const FlFitInput& in, FlClientFit& out)>;
 
     /**
      * The strategy's fit, as a closure that owns copies of everything it reads (it runs on a
@@ -163,8 +177,18 @@ class FlClientStrategy : public Object
     /// is void (default: nothing to do).
     virtual void Superseded();
 
-    /// How many values an uplink step carries per client (default: the model size).
-    virtual std::size_t UplinkStepSize(std::size_t numParameters) const;
+    /**
+     * How many values the client uploads (FlClientFit::upload; an uplink step carries them),
+     * default the model size; must equal the server strategy's FlStrategyTraits::uploadValues.
+     */
+    virtual std::size_t UploadValues(std::size_t numParameters) const;
+
+    /**
+     * How many values the server strategy attaches to the model (FlRoundConfig::attachment;
+     * default 0); must equal its FlStrategyTraits::attachmentValues. A model message whose
+     * attachment has another size is dropped and counted as unexpected.
+     */
+    virtual std::size_t AttachmentValues(std::size_t numParameters) const;
 
   protected:
     void DoDispose() override;

@@ -42,9 +42,24 @@ CodecServerStrategy::GetCodec() const
     return m_codec;
 }
 
-void
-CodecServerStrategy::Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep)
+FlStrategyTraits
+CodecServerStrategy::Traits(std::size_t numParameters) const
 {
+    FlStrategyTraits t;
+    t.rawUploads = true; // codec payloads
+    const std::size_t sumSize = m_codec ? m_codec->SumSize(numParameters) : 0;
+    t.uploadValues = sumSize != 0 ? sumSize : numParameters; // what an uplink step carries
+    t.individualUpdates = sumSize == 0; // payloads that do not add need each client's
+    t.staleUpdates = false; // a late payload was encoded for another round's parameters
+    return t;
+}
+
+void
+CodecServerStrategy::Start(const FlStrategySetup& setup)
+{
+    const std::size_t numParameters = setup.numParameters;
+    const bool acceptsStale = setup.acceptsStale;
+    const bool hasUplinkStep = setup.hasUplinkStep;
     if (!m_codec)
     {
         throw fl::ConfigError("CodecServerStrategy",
@@ -69,7 +84,9 @@ CodecServerStrategy::Start(std::size_t numParameters, bool acceptsStale, bool ha
 }
 
 void
-CodecServerStrategy::ConfigureRound(const Context& ctx, const std::vector<uint32_t>& /* selected */)
+CodecServerStrategy::ConfigureRound(const Context& ctx,
+                                    const std::vector<uint32_t>& /* selected */,
+                                    FlRoundConfig& /* config */)
 {
     m_round = ctx.round;
     m_reports.clear();
@@ -77,13 +94,7 @@ CodecServerStrategy::ConfigureRound(const Context& ctx, const std::vector<uint32
     m_agreedAt = Time();
 }
 
-bool
-CodecServerStrategy::PhasesBeforeUpload() const
-{
-    return true;
-}
-
-FlServerStrategy::PhaseVerdict
+FlPhaseHooks::Verdict
 CodecServerStrategy::PhaseMessage(const Context& /* ctx */,
                                   uint32_t client,
                                   uint32_t tag,
@@ -91,16 +102,16 @@ CodecServerStrategy::PhaseMessage(const Context& /* ctx */,
 {
     if (tag != fl::kUplinkReportTag || m_reports.count(client) != 0)
     {
-        return PhaseVerdict::Unexpected;
+        return Verdict::Unexpected;
     }
     fl::UplinkReport r;
     r.client = client;
     if (!fl::UnpackUplinkReport(bytes, r))
     {
-        return PhaseVerdict::Malformed;
+        return Verdict::Malformed;
     }
     m_reports[client] = r;
-    return PhaseVerdict::Accepted;
+    return Verdict::Accepted;
 }
 
 bool
@@ -153,73 +164,54 @@ CodecServerStrategy::DescribeRound(FlRoundReport& report) const
 }
 
 bool
-CodecServerStrategy::RawUploads() const
+CodecServerStrategy::Aggregate(const Context& ctx,
+                               const FlAggregationInput& in,
+                               fl::ParamVector& model,
+                               std::vector<double>& weights)
 {
-    return true;
-}
-
-uint32_t
-CodecServerStrategy::AggregatePayloads(const Context& ctx,
-                                       const std::vector<uint32_t>& clients,
-                                       const std::vector<const std::vector<uint8_t>*>& payloads,
-                                       fl::ParamVector& model,
-                                       std::vector<double>& weights)
-{
+    if (in.IsSum())
+    {
+        // the codec's sum path: the step's sum of the participants' payload values
+        double total = 0.0;
+        weights.clear();
+        for (uint32_t client : in.clients)
+        {
+            auto rep = m_reports.find(client);
+            weights.push_back(rep != m_reports.end() ? rep->second.weight : 0.0);
+            total += weights.back();
+        }
+        auto agg = m_codec->Begin(m_params, model.Size(), model.GetPrecision());
+        if (!agg->AddSum(*in.sum, in.clients, total))
+        {
+            return false;
+        }
+        fl::Rng rng(fl::UplinkDecodeSeed(Port().seed(), ctx.round));
+        fl::AddInPlace(model, agg->Finish(rng));
+        return true;
+    }
     // payloads added in client order, decoded once
     auto agg = m_codec->Begin(m_params, model.Size(), model.GetPrecision());
-    weights.assign(clients.size(), std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t i = 0; i < clients.size(); ++i)
+    weights.assign(in.clients.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < in.clients.size(); ++i)
     {
-        auto rep = m_reports.find(clients[i]);
+        auto rep = m_reports.find(in.clients[i]);
         if (rep == m_reports.end())
         {
             continue; // no report, no parameters: not a payload of this round
         }
         const double weight = rep->second.weight;
-        if (agg->Add(clients[i], *payloads[i], weight))
+        if (agg->Add(in.clients[i], *in.payloads[i], weight))
         {
             weights[i] = weight;
         }
     }
     if (agg->Count() == 0)
     {
-        return 0;
-    }
-    fl::Rng rng(fl::UplinkDecodeSeed(Port().seed(), ctx.round));
-    fl::AddInPlace(model, agg->Finish(rng));
-    return agg->Count();
-}
-
-bool
-CodecServerStrategy::AggregatePayloadSum(const Context& ctx,
-                                         const Eigen::VectorXd& sum,
-                                         const std::vector<uint32_t>& participants,
-                                         fl::ParamVector& model,
-                                         std::vector<double>& weights)
-{
-    // the codec's sum path: the step's sum of the participants' payload values
-    double total = 0.0;
-    weights.clear();
-    for (uint32_t client : participants)
-    {
-        auto rep = m_reports.find(client);
-        weights.push_back(rep != m_reports.end() ? rep->second.weight : 0.0);
-        total += weights.back();
-    }
-    auto agg = m_codec->Begin(m_params, model.Size(), model.GetPrecision());
-    if (!agg->AddSum(sum, participants, total))
-    {
         return false;
     }
     fl::Rng rng(fl::UplinkDecodeSeed(Port().seed(), ctx.round));
     fl::AddInPlace(model, agg->Finish(rng));
     return true;
-}
-
-std::size_t
-CodecServerStrategy::UplinkStepSize(std::size_t numParameters) const
-{
-    return m_codec ? m_codec->SumSize(numParameters) : numParameters;
 }
 
 TypeId
@@ -360,7 +352,7 @@ CodecClientStrategy::Superseded()
 }
 
 std::size_t
-CodecClientStrategy::UplinkStepSize(std::size_t numParameters) const
+CodecClientStrategy::UploadValues(std::size_t numParameters) const
 {
     return m_codec ? m_codec->SumSize(numParameters) : numParameters;
 }

@@ -33,7 +33,7 @@ namespace ns3
  * fl::UplinkCodec::SumSize) the step's sum of the payload values is decoded instead
  * (fl::UplinkAggregator::AddSum). Not combinable with StragglerPolicy accept.
  */
-class CodecServerStrategy : public FlServerStrategy
+class CodecServerStrategy : public FlServerStrategy, public FlPhaseHooks
 {
   public:
     /// \return the TypeId
@@ -45,31 +45,26 @@ class CodecServerStrategy : public FlServerStrategy
     /// The codec.
     std::shared_ptr<const fl::UplinkCodec> GetCodec() const;
 
-    void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
-    void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
-    bool PhasesBeforeUpload() const override;
-    PhaseVerdict PhaseMessage(const Context& ctx,
-                              uint32_t client,
-                              uint32_t tag,
-                              const std::vector<uint8_t>& bytes) override;
+    FlStrategyTraits Traits(std::size_t numParameters) const override;
+    void Start(const FlStrategySetup& setup) override;
+    void ConfigureRound(const Context& ctx,
+                        const std::vector<uint32_t>& selected,
+                        FlRoundConfig& config) override;
+    Verdict PhaseMessage(const Context& ctx,
+                         uint32_t client,
+                         uint32_t tag,
+                         const std::vector<uint8_t>& bytes) override;
     bool PhasesDone(const Context& ctx,
                     const std::vector<uint32_t>& waiting,
                     bool deadlineHit,
                     std::vector<uint32_t>& uploaders) override;
     void ClientLeft(uint32_t client) override;
     void DescribeRound(FlRoundReport& report) const override;
-    bool RawUploads() const override;
-    uint32_t AggregatePayloads(const Context& ctx,
-                               const std::vector<uint32_t>& clients,
-                               const std::vector<const std::vector<uint8_t>*>& payloads,
-                               fl::ParamVector& model,
-                               std::vector<double>& weights) override;
-    bool AggregatePayloadSum(const Context& ctx,
-                             const Eigen::VectorXd& sum,
-                             const std::vector<uint32_t>& participants,
-                             fl::ParamVector& model,
-                             std::vector<double>& weights) override;
-    std::size_t UplinkStepSize(std::size_t numParameters) const override;
+    /// The payloads added in client order and decoded once, or the step's sum decoded.
+    bool Aggregate(const Context& ctx,
+                   const FlAggregationInput& in,
+                   fl::ParamVector& model,
+                   std::vector<double>& weights) override;
 
   private:
     std::shared_ptr<const fl::UplinkCodec> m_codec;
@@ -114,7 +109,7 @@ class CodecClientStrategy : public FlClientStrategy
                      double meanLoss) override;
     bool Receive(uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) override;
     void Superseded() override;
-    std::size_t UplinkStepSize(std::size_t numParameters) const override;
+    std::size_t UploadValues(std::size_t numParameters) const override;
 
   private:
     std::shared_ptr<const fl::UplinkCodec> m_codec;

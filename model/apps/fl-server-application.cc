@@ -149,50 +149,20 @@ FlServerApplication::~FlServerApplication()
     NS_LOG_FUNCTION(this);
 }
 
-void
-FlServerApplication::CheckRoundRules(const FlRoundRules& r,
-                                     const std::function<std::string(const std::string&)>& name)
+FlRoundRules
+FlServerApplication::RoundRules(FlServerStrategy& strategy,
+                                std::size_t numParameters,
+                                bool uplinkStep) const
 {
-    const auto named = [&name](const std::string& attribute) {
-        return name ? name(attribute) : attribute;
-    };
-    if (r.uplinkStep && r.acceptStale)
-    {
-        throw fl::ConfigError(named("StragglerPolicy"),
-                              "accept with an uplink step (e.g. secure aggregation)",
-                              "use drop: a late upload cannot join another round's (or "
-                              "cohort's) uplink step");
-    }
-    if (r.asynchronous && r.acceptStale)
-    {
-        throw fl::ConfigError(named("StragglerPolicy"),
-                              "accept with an asynchronous strategy (" + r.strategy + ")",
-                              "use drop: an asynchronous strategy takes every update as it "
-                              "arrives, with its staleness");
-    }
-    if (r.asynchronous && r.roundDeadline && !(r.uplinkStep && r.cohortSize > 0))
-    {
-        throw fl::ConfigError(named("RoundDeadline"),
-                              "set with an asynchronous strategy (" + r.strategy + ")",
-                              "drop it: an asynchronous strategy takes every update as it "
-                              "arrives, with its staleness, and never closes a round (with an "
-                              "uplink step, the deadline closes a cohort's uploads)");
-    }
-    if (r.asynchronous && r.minQuorum > 0)
-    {
-        throw fl::ConfigError(named("MinQuorum"),
-                              std::to_string(r.minQuorum) + " with an asynchronous strategy (" +
-                                  r.strategy + ")",
-                              "drop it: an asynchronous strategy takes every update as it "
-                              "arrives and never closes a round to count a quorum in");
-    }
-    if (r.uplinkStep && r.weightedSampling)
-    {
-        throw fl::ConfigError(named("ClientSampling"),
-                              "weighted with an uplink step",
-                              "use uniform: the clients announce no sample counts, the uplink "
-                              "step owns what they reveal");
-    }
+    FlRoundRules rules = FlRoundRules::Of(strategy, numParameters);
+    rules.uplinkStep = uplinkStep;
+    rules.acceptStale = m_stragglerPolicyName == "accept";
+    rules.roundDeadline = m_roundDeadline.IsStrictlyPositive();
+    rules.minQuorum = m_minQuorum;
+    rules.weightedSampling = m_sampling == "weighted";
+    rules.clientsPerRound = m_clientsPerRound;
+    rules.expectedClients = m_expectedClients;
+    return rules;
 }
 
 void
@@ -332,24 +302,22 @@ FlServerApplication::StartApplication()
     {
         m_strategy = CreateObject<FedAvgStrategy>();
     }
-    m_async = m_strategy->IsAsynchronous();
-    m_strategyPhases = m_strategy->PhasesBeforeUpload();
-    m_strategyRaw = m_strategy->RawUploads();
-    // Asynchronous with an uplink step: cohorts of the strategy's size (0: refused below, once
-    // the strategy has said why in Start).
-    m_cohortSize = (m_async && m_uplink) ? m_strategy->UplinkCohortSize() : 0;
+    // What the strategy declared and which optional interfaces it has: checked together with
+    // the server's settings in one place (FlCheckRoundRules) before anything runs.
+    m_traits = m_strategy->Traits(m_task->NumParameters());
+    m_uploadValues =
+        m_traits.uploadValues != 0 ? m_traits.uploadValues : m_task->NumParameters();
+    m_asyncHooks = FlAsyncHooksOf(PeekPointer(m_strategy));
+    m_phaseHooks = FlPhaseHooksOf(PeekPointer(m_strategy));
+    m_peerHooks = FlPeerHooksOf(PeekPointer(m_strategy));
+    m_async = m_asyncHooks != nullptr;
+    m_strategyPhases = m_phaseHooks != nullptr;
+    m_strategyRaw = m_traits.rawUploads;
+    // Asynchronous with an uplink step: cohorts of the strategy's size (0: refused below).
+    m_cohortSize = (m_async && m_uplink) ? m_asyncHooks->UplinkCohortSize() : 0;
     try
     {
-        FlRoundRules rules;
-        rules.strategy = m_strategy->GetInstanceTypeId().GetName();
-        rules.asynchronous = m_async;
-        rules.uplinkStep = m_uplink != nullptr;
-        rules.cohortSize = m_cohortSize;
-        rules.acceptStale = m_acceptStale;
-        rules.roundDeadline = m_roundDeadline.IsStrictlyPositive();
-        rules.minQuorum = m_minQuorum;
-        rules.weightedSampling = m_weightedSampling;
-        CheckRoundRules(rules);
+        FlCheckRoundRules(RoundRules(*m_strategy, m_task->NumParameters(), m_uplink != nullptr));
     }
     catch (const fl::ConfigError& e)
     {
@@ -367,14 +335,20 @@ FlServerApplication::StartApplication()
     m_roundEndTrace(initial);
     ReportModel(0, FlNodeRole::Server, m_global);
 
-    StartTransport("FlServerApplication", m_task->GetPrecision(), m_port, m_task->NumParameters());
+    // the largest message the clients send: an upload of the declared size (or raw bytes)
+    StartTransport("FlServerApplication",
+                   m_task->GetPrecision(),
+                   m_port,
+                   std::max(m_uploadValues, m_task->NumParameters()));
     m_transport->SetReceiveCallback(MakeCallback(&FlServerApplication::HandleInbound, this));
     m_transport->SetPeerClosedCallback(MakeCallback(&FlServerApplication::HandlePeerClosed, this));
     m_transport->SetMessageLostCallback(
         MakeCallback(&FlServerApplication::HandleMessageLost, this));
     // Holes of a partial update are filled from the global model its client trained on.
-    m_transport->SetBaseModelProvider(
-        [this](uint32_t, uint32_t round) { return BaseModel(round); });
+    // (uploads of another size than the model: no base, their holes are retransmitted)
+    m_transport->SetBaseModelProvider([this](uint32_t, uint32_t round) {
+        return m_uploadValues == m_task->NumParameters() ? BaseModel(round) : nullptr;
+    });
     FlServerPort strategyPort;
     strategyPort.roster = [this]() {
         std::vector<uint32_t> out;
@@ -417,44 +391,15 @@ FlServerApplication::StartApplication()
     m_strategy->SetPort(strategyPort);
     try
     {
-        m_strategy->Start(m_task->NumParameters(), m_acceptStale, m_uplink != nullptr);
+        FlStrategySetup setup;
+        setup.numParameters = m_task->NumParameters();
+        setup.acceptsStale = m_acceptStale;
+        setup.hasUplinkStep = m_uplink != nullptr;
+        m_strategy->Start(setup);
     }
     catch (const fl::ConfigError& e)
     {
         fl::ExitOnConfigError("FlServerApplication", e);
-    }
-    if (m_async && m_uplink)
-    {
-        const std::string k = std::to_string(m_cohortSize);
-        if (m_cohortSize < 2)
-        {
-            fl::ExitOnConfigError(
-                "FlServerApplication",
-                fl::ConfigError("strategy",
-                                m_strategy->GetInstanceTypeId().GetName() +
-                                    " (asynchronous) with an uplink step but an uplink cohort "
-                                    "size of " +
-                                    k,
-                                "use a strategy whose updates are aggregated in cohorts of at "
-                                "least 2 (FlServerStrategy::UplinkCohortSize)"));
-        }
-        if (m_clientsPerRound != 0 && m_clientsPerRound < m_cohortSize)
-        {
-            fl::ExitOnConfigError("FlServerApplication",
-                                  fl::ConfigError("ClientsPerRound",
-                                                  std::to_string(m_clientsPerRound) +
-                                                      " busy clients cannot hold one cohort of " +
-                                                      k,
-                                                  "use 0 (all) or a multiple of " + k));
-        }
-        if (m_expectedClients < m_cohortSize)
-        {
-            fl::ExitOnConfigError("FlServerApplication",
-                                  fl::ConfigError("ExpectedClients",
-                                                  std::to_string(m_expectedClients) +
-                                                      " clients cannot form one cohort of " + k,
-                                                  "run at least " + k + " clients"));
-        }
     }
     if (m_uplink)
     {
@@ -577,7 +522,7 @@ FlServerApplication::HandleMessageLost(const FlLostMessage& lost)
             m_outstanding.erase(out);
             try
             {
-                m_strategy->UpdateLost(client, lost.round, m_global);
+                m_asyncHooks->UpdateLost(client, lost.round, m_global);
             }
             catch (const fl::ConfigError& e)
             {
@@ -622,7 +567,7 @@ FlServerApplication::HandleInbound(FlInboundMessage& in)
         return;
     }
     if ((h.kind == fl::MessageKind::PeerModel || h.kind == fl::MessageKind::Control) &&
-        m_strategy->Receive(in))
+        m_peerHooks && m_peerHooks->Receive(in))
     {
         return; // the strategy's own traffic (a neighbour server's model, a control message)
     }
@@ -719,10 +664,10 @@ FlServerApplication::HandleUpdate(fl::ReceivedMessage& msg,
         ++m_counters.unexpectedMessages;
         return;
     }
-    if (!rawUploads && msg.params.Size() != m_task->NumParameters())
+    if (!rawUploads && msg.params.Size() != m_uploadValues)
     {
         NS_LOG_WARN("update from client " << client << " has " << msg.params.Size()
-                                          << " parameters, expected " << m_task->NumParameters());
+                                          << " values, expected " << m_uploadValues);
         ++m_counters.badModelSize;
         return;
     }
@@ -787,15 +732,15 @@ FlServerApplication::HandlePhaseMessage(const fl::ReceivedMessage& msg, uint32_t
     }
     FlServerStrategy::Context ctx;
     ctx.round = m_round;
-    switch (m_strategy->PhaseMessage(ctx, client, h.aux, msg.raw))
+    switch (m_phaseHooks->PhaseMessage(ctx, client, h.aux, msg.raw))
     {
-    case FlServerStrategy::PhaseVerdict::Accepted:
+    case FlPhaseHooks::Verdict::Accepted:
         EndPhases(false);
         return;
-    case FlServerStrategy::PhaseVerdict::Malformed:
+    case FlPhaseHooks::Verdict::Malformed:
         ++m_counters.strategyRejected;
         return;
-    case FlServerStrategy::PhaseVerdict::Unexpected:
+    case FlPhaseHooks::Verdict::Unexpected:
         ++m_counters.unexpectedMessages;
         return;
     }
@@ -814,7 +759,7 @@ FlServerApplication::EndPhases(bool deadlineHit)
     bool done = false;
     try
     {
-        done = m_strategy->PhasesDone(ctx, m_selected, deadlineHit, uploaders);
+        done = m_phaseHooks->PhasesDone(ctx, m_selected, deadlineHit, uploaders);
     }
     catch (const fl::ConfigError& e)
     {
@@ -986,13 +931,26 @@ FlServerApplication::StartRound()
     FlServerStrategy::Context ctx;
     ctx.round = m_round;
     ctx.status = FlRoundStatus::Aggregated;
-    m_strategy->ConfigureRound(ctx, m_selected);
+    FlRoundConfig config;
+    m_strategy->ConfigureRound(ctx, m_selected, config);
+    if (config.attachment.Size() != m_traits.attachmentValues)
+    {
+        fl::ExitOnConfigError(
+            "FlServerApplication",
+            fl::ConfigError("strategy",
+                            m_strategy->GetInstanceTypeId().GetName() + " attached " +
+                                std::to_string(config.attachment.Size()) +
+                                " values to the model of round " + std::to_string(m_round) +
+                                " but declares " + std::to_string(m_traits.attachmentValues),
+                            "declare the attachment's size in Traits (attachmentValues)"));
+    }
+    m_attachment = std::move(config.attachment);
     if (m_uplink)
     {
         // e.g. the round's configuration: sent before the model (in order over a stream)
         // the step carries the model, or the values the strategy's clients make of their
         // payloads
-        m_uplink->RoundStarting(m_round, m_selected, m_strategy->UplinkStepSize(m_global.Size()));
+        m_uplink->RoundStarting(m_round, m_selected, m_uploadValues);
     }
     fl::Rng quantRng(fl::DeriveSeed(m_quantSeed, m_round)); // int8 only
     for (uint32_t k : m_selected)
@@ -1000,10 +958,22 @@ FlServerApplication::StartRound()
         m_outstanding[k] = m_round;
         m_sentAt[k] = Simulator::Now();
     }
-    m_transport->SendModel(AddressesOf(m_selected),
-                           {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
-                           m_global,
-                           &quantRng);
+    if (m_attachment.Size() == 0)
+    {
+        m_transport->SendModel(AddressesOf(m_selected),
+                               {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, 0},
+                               m_global,
+                               &quantRng);
+    }
+    else
+    {
+        // the attachment travels in the model's message, after the model (aux = its size)
+        const uint32_t extra = static_cast<uint32_t>(m_attachment.Size());
+        m_transport->SendModel(AddressesOf(m_selected),
+                               {fl::MessageKind::GlobalModel, m_round, 0, fl::kBroadcastId, extra},
+                               fl::Concatenate(m_global, m_attachment),
+                               &quantRng);
+    }
     if (m_roundDeadline.IsStrictlyPositive())
     {
         m_deadlineEvent =
@@ -1090,26 +1060,37 @@ FlServerApplication::CloseRound(bool deadlineHit)
                             [this](const FlUplinkServerStep::Result& r) { FinishUplinkRound(r); });
         return;
     }
-    else if (m_strategyRaw)
+    else
     {
-        // The strategy's raw payloads, in client order.
+        // The strategy's aggregation of the round's uploads, in client order: its raw payloads
+        // or the models (stale ones with their base model).
         report.status = FlRoundStatus::Aggregated;
         m_repeatsInARow = 0;
-        std::vector<uint32_t> clients;
-        std::vector<const std::vector<uint8_t>*> payloads;
-        for (const auto& kv : m_updates) // ascending client index; fresh uploads only
+        FlAggregationInput in;
+        for (auto& kv : m_updates) // std::map: ascending (client index, round)
         {
-            clients.push_back(kv.first.first);
-            payloads.push_back(&kv.second.msg.raw);
+            const Update& u = kv.second;
+            in.clients.push_back(kv.first.first);
+            if (m_strategyRaw)
+            {
+                in.payloads.push_back(&u.msg.raw);
+                continue;
+            }
+            fl::RoundUpdate ru;
+            ru.model = &u.msg.params;
+            ru.base = u.info.staleness > 0 ? BaseModel(u.info.trainedRound) : nullptr;
+            ru.sampleCount = static_cast<double>(u.info.sampleCount);
+            ru.staleness = u.info.staleness;
+            in.updates.push_back(ru);
         }
         std::vector<double> weights;
-        uint32_t used = 0;
+        bool used = false;
         try
         {
             FlServerStrategy::Context actx;
             actx.round = m_round;
             actx.status = FlRoundStatus::Aggregated;
-            used = m_strategy->AggregatePayloads(actx, clients, payloads, m_global, weights);
+            used = m_strategy->Aggregate(actx, in, m_global, weights);
         }
         catch (const fl::ConfigError& e)
         {
@@ -1122,61 +1103,22 @@ FlServerApplication::CloseRound(bool deadlineHit)
             ++i;
             if (std::isnan(weight))
             {
-                ++m_counters.strategyRejected;
+                ++m_counters.strategyRejected; // a payload the strategy found malformed
                 continue;
             }
-            report.participants.push_back(kv.first.first);
-            report.updates.push_back(kv.second.info);
-            report.updates.back().weight = weight;
-        }
-        if (used == 0)
-        {
-            report.status = FlRoundStatus::Empty;
-        }
-    }
-    else
-    {
-        report.status = FlRoundStatus::Aggregated;
-        m_repeatsInARow = 0;
-        std::vector<fl::RoundUpdate> updates;
-        updates.reserve(m_updates.size());
-        for (auto& kv : m_updates) // std::map: ascending (client index, round)
-        {
             const Update& u = kv.second;
-            fl::RoundUpdate ru;
-            ru.model = &u.msg.params;
-            ru.base = u.info.staleness > 0 ? BaseModel(u.info.trainedRound) : nullptr;
-            ru.sampleCount = static_cast<double>(u.info.sampleCount);
-            ru.staleness = u.info.staleness;
-            updates.push_back(ru);
             report.staleUpdates += u.info.staleness > 0 ? 1 : 0;
             if (report.participants.empty() || report.participants.back() != kv.first.first)
             {
                 report.participants.push_back(kv.first.first);
             }
             report.updates.push_back(u.info);
+            report.updates.back().weight = weight;
             report.missingCoordinates += u.info.missingCoordinates;
         }
-        std::vector<uint32_t> clients;
-        for (const auto& kv : m_updates)
+        if (!used)
         {
-            clients.push_back(kv.first.first);
-        }
-        std::vector<double> weights;
-        try
-        {
-            FlServerStrategy::Context actx;
-            actx.round = m_round;
-            actx.status = FlRoundStatus::Aggregated;
-            m_strategy->Aggregate(actx, updates, clients, m_global, weights);
-        }
-        catch (const fl::ConfigError& e)
-        {
-            fl::ExitOnConfigError("FlServerApplication", e);
-        }
-        for (std::size_t i = 0; i < weights.size(); ++i)
-        {
-            report.updates[i].weight = weights[i];
+            report.status = FlRoundStatus::Empty;
         }
     }
     m_updates.clear();
@@ -1229,27 +1171,23 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
         ctx.status = FlRoundStatus::Aggregated;
         // the weights are hidden by the step (only sums are known), or the strategy's own
         std::vector<double> weights;
-        bool aggregated = false;
-        if (m_strategyRaw)
+        FlAggregationInput in;
+        in.clients = result.participants;
+        in.sum = &result.sum;
+        in.totalWeight = result.totalWeight;
+        bool used = false;
+        try
         {
-            // The strategy's payloads: the step's sum of the values its clients made of them.
-            try
-            {
-                if (!m_strategy->AggregatePayloadSum(ctx,
-                                                     result.sum,
-                                                     result.participants,
-                                                     m_global,
-                                                     weights))
-                {
-                    ++m_counters.strategyRejected;
-                    report.status = FlRoundStatus::Empty;
-                }
-            }
-            catch (const fl::ConfigError& e)
-            {
-                fl::ExitOnConfigError("FlServerApplication", e);
-            }
-            aggregated = true;
+            used = m_strategy->Aggregate(ctx, in, m_global, weights);
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("FlServerApplication", e);
+        }
+        if (!used)
+        {
+            ++m_counters.strategyRejected;
+            report.status = FlRoundStatus::Empty;
         }
         for (std::size_t i = 0; i < result.participants.size(); ++i)
         {
@@ -1261,20 +1199,6 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
                 report.updates.push_back(info->second);
                 report.updates.back().weight = i < weights.size() ? weights[i] : 0.0;
             }
-        }
-        if (!aggregated)
-        {
-            aggregated = m_strategy->AggregateSum(ctx,
-                                                  result.sum,
-                                                  result.totalWeight,
-                                                  result.participants,
-                                                  m_global);
-        }
-        if (!aggregated)
-        {
-            // FedAvg: the weighted mean sum_k n_k w_k / sum_k n_k, in the model's precision
-            const Eigen::VectorXd mean = result.sum / result.totalWeight;
-            m_global = fl::ParamVector(mean).ConvertedTo(m_global.GetPrecision());
         }
     }
     m_uplinkInfos.clear();
@@ -1346,7 +1270,10 @@ FlServerApplication::EndRound()
         model.round = m_round;
         model.role = FlNodeRole::Server;
         model.model = &m_global;
-        m_strategy->DescribeModel(model);
+        if (m_peerHooks)
+        {
+            m_peerHooks->DescribeModel(model);
+        }
         ReportModel(model);
     }
 
@@ -1449,14 +1376,16 @@ FlServerApplication::StartAsynchronous()
         m_roundStartTrace(m_round, m_selected);
         FlServerStrategy::Context ctx;
         ctx.round = m_round;
-        m_strategy->ConfigureRound(ctx, m_selected);
+        FlRoundConfig config; // asynchronous: nothing attached (FlCheckRoundRules)
+        m_strategy->ConfigureRound(ctx, m_selected, config);
         return;
     }
     m_selected = SelectClients();
     m_roundStartTrace(m_round, m_selected);
     FlServerStrategy::Context ctx;
     ctx.round = m_round;
-    m_strategy->ConfigureRound(ctx, m_selected);
+    FlRoundConfig config; // asynchronous: nothing attached (FlCheckRoundRules)
+    m_strategy->ConfigureRound(ctx, m_selected, config);
     SendCurrentModel(m_selected);
 }
 
@@ -1511,7 +1440,7 @@ FlServerApplication::DispatchCohorts()
         try
         {
             // e.g. the cohort's configuration: sent before the model (in order over a stream)
-            m_uplink->RoundStarting(id, members, m_strategy->UplinkStepSize(m_global.Size()));
+            m_uplink->RoundStarting(id, members, m_uploadValues);
         }
         catch (const fl::ConfigError& e)
         {
@@ -1643,7 +1572,7 @@ FlServerApplication::FinishCohort(uint32_t cohort, const FlUplinkServerStep::Res
     }
     else
     {
-        FlServerStrategy::CohortSum sum;
+        FlAsyncHooks::CohortSum sum;
         sum.cohort = cohort;
         sum.trainedRound = c.version;
         sum.staleness = m_round - c.version;
@@ -1669,7 +1598,7 @@ FlServerApplication::FinishCohort(uint32_t cohort, const FlUplinkServerStep::Res
         }
         try
         {
-            m_strategy->CohortAggregated(sum, m_global);
+            m_asyncHooks->CohortAggregated(sum, m_global);
         }
         catch (const fl::ConfigError& e)
         {
@@ -1710,7 +1639,7 @@ FlServerApplication::HandleAsyncUpdate(fl::ReceivedMessage& msg,
     }
     try
     {
-        m_strategy->UpdateArrived(info, msg.params, m_global);
+        m_asyncHooks->UpdateArrived(info, msg.params, m_global);
     }
     catch (const fl::ConfigError& e)
     {

@@ -9,6 +9,7 @@
 #include "ns3/event-id.h"
 #include "ns3/fedavg.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-round-rules.h"
 #include "ns3/fl-server-strategy.h"
 #include "ns3/fl-uplink-step.h"
 #include "ns3/learning-task.h"
@@ -38,7 +39,7 @@ namespace ns3
  * answered or RoundDeadline passed, hands the received models to the strategy (in client-id order, so the result does not
  * depend on arrival order; FedAvgStrategy averages them weighted by their sample counts), and
  * starts the next round. A strategy that takes updates as they arrive
- * (FlServerStrategy::IsAsynchronous) gets each update at once instead, and rounds never close.
+ * (FlAsyncHooks) gets each update at once instead, and rounds never close.
  *
  * Late updates (for an earlier round) are dropped and counted with StragglerPolicy "drop"; with
  * "accept", a client whose update is outstanding is not selected again, and its update, when
@@ -49,24 +50,6 @@ namespace ns3
  * model unchanged and is skipped or repeated (QuorumPolicy; at most MaxRepeats repeats in a
  * row, then skipped).
  */
-/**
- * \ingroup fl
- * The settings of a server whose combinations FlServerApplication refuses
- * (FlServerApplication::CheckRoundRules): the server checks its own when it starts, a program
- * its flags before anything runs.
- */
-struct FlRoundRules
-{
-    std::string strategy;         ///< the strategy's TypeId name (for the message)
-    bool asynchronous{false};     ///< FlServerStrategy::IsAsynchronous
-    bool uplinkStep{false};       ///< an uplink step (e.g. secure aggregation) is set
-    uint32_t cohortSize{0};       ///< asynchronous with an uplink step: UplinkCohortSize
-    bool acceptStale{false};      ///< StragglerPolicy accept
-    bool roundDeadline{false};    ///< RoundDeadline > 0
-    uint32_t minQuorum{0};        ///< MinQuorum
-    bool weightedSampling{false}; ///< ClientSampling weighted
-};
-
 class FlServerApplication : public FlApplicationBase
 {
   public:
@@ -76,15 +59,13 @@ class FlServerApplication : public FlApplicationBase
     ~FlServerApplication() override;
 
     /**
-     * Throws fl::ConfigError unless the server can run with `rules`: StragglerPolicy accept
-     * with an uplink step or an asynchronous strategy, an asynchronous strategy with a
-     * RoundDeadline (unless it closes cohorts of an uplink step) or a MinQuorum, weighted
-     * ClientSampling with an uplink step. The error names the attribute as `name` gives it
-     * (default: the attribute's own name; a program passes its flag's).
+     * The rules this server's settings make with `strategy` for a model of `numParameters`
+     * values, with or without an uplink step: what the server checks when it starts
+     * (FlCheckRoundRules), for a helper to check before the run.
      */
-    static void CheckRoundRules(
-        const FlRoundRules& rules,
-        const std::function<std::string(const std::string& attribute)>& name = {});
+    FlRoundRules RoundRules(FlServerStrategy& strategy,
+                            std::size_t numParameters,
+                            bool uplinkStep) const;
 
     /// Sets the learning task (model, data, evaluation). Must be called before start.
     void SetTask(std::shared_ptr<const fl::LearningTask> task);
@@ -129,13 +110,13 @@ class FlServerApplication : public FlApplicationBase
      * The uplink-step seam (FlUplinkServerStep, fl-uplink-step.h): the clients (each with
      * the client half, FlClientApplication::SetUplinkStep) upload raw payloads; when the round's
      * uploads close the step runs its phases with the uploaders and hands back a sum and a total
-     * weight, and the new model is sum / totalWeight (or the strategy's AggregateSum). An
+     * weight, and the new model is the strategy's Aggregate of the sum (default sum / totalWeight). An
      * aborted step leaves the model unchanged (status Aborted; the round counts). The step
      * talks to the clients through a port (Control messages), never through this object. Not
      * combinable with StragglerPolicy accept, a strategy's server momentum or learning rate
      * other than 1 (synchronous rounds), or ClientSampling weighted (the clients announce no
      * sample counts: the step owns what they reveal). An asynchronous strategy needs an uplink
-     * cohort size K (FlServerStrategy::UplinkCohortSize, e.g. FedBuffStrategy): the server then
+     * cohort size K (FlAsyncHooks::UplinkCohortSize, e.g. FedBuffStrategy): the server then
      * sends the current model to cohorts of K idle clients together (drawn uniformly, while at
      * most ClientsPerRound clients are busy; 0 = all), each cohort's uploads close when all K
      * arrived or at RoundDeadline, the step runs once per cohort (several at once), and its
@@ -291,6 +272,12 @@ class FlServerApplication : public FlApplicationBase
     bool m_strategyPhases{false}; ///< the strategy runs phases before the upload
     bool m_phasesRunning{false};  ///< this round's phases before the upload are running
     bool m_strategyRaw{false};    ///< the clients upload the strategy's raw payloads
+    FlStrategyTraits m_traits;    ///< what the strategy declared
+    std::size_t m_uploadValues{0}; ///< values per model upload (the traits' or the model size)
+    FlAsyncHooks* m_asyncHooks{nullptr}; ///< the strategy's, if it takes updates as they arrive
+    FlPhaseHooks* m_phaseHooks{nullptr}; ///< the strategy's, if it has phases before the upload
+    FlPeerHooks* m_peerHooks{nullptr};   ///< the strategy's, if it talks to other nodes
+    fl::ParamVector m_attachment;        ///< what goes with this round's model (ConfigureRound)
     FlRoundReport m_report;       ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
     std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index

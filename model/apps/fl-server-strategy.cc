@@ -63,10 +63,14 @@ FlServerStrategy::Port() const
     return m_port;
 }
 
+FlStrategyTraits
+FlServerStrategy::Traits(std::size_t /* numParameters */) const
+{
+    return FlStrategyTraits();
+}
+
 void
-FlServerStrategy::Start(std::size_t /* numParameters */,
-                        bool /* acceptsStale */,
-                        bool /* hasUplinkStep */)
+FlServerStrategy::Start(const FlStrategySetup& /* setup */)
 {
 }
 
@@ -80,29 +84,57 @@ FlServerStrategy::SelectClients(uint32_t /* round */,
 
 void
 FlServerStrategy::ConfigureRound(const Context& /* ctx */,
-                                 const std::vector<uint32_t>& /* selected */)
+                                 const std::vector<uint32_t>& /* selected */,
+                                 FlRoundConfig& /* config */)
 {
 }
 
-void
-FlServerStrategy::Aggregate(const Context& /* ctx */,
-                            const std::vector<fl::RoundUpdate>& updates,
-                            const std::vector<uint32_t>& /* clients */,
-                            fl::ParamVector& model,
-                            std::vector<double>& weights)
+Eigen::VectorXd
+FlAggregationInput::WeightedMean() const
 {
-    fl::ParamVector velocity; // no momentum
-    model = fl::AggregateRound(model, updates, fl::RoundAggregationConfig(), velocity, &weights);
+    if (sum != nullptr)
+    {
+        return *sum / totalWeight;
+    }
+    if (!payloads.empty() || updates.empty())
+    {
+        throw fl::ConfigError("strategy",
+                              "asked for the weighted mean of raw payloads (or of nothing)",
+                              "decode the payloads in the strategy's Aggregate");
+    }
+    double total = 0.0;
+    Eigen::VectorXd acc = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(updates[0].model->Size()));
+    for (const auto& u : updates)
+    {
+        acc += u.sampleCount * u.model->ConvertedTo(fl::Precision::Float64).Get<double>();
+        total += u.sampleCount;
+    }
+    return acc / total;
 }
 
 bool
-FlServerStrategy::AggregateSum(const Context& /* ctx */,
-                               const Eigen::VectorXd& /* sum */,
-                               double /* totalWeight */,
-                               const std::vector<uint32_t>& /* clients */,
-                               fl::ParamVector& /* model */)
+FlServerStrategy::Aggregate(const Context& /* ctx */,
+                            const FlAggregationInput& in,
+                            fl::ParamVector& model,
+                            std::vector<double>& weights)
 {
-    return false;
+    if (!in.payloads.empty())
+    {
+        throw fl::ConfigError("strategy",
+                              GetInstanceTypeId().GetName() + " received raw uploads",
+                              "override Aggregate in a strategy whose traits say rawUploads");
+    }
+    if (in.IsSum())
+    {
+        // FedAvg: the weighted mean sum_k n_k w_k / sum_k n_k, in the model's precision
+        model = fl::ParamVector(Eigen::VectorXd(*in.sum / in.totalWeight))
+                    .ConvertedTo(model.GetPrecision());
+        weights.clear();
+        return true;
+    }
+    fl::ParamVector velocity; // no momentum
+    model = fl::AggregateRound(model, in.updates, fl::RoundAggregationConfig(), velocity, &weights);
+    return true;
 }
 
 void
@@ -111,44 +143,6 @@ FlServerStrategy::AfterAggregation(const Context& /* ctx */,
                                    std::function<void()> done)
 {
     done();
-}
-
-bool
-FlServerStrategy::Receive(FlInboundMessage& /* in */)
-{
-    return false;
-}
-
-bool
-FlServerStrategy::PhasesBeforeUpload() const
-{
-    return false;
-}
-
-FlServerStrategy::PhaseVerdict
-FlServerStrategy::PhaseMessage(const Context& /* ctx */,
-                               uint32_t /* client */,
-                               uint32_t /* tag */,
-                               const std::vector<uint8_t>& /* bytes */)
-{
-    return PhaseVerdict::Unexpected;
-}
-
-bool
-FlServerStrategy::PhasesDone(const Context& /* ctx */,
-                             const std::vector<uint32_t>& waiting,
-                             bool /* deadlineHit */,
-                             std::vector<uint32_t>& uploaders)
-{
-    uploaders = waiting;
-    return true;
-}
-
-void
-FlServerStrategy::UpdateLost(uint32_t /* client */,
-                             uint32_t /* version */,
-                             fl::ParamVector& /* global */)
-{
 }
 
 void
@@ -161,58 +155,53 @@ FlServerStrategy::DescribeRound(FlRoundReport& /* report */) const
 {
 }
 
-void
-FlServerStrategy::DescribeModel(FlModelReport& /* report */) const
-{
-}
+FlAsyncHooks::~FlAsyncHooks() = default;
 
-bool
-FlServerStrategy::RawUploads() const
+void
+FlAsyncHooks::UpdateLost(uint32_t /* client */, uint32_t /* version */, fl::ParamVector& /* global */)
 {
-    return false;
 }
 
 uint32_t
-FlServerStrategy::AggregatePayloads(const Context& /* ctx */,
-                                    const std::vector<uint32_t>& /* clients */,
-                                    const std::vector<const std::vector<uint8_t>*>& /* payloads */,
-                                    fl::ParamVector& /* model */,
-                                    std::vector<double>& /* weights */)
+FlAsyncHooks::UplinkCohortSize() const
 {
-    throw fl::ConfigError("strategy",
-                          GetInstanceTypeId().GetName() + " received raw uploads",
-                          "override AggregatePayloads in a strategy whose RawUploads() is true");
-}
-
-bool
-FlServerStrategy::AggregatePayloadSum(const Context& /* ctx */,
-                                      const Eigen::VectorXd& /* sum */,
-                                      const std::vector<uint32_t>& /* participants */,
-                                      fl::ParamVector& /* model */,
-                                      std::vector<double>& /* weights */)
-{
-    throw fl::ConfigError("strategy",
-                          GetInstanceTypeId().GetName() + " received a sum of raw uploads",
-                          "override AggregatePayloadSum in a strategy whose RawUploads() is true");
-}
-
-std::size_t
-FlServerStrategy::UplinkStepSize(std::size_t numParameters) const
-{
-    return numParameters;
-}
-
-bool
-FlServerStrategy::IsAsynchronous() const
-{
-    return false;
+    return 0;
 }
 
 void
-FlServerStrategy::UpdateArrived(const FlUpdateInfo& /* info */,
-                                const fl::ParamVector& /* update */,
-                                fl::ParamVector& /* global */)
+FlAsyncHooks::CohortAggregated(const CohortSum& /* cohort */, fl::ParamVector& /* global */)
 {
+    throw fl::ConfigError("strategy",
+                          "an asynchronous strategy got a cohort's sum",
+                          "give the strategy an UplinkCohortSize and CohortAggregated, or run "
+                          "it without an uplink step");
+}
+
+FlPhaseHooks::~FlPhaseHooks() = default;
+
+FlPeerHooks::~FlPeerHooks() = default;
+
+void
+FlPeerHooks::DescribeModel(FlModelReport& /* report */) const
+{
+}
+
+FlAsyncHooks*
+FlAsyncHooksOf(FlServerStrategy* strategy)
+{
+    return dynamic_cast<FlAsyncHooks*>(strategy);
+}
+
+FlPhaseHooks*
+FlPhaseHooksOf(FlServerStrategy* strategy)
+{
+    return dynamic_cast<FlPhaseHooks*>(strategy);
+}
+
+FlPeerHooks*
+FlPeerHooksOf(FlServerStrategy* strategy)
+{
+    return dynamic_cast<FlPeerHooks*>(strategy);
 }
 
 void
@@ -252,45 +241,32 @@ FedAvgStrategy::GetTypeId()
 
 FedAvgStrategy::FedAvgStrategy() = default;
 
-void
-FedAvgStrategy::Start(std::size_t /* numParameters */, bool /* acceptsStale */, bool hasUplinkStep)
-{
-    if (hasUplinkStep && (m_momentum != 0.0 || m_learningRate != 1.0))
-    {
-        throw fl::ConfigError("ServerMomentum/ServerLearningRate",
-                              "server momentum or a learning rate other than 1 with an uplink "
-                              "step (secure aggregation, codec)",
-                              "use the defaults: the step's mean is the next model");
-    }
-}
-
-void
-FedAvgStrategy::Aggregate(const Context& /* ctx */,
-                          const std::vector<fl::RoundUpdate>& updates,
-                          const std::vector<uint32_t>& /* clients */,
+bool
+FedAvgStrategy::Aggregate(const Context& ctx,
+                          const FlAggregationInput& in,
                           fl::ParamVector& model,
                           std::vector<double>& weights)
 {
+    if (in.IsSum())
+    {
+        if (m_momentum == 0.0 && m_learningRate == 1.0)
+        {
+            return FlServerStrategy::Aggregate(ctx, in, model, weights);
+        }
+        // FedAvgM on the mean the summing step revealed: the same step as on the mean of
+        // individual updates (fl::ServerMomentumStep)
+        const fl::ParamVector mean =
+            fl::ParamVector(in.WeightedMean()).ConvertedTo(model.GetPrecision());
+        fl::ServerMomentumStep(model, mean, m_velocity, m_momentum, m_learningRate);
+        weights.clear();
+        return true;
+    }
     fl::RoundAggregationConfig config;
     config.serverMomentum = m_momentum;
     config.serverLearningRate = m_learningRate;
     config.stalenessExponent = m_stalenessExponent;
-    model = fl::AggregateRound(model, updates, config, m_velocity, &weights);
-}
-
-uint32_t
-FlServerStrategy::UplinkCohortSize() const
-{
-    return 0;
-}
-
-void
-FlServerStrategy::CohortAggregated(const CohortSum& /* cohort */, fl::ParamVector& /* global */)
-{
-    throw fl::ConfigError("strategy",
-                          GetInstanceTypeId().GetName() + " got a cohort's sum",
-                          "give the strategy an UplinkCohortSize and CohortAggregated, or run "
-                          "it without an uplink step");
+    model = fl::AggregateRound(model, in.updates, config, m_velocity, &weights);
+    return true;
 }
 
 } // namespace ns3

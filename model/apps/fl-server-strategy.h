@@ -148,19 +148,104 @@ struct FlServerPort
 
 /**
  * \ingroup fl
+ * What a server strategy declares about itself before it starts: the server, the helpers and
+ * the example programs check a configuration against it (FlCheckRoundRules), and the transports
+ * size their message limits from it. Defaults: a synchronous strategy that takes model uploads
+ * of the model's size, with nothing sent beside the model, aggregating from a weighted sum as
+ * well as from individual updates.
+ */
+struct FlStrategyTraits
+{
+    /// Values each client uploads (0: the model size). A strategy whose clients upload more
+    /// than the model (e.g. SCAFFOLD's model and control-variate changes) says how many.
+    std::size_t uploadValues{0};
+    /// Values sent to every selected client with the global model (FlRoundConfig::attachment).
+    std::size_t attachmentValues{0};
+    /// The clients upload raw payloads of the strategy's own format (Aggregate gets `payloads`),
+    /// each at most as large as a float64 upload of uploadValues values (plus 4 KiB).
+    bool rawUploads{false};
+    /// Aggregate needs each client's update (false: it can work from their weighted sum, so
+    /// it composes with a summing uplink step such as secure aggregation).
+    bool individualUpdates{false};
+    /// Aggregate takes stale updates (StragglerPolicy accept) with their base model.
+    bool staleUpdates{true};
+};
+
+/**
+ * \ingroup fl
+ * What the server tells a strategy when it starts.
+ */
+struct FlStrategySetup
+{
+    std::size_t numParameters{0}; ///< the model size
+    bool acceptsStale{false};     ///< StragglerPolicy accept
+    bool hasUplinkStep{false};    ///< an uplink step (e.g. secure aggregation) is installed
+};
+
+/**
+ * \ingroup fl
+ * What a strategy adds to a round's global model message (ConfigureRound).
+ */
+struct FlRoundConfig
+{
+    /**
+     * Values sent with the global model to every selected client, in the same message (so they
+     * arrive with it or not at all) and given to the client strategy's fit
+     * (FlFitInput::attachment): e.g. SCAFFOLD's server control variate. Its size must be the
+     * strategy's FlStrategyTraits::attachmentValues (empty: nothing is attached).
+     */
+    fl::ParamVector attachment;
+};
+
+/**
+ * \ingroup fl
+ * What the round delivered to Aggregate, in one of three forms:
+ *  - individual model uploads: `updates` (one per (client, round trained on), ascending;
+ *    stale ones with their base model) and `clients` (clients[i] sent updates[i]);
+ *  - individual raw payloads (FlStrategyTraits::rawUploads): `payloads`, `clients`;
+ *  - a sum only (after a summing uplink step such as secure aggregation): `sum` = sum_k w_k x_k
+ *    over the participants `clients` (ascending) and `totalWeight` = sum_k w_k, where x_k is
+ *    what client k uploaded (its model, its upload values, or the values its raw payload makes)
+ *    and w_k its upload weight (FlClientStrategy::UploadWeight).
+ */
+struct FlAggregationInput
+{
+    std::vector<uint32_t> clients;                      ///< ascending client indices
+    std::vector<fl::RoundUpdate> updates;               ///< individual model uploads
+    std::vector<const std::vector<uint8_t>*> payloads;  ///< individual raw payloads
+    const Eigen::VectorXd* sum{nullptr};                ///< the weighted sum, if only that
+    double totalWeight{0.0};                            ///< the sum's total weight
+
+    /// Whether only the weighted sum is known.
+    bool IsSum() const
+    {
+        return sum != nullptr;
+    }
+
+    /**
+     * The weighted mean of the uploads: sum / totalWeight, or sum_k n_k x_k / sum_k n_k over
+     * the individual model uploads (n_k the sample counts; stale updates count as they are).
+     * Throws fl::ConfigError for raw payloads.
+     */
+    Eigen::VectorXd WeightedMean() const;
+};
+
+/**
+ * \ingroup fl
  * The server half of the strategy seam (install with FlServerApplication::SetStrategy or
  * FlFedAvgHelper::SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(10))).
  * The server keeps the schedule (join, send, deadline, quorum, stragglers); a strategy decides
- * the rest through these hooks. Every hook has a default, so a strategy overrides only what
- * its algorithm changes. The maths belongs in model/algorithms; a strategy calls it.
+ * the rest through eight hooks, each with a default, so a strategy overrides only what its
+ * algorithm changes. The maths belongs in model/algorithms; a strategy calls it.
  *
- * Synchronous round: SelectClients -> ConfigureRound -> (clients train) -> Aggregate (or
- * AggregateSum after an uplink step) -> AfterAggregation -> next round.
- * Asynchronous (IsAsynchronous() true): the server starts once with SelectClients and sends the
- * model to them, then hands every arriving update to UpdateArrived and never closes a round;
- * the strategy commits versions and sends models through the port. Asynchronous with an uplink
- * step: the server dispatches cohorts of UplinkCohortSize() clients, runs the step once per
- * cohort and hands each cohort's sum to CohortAggregated.
+ * Synchronous round: SelectClients -> ConfigureRound (what goes with the model) -> (clients
+ * train) -> Aggregate -> AfterAggregation -> DescribeRound -> next round.
+ *
+ * What only some algorithms need is an optional interface the strategy also derives from
+ * (plain C++ abstract classes; the server asks with dynamic_cast):
+ *  - FlAsyncHooks: updates taken as they arrive (FedAsync, FedBuff), no rounds;
+ *  - FlPhaseHooks: control-message phases between training and the upload (EGA's codec);
+ *  - FlPeerHooks: messages from nodes other than its clients, e.g. neighbour servers (GFL).
  */
 class FlServerStrategy : public Object
 {
@@ -183,55 +268,50 @@ class FlServerStrategy : public Object
     const FlServerPort& Port() const;
 
     /**
-     * Called when the server starts (after SetPort), with the model size and the settings
-     * the server has; a strategy checks its configuration here (throw fl::ConfigError).
-     * @param numParameters the model size
-     * @param acceptsStale whether the server accepts stale updates (StragglerPolicy accept)
-     * @param hasUplinkStep whether an uplink step (e.g. secure aggregation) is installed
+     * Hook 1. What the strategy declares (FlStrategyTraits), for a model of `numParameters`;
+     * asked before Start and by FlCheckRoundRules. Default: FlStrategyTraits().
      */
-    virtual void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep);
+    virtual FlStrategyTraits Traits(std::size_t numParameters) const;
 
     /**
-     * Picks the clients of `round` among the `eligible` ones (ascending). Return false (the
-     * default) to let the server sample with ClientsPerRound / ClientSampling.
+     * Hook 2. Called when the server starts (after SetPort); a strategy checks its
+     * configuration here (throw fl::ConfigError naming the attribute).
+     */
+    virtual void Start(const FlStrategySetup& setup);
+
+    /**
+     * Hook 3. Picks the clients of `round` among the `eligible` ones (ascending). Return false
+     * (the default) to let the server sample with ClientsPerRound / ClientSampling.
      */
     virtual bool SelectClients(uint32_t round,
                                const std::vector<uint32_t>& eligible,
                                std::vector<uint32_t>& selected);
 
     /**
-     * Called with the selected clients just before the global model is sent to them (a
-     * strategy may send them its configuration first, through the port).
+     * Hook 4. Called with the selected clients just before the global model is sent to them:
+     * fill `config` (what goes with the model); a strategy may also send messages through the
+     * port first.
      */
-    virtual void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected);
+    virtual void ConfigureRound(const Context& ctx,
+                                const std::vector<uint32_t>& selected,
+                                FlRoundConfig& config);
 
     /**
-     * Turns the round's updates (ascending (client, round trained on); `clients[i]` sent
-     * `updates[i]`, stale ones with their base model) into the server's model, which holds
-     * the model the fresh clients trained on, and sets `weights` (one per update, before
-     * normalisation). The default is FedAvg: fl::AggregateRound with no momentum and the
-     * server's staleness discount (1 + s)^-1/2 (FedAvgStrategy has the attributes).
+     * Hook 5. Turns what the round delivered into the server's model (which holds the model the
+     * fresh clients trained on) and sets `weights` (one per client of `in.clients` for
+     * individual uploads, NaN for a payload the strategy found malformed and left out, or one
+     * per participant of a sum). Return false if nothing usable arrived (the model is kept and
+     * the round counts as empty). The default is FedAvg: fl::AggregateRound with no momentum
+     * and the staleness discount (1 + s)^-1/2 (FedAvgStrategy has the attributes), or
+     * sum / totalWeight.
      */
-    virtual void Aggregate(const Context& ctx,
-                           const std::vector<fl::RoundUpdate>& updates,
-                           const std::vector<uint32_t>& clients,
+    virtual bool Aggregate(const Context& ctx,
+                           const FlAggregationInput& in,
                            fl::ParamVector& model,
                            std::vector<double>& weights);
 
     /**
-     * After an uplink step (e.g. secure aggregation): its phases produced `sum` =
-     * sum_k weight_k x_k over `clients` (ascending) and `totalWeight`; set the model and
-     * return true, or return false (the default) for sum / totalWeight in the model's
-     * precision.
-     */
-    virtual bool AggregateSum(const Context& ctx,
-                              const Eigen::VectorXd& sum,
-                              double totalWeight,
-                              const std::vector<uint32_t>& clients,
-                              fl::ParamVector& model);
-
-    /**
-     * Acts on the model between aggregation (or an unchanged model: skipped, empty or
+     * Hook 6. Acts on the model between aggregation (or an unchanged model: skipped, empty or
      * aborted round) and the next round, then calls `done` exactly once, now or later in
      * simulated time. Repeated rounds do not call it. The default calls `done` at once.
      */
@@ -239,120 +319,56 @@ class FlServerStrategy : public Object
                                   fl::ParamVector& model,
                                   std::function<void()> done);
 
-    /**
-     * A message that is not part of the client protocol (a neighbour server's model, a
-     * control message) arrived. Return true if consumed (the default: false, counted as
-     * unexpected by the server).
-     */
-    virtual bool Receive(FlInboundMessage& in);
-
-    /**
-     * Whether each round opens with the strategy's control-message phases before the upload
-     * (default false). While they run, the server hands every Control message of a selected
-     * client for this round to PhaseMessage, asks PhasesDone whether they are over (after each
-     * accepted message, when a selected client leaves, at the deadline), and takes no upload.
-     */
-    virtual bool PhasesBeforeUpload() const;
-
-    /// What PhaseMessage made of a message.
-    enum class PhaseVerdict : uint8_t
-    {
-        Accepted = 0,   ///< taken
-        Unexpected = 1, ///< not the strategy's (wrong tag, duplicate): counted as unexpected
-        Malformed = 2,  ///< the strategy's, but undecodable: counted as rejected by the strategy
-    };
-
-    /// A Control message (tag, bytes) of selected client `client` while the phases run.
-    virtual PhaseVerdict PhaseMessage(const Context& ctx,
-                                      uint32_t client,
-                                      uint32_t tag,
-                                      const std::vector<uint8_t>& bytes);
-
-    /**
-     * Whether the phases before the upload are over, `waiting` being the selected clients the
-     * round still waits for (ascending) and `deadlineHit` whether the round's deadline fell.
-     * Return true, with `uploaders` the clients whose upload the round now waits for (none:
-     * the round closes empty), once they are; the strategy sends what the clients need through
-     * the port first. A deadline that ends the phases with uploaders starts a fresh deadline.
-     */
-    virtual bool PhasesDone(const Context& ctx,
-                            const std::vector<uint32_t>& waiting,
-                            bool deadlineHit,
-                            std::vector<uint32_t>& uploaders);
-
-    /// A selected client left during the open round before its upload arrived.
+    /// Hook 7. A selected client left during the open round before its upload arrived.
     virtual void ClientLeft(uint32_t client);
 
-    /// Fills the strategy's part of the report of `report.round` (default: nothing).
+    /// Hook 8. Fills the strategy's part of the report of `report.round` (default: nothing).
     virtual void DescribeRound(FlRoundReport& report) const;
 
-    /**
-     * Fills the strategy's part of the ModelReport of the round that just ended with a new
-     * model (e.g. a graph server's aggregate before its neighbours' combination and the
-     * neighbour messages missing; default: nothing).
-     */
-    virtual void DescribeModel(FlModelReport& report) const;
+  protected:
+    void DoDispose() override;
+
+  private:
+    FlServerPort m_port;
+};
+
+/**
+ * \ingroup fl
+ * Optional interface of a server strategy that takes updates as they arrive (FedAsync,
+ * FedBuff): the server starts once with SelectClients and sends the model to them, then hands
+ * every arriving update to UpdateArrived and never closes a round; the strategy commits versions
+ * and sends models through the port. With an uplink step the server dispatches cohorts of
+ * UplinkCohortSize() clients, runs the step once per cohort and hands each cohort's sum to
+ * CohortAggregated.
+ */
+class FlAsyncHooks
+{
+  public:
+    virtual ~FlAsyncHooks();
 
     /**
-     * Whether the clients upload raw payloads of the strategy's own format (default false:
-     * models in the transport's wire encoding). The round's payloads then go to
-     * AggregatePayloads, or, after an uplink step, the step's sum to AggregatePayloadSum.
-     */
-    virtual bool RawUploads() const;
-
-    /**
-     * Raw uploads: turns the payloads (`clients` ascending, `payloads[i]` from `clients[i]`)
-     * into the model and sets `weights` (one per payload: its aggregation weight, NaN if the
-     * payload was malformed and left out). Returns the number of payloads used.
-     */
-    virtual uint32_t AggregatePayloads(const Context& ctx,
-                                       const std::vector<uint32_t>& clients,
-                                       const std::vector<const std::vector<uint8_t>*>& payloads,
-                                       fl::ParamVector& model,
-                                       std::vector<double>& weights);
-
-    /**
-     * Raw uploads after an uplink step: the step summed the UplinkStepSize values the clients
-     * made of their payloads over `participants` (ascending). Set the model and `weights`
-     * (one per participant) and return true, or false if the sum was unusable (the model is
-     * kept, the round counts as empty).
-     */
-    virtual bool AggregatePayloadSum(const Context& ctx,
-                                     const Eigen::VectorXd& sum,
-                                     const std::vector<uint32_t>& participants,
-                                     fl::ParamVector& model,
-                                     std::vector<double>& weights);
-
-    /// How many values an uplink step carries per client (default: the model size).
-    virtual std::size_t UplinkStepSize(std::size_t numParameters) const;
-
-    /// Whether the strategy takes updates as they arrive (no rounds). Default false.
-    virtual bool IsAsynchronous() const;
-
-    /**
-     * Asynchronous strategies: an update of a known client arrived (info.staleness = current
-     * version - version trained on). `global` is the server's model: change it and call
-     * Port().commit to make a new version; send models with Port().sendModel.
+     * An update of a known client arrived (info.staleness = current version - version trained
+     * on). `global` is the server's model: change it and call Port().commit to make a new
+     * version; send models with Port().sendModel.
      */
     virtual void UpdateArrived(const FlUpdateInfo& info,
                                const fl::ParamVector& update,
-                               fl::ParamVector& global);
+                               fl::ParamVector& global) = 0;
 
     /**
-     * Asynchronous strategies: the update a client owed for `version` will not come (a datagram
-     * transport gave up the model sent to it or its upload); the client is idle again.
-     * `global` is the server's model, as in UpdateArrived. Default: nothing (the client stays
-     * without work until the strategy sends it a model).
+     * The update a client owed for `version` will not come (a datagram transport gave up the
+     * model sent to it or its upload); the client is idle again. Default: nothing (the client
+     * stays without work until the strategy sends it a model).
      */
     virtual void UpdateLost(uint32_t client, uint32_t version, fl::ParamVector& global);
 
     /**
-     * Asynchronous strategies with an uplink step (e.g. secure aggregation, whose pairwise
-     * masks need the participants fixed before keys are shared): the size K of the cohorts
-     * the server dispatches the current model to together. Each cohort's uploads go through one
-     * run of the uplink step, and its result goes to CohortAggregated; several cohorts may be
-     * in flight at once (up to ClientsPerRound clients busy). 0 (the default): the strategy
-     * cannot run with an uplink step.
+     * With an uplink step (e.g. secure aggregation, whose pairwise masks need the participants
+     * fixed before keys are shared): the size K of the cohorts the server dispatches the current
+     * model to together. Each cohort's uploads go through one run of the uplink step, and its
+     * result goes to CohortAggregated; several cohorts may be in flight at once (up to
+     * ClientsPerRound clients busy). 0 (the default): the strategy cannot run with an uplink
+     * step.
      */
     virtual uint32_t UplinkCohortSize() const;
 
@@ -369,18 +385,83 @@ class FlServerStrategy : public Object
     };
 
     /**
-     * Asynchronous strategies with an uplink cohort size: a cohort's uplink step completed.
-     * `global` is the server's model: change it and call Port().commit to make a new version.
-     * The default throws fl::ConfigError (a strategy with UplinkCohortSize() > 0 overrides it).
+     * With an uplink cohort size: a cohort's uplink step completed. `global` is the server's
+     * model: change it and call Port().commit to make a new version. The default throws
+     * fl::ConfigError (a strategy with UplinkCohortSize() > 0 overrides it).
      */
     virtual void CohortAggregated(const CohortSum& cohort, fl::ParamVector& global);
-
-  protected:
-    void DoDispose() override;
-
-  private:
-    FlServerPort m_port;
 };
+
+/**
+ * \ingroup fl
+ * Optional interface of a server strategy whose rounds open with control-message phases before
+ * the upload (EGA's codec: the clients' statistics, then the agreed parameters). While they run,
+ * the server hands every Control message of a selected client for this round to PhaseMessage,
+ * asks PhasesDone whether they are over (after each accepted message, when a selected client
+ * leaves, at the deadline), and takes no upload.
+ */
+class FlPhaseHooks
+{
+  public:
+    virtual ~FlPhaseHooks();
+
+    /// What PhaseMessage made of a message.
+    enum class Verdict : uint8_t
+    {
+        Accepted = 0,   ///< taken
+        Unexpected = 1, ///< not the strategy's (wrong tag, duplicate): counted as unexpected
+        Malformed = 2,  ///< the strategy's, but undecodable: counted as rejected by the strategy
+    };
+
+    /// A Control message (tag, bytes) of selected client `client` while the phases run.
+    virtual Verdict PhaseMessage(const FlServerStrategy::Context& ctx,
+                                 uint32_t client,
+                                 uint32_t tag,
+                                 const std::vector<uint8_t>& bytes) = 0;
+
+    /**
+     * Whether the phases before the upload are over, `waiting` being the selected clients the
+     * round still waits for (ascending) and `deadlineHit` whether the round's deadline fell.
+     * Return true, with `uploaders` the clients whose upload the round now waits for (none: the
+     * round closes empty), once they are; the strategy sends what the clients need through the
+     * port first. A deadline that ends the phases with uploaders starts a fresh deadline.
+     */
+    virtual bool PhasesDone(const FlServerStrategy::Context& ctx,
+                            const std::vector<uint32_t>& waiting,
+                            bool deadlineHit,
+                            std::vector<uint32_t>& uploaders) = 0;
+};
+
+/**
+ * \ingroup fl
+ * Optional interface of a server strategy that talks to nodes other than its clients (a GFL
+ * server's neighbour servers) and reports more than the global model.
+ */
+class FlPeerHooks
+{
+  public:
+    virtual ~FlPeerHooks();
+
+    /**
+     * A message that is not part of the client protocol (a neighbour server's model, a control
+     * message) arrived. Return true if consumed (false: counted as unexpected by the server).
+     */
+    virtual bool Receive(FlInboundMessage& in) = 0;
+
+    /**
+     * Fills the strategy's part of the ModelReport of the round that just ended with a new
+     * model (e.g. a graph server's aggregate before its neighbours' combination and the
+     * neighbour messages missing). Default: nothing.
+     */
+    virtual void DescribeModel(FlModelReport& report) const;
+};
+
+/// The strategy's FlAsyncHooks, or nullptr if it takes no updates as they arrive.
+FlAsyncHooks* FlAsyncHooksOf(FlServerStrategy* strategy);
+/// The strategy's FlPhaseHooks, or nullptr if its rounds have no phases before the upload.
+FlPhaseHooks* FlPhaseHooksOf(FlServerStrategy* strategy);
+/// The strategy's FlPeerHooks, or nullptr.
+FlPeerHooks* FlPeerHooksOf(FlServerStrategy* strategy);
 
 /**
  * \ingroup fl
@@ -397,10 +478,8 @@ class FedAvgStrategy : public FlServerStrategy
     /// \return the TypeId
     static TypeId GetTypeId();
     FedAvgStrategy();
-    void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
-    void Aggregate(const Context& ctx,
-                   const std::vector<fl::RoundUpdate>& updates,
-                   const std::vector<uint32_t>& clients,
+    bool Aggregate(const Context& ctx,
+                   const FlAggregationInput& in,
                    fl::ParamVector& model,
                    std::vector<double>& weights) override;
 

@@ -16,9 +16,9 @@
  *   server: the round's uploads close (all selected answered, or the round deadline)
  *   server: Aggregate(round, uploads, done)     the step's phases (control messages both ways,
  *                                               its own deadlines), then done(result)
- *   server: result ok: model = sum / totalWeight (or the round step's AggregateSum)
+ *   server: result ok: model = sum / totalWeight (or the strategy's Aggregate of the sum)
  *           aborted: the model is kept (round status "aborted")
- * An asynchronous strategy with an uplink cohort size K (FlServerStrategy::UplinkCohortSize)
+ * An asynchronous strategy with an uplink cohort size K (FlAsyncHooks::UplinkCohortSize)
  * runs one instance per cohort of K clients dispatched together: RoundStarting(cohort, its K
  * clients), the cohort's uploads, Aggregate(cohort, ...); several cohorts (instances, numbered
  * by the round of their messages) may be in flight at once, so a step keys its state by round.

@@ -61,24 +61,18 @@ FlClientStrategy::FitFunction
 GflClientStrategy::MakeFit() const
 {
     const Config c = m_config; // owned by the closure
-    return [c](const fl::LearningTask& task,
-               uint32_t client,
-               const fl::ParamVector& start,
-               uint64_t seed,
-               uint32_t round,
-               fl::Perturbation* perturbation,
-               FlClientFit& out) {
+    return [c](const FlFitInput& in, FlClientFit& out) {
         // E_{p,k} steps of mu / E_{p,k}, model or update uplink, client noise (gfl.h)
-        fl::GflClientResult r = fl::GflClientStep(task,
-                                                  client,
-                                                  start,
+        fl::GflClientResult r = fl::GflClientStep(*in.task,
+                                                  in.client,
+                                                  *in.start,
                                                   c.trainer,
                                                   c.uplink,
                                                   c.mu,
-                                                  perturbation,
+                                                  in.perturbation,
                                                   c.server,
-                                                  seed,
-                                                  round,
+                                                  in.seed,
+                                                  in.round,
                                                   c.noiseSource);
         out.training = std::move(r.training);
         out.upload = std::move(r.upload);

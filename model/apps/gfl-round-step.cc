@@ -85,13 +85,25 @@ GflRoundStep::SetPsi(const fl::ParamVector& average, fl::ParamVector& model) con
                 : average;                                        // eq. (7)
 }
 
-void
+bool
 GflRoundStep::Aggregate(const Context& ctx,
-                        const std::vector<fl::RoundUpdate>& updates,
-                        const std::vector<uint32_t>& clients,
+                        const FlAggregationInput& in,
                         fl::ParamVector& model,
                         std::vector<double>& weights)
 {
+    if (in.IsSum())
+    {
+        // Secure aggregation's survivors, weight 1 each: totalWeight = |S|. The average is what
+        // fl::GflSecureAverage computes in process, bit for bit.
+        m_uploads = static_cast<uint32_t>(in.clients.size());
+        m_dropped = static_cast<uint32_t>(m_sampled.size() -
+                                          std::min(m_sampled.size(), in.clients.size()));
+        const Eigen::VectorXd mean = *in.sum / in.totalWeight;
+        SetPsi(fl::ParamVector(mean).ConvertedTo(model.GetPrecision()), model); // (7) / (55)
+        weights.clear();
+        return true;
+    }
+    const std::vector<fl::RoundUpdate>& updates = in.updates;
     // eq. (7) / (55) over the fresh uploads, in client order, each with weight 1
     std::vector<const fl::ParamVector*> uploads;
     for (const fl::RoundUpdate& u : updates)
@@ -103,8 +115,7 @@ GflRoundStep::Aggregate(const Context& ctx,
     }
     if (uploads.empty())
     {
-        FlServerStrategy::Aggregate(ctx, updates, clients, model, weights);
-        return;
+        return FlServerStrategy::Aggregate(ctx, in, model, weights);
     }
     weights.assign(updates.size(), 1.0);
     m_uploads = static_cast<uint32_t>(uploads.size());
@@ -118,30 +129,16 @@ GflRoundStep::Aggregate(const Context& ctx,
     {
         fl::ExitOnConfigError("GflRoundStep", e);
     }
+    return true;
 }
 
 void
-GflRoundStep::ConfigureRound(const Context& /* ctx */, const std::vector<uint32_t>& selected)
+GflRoundStep::ConfigureRound(const Context& /* ctx */,
+                             const std::vector<uint32_t>& selected,
+                             FlRoundConfig& /* config */)
 {
     m_sampled = selected;
     m_dropped = 0;
-}
-
-bool
-GflRoundStep::AggregateSum(const Context& /* ctx */,
-                           const Eigen::VectorXd& sum,
-                           double totalWeight,
-                           const std::vector<uint32_t>& clients,
-                           fl::ParamVector& model)
-{
-    // Secure aggregation's survivors, weight 1 each: totalWeight = |S|. The average is what
-    // fl::GflSecureAverage computes in process, bit for bit.
-    m_uploads = static_cast<uint32_t>(clients.size());
-    m_dropped =
-        static_cast<uint32_t>(m_sampled.size() - std::min(m_sampled.size(), clients.size()));
-    const Eigen::VectorXd mean = sum / totalWeight;
-    SetPsi(fl::ParamVector(mean).ConvertedTo(model.GetPrecision()), model); // eq. (7) / (55)
-    return true;
 }
 
 bool

@@ -10,7 +10,7 @@
  * transport (FlGraphExchangeNode: graph-homomorphic, i.i.d. or no noise; loss policies).
  *
  * Secure aggregation is an uplink step of the server (SecAggServerStep; FlGflHelper installs
- * it): the step then gets the survivors' unmasked sum (weights 1) through AggregateSum, and an
+ * it): the step then gets the survivors' unmasked sum (weights 1) through Aggregate (a sum), and an
  * aborted secure round arrives here as a round that aggregated nothing (psi = w_{p,i-1}).
  */
 #ifndef GFL_ROUND_STEP_H
@@ -49,7 +49,7 @@ struct GflIterationReport
  * FlGflHelper does, with CreateObject<GflRoundStep>(config)). It reaches its neighbour servers
  * through the port's transport.
  */
-class GflRoundStep : public FlServerStrategy
+class GflRoundStep : public FlServerStrategy, public FlPeerHooks
 {
   public:
     /// \return the TypeId
@@ -84,23 +84,19 @@ class GflRoundStep : public FlServerStrategy
     bool SelectClients(uint32_t round,
                        const std::vector<uint32_t>& eligible,
                        std::vector<uint32_t>& selected) override;
-    void Aggregate(const Context& ctx,
-                   const std::vector<fl::RoundUpdate>& updates,
-                   const std::vector<uint32_t>& clients,
+    bool Aggregate(const Context& ctx,
+                   const FlAggregationInput& in,
                    fl::ParamVector& model,
                    std::vector<double>& weights) override;
     bool Receive(FlInboundMessage& in) override;
     void AfterAggregation(const Context& ctx,
                           fl::ParamVector& model,
                           std::function<void()> done) override;
-    void ConfigureRound(const Context& ctx, const std::vector<uint32_t>& selected) override;
+    void ConfigureRound(const Context& ctx,
+                        const std::vector<uint32_t>& selected,
+                        FlRoundConfig& config) override;
     /// The aggregate psi_{p,i}, the neighbour messages missing and the dropped clients.
     void DescribeModel(FlModelReport& report) const override;
-    bool AggregateSum(const Context& ctx,
-                      const Eigen::VectorXd& sum,
-                      double totalWeight,
-                      const std::vector<uint32_t>& clients,
-                      fl::ParamVector& model) override;
 
     /// Sampled clients whose upload did not count, over all iterations so far.
     uint64_t GetDroppedClients() const

@@ -36,17 +36,20 @@ QfflServerStrategy::GetTypeId()
 
 QfflServerStrategy::QfflServerStrategy() = default;
 
-void
-QfflServerStrategy::Start(std::size_t numParameters, bool acceptsStale, bool /* hasUplinkStep */)
+FlStrategyTraits
+QfflServerStrategy::Traits(std::size_t numParameters) const
 {
-    if (acceptsStale)
-    {
-        throw fl::ConfigError("StragglerPolicy",
-                              "accept with q-FFL",
-                              "use drop: Algorithm 2 steps from the clients' Delta_k and h_k of "
-                              "the current model");
-    }
-    m_parameters = numParameters;
+    FlStrategyTraits t;
+    t.rawUploads = true;                  // fl::PackQfflUpdate: h_k and Delta_k in float64
+    t.uploadValues = numParameters + 1;   // [Delta_k; h_k] through an uplink step
+    t.staleUpdates = false; // Algorithm 2 steps from Delta_k and h_k of the current model
+    return t;
+}
+
+void
+QfflServerStrategy::Start(const FlStrategySetup& setup)
+{
+    m_parameters = setup.numParameters;
 }
 
 bool
@@ -73,27 +76,36 @@ QfflServerStrategy::SelectClients(uint32_t round,
 }
 
 bool
-QfflServerStrategy::RawUploads() const
+QfflServerStrategy::Aggregate(const Context& /* ctx */,
+                              const FlAggregationInput& in,
+                              fl::ParamVector& model,
+                              std::vector<double>& weights)
 {
-    return true;
-}
-
-uint32_t
-QfflServerStrategy::AggregatePayloads(const Context& /* ctx */,
-                                      const std::vector<uint32_t>& clients,
-                                      const std::vector<const std::vector<uint8_t>*>& payloads,
-                                      fl::ParamVector& model,
-                                      std::vector<double>& weights)
-{
-    weights.assign(clients.size(), std::numeric_limits<double>::quiet_NaN());
-    std::vector<fl::QfflClientUpdate> updates(clients.size());
-    std::vector<const fl::QfflClientUpdate*> used;
-    for (std::size_t i = 0; i < clients.size(); ++i)
+    if (in.IsSum())
     {
-        if (!fl::UnpackQfflUpdate(*payloads[i], model.Size(), updates[i]))
+        const Eigen::VectorXd& sum = *in.sum;
+        const auto d = static_cast<Eigen::Index>(model.Size());
+        if (sum.size() != d + 1 || !(sum[d] > 0.0) || !sum.allFinite())
         {
-            NS_LOG_WARN("client " << clients[i] << ": malformed q-FFL upload of "
-                                  << payloads[i]->size() << " bytes, left out");
+            return false;
+        }
+        // the step's sum is [sum Delta_k; sum h_k]: one step from the sums
+        fl::QfflClientUpdate total;
+        total.delta = sum.head(d);
+        total.h = sum[d];
+        fl::QfflServerStep(model, {&total});
+        weights.assign(in.clients.size(), 1.0);
+        return true;
+    }
+    weights.assign(in.clients.size(), std::numeric_limits<double>::quiet_NaN());
+    std::vector<fl::QfflClientUpdate> updates(in.clients.size());
+    std::vector<const fl::QfflClientUpdate*> used;
+    for (std::size_t i = 0; i < in.clients.size(); ++i)
+    {
+        if (!fl::UnpackQfflUpdate(*in.payloads[i], model.Size(), updates[i]))
+        {
+            NS_LOG_WARN("client " << in.clients[i] << ": malformed q-FFL upload of "
+                                  << in.payloads[i]->size() << " bytes, left out");
             continue;
         }
         weights[i] = updates[i].h;
@@ -101,7 +113,7 @@ QfflServerStrategy::AggregatePayloads(const Context& /* ctx */,
     }
     if (used.empty())
     {
-        return 0;
+        return false;
     }
     try
     {
@@ -111,34 +123,7 @@ QfflServerStrategy::AggregatePayloads(const Context& /* ctx */,
     {
         fl::ExitOnConfigError("QfflServerStrategy", e);
     }
-    return static_cast<uint32_t>(used.size());
-}
-
-bool
-QfflServerStrategy::AggregatePayloadSum(const Context& /* ctx */,
-                                        const Eigen::VectorXd& sum,
-                                        const std::vector<uint32_t>& participants,
-                                        fl::ParamVector& model,
-                                        std::vector<double>& weights)
-{
-    const auto d = static_cast<Eigen::Index>(model.Size());
-    if (sum.size() != d + 1 || !(sum[d] > 0.0) || !sum.allFinite())
-    {
-        return false;
-    }
-    // the step's sum is [sum Delta_k; sum h_k]: one step from the sums
-    fl::QfflClientUpdate total;
-    total.delta = sum.head(d);
-    total.h = sum[d];
-    fl::QfflServerStep(model, {&total});
-    weights.assign(participants.size(), 1.0);
     return true;
-}
-
-std::size_t
-QfflServerStrategy::UplinkStepSize(std::size_t numParameters) const
-{
-    return numParameters + 1; // [Delta_k; h_k]
 }
 
 TypeId
@@ -172,23 +157,19 @@ FlClientStrategy::FitFunction
 QfflClientStrategy::MakeFit() const
 {
     const double q = m_q;
-    return [q](const fl::LearningTask& task,
-               uint32_t client,
-               const fl::ParamVector& start,
-               uint64_t seed,
-               uint32_t round,
-               fl::Perturbation* perturbation,
-               FlClientFit& out) {
-        if (perturbation != nullptr)
+    return [q](const FlFitInput& in, FlClientFit& out) {
+        if (in.perturbation != nullptr)
         {
             throw fl::ConfigError("SetUplinkPerturbation",
                                   "with q-FFL: h_k carries the client's loss unperturbed and no "
                                   "privacy accounting covers it",
                                   "run q-FFL without uplink noise");
         }
-        const double loss = task.ClientLoss(client, start); // F_k(w^t), at the received model
-        fl::Rng rng(fl::DeriveSeed(seed, round));
-        task.TrainClientInto(client, start, rng, out.training);
+        const fl::LearningTask& task = *in.task;
+        const fl::ParamVector& start = *in.start;
+        const double loss = task.ClientLoss(in.client, start); // F_k(w^t), at the received model
+        fl::Rng rng(fl::DeriveSeed(in.seed, in.round));
+        task.TrainClientInto(in.client, start, rng, out.training);
         const fl::QfflClientUpdate u =
             fl::QfflClientQuantities(start,
                                      out.training.params,
@@ -196,9 +177,10 @@ QfflClientStrategy::MakeFit() const
                                      q,
                                      fl::QfflLipschitz(task.GetTrainerConfig()));
         Eigen::VectorXd values(u.delta.size() + 1);
-        values << u.delta, u.h; // [Delta_k; h_k]
+        values << u.delta, u.h; // [Delta_k; h_k]: what an uplink step sums
         out.upload = fl::ParamVector(std::move(values));
         out.ownUpload = true;
+        out.raw = fl::PackQfflUpdate(u); // sent as is without an uplink step
     };
 }
 
@@ -208,34 +190,14 @@ QfflClientStrategy::PerturbsUpload() const
     return true; // the fit gets the perturbation, and refuses it
 }
 
-bool
-QfflClientStrategy::PhasesBeforeUpload() const
+uint64_t
+QfflClientStrategy::UploadWeight(const fl::LearningTask& /* task */, uint32_t /* client */) const
 {
-    return true; // the upload is raw: UploadReady sends it
-}
-
-void
-QfflClientStrategy::UploadReady(const fl::LearningTask& /* task */,
-                                uint32_t /* client */,
-                                uint32_t round,
-                                const fl::ParamVector& /* received */,
-                                const fl::ParamVector& upload,
-                                double /* meanLoss */)
-{
-    if (Port().hasUplinkStep())
-    {
-        Port().uplinkStepUpload(round, upload, 1); // the step sums [Delta_k; h_k]
-        return;
-    }
-    const Eigen::VectorXd& values = upload.Get<double>();
-    fl::QfflClientUpdate u;
-    u.delta = values.head(values.size() - 1);
-    u.h = values[values.size() - 1];
-    Port().uploadRaw(round, fl::PackQfflUpdate(u));
+    return 1; // the step sums [Delta_k; h_k] unweighted
 }
 
 std::size_t
-QfflClientStrategy::UplinkStepSize(std::size_t numParameters) const
+QfflClientStrategy::UploadValues(std::size_t numParameters) const
 {
     return numParameters + 1;
 }

@@ -34,22 +34,16 @@ class QfflServerStrategy : public FlServerStrategy
     static TypeId GetTypeId();
     QfflServerStrategy();
 
-    void Start(std::size_t numParameters, bool acceptsStale, bool hasUplinkStep) override;
+    FlStrategyTraits Traits(std::size_t numParameters) const override;
+    void Start(const FlStrategySetup& setup) override;
     bool SelectClients(uint32_t round,
                        const std::vector<uint32_t>& eligible,
                        std::vector<uint32_t>& selected) override;
-    bool RawUploads() const override;
-    uint32_t AggregatePayloads(const Context& ctx,
-                               const std::vector<uint32_t>& clients,
-                               const std::vector<const std::vector<uint8_t>*>& payloads,
-                               fl::ParamVector& model,
-                               std::vector<double>& weights) override;
-    bool AggregatePayloadSum(const Context& ctx,
-                             const Eigen::VectorXd& sum,
-                             const std::vector<uint32_t>& participants,
-                             fl::ParamVector& model,
-                             std::vector<double>& weights) override;
-    std::size_t UplinkStepSize(std::size_t numParameters) const override;
+    /// fl::QfflServerStep over the payloads in client order, or from the step's sums.
+    bool Aggregate(const Context& ctx,
+                   const FlAggregationInput& in,
+                   fl::ParamVector& model,
+                   std::vector<double>& weights) override;
 
   private:
     uint32_t m_clientsPerRound{0}; ///< ClientsPerRound attribute (0 = all)
@@ -61,8 +55,8 @@ class QfflServerStrategy : public FlServerStrategy
  * The client half of q-FFL: Fit computes F_k(w^t) = LearningTask::ClientLoss at the received
  * model, trains as the default client strategy (Rng(DeriveSeed(seed, round))), and forms
  * Delta_k and h_k with L = 1 / the trainer's learning rate (Fixed step rule) and the Q
- * attribute; when the compute time has elapsed it uploads them raw (or hands [Delta_k; h_k] to
- * the uplink step with weight 1). Uplink noise is refused: no privacy accounting covers the
+ * attribute; the upload is raw (fl::PackQfflUpdate; with an uplink step the
+ * step gets [Delta_k; h_k] with weight 1). Uplink noise is refused: no privacy accounting covers the
  * loss that h_k carries.
  */
 class QfflClientStrategy : public FlClientStrategy
@@ -75,14 +69,10 @@ class QfflClientStrategy : public FlClientStrategy
     void Start(const fl::LearningTask& task, uint32_t client, bool hasUplinkStep) override;
     FitFunction MakeFit() const override;
     bool PerturbsUpload() const override;
-    bool PhasesBeforeUpload() const override;
-    void UploadReady(const fl::LearningTask& task,
-                     uint32_t client,
-                     uint32_t round,
-                     const fl::ParamVector& received,
-                     const fl::ParamVector& upload,
-                     double meanLoss) override;
-    std::size_t UplinkStepSize(std::size_t numParameters) const override;
+    /// 1: an uplink step sums [Delta_k; h_k] unweighted.
+    uint64_t UploadWeight(const fl::LearningTask& task, uint32_t client) const override;
+    /// [Delta_k; h_k]: the model size + 1.
+    std::size_t UploadValues(std::size_t numParameters) const override;
 
   private:
     double m_q{1.0}; ///< Q attribute

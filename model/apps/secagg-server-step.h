@@ -20,7 +20,7 @@
  *   unmask    client -> server     UnmaskShares           server: reconstruct, unmask, decode
  * A phase closes when every client that got the server's last message answered, or Timeout
  * after it began (with whoever answered). Several instances may run at once (an asynchronous
- * strategy's cohorts, FlServerStrategy::UplinkCohortSize): each has its own phases and timers,
+ * strategy's cohorts, FlAsyncHooks::UplinkCohortSize): each has its own phases and timers,
  * keyed by its instance number (the round number of its messages). Fewer than t anywhere: the round
  * aborts with the status fl::SecAggServer reports (counted, traced); the server application keeps
  * its model. A message that does not parse, comes from another client than it names, or is of the

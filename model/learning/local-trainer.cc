@@ -161,6 +161,7 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
                            : m_config.learningRate;
     const S etaS = static_cast<S>(eta);
     const S proxMu = static_cast<S>(m_config.proxMu);
+    const GradientHook* hook = m_config.gradientHook.get();
 
     Workspace& ws = Buffers();
     Vec<S>& grad = ws.grad;
@@ -179,6 +180,10 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
             if (m_config.proxMu > 0.0)
             {
                 grad += proxMu * (w - start);
+            }
+            if (hook)
+            {
+                hook->Apply(w, start, grad);
             }
             w -= etaS * grad;
         }
@@ -218,6 +223,10 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
             {
                 grad += proxMu * (w - start);
             }
+            if (hook)
+            {
+                hook->Apply(w, start, grad);
+            }
             w -= etaS * grad;
         }
     }
@@ -225,6 +234,40 @@ LocalTrainer<S>::TrainInto(const Model<S>& model,
     result.samplesProcessed = result.steps * batch;
     result.meanLoss = lossSum / static_cast<double>(result.steps);
     return result;
+}
+
+GradientShift::GradientShift(Vec<double> shift)
+    : m_shift(std::move(shift)),
+      m_shiftF(m_shift.cast<float>())
+{
+}
+
+void
+GradientShift::Apply(const Vec<double>& /* w */,
+                     const Vec<double>& /* start */,
+                     Vec<double>& grad) const
+{
+    if (grad.size() != m_shift.size())
+    {
+        throw ConfigError("gradientHook",
+                          "a shift of " + std::to_string(m_shift.size()) + " values for a model of " +
+                              std::to_string(grad.size()),
+                          "give the shift the model's size");
+    }
+    grad += m_shift;
+}
+
+void
+GradientShift::Apply(const Vec<float>& /* w */, const Vec<float>& /* start */, Vec<float>& grad) const
+{
+    if (grad.size() != m_shiftF.size())
+    {
+        throw ConfigError("gradientHook",
+                          "a shift of " + std::to_string(m_shiftF.size()) +
+                              " values for a model of " + std::to_string(grad.size()),
+                          "give the shift the model's size");
+    }
+    grad += m_shiftF;
 }
 
 template <typename S>

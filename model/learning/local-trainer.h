@@ -8,6 +8,7 @@
 
 #include "ns3/fl-model.h"
 
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -22,6 +23,40 @@ enum class StepRule : uint8_t
     DividedBySteps = 1 ///< every step uses learningRate / E (GFL: mu / E_{p,k}, eq. (3))
 };
 
+/**
+ * A term added to every mini-batch gradient of local training, after clipping and the proximal
+ * term: an algorithm's gradient correction (SCAFFOLD's c - c_i, Karimireddy et al., ICML 2020,
+ * Algorithm 1 line 10) or a regulariser's gradient. Called with the iterate w before the step,
+ * the start of the training and the gradient to change in place; it must be deterministic and
+ * safe to call from the training pool's threads (read-only state).
+ */
+class GradientHook
+{
+  public:
+    virtual ~GradientHook() = default;
+    /// Adds the hook's term to `grad` at iterate `w` (float64 training).
+    virtual void Apply(const Vec<double>& w, const Vec<double>& start, Vec<double>& grad) const = 0;
+    /// Adds the hook's term to `grad` at iterate `w` (float32 training).
+    virtual void Apply(const Vec<float>& w, const Vec<float>& start, Vec<float>& grad) const = 0;
+};
+
+/**
+ * The gradient hook grad += shift with a fixed vector (SCAFFOLD's correction c - c_i), held in
+ * float64 and converted once to the training's precision.
+ */
+class GradientShift : public GradientHook
+{
+  public:
+    /// The shift (its size must be the model's).
+    explicit GradientShift(Vec<double> shift);
+    void Apply(const Vec<double>& w, const Vec<double>& start, Vec<double>& grad) const override;
+    void Apply(const Vec<float>& w, const Vec<float>& start, Vec<float>& grad) const override;
+
+  private:
+    Vec<double> m_shift;
+    Vec<float> m_shiftF;
+};
+
 /// Configuration of local training.
 struct LocalTrainerConfig
 {
@@ -32,6 +67,8 @@ struct LocalTrainerConfig
     double learningRate{0.05};          ///< learning rate, or mu under DividedBySteps
     double clipNorm{0.0};               ///< clip each mini-batch gradient to this L2 norm (0 = off)
     double proxMu{0.0}; ///< FedProx: adds proxMu * (w - w_start) to the gradient (0 = off)
+    /// Added to every mini-batch gradient after clipping and proxMu (null = none)
+    std::shared_ptr<const GradientHook> gradientHook;
 
     /// Throws ConfigError naming the offending field.
     void Validate() const;
@@ -72,7 +109,8 @@ struct LocalResult
 
 /**
  * Runs E steps of mini-batch SGD from `start` on `data`:
- *   w_e = w_{e-1} - eta (clip(grad_batch(w_{e-1})) + proxMu (w_{e-1} - start)).
+ *   w_e = w_{e-1} - eta (clip(grad_batch(w_{e-1})) + proxMu (w_{e-1} - start) + h(w_{e-1}))
+ * with h the configuration's gradient hook (0 if none).
  * Mini-batches walk through a shuffled permutation of the data (reshuffled after each pass), so
  * each epoch sees every sample once. All randomness comes from `rng`; the same rng state gives
  * bit-identical results. No allocation per step beyond the first.

@@ -75,5 +75,41 @@ ParamVector::ThrowPrecisionMismatch(Precision wanted) const
                       "use the same Precision for the task and the code that reads its vectors");
 }
 
+ParamVector
+Concatenate(const ParamVector& a, const ParamVector& b)
+{
+    const ParamVector bb = b.ConvertedTo(a.GetPrecision());
+    const auto n = static_cast<Eigen::Index>(a.Size() + b.Size());
+    if (a.GetPrecision() == Precision::Float64)
+    {
+        Eigen::VectorXd v(n);
+        v << a.Get<double>(), bb.Get<double>();
+        return ParamVector(std::move(v));
+    }
+    Eigen::VectorXf v(n);
+    v << a.Get<float>(), bb.Get<float>();
+    return ParamVector(std::move(v));
+}
+
+ParamVector
+Slice(const ParamVector& v, std::size_t offset, std::size_t count)
+{
+    if (offset > v.Size() || count > v.Size() - offset)
+    {
+        throw ConfigError("count",
+                          "elements [" + std::to_string(offset) + ", " +
+                              std::to_string(offset + count) + ") of a vector of " +
+                              std::to_string(v.Size()),
+                          "slice inside the vector");
+    }
+    const auto o = static_cast<Eigen::Index>(offset);
+    const auto c = static_cast<Eigen::Index>(count);
+    if (v.GetPrecision() == Precision::Float64)
+    {
+        return ParamVector(Eigen::VectorXd(v.Get<double>().segment(o, c)));
+    }
+    return ParamVector(Eigen::VectorXf(v.Get<float>().segment(o, c)));
+}
+
 } // namespace fl
 } // namespace ns3

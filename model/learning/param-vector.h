@@ -107,6 +107,13 @@ class ParamVector
     std::variant<Eigen::VectorXd, Eigen::VectorXf> m_v;
 };
 
+/// [a; b] in a's precision (b converted): a model followed by what travels with it.
+ParamVector Concatenate(const ParamVector& a, const ParamVector& b);
+
+/// Elements [offset, offset + count) of v, in v's precision. Throws ConfigError naming "count"
+/// if the range is not inside v.
+ParamVector Slice(const ParamVector& v, std::size_t offset, std::size_t count);
+
 } // namespace fl
 } // namespace ns3
 
