@@ -101,7 +101,7 @@ FlCheckRoundRules(const FlRoundRules& r, const std::function<std::string(const s
                                   "least 2 (FlAsyncHooks::UplinkCohortSize; e.g. "
                                   "ns3::FedBuffStrategy with BufferSize >= 2): a rule that "
                                   "applies each update alone would see it, the sum of one update "
-                                  "being the update");
+                                  "is the update");
         }
         if (r.clientsPerRound != 0 && r.clientsPerRound < r.cohortSize)
         {

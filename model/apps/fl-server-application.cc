@@ -13,6 +13,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iostream>
 #include <cmath>
 #include <limits>
 
@@ -432,6 +433,7 @@ void
 FlServerApplication::HandlePeerClosed(const Address& peer)
 {
     NS_LOG_FUNCTION(this << peer);
+    WarnOversized(); // a stream closed after a message above MaxMessageBytes
     for (const auto& kv : m_clients)
     {
         if (kv.second.address == peer)
@@ -1142,6 +1144,28 @@ FlServerApplication::AfterAggregation()
 }
 
 void
+FlServerApplication::WarnOversized()
+{
+    const uint64_t tooLarge = m_transport ? m_transport->Stats().tooLarge : 0;
+    if (tooLarge > m_tooLargeWarned)
+    {
+        // Said loudly once: a client whose uploads exceed the bound is misconfigured, and its
+        // rounds would otherwise pass as empty.
+        if (m_tooLargeWarned == 0)
+        {
+            std::cerr << "FlServerApplication: a client sent a message above MaxMessageBytes ("
+                      << MaxMessageBytesFor(std::max(m_uploadValues, m_task->NumParameters()))
+                      << " bytes); it was dropped and its connection closed (fix: declare the "
+                         "upload's size in the strategies, FlStrategyTraits::uploadValues and "
+                         "FlClientStrategy::UploadValues, or raise MaxMessageBytes)"
+                      << std::endl;
+        }
+        NS_LOG_WARN(tooLarge << " messages above MaxMessageBytes so far");
+        m_tooLargeWarned = tooLarge;
+    }
+}
+
+void
 FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
 {
     NS_LOG_FUNCTION(this << result.ok << result.status);
@@ -1208,6 +1232,7 @@ FlServerApplication::FinishUplinkRound(const FlUplinkServerStep::Result& result)
 void
 FlServerApplication::FillOpenRoundReport(bool deadlineHit)
 {
+    WarnOversized();
     FlRoundReport& report = m_report;
     report = FlRoundReport();
     report.round = m_round;

@@ -211,6 +211,8 @@ class FlServerApplication : public FlApplicationBase
     void HandlePeerClosed(const Address& peer);
     void HandleJoin(const FlInboundMessage& in);
     void HandleUpdate(fl::ReceivedMessage& msg, uint32_t client, uint64_t missingCoordinates);
+    /// Warns (once, on the error stream) of messages dropped for exceeding MaxMessageBytes.
+    void WarnOversized();
     void HandlePhaseMessage(const fl::ReceivedMessage& msg, uint32_t client);
     bool EndPhases(bool deadlineHit);
     void ClientGone(uint32_t client);
@@ -278,6 +280,7 @@ class FlServerApplication : public FlApplicationBase
     FlPhaseHooks* m_phaseHooks{nullptr}; ///< the strategy's, if it has phases before the upload
     FlPeerHooks* m_peerHooks{nullptr};   ///< the strategy's, if it talks to other nodes
     fl::ParamVector m_attachment;        ///< what goes with this round's model (ConfigureRound)
+    uint64_t m_tooLargeWarned{0};        ///< messages above MaxMessageBytes already warned of
     FlRoundReport m_report;       ///< the round being closed
     std::map<uint32_t, Peer> m_clients;            ///< joined clients by index
     std::map<uint32_t, uint32_t> m_clientOfNode;   ///< node-level id -> client index

@@ -268,6 +268,7 @@ class FlTcpTransport : public FlTransport
             s.bytesReceived += c->BytesReceived();
             s.malformed += c->RxStats().malformedHeaders + c->RxStats().crcErrors;
             s.oldVersion += c->RxStats().oldVersionHeaders;
+            s.tooLarge += c->RxStats().tooLarge;
             s.connectionsReset += c->StreamFailed() ? 1 : 0;
             s.rxPeakBuffered = std::max(s.rxPeakBuffered, c->RxStats().peakBuffered);
         }
