@@ -72,21 +72,42 @@ FedAvgFlagOf(const std::string& attribute)
     return it != flags.end() ? it->second : attribute;
 }
 
+/**
+ * The strategy of --strategy (a short name of FlStrategyRegistry) with the options' values of the
+ * attributes it has: one table from attribute to flag, no branch per strategy.
+ */
+ObjectFactory
+StrategyFactory(const FedAvgOptions& o, const std::string& strategy)
+{
+    const FlStrategyEntry entry = FlStrategyRegistry::Get(strategy, "--strategy");
+    ObjectFactory factory;
+    factory.SetTypeId(entry.serverType);
+    const TypeId tid = factory.GetTypeId();
+    const std::pair<const char*, Ptr<const AttributeValue>> values[] = {
+        {"Alpha", Create<DoubleValue>(o.asyncAlpha)},
+        {"BufferSize", Create<UintegerValue>(o.bufferSize)},
+        {"ServerMomentum", Create<DoubleValue>(o.serverMomentum)},
+        {"ServerLearningRate", Create<DoubleValue>(o.serverLearningRate)},
+        {"StalenessExponent", Create<DoubleValue>(o.stalenessExponent)},
+        {"StalenessFunction", Create<StringValue>(o.stalenessFunction)},
+        {"StalenessA", Create<DoubleValue>(o.stalenessExponent)},
+    };
+    for (const auto& [attribute, value] : values)
+    {
+        TypeId::AttributeInformation info;
+        if (tid.LookupAttributeByName(attribute, &info))
+        {
+            factory.Set(attribute, *value);
+        }
+    }
+    return factory;
+}
+
 void
 CheckServerRules(const FedAvgOptions& o, const std::string& strategy, double deadline)
 {
-    static const std::map<std::string, std::string> types{{"fedavg", "ns3::FedAvgStrategy"},
-                                                          {"fedasync", "ns3::FedAsyncStrategy"},
-                                                          {"fedbuff", "ns3::FedBuffStrategy"}};
-    ObjectFactory factory;
-    factory.SetTypeId(types.at(strategy));
-    if (strategy == "fedbuff")
-    {
-        factory.Set("BufferSize", UintegerValue(o.bufferSize));
-    }
-    Ptr<FlServerStrategy> s = factory.Create<FlServerStrategy>();
+    Ptr<FlServerStrategy> s = StrategyFactory(o, strategy).Create<FlServerStrategy>();
     FlRoundRules rules = FlRoundRules::Of(*s, 0);
-    rules.strategy = types.at(strategy);
     rules.uplinkStep = o.secure != "none";
     rules.acceptStale = o.stragglerPolicy == "accept";
     rules.roundDeadline = deadline > 0.0;
@@ -213,12 +234,13 @@ AddFedAvgOptions(Flags& flags, FedAvgOptions& o)
                   o.serverLearningRate,
                   positive);
     flags.AddChoice("strategy",
-                    "Server strategy: fedavg (synchronous rounds), fedasync (Xie et al. 2019: "
-                    "each update mixed in with weight asyncAlpha s(staleness)) or fedbuff (Nguyen "
-                    "et al. 2022: every --bufferSize updates; server rate --serverLearningRate); "
+                    "Server strategy by name (FlStrategyRegistry): fedavg (synchronous rounds), "
+                    "fedasync (Xie et al. 2019: each update mixed in with weight asyncAlpha "
+                    "s(staleness)), fedbuff (Nguyen et al. 2022: every --bufferSize updates; "
+                    "server rate --serverLearningRate) or qffl (Li et al., ICLR 2020); "
                     "asynchronous ones keep --clientsPerRound clients busy (0 = all)",
                     o.strategy,
-                    {"fedavg", "fedasync", "fedbuff"});
+                    FlStrategyRegistry::Names());
     flags.AddReal("asyncAlpha",
                   "FedAsync mixing weight alpha in (0, 1]",
                   o.asyncAlpha,
@@ -626,33 +648,14 @@ RunFedAvg(const std::string& name,
     FlFedAvgHelper fedavg(task);
     fedavg.SetServerAttribute("Rounds", UintegerValue(o.rounds));
     fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
-    if (o.strategy == "fedasync")
     {
-        fedavg.SetStrategy("ns3::FedAsyncStrategy",
-                           "Alpha",
-                           DoubleValue(o.asyncAlpha),
-                           "StalenessFunction",
-                           StringValue(o.stalenessFunction),
-                           "StalenessA",
-                           DoubleValue(o.stalenessExponent));
-    }
-    else if (o.strategy == "fedbuff")
-    {
-        fedavg.SetStrategy("ns3::FedBuffStrategy",
-                           "BufferSize",
-                           UintegerValue(o.bufferSize),
-                           "ServerLearningRate",
-                           DoubleValue(o.serverLearningRate),
-                           "StalenessFunction",
-                           StringValue(o.stalenessFunction),
-                           "StalenessA",
-                           DoubleValue(o.stalenessExponent));
-    }
-    else
-    {
-        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(o.serverMomentum));
-        fedavg.SetStrategyAttribute("ServerLearningRate", DoubleValue(o.serverLearningRate));
-        fedavg.SetStrategyAttribute("StalenessExponent", DoubleValue(o.stalenessExponent));
+        // the strategy by name, with the attributes it has (StrategyFactory)
+        const FlStrategyEntry entry = FlStrategyRegistry::Get(o.strategy, "--strategy");
+        fedavg.SetStrategy(StrategyFactory(o, o.strategy).Create<FlServerStrategy>());
+        if (!entry.clientType.empty())
+        {
+            fedavg.SetClientStrategy(entry.clientType);
+        }
     }
     fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(o.clientsPerRound));
     fedavg.SetServerAttribute("ClientSampling", StringValue(o.sampling));

@@ -14,6 +14,7 @@
 #include "ns3/data-io.h"
 #include "ns3/fl-experiment.h"
 #include "ns3/fl-helper.h"
+#include "ns3/fl-strategy-registry.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/integer.h"
 #include "ns3/learning-monitor.h"

@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/fl-helper.h"
+
+#include "ns3/fl-strategy-registry.h"
 #include "ns3/fl-network-scenarios.h"
 
 #include "ns3/address.h"
@@ -207,11 +209,22 @@ FlFedAvgHelper::SetStrategy(const std::string& typeName,
                             const std::string& n4,
                             const AttributeValue& v4)
 {
+    // a short name (FlStrategyRegistry) names both halves; a TypeId name the server's
+    std::string serverType = typeName;
+    if (typeName.find("::") == std::string::npos)
+    {
+        const FlStrategyEntry entry = FlStrategyRegistry::Get(typeName);
+        serverType = entry.serverType;
+        if (!entry.clientType.empty())
+        {
+            SetClientStrategy(entry.clientType);
+        }
+    }
     const TypeId tid = FlStrategyTypeId("strategy",
-                                        typeName,
+                                        serverType,
                                         FlServerStrategy::GetTypeId(),
-                                        "ns3::FedAvgStrategy, ns3::FedAsyncStrategy or "
-                                        "ns3::FedBuffStrategy");
+                                        "fedavg, fedasync, fedbuff, qffl, ns3::FedAvgStrategy, "
+                                        "ns3::FedAsyncStrategy or ns3::FedBuffStrategy");
     m_strategyFactory = ObjectFactory();
     m_strategyFactory.SetTypeId(tid);
     m_strategy = nullptr;

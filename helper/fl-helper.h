@@ -132,11 +132,12 @@ class FlFedAvgHelper
     void SetMonitorAttribute(const std::string& name, const AttributeValue& value);
     /// Per-client compute speeds (see FlClientHelper::SetComputeSpeedVariable).
     void SetComputeSpeedVariable(Ptr<RandomVariableStream> flopsPerSecond);
-    /// The server's round step (the round seam; none = FedAvg).
     /**
      * The server's strategy (FlServerStrategy; default FedAvgStrategy), created at Install
      * from its TypeId name and attributes, e.g.
-     * SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(10)).
+     * SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(10)), or by short name
+     * (FlStrategyRegistry: "fedavg", "fedasync", "fedbuff", "qffl", or one a program
+     * registered), which sets the client strategy of the pair too.
      */
     void SetStrategy(const std::string& typeName,
                      const std::string& n1 = "",
