@@ -288,6 +288,46 @@ MaxRelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b)
     return e;
 }
 
+/// Runs SCAFFOLD over a CSMA LAN and records x, c and the sampled clients of every round.
+Recorded
+RunScaffold(std::shared_ptr<const fl::LearningTask> task,
+            uint32_t clients,
+            uint32_t sampled,
+            uint32_t rounds,
+            double etaG,
+            bool secure)
+{
+    auto rec = std::make_shared<Recorded>();
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(clients);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
+    fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(sampled));
+    fedavg.SetStrategy("ns3::ScaffoldServerStrategy", "GlobalLearningRate", DoubleValue(etaG));
+    fedavg.SetClientStrategy("ns3::ScaffoldClientStrategy");
+    if (secure)
+    {
+        FlSecAggHelper secagg; // FractionBits 40 (the default), in the check's bound
+        fedavg.SetSecureAggregation(secagg);
+    }
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    stack.server->TraceConnectWithoutContext(
+        "RoundEnd",
+        MakeCallback(+[](Recorded* r, const FlRoundReport& report) {
+            r->x[report.round] = ToDouble(*report.globalModel);
+            r->sampled[report.round] = report.participants;
+            r->aggregated[report.round] = report.status == FlRoundStatus::Aggregated;
+        }).Bind(rec.get()));
+    stack.server->GetStrategy()->TraceConnectWithoutContext(
+        "ControlVariate",
+        MakeCallback(+[](Recorded* r, uint32_t round, const fl::ParamVector& c) {
+            r->c[round] = ToDouble(c);
+        }).Bind(rec.get()));
+    Simulator::Run(); // the server stops the simulation after the last round
+    Simulator::Destroy();
+    return *rec;
+}
+
 } // namespace
 
 int
@@ -356,96 +396,129 @@ main(int argc, char* argv[])
     auto task =
         std::make_shared<fl::SupervisedTask<double>>(model, sgd, shares, reg.agents[clients].data);
 
-    auto rec = std::make_shared<Recorded>();
+    // The secure-aggregation check's bound needs ||I - eta_l H_i||_2 <= 1 for every client,
+    // H_i = (2/n) X^T X + 2 rho I the ridge Hessian: eta_l lambda_max(H_i) <= 2.
+    const auto d = static_cast<Eigen::Index>(rc.dim);
+    for (uint32_t i = 0; i < clients; ++i)
     {
-        FlCsmaSceneHelper csma;
-        FlScene scene = csma.Build(clients);
-        FlFedAvgHelper fedavg(task);
-        fedavg.SetServerAttribute("Rounds", UintegerValue(rounds));
-        fedavg.SetServerAttribute("ClientsPerRound", UintegerValue(sampled));
-        fedavg.SetStrategy("ns3::ScaffoldServerStrategy", "GlobalLearningRate", DoubleValue(etaG));
-        fedavg.SetClientStrategy("ns3::ScaffoldClientStrategy");
-        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
-        stack.server->TraceConnectWithoutContext(
-            "RoundEnd",
-            MakeCallback(+[](Recorded* r, const FlRoundReport& report) {
-                r->x[report.round] = ToDouble(*report.globalModel);
-                r->sampled[report.round] = report.participants;
-                r->aggregated[report.round] = report.status == FlRoundStatus::Aggregated;
-            }).Bind(rec.get()));
-        stack.server->GetStrategy()->TraceConnectWithoutContext(
-            "ControlVariate",
-            MakeCallback(+[](Recorded* r, uint32_t round, const fl::ParamVector& c) {
-                r->c[round] = ToDouble(c);
-            }).Bind(rec.get()));
-        Simulator::Run(); // the server stops the simulation after the last round
-        Simulator::Destroy();
+        const auto& X = task->ClientData(i).features;
+        const double n = static_cast<double>(X.rows());
+        const Eigen::MatrixXd H =
+            (2.0 / n) * X.transpose() * X + 2.0 * rho * Eigen::MatrixXd::Identity(d, d);
+        const double lmax =
+            Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H).eigenvalues().maxCoeff();
+        if (etaL * lmax > 2.0)
+        {
+            std::cerr << "scaffold: invalid --etaL=" << etaL << " (fix: at most " << 2.0 / lmax
+                      << ", so that local training contracts on client " << i << ")\n";
+            return 2;
+        }
     }
 
-    // By hand: Algorithm 1 from x_0 (the server's initial model), c = c_i = 0.
-    const auto d = static_cast<Eigen::Index>(rc.dim);
-    if (rec->x.count(0) == 0)
-    {
-        std::cout << "FAIL SCAFFOLD: the server reported no initial model\n";
-        return 1;
-    }
-    Eigen::VectorXd x = rec->x.at(0);
-    Eigen::VectorXd c = Eigen::VectorXd::Zero(d);
-    std::vector<Eigen::VectorXd> ci(clients, Eigen::VectorXd::Zero(d));
+    const unsigned fractionBits = 40; // FlSecAggHelper's default FractionBits
+    const double frac = static_cast<double>(sampled) / static_cast<double>(clients); // |S|/N
+    const double kEta = static_cast<double>(localSteps) * etaL;
     bool allPass = true;
-    for (uint32_t r = 1; r <= rounds; ++r)
+    for (bool secure : {false, true})
     {
-        if (!rec->aggregated[r] || rec->sampled[r].size() != sampled || rec->c.count(r) == 0)
+        const Recorded rec = RunScaffold(task, clients, sampled, rounds, etaG, secure);
+        const std::string name =
+            std::string("SCAFFOLD") + (secure ? " (secure aggregation)" : " (plain uploads)");
+        if (rec.x.count(0) == 0)
         {
-            std::cout << "FAIL SCAFFOLD round " << r << ": did not aggregate " << sampled
-                      << " clients (" << rec->sampled[r].size() << " participants)\n";
+            std::cout << "FAIL " << name << ": the server reported no initial model\n";
             allPass = false;
-            break;
+            continue;
         }
-        Eigen::VectorXd dx = Eigen::VectorXd::Zero(d);
-        Eigen::VectorXd dc = Eigen::VectorXd::Zero(d);
-        double correction = 0.0; // max |c - c_i| over the sampled clients: round 2 uses it
-        for (uint32_t i : rec->sampled[r])
+        // By hand: Algorithm 1 from x_0 (the server's initial model), c = c_i = 0.
+        Eigen::VectorXd x = rec.x.at(0);
+        Eigen::VectorXd c = Eigen::VectorXd::Zero(d);
+        std::vector<Eigen::VectorXd> ci(clients, Eigen::VectorXd::Zero(d));
+        // Secure aggregation: bounds on |server - hand| (2-norm, so per coordinate too).
+        double boundX = 0.0;
+        double boundC = 0.0;
+        for (uint32_t r = 1; r <= rounds; ++r)
         {
-            const fl::Dataset<double>& data = task->ClientData(i);
-            const auto& X = data.features;
-            const auto& t = data.targets;
-            const double n = static_cast<double>(X.rows());
-            correction = std::max(correction, (c - ci[i]).cwiseAbs().maxCoeff());
-            Eigen::VectorXd y = x; // line 7
-            for (uint32_t k = 0; k < localSteps; ++k)
+            if (!rec.aggregated.count(r) || !rec.aggregated.at(r) ||
+                rec.sampled.at(r).size() != sampled || rec.c.count(r) == 0)
             {
-                const Eigen::VectorXd g = (2.0 / n) * X.transpose() * (X * y - t) + 2.0 * rho * y;
-                y -= etaL * (g - ci[i] + c); // lines 9, 10
+                std::cout << "FAIL " << name << " round " << r << ": did not aggregate " << sampled
+                          << " clients\n";
+                allPass = false;
+                break;
             }
-            const Eigen::VectorXd ciPlus =
-                ci[i] - c + (x - y) / (static_cast<double>(localSteps) * etaL); // line 12
-            dx += (y - x) / static_cast<double>(sampled);                       // line 16
-            dc += (ciPlus - ci[i]) / static_cast<double>(sampled);
-            ci[i] = ciPlus; // line 14
+            Eigen::VectorXd dx = Eigen::VectorXd::Zero(d);
+            Eigen::VectorXd dc = Eigen::VectorXd::Zero(d);
+            double correction = 0.0; // max |c - c_i| over the sampled clients: round 2 uses it
+            for (uint32_t i : rec.sampled.at(r))
+            {
+                const fl::Dataset<double>& data = task->ClientData(i);
+                const auto& X = data.features;
+                const auto& t = data.targets;
+                const double n = static_cast<double>(X.rows());
+                correction = std::max(correction, (c - ci[i]).cwiseAbs().maxCoeff());
+                Eigen::VectorXd y = x; // line 7
+                for (uint32_t k = 0; k < localSteps; ++k)
+                {
+                    const Eigen::VectorXd g =
+                        (2.0 / n) * X.transpose() * (X * y - t) + 2.0 * rho * y;
+                    y -= etaL * (g - ci[i] + c); // lines 9, 10
+                }
+                const Eigen::VectorXd ciPlus = ci[i] - c + (x - y) / kEta; // line 12
+                dx += (y - x) / static_cast<double>(sampled);              // line 16
+                dc += (ciPlus - ci[i]) / static_cast<double>(sampled);
+                ci[i] = ciPlus; // line 14
+            }
+            x += etaG * dx; // line 17
+            c += frac * dc; // line 17
+            double tolX = 1e-12;
+            double tolC = 1e-12;
+            if (secure)
+            {
+                // The step sums round(u_k 2^f) 2^-f over S (upload weight 1): the mean of the
+                // uploads u_k = [Delta y_k; Delta c_k] is off by e <= 2^-(f+1) + 2^-52 |mean|
+                // per coordinate, sqrt(d) e in 2-norm per half. The clients' inputs of round r
+                // are off by the bounds of round r - 1 (dx, dc): local training is affine,
+                // y_K = A^K x + sum_j A^j eta_l (b_i - c + c_i) with A = I - eta_l H_i,
+                // ||A|| <= 1, so Delta y is off by <= 2 dx + K eta_l dc and Delta c_i =
+                // -c + (x - y_K) / (K eta_l) by <= 2 dc + 2 dx / (K eta_l).
+                // (c_i itself is exact through round 2: round 1 trains from the exact x_0, c = 0.)
+                const double mean = std::max(dx.cwiseAbs().maxCoeff(), dc.cwiseAbs().maxCoeff());
+                const double e = std::sqrt(static_cast<double>(d)) *
+                                 (std::ldexp(1.0, -static_cast<int>(fractionBits) - 1) +
+                                  std::ldexp(1.0, -52) * (mean + 1.0));
+                const double bx = boundX + etaG * (2.0 * boundX + kEta * boundC + e);
+                const double bc = boundC + frac * (2.0 * boundC + 2.0 * boundX / kEta + e);
+                boundX = bx;
+                boundC = bc;
+                tolX += boundX;
+                tolC += boundC;
+            }
+            const double ex = MaxRelativeError(rec.x.at(r), x);
+            const double ec = MaxRelativeError(rec.c.at(r), c);
+            const bool pass = ex <= tolX && ec <= tolC && (r == 1 || correction > 0.0);
+            allPass = allPass && pass;
+            std::string who;
+            for (uint32_t i : rec.sampled.at(r))
+            {
+                who += (who.empty() ? "" : ",") + std::to_string(i);
+            }
+            std::printf("%s %s round %u (S = {%s} of N = %u, K = %u, max |c - c_i| = %.3g): "
+                        "max |x - hand| / max(1, |hand|) = %.3g (tolerance %.3g), for c %.3g "
+                        "(tolerance %.3g)%s\n",
+                        pass ? "PASS" : "FAIL",
+                        name.c_str(),
+                        r,
+                        who.c_str(),
+                        clients,
+                        localSteps,
+                        correction,
+                        ex,
+                        tolX,
+                        ec,
+                        tolC,
+                        secure ? "" : ": float64, order of additions only");
         }
-        x += etaG * dx;                                                          // line 17
-        c += (static_cast<double>(sampled) / static_cast<double>(clients)) * dc; // line 17
-        const double ex = MaxRelativeError(rec->x.at(r), x);
-        const double ec = MaxRelativeError(rec->c.at(r), c);
-        const bool pass = ex <= 1e-12 && ec <= 1e-12 && (r == 1 || correction > 0.0);
-        allPass = allPass && pass;
-        std::string who;
-        for (uint32_t i : rec->sampled[r])
-        {
-            who += (who.empty() ? "" : ",") + std::to_string(i);
-        }
-        std::printf("%s SCAFFOLD round %u (S = {%s} of N = %u, K = %u, max |c - c_i| = %.3g): "
-                    "max |x - hand| / max(1, |hand|) = %.3g, same for c = %.3g "
-                    "(tolerance 1e-12: float64, order of additions only)\n",
-                    pass ? "PASS" : "FAIL",
-                    r,
-                    who.c_str(),
-                    clients,
-                    localSteps,
-                    correction,
-                    ex,
-                    ec);
     }
     return allPass ? 0 : 1;
 }
