@@ -27,9 +27,14 @@
  * clients sampled, and recomputes both by hand: every sampled client's K corrected gradient
  * steps in plain Eigen from its data (the ridge gradient (2/n) X^T (X y - d) + 2 rho y written
  * out), its c_i^+, and the server's line 17. Round 1 has c = c_i = 0; round 2 exercises the
- * correction c - c_i. Check: |server - hand| <= 1e-12 max(1, |hand|) per coordinate (float64
- * throughout; the computations differ only in the order of their additions). Prints one PASS
- * or FAIL line per check; exit status 0 if all pass, 1 otherwise, 2 on bad flags.
+ * correction c - c_i. It runs twice: with plain uploads, checked to |server - hand| <=
+ * 1e-12 max(1, |hand|) per coordinate (float64 throughout; the computations differ only in the
+ * order of their additions), and with the module's secure aggregation (FlSecAggHelper,
+ * FractionBits f = 40), checked to 1e-12 plus a bound derived in main(): each round's mean is
+ * off by at most 2^-(f+1) per coordinate (plus float64 rounding), and that error reaches round
+ * 2's clients through x and c, whose effect on K contracting gradient steps is bounded (about
+ * 5e-12 here; printed). Prints one PASS or FAIL line per check; exit status 0 if all pass, 1
+ * otherwise, 2 on bad flags.
  *
  *   scaffold [--clients=4] [--sampled=3] [--localSteps=5] [--etaL=0.1] [--etaG=1]
  */
