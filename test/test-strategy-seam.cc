@@ -441,3 +441,64 @@ TEST(UploadSize, TheServerSaysWhenItDropsAMessageAboveItsBound)
               std::string::npos)
         << err;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The fit's commit runs when the upload leaves, never for a training that was discarded.
+
+namespace
+{
+
+/// Counts the commits of its fits.
+class CountCommits : public FlClientStrategy
+{
+  public:
+    explicit CountCommits(std::shared_ptr<uint32_t> commits)
+        : m_commits(std::move(commits))
+    {
+    }
+
+    FitFunction MakeFit() const override
+    {
+        FitFunction base = FlClientStrategy::MakeFit();
+        std::shared_ptr<uint32_t> commits = m_commits;
+        return [base, commits](const FlFitInput& in, FlClientFit& out) {
+            base(in, out);
+            out.onUploadSent = [commits]() { ++*commits; };
+        };
+    }
+
+  private:
+    std::shared_ptr<uint32_t> m_commits;
+};
+
+} // namespace
+
+TEST(UploadCommit, RunsForEveryUploadSentAndNotForADiscardedTraining)
+{
+    const uint32_t n = 3;
+    auto task = fltest::MakeTask<double>(n, "softmax");
+    FlCsmaSceneHelper csma;
+    FlScene scene = csma.Build(n);
+    FlFedAvgHelper fedavg(task);
+    fedavg.SetServerAttribute("Rounds", UintegerValue(2));
+    // 40 samples processed per training at 0.1 s each: every upload leaves 4 s after its model
+    fedavg.SetClientAttribute("SecondsPerSample", DoubleValue(0.1));
+    FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+    auto commits = std::make_shared<uint32_t>(0);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
+            ->SetStrategy(CreateObject<CountCommits>(commits));
+    }
+    // client 2 leaves while it trains on the first model: that training never leaves
+    stack.clientApps.Get(2)->SetAttribute("LeaveTime", TimeValue(Seconds(3)));
+    Simulator::Stop(Seconds(60));
+    Simulator::Run();
+    const bool finished = stack.server->IsFinished();
+    const uint32_t trained2 =
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(2))->GetRoundsTrained();
+    Simulator::Destroy();
+    EXPECT_TRUE(finished);
+    EXPECT_EQ(trained2, 1u) << "client 2 trained once before it left";
+    EXPECT_EQ(*commits, 4u) << "two rounds of clients 0 and 1; client 2's training was discarded";
+}

@@ -671,6 +671,7 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     // the strategy's own upload (perturbed already if PerturbsUpload), or the trained model
     m_update = fit.ownUpload ? std::move(fit.upload) : std::move(out.params);
     m_updateRaw = std::move(fit.raw);
+    m_uploadSent = std::move(fit.onUploadSent);
     if (m_uplinkPerturbation && !m_strategy->PerturbsUpload())
     {
         fl::Rng noiseRng(
@@ -709,6 +710,7 @@ FlClientApplication::FinishTraining()
                         "task planned (LearningTask::PlanClient)");
     m_update = pending->fit.ownUpload ? std::move(pending->fit.upload) : std::move(out.params);
     m_updateRaw = std::move(pending->fit.raw);
+    m_uploadSent = std::move(pending->fit.onUploadSent);
     m_updateLoss = out.meanLoss;
 }
 
@@ -736,6 +738,7 @@ FlClientApplication::CheckUploadSize(std::size_t payloadBytes, const char* what)
 void
 FlClientApplication::DiscardTraining()
 {
+    m_uploadSent = nullptr; // a discarded training commits nothing
     if (m_pendingJob)
     {
         m_pendingJob->Discard(); // a job already running finishes on its own record
@@ -756,6 +759,19 @@ FlClientApplication::SendUpdate(uint32_t round)
     {
         FinishTraining(); // the compute time has elapsed: the trained model is due now
     }
+    // the fit's commit (e.g. a control variate's new value) runs once the upload has left
+    struct CommitOnReturn
+    {
+        std::function<void()> f;
+        ~CommitOnReturn()
+        {
+            if (f)
+            {
+                f();
+            }
+        }
+    } commit{std::move(m_uploadSent)};
+    m_uploadSent = nullptr;
     if (m_strategyPhases)
     {
         // the strategy's phases before the upload: it sends what it makes of the update

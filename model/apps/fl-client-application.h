@@ -202,6 +202,7 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_lastGlobal;            ///< UDP keep-previous: the last global model received
     fl::ParamVector m_update;                ///< the trained model waiting for its compute time
     std::vector<uint8_t> m_updateRaw;        ///< the strategy's raw upload (FlClientFit::raw)
+    std::function<void()> m_uploadSent;      ///< the fit's commit (FlClientFit::onUploadSent)
     std::size_t m_attachmentValues{0};       ///< values attached to each global model
     std::size_t m_uploadValues{0};           ///< values of each upload (the strategy's)
     std::shared_ptr<fl::Perturbation> m_uplinkPerturbation; ///< privacy seam (null: none)

@@ -54,6 +54,13 @@ struct FlClientFit
     /// rawUploads): sent as is when non-empty and no uplink step is installed (with one, the
     /// step gets `upload`, the values the payload stands for).
     std::vector<uint8_t> raw;
+    /**
+     * Run on the simulator's thread when this upload leaves the client (handed to the transport,
+     * the uplink step or the strategy's phases), and never if the training is discarded (a newer
+     * model arrived first, the client left): where a fit commits state it keeps across rounds,
+     * e.g. SCAFFOLD's c_i <- c_i+, so that a lost training leaves no trace.
+     */
+    std::function<void()> onUploadSent;
 };
 
 /**
