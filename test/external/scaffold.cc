@@ -220,7 +220,7 @@ class ScaffoldClientStrategy : public FlClientStrategy
     FitFunction MakeFit() const override
     {
         // c_i lives in a record the fit shares with the strategy (the fit may run on a thread
-        // of the training pool): read before training, replaced by c_i^+ after it.
+        // of the training pool): read before training, replaced by c_i^+ when the upload leaves.
         std::shared_ptr<State> state = m_state;
         return [state](const FlFitInput& in, FlClientFit& out) {
             const Eigen::VectorXd x = ToDouble(*in.start);
@@ -246,22 +246,20 @@ class ScaffoldClientStrategy : public FlClientStrategy
             upload << y - x, ciPlus - ci; // line 13
             out.upload = fl::ParamVector(upload).ConvertedTo(in.start->GetPrecision());
             out.ownUpload = true;
-            std::lock_guard<std::mutex> lock(state->mutex);
-            if (in.round > state->round) // line 14 (a superseded older fit does not undo it)
-            {
+            // line 14, once the upload has left (a discarded training changes nothing)
+            out.onUploadSent = [state, ciPlus]() {
+                std::lock_guard<std::mutex> lock(state->mutex);
                 state->ci = ciPlus;
-                state->round = in.round;
-            }
+            };
         };
     }
 
   private:
-    /// c_i and the round it was formed in.
+    /// c_i.
     struct State
     {
         std::mutex mutex;
         Eigen::VectorXd ci;
-        uint32_t round{0};
     };
 
     std::shared_ptr<State> m_state{std::make_shared<State>()};
