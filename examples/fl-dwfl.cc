@@ -37,7 +37,7 @@
 #include "ns3/dwfl-digital-helper.h"
 #include "ns3/dwfl-figures.h"
 #include "ns3/dwfl-helper.h"
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/mobility-module.h"
 

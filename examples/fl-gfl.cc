@@ -30,7 +30,7 @@
  *
  * The program reads its flags, chooses the figure and writes what the library returns: the
  * figures (their variants as data, the Monte Carlo, the network scenes, the papers' orderings as
- * checked claims) are helper/gfl-figures.h, the series and claims model/learning/experiment.h.
+ * checked claims) are helper/gfl-figures.h, the series and claims model/runtime/monte-carlo.h.
  * Output: a tidy CSV, one row per (iteration, variant, metric), msd_* in dB (10 log10 of the
  * Monte-Carlo mean), epsilon rows with --clip > 0 (each described by a comment line); the
  * summary prints the steady-state levels (mean over the last quarter of the iterations) and
@@ -49,7 +49,7 @@
 #include "fl-example-flags.h"
 
 #include "ns3/core-module.h"
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/gfl-figures.h"
 #include "ns3/global-value.h"
 

@@ -15,7 +15,7 @@
 #include "fl-example-flags.h"
 
 #include "ns3/child-process.h"
-#include "ns3/experiment.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-packet-probes.h"
 

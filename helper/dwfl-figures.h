@@ -12,7 +12,7 @@
 #define DWFL_FIGURES_H
 
 #include "ns3/dwfl-privacy.h"
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/task-builder.h"
 
 #include <cstdint>

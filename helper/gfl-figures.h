@@ -22,7 +22,7 @@
 #ifndef FL_GFL_FIGURES_H
 #define FL_GFL_FIGURES_H
 
-#include "ns3/experiment.h"
+#include "ns3/monte-carlo.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"

@@ -6,7 +6,7 @@
  * (FlRunStockExchange), complete or cut short.
  */
 #include "ns3/child-process.h"
-#include "ns3/experiment.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-stock-baseline.h"
 #include "ns3/simulator.h"

@@ -1,13 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Experiments in a user's own script, the ns-3 half (helper/fl-experiment.h): seeds through
+ * Experiments in a user's own script, the ns-3 half (helper/fl-experiment-helper.h): seeds through
  * RngRun (each seed's draws are those of its run number, the run number restored), the tracker's
  * long rows as one summary per round (by hand), a program's provenance, and a figure's seeds
  * (FlFigureRunner): its per-seed rows through the sweep runner's merge bit for bit, its flags,
  * its grid, the process engine and a job, the summary and the orderings.
  */
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/random-variable-stream.h"
 
 #include <cmath>

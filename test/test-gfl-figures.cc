@@ -2,14 +2,15 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The GFL / GHP figures as library parts (helper/gfl-figures.h) and the Monte-Carlo series and
- * level claims under them (model/learning/experiment.h): series merged over hand-made runs give
+ * level claims under them (model/runtime/monte-carlo.h): series merged over hand-made runs give
  * the hand-computed mean, 95 % CI and steady state; Monte Carlo over variants gives the same sums
  * and lines on 1 and 3 threads; a claim that is violated is reported as such; the figures'
  * definitions expand to the variants and settings of the papers; the CSV and the summary lines
  * are byte for byte the expected text; bad combinations of settings name the flag; the figures
  * and a user's own sweep run through the same parts.
  */
-#include "ns3/experiment.h"
+#include "ns3/monte-carlo.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-types.h"
 #include "ns3/gfl-figures.h"
 

@@ -1,13 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Experiments in a user's own script (model/learning/experiment.h): Monte-Carlo runs on the pool
+ * Experiments in a user's own script (model/runtime/monte-carlo.h): Monte-Carlo runs on the pool
  * give the results and the commit order of the serial loop for 1, 2 and 4 threads; statistics over
  * runs, window means and orderings against hand values; CSV records as Python's csv module writes
  * them; the sweep grid of utils/fl-sweep (format, errors naming the line, expansion order) and its
  * merged CSV, byte for byte.
  */
-#include "ns3/experiment.h"
+#include "ns3/monte-carlo.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-types.h"
 
 #include <cmath>

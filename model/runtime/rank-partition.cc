@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "rank-partition.h"
+#include "ns3/rank-partition.h"
 
-#include "fl-types.h"
+#include "ns3/fl-types.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "fl-experiment.h"
+#include "fl-experiment-helper.h"
 
 #include "ns3/config.h"
 #include "ns3/fl-ns3-compat.h"

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "child-process.h"
+#include "ns3/child-process.h"
 
 #include <cerrno>
 #include <chrono>

@@ -1,16 +1,17 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Experiments in a user's own script, the ns-3 half (the pure half is model/learning/
- * experiment.h: Monte Carlo on the training pool, statistics over runs, ordering checks, tidy
- * CSV and the sweep grid of utils/fl-sweep): seeds through --RngRun, the tracker's long rows as
+ * Experiments in a user's own script, the ns-3 half (the pure half is model/runtime/
+ * monte-carlo.h, Monte Carlo on the training pool, statistics over runs, ordering checks, and
+ * model/runtime/sweep-grid.h, tidy CSV and the sweep grid of utils/fl-sweep): seeds through --RngRun, the tracker's long rows as
  * one summary per round, a progress line every tenth of the rounds, and the provenance of a
  * program's rows.
  */
 #ifndef FL_EXPERIMENT_HELPER_H
 #define FL_EXPERIMENT_HELPER_H
 
-#include "ns3/experiment.h"
+#include "ns3/monte-carlo.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-learning-tracker.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/task-builder.h"
