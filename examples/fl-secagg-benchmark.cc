@@ -41,7 +41,7 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/learning-task.h"
 #include "ns3/partition.h"
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 #include "ns3/synthetic-data.h"
 
 #include <chrono>

@@ -13,7 +13,7 @@
 #include "ns3/partial-message.h"
 #include "ns3/rank-partition.h"
 #include "ns3/secagg-wire.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 #include "ns3/text-parse.h"
 
 #include <algorithm>

@@ -23,7 +23,7 @@
 #include "ns3/ega-quantizer.h"
 #include "ns3/ega-trainer.h"
 #include "ns3/ega-uplink-codec.h"
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 
 #include <cmath>
 #include <cstdio>

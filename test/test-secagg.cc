@@ -15,7 +15,7 @@
 #include "fl-test-config-error.h"
 #include "fl-test-secagg.h"
 
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 
 #include <algorithm>
 #include <bitset>

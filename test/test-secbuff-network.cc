@@ -27,8 +27,8 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/secagg-helper.h"
 #include "ns3/secagg-wire.h"
-#include "ns3/secagg.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-protocol.h"
+#include "ns3/secagg-primitives.h"
 
 #include <gtest/gtest.h>
 #include <map>

@@ -22,7 +22,7 @@
  *  2 MaskedInputCollection: u infers U2 from the ciphertexts it got (refuses below t) and sends
  *      y_u = x_u + PRG(b_u) + sum_{v in U2, u < v} PRG(s_{u,v}) - sum_{v in U2, u > v} PRG(s_{u,v})
  *    mod 2^64 over fixed-point words (EncodeFixedPoint, ApplyPairwiseMask of
- *    secure-aggregation.h), s_{u,v} = AgreeMaskSecret(s_u, s_v^PK). (Fig. 4 writes the sign the
+ *    secagg-primitives.h), s_{u,v} = AgreeMaskSecret(s_u, s_v^PK). (Fig. 4 writes the sign the
  *    other way round, Delta_{u,v} = 1 for u > v; either cancels.) S collects U3 (abort below t).
  *  3 ConsistencyCheck: S sends U3; u checks U3 (contains u, at least t of u's holders, no holder
  *    outside U2) and signs it. A client signs one U3 per instance: a second, different U3 is
@@ -54,11 +54,11 @@
  * secure one; Reproducible mode derives every key from a 256-bit run seed for bit-identical
  * simulation studies and is INSECURE (anyone knowing the seed recomputes every mask).
  */
-#ifndef FL_SECAGG_H
-#define FL_SECAGG_H
+#ifndef FL_SECAGG_PROTOCOL_H
+#define FL_SECAGG_PROTOCOL_H
 
 #include "ns3/secagg-config.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 
 #include <array>
 #include <cstdint>
@@ -366,4 +366,4 @@ SecAggRunOutcome RunSecAggInProcess(const SecAggConfig& config,
 } // namespace fl
 } // namespace ns3
 
-#endif // FL_SECAGG_H
+#endif // FL_SECAGG_PROTOCOL_H
