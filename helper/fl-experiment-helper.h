@@ -26,7 +26,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * A run's state after one round, from the tracker's long rows (FlMetricRow): the centroid's test
  * loss and accuracy, the mean over the nodes of their own models' (EvaluateNodes), the network's
  * disagreement and composed epsilon. What a run did not measure is NaN (node means, epsilon) or
@@ -48,7 +48,7 @@ struct FlRoundSummary
 std::vector<FlRoundSummary> FlSummariseRounds(const std::vector<FlMetricRow>& rows);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The statistics of one round over the seeds of a run: mean and 95 % CI (fl::MeanCi95) of every
  * field of FlRoundSummary.
  */
@@ -70,7 +70,7 @@ std::vector<FlRoundStatistics> FlRoundStatisticsOverSeeds(
     const std::vector<std::vector<FlRoundSummary>>& seeds);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What a figure program ranks a run by, over its seeds (mean and 95 % CI): the centroid's test
  * accuracy over the last tenth of the rounds (fl::TailMean, at least the last round), which
  * smooths the round-to-round noise; the nodes' mean accuracy and the disagreement at the last
@@ -87,7 +87,7 @@ struct FlSeedsSummary
 FlSeedsSummary FlSummariseSeeds(const std::vector<std::vector<FlRoundSummary>>& seeds);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Runs `run(seed)` for seed = 0 .. seeds - 1 with ns-3's run number RngRun + seed (RngRun: the
  * value when called, e.g. --RngRun), one after the other (one simulator per process), calling
  * done(seed, result) after each; the run number is restored afterwards, also if a run throws.
@@ -127,7 +127,7 @@ FlRunSeeds(uint32_t seeds,
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * One series of a figure over its seeds (FlRunSeeds), with the lines a figure program prints:
  * "run k/K: series" (and ", seed s/S (RngRun r)" with several seeds) before a seed, "  done: R
  * rounds in T s simulated, test accuracy A, loss L, disagreement D" after it. A seed that stopped
@@ -153,7 +153,7 @@ std::vector<std::vector<FlRoundSummary>> FlRunSeries(
 void FlPrintRoundProgress(uint32_t rounds, std::ostream& os);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * fl::BuildSupervisedTask with its random generator seeded from an ns-3 stream (stream 2^20 of
  * UniformRandomVariable), so that --RngRun changes the data, the split and the initial model
  * and a run reproduces them. Throws fl::ConfigError on a bad setting.
@@ -163,7 +163,7 @@ std::shared_ptr<fl::LearningTask> FlBuildTask(const fl::TaskSpec& spec);
 // ------------------------------------------------------------------------ figures over seeds
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * One series of a figure: its label (the CSV's and the orderings'), the ordering claim it
  * belongs to (the series of a group are claimed best first in the figure's order; empty: none)
  * and what the summary prints after the label in brackets (empty: nothing).
@@ -179,7 +179,7 @@ struct FlFigureSeries
 using FlFigureSeeds = std::vector<std::vector<std::vector<FlRoundSummary>>>;
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Prints a figure's summary to `os`: one line per series, "  label [detail]: accuracy A,
  * worker accuracy W, disagreement D" (FlSummariseSeeds; mean +- 95 % CI over the seeds), then
  * "  ordering, group: verdict" for every group (fl::CheckOrderingGroups on the accuracies; an
@@ -193,7 +193,7 @@ std::vector<fl::OrderingGroupResult> FlReportFigure(std::ostream& os,
                                                     std::size_t accuracySamples);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The tidy rows a seed of a figure writes when it runs as one job of a sweep: a header, then
  * one row per (series, round): series_index, series, round, time_s, test_loss, test_accuracy,
  * worker_test_loss, worker_test_accuracy, disagreement, epsilon, every real at 17 significant
@@ -205,7 +205,7 @@ void FlWriteSeedRows(std::ostream& csv,
                      const FlFigureSeeds& seeds);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The rounds of every series at the run numbers firstRun .. firstRun + seeds - 1 from the text
  * of utils/fl-sweep's merged CSV (fl::MergeSweepCsv) of jobs that wrote FlWriteSeedRows: the
  * rng_run column gives the seed. Throws std::runtime_error naming the series and the run number
@@ -218,7 +218,7 @@ FlFigureSeeds FlReadSeedRows(const std::string& mergedCsv,
                              uint32_t seeds);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * How a figure program runs its seeds (its flags --engine, --sweepDir, --sweepTool,
  * --sweepJobs, --slurmTime, --slurmMem and --seedJob).
  */
@@ -238,7 +238,7 @@ struct FlFigureEngine
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Runs the series of a figure over its seeds, in this process or as one job per seed through
  * utils/fl-sweep (serial, GNU parallel or Slurm), and gives back the same rounds either way, so
  * that the figure's statistics (FlRoundStatisticsOverSeeds, FlReportFigure) and its CSV are the

@@ -34,7 +34,7 @@ class YansWifiPhyHelper;
 class Ssid;
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * StaWifiMac::MaxMissedBeacons of the stations of the Wi-Fi scenes (ns-3's default: 10). The
  * beacon watchdog starts with a station's first association request, and a station whose
  * association outlasts it is disassociated as it associates and never associates again; with
@@ -43,7 +43,7 @@ class Ssid;
 constexpr uint32_t kFlMaxMissedBeacons = 100;
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The nodes and addresses of a federated-learning network scene: one server node and N client
  * nodes (install FlServerHelper on serverNode, FlClientHelper on clients with serverAddress).
  * Scenes with a core network also keep the helpers that must outlive the simulation.
@@ -76,7 +76,7 @@ struct FlScene
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What a packet-level scene knows of each client's link, for a server strategy that selects
  * clients by channel quality (FlServerPort::linkState). The scene helpers aggregate one to the
  * server node at Build(); FlFedAvgHelper::Install hands it to the server
@@ -114,7 +114,7 @@ class FlSceneLinkState : public Object
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The link-state source of a scene's server node (FlSceneLinkState), or null if the scene
  * has none (flow fidelity, a node not built by a scene helper).
  */
@@ -124,7 +124,7 @@ Ptr<FlSceneLinkState> FlGetSceneLinkState(Ptr<Node> serverNode);
 double FlSnrDb(double signalDbm, double noiseDbm);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Network fidelity of a scene: packets (ns-3 devices, Internet stack, every frame simulated) or
  * flows (FlFlowNetwork: each message's delivery time from a calibrated model of the links; no
  * devices, 20x and more faster, validated against packets within stated bounds).
@@ -139,7 +139,7 @@ enum class FlFidelity : uint8_t
 FlFidelity ParseFlFidelity(const std::string& name, const std::string& what);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Prints the validity warnings of a flow-level scene (FlFlowNetwork::ValidityWarnings) to
  * standard error, each prefixed with `program`, each text once per process (FlWarnOnce: a
  * program that builds one scene per run says it once); nothing for a packet-level scene.
@@ -148,7 +148,7 @@ FlFidelity ParseFlFidelity(const std::string& name, const std::string& what);
 std::size_t FlPrintFlowWarnings(const std::string& program, const FlScene& scene);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Writes `line` and a newline to standard error unless this process wrote the same line
  * through this function before (thread-safe).
  * @return true if it was written now
@@ -156,7 +156,7 @@ std::size_t FlPrintFlowWarnings(const std::string& program, const FlScene& scene
 bool FlWarnOnce(const std::string& line);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The calibrated flow-level medium of an 802.11 cell of the given standard ("80211a", "80211g",
  * "80211n", "80211ac", "80211ax"; one spatial stream, stations close enough for the top MCS of
  * IdealWifiManager), as the Wi-Fi scene helpers build it in flow fidelity; `phyRate` gets the
@@ -165,14 +165,14 @@ bool FlWarnOnce(const std::string& line);
 FlFlowMedium FlWifiFlowMedium(const std::string& standard, double& phyRate);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The calibrated flow-level medium of a CSMA LAN of the given rate, as FlCsmaSceneHelper builds
  * it in flow fidelity.
  */
 FlFlowMedium FlCsmaFlowMedium(DataRate rate);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The ns-3 stream number from which the scene helpers draw node positions at Build(): every
  * scene built in one process gets the same positions for a given --RngRun, so that the runs of
  * a parameter sweep share their geometry. Keep other streams below it (AssignStreams numbers
@@ -181,7 +181,7 @@ FlFlowMedium FlCsmaFlowMedium(DataRate rate);
 constexpr int64_t kFlPositionStream = 1 << 22;
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What every scene helper shares: its name in error messages and the checks of its settings.
  * Not used on its own.
  */
@@ -240,7 +240,7 @@ class FlSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The settings of the wired scenes (CSMA LAN, point-to-point star): a data rate and a
  * propagation delay, with the defaults of each helper.
  */
@@ -265,7 +265,7 @@ class FlWiredSceneHelperBase : public FlSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The setting of the radio scenes (Wi-Fi, LTE): the clients are placed uniformly at random on a
  * disc around the origin, positions drawn from kFlPositionStream, or where the user's
  * PositionAllocator says; the server (Wi-Fi) and the eNB (LTE) at the origin. A node that
@@ -298,7 +298,7 @@ class FlRadioSceneHelperBase : public FlSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What the Wi-Fi scenes share: the server at the origin, the clients on a disc of radius 10 m by
  * default, one YANS channel with log-distance path loss (YansWifiChannelHelper::Default),
  * constant positions, Internet stack and IPv4 addresses in 10.1.0.0/16 (server 10.1.0.1). The
@@ -371,7 +371,7 @@ class FlWifiSceneHelperBase : public FlRadioSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds an 802.11 infrastructure BSS: the server on the AP at the origin, the clients are the
  * stations, placed uniformly at random on a disc around it (FlWifiSceneHelperBase).
  */
@@ -384,7 +384,7 @@ class FlWifiScenarioHelper : public FlWifiSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds an 802.11 extended service set (ESS): A access points, each its own BSS (SSID
  * "fl-ess-<a>", its own YANS channel object, so that no cell hears another, as if each AP had a
  * channel of its own), wired to the server's node by one point-to-point link each; the server is
@@ -444,7 +444,7 @@ class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Writes permanent IPv4 ARP entries so that no ARP request is needed among the devices of
  * `devices`: every device learns the MAC address of every other device of the container whose
  * IPv4 address is in the same subnet. Unlike ns-3's NeighborCacheHelper (3.36+), which pairs the
@@ -457,7 +457,7 @@ class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
 void FlPopulateArpCaches(const NetDeviceContainer& devices);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs Wi-Fi station devices on the nodes, in order, associating with the SSID. With ns-3
  * before 3.37 station i scans FlAssociationStagger(i) longer than ns-3's default, so that the
  * stations' association requests do not all contend at once (see FlAssociationStagger); from
@@ -477,7 +477,7 @@ NetDeviceContainer FlInstallWifiStations(const WifiHelper& wifi,
 
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Lets the idle stations of an 802.11 infrastructure BSS doze. A station's PHY sleeps
  * (WifiPhy::SetSleepMode, entered through a moment off, WifiPhy::SetOffMode, which cancels a
  * preamble detection in progress) once it is associated, neither it nor the AP has a frame
@@ -504,7 +504,7 @@ void FlDozeIdleStations(Ptr<NetDevice> ap,
                         bool fromStart = false);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds an 802.11 ad hoc network (independent BSS): the server at the origin and N clients
  * placed uniformly at random on a disc around it, all within range of each other for the
  * default radius (FlWifiSceneHelperBase).
@@ -530,7 +530,7 @@ class FlWifiAdhocSceneHelper : public FlWifiSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds one CSMA (Ethernet-like) LAN holding the server and N clients, Internet stack and IPv4
  * addresses in 10.1.0.0/16 (server 10.1.0.1). No mobility: CSMA has no propagation model.
  * Defaults: 100 Mb/s, 6560 ns (about 2 km of cable).
@@ -577,7 +577,7 @@ class FlCsmaSceneHelper : public FlWiredSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds a star: the server at the hub, one point-to-point link to each client, one /30 subnet
  * per link from 10.2.0.0 on. Clients connect to the server's address on the first link
  * (FlScene::serverAddress) through a static default route to their own link; the server answers
@@ -611,7 +611,7 @@ class FlPointToPointStarHelper : public FlWiredSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The time between two UEs' attachments in an FlLteSceneHelper cell of more than 159 UEs
  * (2 ms): there the largest SRS periodicity (320) leaves fewer spare UE contexts than UEs, and
  * an attach storm's collided random-access attempts would exhaust them. Smaller cells attach
@@ -624,7 +624,7 @@ FlLteAttachSpacing()
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The most UEs an FlLteSceneHelper cell takes: 288 (ns-3's largest SRS periodicity, 320
  * subframes, gives 319 UE contexts; the cell keeps 10 % of them spare for collided
  * random-access attempts, without which ns-3's MAC scheduler aborts).
@@ -636,7 +636,7 @@ FlLteMaxClients()
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The period of the UEs' downlink CQI reports in a static FlLteSceneHelper cell unless
  * FlLteSceneHelper::SetCqiPeriodicity says otherwise: 40 ms, one of the periodic CQI reporting
  * periods of 3GPP TS 36.213 (Table 7.2.2-1A). ns-3's own, 1 ms (a report every 2 ms), cost
@@ -649,7 +649,7 @@ FlLteDefaultCqiPeriodicity()
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds an LTE cell with an EPC core, as ns-3's lena-simple-epc example: the clients are UEs
  * attached to one eNB at the origin, placed uniformly at random on a disc around it (constant
  * positions, radius 50 m by default); the server is a remote host behind the PGW over a

@@ -41,7 +41,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The settings of the GFL / GHP figures (fl-gfl's flags, one field each; 0 means "the figure's
  * default" where noted).
  */
@@ -99,7 +99,7 @@ struct GflFigureOptions
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Checks the combinations of GflFigureOptions that single flags cannot (each flag's own range is
  * the program's): --clientStaggerMs negative but not -1, a --benchClients item, --secure with
  * one client, an in-process-only figure over the network, a GHP network schedule (1 ms +
@@ -113,7 +113,7 @@ void CheckGflFigureOptions(const GflFigureOptions& o);
 std::vector<uint32_t> ParseGflBenchClients(const std::string& list);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * One variant of a figure as data: its series key ("figure/scheme" or
  * "figure/scheme/parameter=value" for a sweep), whether its runs record epsilons, and the
  * settings it puts on the run's shared configuration (noise, uplink, step size).
@@ -231,7 +231,7 @@ GflRegressionRun MakeGflNetworkRegressionRun(std::size_t P,
                                              std::size_t dim = 2);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What a network run cost (GflFigureRunGfl, GflFigureRunDiffusion).
  */
 struct GflNetworkCost
@@ -436,7 +436,7 @@ double GflLevel(const fl::MonteCarloSeriesMap& series,
                 const std::string& metric);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The orderings one figure shows, as data: checked if the figure's `present` series is in the
  * results. `checked` are robust claims with margins from the theory's scalings (a failure is a
  * failure); `reported` lists claims the paper makes weakly ("not significant"), whose levels

@@ -36,7 +36,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * A GFL scene: P server nodes linked along the edges of a graph, K clients per server.
  */
 struct FlGraphScene
@@ -60,7 +60,7 @@ struct FlGraphScene
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The sizes up to which the flow-level model of GFL with Wi-Fi cells was validated against
  * packet-level runs (module documentation, "Flow-level fidelity"): FlGraphSceneHelper sets them
  * on the flow network of a Wi-Fi-cell scene (FlFlowValidity), and a run beyond one gets a
@@ -79,7 +79,7 @@ struct FlGflFlowValidity
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Prints the validity warnings of a flow-level GFL scene (FlFlowNetwork::ValidityWarnings) to
  * standard error, each prefixed with `who`, each text once per process (FlWarnOnce: a figure
  * builds one scene per run and variant). FlGflHelper calls it when the last iteration is
@@ -89,7 +89,7 @@ struct FlGflFlowValidity
 std::size_t FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> network);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Builds a FlGraphScene from a combination matrix. The server-to-server links (ServerLinks):
  * - "p2p" (default): an edge p - m wherever a_pm > 0 or a_mp > 0 (p != m) becomes a
  *   point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge);
@@ -217,7 +217,7 @@ class FlGraphSceneHelper : public FlSceneHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Makes the server-to-server links of a scene lossy: every device of scene.serverLinks drops
  * each packet it receives (point-to-point: the device's ReceiveErrorModel) or each frame
  * (mesh: the post-reception error model of every mesh interface's PHY; the 802.11 MAC then
@@ -230,7 +230,7 @@ class FlGraphSceneHelper : public FlSceneHelperBase
 int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Fixes the random streams of a packet-level scene (the cells' CSMA or Wi-Fi devices, the mesh
  * points of mesh server links, every node's Internet stack), numbered from `stream` on, so that
  * its draws (back-offs, jitters) depend on the ns-3 run number only, not on what else was
@@ -247,7 +247,7 @@ GflDropoutDeadline()
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What the GFL and GHP network helpers share: the learning task, the tracker of the
  * per-iteration metrics (an FlLearningTracker whose network view subscribes to the nodes'
  * ModelReport trace and reports as the in-process runners do), the exchange timeout and the
@@ -311,7 +311,7 @@ class FlGraphRunHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
  * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
  * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
@@ -407,7 +407,7 @@ class FlGflHelper : public FlGraphRunHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs GHP diffusion agents: agent k = DiffusionAgentApplication on nodes.Get(k) with
  * AgentIndex k, seed DiffusionAgentSeed(seed, k), initial model from InitialModelSeed(seed)
  * (as RunDiffusionInProcess), neighbours from the combination matrix at addresses[l]. The

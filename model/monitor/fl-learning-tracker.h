@@ -32,7 +32,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * One row of the long, tidy results: (round, time, node, role, metric, value).
  */
 struct FlMetricRow
@@ -47,7 +47,7 @@ struct FlMetricRow
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * One row of the wide view (FlLearningTracker::SetWideOutput): a round of one role, its
  * aggregates side by side. NaN for what the run did not measure.
  */
@@ -69,7 +69,7 @@ struct FlWideRow
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * One row of the round view (FlLearningTracker::SetRoundOutput, LearningMonitor): one round of
  * a server. Times are simulated seconds; "nan" in the CSV
  * marks a value that does not exist (e.g. the breakdown of a round without fresh updates, or
@@ -115,7 +115,7 @@ struct FlRoundRecord
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * One row per client and round of the round view (SetClientRoundOutput, LearningMonitor's
  * ClientOutputFile).
  */
@@ -138,7 +138,7 @@ struct FlClientRoundRecord
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * Observes the models that FL applications report (the ModelReport trace of FlApplicationBase)
  * and computes, per round and role:
  *  - per node (EvaluateNodes): test loss and accuracy on the task's held-out data; MSD in dB
