@@ -12,7 +12,9 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/vector.h"
 
+#include <Eigen/Core>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -103,6 +105,9 @@ NetDeviceContainer InstallBss(const WifiHelper& wifi,
                               const Ssid& ssid,
                               Ptr<Node> ap,
                               const NodeContainer& stations);
+
+/// Neighbours l of k in a combination matrix (a_lk > 0 or a_kl > 0, l != k), ascending.
+std::vector<uint32_t> NeighborsOf(const Eigen::MatrixXd& A, uint32_t k);
 
 } // namespace flscene
 
