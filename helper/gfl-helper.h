@@ -166,7 +166,7 @@ class FlGflHelper : public FlGraphRunHelperBase
      * neighbours leave within the grace). The tracker's network view is set up but not installed
      * then (a rank sees only its local servers): the program gathers the servers' ModelReport
      * trace to rank 0 and records it there, in Tracker() (RecordNetwork with server p's index,
-     * as examples/fl-gfl-mpi.cc does) for the network view.
+     * as examples/benchmarks/fl-gfl-mpi.cc does) for the network view.
      */
     void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace = Seconds(1));
 

@@ -2,12 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The figures of DWFL (Chen et al., "Decentralized Wireless Federated Learning with Differential
- * Privacy", arXiv:2109.09142, 2021) as library parts (helper/dwfl-figures.h): the runs of every
- * figure (the paper's sweeps of Figs. 2-6, best first within each ordering), the feasibility
+ * Privacy", arXiv:2109.09142, 2021) as the programs' shared parts
+ * (examples/support/dwfl-figures.h): the runs of every figure (the paper's sweeps of Figs. 2-6,
+ * best first within each ordering), the feasibility
  * check, --quick's settings, and the figure rows: means and 95 % half-widths over the seeds,
  * checked against values computed by hand.
  */
-#include "ns3/dwfl-figures.h"
+#include "../examples/support/dwfl-figures.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The GFL / GHP figures as library parts (helper/gfl-figures.h) and the Monte-Carlo series and
+ * The GFL / GHP figures as the programs' shared parts (examples/support/gfl-figures.h) and the Monte-Carlo series and
  * level claims under them (model/runtime/monte-carlo.h): series merged over hand-made runs give
  * the hand-computed mean, 95 % CI and steady state; Monte Carlo over variants gives the same sums
  * and lines on 1 and 3 threads; a claim that is violated is reported as such; the figures'
@@ -12,7 +12,7 @@
 #include "ns3/monte-carlo.h"
 #include "ns3/sweep-grid.h"
 #include "ns3/fl-types.h"
-#include "ns3/gfl-figures.h"
+#include "../examples/support/gfl-figures.h"
 
 #include <atomic>
 #include <cmath>

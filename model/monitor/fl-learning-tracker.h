@@ -233,8 +233,8 @@ class FlLearningTracker : public Object
 
     /**
      * Records a report made elsewhere at simulated time `timeS` as if its application had
-     * reported it here: a distributed run (examples/fl-gfl-mpi.cc) gathers the reports of every
-     * rank to rank 0 and records them there in the order of their times.
+     * reported it here: a distributed run (examples/benchmarks/fl-gfl-mpi.cc) gathers the reports
+     * of every rank to rank 0 and records them there in the order of their times.
      */
     void Record(const FlModelReport& report, double timeS);
 

@@ -27,7 +27,7 @@
  * ega-network-helper.h (FlRunEgaNetwork). This file decides what to run and writes one tidy CSV
  * (--output: experiment,setting,round,client,metric,value). --quick: synthetic data, few rounds.
  */
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/core-module.h"
 #include "ns3/data-io.h"

@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The figures of the GFL and GHP papers as library parts: what each figure runs (its variants
+ * The figures of the GFL and GHP papers as parts the programs share (the fl-example-support
+ * library; not part of the module): what each figure runs (its variants
  * as data), Monte Carlo over runs with common random numbers (in process on the training pool,
  * or over ns-3 links one run after the other), the tidy series they give, their CSV and summary,
  * and the orderings the papers' figures show as claims checked on the results. fl-gfl and fl-ghp
@@ -41,7 +42,6 @@ namespace ns3
 {
 
 /**
- * \ingroup fl-helper
  * The settings of the GFL / GHP figures (fl-gfl's flags, one field each; 0 means "the figure's
  * default" where noted).
  */
@@ -99,7 +99,6 @@ struct GflFigureOptions
 };
 
 /**
- * \ingroup fl-helper
  * Checks the combinations of GflFigureOptions that single flags cannot (each flag's own range is
  * the program's): --clientStaggerMs negative but not -1, a --benchClients item, --secure with
  * one client, an in-process-only figure over the network, a GHP network schedule (1 ms +
@@ -113,7 +112,6 @@ void CheckGflFigureOptions(const GflFigureOptions& o);
 std::vector<uint32_t> ParseGflBenchClients(const std::string& list);
 
 /**
- * \ingroup fl-helper
  * One variant of a figure as data: its series key ("figure/scheme" or
  * "figure/scheme/parameter=value" for a sweep), whether its runs record epsilons, and the
  * settings it puts on the run's shared configuration (noise, uplink, step size).
@@ -231,7 +229,6 @@ GflRegressionRun MakeGflNetworkRegressionRun(std::size_t P,
                                              std::size_t dim = 2);
 
 /**
- * \ingroup fl-helper
  * What a network run cost (GflFigureRunGfl, GflFigureRunDiffusion).
  */
 struct GflNetworkCost
@@ -436,7 +433,6 @@ double GflLevel(const fl::MonteCarloSeriesMap& series,
                 const std::string& metric);
 
 /**
- * \ingroup fl-helper
  * The orderings one figure shows, as data: checked if the figure's `present` series is in the
  * results. `checked` are robust claims with margins from the theory's scalings (a failure is a
  * failure); `reported` lists claims the paper makes weakly ("not significant"), whose levels

@@ -32,7 +32,7 @@
  *   fl-secagg-benchmark --clients=100,1000,10000 --variant=secaggplus --dim=1000
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fedavg-reference.h"
@@ -55,9 +55,11 @@ namespace
 {
 
 /// Largest n accepted by --clients (memory grows as n^2 for SecAgg).
-constexpr flexample::Bound kMaxClients{100000, "kMaxClients in examples/fl-secagg-benchmark.cc"};
+constexpr flexample::Bound kMaxClients{100000,
+                                       "kMaxClients in examples/benchmarks/fl-secagg-benchmark.cc"};
 /// Largest --dim.
-constexpr flexample::Bound kMaxDim{10000000, "kMaxDim in examples/fl-secagg-benchmark.cc"};
+constexpr flexample::Bound kMaxDim{10000000,
+                                   "kMaxDim in examples/benchmarks/fl-secagg-benchmark.cc"};
 
 /// One measured instance.
 struct Row

@@ -22,8 +22,8 @@
  *   fl-dwfl --figure=workers --runs=10 --engine=parallel # the same CSV, one job per seed run
  *                                                        # by utils/fl-sweep (serial, slurm too)
  *
- * A figure is a list of runs (DwflFigureRuns in helper/dwfl-figures.h: a scene, a scheme, its
- * settings); each run is built here with helpers (DwflHelper on an OtaChannel, or
+ * A figure is a list of runs (DwflFigureRuns in examples/support/dwfl-figures.h: a scene, a
+ * scheme, its settings); each run is built here with helpers (DwflHelper on an OtaChannel, or
  * DwflDigitalHelper on a Wi-Fi ad hoc scene) and observed by an FlLearningTracker; an
  * FlFigureRunner repeats it over seeds, in this process or as jobs of utils/fl-sweep
  * (--engine); the CSV has one row per (run, round), averaged over the seeds with 95 %
@@ -31,11 +31,11 @@
  * means (FlReportFigure). Plot with utils/plot-dwfl.sh.
  */
 
-#include "fl-example-data.h"
-#include "fl-example-flags.h"
+#include "../fl-example-data.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/dwfl-digital-helper.h"
-#include "ns3/dwfl-figures.h"
+#include "../support/dwfl-figures.h"
 #include "ns3/dwfl-helper.h"
 #include "ns3/fl-experiment-helper.h"
 #include "ns3/fl-network-scenarios.h"

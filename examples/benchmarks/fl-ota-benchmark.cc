@@ -18,7 +18,7 @@
  *   fl-ota-benchmark --quick         # d = 1e4 only
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/mobility-module.h"
 #include "ns3/ota-helper.h"

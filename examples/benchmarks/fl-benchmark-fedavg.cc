@@ -24,7 +24,7 @@
  *   fl-benchmark-fedavg --quick               # tiny sizes, smoke run
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/data-io.h"
 #include "ns3/fedavg-cost-probes.h"
@@ -55,13 +55,15 @@ constexpr uint64_t kTrainingSeedBase = 777; ///< per-client training seeds (all 
 constexpr std::size_t kSegmentBytes = 1448; ///< TCP segment size used by the apps
 constexpr fl::Precision kWire = fl::Precision::Float32;
 /// Most rounds per mode.
-constexpr flexample::Bound kMaxRounds{10000, "kMaxRounds in examples/fl-benchmark-fedavg.cc"};
+constexpr flexample::Bound kMaxRounds{10000,
+                                      "kMaxRounds in examples/benchmarks/fl-benchmark-fedavg.cc"};
 /// Most clients (Fashion-MNIST has 60000 training images).
-constexpr flexample::Bound kMaxClients{60000, "kMaxClients in examples/fl-benchmark-fedavg.cc"};
+constexpr flexample::Bound kMaxClients{60000,
+                                       "kMaxClients in examples/benchmarks/fl-benchmark-fedavg.cc"};
 /// Most samples per client (Fashion-MNIST has 60000 training images).
 constexpr flexample::Bound kMaxSamplesPerClient{
     60000,
-    "kMaxSamplesPerClient in examples/fl-benchmark-fedavg.cc"};
+    "kMaxSamplesPerClient in examples/benchmarks/fl-benchmark-fedavg.cc"};
 
 double
 ElapsedS(Clock::time_point a, Clock::time_point b)

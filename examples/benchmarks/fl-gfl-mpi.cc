@@ -24,11 +24,11 @@
  * standalone build of this program runs every server in one process and says so.
  * Paper size: --servers=10 --clients=100 --sampled=11.
  */
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fl-learning-tracker.h"
-#include "ns3/gfl-figures.h"
+#include "../support/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"

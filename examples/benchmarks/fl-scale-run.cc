@@ -12,8 +12,8 @@
  *   fl-scale-run --run=fedavg --scene=csma --switched --clients=1000 --rounds=10
  */
 
-#include "fl-example-common.h"
-#include "fl-example-flags.h"
+#include "../fl-example-common.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/fl-energy-helper.h"
 #include "ns3/fl-network-scenarios.h"

@@ -14,7 +14,7 @@
  *   fl-ega-benchmark --d=7850 --codec=data/ega-default-codec.bin
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/core-module.h"
 #include "ns3/ega-aggregate.h"

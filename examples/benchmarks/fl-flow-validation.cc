@@ -23,11 +23,11 @@
  * a fidelity did not reach the target).
  */
 
-#include "fl-example-common.h"
+#include "../fl-example-common.h"
 
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-packet-probes.h"
-#include "ns3/gfl-figures.h"
+#include "../support/gfl-figures.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/gfl.h"
 #include "ns3/graph.h"

@@ -20,7 +20,7 @@
  *   fl-dwfl-benchmark --workers=30 --rounds=3
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/core-module.h"
 #include "ns3/dwfl-helper.h"

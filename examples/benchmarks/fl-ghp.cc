@@ -6,5 +6,10 @@
  * in process or over Wi-Fi ad hoc (--mode=network). The same program as fl-gfl (one source,
  * no duplicated flags or metrics) with --figure=ghp and --output=fl-ghp.csv by default.
  */
-#define FL_GHP_PROGRAM
-#include "fl-gfl.cc"
+#include "../support/fl-gfl-driver.h"
+
+int
+main(int argc, char* argv[])
+{
+    return ns3::flexample::RunGflFigureProgram(argc, argv, true);
+}

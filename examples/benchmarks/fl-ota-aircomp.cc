@@ -19,7 +19,7 @@
  *   fl-ota-aircomp --help
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/mobility-module.h"
 #include "ns3/ota-helper.h"
@@ -43,16 +43,22 @@ namespace
 {
 
 /// Most transmitters of a point.
-constexpr flexample::Bound kMaxTransmitters{1000, "kMaxTransmitters in examples/fl-ota-aircomp.cc"};
+constexpr flexample::Bound kMaxTransmitters{
+    1000,
+    "kMaxTransmitters in examples/benchmarks/fl-ota-aircomp.cc"};
 /// Most real values per vector.
-constexpr flexample::Bound kMaxDim{10000000, "kMaxDim in examples/fl-ota-aircomp.cc"};
+constexpr flexample::Bound kMaxDim{10000000, "kMaxDim in examples/benchmarks/fl-ota-aircomp.cc"};
 /// Most slots per point.
-constexpr flexample::Bound kMaxSlots{10000000, "kMaxSlots in examples/fl-ota-aircomp.cc"};
+constexpr flexample::Bound kMaxSlots{10000000,
+                                     "kMaxSlots in examples/benchmarks/fl-ota-aircomp.cc"};
 /// Most values (slots x dim) whose true average a point keeps in memory.
-constexpr flexample::Bound kMaxSlotValues{100000000,
-                                          "kMaxSlotValues in examples/fl-ota-aircomp.cc"};
+constexpr flexample::Bound kMaxSlotValues{
+    100000000,
+    "kMaxSlotValues in examples/benchmarks/fl-ota-aircomp.cc"};
 /// Most points of the SNR sweep.
-constexpr flexample::Bound kMaxSweepPoints{1000, "kMaxSweepPoints in examples/fl-ota-aircomp.cc"};
+constexpr flexample::Bound kMaxSweepPoints{
+    1000,
+    "kMaxSweepPoints in examples/benchmarks/fl-ota-aircomp.cc"};
 
 struct Options
 {

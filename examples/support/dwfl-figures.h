@@ -2,11 +2,12 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The figures of DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless
- * Federated Learning with Differential Privacy", arXiv:2109.09142, 2021) as data: the choices
+ * Federated Learning with Differential Privacy", arXiv:2109.09142, 2021) as data the programs
+ * share (the fl-example-support library; not part of the module): the choices
  * the paper leaves open, the runs of each figure (its Figs. 2-6 and two studies of this module),
  * the check that every run can meet its epsilon, and the figure CSV (one row per run and round,
  * means and 95 % CIs over the seeds). The scenes themselves (DwflHelper, DwflDigitalHelper) are
- * built by the program (examples/fl-dwfl.cc); the seeds run through FlFigureRunner.
+ * built by the program (examples/benchmarks/fl-dwfl.cc); the seeds run through FlFigureRunner.
  */
 #ifndef DWFL_FIGURES_H
 #define DWFL_FIGURES_H
@@ -24,7 +25,6 @@ namespace ns3
 {
 
 /**
- * \ingroup fl-helper
  * Every choice the DWFL paper leaves open, with the value fl-dwfl uses (doc/fl-ota-dwfl.rst,
  * "Choices the paper leaves open", says why).
  */
@@ -72,7 +72,6 @@ struct DwflFigureSettings
 };
 
 /**
- * \ingroup fl-helper
  * One run of a figure: a scheme on a channel at N, P and eps.
  */
 struct DwflFigureRun
@@ -95,7 +94,6 @@ struct DwflFigureRun
 const std::vector<std::string>& DwflFigureNames();
 
 /**
- * \ingroup fl-helper
  * The runs of a figure (the paper's sweeps, best expected first within each ordering group),
  * keeping only the N of settings.onlyN if it is not empty; empty if the name is unknown:
  *  - power (Fig. 2): P in {80, 60, 40, 20} dBm at eps = 0.5, N = 10 and 30;
@@ -113,7 +111,6 @@ std::vector<DwflFigureRun> DwflFigureRuns(const std::string& figure,
                                           const DwflFigureSettings& settings);
 
 /**
- * \ingroup fl-helper
  * Throws fl::ConfigError naming the flag and the fix unless every run can meet its eps whatever
  * channels it draws, so that no run stops half-way: the orthogonal baseline needs sigma^2 above
  * fl::DwflOrthogonalSigma2Floor (--orthSigma2); DWFL and the server need some noise (--sigma2 or
@@ -130,14 +127,12 @@ void DwflQuickFigure(DwflFigureSettings& settings, std::string& figure);
 std::vector<FlFigureSeries> DwflFigureSeries(const std::vector<DwflFigureRun>& runs);
 
 /**
- * \ingroup fl-helper
  * The figure CSV's header and its comment lines (what epsilon and epsilon_composed claim);
  * leaves the stream at 10 significant digits, the rows' precision.
  */
 void DwflWriteFigureHeader(std::ostream& csv, const DwflFigureSettings& settings);
 
 /**
- * \ingroup fl-helper
  * The rows of one run: per round that every seed reached, the means over the seeds and the
  * 95 % CI half-widths (FlRoundStatisticsOverSeeds) of the centroid's and the workers' test loss
  * and accuracy, the disagreement and worker 0's composed epsilon.

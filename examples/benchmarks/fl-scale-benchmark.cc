@@ -12,7 +12,7 @@
  *   fl-scale-benchmark --part=fidelity            # flow-level against packet-level runs
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/child-process.h"
 #include "ns3/sweep-grid.h"

@@ -18,7 +18,7 @@
  * testable with that many trials.
  */
 
-#include "fl-example-flags.h"
+#include "../fl-example-flags.h"
 
 #include "ns3/privacy-audit-mechanisms.h"
 
