@@ -158,9 +158,12 @@ def build(bld):
         # One program fl-<suite> per GoogleTest suite, and the ns-3 test suite fl-googletest
         # (test.py) that runs them all (as in the CMake build).
         executables = []
-        for suite in lists['test_suites']:
+        for entry in lists['test_suites']:
+            # test/unit/<layer>/<suite>.cc or test/integration/<algorithm>/<suite>.cc
+            suite = os.path.basename(entry)
             obj = bld.create_ns3_program('fl-' + suite, ['fl'] + deps)
-            obj.source = ['test/%s.cc' % suite]
+            obj.source = ['test/%s.cc' % entry]
+            obj.includes = [obj.includes, 'test']  # the suites' shared headers
             obj.use += ['EIGEN3', 'ZLIB', 'SODIUM', 'GTEST']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
             if suite in ('test-gfl-figures', 'test-dwfl-figures'):
@@ -171,7 +174,7 @@ def build(bld):
                                      % os.path.join(srcdir, 'data', 'ega-default-codec.bin'))
             if suite == 'test-fuzz-corpus':
                 obj.source.append('fuzz/fl-fuzz-targets.cc')
-                obj.includes = [obj.includes, 'fuzz']
+                obj.includes = obj.includes + ['fuzz']
                 obj.env.append_value('DEFINES', 'FL_FUZZ_CORPUS_DIR="%s"'
                                      % os.path.join(srcdir, 'fuzz', 'corpus'))
             executables.append((suite, os.path.join(bld.path.get_bld().abspath(), obj.target)))

@@ -10,7 +10,7 @@ NAME=item;item;... with the lists exactly as CMake holds them. The check fails w
  2. build() of the wscript, run against a stand-in for waf, would build other sources, headers,
     examples, test suites or ns-3 dependencies than the CMake lists say;
  3. a source file of the module is in no list (model/**/*.cc|h, helper/**/*.cc|h,
-    examples/**/*.cc, test/test-*.cc): a file added without a list entry is built by neither
+    examples/**/*.cc, test/**/test-*.cc): a file added without a list entry is built by neither
     system;
  4. an example has no tiny run in examples/examples-tiny.txt (the in-tree check scripts run
     every example from there), or that file runs an example that does not exist;
@@ -166,7 +166,8 @@ def main():
         errors.append('wscript headers %s != FL_HEADERS %s' % (hdrs, cmake['FL_HEADERS']))
     progs = {p.name: p for p in bld.programs}
     programs = cmake['FL_EXAMPLES'] + cmake['FL_BENCHMARKS']
-    want = programs + ['fl-' + s for s in cmake['FL_TEST_SUITES']]
+    suite_names = [os.path.basename(s) for s in cmake['FL_TEST_SUITES']]
+    want = programs + ['fl-' + s for s in suite_names]
     if sorted(progs) != sorted(want):
         errors.append('wscript programs %s != FL_EXAMPLES + FL_BENCHMARKS + fl-<FL_TEST_SUITES> %s'
                       % (sorted(progs), sorted(want)))
@@ -177,7 +178,7 @@ def main():
         if name in progs and progs[name].source != [source_of[name]] + support:
             errors.append('program %s built from %s' % (name, progs[name].source))
     for suite in cmake['FL_TEST_SUITES']:
-        p = progs.get('fl-' + suite)
+        p = progs.get('fl-' + os.path.basename(suite))
         if p and p.source[0] != 'test/%s.cc' % suite:
             errors.append('suite %s built from %s' % (suite, p.source))
     # `--targets` leaves ns-3's header generators unposted; the wscript posts the enabled ones.
@@ -213,8 +214,10 @@ def main():
                           '(FL_EXAMPLES), benchmarks in examples/benchmarks/ (FL_BENCHMARKS), '
                           'shared code in FL_EXAMPLE_SUPPORT (examples/CMakeLists.txt)' % f)
     for f in files('test', ('.cc',), 'test-'):
-        if os.path.basename(f)[:-3] not in cmake['FL_TEST_SUITES']:
+        if f[len('test/'):-3] not in cmake['FL_TEST_SUITES']:
             errors.append('%s is not in FL_TEST_SUITES (test/CMakeLists.txt)' % f)
+    if len(set(suite_names)) != len(suite_names):
+        errors.append('two suites of FL_TEST_SUITES have the same name: %s' % suite_names)
     tiny = {}
     with open(os.path.join(srcdir, 'examples', 'examples-tiny.txt')) as f:
         for line in f:
