@@ -1,5 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The GFL and GHP figures (gfl-figures.h), one section per figure. (About 1,750 lines: every
+ * figure is built on the file-local helpers of the first sections; splitting it by figure needs
+ * those helpers in a shared header first.)
  */
 #include "gfl-figures.h"
 

@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
+ * (Just over 1,000 lines: the one suite of DWFL's pure core, one test per equation.)
+ *
  * DWFL (S. Chen, D. Yu, Y. Zou, J. Yu, X. Cheng, "Decentralized Wireless Federated Learning with
  * Differential Privacy", arXiv:2109.09142, 2021) per-round maths and privacy formulas against
  * hand computations and the exact identities the paper's equations imply: alignment (eq. 3),

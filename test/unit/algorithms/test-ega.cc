@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
+ * (Just over 1,000 lines: the one suite of EGA's pure core, every test on the same codecs.)
+ *
  * EGA pure core (D. Zeng et al., "Encoded Gradients Aggregation against Gradient Leakage in
  * Federated Learning", arXiv:2205.13216, 2022): the stochastic quantiser against the paper's
  * definition and its moments, blocking, the clean bounds of Lemma 3 and Theorem 1 against hand
