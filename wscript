@@ -2,10 +2,10 @@
 #
 # waf build of the fl module, for waf-based ns-3 trees (ns-3.35 and earlier; contrib/fl).
 #
-# This file holds no list of its own: the sources, headers, ns-3 modules, examples and GoogleTest
+# This file holds no list of its own: the sources, headers, ns-3 modules, programs and GoogleTest
 # suites are read from CMakeLists.txt (FL_SOURCES, FL_HEADERS, FL_NS3_COMPONENTS),
-# examples/CMakeLists.txt (FL_EXAMPLES) and test/CMakeLists.txt (FL_TEST_SUITES), so a file added
-# there is built by waf too. test/check-wscript.py (ctest "wscript.lists", run in CI) runs
+# examples/CMakeLists.txt (FL_EXAMPLES, FL_BENCHMARKS, FL_EXAMPLE_SUPPORT) and
+# test/CMakeLists.txt (FL_TEST_SUITES), so a file added there is built by waf too. test/check-wscript.py (ctest "wscript.lists", run in CI) runs
 # build() below against a stand-in for waf and fails when what it would build differs from the
 # CMake lists, when the CMake parser here misreads them, or when a source file of the module is in
 # no list at all.
@@ -61,6 +61,8 @@ def fl_lists(srcdir):
         'headers': cmake_list(top, 'FL_HEADERS'),
         'ns3_modules': cmake_list(top, 'FL_NS3_COMPONENTS'),
         'examples': cmake_list(os.path.join(srcdir, 'examples', 'CMakeLists.txt'), 'FL_EXAMPLES'),
+        'benchmarks': cmake_list(os.path.join(srcdir, 'examples', 'CMakeLists.txt'),
+                                 'FL_BENCHMARKS'),
         'example_support': cmake_list(os.path.join(srcdir, 'examples', 'CMakeLists.txt'),
                                       'FL_EXAMPLE_SUPPORT'),
         'test_suites': cmake_list(os.path.join(srcdir, 'test', 'CMakeLists.txt'), 'FL_TEST_SUITES'),
@@ -136,11 +138,15 @@ def build(bld):
                     tg.post()
         bld.add_pre_fun(post_ns3_headers)
 
+    # the tutorials in examples/, the benchmark, validation and paper-figure programs in
+    # examples/benchmarks/; each with the programs' shared code (examples/support/ and beside)
+    support = ['examples/%s' % f for f in lists['example_support']]
     if bld.env['ENABLE_EXAMPLES']:
-        for name in lists['examples']:
+        programs = [(n, 'examples/%s.cc' % n) for n in lists['examples']] + \
+            [(n, 'examples/benchmarks/%s.cc' % n) for n in lists['benchmarks']]
+        for name, source in programs:
             obj = bld.create_ns3_program(name, ['fl'] + deps)
-            obj.source = ['examples/%s.cc' % name] + \
-                ['examples/%s' % f for f in lists['example_support']]
+            obj.source = [source] + support
             obj.use += ['EIGEN3', 'ZLIB', 'SODIUM']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
 
@@ -152,17 +158,23 @@ def build(bld):
         # One program fl-<suite> per GoogleTest suite, and the ns-3 test suite fl-googletest
         # (test.py) that runs them all (as in the CMake build).
         executables = []
-        for suite in lists['test_suites']:
+        for entry in lists['test_suites']:
+            # test/unit/<layer>/<suite>.cc or test/integration/<algorithm>/<suite>.cc
+            suite = os.path.basename(entry)
             obj = bld.create_ns3_program('fl-' + suite, ['fl'] + deps)
-            obj.source = ['test/%s.cc' % suite]
+            obj.source = ['test/%s.cc' % entry]
+            obj.includes = [obj.includes, 'test']  # the suites' shared headers
             obj.use += ['EIGEN3', 'ZLIB', 'SODIUM', 'GTEST']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
+            if suite in ('test-gfl-figures', 'test-dwfl-figures'):
+                # the papers' figures are the programs' shared code, not the module's
+                obj.source.append('examples/support/%s.cc' % suite[len('test-'):])
             if suite == 'test-ega':
                 obj.env.append_value('DEFINES', 'FL_EGA_DEFAULT_CODEC="%s"'
                                      % os.path.join(srcdir, 'data', 'ega-default-codec.bin'))
             if suite == 'test-fuzz-corpus':
                 obj.source.append('fuzz/fl-fuzz-targets.cc')
-                obj.includes = [obj.includes, 'fuzz']
+                obj.includes = obj.includes + ['fuzz']
                 obj.env.append_value('DEFINES', 'FL_FUZZ_CORPUS_DIR="%s"'
                                      % os.path.join(srcdir, 'fuzz', 'corpus'))
             executables.append((suite, os.path.join(bld.path.get_bld().abspath(), obj.target)))

@@ -1,7 +1,7 @@
 # Precompiled headers (standalone build): the headers nearly every translation unit parses
 # (Eigen, the standard library, ns-3's core and network headers, GoogleTest) are parsed once per
 # target kind instead of once per file. Three sets:
-#   FL_PCH_PURE     the pure layers (model/learning, algorithms, privacy, net): Eigen and the
+#   FL_PCH_PURE     the pure layers (model/learning, runtime, algorithms, privacy, net): Eigen and the
 #                   standard library only, so that a pure source still compiles without ns-3;
 #   FL_PCH_NS3      the ns-3 layers of the library: the pure set and the ns-3 headers they use;
 #   FL_PCH_PROGRAMS the test suites and the examples (one precompiled header each, shared by all

@@ -12,7 +12,7 @@
 #include "fl-example-flags.h"
 
 #include "ns3/data-io.h"
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-strategy-registry.h"
 #include "ns3/flow-monitor-helper.h"

@@ -26,7 +26,7 @@
 
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/core-module.h"
-#include "ns3/fl-experiment.h"
+#include "ns3/fl-experiment-helper.h"
 #include "ns3/global-value.h"
 #include "ns3/text-parse.h"
 

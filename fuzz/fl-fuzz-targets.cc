@@ -1,5 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The libFuzzer harnesses of every decoder (fl-fuzz-targets.h), one after the other. (Just over
+ * 1,000 lines: each harness is short, and utils/fuzz.sh and test-fuzz-corpus build them together.)
  */
 #include "fl-fuzz-targets.h"
 
@@ -13,7 +16,7 @@
 #include "ns3/partial-message.h"
 #include "ns3/rank-partition.h"
 #include "ns3/secagg-wire.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 #include "ns3/text-parse.h"
 
 #include <algorithm>

@@ -7,7 +7,7 @@
  * broken promise throws FuzzInvariantError; a crash, an out-of-bounds access or undefined
  * behaviour is left to the sanitizers. The same functions serve the libFuzzer binaries
  * (fl-fuzz-main.cc, built by utils/fuzz.sh) and the GoogleTest replay of the seed corpus
- * (test/test-fuzz-corpus.cc), so CI exercises them without clang.
+ * (test/unit/net/test-fuzz-corpus.cc), so CI exercises them without clang.
  *
  * Input formats (the corpus under fuzz/corpus/<name>/ follows them):
  *  - a leading "fix" byte: when its bit 0 is set the harness rewrites the CRC fields before

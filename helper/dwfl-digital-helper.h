@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs one DwflDigitalApplication per node: the i-th node is worker i (data set i of the
  * task), every worker knows the others' addresses (the i-th interface of `interfaces`, the
  * application's Port) and all start from the same initial model.

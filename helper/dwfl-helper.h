@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What DwflHelper::Install built.
  */
 struct DwflNetwork
@@ -35,7 +35,7 @@ struct DwflNetwork
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs N DWFL workers and their analog channel in one call.
  *
  * Defaults: the paper's sender-only channel (OtaChannel::Structure SenderOnly; fading and its

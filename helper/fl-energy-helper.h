@@ -25,7 +25,7 @@ struct FlScene;
 class FlRadioEnergyListener;
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Measures the radio energy of FL clients: per client Wi-Fi device, the integral of supply
  * voltage x state current over the time its PHY spends in each state (IDLE, CCA_BUSY, TX, RX,
  * SWITCHING, SLEEP; OFF draws nothing), so the energy of a client is
@@ -125,7 +125,7 @@ class FlRadioEnergyMeter : public SimpleRefCount<FlRadioEnergyMeter>
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Energy of a step at constant power, e.g. local training on a client's processor:
  * power [W] x time [s] = energy [J]. Pure.
  * @param powerW the power drawn [W], finite and >= 0

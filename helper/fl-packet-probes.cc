@@ -5,7 +5,7 @@
 #include "ns3/fl-packet-probes.h"
 
 #include "ns3/config.h"
-#include "ns3/experiment.h"
+#include "ns3/sweep-grid.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"

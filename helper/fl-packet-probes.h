@@ -25,7 +25,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The association times of the stations of a packet-level BSS as FlWifiScenarioHelper builds
  * it (802.11n, no application): builds the scene of `stations` stations, assigns its random
  * streams from `stream` (the run is ns-3's RngRun), runs until `until` and destroys the
@@ -35,7 +35,7 @@ namespace ns3
 std::vector<double> FlMeasureWifiAssociation(uint32_t stations, int64_t stream, Time until);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The association survey of fl-flow-validation --associationRuns: for each BSS size of
  * `sizes` and `runs` runs from ns-3's RngRun on, FlMeasureWifiAssociation (packet) and the
  * flow model's draw (fl::DrawAssociationTimes); one CSV row per station to `csv` (fidelity,
@@ -51,7 +51,7 @@ void FlPrintWifiAssociationSurvey(const std::vector<std::string>& sizes,
                                   std::ostream& csv);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Where a packet-level run lost packets (FlCountPacketLosses).
  */
 struct FlPacketLosses
@@ -72,7 +72,7 @@ struct FlPacketLosses
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Counts the packet losses of a packet-level scene from now on: every Wi-Fi MAC's dropped
  * MPDUs by reason (the scene's first device is the AP's), every node's queue disc drops, the
  * devices' transmit-queue drops, and every TCP connection's entries into fast recovery and
@@ -82,7 +82,7 @@ struct FlPacketLosses
 std::shared_ptr<FlPacketLosses> FlCountPacketLosses(const FlScene& scene);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * A learning task that measures the wall-clock time spent in it: the time during which a
  * call of the wrapped task's training, planning or evaluation is in progress (calls of parallel
  * training threads overlap and count once). It forwards every call unchanged, so a run learns the
@@ -131,7 +131,7 @@ class FlTimedLearningTask : public fl::LearningTask
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * One row of fl-flow-validation's table: a configuration run at both fidelities.
  */
 struct FlValidationRow
@@ -151,7 +151,7 @@ struct FlValidationRow
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Prints the row under fl-flow-validation's header (the errors in per cent, the speed-up) and
  * writes it to the CSV (the same columns; tta_err_pct empty where a fidelity missed the target).
  */
@@ -167,7 +167,7 @@ struct FlFidelityGoalCount
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * fl-scale-benchmark --part=fidelity: prints each row of an fl-flow-validation CSV (`text`)
  * against the goals (within 10 % on the mean round duration, at least 20x faster, identical
  * models when lossless), with the time-to-accuracy error, the network-only speed-up and its

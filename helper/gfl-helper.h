@@ -1,8 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * GFL and GHP over ns-3 links (network mode): a scene built from a combination graph
- * (servers on point-to-point links along its edges, a cell of clients per server), the helper
+ * GFL and GHP over ns-3 links (network mode), on the graph scene of fl-graph-scene.h: the helper
  * that installs the GFL servers (FlServerApplication + GflRoundStep) and clients
  * (FlClientApplication with the GFL step), and the helper that installs GHP diffusion agents.
  * Both report per-iteration metrics with the same NetworkIterationReport as the in-process
@@ -15,6 +14,7 @@
 #include "ns3/diffusion-agent-application.h"
 #include "ns3/fl-client-application.h"
 #include "ns3/fl-learning-tracker.h"
+#include "ns3/fl-graph-scene.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/fl-server-application.h"
 #include "ns3/gfl-client-strategy.h"
@@ -34,211 +34,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup fl
- * A GFL scene: P server nodes linked along the edges of a graph, K clients per server.
- */
-struct FlGraphScene
-{
-    NodeContainer servers;               ///< server p = servers.Get(p)
-    std::vector<NodeContainer> cells;    ///< cells[p]: the K clients of server p
-    std::vector<Ipv4Address> cellServer; ///< the address of server p in its cell
-    /// peerAddress[{p, m}]: the address of server m on the link p - m (what p sends to)
-    std::map<std::pair<uint32_t, uint32_t>, Ipv4Address> peerAddress;
-    /// the server-to-server devices: point-to-point, two per edge; mesh: one mesh point each
-    NetDeviceContainer serverLinks;
-    std::string serverLinkKind;     ///< "p2p" or "mesh"
-    std::string cellKind;           ///< "csma" or "wifi"
-    NetDeviceContainer cellDevices; ///< the cells' devices (server's first in each cell)
-    /**
-     * Scenes built in flow fidelity (FlGraphSceneHelper, FlSceneHelperBase::SetFidelity or the
-     * global value FlGraphFidelity) only: the flow-level network that carries every message
-     * (no devices, no Internet stack; serverLinks and cellDevices are empty).
-     */
-    Ptr<FlFlowNetwork> flowNetwork;
-};
-
-/**
- * \ingroup fl
- * The sizes up to which the flow-level model of GFL with Wi-Fi cells was validated against
- * packet-level runs (module documentation, "Flow-level fidelity"): FlGraphSceneHelper sets them
- * on the flow network of a Wi-Fi-cell scene (FlFlowValidity), and a run beyond one gets a
- * validity warning.
- */
-struct FlGflFlowValidity
-{
-    static constexpr uint32_t kMaxClientsPerCell = 100; ///< stations per Wi-Fi cell (K)
-    static constexpr uint32_t kMaxSampledPerCell = 30;  ///< clients sampled per iteration (L)
-    /// messages in flight at once in one cell (the server's end-of-run message to each of
-    /// its K clients is the peak: K at the largest validated size)
-    static constexpr uint32_t kMaxConcurrentPerCell = 100;
-    /// largest message (a model or an upload) [bytes]: a ridge model of M = 2,000, validated
-    /// with L = 5
-    static constexpr uint32_t kMaxMessageBytes = 16036;
-};
-
-/**
- * \ingroup fl
- * Prints the validity warnings of a flow-level GFL scene (FlFlowNetwork::ValidityWarnings) to
- * standard error, each prefixed with `who`, each text once per process (FlWarnOnce: a figure
- * builds one scene per run and variant). FlGflHelper calls it when the last iteration is
- * complete (the bounds on messages in flight are known only after the run).
- * @return the number of warnings
- */
-std::size_t FlPrintGraphFlowWarnings(const std::string& who, Ptr<FlFlowNetwork> network);
-
-/**
- * \ingroup fl
- * Builds a FlGraphScene from a combination matrix. The server-to-server links (ServerLinks):
- * - "p2p" (default): an edge p - m wherever a_pm > 0 or a_mp > 0 (p != m) becomes a
- *   point-to-point link (ServerLinkRate, ServerLinkDelay; 10.3.x.y/30 per edge);
- * - "mesh": every server gets an 802.11s mesh point (ns-3's mesh module: Dot11sStack, HWMP
- *   routing, peer management; 802.11a, one interface, its own YANS channel object), servers on
- *   a square grid MeshSpacing metres apart (ceil(sqrt(P)) per row; default 30 m: with ns-3's
- *   802.11s defaults links of 50 m work and of 60 m do not), one subnet 10.4.0.0/16.
- *   A server still sends only to its graph neighbours, but a message may cross several radio
- *   hops (HWMP chooses the path) and shares the air with every other server's messages.
- * Each server gets its own cell of K clients: CSMA (default; 100 Mb/s, 6560 ns) or an 802.11a
- * infrastructure BSS with the server on the AP, each cell on its own YANS channel object and its
- * own 5 GHz channel number (36, 40, ..., 64, 100, ..., 140, cycled), clients on a disc of radius
- * 10 m around the AP; by default a cell's idle stations doze (SetCellDoze) and its ARP entries
- * are permanent (SetCellStaticArp), which keeps the models and the iterations' timing and
- * saves most of the simulation's work in large cells. Servers stand 1 km apart on a line (p2p) or on the mesh grid. Addresses
- * 10.(10 + p / 256).(p % 256).0/24 per cell.
- *
- * Fidelity: packet (ns-3 devices, the default) or flow (SetFidelity, or the global value
- * FlGraphFidelity, which sets the default of every FlGraphSceneHelper: a program built on this
- * helper runs in flow fidelity with --FlGraphFidelity=flow on its command line or
- * NS_GLOBAL_VALUE="FlGraphFidelity=flow" in its environment). In flow fidelity Build() creates
- * the same nodes and addresses but no devices: every message crosses an FlFlowNetwork
- * (FlGraphScene::flowNetwork) with one medium per direction of each server-to-server link
- * (ServerLinkRate, ServerLinkDelay) and one shared medium per cell (the calibrated 802.11a cell
- * of FlWifiFlowMedium: per-station airtime sharing at the cell's 54 Mb/s; or the CSMA LAN of
- * FlCsmaFlowMedium). Only point-to-point server links, one process (no SetPartition). Wi-Fi
- * cells get the validity bounds of FlGflFlowValidity; CSMA cells were not validated for GFL.
- */
-class FlGraphSceneHelper : public FlSceneHelperBase
-{
-  public:
-    /// Takes its fidelity from the global value FlGraphFidelity (throws fl::ConfigError naming
-    /// it if it is neither "packet" nor "flow").
-    FlGraphSceneHelper();
-    /// Rate of the server-to-server links (> 0; default 100 Mb/s).
-    void SetServerLinkRate(DataRate rate);
-    /// Delay of the server-to-server links (>= 0; default 2 ms).
-    void SetServerLinkDelay(Time delay);
-    /// "p2p" (default: a point-to-point link per graph edge) or "mesh" (802.11s among servers).
-    void SetServerLinks(const std::string& kind);
-    /// Distance between neighbouring servers on the mesh grid (> 0 m; default 30 m).
-    void SetMeshSpacing(double metres);
-    /// "csma" (default) or "wifi".
-    void SetCell(const std::string& kind);
-    /// Data rate of CSMA cells (default 100 Mb/s).
-    void SetCellDataRate(DataRate rate);
-    /**
-     * Wi-Fi cells: idle stations doze (FlDozeIdleStations): a station not in the current
-     * exchange sleeps and wakes the moment a frame is queued for it or by it. Saves most of
-     * the simulation's work in cells of many stations of which few are sampled per
-     * iteration; the models are the same bit for bit and the simulated time per iteration
-     * moves by well under 1 %. Default on.
-     */
-    void SetCellDoze(bool enable);
-    /**
-     * Wi-Fi cells: permanent ARP entries between the server and its clients
-     * (FlPopulateArpCaches), so that no ARP request is broadcast in a cell (shortens the
-     * set-up; the iterations are unchanged). Default on.
-     */
-    void SetCellStaticArp(bool enable);
-    /**
-     * Wi-Fi cells: the AP's beacon interval (ApWifiMac::BeaconInterval; a multiple of 1024 us
-     * up to 65535 x 1024 us; default ns-3's 102.4 ms).
-     */
-    void SetCellBeaconInterval(Time interval);
-    /**
-     * Wi-Fi cells: staggered active association. Station k of a cell probes for its AP
-     * (StaWifiMac::ActiveProbing, ProbeDelay k x `stagger`, ProbeRequestTimeout 5 ms) instead of
-     * waiting for a beacon, so that the stations of a large cell associate one after the other
-     * instead of all colliding at once; with SetCellDoze they doze until their probe. Default
-     * 1 ms (a cell of 100 stations associates in about 0.1 s; the steady iterations are the same);
-     * 0: ns-3's passive scanning, every station at once (before ns-3.37: FlAssociationStagger).
-     */
-    void SetCellAssociationStagger(Time stagger);
-    /**
-     * One simulation across the ranks of ns-3's distributed simulator: server p and its cell
-     * belong to rank rankOf[p] (fl::PartitionServers). Build then creates server p with that
-     * system id (every rank creates every server and every server-to-server link: a link
-     * between servers of two ranks becomes ns-3's remote point-to-point channel, whose delay
-     * is the simulator's lookahead), but creates, addresses and simulates only the cells of
-     * `localRank`. Each cell's random streams get fixed numbers, from `stream` + p x
-     * CellStreamStride() on (its Wi-Fi devices, then its nodes' internet stacks), so that a
-     * cell draws the same numbers whichever rank simulates it and whatever other cells exist.
-     * Only point-to-point server links can be partitioned (SetServerLinks("p2p")). Call with
-     * an empty vector for the usual single-process scene (the default).
-     */
-    void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, int64_t stream = 100000);
-
-    /// Stream numbers reserved per cell by SetPartition.
-    static int64_t CellStreamStride(uint32_t clientsPerServer)
-    {
-        return 64 * (int64_t{clientsPerServer} + 1);
-    }
-
-    /**
-     * Builds the scene. Stops (NS_FATAL_ERROR naming the problem) on a non-square or
-     * disconnected matrix or K = 0; in flow fidelity throws fl::ConfigError naming
-     * FlGraphFidelity with mesh server links or a partition.
-     */
-    FlGraphScene Build(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
-
-  private:
-    /// Point-to-point links along the graph's edges.
-    void BuildPointToPoint(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
-    /// One 802.11s mesh among all servers.
-    void BuildMesh(const Eigen::MatrixXd& combination, FlGraphScene& s) const;
-    /// Flow fidelity: the same nodes and addresses over an FlFlowNetwork.
-    FlGraphScene BuildFlow(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
-    /// Where server p stands.
-    Vector ServerPosition(uint32_t p, uint32_t servers) const;
-
-    DataRate m_linkRate;
-    Time m_linkDelay;
-    std::string m_links;
-    double m_meshSpacing;
-    std::string m_cell;
-    DataRate m_cellRate;
-    bool m_cellDoze{true};
-    bool m_cellStaticArp{true};
-    Time m_beaconInterval{MicroSeconds(102400)};
-    Time m_assocStagger{MilliSeconds(1)};
-    std::vector<uint32_t> m_rankOf; ///< SetPartition: rank of server p (empty: no partition)
-    uint32_t m_localRank{0};
-    int64_t m_partitionStream{100000};
-};
-
-/**
- * \ingroup fl
- * Makes the server-to-server links of a scene lossy: every device of scene.serverLinks drops
- * each packet it receives (point-to-point: the device's ReceiveErrorModel) or each frame
- * (mesh: the post-reception error model of every mesh interface's PHY; the 802.11 MAC then
- * retries lost unicast frames, so fewer messages are lost than frames) with probability `rate`,
- * through a RateErrorModel (packet unit) on its own ns-3 stream, numbered from `stream` on.
- * Stops (NS_FATAL_ERROR) on a rate outside [0, 1]; throws fl::ConfigError for a rate > 0 on a
- * flow-level scene (no packets to lose).
- * @return the number of streams used
- */
-int64_t FlSetServerLinkLoss(const FlGraphScene& scene, double rate, int64_t stream);
-
-/**
- * \ingroup fl
- * Fixes the random streams of a packet-level scene (the cells' CSMA or Wi-Fi devices, the mesh
- * points of mesh server links, every node's Internet stack), numbered from `stream` on, so that
- * its draws (back-offs, jitters) depend on the ns-3 run number only, not on what else was
- * simulated in the process before it. A flow-level scene has none (returns 0).
- * @return the number of streams used
- */
-int64_t FlAssignGraphSceneStreams(const FlGraphScene& scene, int64_t stream);
-
 /// Round deadline of a GFL network run with dropouts when none was set (FlGflHelper): 5 s.
 inline Time
 GflDropoutDeadline()
@@ -247,7 +42,7 @@ GflDropoutDeadline()
 }
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What the GFL and GHP network helpers share: the learning task, the tracker of the
  * per-iteration metrics (an FlLearningTracker whose network view subscribes to the nodes'
  * ModelReport trace and reports as the in-process runners do), the exchange timeout and the
@@ -311,7 +106,7 @@ class FlGraphRunHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
  * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
  * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
@@ -371,7 +166,7 @@ class FlGflHelper : public FlGraphRunHelperBase
      * neighbours leave within the grace). The tracker's network view is set up but not installed
      * then (a rank sees only its local servers): the program gathers the servers' ModelReport
      * trace to rank 0 and records it there, in Tracker() (RecordNetwork with server p's index,
-     * as examples/fl-gfl-mpi.cc does) for the network view.
+     * as examples/benchmarks/fl-gfl-mpi.cc does) for the network view.
      */
     void SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time grace = Seconds(1));
 
@@ -407,7 +202,7 @@ class FlGflHelper : public FlGraphRunHelperBase
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs GHP diffusion agents: agent k = DiffusionAgentApplication on nodes.Get(k) with
  * AgentIndex k, seed DiffusionAgentSeed(seed, k), initial model from InitialModelSeed(seed)
  * (as RunDiffusionInProcess), neighbours from the combination matrix at addresses[l]. The

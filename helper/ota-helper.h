@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The OtaPhy instances installed by OtaHelper, in node order.
  */
 class OtaPhyContainer
@@ -45,7 +45,7 @@ class OtaPhyContainer
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs an OtaPhy on every node of a NodeContainer and attaches them to one OtaChannel.
  *
  * Every node needs a MobilityModel. The phy is aggregated to its node (one OtaPhy per node), so

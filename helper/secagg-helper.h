@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The two halves of one server's secure aggregation, as FlSecAggHelper::Create made them.
  */
 struct FlSecAggParties
@@ -31,7 +31,7 @@ struct FlSecAggParties
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Secure aggregation for any server-clients algorithm (FlFedAvgHelper::SetSecureAggregation,
  * FlGflHelper; or by hand: SetUplinkStep on the server and on each client).
  *

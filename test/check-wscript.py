@@ -9,8 +9,9 @@ NAME=item;item;... with the lists exactly as CMake holds them. The check fails w
     wscript's reader does not understand, e.g. a list built with variables or list(APPEND));
  2. build() of the wscript, run against a stand-in for waf, would build other sources, headers,
     examples, test suites or ns-3 dependencies than the CMake lists say;
- 3. a source file of the module is in no list (model/**/*.cc|h, helper/*.cc|h, examples/*.cc,
-    test/test-*.cc): a file added without a list entry is built by neither system;
+ 3. a source file of the module is in no list (model/**/*.cc|h, helper/**/*.cc|h,
+    examples/**/*.cc, test/**/test-*.cc): a file added without a list entry is built by neither
+    system;
  4. an example has no tiny run in examples/examples-tiny.txt (the in-tree check scripts run
     every example from there), or that file runs an example that does not exist;
  5. with `--targets`, build() does not post the enabled modules' header generators (a fresh
@@ -140,6 +141,7 @@ def main():
         return 1
     for key, cmake_name in [('sources', 'FL_SOURCES'), ('headers', 'FL_HEADERS'),
                             ('ns3_modules', 'FL_NS3_COMPONENTS'), ('examples', 'FL_EXAMPLES'),
+                            ('benchmarks', 'FL_BENCHMARKS'),
                             ('example_support', 'FL_EXAMPLE_SUPPORT'),
                             ('test_suites', 'FL_TEST_SUITES')]:
         if lists[key] != cmake[cmake_name]:
@@ -163,16 +165,20 @@ def main():
     if hdrs != [cmake['FL_HEADERS']]:
         errors.append('wscript headers %s != FL_HEADERS %s' % (hdrs, cmake['FL_HEADERS']))
     progs = {p.name: p for p in bld.programs}
-    want = cmake['FL_EXAMPLES'] + ['fl-' + s for s in cmake['FL_TEST_SUITES']]
+    programs = cmake['FL_EXAMPLES'] + cmake['FL_BENCHMARKS']
+    suite_names = [os.path.basename(s) for s in cmake['FL_TEST_SUITES']]
+    want = programs + ['fl-' + s for s in suite_names]
     if sorted(progs) != sorted(want):
-        errors.append('wscript programs %s != FL_EXAMPLES + fl-<FL_TEST_SUITES> %s'
+        errors.append('wscript programs %s != FL_EXAMPLES + FL_BENCHMARKS + fl-<FL_TEST_SUITES> %s'
                       % (sorted(progs), sorted(want)))
     support = ['examples/%s' % f for f in cmake['FL_EXAMPLE_SUPPORT']]
-    for name in cmake['FL_EXAMPLES']:
-        if name in progs and progs[name].source != ['examples/%s.cc' % name] + support:
-            errors.append('example %s built from %s' % (name, progs[name].source))
+    source_of = {n: 'examples/%s.cc' % n for n in cmake['FL_EXAMPLES']}
+    source_of.update({n: 'examples/benchmarks/%s.cc' % n for n in cmake['FL_BENCHMARKS']})
+    for name in programs:
+        if name in progs and progs[name].source != [source_of[name]] + support:
+            errors.append('program %s built from %s' % (name, progs[name].source))
     for suite in cmake['FL_TEST_SUITES']:
-        p = progs.get('fl-' + suite)
+        p = progs.get('fl-' + os.path.basename(suite))
         if p and p.source[0] != 'test/%s.cc' % suite:
             errors.append('suite %s built from %s' % (suite, p.source))
     # `--targets` leaves ns-3's header generators unposted; the wscript posts the enabled ones.
@@ -203,23 +209,28 @@ def main():
     for f in files('examples', ('.cc',)):
         if f in support:
             continue
-        if os.path.basename(f)[:-3] not in cmake['FL_EXAMPLES']:
-            errors.append('%s is not in FL_EXAMPLES (examples/CMakeLists.txt)' % f)
+        if f not in source_of.values():
+            errors.append('%s is the source of no program: tutorials go in examples/ '
+                          '(FL_EXAMPLES), benchmarks in examples/benchmarks/ (FL_BENCHMARKS), '
+                          'shared code in FL_EXAMPLE_SUPPORT (examples/CMakeLists.txt)' % f)
     for f in files('test', ('.cc',), 'test-'):
-        if os.path.basename(f)[:-3] not in cmake['FL_TEST_SUITES']:
+        if f[len('test/'):-3] not in cmake['FL_TEST_SUITES']:
             errors.append('%s is not in FL_TEST_SUITES (test/CMakeLists.txt)' % f)
+    if len(set(suite_names)) != len(suite_names):
+        errors.append('two suites of FL_TEST_SUITES have the same name: %s' % suite_names)
     tiny = {}
     with open(os.path.join(srcdir, 'examples', 'examples-tiny.txt')) as f:
         for line in f:
             if line.strip() and not line.startswith('#'):
                 tiny[line.split()[0]] = line
-    for name in cmake['FL_EXAMPLES']:
+    for name in programs:
         if name not in tiny:
             errors.append('example %s has no tiny run in examples/examples-tiny.txt (the in-tree '
                           'check scripts run every example)' % name)
     for name in tiny:
-        if name not in cmake['FL_EXAMPLES']:
-            errors.append('examples/examples-tiny.txt runs %s, which is not in FL_EXAMPLES' % name)
+        if name not in programs:
+            errors.append('examples/examples-tiny.txt runs %s, which is in neither FL_EXAMPLES '
+                          'nor FL_BENCHMARKS' % name)
     for f in sorted(listed):
         if not os.path.exists(os.path.join(srcdir, f)):
             errors.append('%s is listed but does not exist' % f)
@@ -242,9 +253,9 @@ def main():
         for e in errors:
             print('  - ' + e)
         return 1
-    print('check-wscript: wscript in step with CMake: %d sources, %d headers, %d examples, '
+    print('check-wscript: wscript in step with CMake: %d sources, %d headers, %d programs, '
           '%d test suites, ns-3 modules %s'
-          % (len(cmake['FL_SOURCES']), len(cmake['FL_HEADERS']), len(cmake['FL_EXAMPLES']),
+          % (len(cmake['FL_SOURCES']), len(cmake['FL_HEADERS']), len(programs),
              len(cmake['FL_TEST_SUITES']), ' '.join(cmake['FL_NS3_COMPONENTS'])))
     return 0
 

@@ -12,6 +12,7 @@
 #include "ns3/linear-models.h"
 #include "ns3/synthetic-data.h"
 
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -63,6 +64,33 @@ ThreeServerCombination()
     Eigen::MatrixXd A(3, 3);
     A << 0.5, 0.25, 0.25, 0.25, 0.75, 0.0, 0.25, 0.0, 0.75;
     return A;
+}
+
+/// The double vector of a ParamVector.
+inline const Eigen::VectorXd&
+D(const ns3::fl::ParamVector& v)
+{
+    return v.Get<double>();
+}
+
+/// A vector of the given values.
+inline Eigen::VectorXd
+V(std::initializer_list<double> v)
+{
+    Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
+    Eigen::Index i = 0;
+    for (double e : v)
+    {
+        x[i++] = e;
+    }
+    return x;
+}
+
+/// The three-server combination matrix of the hand cases.
+inline Eigen::MatrixXd
+HandA()
+{
+    return fltest::ThreeServerCombination();
 }
 
 } // namespace fltest

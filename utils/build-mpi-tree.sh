@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds an ns-3.37 source tree configured with --enable-mpi (ns-3's mpi module against Debian's
 # Open MPI) with this checkout linked in as contrib/fl, so that the distributed GFL run
-# (examples/fl-gfl-mpi.cc) and its test (utils/test-mpi.sh) can be built. Debian's ns-3 packages
-# have no mpi module: the standalone build of fl has no distributed run and says so.
+# (examples/benchmarks/fl-gfl-mpi.cc) and its test (utils/test-mpi.sh) can be built. Debian's
+# ns-3 packages have no mpi module: the standalone build of fl has no distributed run and says so.
 #
 # Usage: utils/build-mpi-tree.sh [TARGET...]
 #   TARGET  CMake targets to build in the tree (default: fl-gfl-mpi, the distributed example).

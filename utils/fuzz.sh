@@ -26,10 +26,10 @@ sources=(
   model/learning/text-parse.cc model/algorithms/uplink-codec.cc
   model/algorithms/ega/ega-quantizer.cc model/algorithms/ega/ega-codec.cc
   model/algorithms/ega/ega-mlp-codec.cc model/algorithms/ega/ega-aggregate.cc
-  model/algorithms/ega/ega-uplink-codec.cc model/privacy/secure-aggregation.cc
+  model/algorithms/ega/ega-uplink-codec.cc model/privacy/secagg-primitives.cc
   model/privacy/shamir.cc model/privacy/secagg-graph.cc model/privacy/secagg-wire.cc
   model/privacy/secagg-client.cc model/privacy/secagg-server.cc model/privacy/secagg-run.cc
-  model/privacy/secagg-config.cc model/privacy/secagg-beacon.cc model/learning/rank-partition.cc
+  model/privacy/secagg-config.cc model/privacy/secagg-beacon.cc model/runtime/rank-partition.cc
   fuzz/fl-fuzz-targets.cc
 )
 mkdir -p "$out/include/ns3" "$out/obj" "$out/corpus"

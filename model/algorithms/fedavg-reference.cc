@@ -4,7 +4,7 @@
 #include "ns3/fedavg-reference.h"
 
 #include "ns3/model-message.h"
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 #include "ns3/thread-pool.h"
 
 #include <chrono>

@@ -65,7 +65,7 @@ struct FedAvgReferenceConfig
     std::shared_ptr<const UplinkCodec> uplinkCodec;
     /**
      * Secure aggregation, mirrored from FlFedAvgHelper::SetSecureAggregation (SecAggServerStep
-     * and SecAggClientStep; secagg.h): 0 = off; otherwise its fixed-point fraction bits. Client
+     * and SecAggClientStep; secagg-protocol.h): 0 = off; otherwise its fixed-point fraction bits. Client
      * k's weight is its sample count n_k; the server obtains the sum of Encode(n_k w_k) and the
      * sum of n_k over the selected clients (SecAggPlainSum, summands = the selected clients, the
      * model converted to float64 first) and the new global model is their quotient in the

@@ -11,7 +11,7 @@
  *     (eq. 6) or its averaged update (w_{p,i-1} - w_{p,k,i}) / mu (journal eq. 54), possibly with
  *     client noise g_{p,k,i} (noisy models / noisy updates, the journal version's Section 3.4)
  *     (GflClientStep), optionally summed by secure aggregation (Bonawitz et al., ACM CCS 2017;
- *     secagg.h);
+ *     secagg-protocol.h);
  *  3. the server averages: psi_{p,i} = (1/L) sum_k (w_{p,k,i} + g_{p,k,i}) (eq. 7,
  *     GflServerAverage), or with updates psi_{p,i} = w_{p,i-1} - mu (1/L) sum_k (u_k + g_k)
  *     (eq. 55, GflApplyUpdate);
@@ -32,7 +32,7 @@
 #define FL_GFL_H
 
 #include "ns3/diffusion.h"
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 
 #include <cstdint>
 #include <functional>

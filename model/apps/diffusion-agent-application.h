@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * An agent k of perturbed ATC diffusion (GHP paper, eqs. (14)-(16) and (20)). Iteration i:
  *  1. adapt: phi_k = w_k - mu clip(grad Q_k(w_k)) on a mini-batch of BatchSize samples
  *     (fl::TrainClientWith with fl::DiffusionAdaptConfig, engine DeriveSeed(Seed, i), as

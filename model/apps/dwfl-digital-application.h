@@ -26,7 +26,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A worker of the digital DWFL reference.
  *
  * Round t of worker i (rounds follow each other as soon as a worker has what it needs; there

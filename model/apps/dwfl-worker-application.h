@@ -30,7 +30,7 @@ namespace ns3
 class OtaParameterServerApplication;
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * What a DWFL worker reports through its "Round" trace at the end of each round, before the
  * update of eq. (7). Pointers are valid during the call.
  */
@@ -55,7 +55,7 @@ struct DwflRoundReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * DWFL worker (Chen et al., "Decentralized Wireless Federated Learning with Differential
  * Privacy", Algorithm 1), on the OtaPhy aggregated to its node.
  *

@@ -31,7 +31,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * What a receiver does with a message some of whose chunks never arrived.
  */
 enum class FlHolePolicy : uint8_t
@@ -54,7 +54,7 @@ const char* FlHolePolicyName(FlHolePolicy p);
 FlHolePolicy ParseFlHolePolicy(const std::string& name, const std::string& parameter);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Settings of an FlDatagramEndpoint.
  */
 struct FlDatagramConfig
@@ -113,7 +113,7 @@ constexpr uint32_t kFlMaxRetryBackoff = 64;
 constexpr uint32_t kFlMaxRetryLimit = 64;
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The wait of the Retransmit policy's timers before their next step, doubled after every
  * attempt that brought nothing, as TCP's retransmission timer is (RFC 6298, section 5.5):
  * a receiver waits `base` (reassemblyTimeout) for the first chunk after the last, then
@@ -133,7 +133,7 @@ Time FlRetryWait(Time base, uint32_t attempt);
 Time FlRetryBudget(Time base, uint32_t attempts);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A smoothed delay and its variation, estimated as TCP estimates its round-trip time (RFC 6298,
  * section 2, with alpha = 1/8, beta = 1/4 and K = 4), in seconds. With the Retransmit policy
  * a receiver keeps one per peer for the gaps between the first transmissions of a message's
@@ -170,7 +170,7 @@ constexpr uint32_t kFlMinRateDivisor = 256;
 constexpr double kFlRateGain = 1.0 / 8.0;
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * One step of the sender's delay-based rate control (FlDatagramConfig::congestionTarget), in
  * the spirit of the linear controller of LEDBAT (RFC 6817 "Low Extra Delay Background Transport
  * (LEDBAT)", section 2.4.2), applied to a sending rate instead of a window. A queueing delay q
@@ -188,7 +188,7 @@ double FlCongestionRate(double rate,
                         double maxRate);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Counters of an FlDatagramEndpoint. Every datagram received is counted once in chunksAccepted,
  * chunksDuplicate, chunksLate, chunksMalformed, feedbackReceived or feedbackMalformed.
  */
@@ -223,7 +223,7 @@ struct FlDatagramStats
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Chunks of one round's messages exchanged with one peer: what was sent and what got through.
  * sent - received (of the two ends of a link) are the chunks that were sent and never
  * delivered, whatever happened to the rest of their messages.
@@ -235,7 +235,7 @@ struct FlChunkTally
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A message received by an FlDatagramEndpoint, whole or (KeepPrevious) with holes. A message
  * with holes is packed: `bytes` holds only what arrived (its size is sum of receivedBytes'
  * lengths, not `length`), so a message whose chunks declare a huge length costs what arrived.
@@ -257,7 +257,7 @@ struct FlDatagramMessage
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A message the endpoint gave up without its application asking (FlDatagramEndpoint's
  * GiveUpCallback): an outgoing one that was not acknowledged after retryLimit probes
  * (Retransmit), or an incoming one still incomplete when its retries ran out (Retransmit,
@@ -275,7 +275,7 @@ struct FlGivenUpMessage
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Decodes a delivered message into a model message: a whole one with its CRC checked
  * (fl::DecodeWholeMessage), one with holes (KeepPrevious) with the missing coordinates taken from
  * `previous` (fl::DecodePackedPartialMessage: nothing of the declared length is allocated). A
@@ -289,7 +289,7 @@ fl::MessageDecodeStatus DecodeDatagramMessage(const FlDatagramMessage& dm,
                                               uint64_t* filledCoordinates = nullptr);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * One UDP endpoint exchanging model messages (fl::EncodeMessage byte strings) with any number
  * of peers.
  *

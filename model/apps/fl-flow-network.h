@@ -31,7 +31,7 @@ namespace ns3
 class FlFlowTransport;
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The calibrated parameters of one shared medium (a Wi-Fi cell, a CSMA LAN, an LTE cell's
  * uplink or downlink, one direction of a point-to-point link). Messages on it share its airtime
  * by processor sharing. The delivery time of a message of B bytes sent over interfaces of rate
@@ -69,7 +69,7 @@ struct FlFlowMedium
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * One address of a node in the flow-level network.
  */
 struct FlFlowInterface
@@ -88,7 +88,7 @@ struct FlFlowInterface
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Numeric bounds beyond which the flow model was not validated against packet-level runs: a
  * run that crosses one gets a warning (FlFlowNetwork::ValidityWarnings).
  */
@@ -107,7 +107,7 @@ struct FlFlowValidity
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * How long a connection opened `early` before both ends can carry data waits before its SYN
  * gets through, as ns-3's TcpSocketBase retries it: the SYNs leave at 0, T, 3 T, 7 T, ...
  * (the timeout T = `timeout` doubled after each retry), and the first one at or after the
@@ -117,7 +117,7 @@ struct FlFlowValidity
 Time FlSynRetryWait(Time early, Time timeout);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The flow-level network: media, the interfaces of the nodes, the connections between
  * transports and the messages in flight. Build it with a scene helper in flow fidelity
  * (FlSceneHelperBase::SetFidelity), or by hand: AddMedium, Install (per node), AddInterface.
@@ -287,7 +287,7 @@ class FlFlowNetwork : public Object
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * What a node of the flow-level network holds (aggregated to it by FlFlowNetwork::Install):
  * the network it belongs to. The Flow transport finds the network through it.
  */
@@ -315,7 +315,7 @@ class FlFlowStack : public Object
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The Flow transport: messages encoded exactly as on TCP (same bytes, same header) and
  * delivered whole, after the delay of the flow-level network, to the transport bound at the
  * destination; the receiver checks the bytes as a TCP receiver checks its stream (a malformed

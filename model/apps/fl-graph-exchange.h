@@ -29,7 +29,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The settings of one node's exchange.
  */
 struct FlGraphExchangeConfig
@@ -53,7 +53,7 @@ struct FlGraphExchangeConfig
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Counters of an exchange node.
  */
 struct FlGraphExchangeStats
@@ -73,7 +73,7 @@ struct FlGraphExchangeStats
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Release, send, wait, combine: one node of a graph exchange over an FlTransport. Messages are
  * PeerModel messages with round = iteration and aux = the sender's graph index. Every draw comes
  * from the node's seed and the iteration (diffusion.h), so a lossless run equals

@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * One end of a model-message connection.
  *
  * Send() queues an encoded message (shared, so one encoding can go to many peers) and writes

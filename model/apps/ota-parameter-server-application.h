@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Parameter server over the analog channel (Seif, Tandon, Li, ISIT 2020), a thin shell
  * around fl::OtaPsUpdate: the workers are DwflWorkerApplications with Transmission CentralizedPs
  * (they run the setup, the clipped step, the artificial noise and the aligned signal); in their

@@ -8,7 +8,7 @@
 #ifndef FL_SECAGG_STEP_SETTINGS_H
 #define FL_SECAGG_STEP_SETTINGS_H
 
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 #include "ns3/nstime.h"
 #include "ns3/type-id.h"
 

@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-monitor
  * Observes a server (and optionally its clients) through their traces, evaluates each new
  * global model on the task's held-out data, prints progress and writes the CSV. It is the
  * round view of an FlLearningTracker it builds and owns (GetTracker): the tracker evaluates

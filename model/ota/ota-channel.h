@@ -29,7 +29,7 @@ namespace ns3
 class OtaPhy;
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * Analog multiple-access channel for over-the-air computation.
  *
  * Slot schedule: slot s spans [FirstSlotStart + s SlotDuration, FirstSlotStart + (s+1)

@@ -27,7 +27,7 @@ namespace ns3
 class OtaChannel;
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * Counters of an OtaPhy.
  */
 struct OtaPhyCounters
@@ -44,7 +44,7 @@ struct OtaPhyCounters
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * Analog over-the-air phy.
  *
  * Transmission: Transmit(slot, s, b) sends the symbols b s, starting at the slot's boundary

@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * One analog transmission as it leaves a phy. Every receiver shares the same object and the same
  * symbol buffer: the payload is never copied per receiver.
  */
@@ -41,7 +41,7 @@ struct OtaSignal : public SimpleRefCount<OtaSignal>
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * The superposition of every transmission of one slot on a sender-only channel, where each
  * sender k reaches every receiver with the same coefficient: sum = sum_k a_k s_k with
  * a_k = h_k b_k. Receivers copy it once and remove the terms they did not receive aligned
@@ -60,7 +60,7 @@ class OtaSlotSum : public SimpleRefCount<OtaSlotSum>
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * A transmission as it reaches one receiver: the channel's true coefficient and the arrival time.
  */
 struct OtaArrival
@@ -74,7 +74,7 @@ struct OtaArrival
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * One sender's part in a reception. `coefficient` is the true channel, given for analysis only:
  * a real receiver does not know it.
  */
@@ -95,7 +95,7 @@ struct OtaContribution
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-ota
  * What a receiving phy delivers at the end of a slot: the received complex vector
  * y = sum_{aligned k} h_k b_k s_k + interference + noise, and metadata.
  */

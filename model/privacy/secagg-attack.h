@@ -21,7 +21,7 @@
 #ifndef FL_SECAGG_ATTACK_H
 #define FL_SECAGG_ATTACK_H
 
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 
 #include <Eigen/Dense>
 #include <cstdint>

@@ -27,7 +27,7 @@
 #ifndef FL_SECAGG_BEACON_H
 #define FL_SECAGG_BEACON_H
 
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "ns3/secagg.h"
+#include "ns3/secagg-protocol.h"
 #include "ns3/secagg-util.h"
 
 #include <algorithm>

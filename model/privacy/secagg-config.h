@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The configuration of one secure-aggregation instance, the rule both sides derive it from, and
- * the guarantee it gives, pure (no ns-3 header). The protocol itself is in secagg.h.
+ * the guarantee it gives, pure (no ns-3 header). The protocol itself is in secagg-protocol.h.
  *
  * Notation (Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine
  * Learning", ACM CCS 2017; SecAgg+ of Bell, Bonawitz, Gascón, Lepoint and Raykova, ACM CCS 2020):

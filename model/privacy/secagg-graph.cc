@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/secagg-graph.h"
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 
 #include <algorithm>
 #include <cmath>

@@ -20,7 +20,7 @@
 #ifndef FL_SHAMIR_H
 #define FL_SHAMIR_H
 
-#include "ns3/secure-aggregation.h"
+#include "ns3/secagg-primitives.h"
 
 #include <array>
 #include <cstddef>

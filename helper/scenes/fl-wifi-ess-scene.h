@@ -1,0 +1,76 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The Wi-Fi ESS scene: several BSSs whose APs are wired to the server.
+ */
+#ifndef FL_WIFI_ESS_SCENE_H
+#define FL_WIFI_ESS_SCENE_H
+
+#include "ns3/fl-wifi-scene.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup fl-helper
+ * Builds an 802.11 extended service set (ESS): A access points, each its own BSS (SSID
+ * "fl-ess-<a>", its own YANS channel object, so that no cell hears another, as if each AP had a
+ * channel of its own), wired to the server's node by one point-to-point link each; the server is
+ * on no AP. Client i is a station of AP (i mod A) (the clients are dealt to the APs in turn, so
+ * that every AP serves floor(N / A) or one more), placed uniformly at random on a disc of the
+ * scene's radius (10 m by default) around its AP, the offsets drawn in client order from
+ * kFlPositionStream (or where the user's PositionAllocator says, SetPositionAllocator). The APs
+ * stand on a square grid of ceil(sqrt(A)) columns, SetApSpacing apart (default 1,000 m: the
+ * cells are separate by their channels anyway). Point-to-point links, not one CSMA backbone:
+ * each AP's traffic to and from the server has its own full-duplex link (default 1 Gb/s,
+ * 100 us), as an AP's port on a switch, so that the backbone is never the bottleneck the
+ * radio cells are meant to be.
+ *
+ * Addresses: cell a is 10.(a + 1).0.0/16, its AP 10.(a + 1).0.1 and its stations from
+ * 10.(a + 1).0.2 on in client order; backbone link a is the a-th /30 of 172.16.0.0/16 (the
+ * server's address first, then the AP's). FlScene::serverAddress is the server's address on
+ * link 0; the server reaches the other addresses of its node too. Static routes (the tree needs
+ * no routing protocol, and ns-3's global routing would compute shortest paths from every node
+ * of the process): each station's default route is its AP, each AP's is the server, and the
+ * server routes cell a over link a.
+ *
+ * FlScene: `devices` holds the A APs' Wi-Fi devices (AP 0 first), then the N stations' in
+ * client order (client i is devices.Get(A + i)); the backbone's point-to-point devices are not
+ * in it (they draw no random numbers). `infrastructure` holds the A AP nodes in AP order. The
+ * link state (FlSceneLinkState) of client i is what its own AP's PHY received from it. The
+ * same settings as the BSS (standard, rate manager, radius, block-ack workaround, the stations'
+ * MaxMissedBeacons kFlMaxMissedBeacons); packet fidelity only.
+ */
+class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
+{
+  public:
+    FlWifiEssSceneHelper();
+    /// Number of access points (BSSs), 1 to 250 (default 2); Build(n) needs at least as many
+    /// clients.
+    void SetAccessPoints(uint32_t count);
+    /// Distance between neighbouring APs on the grid [m] (>= 0; default 1,000 m).
+    void SetApSpacing(double meters);
+    /// Data rate of each AP's link to the server (> 0; default 1 Gb/s).
+    void SetBackboneDataRate(DataRate rate);
+    /// Propagation delay of each AP's link to the server (>= 0; default 100 us).
+    void SetBackboneDelay(Time delay);
+    /**
+     * Creates the server, AP and client nodes, the devices, the backbone, mobility, Internet
+     * stacks, addresses and routes. Throws fl::ConfigError naming SetAccessPoints if there are
+     * more APs than clients, naming SetFidelity in flow fidelity (the flow-level model has no
+     * ESS).
+     */
+    FlScene Build(uint32_t numClients) const;
+    /// The AP of client `client` in an ESS of `accessPoints` APs: client mod accessPoints.
+    static uint32_t ApOf(uint32_t client, uint32_t accessPoints);
+
+  private:
+    uint32_t m_aps;          ///< see SetAccessPoints
+    double m_apSpacing;      ///< see SetApSpacing
+    DataRate m_backboneRate; ///< see SetBackboneDataRate
+    Time m_backboneDelay;    ///< see SetBackboneDelay
+};
+
+} // namespace ns3
+
+#endif // FL_WIFI_ESS_SCENE_H

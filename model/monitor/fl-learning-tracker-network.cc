@@ -1,0 +1,227 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * FlLearningTracker's network view (InstallNetwork): the nodes of a decentralised or
+ * graph algorithm per iteration, their aggregates, the finish and the stall watchdog.
+ */
+#include "ns3/fl-learning-tracker.h"
+
+#include "ns3/boolean.h"
+#include "ns3/fl-ns3-compat.h"
+#include "ns3/log.h"
+#include "ns3/network-metrics.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlLearningTrackerNetwork");
+
+// ------------------------------------------------------------------------- the network view
+
+void
+FlLearningTracker::SetNetwork(std::size_t nodes,
+                              const Eigen::VectorXd& reference,
+                              std::shared_ptr<fl::GraphPrivacyAccountant> accountant)
+{
+    NS_ABORT_MSG_IF(nodes == 0, "FlLearningTracker::SetNetwork: a network of 0 nodes; give N >= 1");
+    m_networkNodes = nodes;
+    m_networkReference = reference;
+    m_graphAccountant = std::move(accountant);
+}
+
+void
+FlLearningTracker::InstallNetwork(const std::vector<Ptr<FlApplicationBase>>& apps)
+{
+    if (apps.size() != m_networkNodes)
+    {
+        NS_FATAL_ERROR("FlLearningTracker::InstallNetwork: "
+                       << apps.size() << " applications for a network of " << m_networkNodes
+                       << " nodes (SetNetwork); give one application per node");
+    }
+    Ptr<FlLearningTracker> self(this);
+    for (uint32_t k = 0; k < apps.size(); ++k)
+    {
+        apps[k]->TraceConnectWithoutContext(
+            "ModelReport",
+            MakeBoundCallback(
+                +[](Ptr<FlLearningTracker> tracker, uint32_t index, const FlModelReport& report) {
+                    tracker->RecordNetwork(index, report);
+                },
+                self,
+                k));
+    }
+}
+
+void
+FlLearningTracker::SetIterationCallback(fl::NetworkIterationCallback cb)
+{
+    m_iterationCallback = std::move(cb);
+}
+
+void
+FlLearningTracker::SetFinish(uint32_t last, std::function<void()> finish)
+{
+    m_last = last;
+    m_finish = std::move(finish);
+}
+
+void
+FlLearningTracker::SetStallTimeout(Time timeout, std::function<void()> onStall)
+{
+    m_stallTimeout = timeout;
+    m_onStall = std::move(onStall);
+    m_lastProgress = Simulator::Now();
+    if (timeout.IsStrictlyPositive())
+    {
+        Ptr<FlLearningTracker> self(this);
+        FlSchedule(timeout, [self]() { self->CheckStall(); });
+    }
+}
+
+uint32_t
+FlLearningTracker::CompletedIterations() const
+{
+    return m_nextIteration == 0 ? 0 : m_nextIteration - 1;
+}
+
+const fl::NetworkRunResult&
+FlLearningTracker::NetworkResult() const
+{
+    return m_networkResult;
+}
+
+bool
+FlLearningTracker::Stalled() const
+{
+    return m_stalled;
+}
+
+void
+FlLearningTracker::CheckStall()
+{
+    if (m_stalled || m_networkNodes == 0 || (m_last > 0 && CompletedIterations() >= m_last))
+    {
+        return;
+    }
+    const Time idle = Simulator::Now() - m_lastProgress;
+    if (idle >= m_stallTimeout)
+    {
+        NS_LOG_WARN("no node finished an iteration for " << idle.GetSeconds()
+                                                         << " s: the run is stalled");
+        m_stalled = true;
+        if (m_onStall)
+        {
+            m_onStall();
+        }
+        return;
+    }
+    Ptr<FlLearningTracker> self(this);
+    FlSchedule(m_stallTimeout - idle, [self]() { self->CheckStall(); });
+}
+
+void
+FlLearningTracker::RecordNetwork(uint32_t index, const FlModelReport& report)
+{
+    if (m_networkNodes == 0 || index >= m_networkNodes)
+    {
+        NS_FATAL_ERROR("FlLearningTracker::RecordNetwork: node "
+                       << index << " of a network of " << m_networkNodes
+                       << " nodes; call SetNetwork with N first and give 0 <= node < N");
+    }
+    if (report.model == nullptr)
+    {
+        return;
+    }
+    if (report.round < m_nextIteration)
+    {
+        ++m_lateReports; // its iteration is complete (a node reported it twice)
+        return;
+    }
+    if (report.round > 0)
+    {
+        m_lastProgress = Simulator::Now();
+    }
+    PendingIteration& p = m_pending[report.round];
+    if (p.models.empty())
+    {
+        p.models.resize(m_networkNodes);
+        p.aggregates.resize(m_networkNodes);
+        p.reported.assign(m_networkNodes, false);
+    }
+    if (p.reported.at(index))
+    {
+        ++m_lateReports; // a second report of the same iteration: the first one counts
+        return;
+    }
+    p.reported[index] = true;
+    p.models[index] = *report.model;
+    p.aggregates[index] = report.aggregate ? *report.aggregate : *report.model;
+    ++p.count;
+    p.missing += report.missingNeighbours;
+    p.dropped += report.droppedClients;
+    m_networkResult.droppedClients += report.droppedClients;
+    // iterations complete in order (a node cannot finish i + 1 before i)
+    while (!m_pending.empty() && m_pending.begin()->first == m_nextIteration &&
+           m_pending.begin()->second.count == m_networkNodes)
+    {
+        PendingIteration& done = m_pending.begin()->second;
+        const uint32_t i = m_pending.begin()->first;
+        fl::NetworkIterationReport r;
+        r.iteration = i;
+        r.models = &done.models;
+        r.aggregates = &done.aggregates;
+        if (i == 0)
+        {
+            // the initial models: no release yet, no centroid kept (as the runners' start)
+            fl::ParamVector centroid;
+            fl::FillNetworkMetrics(done.models, done.aggregates, m_networkReference, centroid, r);
+        }
+        else
+        {
+            if (m_graphAccountant)
+            {
+                m_graphAccountant->RecordIteration();
+            }
+            m_networkResult.lostMessages += done.missing;
+            r.lostMessages = done.missing;
+            r.droppedClients = done.dropped;
+            r.epsilonOneLink = m_graphAccountant ? m_graphAccountant->EpsilonOneLink() : 0.0;
+            r.epsilonAllLinks = m_graphAccountant ? m_graphAccountant->EpsilonAllLinks() : 0.0;
+            r.epsilonNeighbour = m_graphAccountant ? m_graphAccountant->EpsilonNeighbour() : 0.0;
+            fl::FillNetworkMetrics(done.models,
+                                   done.aggregates,
+                                   m_networkReference,
+                                   m_networkResult.centroid,
+                                   r);
+            m_networkResult.epsilonOneLink = r.epsilonOneLink;
+            m_networkResult.epsilonAllLinks = r.epsilonAllLinks;
+            m_networkResult.epsilonNeighbour = r.epsilonNeighbour;
+        }
+        if (m_iterationCallback)
+        {
+            m_iterationCallback(r);
+        }
+        m_networkTrace(r);
+        m_networkResult.models = std::move(done.models);
+        m_pending.erase(m_pending.begin());
+        m_nextIteration = i + 1;
+        if (m_finish && i > 0 && i == m_last)
+        {
+            m_finish();
+        }
+    }
+}
+
+} // namespace ns3
