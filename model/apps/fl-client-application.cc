@@ -786,7 +786,11 @@ FlClientApplication::SendUpdate(uint32_t round)
         m_uplink->Upload(round, m_update, weight);
         return;
     }
-    const auto samples = static_cast<uint32_t>(m_task->ClientSamples(m_clientIndex));
+    // the upload's aggregation weight (the strategy's; by default the sample count), as an
+    // uplink step would get it: the server weighs individual uploads and sums alike
+    const auto samples = static_cast<uint32_t>(
+        std::min<uint64_t>(m_strategy->UploadWeight(*m_task, m_clientIndex),
+                           std::numeric_limits<uint32_t>::max()));
     if (!m_updateRaw.empty())
     {
         // the strategy's raw upload (its own format)

@@ -54,7 +54,8 @@ struct FlUpdateInfo
     uint32_t client{0};             ///< client index
     uint32_t trainedRound{0};       ///< round (model version) the client trained on
     uint32_t staleness{0};          ///< rounds (versions) between that model and this one
-    uint32_t sampleCount{0};        ///< the client's announced sample count
+    uint32_t sampleCount{0};        ///< the upload's weight: the client strategy's UploadWeight
+                                    ///< (by default the client's sample count)
     double weight{0.0};             ///< aggregation weight before normalisation
     Time arrival;                   ///< when the server had the whole update
     uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
@@ -206,7 +207,8 @@ struct FlRoundConfig
  *  - a sum only (after a summing uplink step such as secure aggregation): `sum` = sum_k w_k x_k
  *    over the participants `clients` (ascending) and `totalWeight` = sum_k w_k, where x_k is
  *    what client k uploaded (its model, its upload values, or the values its raw payload makes)
- *    and w_k its upload weight (FlClientStrategy::UploadWeight).
+ *    and w_k its upload weight (FlClientStrategy::UploadWeight, by default its sample count;
+ *    individual uploads carry the same weight, fl::RoundUpdate::sampleCount).
  */
 struct FlAggregationInput
 {
@@ -223,8 +225,9 @@ struct FlAggregationInput
     }
 
     /**
-     * The weighted mean of the uploads: sum / totalWeight, or sum_k n_k x_k / sum_k n_k over
-     * the individual model uploads (n_k the sample counts; stale updates count as they are).
+     * The weighted mean of the uploads: sum / totalWeight, or sum_k w_k x_k / sum_k w_k over
+     * the individual model uploads (w_k their upload weights, the same as a summing step's;
+     * stale updates count as they are).
      * Throws fl::ConfigError for raw payloads.
      */
     Eigen::VectorXd WeightedMean() const;

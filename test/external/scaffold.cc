@@ -130,23 +130,10 @@ class ScaffoldServerStrategy : public FlServerStrategy
                    fl::ParamVector& model,
                    std::vector<double>& weights) override
     {
-        // line 16: the uniform mean over S of the clients' [Delta y_i; Delta c_i]
-        Eigen::VectorXd mean;
-        weights.clear();
-        if (in.IsSum())
-        {
-            mean = *in.sum / in.totalWeight; // the clients' upload weight is 1
-        }
-        else
-        {
-            mean = Eigen::VectorXd::Zero(2 * m_d);
-            for (const auto& u : in.updates)
-            {
-                mean += ToDouble(*u.model);
-                weights.push_back(1.0);
-            }
-            mean /= static_cast<double>(in.updates.size());
-        }
+        // line 16: the uniform mean over S of the clients' [Delta y_i; Delta c_i] (their upload
+        // weight is 1, for individual uploads and a secure sum alike)
+        const Eigen::VectorXd mean = in.WeightedMean();
+        weights.assign(in.clients.size(), 1.0);
         const double sampled = static_cast<double>(in.clients.size());  // |S|
         const double all = static_cast<double>(Port().roster().size()); // N
         Eigen::VectorXd x = ToDouble(model);
