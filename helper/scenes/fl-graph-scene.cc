@@ -39,8 +39,6 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlGraphScene");
-
 namespace flscene
 {
 

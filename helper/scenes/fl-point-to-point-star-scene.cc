@@ -71,7 +71,13 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlPointToPointStarScene");
+/// The log component of the network scenes (NS_LOG=FlNetworkScenarios), defined in fl-scene.cc.
+LogComponent& FlNetworkScenariosLog();
+
+namespace
+{
+LogComponent& g_log = FlNetworkScenariosLog();
+} // namespace
 
 using namespace flscene;
 

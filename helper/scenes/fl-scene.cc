@@ -72,7 +72,13 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlScene");
+NS_LOG_COMPONENT_DEFINE("FlNetworkScenarios");
+
+LogComponent&
+FlNetworkScenariosLog()
+{
+    return g_log;
+}
 
 using namespace flscene;
 

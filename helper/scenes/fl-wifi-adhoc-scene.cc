@@ -71,8 +71,6 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlWifiAdhocScene");
-
 using namespace flscene;
 
 FlWifiAdhocSceneHelper::FlWifiAdhocSceneHelper()

@@ -26,7 +26,13 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlDatagramEndpointReceiver");
+/// The log component of FlDatagramEndpoint (NS_LOG=FlDatagramEndpoint), defined in fl-datagram-endpoint.cc.
+LogComponent& FlDatagramEndpointLog();
+
+namespace
+{
+LogComponent& g_log = FlDatagramEndpointLog();
+} // namespace
 
 using namespace fldatagram;
 

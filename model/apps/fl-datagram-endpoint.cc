@@ -31,6 +31,12 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FlDatagramEndpoint");
 
+LogComponent&
+FlDatagramEndpointLog()
+{
+    return g_log;
+}
+
 using namespace fldatagram;
 
 Time

@@ -26,7 +26,13 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("FlLearningTrackerNetwork");
+/// The log component of FlLearningTracker (NS_LOG=FlLearningTracker), defined in fl-learning-tracker.cc.
+LogComponent& FlLearningTrackerLog();
+
+namespace
+{
+LogComponent& g_log = FlLearningTrackerLog();
+} // namespace
 
 // ------------------------------------------------------------------------- the network view
 

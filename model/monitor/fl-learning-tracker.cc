@@ -29,6 +29,12 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FlLearningTracker");
+
+LogComponent&
+FlLearningTrackerLog()
+{
+    return g_log;
+}
 NS_OBJECT_ENSURE_REGISTERED(FlLearningTracker);
 
 namespace
