@@ -28,7 +28,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs an FlServerApplication sharing one learning task.
  */
 class FlServerHelper
@@ -47,7 +47,7 @@ class FlServerHelper
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * Installs FlClientApplications: the i-th node of a container gets client index
  * firstIndex + i (the i-th data set of the task).
  */
@@ -87,7 +87,7 @@ class FlClientHelper
 int64_t FlAssignStreams(const ApplicationContainer& apps, int64_t stream);
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * What FlFedAvgHelper::Install built.
  */
 struct FlFedAvgStack
@@ -100,7 +100,7 @@ struct FlFedAvgStack
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The whole FedAvg stack in one call: a server on one node, one client per node (client i
  * trains on the task's data set i), the transport attributes set alike on both sides, clients
  * started one after another (unsynchronised devices; simultaneous joins make ns-3.37's Wi-Fi

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * A strategy by name: the TypeId names of its server half and of its client half (empty: the
  * default client, FlClientStrategy) and one line saying what it is.
  */
@@ -28,7 +28,7 @@ struct FlStrategyEntry
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-helper
  * The strategies known by short name. The module's own: fedavg (FedAvg / FedAvgM), fedasync,
  * fedbuff, qffl. A program adds its own with Register (e.g. at the start of main).
  */

@@ -335,7 +335,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         {
             continue; // another rank's server
         }
-        GflRoundStep::Config sc;
+        GflServerStrategy::Config sc;
         sc.clientsPerServer = K;
         sc.sampledClients = static_cast<uint32_t>(m_config.sampledClients);
         sc.serverSeed = fl::GflServerSeed(m_config.seed, p);
@@ -355,10 +355,10 @@ FlGflHelper::Install(const FlGraphScene& scene)
         sc.exchange.seed = sc.serverSeed;
         sc.exchange.policy = m_config.missingPolicy;
         sc.exchange.timeout = m_timeout;
-        Ptr<GflRoundStep> step;
+        Ptr<GflServerStrategy> step;
         try
         {
-            step = CreateObject<GflRoundStep>(sc);
+            step = CreateObject<GflServerStrategy>(sc);
         }
         catch (const fl::ConfigError& e)
         {
@@ -462,7 +462,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
     if (!partitioned)
     {
         // server p is graph node p: its ModelReport carries psi_{p,i}, the missing neighbour
-        // messages and the dropped clients (GflRoundStep::DescribeModel)
+        // messages and the dropped clients (GflServerStrategy::DescribeModel)
         m_tracker->InstallNetwork(
             std::vector<Ptr<FlApplicationBase>>(servers.begin(), servers.end()));
     }

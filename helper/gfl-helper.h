@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * GFL and GHP over ns-3 links (network mode), on the graph scene of fl-graph-scene.h: the helper
- * that installs the GFL servers (FlServerApplication + GflRoundStep) and clients
+ * that installs the GFL servers (FlServerApplication + GflServerStrategy) and clients
  * (FlClientApplication with the GFL step), and the helper that installs GHP diffusion agents.
  * Both report per-iteration metrics with the same NetworkIterationReport as the in-process
  * runners.
@@ -19,7 +19,7 @@
 #include "ns3/fl-server-application.h"
 #include "ns3/gfl-client-strategy.h"
 #include "ns3/gfl-privacy.h"
-#include "ns3/gfl-round-step.h"
+#include "ns3/gfl-server-strategy.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
@@ -109,7 +109,7 @@ class FlGraphRunHelperBase
  * \ingroup fl-helper
  * Installs GFL on a FlGraphScene: server p = FlServerApplication (Rounds = iterations,
  * ExpectedClients = K, InitSeed = InitialModelSeed(seed), StopSimulation = false) with a
- * GflRoundStep (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
+ * GflServerStrategy (seed GflServerSeed(seed, p)); client k of server p = FlClientApplication
  * (ClientIndex p K + k, TrainingSeed GflClientSeed(seed, p, k)) with the GFL step
  * (GflTrainerConfig(mu, E_{p,k}, B_{p,k}, clipNorm)) and the client noise as uplink
  * perturbation. The simulation stops once every server finished its last iteration.
@@ -118,7 +118,7 @@ class FlGraphRunHelperBase
  * clients SecAggClientSteps (FlSecAggHelper::Create; SecureAggregation() sets their attributes,
  * FractionBits and Threshold come from config.maskFractionBits and config.secureThreshold), so
  * each server learns only the sum of its surviving clients' uploads (weight 1 each; eq. 7 or 55
- * over the survivors through GflRoundStep::AggregateSum). Dropout (config.dropoutProbability):
+ * over the survivors through GflServerStrategy::AggregateSum). Dropout (config.dropoutProbability):
  * a sampled client drops as in process (fl::GflDropoutSeed) and stays silent (with secure
  * aggregation: it advertises no keys); the server closes the round at its deadline
  * (GflDropoutDeadline() if SetRoundDeadline was not called). A lossless run equals
@@ -175,7 +175,7 @@ class FlGflHelper : public FlGraphRunHelperBase
     std::vector<Ptr<FlServerApplication>> Install(const FlGraphScene& scene);
 
     /// The round steps (counters).
-    const std::vector<Ptr<GflRoundStep>>& Steps() const
+    const std::vector<Ptr<GflServerStrategy>>& Steps() const
     {
         return m_steps;
     }
@@ -191,7 +191,7 @@ class FlGflHelper : public FlGraphRunHelperBase
     Time m_deadline{Seconds(0)};
     double m_secondsPerSample{1e-4};
     Time m_startStagger{Seconds(-1)}; ///< negative: the default of the scene's cells
-    std::vector<Ptr<GflRoundStep>> m_steps;
+    std::vector<Ptr<GflServerStrategy>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
     FlSecAggHelper m_secAgg;
     std::vector<FlSecAggParties> m_parties;

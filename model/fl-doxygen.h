@@ -56,8 +56,16 @@
 /**
  * \defgroup fl-apps Applications
  * \ingroup fl
- * The ns-3 applications: the transport, the server and client with their strategy and
- * uplink-step seams, and the GFL, GHP, DWFL and over-the-air applications.
+ * The ns-3 applications: the transport, the generic server and client, and the GFL, GHP, DWFL
+ * and over-the-air applications.
+ */
+
+/**
+ * \defgroup fl-strategies Strategies
+ * \ingroup fl
+ * What an algorithm decides: the server and client strategy seam (eight core hooks and the
+ * optional interfaces), the round rules, the module's strategies (FedAvg, FedAsync, FedBuff,
+ * q-FFL, GFL, the uplink codec) and the uplink steps (secure aggregation's).
  */
 
 /**

@@ -24,7 +24,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The role of a node in a learning system (FlModelReport).
  */
 enum class FlNodeRole : uint8_t
@@ -38,7 +38,7 @@ enum class FlNodeRole : uint8_t
 const char* FlNodeRoleName(FlNodeRole role);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A model a node holds, as reported through the "ModelReport" trace of every FL application.
  */
 struct FlModelReport
@@ -66,7 +66,7 @@ struct FlModelReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Base of every FL application: the transport attributes (set them to the same values on all
  * nodes that talk to each other: FlServerHelper / FlClientHelper, or Config::SetDefault on
  * "ns3::FlApplicationBase::..."), the transport they configure, and the "ModelReport" trace

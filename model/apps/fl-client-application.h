@@ -30,7 +30,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Federated-learning client.
  *
  * Announces itself to the server with a Join message (its index and sample count) over TCP or

@@ -27,7 +27,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The server of server-clients federated learning: the schedule (join, send, deadline, quorum,
  * stragglers) around a strategy (FlServerStrategy; default FedAvgStrategy) that selects,
  * configures, aggregates and acts between rounds.

@@ -28,7 +28,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The largest message an FL node needs to receive for a model of `parameters` coordinates: a
  * model message in the widest wire encoding (float64) plus 4 KiB for control messages. The
  * default bound of incoming messages on both transports (FlTransportConfig::maxMessageBytes):
@@ -38,7 +38,7 @@ namespace ns3
 uint32_t FlMaxModelMessageBytes(std::size_t parameters);
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Kind of transport.
  */
 enum class FlTransportKind : uint8_t
@@ -51,7 +51,7 @@ enum class FlTransportKind : uint8_t
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A message delivered by a transport: decoded, with the address it came from.
  */
 struct FlInboundMessage
@@ -63,7 +63,7 @@ struct FlInboundMessage
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * A message a datagram transport gave up (FlTransport's MessageLostCallback): an outgoing one
  * no acknowledgement came for after its probes, or an incoming one that stayed incomplete
  * after its retries (see FlGivenUpMessage). Reliable transports never report one: their lost
@@ -81,7 +81,7 @@ struct FlLostMessage
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Counters of a transport (all peers).
  */
 struct FlTransportStats
@@ -104,7 +104,7 @@ struct FlTransportStats
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * The settings of a transport.
  */
 struct FlTransportConfig
@@ -156,7 +156,7 @@ struct FlTransportConfig
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-apps
  * Moves messages between FL nodes. Create one with FlTransport::Create, set the callbacks, then
  * Listen (accept peers on a port) or Open (an ephemeral port; peers are reached by Send).
  * Any node may send to any node whose address it knows: clients to servers, servers to

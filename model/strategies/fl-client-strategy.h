@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * One local training of a client, as reported by its "RoundTrained" trace (at the moment the
  * global model arrived; the update is sent computeTime later). The "TrainingPlanned" trace
  * reports the same at the same moment before the training ran, with meanLoss NaN. Here, with
@@ -42,7 +42,7 @@ struct FlTrainingReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What a client strategy's fit produced.
  */
 struct FlClientFit
@@ -64,7 +64,7 @@ struct FlClientFit
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What a client strategy's fit is given (valid during the call; the fit may run on a thread of
  * the training pool).
  */
@@ -82,7 +82,7 @@ struct FlFitInput
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What the client application lends its strategy for phases before the upload (set when the
  * client starts).
  */
@@ -105,7 +105,7 @@ struct FlClientPort
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The client half of the strategy seam (FlClientApplication::SetStrategy; default: this class,
  * the task's own local training, the trained model sent). The client application keeps the
  * schedule (join, receive, compute time, send, failures); a strategy decides what is trained and

@@ -5,7 +5,7 @@
  * Bonawitz et al., "Practical Secure Aggregation for Privacy-Preserving Machine Learning", ACM
  * CCS 2017 (Fig. 4 with the consistency check), or SecAgg+ of Bell, Bonawitz, Gascón, Lepoint
  * and Raykova, "Secure Single-Server Aggregation with (Poly)Logarithmic Overhead", ACM CCS 2020,
- * over real links. The maths and the message formats are fl::SecAggServer (secagg.h,
+ * over real links. The maths and the message formats are fl::SecAggServer (secagg-protocol.h,
  * secagg-wire.h); this object decides when and to whom.
  *
  * Phases of one round (every message a Control message with aux = kSecAggControlTag, the round
@@ -43,7 +43,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * How one secure-aggregation round ended (SecAggServerStep's "RoundEnd" trace).
  */
 struct SecAggRoundReport
@@ -62,7 +62,7 @@ struct SecAggRoundReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Secure aggregation, server half (see the file comment). Create it with FlSecAggHelper, which
  * installs the PKI (every client's Ed25519 verification key) and sets the attributes alike on
  * both halves.

@@ -42,7 +42,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The server half of an uplink step (install with FlServerApplication::SetUplinkStep).
  */
 class FlUplinkServerStep : public Object
@@ -123,7 +123,7 @@ class FlUplinkServerStep : public Object
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The client half of an uplink step (install with FlClientApplication::SetUplinkStep).
  */
 class FlUplinkClientStep : public Object

@@ -28,7 +28,7 @@ namespace ns3
 struct FlModelReport;
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * How a round ended.
  */
 enum class FlRoundStatus : uint8_t
@@ -46,7 +46,7 @@ enum class FlRoundStatus : uint8_t
 const char* FlRoundStatusName(FlRoundStatus s);
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * One update that went into (or was considered for) a round's aggregate.
  */
 struct FlUpdateInfo
@@ -62,7 +62,7 @@ struct FlUpdateInfo
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What happened in one round, as reported by FlServerApplication's "RoundEnd" trace.
  */
 struct FlRoundReport
@@ -94,7 +94,7 @@ struct FlRoundReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What the server knows of a client's link, for a strategy that selects by channel quality.
  * Unknown values are NaN (rates, SNR) or negative (times).
  */
@@ -108,7 +108,7 @@ struct FlLinkState
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The narrow port through which a server strategy reaches the network: the roster, the
  * current model version, sending the current global model or a control message to clients,
  * each client's link state, the transport (for messages to other nodes, e.g. a GFL server's
@@ -148,7 +148,7 @@ struct FlServerPort
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What a server strategy declares about itself before it starts: the server, the helpers and
  * the example programs check a configuration against it (FlCheckRoundRules), and the transports
  * size their message limits from it. Defaults: a synchronous strategy that takes model uploads
@@ -173,7 +173,7 @@ struct FlStrategyTraits
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What the server tells a strategy when it starts.
  */
 struct FlStrategySetup
@@ -184,7 +184,7 @@ struct FlStrategySetup
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What a strategy adds to a round's global model message (ConfigureRound).
  */
 struct FlRoundConfig
@@ -199,7 +199,7 @@ struct FlRoundConfig
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What the round delivered to Aggregate, in one of three forms:
  *  - individual model uploads: `updates` (one per (client, round trained on), ascending;
  *    stale ones with their base model) and `clients` (clients[i] sent updates[i]);
@@ -234,7 +234,7 @@ struct FlAggregationInput
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The server half of the strategy seam (install with FlServerApplication::SetStrategy or
  * FlFedAvgHelper::SetStrategy("ns3::FedBuffStrategy", "BufferSize", UintegerValue(10))).
  * The server keeps the schedule (join, send, deadline, quorum, stragglers); a strategy decides
@@ -336,7 +336,7 @@ class FlServerStrategy : public Object
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Optional interface of a server strategy that takes updates as they arrive (FedAsync,
  * FedBuff): the server starts once with SelectClients and sends the model to them, then hands
  * every arriving update to UpdateArrived and never closes a round; the strategy commits versions
@@ -396,7 +396,7 @@ class FlAsyncHooks
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Optional interface of a server strategy whose rounds open with control-message phases before
  * the upload (EGA's codec: the clients' statistics, then the agreed parameters). While they run,
  * the server hands every Control message of a selected client for this round to PhaseMessage,
@@ -436,7 +436,7 @@ class FlPhaseHooks
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Optional interface of a server strategy that talks to nodes other than its clients (a GFL
  * server's neighbour servers) and reports more than the global model.
  */
@@ -467,7 +467,7 @@ FlPhaseHooks* FlPhaseHooksOf(FlServerStrategy* strategy);
 FlPeerHooks* FlPeerHooksOf(FlServerStrategy* strategy);
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * FedAvg (McMahan et al., "Communication-Efficient Learning of Deep Networks from
  * Decentralized Data", AISTATS 2017) with the server momentum of FedAvgM (Hsu, Qi, Brown,
  * "Measuring the Effects of Non-Identical Data Distribution for Federated Visual

@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The server half of the uplink codec. Each round has two phases before the upload: the
  * selected clients report a scalar and their weight (Control, fl::kUplinkReportTag); when
  * every selected client still in the round reported (or at the deadline, with the clients
@@ -75,7 +75,7 @@ class CodecServerStrategy : public FlServerStrategy, public FlPhaseHooks
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The client half of the uplink codec: when the compute time has elapsed the client reports
  * Statistic(update) and its weight fl::UplinkClientWeight(samples, meanLoss, LossWeightExponent) in
  * a Control message; when the server's round parameters arrive it sends Encode(update, params) as a

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The client half of secure aggregation as an uplink step (fl-uplink-step.h; the server half
- * and the phases are in secagg-server-step.h). The maths is fl::SecAggClient (secagg.h); this
+ * and the phases are in secagg-server-step.h). The maths is fl::SecAggClient (secagg-protocol.h); this
  * object turns the trained upload into the round's AdvertiseKeys message and answers the
  * server's messages in turn. The upload itself never leaves the client: only y_u, its fixed-point
  * encoding under two masks (Bonawitz et al. 2017, Fig. 4), goes out, and only to a round whose
@@ -27,7 +27,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Secure aggregation, client half (see the file comment). FlSecAggHelper gives it its identity,
  * the PKI and, in the Reproducible key mode, the run seed.
  *

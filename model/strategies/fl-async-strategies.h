@@ -32,7 +32,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What the asynchronous strategies share: the rule (fl::AsyncRule), the models of the
  * versions still being trained on (for the rule's base model), and the "send the current model
  * to the client whose update arrived" schedule.
@@ -84,7 +84,7 @@ class FlAsyncStrategy : public FlServerStrategy, public FlAsyncHooks
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * FedAsync (Xie et al. 2019, Algorithm 1): each arriving update is mixed into the global
  * model, x_t = (1 - alpha_t) x_{t-1} + alpha_t x_new, alpha_t = Alpha s(t - tau) with the
  * StalenessFunction constant, polynomial ((1 + tau)^-a) or hinge (1 up to b, then
@@ -105,7 +105,7 @@ class FedAsyncStrategy : public FlAsyncStrategy
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * FedBuff (Nguyen et al. 2022, Algorithm 1): each arriving client delta (its model minus the
  * version it trained on), scaled by s(tau), is added to a buffer; every BufferSize (K)
  * updates the server applies w <- w + ServerLearningRate * buffer / K, a new version. With an

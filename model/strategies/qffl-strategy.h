@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The server half of q-FFL: SelectClients draws ClientsPerRound of the eligible clients with
  * probabilities proportional to their sample counts (fl::QfflSampleClients, seeded by the
  * initial model's seed and the round, as fl::RunQfflReference); the clients upload raw
@@ -51,7 +51,7 @@ class QfflServerStrategy : public FlServerStrategy
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The client half of q-FFL: Fit computes F_k(w^t) = LearningTask::ClientLoss at the received
  * model, trains as the default client strategy (Rng(DeriveSeed(seed, round))), and forms
  * Delta_k and h_k with L = 1 / the trainer's learning rate (Fixed step rule) and the Q

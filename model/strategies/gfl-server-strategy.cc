@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "ns3/gfl-round-step.h"
+#include "ns3/gfl-server-strategy.h"
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-transport.h"
 #include "ns3/log.h"
@@ -13,32 +13,32 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("GflRoundStep");
-NS_OBJECT_ENSURE_REGISTERED(GflRoundStep);
+NS_LOG_COMPONENT_DEFINE("GflServerStrategy");
+NS_OBJECT_ENSURE_REGISTERED(GflServerStrategy);
 
 TypeId
-GflRoundStep::GetTypeId()
+GflServerStrategy::GetTypeId()
 {
-    // Created by FlGflHelper with its configuration (CreateObject<GflRoundStep>(config)).
+    // Created by FlGflHelper with its configuration (CreateObject<GflServerStrategy>(config)).
     static TypeId tid =
-        TypeId("ns3::GflRoundStep").SetParent<FlServerStrategy>().SetGroupName("Fl");
+        TypeId("ns3::GflServerStrategy").SetParent<FlServerStrategy>().SetGroupName("Fl");
     return tid;
 }
 
-GflRoundStep::GflRoundStep()
-    : GflRoundStep(OneClientConfig())
+GflServerStrategy::GflServerStrategy()
+    : GflServerStrategy(OneClientConfig())
 {
 }
 
-GflRoundStep::Config
-GflRoundStep::OneClientConfig()
+GflServerStrategy::Config
+GflServerStrategy::OneClientConfig()
 {
     Config c;
     c.clientsPerServer = 1;
     return c;
 }
 
-GflRoundStep::GflRoundStep(Config config)
+GflServerStrategy::GflServerStrategy(Config config)
     : m_config(std::move(config))
 {
     if (m_config.clientsPerServer == 0)
@@ -53,13 +53,13 @@ GflRoundStep::GflRoundStep(Config config)
 }
 
 void
-GflRoundStep::SetIterationCallback(std::function<void(const GflIterationReport&)> cb)
+GflServerStrategy::SetIterationCallback(std::function<void(const GflIterationReport&)> cb)
 {
     m_callback = std::move(cb);
 }
 
 bool
-GflRoundStep::SelectClients(uint32_t round,
+GflServerStrategy::SelectClients(uint32_t round,
                             const std::vector<uint32_t>& eligible,
                             std::vector<uint32_t>& selected)
 {
@@ -78,7 +78,7 @@ GflRoundStep::SelectClients(uint32_t round,
 }
 
 void
-GflRoundStep::SetPsi(const fl::ParamVector& average, fl::ParamVector& model) const
+GflServerStrategy::SetPsi(const fl::ParamVector& average, fl::ParamVector& model) const
 {
     model = m_config.uplink == fl::GflUplink::Updates
                 ? fl::GflApplyUpdate(model, average, m_config.mu) // eq. (55)
@@ -86,7 +86,7 @@ GflRoundStep::SetPsi(const fl::ParamVector& average, fl::ParamVector& model) con
 }
 
 bool
-GflRoundStep::Aggregate(const Context& ctx,
+GflServerStrategy::Aggregate(const Context& ctx,
                         const FlAggregationInput& in,
                         fl::ParamVector& model,
                         std::vector<double>& weights)
@@ -127,13 +127,13 @@ GflRoundStep::Aggregate(const Context& ctx,
     }
     catch (const fl::ConfigError& e)
     {
-        fl::ExitOnConfigError("GflRoundStep", e);
+        fl::ExitOnConfigError("GflServerStrategy", e);
     }
     return true;
 }
 
 void
-GflRoundStep::ConfigureRound(const Context& /* ctx */,
+GflServerStrategy::ConfigureRound(const Context& /* ctx */,
                              const std::vector<uint32_t>& selected,
                              FlRoundConfig& /* config */)
 {
@@ -142,13 +142,13 @@ GflRoundStep::ConfigureRound(const Context& /* ctx */,
 }
 
 bool
-GflRoundStep::Receive(FlInboundMessage& in)
+GflServerStrategy::Receive(FlInboundMessage& in)
 {
     return m_exchange->Receive(in);
 }
 
 void
-GflRoundStep::AfterAggregation(const Context& ctx,
+GflServerStrategy::AfterAggregation(const Context& ctx,
                                fl::ParamVector& model,
                                std::function<void()> done)
 {
@@ -163,7 +163,7 @@ GflRoundStep::AfterAggregation(const Context& ctx,
 }
 
 void
-GflRoundStep::StartExchange(uint32_t iteration,
+GflServerStrategy::StartExchange(uint32_t iteration,
                             fl::ParamVector& model,
                             std::function<void()> done)
 {
@@ -193,7 +193,7 @@ GflRoundStep::StartExchange(uint32_t iteration,
 }
 
 void
-GflRoundStep::DescribeModel(FlModelReport& report) const
+GflServerStrategy::DescribeModel(FlModelReport& report) const
 {
     report.aggregate = &m_psi;
     report.missingNeighbours = m_lastMissing;

@@ -13,8 +13,8 @@
  * it): the step then gets the survivors' unmasked sum (weights 1) through Aggregate (a sum), and an
  * aborted secure round arrives here as a round that aggregated nothing (psi = w_{p,i-1}).
  */
-#ifndef GFL_ROUND_STEP_H
-#define GFL_ROUND_STEP_H
+#ifndef GFL_SERVER_STRATEGY_H
+#define GFL_SERVER_STRATEGY_H
 
 #include "ns3/event-id.h"
 #include "ns3/fl-graph-exchange.h"
@@ -29,7 +29,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * What a GFL server reports after each iteration's combination.
  */
 struct GflIterationReport
@@ -44,12 +44,12 @@ struct GflIterationReport
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The GFL server strategy of server p (install it with FlServerApplication::SetStrategy; the
- * FlGflHelper does, with CreateObject<GflRoundStep>(config)). It reaches its neighbour servers
+ * FlGflHelper does, with CreateObject<GflServerStrategy>(config)). It reaches its neighbour servers
  * through the port's transport.
  */
-class GflRoundStep : public FlServerStrategy, public FlPeerHooks
+class GflServerStrategy : public FlServerStrategy, public FlPeerHooks
 {
   public:
     /// \return the TypeId
@@ -66,10 +66,10 @@ class GflRoundStep : public FlServerStrategy, public FlPeerHooks
     };
 
     /// Throws fl::ConfigError naming a bad setting.
-    explicit GflRoundStep(Config config);
+    explicit GflServerStrategy(Config config);
     /// One client per server, no neighbours (for the TypeId system; use the Config form).
-    GflRoundStep();
-    /// The settings of GflRoundStep(): one client per server, everything else default.
+    GflServerStrategy();
+    /// The settings of GflServerStrategy(): one client per server, everything else default.
     static Config OneClientConfig();
 
     /// Called after every iteration's combination.
@@ -123,4 +123,4 @@ class GflRoundStep : public FlServerStrategy, public FlPeerHooks
 
 } // namespace ns3
 
-#endif // GFL_ROUND_STEP_H
+#endif // GFL_SERVER_STRATEGY_H

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The settings of a server that FlCheckRoundRules checks together.
  */
 struct FlRoundRules
@@ -42,7 +42,7 @@ struct FlRoundRules
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * Throws fl::ConfigError unless a server can run with `rules`. Refused: StragglerPolicy accept
  * with an uplink step, an asynchronous strategy, or a strategy that takes no stale updates; an
  * asynchronous strategy with a RoundDeadline (unless it closes cohorts of an uplink step), a

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The GFL client strategy (FlGflHelper installs it with CreateObject<GflClientStrategy>(config)).
  */
 class GflClientStrategy : public FlClientStrategy

@@ -22,7 +22,7 @@ namespace ns3
 constexpr uint32_t kSecAggControlTag = 0x464C5341u;
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The settings both halves of the secure-aggregation step carry, as parsed values.
  */
 struct SecAggStepSettings
@@ -50,7 +50,7 @@ struct SecAggStepSettings
 };
 
 /**
- * \ingroup fl
+ * \ingroup fl-strategies
  * The attributes both halves carry (Variant, Threshold, KeyMode, FractionBits and the four
  * SecAgg+ targets): a base of SecAggServerStep and SecAggClientStep, whose TypeIds add them with
  * AddSecAggSettingsAttributes.
