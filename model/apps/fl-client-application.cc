@@ -678,10 +678,18 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
             fl::NoiseSeed(m_noiseSource, fl::UplinkNoiseSeed(m_trainingSeed, h.round)));
         m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
         m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
-        m_uplinkPrivacy.RecordUpload(m_uplinkPerturbation->Mechanism(0.0),
-                                     m_task->GetTrainerConfig(),
-                                     out.steps,
-                                     m_update.Size());
+        if (fit.ownUpload)
+        {
+            // the strategy formed the upload itself: the local-training bound does not cover it
+            m_uplinkPrivacy.RecordUnboundedUpload();
+        }
+        else
+        {
+            m_uplinkPrivacy.RecordUpload(m_uplinkPerturbation->Mechanism(0.0),
+                                         m_task->GetTrainerConfig(),
+                                         out.steps,
+                                         m_update.Size());
+        }
     }
     m_updateLoss = out.meanLoss;
     m_sendEvent = Simulator::Schedule(compute, &FlClientApplication::SendUpdate, this, h.round);

@@ -13,7 +13,7 @@
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
 #include "ns3/fl-uplink-step.h"
-#include "ns3/gfl-privacy.h"
+#include "ns3/uplink-privacy.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
 #include "ns3/perturbation.h"

@@ -29,6 +29,7 @@
 #include "ns3/local-trainer.h"
 #include "ns3/perturbation.h"
 #include "ns3/privacy-accountant.h"
+#include "ns3/uplink-privacy.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -149,56 +150,6 @@ PrivacyStatement GraphReleaseStatement(NodeNoiseKind kind,
 
 /// Each node's number of neighbours in combination matrix A (l != k with a_lk > 0 or a_kl > 0).
 std::vector<std::size_t> NeighbourCounts(const Eigen::MatrixXd& A);
-
-/**
- * L2 sensitivity of a client's uploaded model to the replacement of its data set, for E local
- * steps of clipped SGD from the same (public) global model, w_e = w_{e-1} - eta_e (clip_G(g_e) +
- * proxMu (w_{e-1} - w_0)): the two runs' difference d_e = (1 - eta_e proxMu) d_{e-1} - eta_e
- * (c_e - c'_e) with ||c_e - c'_e|| <= 2 G, so ||d_E|| <= 2 G sum_e eta_e whenever
- * 0 <= eta_e proxMu <= 2. sum_e eta_e = eta E (fixed steps) or eta (steps eta / E). +infinity
- * if gradients are not clipped (clipNorm = 0) or eta proxMu > 2. Throws ConfigError as
- * LocalTrainerConfig::Validate and on steps = 0.
- */
-double LocalTrainingSensitivity(const LocalTrainerConfig& trainer, std::size_t steps);
-
-/**
- * What a FedAvg client's uplink epsilon means: `mechanism` noise on its uploaded model, the l2
- * (Gaussian) or l1 <= sqrt(M) l2 (Laplace) sensitivity of LocalTrainingSensitivity, one client's
- * data set replaced, the server or an eavesdropper of the client's uplink, composed over the
- * rounds the client uploaded in (basic for Laplace, Renyi DP at `delta` for Gaussian).
- */
-PrivacyStatement UplinkStatement(MechanismKind mechanism, double delta);
-
-/**
- * The privacy a client's uplink noise gives its data set against the server: fed once per
- * upload with the perturbation's mechanism at LocalTrainingSensitivity (times sqrt(M) for
- * Laplace noise), composed with basic composition (Laplace) or Renyi DP (Gaussian). Each round
- * starts from the broadcast global model, a post-processing of earlier releases, so adaptive
- * composition applies without a drifting sensitivity. Proof: doc/fl-privacy.rst, section
- * "FedAvg uplink noise".
- */
-class UplinkPrivacyAccountant
-{
-  public:
-    /// Records one upload: the mechanism's kind and scale, the local steps it trained and M.
-    void RecordUpload(const MechanismSpec& noise,
-                      const LocalTrainerConfig& trainer,
-                      std::size_t steps,
-                      std::size_t dim);
-    /// Uploads recorded.
-    uint64_t Uploads() const
-    {
-        return m_uploads;
-    }
-    /// eps at delta (0 before any upload; +inf if an upload had no noise or no clipping).
-    double Epsilon(double delta) const;
-
-  private:
-    PrivacyAccountant m_accountant;
-    uint64_t m_uploads{0};
-    bool m_infinite{false};
-    bool m_gaussian{false};
-};
 
 /**
  * The epsilons of a graph's releases against the three adversaries (GraphAdversary), each the

@@ -220,6 +220,16 @@ TEST(GradientHook, AShiftMovesEveryStepByTheLearningRateTimesTheShift)
     const fl::TrainOutcome shifted = fl::TrainClientWith(*task, 1, start, tc, r2);
     ExpectClose(shifted.params.Get<double>(),
                 Eigen::VectorXd(plain.params.Get<double>() - tc.learningRate * shift));
+    // a hook's term may depend on the data (SCAFFOLD's c_i): no uplink privacy bound with one
+    fl::LocalTrainerConfig clipped = tc;
+    clipped.clipNorm = 1.0;
+    EXPECT_TRUE(std::isinf(fl::LocalTrainingSensitivity(clipped, 1)));
+    clipped.gradientHook = nullptr;
+    EXPECT_DOUBLE_EQ(fl::LocalTrainingSensitivity(clipped, 1), 2.0 * tc.learningRate);
+    fl::UplinkPrivacyAccountant accountant;
+    accountant.RecordUnboundedUpload();
+    EXPECT_EQ(accountant.Uploads(), 1u);
+    EXPECT_TRUE(std::isinf(accountant.Epsilon(1e-5)));
     // a shift of another size is a configuration error naming the hook
     tc.gradientHook = std::make_shared<fl::GradientShift>(Eigen::VectorXd::Ones(2));
     fl::Rng r3(7);
