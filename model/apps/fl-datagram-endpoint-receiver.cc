@@ -164,6 +164,10 @@ FlDatagramEndpoint::Impl::HandleChunk(const uint8_t* data, uint32_t size, const 
     {
     case fl::ChunkResult::Malformed:
         ++Stats().chunksMalformed;
+        if (reassembler.LastStatus() == fl::ChunkStatus::TooLarge)
+        {
+            ++Stats().chunksTooLarge;
+        }
         NS_LOG_LOGIC("malformed chunk: " << fl::ChunkStatusName(reassembler.LastStatus()));
         return;
     case fl::ChunkResult::Duplicate:

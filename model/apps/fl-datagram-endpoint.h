@@ -214,6 +214,7 @@ struct FlDatagramStats
     uint64_t chunksDuplicate{0};   ///< chunks already received
     uint64_t chunksLate{0};        ///< chunks of messages already delivered or given up
     uint64_t chunksMalformed{0};   ///< rejected chunk datagrams (bad header, size, CRC, ...)
+    uint64_t chunksTooLarge{0};    ///< of which: declaring a message above maxMessageBytes
     uint64_t feedbackReceived{0};  ///< valid ACK/NACK datagrams
     uint64_t feedbackMalformed{0}; ///< rejected feedback datagrams
     uint64_t chunksLost{0}; ///< chunks missing from messages given up or delivered with holes

@@ -445,7 +445,7 @@ FlServerApplication::WarnOversized()
         {
             std::cerr << "FlServerApplication: a client sent a message above MaxMessageBytes ("
                       << MaxMessageBytesFor(std::max(m_uploadValues, m_task->NumParameters()))
-                      << " bytes); it was dropped and its connection closed (fix: declare the "
+                      << " bytes); it was dropped (fix: declare the "
                          "upload's size in the strategies, FlStrategyTraits::uploadValues and "
                          "FlClientStrategy::UploadValues, or raise MaxMessageBytes)"
                       << std::endl;

@@ -514,6 +514,7 @@ class FlUdpTransport : public FlTransport
         s.messagesSent = m_messagesSent;
         s.messagesDelivered = m_delivered;
         s.malformed = m_malformed + d.chunksMalformed + d.feedbackMalformed;
+        s.tooLarge = d.chunksTooLarge;
         s.oldVersion = m_oldVersion;
         s.chunksLost = d.chunksLost;
         s.chunksRetransmitted = d.chunksRetransmitted;

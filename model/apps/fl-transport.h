@@ -93,7 +93,8 @@ struct FlTransportStats
     uint64_t malformed{0};         ///< messages or streams rejected (header, CRC, undecodable)
     uint64_t oldVersion{0};        ///< of which: in the older wire version 2 (outdated sender)
     uint64_t connectionsReset{0};  ///< TCP connections closed because a header failed
-    uint64_t tooLarge{0};          ///< TCP: of the malformed, messages declared above maxMessageBytes
+    uint64_t tooLarge{0};          ///< of the malformed: messages (TCP) or chunks (UDP) declaring
+                                   ///< more than maxMessageBytes
     /// TCP: most bytes one connection held at once for messages not delivered yet (at most one
     /// message of maxMessageBytes and one socket read; nothing behind a failed header).
     uint64_t rxPeakBuffered{0};

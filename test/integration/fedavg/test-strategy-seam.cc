@@ -398,7 +398,10 @@ class DoubleUpload : public FlClientStrategy
 
 /// One round with DoubleUpload clients declaring `factor` x the model's values.
 void
-RunDoubleUpload(std::size_t factor, uint32_t serverMaxBytes, uint32_t clientMaxBytes)
+RunDoubleUpload(std::size_t factor,
+                uint32_t serverMaxBytes,
+                uint32_t clientMaxBytes,
+                const std::string& transport = "tcp")
 {
     const uint32_t n = 2;
     auto task = fltest::MakeTask<double>(n, "softmax");
@@ -408,6 +411,8 @@ RunDoubleUpload(std::size_t factor, uint32_t serverMaxBytes, uint32_t clientMaxB
     fedavg.SetServerAttribute("Rounds", UintegerValue(1));
     fedavg.SetServerAttribute("MaxMessageBytes", UintegerValue(serverMaxBytes));
     fedavg.SetClientAttribute("MaxMessageBytes", UintegerValue(clientMaxBytes));
+    fedavg.SetTransportAttribute("Transport", StringValue(transport));
+    fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(5)));
     FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -441,15 +446,18 @@ TEST(UploadSize, AnUploadAboveTheBoundEndsTheRunNamingMaxMessageBytes)
 
 TEST(UploadSize, TheServerSaysWhenItDropsAMessageAboveItsBound)
 {
-    // the clients declare [w; w] (their default bound follows), the server keeps its own: it
-    // drops the uploads and says so on the error stream
-    testing::internal::CaptureStderr();
-    RunDoubleUpload(2, 400, 0);
-    const std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("FlServerApplication: a client sent a message above MaxMessageBytes (400 "
-                       "bytes)"),
-              std::string::npos)
-        << err;
+    for (const std::string transport : {"tcp", "udp"})
+    {
+        // the clients declare [w; w] (their default bound follows), the server keeps its own:
+        // it drops the uploads and says so on the error stream
+        testing::internal::CaptureStderr();
+        RunDoubleUpload(2, 400, 0, transport);
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_NE(err.find("FlServerApplication: a client sent a message above MaxMessageBytes "
+                           "(400 bytes)"),
+                  std::string::npos)
+            << transport << ": " << err;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
