@@ -118,7 +118,7 @@ class FlGraphRunHelperBase
  * clients SecAggClientSteps (FlSecAggHelper::Create; SecureAggregation() sets their attributes,
  * FractionBits and Threshold come from config.maskFractionBits and config.secureThreshold), so
  * each server learns only the sum of its surviving clients' uploads (weight 1 each; eq. 7 or 55
- * over the survivors through GflServerStrategy::AggregateSum). Dropout (config.dropoutProbability):
+ * over the survivors through GflServerStrategy::Aggregate). Dropout (config.dropoutProbability):
  * a sampled client drops as in process (fl::GflDropoutSeed) and stays silent (with secure
  * aggregation: it advertises no keys); the server closes the round at its deadline
  * (GflDropoutDeadline() if SetRoundDeadline was not called). A lossless run equals

@@ -120,7 +120,7 @@ class FlServerApplication : public FlApplicationBase
      * sends the current model to cohorts of K idle clients together (drawn uniformly, while at
      * most ClientsPerRound clients are busy; 0 = all), each cohort's uploads close when all K
      * arrived or at RoundDeadline, the step runs once per cohort (several at once), and its
-     * sum goes to FlServerStrategy::CohortAggregated; an aborted cohort is dropped and counted
+     * sum goes to FlAsyncHooks::CohortAggregated; an aborted cohort is dropped and counted
      * (roundsAborted) and reported through RoundEnd with status Aborted: the number of the
      * version being built (which follows with the same number), the cohort's clients as
      * selected, those whose upload had not reached the step as stragglers, no participants,
