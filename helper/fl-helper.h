@@ -215,7 +215,12 @@ class FlFedAvgHelper
                           const NodeContainer& clients,
                           Ipv4Address serverAddress) const;
 
-    /// Fixes the random streams of the stack's applications; returns how many it used.
+    /**
+     * Fixes the random streams of the stack's applications; returns how many it used. Without
+     * it ns-3 numbers streams in the order generators are created, so a run with secure
+     * aggregation (whose helper creates generators first) samples other clients than the same
+     * run without: call it to pair such runs client for client.
+     */
     static int64_t AssignStreams(const FlFedAvgStack& stack, int64_t stream);
 
   private:
