@@ -283,10 +283,12 @@ FlFedAvgHelper::SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturba
 
 void
 FlFedAvgHelper::SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec,
-                               double lossWeightExponent)
+                               double lossWeightExponent,
+                               bool uploadIsModel)
 {
     m_codec = std::move(codec);
     m_lossWeightExponent = lossWeightExponent;
+    m_uploadIsModel = uploadIsModel;
 }
 
 void
@@ -323,30 +325,13 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         m_strategy ? m_strategy : m_strategyFactory.Create<FlServerStrategy>();
     if (m_codec)
     {
-        // The codec is the strategy pair: it aggregates in its own (encoded) domain.
-        DoubleValue v;
-        const bool fedAvg =
-            !m_strategy && strategy->GetInstanceTypeId() == FedAvgStrategy::GetTypeId();
-        if (!fedAvg)
-        {
-            throw fl::ConfigError("SetUplinkCodec",
-                                  "combined with the strategy " +
-                                      strategy->GetInstanceTypeId().GetName(),
-                                  "use one of them: the codec's strategy pair "
-                                  "(ns3::CodecServerStrategy) aggregates the payloads itself");
-        }
-        const double momentum = strategy->GetAttributeFailSafe("ServerMomentum", v) ? v.Get() : 0.0;
-        const double rate = strategy->GetAttributeFailSafe("ServerLearningRate", v) ? v.Get() : 1.0;
-        if (momentum != 0.0 || rate != 1.0)
-        {
-            throw fl::ConfigError("ServerMomentum/ServerLearningRate",
-                                  "server momentum or a learning rate other than 1 with the "
-                                  "uplink codec " +
-                                      m_codec->Name(),
-                                  "use the defaults: the codec's decoded update is applied as is");
-        }
+        // The codec is a stage around the strategy: it carries the uploads, the strategy
+        // aggregates their decoded mean (CodecServerStrategy::Start checks that it can).
         Ptr<CodecServerStrategy> codecStrategy = CreateObject<CodecServerStrategy>();
         codecStrategy->SetCodec(m_codec);
+        codecStrategy->SetInner(strategy);
+        codecStrategy->SetAttribute("UploadIsModel", BooleanValue(m_uploadIsModel));
+        codecStrategy->CheckInner(m_task->NumParameters()); // said now, not when it starts
         strategy = codecStrategy;
     }
     stack.server->SetStrategy(strategy);
@@ -429,33 +414,33 @@ FlFedAvgHelper::Install(Ptr<Node> serverNode,
         DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
             ->SetUplinkPerturbation(m_makePerturbation());
     }
-    if (m_codec && m_makePerturbation)
+    if (m_codec && m_makePerturbation && m_lossWeightExponent != 0.0)
     {
         throw fl::ConfigError("SetUplinkPerturbation",
                               "with the uplink codec " + m_codec->Name() +
-                                  ": its phase-1 report (statistic and weight, the weight from "
-                                  "the training loss) leaves the client unperturbed, and no "
-                                  "epsilon covers it",
-                              "use uplink noise without a codec (or a codec without noise)");
+                                  " and a loss weight exponent of " +
+                                  std::to_string(m_lossWeightExponent) +
+                                  ": the phase-1 weight depends on the training loss, which the "
+                                  "noise does not cover, and no epsilon bounds it",
+                              "use a loss weight exponent of 0 with uplink noise (the codec then "
+                              "sends only functions of the noised upload and the public weight)");
     }
     const bool clientStrategy = m_clientStrategyFactory.GetTypeId() != TypeId();
-    if (clientStrategy && m_codec)
+    for (uint32_t i = 0; (clientStrategy || m_codec) && i < stack.clientApps.GetN(); ++i)
     {
-        throw fl::ConfigError("SetClientStrategy",
-                              "combined with SetUplinkCodec (the codec is a strategy pair)",
-                              "use one of the two");
-    }
-    for (uint32_t i = 0; clientStrategy && i < stack.clientApps.GetN(); ++i)
-    {
-        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))
-            ->SetStrategy(m_clientStrategyFactory.Create<FlClientStrategy>());
-    }
-    for (uint32_t i = 0; m_codec && i < stack.clientApps.GetN(); ++i)
-    {
-        Ptr<CodecClientStrategy> c = CreateObject<CodecClientStrategy>();
-        c->SetCodec(m_codec);
-        c->SetAttribute("LossWeightExponent", DoubleValue(m_lossWeightExponent));
-        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetStrategy(c);
+        Ptr<FlClientStrategy> s = clientStrategy
+                                      ? m_clientStrategyFactory.Create<FlClientStrategy>()
+                                      : CreateObject<FlClientStrategy>();
+        if (m_codec)
+        {
+            Ptr<CodecClientStrategy> c = CreateObject<CodecClientStrategy>();
+            c->SetCodec(m_codec);
+            c->SetInner(s);
+            c->SetAttribute("LossWeightExponent", DoubleValue(m_lossWeightExponent));
+            c->SetAttribute("UploadIsModel", BooleanValue(m_uploadIsModel));
+            s = c;
+        }
+        DynamicCast<FlClientApplication>(stack.clientApps.Get(i))->SetStrategy(s);
     }
     stack.serverApps.Start(m_serverStart);
     for (uint32_t i = 0; i < stack.clientApps.GetN(); ++i)

@@ -156,8 +156,8 @@ class FlFedAvgHelper
      * The clients' strategy (FlClientStrategy; default: the task's training, the trained model
      * sent), one object per client created at Install from its TypeId name and attributes,
      * e.g. q-FFL: SetStrategy("ns3::QfflServerStrategy") with
-     * SetClientStrategy("ns3::QfflClientStrategy", "Q", DoubleValue(5)). Not with
-     * SetUplinkCodec (whose strategy pair it is): Install throws fl::ConfigError.
+     * SetClientStrategy("ns3::QfflClientStrategy", "Q", DoubleValue(5)). With SetUplinkCodec
+     * it is the codec's inner client strategy.
      */
     void SetClientStrategy(const std::string& typeName,
                            const std::string& n1 = "",
@@ -171,16 +171,19 @@ class FlFedAvgHelper
      */
     void SetUplinkPerturbation(std::function<std::shared_ptr<fl::Perturbation>()> make);
     /**
-     * The uplink codec as the strategy pair: one codec object (e.g. fl::EgaUplinkCodec) shared
-     * by the server's CodecServerStrategy (in place of FedAvgStrategy) and every client's
-     * CodecClientStrategy, whose LossWeightExponent attribute is `lossWeightExponent`
-     * (loss-weighted FedAvg: weight samples x meanLoss^q; 0: the sample count; not q-FFL, for
-     * which see SetClientStrategy with QfflClientStrategy). Install throws fl::ConfigError if
-     * another strategy, or FedAvgStrategy's ServerMomentum or ServerLearningRate != 1, was set as
-     * well. Null: FedAvg on models.
+     * The uplink codec as a stage around the strategy pair: one codec object (e.g.
+     * fl::EgaUplinkCodec) shared by the server's CodecServerStrategy, around the server strategy
+     * (SetStrategy; default FedAvgStrategy), and every client's CodecClientStrategy, around the
+     * client strategy (SetClientStrategy; default the task's training), with LossWeightExponent
+     * `lossWeightExponent` (loss-weighted FedAvg: weight = upload weight x meanLoss^q; 0: the
+     * upload weight, by default the sample count; not q-FFL) and UploadIsModel `uploadIsModel`
+     * on both halves (false for uploads that are changes already, e.g. SCAFFOLD's). The server
+     * strategy must aggregate from a weighted mean (CodecServerStrategy::Start says which do
+     * not). Null: no codec.
      */
     void SetUplinkCodec(std::shared_ptr<const fl::UplinkCodec> codec,
-                        double lossWeightExponent = 0.0);
+                        double lossWeightExponent = 0.0,
+                        bool uploadIsModel = true);
     /**
      * Secure aggregation of the uploads (Bonawitz et al. 2017 or SecAgg+; configure `secagg`
      * first): Install creates the server half and one client half per client with
@@ -236,6 +239,7 @@ class FlFedAvgHelper
     ObjectFactory m_clientStrategyFactory; ///< the clients' strategy (no TypeId: the default)
     std::function<std::shared_ptr<fl::Perturbation>()> m_makePerturbation;
     std::shared_ptr<const fl::UplinkCodec> m_codec;
+    bool m_uploadIsModel{true};
     double m_lossWeightExponent{
         0.0}; ///< loss-weighted FedAvg's q for the clients' codec strategies
     std::shared_ptr<FlSecAggHelper> m_secAgg;

@@ -134,6 +134,29 @@ Difference(const ParamVector& local, const ParamVector& global)
     return ParamVector(Eigen::VectorXf(local.Get<float>() - global.Get<float>()));
 }
 
+ParamVector
+UploadReference(const ParamVector& model, std::size_t values, bool uploadIsModel)
+{
+    if (uploadIsModel && values == model.Size())
+    {
+        return model;
+    }
+    if (uploadIsModel && values < model.Size())
+    {
+        throw ConfigError("uploadValues",
+                          std::to_string(values) + " values, fewer than the model's " +
+                              std::to_string(model.Size()),
+                          "an upload that is a model has at least the model's size");
+    }
+    Eigen::VectorXd ref = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(values));
+    if (uploadIsModel)
+    {
+        ref.head(static_cast<Eigen::Index>(model.Size())) =
+            model.ConvertedTo(Precision::Float64).Get<double>();
+    }
+    return ParamVector(ref).ConvertedTo(model.GetPrecision());
+}
+
 double
 UplinkClientWeight(double samples, double meanLoss, double q)
 {

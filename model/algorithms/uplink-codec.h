@@ -165,6 +165,14 @@ void AddInPlace(ParamVector& model, const ParamVector& update);
 /// local - global in their (common) precision (ConfigError on a mismatch).
 ParamVector Difference(const ParamVector& local, const ParamVector& global);
 /**
+ * What a codec encodes an upload of `values` reals relative to: the model the upload was
+ * trained from (`model`, zero-padded to `values` when the upload is longer, e.g. a model and a
+ * control-variate change) if `uploadIsModel`, else zeros (an upload that is a change already),
+ * in the model's precision. The client encodes upload - reference, the server adds the reference
+ * back to the decoded mean: for a model upload, update_i = w_i - w as above.
+ */
+ParamVector UploadReference(const ParamVector& model, std::size_t values, bool uploadIsModel);
+/**
  * The phase-1 weight of a client: samples x meanLoss^q, meanLoss the mean loss of its local
  * training ("loss-weighted FedAvg", the EGA paper's client importance lambda_i; q = 0: samples).
  * Not q-FFL (Li et al., ICLR 2020), which steps with Delta_k and h_k from the loss at the

@@ -3,6 +3,7 @@
  */
 #include "ns3/fl-codec-strategy.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
@@ -21,10 +22,20 @@ NS_OBJECT_ENSURE_REGISTERED(CodecClientStrategy);
 TypeId
 CodecServerStrategy::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CodecServerStrategy")
-                            .SetParent<FlServerStrategy>()
-                            .SetGroupName("Fl")
-                            .AddConstructor<CodecServerStrategy>();
+    static TypeId tid =
+        TypeId("ns3::CodecServerStrategy")
+            .SetParent<FlServerStrategy>()
+            .SetGroupName("Fl")
+            .AddConstructor<CodecServerStrategy>()
+            .AddAttribute("UploadIsModel",
+                          "Whether the clients' uploads are models (FedAvg, FedProx, FedAdam: the "
+                          "codec encodes the upload minus the model sent, and the model is added "
+                          "back to the decoded mean) or changes already (false: the codec encodes "
+                          "the upload itself, e.g. SCAFFOLD's model and control-variate changes). "
+                          "Set the same on the clients' CodecClientStrategy.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CodecServerStrategy::m_uploadIsModel),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -42,13 +53,55 @@ CodecServerStrategy::GetCodec() const
     return m_codec;
 }
 
+void
+CodecServerStrategy::SetInner(Ptr<FlServerStrategy> inner)
+{
+    m_inner = inner;
+}
+
+Ptr<FlServerStrategy>
+CodecServerStrategy::GetInner() const
+{
+    Inner();
+    return m_inner;
+}
+
+FlServerStrategy&
+CodecServerStrategy::Inner() const
+{
+    if (!m_inner)
+    {
+        m_inner = CreateObject<FedAvgStrategy>();
+    }
+    m_inner->SetPort(Port()); // the inner strategy reaches the network through the same port
+    return *m_inner;
+}
+
+void
+CodecServerStrategy::DoDispose()
+{
+    m_inner = nullptr;
+    FlServerStrategy::DoDispose();
+}
+
+namespace
+{
+/// The values a client of `inner` uploads for a model of `numParameters`.
+std::size_t
+InnerValues(const FlStrategyTraits& inner, std::size_t numParameters)
+{
+    return inner.uploadValues != 0 ? inner.uploadValues : numParameters;
+}
+} // namespace
+
 FlStrategyTraits
 CodecServerStrategy::Traits(std::size_t numParameters) const
 {
-    FlStrategyTraits t;
+    FlStrategyTraits t = Inner().Traits(numParameters); // its attachment is its own
+    const std::size_t values = InnerValues(t, numParameters);
     t.rawUploads = true; // codec payloads
-    const std::size_t sumSize = m_codec ? m_codec->SumSize(numParameters) : 0;
-    t.uploadValues = sumSize != 0 ? sumSize : numParameters; // what an uplink step carries
+    const std::size_t sumSize = m_codec ? m_codec->SumSize(values) : 0;
+    t.uploadValues = sumSize != 0 ? sumSize : values; // what an uplink step carries
     t.individualUpdates = sumSize == 0; // payloads that do not add need each client's
     t.staleUpdates = false; // a late payload was encoded for another round's parameters
     return t;
@@ -58,22 +111,22 @@ void
 CodecServerStrategy::Start(const FlStrategySetup& setup)
 {
     const std::size_t numParameters = setup.numParameters;
-    const bool acceptsStale = setup.acceptsStale;
-    const bool hasUplinkStep = setup.hasUplinkStep;
     if (!m_codec)
     {
         throw fl::ConfigError("CodecServerStrategy",
                               "no uplink codec",
                               "call SetCodec, or FlFedAvgHelper::SetUplinkCodec");
     }
-    if (acceptsStale)
+    if (setup.acceptsStale)
     {
         throw fl::ConfigError("StragglerPolicy",
                               "accept with the uplink codec " + m_codec->Name(),
                               "use drop: a late payload was encoded for another round's "
                               "parameters");
     }
-    if (hasUplinkStep && m_codec->SumSize(numParameters) == 0)
+    FlServerStrategy& inner = Inner();
+    const std::size_t values = InnerValues(inner.Traits(numParameters), numParameters);
+    if (setup.hasUplinkStep && m_codec->SumSize(values) == 0)
     {
         throw fl::ConfigError("CodecServerStrategy",
                               "an uplink step delivers only sums, and the payloads of the uplink "
@@ -81,17 +134,59 @@ CodecServerStrategy::Start(const FlStrategySetup& setup)
                                   m_codec->Name() + " do not add",
                               "use a codec with a sum path, or one of the two");
     }
+    CheckInner(numParameters);
+    FlStrategySetup innerSetup = setup;
+    innerSetup.hasUplinkStep = true; // it gets a sum, as after a summing step
+    inner.Start(innerSetup);
+}
+
+void
+CodecServerStrategy::CheckInner(std::size_t numParameters) const
+{
+    FlServerStrategy& inner = Inner();
+    const std::string innerName = inner.GetInstanceTypeId().GetName();
+    const FlStrategyTraits innerTraits = inner.Traits(numParameters);
+    const std::size_t values = InnerValues(innerTraits, numParameters);
+    const std::string codec = m_codec ? m_codec->Name() : std::string("(none)");
+    if (innerTraits.rawUploads || innerTraits.individualUpdates || FlPhaseHooksOf(&inner) ||
+        FlAsyncHooksOf(&inner) || FlPeerHooksOf(&inner))
+    {
+        throw fl::ConfigError(
+            "strategy",
+            innerName + " inside the uplink codec " + codec +
+                ": the codec hands its strategy one decoded weighted mean per round",
+            "use a synchronous strategy that aggregates from a weighted mean (no individual "
+            "updates, raw uploads, phases or peer messages of its own), e.g. ns3::FedAvgStrategy");
+    }
+    if (m_uploadIsModel && values < numParameters)
+    {
+        throw fl::ConfigError("UploadIsModel",
+                              "true with uploads of " + std::to_string(values) +
+                                  " values, fewer than the model's " +
+                                  std::to_string(numParameters),
+                              "set UploadIsModel=false on both codec halves: the uploads are "
+                              "changes, encoded as they are");
+    }
+}
+
+bool
+CodecServerStrategy::SelectClients(uint32_t round,
+                                   const std::vector<uint32_t>& eligible,
+                                   std::vector<uint32_t>& selected)
+{
+    return Inner().SelectClients(round, eligible, selected);
 }
 
 void
 CodecServerStrategy::ConfigureRound(const Context& ctx,
-                                    const std::vector<uint32_t>& /* selected */,
-                                    FlRoundConfig& /* config */)
+                                    const std::vector<uint32_t>& selected,
+                                    FlRoundConfig& config)
 {
     m_round = ctx.round;
     m_reports.clear();
     m_params = fl::UplinkRoundParams();
     m_agreedAt = Time();
+    Inner().ConfigureRound(ctx, selected, config);
 }
 
 FlPhaseHooks::Verdict
@@ -149,11 +244,13 @@ void
 CodecServerStrategy::ClientLeft(uint32_t client)
 {
     m_reports.erase(client); // the round no longer waits for its report or payload
+    Inner().ClientLeft(client);
 }
 
 void
 CodecServerStrategy::DescribeRound(FlRoundReport& report) const
 {
+    Inner().DescribeRound(report);
     if (report.round != m_round)
     {
         return;
@@ -163,12 +260,24 @@ CodecServerStrategy::DescribeRound(FlRoundReport& report) const
     report.codecScale = m_params.scale;
 }
 
+void
+CodecServerStrategy::AfterAggregation(const Context& ctx,
+                                      fl::ParamVector& model,
+                                      std::function<void()> done)
+{
+    Inner().AfterAggregation(ctx, model, std::move(done));
+}
+
 bool
 CodecServerStrategy::Aggregate(const Context& ctx,
                                const FlAggregationInput& in,
                                fl::ParamVector& model,
                                std::vector<double>& weights)
 {
+    FlServerStrategy& inner = Inner();
+    const std::size_t values = InnerValues(inner.Traits(model.Size()), model.Size());
+    auto agg = m_codec->Begin(m_params, values, model.GetPrecision());
+    FlAggregationInput mean; // what the inner strategy gets: the decoded mean, total weight 1
     if (in.IsSum())
     {
         // the codec's sum path: the step's sum of the participants' payload values
@@ -180,38 +289,48 @@ CodecServerStrategy::Aggregate(const Context& ctx,
             weights.push_back(rep != m_reports.end() ? rep->second.weight : 0.0);
             total += weights.back();
         }
-        auto agg = m_codec->Begin(m_params, model.Size(), model.GetPrecision());
         if (!agg->AddSum(*in.sum, in.clients, total))
         {
             return false;
         }
-        fl::Rng rng(fl::UplinkDecodeSeed(Port().seed(), ctx.round));
-        fl::AddInPlace(model, agg->Finish(rng));
-        return true;
+        mean.clients = in.clients;
     }
-    // payloads added in client order, decoded once
-    auto agg = m_codec->Begin(m_params, model.Size(), model.GetPrecision());
-    weights.assign(in.clients.size(), std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t i = 0; i < in.clients.size(); ++i)
+    else
     {
-        auto rep = m_reports.find(in.clients[i]);
-        if (rep == m_reports.end())
+        // payloads added in client order, decoded once
+        weights.assign(in.clients.size(), std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t i = 0; i < in.clients.size(); ++i)
         {
-            continue; // no report, no parameters: not a payload of this round
+            auto rep = m_reports.find(in.clients[i]);
+            if (rep == m_reports.end())
+            {
+                continue; // no report, no parameters: not a payload of this round
+            }
+            const double weight = rep->second.weight;
+            if (agg->Add(in.clients[i], *in.payloads[i], weight))
+            {
+                weights[i] = weight;
+                mean.clients.push_back(in.clients[i]);
+            }
         }
-        const double weight = rep->second.weight;
-        if (agg->Add(in.clients[i], *in.payloads[i], weight))
+        if (agg->Count() == 0)
         {
-            weights[i] = weight;
+            return false;
         }
-    }
-    if (agg->Count() == 0)
-    {
-        return false;
     }
     fl::Rng rng(fl::UplinkDecodeSeed(Port().seed(), ctx.round));
-    fl::AddInPlace(model, agg->Finish(rng));
-    return true;
+    const fl::ParamVector decoded = agg->Finish(rng);
+    // r + u in float64; for a float32 model the inner strategy's rounding of it equals the
+    // float32 sum r + u (float64 carries more than 2 x 24 + 2 bits, so rounding twice is exact)
+    const Eigen::VectorXd sum =
+        fl::UploadReference(model, values, m_uploadIsModel)
+            .ConvertedTo(fl::Precision::Float64)
+            .Get<double>() +
+        decoded.ConvertedTo(fl::Precision::Float64).Get<double>();
+    mean.sum = &sum;
+    mean.totalWeight = 1.0;
+    std::vector<double> innerWeights;
+    return inner.Aggregate(ctx, mean, model, innerWeights);
 }
 
 TypeId
@@ -224,12 +343,20 @@ CodecClientStrategy::GetTypeId()
             .AddConstructor<CodecClientStrategy>()
             .AddAttribute("LossWeightExponent",
                           "Exponent q of loss-weighted FedAvg: the client's aggregation weight "
-                          "is samples x (mean training loss)^q (0 = FedAvg's sample count). "
-                          "This is the EGA paper's client importance lambda_i, not q-FFL "
-                          "(Li et al., ICLR 2020; see QfflServerStrategy).",
+                          "is (the inner strategy's upload weight, by default the sample count) "
+                          "x (mean training loss)^q (0 = that weight alone). This is the EGA "
+                          "paper's client importance lambda_i, not q-FFL (Li et al., ICLR 2020; "
+                          "see QfflServerStrategy).",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&CodecClientStrategy::m_lossWeightExponent),
-                          MakeDoubleChecker<double>(0.0, 100.0));
+                          MakeDoubleChecker<double>(0.0, 100.0))
+            .AddAttribute("UploadIsModel",
+                          "Whether the inner strategy's upload is a model (the codec encodes it "
+                          "minus the model received) or a change already (false: encoded as "
+                          "is). The same as the server's CodecServerStrategy.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CodecClientStrategy::m_uploadIsModel),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -239,6 +366,36 @@ void
 CodecClientStrategy::SetCodec(std::shared_ptr<const fl::UplinkCodec> codec)
 {
     m_codec = std::move(codec);
+}
+
+void
+CodecClientStrategy::SetInner(Ptr<FlClientStrategy> inner)
+{
+    m_inner = inner;
+}
+
+Ptr<FlClientStrategy>
+CodecClientStrategy::GetInner() const
+{
+    Inner();
+    return m_inner;
+}
+
+FlClientStrategy&
+CodecClientStrategy::Inner() const
+{
+    if (!m_inner)
+    {
+        m_inner = CreateObject<FlClientStrategy>();
+    }
+    return *m_inner;
+}
+
+void
+CodecClientStrategy::DoDispose()
+{
+    m_inner = nullptr;
+    FlClientStrategy::DoDispose();
 }
 
 double
@@ -253,6 +410,48 @@ CodecClientStrategy::GetUploads() const
     return m_uploads;
 }
 
+bool
+CodecClientStrategy::Silent(uint64_t trainingSeed, uint32_t round) const
+{
+    return Inner().Silent(trainingSeed, round);
+}
+
+bool
+CodecClientStrategy::Plan(const fl::LearningTask& task,
+                          uint32_t client,
+                          fl::TrainingPlan& plan) const
+{
+    return Inner().Plan(task, client, plan);
+}
+
+FlClientStrategy::FitFunction
+CodecClientStrategy::MakeFit() const
+{
+    FitFunction fit = Inner().MakeFit();
+    return [fit](const FlFitInput& in, FlClientFit& out) {
+        fit(in, out);
+        if (!out.raw.empty())
+        {
+            throw fl::ConfigError("strategy",
+                                  "a client strategy with raw uploads inside the uplink codec",
+                                  "the codec encodes upload values: use a strategy whose fit "
+                                  "forms values (FlClientFit::upload)");
+        }
+    };
+}
+
+bool
+CodecClientStrategy::PerturbsUpload() const
+{
+    return Inner().PerturbsUpload();
+}
+
+uint64_t
+CodecClientStrategy::UploadWeight(const fl::LearningTask& task, uint32_t client) const
+{
+    return Inner().UploadWeight(task, client);
+}
+
 void
 CodecClientStrategy::Start(const fl::LearningTask& task, uint32_t client, bool hasUplinkStep)
 {
@@ -263,8 +462,9 @@ CodecClientStrategy::Start(const fl::LearningTask& task, uint32_t client, bool h
                               "call SetCodec, or FlFedAvgHelper::SetUplinkCodec");
     }
     m_client = client;
-    m_parameters = task.NumParameters();
-    if (hasUplinkStep && m_codec->SumSize(m_parameters) == 0)
+    FlClientStrategy& inner = Inner();
+    m_values = inner.UploadValues(task.NumParameters());
+    if (hasUplinkStep && m_codec->SumSize(m_values) == 0)
     {
         throw fl::ConfigError("CodecClientStrategy",
                               "an uplink step delivers only sums, and the payloads of the uplink "
@@ -272,6 +472,24 @@ CodecClientStrategy::Start(const fl::LearningTask& task, uint32_t client, bool h
                                   m_codec->Name() + " do not add",
                               "use a codec with a sum path, or one of the two");
     }
+    if (inner.PhasesBeforeUpload())
+    {
+        throw fl::ConfigError("clientStrategy",
+                              inner.GetInstanceTypeId().GetName() +
+                                  " has phases before its upload, inside the uplink codec " +
+                                  m_codec->Name(),
+                              "use a client strategy without phases of its own");
+    }
+    if (m_uploadIsModel && m_values < task.NumParameters())
+    {
+        throw fl::ConfigError("UploadIsModel",
+                              "true with uploads of " + std::to_string(m_values) +
+                                  " values, fewer than the model's " +
+                                  std::to_string(task.NumParameters()),
+                              "set UploadIsModel=false on both codec halves");
+    }
+    inner.SetPort(Port());
+    inner.Start(task, client, true); // its upload reaches the server as part of a sum
 }
 
 bool
@@ -289,8 +507,13 @@ CodecClientStrategy::UploadReady(const fl::LearningTask& task,
                                  double meanLoss)
 {
     // Phase 1: report the statistic and the weight; the payload follows the parameters.
-    m_delta = fl::Difference(upload, received);
-    m_weight = fl::UplinkClientWeight(static_cast<double>(task.ClientSamples(client)),
+    const fl::ParamVector reference =
+        fl::UploadReference(received, upload.Size(), m_uploadIsModel);
+    m_delta = fl::Difference(upload.GetPrecision() == reference.GetPrecision()
+                                 ? upload
+                                 : upload.ConvertedTo(reference.GetPrecision()),
+                             reference);
+    m_weight = fl::UplinkClientWeight(static_cast<double>(Inner().UploadWeight(task, client)),
                                       meanLoss,
                                       m_lossWeightExponent);
     fl::UplinkReport r;
@@ -333,7 +556,7 @@ CodecClientStrategy::Receive(uint32_t round, uint32_t tag, const std::vector<uin
         // The codec's sum path: the step sends what it makes of the payload values (weight 1:
         // the client's weight is inside them), the server gets their sum.
         Eigen::VectorXd values;
-        if (!m_codec->PayloadValues(payload, m_parameters, values))
+        if (!m_codec->PayloadValues(payload, m_values, values))
         {
             NS_FATAL_ERROR("CodecClientStrategy: the uplink codec "
                            << m_codec->Name() << " gave no values for its own payload");
@@ -349,12 +572,21 @@ void
 CodecClientStrategy::Superseded()
 {
     m_round = 0; // a newer model supersedes a report still waiting for parameters
+    Inner().Superseded();
 }
 
 std::size_t
 CodecClientStrategy::UploadValues(std::size_t numParameters) const
 {
-    return m_codec ? m_codec->SumSize(numParameters) : numParameters;
+    const std::size_t values = Inner().UploadValues(numParameters);
+    const std::size_t sumSize = m_codec ? m_codec->SumSize(values) : 0;
+    return sumSize != 0 ? sumSize : values;
+}
+
+std::size_t
+CodecClientStrategy::AttachmentValues(std::size_t numParameters) const
+{
+    return Inner().AttachmentValues(numParameters);
 }
 
 } // namespace ns3

@@ -286,7 +286,7 @@ TEST(CodecClientStrategy, ReportsStatisticAndLossWeightThenEncodes)
     EXPECT_EQ(unexpected, 3u);
 }
 
-TEST(CodecStrategyHelper, InstallsThePairAndRefusesAnotherStrategy)
+TEST(CodecStrategyHelper, WrapsTheStrategyPairAndRefusesOneWithoutAMean)
 {
     auto task = MakeTask<double>(3, "softmax:l2=0.001");
     FlWifiScenarioHelper wifi;
@@ -309,18 +309,30 @@ TEST(CodecStrategyHelper, InstallsThePairAndRefusesAnotherStrategy)
     {
         FlFedAvgHelper fedavg(task);
         fedavg.SetUplinkCodec(LinearEga());
-        fedavg.SetStrategy("ns3::FedBuffStrategy");
+        fedavg.SetStrategy("ns3::FedBuffStrategy"); // asynchronous: no round for the phases
         ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
-            "SetUplinkCodec");
+            "strategy");
     }
     {
         FlFedAvgHelper fedavg(task);
         fedavg.SetUplinkCodec(LinearEga());
-        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(0.9));
+        fedavg.SetStrategy("qffl"); // needs each client's update
         ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
-            "ServerMomentum/ServerLearningRate");
+            "strategy");
+    }
+    {
+        // FedAvgM takes the decoded mean (the inner strategy keeps its attributes)
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga());
+        fedavg.SetStrategyAttribute("ServerMomentum", DoubleValue(0.9));
+        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+        auto codec = DynamicCast<CodecServerStrategy>(stack.server->GetStrategy());
+        ASSERT_NE(codec, nullptr);
+        DoubleValue momentum;
+        codec->GetInner()->GetAttribute("ServerMomentum", momentum);
+        EXPECT_EQ(momentum.Get(), 0.9);
     }
     Simulator::Destroy();
 }
