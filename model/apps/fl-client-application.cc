@@ -674,10 +674,12 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     m_uploadSent = std::move(fit.onUploadSent);
     if (m_uplinkPerturbation && !m_strategy->PerturbsUpload())
     {
-        fl::Rng noiseRng(
-            fl::NoiseSeed(m_noiseSource, fl::UplinkNoiseSeed(m_trainingSeed, h.round)));
-        m_uplinkPerturbation->BeginIteration(m_update.Size(), noiseRng);
-        m_uplinkPerturbation->PerturbOutgoing(m_update, m_serverNode, noiseRng);
+        fl::PerturbUpload(*m_uplinkPerturbation,
+                          m_noiseSource,
+                          m_trainingSeed,
+                          h.round,
+                          m_serverNode,
+                          m_update);
         if (fit.ownUpload)
         {
             // the strategy formed the upload itself: the local-training bound does not cover it

@@ -157,6 +157,7 @@ FlServerApplication::HandleCohortUpload(fl::ReceivedMessage& msg, uint32_t clien
     Update u;
     u.info.client = client;
     u.info.trainedRound = c.version;
+    u.info.cohort = h.round;
     u.info.sampleCount = h.aux;
     u.info.arrival = Simulator::Now();
     u.msg = std::move(msg);
@@ -267,6 +268,7 @@ FlServerApplication::FinishCohort(uint32_t cohort, const FlUplinkServerStep::Res
             }
             info.client = p;
             info.trainedRound = c.version;
+            info.cohort = cohort;
             info.staleness = sum.staleness;
             sum.updates.push_back(info);
         }

@@ -13,6 +13,19 @@ namespace ns3
 namespace fl
 {
 
+void
+PerturbUpload(Perturbation& perturbation,
+              NoiseSource source,
+              uint64_t trainingSeed,
+              uint32_t round,
+              uint32_t receiver,
+              ParamVector& upload)
+{
+    Rng noiseRng(NoiseSeed(source, UplinkNoiseSeed(trainingSeed, round)));
+    perturbation.BeginIteration(upload.Size(), noiseRng);
+    perturbation.PerturbOutgoing(upload, receiver, noiseRng);
+}
+
 double
 LocalTrainingSensitivity(const LocalTrainerConfig& trainer, std::size_t steps)
 {

@@ -10,6 +10,7 @@
 #define FL_UPLINK_PRIVACY_H
 
 #include "ns3/local-trainer.h"
+#include "ns3/noise-source.h"
 #include "ns3/perturbation.h"
 #include "ns3/privacy-accountant.h"
 
@@ -20,6 +21,18 @@ namespace ns3
 {
 namespace fl
 {
+
+/**
+ * The noise stage of a client's uplink (the FedAvg client application and in-process runs call
+ * it alike): `perturbation` applied to `upload`, addressed to node `receiver`, with the draws of
+ * Rng(NoiseSeed(source, UplinkNoiseSeed(trainingSeed, round))) after BeginIteration.
+ */
+void PerturbUpload(Perturbation& perturbation,
+                   NoiseSource source,
+                   uint64_t trainingSeed,
+                   uint32_t round,
+                   uint32_t receiver,
+                   ParamVector& upload);
 
 /**
  * L2 sensitivity of a client's uploaded model to the replacement of its data set, for E local

@@ -59,6 +59,9 @@ struct FlUpdateInfo
     double weight{0.0};             ///< aggregation weight before normalisation
     Time arrival;                   ///< when the server had the whole update
     uint64_t missingCoordinates{0}; ///< coordinates filled from the previous model (UDP holes)
+    /// An asynchronous strategy's cohort (uplink step): its number, the round of the model
+    /// message the client trained on; 0 otherwise.
+    uint32_t cohort{0};
 };
 
 /**
