@@ -14,6 +14,7 @@
 #include "ns3/fl-codec-strategy.h"
 #include "ns3/fl-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/perturbation.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -321,6 +322,27 @@ TEST(CodecStrategyHelper, WrapsTheStrategyPairAndRefusesOneWithoutAMean)
         ExpectConfigError(
             [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
             "strategy");
+    }
+    {
+        // uplink noise with a loss-weighted codec: the weight leaks the unnoised loss
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga(), 1.5);
+        fedavg.SetUplinkPerturbation([]() {
+            return std::make_shared<fl::GaussianPerturbation>(0.1, fl::NoiseScope::PerLink);
+        });
+        ExpectConfigError(
+            [&] { fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress); },
+            "SetUplinkPerturbation");
+    }
+    {
+        // ... and is a post-processing of the noised upload at exponent 0: installed
+        FlFedAvgHelper fedavg(task);
+        fedavg.SetUplinkCodec(LinearEga(), 0.0);
+        fedavg.SetUplinkPerturbation([]() {
+            return std::make_shared<fl::GaussianPerturbation>(0.1, fl::NoiseScope::PerLink);
+        });
+        FlFedAvgStack stack = fedavg.Install(scene.serverNode, scene.clients, scene.serverAddress);
+        EXPECT_NE(DynamicCast<CodecServerStrategy>(stack.server->GetStrategy()), nullptr);
     }
     {
         // FedAvgM takes the decoded mean (the inner strategy keeps its attributes)
