@@ -330,6 +330,16 @@ DwflWorkerApplication::StartApplication()
                                 "report the per-round eps of the Round trace (eq. 11), or use "
                                 "NonOrthogonal transmission on a sender-only channel"));
         }
+        if (!m_phy->GetChannel()->GetCsiAge().IsZero())
+        {
+            fl::ExitOnConfigError(
+                "DwflWorkerApplication",
+                fl::ConfigError("CsiAge",
+                                "> 0 with the composed accountant (SetPrivacyAccountant): its "
+                                "bound assumes receptions aligned on the true channels",
+                                "report the per-round eps of the Round trace, which follows the "
+                                "true channels, or set the channel's CsiAge to 0"));
+        }
         m_composed = std::make_unique<fl::DwflComposedBound>(
             m_index,
             m_decode == DECODE_ORACLE ? fl::DwflDecode::Oracle : fl::DwflDecode::Practical);
@@ -368,7 +378,24 @@ DwflWorkerApplication::BeginRound(uint64_t firstSlot)
     const uint64_t n = m_workers.size();
     m_roundFirstSlot = firstSlot;
     m_roundStart = channel->GetSlotStart(firstSlot);
-    m_setupThisRound = !m_aligned || channel->GetCoherence() != OtaChannel::COHERENCE_FIXED;
+    // A new alignment when the coefficients may have changed since the last one: every round
+    // under block or per-transmission fading; under a fixed or time-correlated channel when a
+    // node moved (its path loss, and the correlated process, change only with motion).
+    const OtaChannel::Coherence coherence = channel->GetCoherence();
+    const bool redrawn = coherence == OtaChannel::COHERENCE_PER_SLOT ||
+                         coherence == OtaChannel::COHERENCE_PER_TRANSMISSION;
+    const std::vector<Vector> positions = channel->GetPositions();
+    bool moved = !channel->IsStill() || positions.size() != m_setupPositions.size();
+    for (std::size_t i = 0; !moved && i < positions.size(); ++i)
+    {
+        moved = positions[i].x != m_setupPositions[i].x || positions[i].y != m_setupPositions[i].y ||
+                positions[i].z != m_setupPositions[i].z;
+    }
+    m_setupThisRound = !m_aligned || redrawn || moved;
+    if (m_setupThisRound)
+    {
+        m_setupPositions = positions;
+    }
     const uint64_t control = m_setupThisRound ? n : 0;
     const int64_t slotSteps = channel->GetSlotDuration().GetTimeStep();
     const auto compute =
@@ -513,6 +540,18 @@ DwflWorkerApplication::TransmitData()
     {
         Align();
     }
+    // The true channels of this round's data slots (the estimates may have aged, or carry an
+    // error): the round's epsilon follows them.
+    {
+        const std::size_t n = m_workers.size();
+        m_trueGain.assign(n, 0.0);
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            const Ptr<const DwflWorkerApplication> w = m_workers[k];
+            const uint64_t slot = m_dataSlot + (m_transmission == ORTHOGONAL ? k : 0);
+            m_trueGain[k] = std::abs(w->m_phy->GetTrueChannel(w->ReferenceReceiver(), slot));
+        }
+    }
     // Algorithm 1, steps 1-2: one clipped SGD step through the task's trainer.
     const fl::LocalTrainerConfig& cfg = m_task->GetTrainerConfig();
     {
@@ -628,6 +667,9 @@ DwflWorkerApplication::RoundMechanism() const
     const fl::DwflPrivacyParams params = PrivacyParams();
     fl::MechanismSpec mechanism;
     double epsilon = 0.0;
+    // From the slots' true channels: the artificial noise reaches the receiver through them, and
+    // a sender aligned on an aged or noisy estimate arrives with c |h_k| / |h^_k|, not c.
+    const std::vector<double>& gain = m_trueGain.size() == n ? m_trueGain : m_gain;
     switch (m_transmission)
     {
     case ORTHOGONAL:
@@ -638,22 +680,26 @@ DwflWorkerApplication::RoundMechanism() const
             {
                 continue;
             }
-            const double e = fl::DwflOrthogonalEpsilon(m_gain[j], m_power[j], m_beta[j], params);
+            const double e = fl::DwflOrthogonalEpsilon(gain[j], m_power[j], m_beta[j], params);
             if (e >= epsilon)
             {
                 epsilon = e;
-                mechanism = fl::DwflOrthogonalMechanism(m_gain[j], m_power[j], m_beta[j], params);
+                mechanism = fl::DwflOrthogonalMechanism(gain[j], m_power[j], m_beta[j], params);
             }
         }
         break;
-    case CENTRALIZED_PS:
-        mechanism = fl::OtaPsServerMechanism(m_gain, m_power, m_beta, m_c, params);
-        epsilon = fl::OtaPsEpsilon(m_gain, m_power, m_beta, m_c, params);
+    case CENTRALIZED_PS: {
+        const double c = fl::DwflMisalignedAmplitude(n, gain, m_gain, m_c);
+        mechanism = fl::OtaPsServerMechanism(gain, m_power, m_beta, c, params);
+        epsilon = fl::OtaPsEpsilon(gain, m_power, m_beta, c, params);
         break;
-    default:
-        mechanism = fl::DwflReceiverMechanism(m_index, m_gain, m_power, m_beta, m_c, params);
-        epsilon = fl::DwflEpsilon(m_index, m_gain, m_power, m_beta, m_c, params);
+    }
+    default: {
+        const double c = fl::DwflMisalignedAmplitude(m_index, gain, m_gain, m_c);
+        mechanism = fl::DwflReceiverMechanism(m_index, gain, m_power, m_beta, c, params);
+        epsilon = fl::DwflEpsilon(m_index, gain, m_power, m_beta, c, params);
         break;
+    }
     }
     return {mechanism, epsilon};
 }

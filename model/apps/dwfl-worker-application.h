@@ -19,6 +19,7 @@
 #include "ns3/privacy-accountant.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
+#include "ns3/vector.h"
 
 #include <memory>
 #include <string>
@@ -234,6 +235,8 @@ class DwflWorkerApplication : public FlApplicationBase
     uint64_t m_dataSlot{0}; ///< first data slot of the round
     bool m_setupThisRound{false};
     bool m_aligned{false};
+    std::vector<Vector> m_setupPositions; ///< the phys' positions at the last alignment
+    std::vector<double> m_trueGain;       ///< |h_k| of this round's data slots (true channels)
     Time m_roundStart;
     double m_announcedGain{0.0};  ///< |h_i| towards the reference receiver
     double m_announcedPhase{0.0}; ///< theta_i

@@ -88,7 +88,9 @@ OtaChannel::GetTypeId()
                           MakeDoubleChecker<double>(0.5))
             .AddAttribute("Coherence",
                           "How long a small-scale coefficient lasts: Fixed (whole run, DWFL), "
-                          "PerSlot (block fading) or PerTransmission.",
+                          "PerSlot (block fading), PerTransmission, or Correlated (a "
+                          "Gauss-Markov process with the Jakes correlation J0(2 pi f_D tau), "
+                          "f_D from the nodes' speeds and CarrierFrequency).",
                           EnumValue(OtaChannel::COHERENCE_FIXED),
                           FlMakeEnumAccessor(&OtaChannel::m_coherence),
                           MakeEnumChecker(OtaChannel::COHERENCE_FIXED,
@@ -96,7 +98,22 @@ OtaChannel::GetTypeId()
                                           OtaChannel::COHERENCE_PER_SLOT,
                                           "PerSlot",
                                           OtaChannel::COHERENCE_PER_TRANSMISSION,
-                                          "PerTransmission"))
+                                          "PerTransmission",
+                                          OtaChannel::COHERENCE_CORRELATED,
+                                          "Correlated"))
+            .AddAttribute("CarrierFrequency",
+                          "Carrier frequency f_c [Hz]: the Doppler frequency f_D = v f_c / c of "
+                          "Coherence Correlated.",
+                          DoubleValue(2.4e9),
+                          MakeDoubleAccessor(&OtaChannel::m_carrierHz),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("CsiAge",
+                          "Age of the channel estimates: the estimate for a slot measures the "
+                          "small-scale coefficient this long before the slot starts (0: at the "
+                          "slot). Not with Coherence PerTransmission.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&OtaChannel::m_csiAge),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("Structure",
                           "PerLink: one coefficient per link k->i. SenderOnly: one coefficient "
                           "per sender seen by every receiver (DWFL), path loss to "
@@ -156,6 +173,7 @@ OtaChannel::DoDispose()
     m_phys.clear();
     m_slotSums.clear();
     m_fadingCache.clear();
+    m_processes.clear();
     m_loss = nullptr;
     m_delay = nullptr;
     m_reference = nullptr;
@@ -337,6 +355,8 @@ OtaChannel::CoherenceBlock(uint32_t /*tx*/, uint64_t slot, uint64_t txSeq) const
         return slot;
     case COHERENCE_PER_TRANSMISSION:
         return txSeq;
+    case COHERENCE_CORRELATED:
+        return slot; // (SmallScale samples the process instead)
     }
     return 0;
 }
@@ -407,9 +427,197 @@ OtaChannel::GetDelay(uint32_t tx, uint32_t rx) const
 fl::Complex
 OtaChannel::GetCoefficient(uint32_t tx, uint32_t rx, uint64_t slot) const
 {
-    const uint64_t block = CoherenceBlock(tx, slot, GetPhy(tx)->GetTxCount());
     const double amplitude = std::pow(10.0, GetLargeScaleGainDb(tx, rx) / 20.0);
-    return amplitude * GetFading(tx, rx, block);
+    return amplitude * SmallScale(tx, rx, slot, GetPhy(tx)->GetTxCount());
+}
+
+fl::Complex
+OtaChannel::GetCsiCoefficient(uint32_t tx, uint32_t rx, uint64_t slot) const
+{
+    if (m_csiAge.IsZero())
+    {
+        return GetCoefficient(tx, rx, slot);
+    }
+    const double amplitude = std::pow(10.0, GetLargeScaleGainDb(tx, rx) / 20.0);
+    if (m_coherence == COHERENCE_CORRELATED)
+    {
+        return amplitude * CorrelatedFading(tx, rx, PointOf(slot, true));
+    }
+    if (m_coherence == COHERENCE_PER_TRANSMISSION)
+    {
+        fl::ExitOnConfigError(
+            "OtaChannel",
+            fl::ConfigError("CsiAge",
+                            "> 0 with Coherence PerTransmission (a coefficient per transmission "
+                            "has no time to age from)",
+                            "use Coherence Fixed, PerSlot or Correlated, or CsiAge 0"));
+    }
+    // the block in force at t_slot - CsiAge (slot 0 at the earliest)
+    const Time at = GetSlotStart(slot) - m_csiAge;
+    uint64_t csiSlot = 0;
+    if (at > m_firstSlotStart)
+    {
+        csiSlot = static_cast<uint64_t>((at - m_firstSlotStart).GetTimeStep() /
+                                        m_slotDuration.GetTimeStep());
+    }
+    return amplitude * SmallScale(tx, rx, csiSlot, GetPhy(tx)->GetTxCount());
+}
+
+Time
+OtaChannel::GetCsiAge() const
+{
+    return m_csiAge;
+}
+
+double
+OtaChannel::GetCarrierFrequency() const
+{
+    return m_carrierHz;
+}
+
+double
+OtaChannel::GetDopplerFrequency(uint32_t tx, uint32_t rx) const
+{
+    const auto speed = [this](uint32_t i) {
+        const Vector v = MobilityOf(i)->GetVelocity();
+        return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    };
+    double v = speed(tx);
+    if (m_structure == STRUCTURE_PER_LINK && rx != tx)
+    {
+        v += speed(rx); // the largest Doppler shift of a link whose both ends move
+    }
+    return fl::DopplerFrequency(v, m_carrierHz);
+}
+
+bool
+OtaChannel::IsStill() const
+{
+    for (uint32_t i = 0; i < m_phys.size(); ++i)
+    {
+        const Vector v = MobilityOf(i)->GetVelocity();
+        if (v.x != 0.0 || v.y != 0.0 || v.z != 0.0)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::vector<Vector>
+OtaChannel::GetPositions() const
+{
+    std::vector<Vector> out;
+    for (uint32_t i = 0; i < m_phys.size(); ++i)
+    {
+        out.push_back(MobilityOf(i)->GetPosition());
+    }
+    return out;
+}
+
+fl::Complex
+OtaChannel::SmallScale(uint32_t tx, uint32_t rx, uint64_t slot, uint64_t txSeq) const
+{
+    if (m_coherence == COHERENCE_CORRELATED)
+    {
+        return CorrelatedFading(tx, rx, PointOf(slot, false));
+    }
+    return GetFading(tx, rx, CoherenceBlock(tx, slot, txSeq));
+}
+
+uint64_t
+OtaChannel::PointOf(uint64_t slot, bool csi) const
+{
+    // The process starts at the first CSI time, t_0 - CsiAge. CsiAge = q T + r (0 <= r < T):
+    // r = 0: point j is t_{j-q}; r > 0: point 2m is t_{m-q} - r (slot m's CSI), 2m + 1 is
+    // t_{m-q} (the start of slot m - q).
+    const int64_t period = m_slotDuration.GetTimeStep();
+    const auto q = static_cast<uint64_t>(m_csiAge.GetTimeStep() / period);
+    const int64_t r = m_csiAge.GetTimeStep() % period;
+    if (r == 0)
+    {
+        return csi ? slot : slot + q;
+    }
+    return csi ? 2 * slot : 2 * (slot + q) + 1;
+}
+
+Time
+OtaChannel::PointTime(uint64_t index) const
+{
+    const int64_t period = m_slotDuration.GetTimeStep();
+    const auto q = static_cast<int64_t>(m_csiAge.GetTimeStep() / period);
+    const int64_t r = m_csiAge.GetTimeStep() % period;
+    const int64_t first = m_firstSlotStart.GetTimeStep();
+    if (r == 0)
+    {
+        return TimeStep(first + (static_cast<int64_t>(index) - q) * period);
+    }
+    const int64_t m = static_cast<int64_t>(index / 2);
+    return TimeStep(first + (m - q) * period - (index % 2 == 0 ? r : 0));
+}
+
+fl::Complex
+OtaChannel::CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const
+{
+    const fl::FadingSpec spec = GetFadingSpec();
+    const uint64_t key = LinkKey(tx, rx);
+    const uint64_t linkSeed = fl::DeriveSeed(Seed(), key);
+    double losPhase = 0.0;
+    if (spec.kind == fl::FadingKind::Rician)
+    {
+        auto los = m_losPhase.find(key);
+        if (los == m_losPhase.end())
+        {
+            fl::Rng losRng(fl::DeriveSeed(linkSeed, ~0ULL, 1));
+            std::uniform_real_distribution<double> u(0.0, 6.283185307179586);
+            los = m_losPhase.emplace(key, u(losRng)).first;
+        }
+        losPhase = los->second;
+    }
+    Process& p = m_processes[key];
+    try
+    {
+        fl::ValidateFading(spec);
+        if (p.values.empty())
+        {
+            // point 0: the draws of the Fixed coefficient (block 0)
+            fl::Rng rng(fl::DeriveSeed(linkSeed, 0));
+            std::normal_distribution<double> normal(0.0, 1.0);
+            const double g1 = normal(rng);
+            const double g2 = normal(rng);
+            p.base = 0;
+            p.values.push_back(fl::RayleighCoefficient(g1, g2));
+            fl::CorrelatedCoefficient(spec, losPhase, p.values.back()); // refuses Nakagami
+        }
+        if (index < p.base)
+        {
+            NS_FATAL_ERROR("OtaChannel: point " << index << " of a correlated fading process was "
+                                                << "asked after point " << p.base + 255
+                                                << " (the channel keeps the last 256)");
+        }
+        while (p.base + p.values.size() <= index)
+        {
+            const uint64_t j = p.base + p.values.size();
+            const double lag = (PointTime(j) - PointTime(j - 1)).GetSeconds();
+            const double rho = fl::JakesCorrelation(GetDopplerFrequency(tx, rx), lag);
+            fl::Rng rng(fl::DeriveSeed(linkSeed, j));
+            std::normal_distribution<double> normal(0.0, 1.0);
+            const double g1 = normal(rng);
+            const double g2 = normal(rng);
+            p.values.push_back(fl::GaussMarkovStep(p.values.back(), rho, g1, g2));
+            if (p.values.size() > 256)
+            {
+                p.values.erase(p.values.begin());
+                ++p.base;
+            }
+        }
+        return fl::CorrelatedCoefficient(spec, losPhase, p.values[index - p.base]);
+    }
+    catch (const fl::ConfigError& e)
+    {
+        fl::ExitOnConfigError("OtaChannel", e);
+    }
+    return fl::Complex(1.0, 0.0);
 }
 
 uint64_t
@@ -445,14 +653,13 @@ OtaChannel::StartTx(Ptr<OtaSignal> signal)
     NS_ASSERT(signal->sender < m_phys.size());
     m_signalTxTrace(signal);
     const uint32_t k = signal->sender;
-    const uint64_t block = CoherenceBlock(k, signal->slot, signal->txSeq);
     Ptr<OtaSlotSum> sum;
     fl::Complex shared(0.0, 0.0);
     double sharedGainDb = 0.0;
     if (m_structure == STRUCTURE_SENDER_ONLY)
     {
         sharedGainDb = GetLargeScaleGainDb(k, k);
-        shared = std::pow(10.0, sharedGainDb / 20.0) * GetFading(k, k, block);
+        shared = std::pow(10.0, sharedGainDb / 20.0) * SmallScale(k, k, signal->slot, signal->txSeq);
         sum = GetSlotSum(signal->slot);
         fl::PhaseScope channel(fl::Phase::Channel);
         sum->Add(signal, fl::EffectiveCoefficient(shared, signal->precoder));
@@ -476,7 +683,7 @@ OtaChannel::StartTx(Ptr<OtaSignal> signal)
         {
             arrival.largeScaleGainDb = GetLargeScaleGainDb(k, i);
             arrival.coefficient =
-                std::pow(10.0, arrival.largeScaleGainDb / 20.0) * GetFading(k, i, block);
+                std::pow(10.0, arrival.largeScaleGainDb / 20.0) * SmallScale(k, i, signal->slot, signal->txSeq);
         }
         const Time delay = GetDelay(k, i);
         arrival.arrival = Simulator::Now() + delay;

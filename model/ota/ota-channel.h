@@ -48,10 +48,24 @@ class OtaPhy;
  *    large-scale gain is the gain from the sender to `ReferencePosition`. Delays stay per link.
  *    The channel keeps one shared sum per slot (OtaSlotSum) so that a slot costs O(N d).
  *
- * Coherence: the small-scale fading is fixed for the run, redrawn every slot (block fading) or
- * redrawn for every transmission. The coefficient of (link, coherence block) is a deterministic
- * function of the channel's seed (drawn from an ns-3 stream), so queries (genie CSI) and
- * transmissions see the same value whatever the order of events.
+ * Coherence: the small-scale fading is fixed for the run, redrawn every slot (block fading),
+ * redrawn for every transmission, or correlated in time (Correlated): the scattered part follows
+ * a first-order Gauss-Markov process, s(t') = rho s(t) + sqrt(1 - rho^2) w with rho =
+ * J0(2 pi f_D (t' - t)) (fl::JakesCorrelation, Clarke's model at each step's lag), f_D =
+ * v f_c / c from the carrier frequency f_c (CarrierFrequency) and the speed v of the sender
+ * (SenderOnly) or the sum of both ends' speeds (PerLink), read from their mobility models when
+ * the step is computed. The process is sampled at every slot start and at every CSI time; at
+ * zero speed it stays at its first value, which is the Fixed coefficient, so a Correlated
+ * channel whose nodes do not move equals a Fixed one. Rayleigh and Rician only (a fixed line of
+ * sight plus the correlated scattered part). The coefficient of (link, coherence block or
+ * process point) is a deterministic function of the channel's seed (drawn from an ns-3 stream)
+ * and of the speeds, so queries (genie CSI) and transmissions see the same value whatever the
+ * order of events.
+ *
+ * CSI age (CsiAge): the channel estimate a phy gets for slot s (GetCsiCoefficient,
+ * OtaPhy::GetChannelEstimate) is the small-scale coefficient at t_s - CsiAge (t_s the slot's
+ * start) times the large-scale gain at the time of the query, so a transmitter aligns its power
+ * to a coefficient that has aged by CsiAge when it transmits.
  */
 class OtaChannel : public Channel
 {
@@ -71,6 +85,7 @@ class OtaChannel : public Channel
         COHERENCE_FIXED,            ///< one draw for the whole run
         COHERENCE_PER_SLOT,         ///< redrawn every slot (block fading)
         COHERENCE_PER_TRANSMISSION, ///< redrawn for every transmission of the sender
+        COHERENCE_CORRELATED,       ///< Gauss-Markov in time with the Jakes correlation
     };
 
     /// Whether coefficients depend on the (sender, receiver) pair or on the sender only.
@@ -138,6 +153,22 @@ class OtaChannel : public Channel
      * deterministic PropagationLossModel.
      */
     fl::Complex GetCoefficient(uint32_t tx, uint32_t rx, uint64_t slot) const;
+    /**
+     * The coefficient a channel estimate for `slot` measures (CsiAge before the slot's start):
+     * the small-scale coefficient at t_slot - CsiAge times the large-scale gain now. Equals
+     * GetCoefficient when CsiAge is 0.
+     */
+    fl::Complex GetCsiCoefficient(uint32_t tx, uint32_t rx, uint64_t slot) const;
+    /// The age of channel estimates (CsiAge attribute).
+    Time GetCsiAge() const;
+    /// The carrier frequency [Hz] (CarrierFrequency attribute).
+    double GetCarrierFrequency() const;
+    /// The Doppler frequency f_D [Hz] of the link tx->rx now (Correlated coherence's model).
+    double GetDopplerFrequency(uint32_t tx, uint32_t rx) const;
+    /// Whether every attached phy's mobility model reports zero velocity now.
+    bool IsStill() const;
+    /// The positions of the attached phys now (a caller compares them to notice motion).
+    std::vector<Vector> GetPositions() const;
 
     /// Starts a transmission (called by OtaPhy at the transmission's start time).
     void StartTx(Ptr<OtaSignal> signal);
@@ -159,6 +190,14 @@ class OtaChannel : public Channel
 
   private:
     uint64_t CoherenceBlock(uint32_t tx, uint64_t slot, uint64_t txSeq) const;
+    /// The small-scale coefficient of tx->rx in `slot` (txSeq: the sender's transmission count).
+    fl::Complex SmallScale(uint32_t tx, uint32_t rx, uint64_t slot, uint64_t txSeq) const;
+    /// Correlated coherence: the process of link tx->rx at its point `index`.
+    fl::Complex CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const;
+    /// Correlated coherence: the simulation time of process point `index`.
+    Time PointTime(uint64_t index) const;
+    /// Correlated coherence: the process point of slot `slot`'s start (csi: its CSI time).
+    uint64_t PointOf(uint64_t slot, bool csi) const;
     uint64_t LinkKey(uint32_t tx, uint32_t rx) const;
     uint64_t Seed() const;
     Ptr<MobilityModel> MobilityOf(uint32_t i) const;
@@ -191,6 +230,17 @@ class OtaChannel : public Channel
     };
 
     mutable std::unordered_map<uint64_t, CacheEntry> m_fadingCache;
+
+    /// Correlated coherence: the recent points of one link's scattered process.
+    struct Process
+    {
+        uint64_t base{0};               ///< index of values.front()
+        std::vector<fl::Complex> values; ///< scattered part at points base, base + 1, ...
+    };
+
+    mutable std::unordered_map<uint64_t, Process> m_processes;
+    double m_carrierHz;
+    Time m_csiAge;
     mutable std::unordered_map<uint64_t, double> m_losPhase;
     std::map<uint64_t, Ptr<OtaSlotSum>> m_slotSums;
 

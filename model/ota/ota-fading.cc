@@ -120,6 +120,70 @@ DrawFading(const FadingSpec& spec, Rng& rng, double losPhase)
 }
 
 double
+DopplerFrequency(double speed, double carrierHz)
+{
+    if (!(speed >= 0.0) || !std::isfinite(speed))
+    {
+        throw ConfigError("speed", "must be finite and >= 0 m/s", "check the mobility model");
+    }
+    if (!(carrierHz >= 0.0) || !std::isfinite(carrierHz))
+    {
+        throw ConfigError("CarrierFrequency",
+                          "must be finite and >= 0 Hz",
+                          "pass e.g. CarrierFrequency=2.4e9");
+    }
+    return speed * carrierHz / kSpeedOfLight;
+}
+
+double
+JakesCorrelation(double dopplerHz, double lag)
+{
+    if (!(dopplerHz >= 0.0) || !std::isfinite(dopplerHz) || !std::isfinite(lag))
+    {
+        throw ConfigError("dopplerHz", "must be finite and >= 0", "check the speed and carrier");
+    }
+    const double x = kTwoPi * dopplerHz * std::abs(lag);
+    return x == 0.0 ? 1.0 : std::cyl_bessel_j(0.0, x);
+}
+
+Complex
+GaussMarkovStep(Complex s, double rho, double g1, double g2)
+{
+    if (!(rho >= -1.0 && rho <= 1.0))
+    {
+        throw ConfigError("rho", "must be in [-1, 1]", "use a correlation coefficient");
+    }
+    if (rho == 1.0)
+    {
+        return s;
+    }
+    return rho * s + std::sqrt(1.0 - rho * rho) * RayleighCoefficient(g1, g2);
+}
+
+Complex
+CorrelatedCoefficient(const FadingSpec& spec, double losPhase, Complex scattered)
+{
+    switch (spec.kind)
+    {
+    case FadingKind::None:
+        return Complex(1.0, 0.0);
+    case FadingKind::Rayleigh:
+        return scattered;
+    case FadingKind::Rician: {
+        const double los = std::sqrt(spec.ricianK / (spec.ricianK + 1.0));
+        const double scatter = std::sqrt(1.0 / (spec.ricianK + 1.0));
+        return std::polar(los, losPhase) + scatter * scattered;
+    }
+    case FadingKind::Nakagami:
+        break;
+    }
+    throw ConfigError("FadingModel",
+                      "Nakagami fading correlated in time",
+                      "use Rayleigh or Rician with Coherence Correlated (their scattered part is "
+                      "Gaussian)");
+}
+
+double
 FadingPowerVariance(const FadingSpec& spec)
 {
     switch (spec.kind)

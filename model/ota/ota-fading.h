@@ -70,6 +70,41 @@ Complex NakagamiCoefficient(double powerGain, double phase);
  */
 Complex DrawFading(const FadingSpec& spec, Rng& rng, double losPhase = 0.0);
 
+/// Speed of light in vacuum [m/s].
+constexpr double kSpeedOfLight = 299792458.0;
+
+/**
+ * Maximum Doppler shift f_D = v f_c / c [Hz] of a terminal moving at `speed` [m/s] on a carrier
+ * of `carrierHz` [Hz]. Throws ConfigError naming "speed" or "CarrierFrequency" if either is
+ * negative or not finite.
+ */
+double DopplerFrequency(double speed, double carrierHz);
+
+/**
+ * The autocorrelation of the scattered part of the fading at lag `lag` [s] under isotropic
+ * scattering (R. H. Clarke, "A statistical theory of mobile-radio reception", Bell System
+ * Technical Journal 47(6), 1968; W. C. Jakes, "Microwave Mobile Communications", Wiley 1974,
+ * chapter 1): rho = J0(2 pi f_D lag), J0 the Bessel function of the first kind of order 0; 1 at
+ * f_D = 0.
+ */
+double JakesCorrelation(double dopplerHz, double lag);
+
+/**
+ * One step of the first-order Gauss-Markov (AR(1)) model of the scattered part:
+ * s' = rho s + sqrt(1 - rho^2) w, w = (g1 + j g2) / sqrt(2) ~ CN(0, 1) from two standard normal
+ * values, so that s' ~ CN(0, 1) when s is and E[s' conj(s)] = rho. rho = 1 returns s exactly.
+ * Throws ConfigError naming "rho" outside [-1, 1].
+ */
+Complex GaussMarkovStep(Complex s, double rho, double g1, double g2);
+
+/**
+ * The coefficient of `spec` whose scattered part is `scattered` (CN(0, 1)): None 1, Rayleigh
+ * the scattered part, Rician sqrt(K/(K+1)) e^{j losPhase} + sqrt(1/(K+1)) scattered (a fixed
+ * line of sight). Throws ConfigError naming "FadingModel" for Nakagami (no Gaussian scattered
+ * part to correlate).
+ */
+Complex CorrelatedCoefficient(const FadingSpec& spec, double losPhase, Complex scattered);
+
 /// Var(|h|^2) of the model: 0 (none), 1 (Rayleigh), (1 + 2K)/(1 + K)^2 (Rician), 1/m (Nakagami).
 double FadingPowerVariance(const FadingSpec& spec);
 

@@ -440,7 +440,11 @@ OtaPhy::GetTrueChannel(Ptr<const OtaPhy> rx, uint64_t slot) const
 fl::Complex
 OtaPhy::GetChannelEstimate(Ptr<const OtaPhy> rx, uint64_t slot)
 {
-    const fl::Complex h = GetTrueChannel(rx, slot);
+    // the channel as measured CsiAge before the slot (the true one when CsiAge is 0)
+    NS_ABORT_MSG_IF(!m_channel, "OtaPhy::GetChannelEstimate: no channel");
+    NS_ABORT_MSG_IF(!rx && m_channel->GetStructure() == OtaChannel::STRUCTURE_PER_LINK,
+                    "OtaPhy::GetChannelEstimate: a per-link channel needs the receiving phy");
+    const fl::Complex h = m_channel->GetCsiCoefficient(m_index, rx ? rx->GetIndex() : m_index, slot);
     if (m_csiErrorVariance <= 0.0)
     {
         return h;

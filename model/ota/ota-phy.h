@@ -161,8 +161,9 @@ class OtaPhy : public Object
      */
     fl::Complex GetTrueChannel(Ptr<const OtaPhy> rx, uint64_t slot) const;
     /**
-     * Channel estimate h + e with e ~ CN(0, CsiErrorVariance x large-scale gain): perfect CSI
-     * when CsiErrorVariance = 0.
+     * Channel estimate h + e with e ~ CN(0, CsiErrorVariance x large-scale gain), h the channel
+     * as measured the channel's CsiAge before the slot (OtaChannel::GetCsiCoefficient): perfect
+     * CSI when CsiErrorVariance and CsiAge are 0.
      */
     fl::Complex GetChannelEstimate(Ptr<const OtaPhy> rx, uint64_t slot);
 

@@ -248,6 +248,39 @@ CalibrateDwflOrthogonalBeta(const std::vector<double>& gainAbs,
 }
 
 double
+DwflMisalignedAmplitude(std::size_t i,
+                        const std::vector<double>& trueGain,
+                        const std::vector<double>& estimatedGain,
+                        double c)
+{
+    if (trueGain.size() != estimatedGain.size() || trueGain.empty())
+    {
+        throw ConfigError("trueGain",
+                          std::to_string(trueGain.size()) + " true gains for " +
+                              std::to_string(estimatedGain.size()) + " estimates",
+                          "give one true and one estimated gain per sender");
+    }
+    double worst = 0.0;
+    for (std::size_t k = 0; k < trueGain.size(); ++k)
+    {
+        if (!(trueGain[k] > 0.0) || !std::isfinite(trueGain[k]) || !(estimatedGain[k] > 0.0) ||
+            !std::isfinite(estimatedGain[k]))
+        {
+            throw ConfigError("trueGain",
+                              "sender " + std::to_string(k) + " has a gain that is not finite "
+                              "and > 0",
+                              "check the channel");
+        }
+        if (k == i)
+        {
+            continue;
+        }
+        worst = std::max(worst, trueGain[k] == estimatedGain[k] ? c : c * trueGain[k] / estimatedGain[k]);
+    }
+    return worst;
+}
+
+double
 DwflEpsilonBound(std::size_t i,
                  const std::vector<double>& gainAbs,
                  const std::vector<double>& powerW,

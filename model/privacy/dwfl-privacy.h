@@ -87,6 +87,20 @@ double DwflOrthogonalEpsilon(double gainAbs,
                              const DwflPrivacyParams& params);
 
 /**
+ * The largest amplitude with which a sender other than `i` reaches the receiver when the powers
+ * were aligned on channel estimates: sender k chose alpha_k P_k |h^_k|^2 = c^2 from its estimate
+ * |h^_k| (`estimatedGain`), so its true channel |h_k| (`trueGain`) delivers c |h_k| / |h^_k|,
+ * whatever the phase error (a projection shortens it). Returns max_{k != i} c |h_k| / |h^_k|
+ * (i >= N: over every sender, the parameter server's receiver); c when the estimates are exact.
+ * The sensitivity of a misaligned round's query is 2 gamma g_max times it. Throws ConfigError
+ * naming "trueGain" on sizes that differ or a gain that is not finite and > 0.
+ */
+double DwflMisalignedAmplitude(std::size_t i,
+                               const std::vector<double>& trueGain,
+                               const std::vector<double>& estimatedGain,
+                               double c);
+
+/**
  * The corrected O(1/sqrt N) bound on eq. (11) (Remark IV.1 as printed is invalid for
  * N > 2):
  *   eps_i <= K / sqrt((N-1) m_0 + sigma_m^2) <= K / (sqrt(N-1) sqrt(m_0)),
