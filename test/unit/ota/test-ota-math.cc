@@ -10,8 +10,10 @@
  *  - an empirical CDF of n samples is checked with the Kolmogorov-Smirnov statistic against
  *    the asymptotic critical value 1.95/sqrt(n) (significance level 0.001).
  */
+#include "fl-test-config-error.h"
 #include "fl-test-stats.h"
 
+#include "ns3/dwfl-privacy.h"
 #include "ns3/ota-fading.h"
 #include "ns3/ota-power-control.h"
 #include "ns3/ota-signal.h"
@@ -479,4 +481,92 @@ TEST(OtaAnalytic, RayleighTruncatedMseMatchesMonteCarlo)
             << "n=" << cs.n << " snr=" << cs.snrDb;
     }
     EXPECT_TRUE(std::isinf(fl::AirCompMseRayleighTruncated(5, 0.5, 10.0, 1.0, 0.0)));
+}
+
+// ---------------------------------------------------------------- the channel over time
+
+TEST(OtaTimeMath, DopplerAndJakesCorrelationByHand)
+{
+    // f_D = v f_c / c: 30 m/s at 2.4 GHz
+    EXPECT_NEAR(fl::DopplerFrequency(30.0, 2.4e9), 30.0 * 2.4e9 / 299792458.0, 1e-12);
+    EXPECT_EQ(fl::DopplerFrequency(0.0, 2.4e9), 0.0);
+    // J0 at known points: J0(1) = 0.7651976865579666, J0's first zero 2.404825557695773
+    const double fD = 1.0 / (2.0 * M_PI);
+    EXPECT_NEAR(fl::JakesCorrelation(fD, 1.0), 0.7651976865579666, 1e-12);
+    EXPECT_NEAR(fl::JakesCorrelation(fD, 2.404825557695773), 0.0, 1e-12);
+    EXPECT_NEAR(fl::JakesCorrelation(fD, -1.0), 0.7651976865579666, 1e-12); // even in the lag
+    EXPECT_EQ(fl::JakesCorrelation(0.0, 5.0), 1.0);
+    fltest::ExpectConfigError([] { fl::DopplerFrequency(-1.0, 2.4e9); }, "speed");
+    fltest::ExpectConfigError([] { fl::DopplerFrequency(1.0, std::nan("")); }, "CarrierFrequency");
+}
+
+TEST(OtaTimeMath, GaussMarkovStepAndCorrelatedCoefficientByHand)
+{
+    const Complex s(0.3, -0.2);
+    // rho s + sqrt(1 - rho^2) (g1 + j g2) / sqrt(2)
+    const Complex step = fl::GaussMarkovStep(s, 0.6, 1.1, -0.4);
+    const Complex hand = 0.6 * s + 0.8 * Complex(1.1, -0.4) / std::sqrt(2.0);
+    EXPECT_NEAR(std::abs(step - hand), 0.0, 1e-15);
+    EXPECT_EQ(fl::GaussMarkovStep(s, 1.0, 7.0, 7.0), s); // no motion: exactly the last value
+    fltest::ExpectConfigError([&] { fl::GaussMarkovStep(s, 1.5, 0.0, 0.0); }, "rho");
+    fl::FadingSpec rician;
+    rician.kind = fl::FadingKind::Rician;
+    rician.ricianK = 3.0;
+    const Complex h = fl::CorrelatedCoefficient(rician, 0.4, s);
+    EXPECT_NEAR(std::abs(h - (std::polar(std::sqrt(0.75), 0.4) + 0.5 * s)), 0.0, 1e-15);
+    // at the first point the Rician coefficient is the one DrawFading makes from the same draws
+    EXPECT_EQ(fl::CorrelatedCoefficient(rician, 0.4, fl::RayleighCoefficient(1.1, -0.4)),
+              fl::RicianCoefficient(3.0, 0.4, 1.1, -0.4));
+    fl::FadingSpec nakagami;
+    nakagami.kind = fl::FadingKind::Nakagami;
+    fltest::ExpectConfigError([&] { fl::CorrelatedCoefficient(nakagami, 0.0, s); },
+                              "FadingModel");
+}
+
+// The process keeps CN(0, 1) and has lag-one correlation rho: 20,000 steps from a fixed seed;
+// Re(s' conj(s)) has mean rho and variance (1 + rho^2) / 2, |s|^2 mean 1 and variance 1 (each
+// mean within 5 standard errors; the steps are a Markov chain, whose dependence the check
+// allows for by using every 10th pair, 2,000 nearly independent ones).
+TEST(OtaTimeMath, GaussMarkovProcessHasTheJakesCorrelation)
+{
+    const double rho = fl::JakesCorrelation(240.0, 1e-3);
+    fl::Rng rng(2024);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Complex s = fl::RayleighCoefficient(normal(rng), normal(rng));
+    double corr = 0.0;
+    double power = 0.0;
+    int pairs = 0;
+    for (int t = 0; t < 20000; ++t)
+    {
+        const double g1 = normal(rng);
+        const double g2 = normal(rng);
+        const Complex next = fl::GaussMarkovStep(s, rho, g1, g2);
+        if (t % 10 == 0)
+        {
+            corr += std::real(next * std::conj(s));
+            power += std::norm(next);
+            ++pairs;
+        }
+        s = next;
+    }
+    corr /= pairs;
+    power /= pairs;
+    EXPECT_NEAR(corr, rho, 5.0 * std::sqrt((1.0 + rho * rho) / (2.0 * pairs)));
+    EXPECT_NEAR(power, 1.0, 5.0 * std::sqrt(1.0 / pairs));
+}
+
+TEST(OtaTimeMath, MisalignedAmplitudeByHand)
+{
+    const std::vector<double> trueGain = {1.0, 2.0, 3.0};
+    const std::vector<double> estimate = {1.0, 1.0, 4.0};
+    // receiver 0: max(2 x 2/1, 2 x 3/4) = 4; the server (all senders): max(2, 4, 1.5) = 4;
+    // receiver 1: max(2 x 1/1, 2 x 3/4) = 2
+    EXPECT_EQ(fl::DwflMisalignedAmplitude(0, trueGain, estimate, 2.0), 4.0);
+    EXPECT_EQ(fl::DwflMisalignedAmplitude(3, trueGain, estimate, 2.0), 4.0);
+    EXPECT_EQ(fl::DwflMisalignedAmplitude(1, trueGain, estimate, 2.0), 2.0);
+    EXPECT_EQ(fl::DwflMisalignedAmplitude(1, trueGain, trueGain, 0.37), 0.37); // exact CSI: c
+    fltest::ExpectConfigError(
+        [&] { fl::DwflMisalignedAmplitude(0, trueGain, {1.0, 2.0}, 1.0); }, "trueGain");
+    fltest::ExpectConfigError(
+        [&] { fl::DwflMisalignedAmplitude(0, {1.0, 0.0, 1.0}, estimate, 1.0); }, "trueGain");
 }
