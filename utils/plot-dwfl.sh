@@ -33,6 +33,7 @@ case "$figure" in
   centralized) what="Fig. 6: decentralized against the over-the-air parameter server" ;;
   perlink) what="sender-only against per-link channels, fixed against block fading" ;;
   digital) what="analog against digital Wi-Fi" ;;
+  mobility) what="moving workers: speed and CSI age on time-correlated fading" ;;
   *) what="--figure=$figure" ;;
 esac
 title="DWFL (Chen et al. 2021) $what; centroid on Fashion-MNIST, $runs seed(s) per run, $rounds rounds"

@@ -83,16 +83,20 @@ DwflFigureSettings::Print(std::ostream& os) const
 std::string
 DwflFigureRun::Channel() const
 {
-    return scheme == "digital"
-               ? "wifi"
-               : std::string(perLink ? "perlink" : "sender") + (blockFading ? "-block" : "-fixed");
+    if (scheme == "digital")
+    {
+        return "wifi";
+    }
+    const bool correlated = speed > 0.0 || csiAgeMs > 0.0;
+    return std::string(perLink ? "perlink" : "sender") +
+           (correlated ? "-correlated" : (blockFading ? "-block" : "-fixed"));
 }
 
 const std::vector<std::string>&
 DwflFigureNames()
 {
     static const std::vector<std::string> names =
-        {"power", "workers", "epsilon", "orthogonal", "centralized", "perlink", "digital"};
+        {"power", "workers", "epsilon", "orthogonal", "centralized", "perlink", "digital", "mobility"};
     return names;
 }
 
@@ -212,6 +216,25 @@ DwflFigureRuns(const std::string& figure, const DwflFigureSettings& c)
         add("analog DWFL eps=0.5", "dwfl", 10, 60.0, 0.5);
         add("analog DWFL no artificial noise", "dwfl", 10, 60.0, 0.0);
         add("digital Wi-Fi", "digital", 10, 60.0, 0.0);
+        noiseless(10);
+    }
+    else if (figure == "mobility")
+    {
+        // No paper has it: moving workers, aligned on estimates CsiAge old (chapter "Mobility").
+        for (double v : {0.0, 5.0, 15.0, 30.0})
+        {
+            DwflFigureRun* r =
+                add(Label("v", v) + " m/s CSI age=0.5 ms", "dwfl", 10, 60.0, 0.5);
+            r->speed = v;
+            r->csiAgeMs = 0.5;
+        }
+        for (double age : {0.0, 0.25, 1.0})
+        {
+            DwflFigureRun* r =
+                add("v=30 m/s " + Label("CSI age", age) + " ms", "dwfl", 10, 60.0, 0.5);
+            r->speed = 30.0;
+            r->csiAgeMs = age;
+        }
         noiseless(10);
     }
     else if (figure == "quick")

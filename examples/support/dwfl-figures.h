@@ -85,8 +85,11 @@ struct DwflFigureRun
     bool perLink = false;     ///< per-link channel coefficients
     bool blockFading = false; ///< coefficients redrawn every slot
     std::string group;        ///< runs whose order is checked, best first (empty: none)
+    double speed = 0.0;       ///< workers' speed [m/s] (> 0 or csiAgeMs > 0: Correlated fading)
+    double csiAgeMs = 0.0;    ///< age of the channel estimates [ms]
 
-    /// The CSV name of the run's channel: wifi, or sender / perlink, then -fixed / -block.
+    /// The CSV name of the run's channel: wifi, or sender / perlink, then -fixed / -block /
+    /// -correlated.
     std::string Channel() const;
 };
 
@@ -103,6 +106,9 @@ const std::vector<std::string>& DwflFigureNames();
  *    baseline at N = 10 and 30;
  *  - perlink: sender-only above per-link channels, fixed and block fading, N = 10 and 30;
  *  - digital: analog DWFL against digital Wi-Fi at N = 10 (no ordering);
+ *  - mobility: DWFL at N = 10 on time-correlated fading (f_c = 2.4 GHz) with moving workers,
+ *    speeds {0, 5, 15, 30} m/s at a CSI age of 0.5 ms and CSI ages {0, 0.25, 0.5, 1} ms at
+ *    30 m/s (no ordering stated: the figure measures it);
  *  - quick: N = 4, analog DWFL, the analog server and digital Wi-Fi.
  * Every figure but quick also has the noiseless decentralized run of each N (no artificial or
  * receiver noise: mini-batch SGD on the union of the data), outside every ordering.
