@@ -221,9 +221,10 @@ struct DwflTimeRun
     uint32_t setups{0};           ///< control bursts seen
 };
 
-/// N = 3 DWFL workers with artificial noise calibrated to eps = 1, 4 rounds.
+/// N = 3 DWFL workers with artificial noise calibrated to eps = 1, 4 rounds (centralized: the
+/// workers of the over-the-air parameter server, standing at the origin).
 DwflTimeRun
-RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge)
+RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge, bool centralized = false)
 {
     const uint32_t n = 3;
     fl::LocalTrainerConfig tc = fltest::TestTrainer();
@@ -232,6 +233,10 @@ RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge)
     tc.clipNorm = 1.0;
     auto task = fltest::MakeTask<double>(n, "softmax", 8, tc);
     NodeContainer nodes = MovingNodes(n, speed);
+    NodeContainer serverNode;
+    serverNode.Create(1);
+    MobilityHelper still;
+    still.Install(serverNode);
     DwflHelper dwfl;
     dwfl.Ota().DisablePropagationLoss();
     dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(30.0));
@@ -243,7 +248,8 @@ RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge)
     dwfl.SetWorkerAttribute("Rounds", UintegerValue(4));
     dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(1.0));
     dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(0)));
-    DwflNetwork net = dwfl.Install(nodes, task);
+    DwflNetwork net = centralized ? dwfl.InstallCentralized(nodes, serverNode.Get(0), task)
+                                  : dwfl.Install(nodes, task);
     DwflHelper::AssignStreams(net, 11);
     DwflTimeRun run;
     Ptr<OtaChannel> channel = net.phys.GetChannel();
@@ -294,6 +300,10 @@ RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge)
     for (uint32_t k = 0; k < n; ++k)
     {
         run.power.push_back(net.phys.Get(k)->GetTxPowerW());
+    }
+    if (net.server)
+    {
+        net.server->SetStartTime(Seconds(0));
     }
     net.workers.Start(Seconds(0));
     Simulator::Run();
@@ -366,4 +376,42 @@ TEST_F(OtaTimeTest, MovingDwflRealignsAndReportsTheTrueChannelsEpsilon)
         }
     }
     EXPECT_TRUE(differs) << "aged estimates on moving workers changed no epsilon";
+}
+
+/// The over-the-air parameter server's workers on the move: the server's reception is eq. (11)
+/// of the server (fl::OtaPsEpsilon) from the true gains and the amplitude c max_k |h_k| / |h^_k|
+/// over every worker, by hand to 1e-12; standing still, the calibrated target.
+TEST_F(OtaTimeTest, MovingParameterServerWorkersReportTheTrueChannelsEpsilon)
+{
+    const DwflTimeRun moving =
+        RunDwfl(OtaChannel::COHERENCE_CORRELATED, 30.0, MilliSeconds(2), true);
+    ASSERT_FALSE(moving.epsilon.empty());
+    bool differs = false;
+    for (const auto& [round, byWorker] : moving.epsilon)
+    {
+        const auto& [trueGain, estimate] = moving.gains.at(round);
+        std::vector<double> beta;
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            beta.push_back(moving.beta.at(round).at(k));
+        }
+        for (const auto& [worker, eps] : byWorker)
+        {
+            const double c =
+                fl::DwflMisalignedAmplitude(3, trueGain, estimate, moving.c.at(round).at(worker));
+            const double hand = fl::OtaPsEpsilon(trueGain, moving.power, beta, c, moving.params);
+            EXPECT_NEAR(eps, hand, 1e-12 * hand) << "round " << round << " worker " << worker;
+            differs = differs || std::abs(eps - 1.0) > 1e-3;
+        }
+    }
+    EXPECT_TRUE(differs);
+    const DwflTimeRun still =
+        RunDwfl(OtaChannel::COHERENCE_CORRELATED, 0.0, MilliSeconds(2), true);
+    for (const auto& [round, byWorker] : still.epsilon)
+    {
+        for (const auto& [worker, eps] : byWorker)
+        {
+            EXPECT_NEAR(eps, 1.0, 1e-9) << "round " << round << " worker " << worker;
+        }
+    }
 }
