@@ -361,6 +361,19 @@ OtaChannel::CoherenceBlock(uint32_t /*tx*/, uint64_t slot, uint64_t txSeq) const
     return 0;
 }
 
+double
+OtaChannel::LosPhase(uint64_t key, uint64_t linkSeed) const
+{
+    auto los = m_losPhase.find(key);
+    if (los == m_losPhase.end())
+    {
+        fl::Rng losRng(fl::DeriveSeed(linkSeed, ~0ULL, 1));
+        std::uniform_real_distribution<double> u(0.0, 6.283185307179586);
+        los = m_losPhase.emplace(key, u(losRng)).first;
+    }
+    return los->second;
+}
+
 fl::Complex
 OtaChannel::GetFading(uint32_t tx, uint32_t rx, uint64_t block) const
 {
@@ -373,18 +386,7 @@ OtaChannel::GetFading(uint32_t tx, uint32_t rx, uint64_t block) const
     const fl::FadingSpec spec = GetFadingSpec();
     fl::ValidateFading(spec);
     const uint64_t linkSeed = fl::DeriveSeed(Seed(), key);
-    double losPhase = 0.0;
-    if (spec.kind == fl::FadingKind::Rician)
-    {
-        auto los = m_losPhase.find(key);
-        if (los == m_losPhase.end())
-        {
-            fl::Rng losRng(fl::DeriveSeed(linkSeed, ~0ULL, 1));
-            std::uniform_real_distribution<double> u(0.0, 6.283185307179586);
-            los = m_losPhase.emplace(key, u(losRng)).first;
-        }
-        losPhase = los->second;
-    }
+    const double losPhase = spec.kind == fl::FadingKind::Rician ? LosPhase(key, linkSeed) : 0.0;
     fl::Rng rng(fl::DeriveSeed(linkSeed, block));
     const fl::Complex g = fl::DrawFading(spec, rng, losPhase);
     m_fadingCache[key] = CacheEntry{block, g};
@@ -562,18 +564,7 @@ OtaChannel::CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const
     const fl::FadingSpec spec = GetFadingSpec();
     const uint64_t key = LinkKey(tx, rx);
     const uint64_t linkSeed = fl::DeriveSeed(Seed(), key);
-    double losPhase = 0.0;
-    if (spec.kind == fl::FadingKind::Rician)
-    {
-        auto los = m_losPhase.find(key);
-        if (los == m_losPhase.end())
-        {
-            fl::Rng losRng(fl::DeriveSeed(linkSeed, ~0ULL, 1));
-            std::uniform_real_distribution<double> u(0.0, 6.283185307179586);
-            los = m_losPhase.emplace(key, u(losRng)).first;
-        }
-        losPhase = los->second;
-    }
+    const double losPhase = spec.kind == fl::FadingKind::Rician ? LosPhase(key, linkSeed) : 0.0;
     Process& p = m_processes[key];
     try
     {

@@ -199,6 +199,8 @@ class OtaChannel : public Channel
     /// Correlated coherence: the process point of slot `slot`'s start (csi: its CSI time).
     uint64_t PointOf(uint64_t slot, bool csi) const;
     uint64_t LinkKey(uint32_t tx, uint32_t rx) const;
+    /// The line-of-sight phase of link `key` (Rician), drawn once from its seed.
+    double LosPhase(uint64_t key, uint64_t linkSeed) const;
     uint64_t Seed() const;
     Ptr<MobilityModel> MobilityOf(uint32_t i) const;
     Ptr<OtaSlotSum> GetSlotSum(uint64_t slot);
