@@ -582,9 +582,9 @@ OtaChannel::CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const
         }
         if (index < p.base)
         {
-            NS_FATAL_ERROR("OtaChannel: point " << index << " of a correlated fading process was "
-                                                << "asked after point " << p.base + 255
-                                                << " (the channel keeps the last 256)");
+            NS_FATAL_ERROR("OtaChannel: the correlated fading of a slot that ended more than 16 "
+                           "slots (plus CsiAge) ago was asked for (point "
+                           << index << "; the channel keeps the points from " << p.base << ")");
         }
         while (p.base + p.values.size() <= index)
         {
@@ -596,11 +596,14 @@ OtaChannel::CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const
             const double g1 = normal(rng);
             const double g2 = normal(rng);
             p.values.push_back(fl::GaussMarkovStep(p.values.back(), rho, g1, g2));
-            if (p.values.size() > 256)
-            {
-                p.values.erase(p.values.begin());
-                ++p.base;
-            }
+        }
+        // Points before now - CsiAge - 16 slots are never asked for again (transmissions start
+        // at slot boundaries from now on, estimates look CsiAge back): drop them.
+        const Time keepFrom = Simulator::Now() - m_csiAge - m_slotDuration * 16;
+        while (p.values.size() > 16 && p.base < index && PointTime(p.base + 1) < keepFrom)
+        {
+            p.values.pop_front();
+            ++p.base;
         }
         return fl::CorrelatedCoefficient(spec, losPhase, p.values[index - p.base]);
     }

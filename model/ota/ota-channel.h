@@ -19,6 +19,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/vector.h"
 
+#include <deque>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -233,11 +234,12 @@ class OtaChannel : public Channel
 
     mutable std::unordered_map<uint64_t, CacheEntry> m_fadingCache;
 
-    /// Correlated coherence: the recent points of one link's scattered process.
+    /// Correlated coherence: the points of one link's scattered process that may still be asked
+    /// for (older ones are dropped as the simulation clock passes them).
     struct Process
     {
         uint64_t base{0};               ///< index of values.front()
-        std::vector<fl::Complex> values; ///< scattered part at points base, base + 1, ...
+        std::deque<fl::Complex> values; ///< scattered part at points base, base + 1, ...
     };
 
     mutable std::unordered_map<uint64_t, Process> m_processes;

@@ -224,7 +224,11 @@ struct DwflTimeRun
 /// N = 3 DWFL workers with artificial noise calibrated to eps = 1, 4 rounds (centralized: the
 /// workers of the over-the-air parameter server, standing at the origin).
 DwflTimeRun
-RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge, bool centralized = false)
+RunDwfl(OtaChannel::Coherence coherence,
+        double speed,
+        Time csiAge,
+        bool centralized = false,
+        Time computeTime = Seconds(0))
 {
     const uint32_t n = 3;
     fl::LocalTrainerConfig tc = fltest::TestTrainer();
@@ -247,7 +251,7 @@ RunDwfl(OtaChannel::Coherence coherence, double speed, Time csiAge, bool central
     dwfl.Ota().SetChannelAttribute("CsiAge", TimeValue(csiAge));
     dwfl.SetWorkerAttribute("Rounds", UintegerValue(4));
     dwfl.SetWorkerAttribute("TargetEpsilon", DoubleValue(1.0));
-    dwfl.SetWorkerAttribute("ComputeTime", TimeValue(Seconds(0)));
+    dwfl.SetWorkerAttribute("ComputeTime", TimeValue(computeTime));
     DwflNetwork net = centralized ? dwfl.InstallCentralized(nodes, serverNode.Get(0), task)
                                   : dwfl.Install(nodes, task);
     DwflHelper::AssignStreams(net, 11);
@@ -414,4 +418,14 @@ TEST_F(OtaTimeTest, MovingParameterServerWorkersReportTheTrueChannelsEpsilon)
             EXPECT_NEAR(eps, 1.0, 1e-9) << "round " << round << " worker " << worker;
         }
     }
+}
+
+/// The channel keeps the points of the process that may still be asked for: estimates made a
+/// second (thousands of slots) before the data slot, a compute time of 1 s, work as any other.
+TEST_F(OtaTimeTest, EstimatesFarAheadOfTheirSlot)
+{
+    const DwflTimeRun run =
+        RunDwfl(OtaChannel::COHERENCE_CORRELATED, 10.0, MilliSeconds(1), false, Seconds(1));
+    EXPECT_EQ(run.model.size(), 5u); // the initial model and 4 rounds
+    EXPECT_EQ(run.setups, 4u);
 }
