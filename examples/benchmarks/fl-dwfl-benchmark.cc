@@ -89,7 +89,9 @@ RoundTimes
 TimeRounds(std::shared_ptr<const fl::LearningTask> task,
            uint32_t workers,
            uint32_t rounds,
-           uint32_t warmup)
+           uint32_t warmup,
+           double speed,
+           double csiAgeMs)
 {
     NodeContainer nodes;
     nodes.Create(workers);
@@ -99,9 +101,27 @@ TimeRounds(std::shared_ptr<const fl::LearningTask> task,
                                   DoubleValue(1.0),
                                   "GridWidth",
                                   UintegerValue(10));
+    const bool moving = speed > 0.0 || csiAgeMs > 0.0;
+    if (moving)
+    {
+        mobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
+    }
     mobility.Install(nodes);
+    for (uint32_t i = 0; moving && i < workers; ++i)
+    {
+        nodes.Get(i)->GetObject<ConstantVelocityMobilityModel>()->SetVelocity(
+            Vector(speed, 0.0, 0.0));
+    }
     DwflHelper dwfl;
     dwfl.Ota().DisablePropagationLoss();
+    if (moving)
+    {
+        // time-correlated fading at 2.4 GHz, estimates csiAgeMs old: a new alignment per round
+        dwfl.Ota().SetChannelAttribute("Coherence", StringValue("Correlated"));
+        dwfl.Ota().SetChannelAttribute(
+            "CsiAge",
+            TimeValue(MicroSeconds(static_cast<int64_t>(std::llround(csiAgeMs * 1e3)))));
+    }
     dwfl.Ota().SetPhyAttribute("TxPower", DoubleValue(60.0));
     dwfl.Ota().SetPhyAttribute("NoiseModel", StringValue("Fixed"));
     dwfl.Ota().SetPhyAttribute("NoiseVariance", DoubleValue(2e-3));
@@ -163,6 +183,8 @@ main(int argc, char* argv[])
     uint32_t warmup = 3;
     uint32_t batch = 16;
     bool scaling = true;
+    double speed = 0.0;
+    double csiAgeMs = 0.0;
     std::string model = "mlp:hidden=128";
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage("Wall time of one DWFL round (N workers over the analog channel, eps = 0.5 "
@@ -195,6 +217,15 @@ main(int argc, char* argv[])
     }
     flags.AddText("model", "Model spec (fl::MakeModel), input 784, 10 classes", model);
     flags.AddBool("scaling", "Also time the channel part at N/4 and N/2", scaling);
+    flags.AddReal("speed",
+                  "Workers' speed [m/s] on time-correlated fading (0 with --csiAge=0: the fixed "
+                  "channel, one alignment)",
+                  speed,
+                  flexample::Range::Closed(0.0, 1000.0));
+    flags.AddReal("csiAge",
+                  "Age of the channel estimates [ms] (time-correlated fading)",
+                  csiAgeMs,
+                  flexample::Range::Closed(0.0, 1000.0));
     flags.AddCheck([&model]() {
         try
         {
@@ -217,7 +248,12 @@ main(int argc, char* argv[])
     std::cout << "DWFL round benchmark: N = " << workers << ", d = " << d << " (" << model
               << ", batch " << batch << "), eps = 0.5, one core, " << rounds
               << " timed rounds after the setup round and " << warmup << " more" << std::endl;
-    const RoundTimes t = TimeRounds(task, workers, rounds, warmup);
+    if (speed > 0.0 || csiAgeMs > 0.0)
+    {
+        std::cout << "moving workers: " << speed << " m/s, estimates " << csiAgeMs
+                  << " ms old, time-correlated fading (a new alignment every round)" << std::endl;
+    }
+    const RoundTimes t = TimeRounds(task, workers, rounds, warmup, speed, csiAgeMs);
     const double nd = static_cast<double>(workers) * static_cast<double>(d);
     std::cout << std::fixed << std::setprecision(4);
     std::cout << "wall time per round      " << t.wall << " s (target <= 0.5 s at N = 100, "
@@ -242,7 +278,12 @@ main(int argc, char* argv[])
                 continue;
             }
             const RoundTimes s =
-                n == workers ? t : TimeRounds(MakeBenchmarkTask(n, 2 * batch, batch, model), n, rounds, warmup);
+                n == workers ? t : TimeRounds(MakeBenchmarkTask(n, 2 * batch, batch, model),
+                                          n,
+                                          rounds,
+                                          warmup,
+                                          speed,
+                                          csiAgeMs);
             const double channel = PhaseOf(s, fl::Phase::Channel);
             std::cout << "  N = " << std::setw(4) << n << ": channel " << std::setprecision(4)
                       << channel << " s per round, " << std::setprecision(2)

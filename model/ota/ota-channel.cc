@@ -586,16 +586,38 @@ OtaChannel::CorrelatedFading(uint32_t tx, uint32_t rx, uint64_t index) const
                            "slots (plus CsiAge) ago was asked for (point "
                            << index << "; the channel keeps the points from " << p.base << ")");
         }
-        while (p.base + p.values.size() <= index)
+        if (p.base + p.values.size() <= index)
         {
-            const uint64_t j = p.base + p.values.size();
-            const double lag = (PointTime(j) - PointTime(j - 1)).GetSeconds();
-            const double rho = fl::JakesCorrelation(GetDopplerFrequency(tx, rx), lag);
-            fl::Rng rng(fl::DeriveSeed(linkSeed, j));
-            std::normal_distribution<double> normal(0.0, 1.0);
-            const double g1 = normal(rng);
-            const double g2 = normal(rng);
-            p.values.push_back(fl::GaussMarkovStep(p.values.back(), rho, g1, g2));
+            // f_D from the speeds now, for every step this call computes; the steps' two lags
+            // (r and T - r) and their correlations are remembered while f_D stays
+            const double fD = GetDopplerFrequency(tx, rx);
+            if (fD != p.dopplerHz)
+            {
+                p.dopplerHz = fD;
+                p.lag[0] = p.lag[1] = -1.0;
+            }
+            while (p.base + p.values.size() <= index)
+            {
+                const uint64_t j = p.base + p.values.size();
+                const double lag = (PointTime(j) - PointTime(j - 1)).GetSeconds();
+                const int slot = lag == p.lag[0] ? 0 : (lag == p.lag[1] ? 1 : -1);
+                double rho = 0.0;
+                if (slot >= 0)
+                {
+                    rho = p.rho[slot];
+                }
+                else
+                {
+                    rho = fl::JakesCorrelation(fD, lag);
+                    const int free = p.lag[0] < 0.0 ? 0 : 1;
+                    p.lag[free] = lag;
+                    p.rho[free] = rho;
+                }
+                double g1 = 0.0;
+                double g2 = 0.0;
+                fl::NormalPair(fl::DeriveSeed(linkSeed, j), g1, g2);
+                p.values.push_back(fl::GaussMarkovStep(p.values.back(), rho, g1, g2));
+            }
         }
         // Points before now - CsiAge - 16 slots are never asked for again (transmissions start
         // at slot boundaries from now on, estimates look CsiAge back): drop them.

@@ -240,6 +240,9 @@ class OtaChannel : public Channel
     {
         uint64_t base{0};               ///< index of values.front()
         std::deque<fl::Complex> values; ///< scattered part at points base, base + 1, ...
+        double dopplerHz{-1.0};         ///< f_D of the memo below
+        double lag[2]{-1.0, -1.0};      ///< the two step lags seen last (r and T - r)
+        double rho[2]{1.0, 1.0};        ///< their correlations at dopplerHz
     };
 
     mutable std::unordered_map<uint64_t, Process> m_processes;

@@ -160,6 +160,17 @@ GaussMarkovStep(Complex s, double rho, double g1, double g2)
     return rho * s + std::sqrt(1.0 - rho * rho) * RayleighCoefficient(g1, g2);
 }
 
+void
+NormalPair(uint64_t seed, double& g1, double& g2)
+{
+    constexpr double kUnit = 1.0 / 9007199254740992.0; // 2^-53
+    const double u1 = static_cast<double>((DeriveSeed(seed, 1) >> 11) + 1) * kUnit; // (0, 1]
+    const double u2 = static_cast<double>(DeriveSeed(seed, 2) >> 11) * kUnit;       // [0, 1)
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    g1 = r * std::cos(kTwoPi * u2);
+    g2 = r * std::sin(kTwoPi * u2);
+}
+
 Complex
 CorrelatedCoefficient(const FadingSpec& spec, double losPhase, Complex scattered)
 {

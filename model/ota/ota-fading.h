@@ -98,6 +98,14 @@ double JakesCorrelation(double dopplerHz, double lag);
 Complex GaussMarkovStep(Complex s, double rho, double g1, double g2);
 
 /**
+ * Two independent standard normal values from a 64-bit seed, cheaply (no engine to seed): the
+ * Box-Muller transform g1 = r cos(2 pi u2), g2 = r sin(2 pi u2), r = sqrt(-2 ln u1), of two
+ * uniform values u1 in (0, 1], u2 in [0, 1) made from DeriveSeed(seed, 1) and DeriveSeed(seed, 2)
+ * (53 bits each). The innovations of the time-correlated fading, one pair per process point.
+ */
+void NormalPair(uint64_t seed, double& g1, double& g2);
+
+/**
  * The coefficient of `spec` whose scattered part is `scattered` (CN(0, 1)): None 1, Rayleigh
  * the scattered part, Rician sqrt(K/(K+1)) e^{j losPhase} + sqrt(1/(K+1)) scattered (a fixed
  * line of sight). Throws ConfigError naming "FadingModel" for Nakagami (no Gaussian scattered
