@@ -167,8 +167,11 @@ def build(bld):
             obj.use += ['EIGEN3', 'ZLIB', 'SODIUM', 'GTEST']
             obj.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
             if suite in ('test-gfl-figures', 'test-dwfl-figures'):
-                # the papers' figures are the programs' shared code, not the module's
-                obj.source.append('examples/support/%s.cc' % suite[len('test-'):])
+                # the papers' figures are the programs' shared code, not the module's: the
+                # paper's files of it, <paper>-figures.cc and <paper>-figures-*.cc
+                paper = 'examples/support/%s' % suite[len('test-'):]
+                obj.source += [f for f in support
+                               if f == paper + '.cc' or f.startswith(paper + '-')]
             if suite == 'test-ega':
                 obj.env.append_value('DEFINES', 'FL_EGA_DEFAULT_CODEC="%s"'
                                      % os.path.join(srcdir, 'data', 'ega-default-codec.bin'))

@@ -181,6 +181,14 @@ def main():
         p = progs.get('fl-' + os.path.basename(suite))
         if p and p.source[0] != 'test/%s.cc' % suite:
             errors.append('suite %s built from %s' % (suite, p.source))
+        # the figures' suites also compile their paper's files of FL_EXAMPLE_SUPPORT
+        # (support/<paper>-figures.cc and, split by purpose, support/<paper>-figures-*.cc)
+        paper = re.match(r'test-(gfl|dwfl)-figures$', os.path.basename(suite))
+        if p and paper:
+            mine = re.compile(r'examples/support/%s-figures(-[\w-]+)?\.cc$' % paper.group(1))
+            want = ['test/%s.cc' % suite] + [f for f in support if mine.match(f)]
+            if sorted(p.source) != sorted(want):
+                errors.append('suite %s built from %s, not %s' % (suite, p.source, want))
     # `--targets` leaves ns-3's header generators unposted; the wscript posts the enabled ones.
     for fun in bld.pre_funs:
         fun(bld)
