@@ -172,6 +172,9 @@ def main():
          "--output=" + w("ghp-b.csv")])
     run([b("fl-dwfl"), "--figure=workers", "--rounds=2", "--samplesPerWorker=20",
          "--testSamples=50", "--quiet", "--output=" + w("dwfl.csv")])
+    run([b("fl-dwfl"), "--figure=mobility", "--rounds=3", "--samplesPerWorker=20",
+         "--testSamples=50", "--quiet", "--output=" + w("dwfl-mob.csv"),
+         "--aggregateOutput=" + w("dwfl-agg.csv")])
     run([b("fl-ega"), "--quick", "--output=" + w("ega.csv"), "--imageDir=" + a.work])
     run([b("fl-fedavg-lossy"), "--rounds=3", "--losses=0,0.1", "--clients=4",
          "--output=" + w("lossy.csv")] + small)
@@ -190,6 +193,8 @@ def main():
                                   "lossless=" + w("ghp-a.csv"), "lossy=" + w("ghp-b.csv")],
          ["ghp-net.png"]),
         ("plot-dwfl", [u("plot-dwfl.sh"), w("dwfl.csv")], ["dwfl.png"]),
+        ("plot-dwfl-aggregate", [u("plot-dwfl-aggregate.sh"), w("dwfl-agg.csv")],
+         ["dwfl-agg.png"]),
         ("plot-ega", [u("plot-ega.sh"), w("ega.csv"), a.work],
          ["ega-sigma.png", "ega-rounds.png", "ega-algorithms.png", "ega-network.png",
           "ega-leakage.png"]),

@@ -40,15 +40,108 @@
 #include "ns3/dwfl-helper.h"
 #include "ns3/fl-experiment-helper.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/dwfl-worker-application.h"
 #include "ns3/mobility-module.h"
+#include "ns3/ota-signal.h"
 
 #include <fstream>
+#include <iomanip>
 #include <map>
+#include <memory>
 
 using namespace ns3;
 
 namespace
 {
+
+/**
+ * The aggregate error of analog DWFL (--aggregateOutput): per round, the mean over the receivers
+ * i of ||v_i / c - sum_{k != i} x_k^(t)||^2 / d, v_i the real view of receiver i's data-slot
+ * reception, c the round's alignment amplitude and x_k^(t) what worker k sent (its Round trace):
+ * the receiver and artificial noise plus, on a moving channel with aged estimates, the
+ * misalignment c (h_k / h^_k - 1) x_k of every sender.
+ */
+class AggregateError
+{
+  public:
+    AggregateError(std::ostream& out, const std::string& figure, const std::string& series)
+        : m_out(out),
+          m_figure(figure),
+          m_series(series)
+    {
+    }
+
+    /// Connects to the workers' receptions and Round traces of `net` (N workers).
+    void Connect(const DwflNetwork& net)
+    {
+        m_n = net.workers.GetN();
+        for (uint32_t i = 0; i < m_n; ++i)
+        {
+            auto worker = DynamicCast<DwflWorkerApplication>(net.workers.Get(i));
+            net.phys.Get(i)->TraceConnectWithoutContext(
+                "Rx",
+                FlCallback<void, const OtaReception&>([this, i, worker](const OtaReception& rx) {
+                    if (rx.slot >= worker->GetDataSlot() && rx.contributors > 1)
+                    {
+                        m_rounds[worker->GetRoundsDone()].received[i] = fl::RealView(rx.symbols);
+                    }
+                }));
+            worker->TraceConnectWithoutContext(
+                "Round",
+                FlCallback<void, const DwflRoundReport&>([this, i](const DwflRoundReport& r) {
+                    Round& round = m_rounds[r.round - 1];
+                    round.sent[i] = *r.localModel;
+                    round.c[i] = r.c;
+                    if (round.sent.size() == m_n)
+                    {
+                        Write(r.round, round);
+                        m_rounds.erase(r.round - 1);
+                    }
+                }));
+        }
+    }
+
+  private:
+    struct Round
+    {
+        std::map<uint32_t, Eigen::VectorXd> received; ///< receiver -> real view of v_i
+        std::map<uint32_t, Eigen::VectorXd> sent;     ///< worker -> x_k^(t)
+        std::map<uint32_t, double> c;                 ///< worker -> c
+    };
+
+    void Write(uint32_t round, const Round& r)
+    {
+        Eigen::VectorXd total = Eigen::VectorXd::Zero(r.sent.begin()->second.size());
+        for (const auto& [k, x] : r.sent)
+        {
+            total += x;
+        }
+        const auto d = total.size();
+        double sum = 0.0;
+        uint32_t receivers = 0;
+        for (const auto& [i, v] : r.received)
+        {
+            const Eigen::VectorXd err = v.head(d) / r.c.at(i) - (total - r.sent.at(i));
+            sum += err.squaredNorm() / static_cast<double>(d);
+            ++receivers;
+        }
+        if (receivers > 0)
+        {
+            m_out << m_figure << ',' << m_series << ',' << RngSeedManager::GetRun() << ','
+                  << round << ',' << sum / receivers << ',' << receivers << '\n';
+        }
+    }
+
+    std::ostream& m_out;
+    std::string m_figure;
+    std::string m_series;
+    uint32_t m_n{0};
+    std::map<uint32_t, Round> m_rounds;
+};
+
+/// The --aggregateOutput stream and figure name (null: not asked for).
+std::ostream* g_aggregate = nullptr;
+std::string g_figure;
 
 /**
  * The digital reference: N workers on an 802.11n ad hoc network (20 MHz), every worker sends
@@ -152,6 +245,13 @@ InstallAnalog(const DwflFigureSettings& c,
     }
     DwflNetwork net = centralized ? dwfl.InstallCentralized(workers, nodes.Get(run.n), task)
                                   : dwfl.Install(workers, task);
+    if (g_aggregate && run.scheme == "dwfl")
+    {
+        // the simulation's lifetime: destroyed with the next run's (one run at a time)
+        static std::unique_ptr<AggregateError> aggregate;
+        aggregate = std::make_unique<AggregateError>(*g_aggregate, g_figure, run.series);
+        aggregate->Connect(net);
+    }
     if (net.server)
     {
         net.server->SetStartTime(Seconds(0.1));
@@ -228,6 +328,7 @@ main(int argc, char* argv[])
     double kappa = 1.0;
     std::string gainPower = "1e6";
     std::string onlyN;
+    std::string aggregateOutput;
     uint32_t composedRounds = 0;
     std::vector<uint32_t> ns;
     std::vector<double> gains;
@@ -355,6 +456,11 @@ main(int argc, char* argv[])
     flags.AddBool("evaluateWorkers",
                   "Evaluate every worker's model each round (the worker_* columns)",
                   c.evaluateWorkers);
+    flags.AddText("aggregateOutput",
+                  "Also write, per analog DWFL run and round, the aggregate error: the mean over "
+                  "the receivers of ||v_i / c - sum_{k != i} x_k||^2 / d (noise and, on a moving "
+                  "channel, misalignment) as CSV to this file (empty: none; --engine=process only)",
+                  aggregateOutput);
     flags.AddBool("privacyTable", "Print the eps table (CSV on stdout) and exit", privacyTable);
     flags.AddText("nList", "--privacyTable: the values of N", nList);
     flags.AddText("onlyN",
@@ -462,6 +568,27 @@ main(int argc, char* argv[])
     if (quick)
     {
         applyQuick(c, figure);
+    }
+    std::ofstream aggregateCsv;
+    if (!aggregateOutput.empty())
+    {
+        if (engine.engine != "process")
+        {
+            std::cerr << "fl-dwfl: invalid --aggregateOutput with --engine=" << engine.engine
+                      << " (fix: use --engine=process, the default)" << std::endl;
+            return flexample::kExitBadFlag;
+        }
+        aggregateCsv.open(aggregateOutput);
+        if (!aggregateCsv)
+        {
+            std::cerr << "fl-dwfl: invalid --aggregateOutput: cannot write '" << aggregateOutput
+                      << "' (fix: choose a writable path)" << std::endl;
+            return flexample::kExitBadFlag;
+        }
+        aggregateCsv << "figure,series,rng_run,round,aggregate_mse,receivers\n"
+                     << std::setprecision(10);
+        g_aggregate = &aggregateCsv;
+        g_figure = figure;
     }
     const std::vector<DwflFigureRun> runs = DwflFigureRuns(figure, c);
     const std::vector<FlFigureSeries> series = DwflFigureSeries(runs);
