@@ -59,6 +59,7 @@ TEST(DwflFigures, RunsOfEveryFigure)
                                                       {"centralized", 6},
                                                       {"perlink", 10},
                                                       {"digital", 4},
+                                                      {"mobility", 8},
                                                       {"quick", 3},
                                                       {"fig7", 0}};
     for (const auto& [figure, size] : sizes)
@@ -108,6 +109,15 @@ TEST(DwflFigures, RunsOfEveryFigure)
     EXPECT_EQ(perlink[1].Channel(), "perlink-fixed");
     EXPECT_EQ(perlink[2].Channel(), "sender-block");
     EXPECT_EQ(perlink[3].Channel(), "perlink-block");
+    // moving workers: speeds at a CSI age of 0.5 ms, then CSI ages at 30 m/s, correlated fading
+    const std::vector<DwflFigureRun> mobility = DwflFigureRuns("mobility", c);
+    EXPECT_EQ(mobility[0].series, "v=0 m/s CSI age=0.5 ms");
+    EXPECT_EQ(mobility[3].speed, 30.0);
+    EXPECT_EQ(mobility[3].csiAgeMs, 0.5);
+    EXPECT_EQ(mobility[4].series, "v=30 m/s CSI age=0 ms");
+    EXPECT_EQ(mobility[4].Channel(), "sender-correlated");
+    EXPECT_EQ(mobility[7].scheme, "noiseless");
+    EXPECT_EQ(mobility[7].Channel(), "sender-fixed");
     EXPECT_EQ(perlink[1].group, "N=10 fixed");
     EXPECT_EQ(DwflFigureRuns("digital", c)[2].Channel(), "wifi");
     // the settings' channel applies to the other figures
