@@ -21,9 +21,9 @@ namespace
 /// One client's upload as the network would carry it.
 struct Upload
 {
-    fl::ParamVector values;     ///< model or upload values (or the step's values)
-    std::vector<uint8_t> raw;   ///< a raw payload, if the strategy sent one
-    uint64_t weight{0};         ///< the upload weight
+    fl::ParamVector values;   ///< model or upload values (or the step's values)
+    std::vector<uint8_t> raw; ///< a raw payload, if the strategy sent one
+    uint64_t weight{0};       ///< the upload weight
 };
 
 /// The in-process stand-in of the network between one server strategy and its clients.
@@ -56,11 +56,10 @@ class Loopback
             Ptr<FlClientStrategy> s =
                 config.clientStrategy ? config.clientStrategy(k) : CreateObject<FlClientStrategy>();
             FlClientPort port;
-            port.sendControl = [this, k](uint32_t round,
-                                         uint32_t tag,
-                                         const std::vector<uint8_t>& bytes) {
-                m_toServer.push_back({k, round, tag, bytes});
-            };
+            port.sendControl =
+                [this, k](uint32_t round, uint32_t tag, const std::vector<uint8_t>& bytes) {
+                    m_toServer.push_back({k, round, tag, bytes});
+                };
             port.uploadRaw = [this, k](uint32_t /* round */, const std::vector<uint8_t>& bytes) {
                 Upload u;
                 u.raw = bytes;
@@ -115,9 +114,7 @@ class Loopback
             m_result.participants.emplace_back();
             m_committed = true;
         };
-        port.finished = [this]() {
-            return (m_async ? m_round - 1 : m_round) >= m_config.rounds;
-        };
+        port.finished = [this]() { return (m_async ? m_round - 1 : m_round) >= m_config.rounds; };
         port.seed = [this]() { return m_config.serverSeed; };
         server->SetPort(port);
         FlStrategySetup setup;
@@ -202,7 +199,10 @@ class Loopback
     }
 
     /// Hands client k's upload to its strategy's phases, the summing step or the server.
-    void Send(uint32_t k, uint32_t round, const fl::ParamVector& start, FlClientFit& fit,
+    void Send(uint32_t k,
+              uint32_t round,
+              const fl::ParamVector& start,
+              FlClientFit& fit,
               fl::ParamVector upload)
     {
         FlClientStrategy& s = *m_clients[k];
@@ -282,9 +282,10 @@ class Loopback
         if (phases != nullptr)
         {
             // the clients' phase messages, in client order; PhasesDone after each
-            std::stable_sort(m_toServer.begin(),
-                             m_toServer.end(),
-                             [](const Control& a, const Control& b) { return a.client < b.client; });
+            std::stable_sort(
+                m_toServer.begin(),
+                m_toServer.end(),
+                [](const Control& a, const Control& b) { return a.client < b.client; });
             bool done = false;
             std::vector<uint32_t> uploaders;
             while (!m_toServer.empty())
@@ -390,7 +391,7 @@ class Loopback
         {
             throw fl::ConfigError("cohortSize",
                                   std::to_string(cohort) + ", not the strategy's uplink cohort "
-                                  "size",
+                                                           "size",
                                   "give the strategy's UplinkCohortSize with a summing step");
         }
         const fl::ParamVector none;
@@ -412,14 +413,15 @@ class Loopback
                     }
                     if (versions.count(a.trainedRound) == 0)
                     {
-                        throw fl::ConfigError("arrivals",
-                                              "client " + std::to_string(a.client) +
-                                                  " uploads for version " +
-                                                  std::to_string(a.trainedRound) +
-                                                  ", which does not exist yet",
-                                              "give the network run's arrival order");
+                        throw fl::ConfigError(
+                            "arrivals",
+                            "client " + std::to_string(a.client) + " uploads for version " +
+                                std::to_string(a.trainedRound) + ", which does not exist yet",
+                            "give the network run's arrival order");
                     }
-                    batch.emplace_back(a.client, a.trainedRound, cohort == 1 ? a.trainedRound : a.cohort);
+                    batch.emplace_back(a.client,
+                                       a.trainedRound,
+                                       cohort == 1 ? a.trainedRound : a.cohort);
                 }
             }
             else if (work.size() >= cohort)
@@ -518,9 +520,7 @@ FlRunInProcess(Ptr<FlServerStrategy> server, const FlInProcessConfig& config)
 {
     if (!server || !config.task)
     {
-        throw fl::ConfigError("FlRunInProcess",
-                              "no server strategy or no task",
-                              "give both");
+        throw fl::ConfigError("FlRunInProcess", "no server strategy or no task", "give both");
     }
     Loopback loop(server, config);
     return loop.Run();

@@ -95,8 +95,14 @@ DwflFigureRun::Channel() const
 const std::vector<std::string>&
 DwflFigureNames()
 {
-    static const std::vector<std::string> names =
-        {"power", "workers", "epsilon", "orthogonal", "centralized", "perlink", "digital", "mobility"};
+    static const std::vector<std::string> names = {"power",
+                                                   "workers",
+                                                   "epsilon",
+                                                   "orthogonal",
+                                                   "centralized",
+                                                   "perlink",
+                                                   "digital",
+                                                   "mobility"};
     return names;
 }
 
@@ -223,8 +229,7 @@ DwflFigureRuns(const std::string& figure, const DwflFigureSettings& c)
         // No paper has it: moving workers, aligned on estimates CsiAge old (chapter "Mobility").
         for (double v : {0.0, 5.0, 15.0, 30.0})
         {
-            DwflFigureRun* r =
-                add(Label("v", v) + " m/s CSI age=0.5 ms", "dwfl", 10, 60.0, 0.5);
+            DwflFigureRun* r = add(Label("v", v) + " m/s CSI age=0.5 ms", "dwfl", 10, 60.0, 0.5);
             r->speed = v;
             r->csiAgeMs = 0.5;
         }

@@ -202,7 +202,8 @@ LocalMetropolisWeights(uint32_t self,
     {
         throw ConfigError("selfDegree",
                           std::to_string(selfDegree) + " with " +
-                              std::to_string(neighbours.size()) + " neighbours (or self among them)",
+                              std::to_string(neighbours.size()) +
+                              " neighbours (or self among them)",
                           "give the node's degree: its number of neighbours");
     }
     const double nk = static_cast<double>(selfDegree) + 1.0;

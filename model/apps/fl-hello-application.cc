@@ -10,8 +10,8 @@
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 #include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
 
 #include <limits>
 
@@ -164,10 +164,10 @@ FlHelloApplication::SendHello()
     {
         ++m_counters.sent;
     }
-    m_sendEvent = Simulator::Schedule(
-        m_interval + Seconds(m_jitterRv->GetValue(0.0, m_jitter.GetSeconds())),
-        &FlHelloApplication::SendHello,
-        this);
+    m_sendEvent =
+        Simulator::Schedule(m_interval + Seconds(m_jitterRv->GetValue(0.0, m_jitter.GetSeconds())),
+                            &FlHelloApplication::SendHello,
+                            this);
 }
 
 void

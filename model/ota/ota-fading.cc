@@ -163,7 +163,7 @@ GaussMarkovStep(Complex s, double rho, double g1, double g2)
 void
 NormalPair(uint64_t seed, double& g1, double& g2)
 {
-    constexpr double kUnit = 1.0 / 9007199254740992.0; // 2^-53
+    constexpr double kUnit = 1.0 / 9007199254740992.0;                              // 2^-53
     const double u1 = static_cast<double>((DeriveSeed(seed, 1) >> 11) + 1) * kUnit; // (0, 1]
     const double u2 = static_cast<double>(DeriveSeed(seed, 2) >> 11) * kUnit;       // [0, 1)
     const double r = std::sqrt(-2.0 * std::log(u1));

@@ -27,9 +27,8 @@
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/secagg-helper.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <string>
 #include <tuple>
@@ -111,10 +110,10 @@ ClientStrategy(const Cell& cell)
 /// What the network run reported.
 struct NetRun
 {
-    std::map<uint32_t, fl::ParamVector> models;                 ///< round -> global model
-    std::map<uint32_t, std::vector<uint32_t>> selected;         ///< round -> selected
-    std::map<uint32_t, std::vector<uint32_t>> participants;     ///< round -> participants
-    std::vector<FlUpdateInfo> arrivals;                         ///< updates by arrival
+    std::map<uint32_t, fl::ParamVector> models;             ///< round -> global model
+    std::map<uint32_t, std::vector<uint32_t>> selected;     ///< round -> selected
+    std::map<uint32_t, std::vector<uint32_t>> participants; ///< round -> participants
+    std::vector<FlUpdateInfo> arrivals;                     ///< updates by arrival
     uint32_t serverNode{0};
 };
 
@@ -174,11 +173,10 @@ RunNetwork(const Cell& cell)
             r->selected[report.round] = report.selected;
             r->participants[report.round] = report.participants;
             std::vector<FlUpdateInfo> updates = report.updates;
-            std::stable_sort(updates.begin(),
-                             updates.end(),
-                             [](const FlUpdateInfo& a, const FlUpdateInfo& b) {
-                                 return a.arrival < b.arrival;
-                             });
+            std::stable_sort(
+                updates.begin(),
+                updates.end(),
+                [](const FlUpdateInfo& a, const FlUpdateInfo& b) { return a.arrival < b.arrival; });
             r->arrivals.insert(r->arrivals.end(), updates.begin(), updates.end());
         }).Bind(&run));
     Simulator::Stop(Seconds(600));
@@ -274,7 +272,8 @@ TEST_P(UplinkMatrix, NetworkRunEqualsInProcessRunBitForBit)
     ASSERT_EQ(ref.models.size(), kRounds + 1);
     for (uint32_t r = 1; r <= kRounds; ++r)
     {
-        const Eigen::VectorXd a = net.models.at(r).ConvertedTo(fl::Precision::Float64).Get<double>();
+        const Eigen::VectorXd a =
+            net.models.at(r).ConvertedTo(fl::Precision::Float64).Get<double>();
         const Eigen::VectorXd b = ref.models[r].ConvertedTo(fl::Precision::Float64).Get<double>();
         ASSERT_EQ(a.size(), b.size());
         EXPECT_EQ((a - b).cwiseAbs().maxCoeff(), 0.0) << "round " << r;
@@ -289,18 +288,12 @@ TEST_P(UplinkMatrix, NetworkRunEqualsInProcessRunBitForBit)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(StageByStrategy,
-                         UplinkMatrix,
-                         testing::Combine(testing::Values("none",
-                                                          "noise",
-                                                          "secagg",
-                                                          "codec",
-                                                          "noise+codec+secagg"),
-                                          testing::Values("fedavg",
-                                                          "fedbuff",
-                                                          "fedadam",
-                                                          "scaffold")),
-                         CellName);
+INSTANTIATE_TEST_SUITE_P(
+    StageByStrategy,
+    UplinkMatrix,
+    testing::Combine(testing::Values("none", "noise", "secagg", "codec", "noise+codec+secagg"),
+                     testing::Values("fedavg", "fedbuff", "fedadam", "scaffold")),
+    CellName);
 
 /*
  * Each stage does what it says, seen in process (the network cells above equal these runs): the

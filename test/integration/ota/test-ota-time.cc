@@ -19,9 +19,8 @@
 #include "ns3/ota-helper.h"
 #include "ns3/ota-signal.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <map>
 #include <memory>
 #include <vector>
@@ -262,25 +261,25 @@ RunDwfl(OtaChannel::Coherence coherence,
     {
         net.workers.Get(i)->TraceConnectWithoutContext(
             "Round",
-            FlCallback<void, const DwflRoundReport&>([&run, i, n, channel, first](
-                                                         const DwflRoundReport& r) {
-                run.epsilon[r.round][i] = r.epsilon;
-                run.c[r.round][i] = r.c;
-                run.beta[r.round][i] = r.beta;
-                if (i == 0)
-                {
-                    // what the workers aligned on and what the data slot had (sender only)
-                    const uint64_t slot = first->GetDataSlot();
-                    std::vector<double> trueGain;
-                    std::vector<double> estimate;
-                    for (uint32_t k = 0; k < n; ++k)
+            FlCallback<void, const DwflRoundReport&>(
+                [&run, i, n, channel, first](const DwflRoundReport& r) {
+                    run.epsilon[r.round][i] = r.epsilon;
+                    run.c[r.round][i] = r.c;
+                    run.beta[r.round][i] = r.beta;
+                    if (i == 0)
                     {
-                        trueGain.push_back(std::abs(channel->GetCoefficient(k, k, slot)));
-                        estimate.push_back(std::abs(channel->GetCsiCoefficient(k, k, slot)));
+                        // what the workers aligned on and what the data slot had (sender only)
+                        const uint64_t slot = first->GetDataSlot();
+                        std::vector<double> trueGain;
+                        std::vector<double> estimate;
+                        for (uint32_t k = 0; k < n; ++k)
+                        {
+                            trueGain.push_back(std::abs(channel->GetCoefficient(k, k, slot)));
+                            estimate.push_back(std::abs(channel->GetCsiCoefficient(k, k, slot)));
+                        }
+                        run.gains[r.round] = {trueGain, estimate};
                     }
-                    run.gains[r.round] = {trueGain, estimate};
-                }
-            }));
+                }));
         net.workers.Get(i)->TraceConnectWithoutContext(
             "ModelReport",
             FlCallback<void, const FlModelReport&>([&run, i](const FlModelReport& r) {
@@ -340,8 +339,7 @@ TEST_F(OtaTimeTest, DwflWithoutMotionEqualsTheStaticChannel)
 /// 2 ms old estimates some round's epsilon is off the target.
 TEST_F(OtaTimeTest, MovingDwflRealignsAndReportsTheTrueChannelsEpsilon)
 {
-    const DwflTimeRun moving =
-        RunDwfl(OtaChannel::COHERENCE_CORRELATED, 30.0, MilliSeconds(2));
+    const DwflTimeRun moving = RunDwfl(OtaChannel::COHERENCE_CORRELATED, 30.0, MilliSeconds(2));
     EXPECT_EQ(moving.setups, 4u); // one alignment per round
     const std::vector<double>& power = moving.power;
     for (const auto& [round, byWorker] : moving.epsilon)
@@ -358,8 +356,7 @@ TEST_F(OtaTimeTest, MovingDwflRealignsAndReportsTheTrueChannelsEpsilon)
                                                          trueGain,
                                                          estimate,
                                                          moving.c.at(round).at(worker));
-            const double hand =
-                fl::DwflEpsilon(worker, trueGain, power, beta, c, moving.params);
+            const double hand = fl::DwflEpsilon(worker, trueGain, power, beta, c, moving.params);
             EXPECT_NEAR(eps, hand, 1e-12 * hand) << "round " << round << " worker " << worker;
         }
     }
@@ -409,8 +406,7 @@ TEST_F(OtaTimeTest, MovingParameterServerWorkersReportTheTrueChannelsEpsilon)
         }
     }
     EXPECT_TRUE(differs);
-    const DwflTimeRun still =
-        RunDwfl(OtaChannel::COHERENCE_CORRELATED, 0.0, MilliSeconds(2), true);
+    const DwflTimeRun still = RunDwfl(OtaChannel::COHERENCE_CORRELATED, 0.0, MilliSeconds(2), true);
     for (const auto& [round, byWorker] : still.epsilon)
     {
         for (const auto& [worker, eps] : byWorker)

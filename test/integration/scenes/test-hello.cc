@@ -18,7 +18,6 @@
 #include "ns3/wifi-module.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <vector>
 
@@ -71,8 +70,11 @@ Build(Line& line)
     ipv4.Assign(devices);
     for (uint32_t i = 0; i < 3; ++i)
     {
-        Ptr<FlHelloApplication> app = CreateObjectWithAttributes<FlHelloApplication>(
-            "Interval", TimeValue(Seconds(1)), "Timeout", TimeValue(Seconds(3)));
+        Ptr<FlHelloApplication> app =
+            CreateObjectWithAttributes<FlHelloApplication>("Interval",
+                                                           TimeValue(Seconds(1)),
+                                                           "Timeout",
+                                                           TimeValue(Seconds(3)));
         line.nodes.Get(i)->AddApplication(app);
         app->AssignStreams(40 + i);
         app->SetStartTime(Seconds(0.1));
@@ -134,8 +136,7 @@ TEST(HelloNetwork, GarbageOnTheHelloPortIsDroppedAndCounted)
     Line line;
     Build(line);
     Simulator::Schedule(Seconds(2.5), [&line]() {
-        Ptr<Socket> s =
-            Socket::CreateSocket(line.nodes.Get(0), UdpSocketFactory::GetTypeId());
+        Ptr<Socket> s = Socket::CreateSocket(line.nodes.Get(0), UdpSocketFactory::GetTypeId());
         s->SetAllowBroadcast(true);
         s->Bind();
         const uint8_t junk[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 255, 255, 255, 127};
@@ -157,8 +158,11 @@ TEST(HelloNetwork, ATimeoutWithinOneIntervalIsRefused)
             NodeContainer n;
             n.Create(1);
             InternetStackHelper().Install(n);
-            Ptr<FlHelloApplication> app = CreateObjectWithAttributes<FlHelloApplication>(
-                "Interval", TimeValue(Seconds(1)), "Timeout", TimeValue(Seconds(1)));
+            Ptr<FlHelloApplication> app =
+                CreateObjectWithAttributes<FlHelloApplication>("Interval",
+                                                               TimeValue(Seconds(1)),
+                                                               "Timeout",
+                                                               TimeValue(Seconds(1)));
             n.Get(0)->AddApplication(app);
             Simulator::Stop(Seconds(1));
             Simulator::Run();

@@ -11,7 +11,6 @@
 #include "ns3/neighbour-discovery.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <vector>
 
@@ -63,8 +62,8 @@ TEST(NeighbourDiscovery, HelloRoundTripsAndMalformedOnesAreRefused)
 TEST(NeighbourDiscovery, SymmetricNeighboursWithinTheTimeout)
 {
     fl::NeighbourTable t(0, 1.5);
-    fl::Hello from1{1, 1, {0}};    // hears 0: symmetric
-    fl::Hello from2{2, 0, {3}};    // does not hear 0: one-way
+    fl::Hello from1{1, 1, {0}}; // hears 0: symmetric
+    fl::Hello from2{2, 0, {3}}; // does not hear 0: one-way
     t.Heard(from1, 0.0);
     t.Heard(from2, 0.5);
     t.Heard(fl::Hello{0, 0, {}}, 0.5); // its own hello is ignored
