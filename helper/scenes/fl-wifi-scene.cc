@@ -226,12 +226,21 @@ AttachWifiLinkState(const FlScene& s, uint32_t aps)
             SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(ap->GetPhy(), observer);
         NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
     }
-    AttachLinkState(s.serverNode, [observer](uint32_t client) {
+    // each client's access point: the AP of its cell (the server's node for one BSS or ad hoc)
+    std::vector<Ptr<Node>> station(n);
+    std::vector<Ptr<Node>> access(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        station[i] = s.clients.Get(i);
+        access[i] = aps == 1 ? s.serverNode : s.devices.Get(i % aps)->GetNode();
+    }
+    AttachLinkState(s.serverNode, [observer, station, access](uint32_t client) {
         FlLinkState st;
         if (client < observer->rateBps.size())
         {
             st.rateBps = observer->rateBps[client];
             st.snrDb = observer->snrDb[client];
+            st.distanceM = FlNodeDistance(station[client], access[client]);
         }
         return st;
     });
@@ -305,6 +314,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients, const DeviceInstaller& ins
 {
     CheckClients(numClients);
     const std::string channel = WifiStandardSettings(m_standard, m_name).second;
+    CheckMobilityFidelity();
     if (m_fidelity == FlFidelity::Flow)
     {
         double rate = 0.0;

@@ -1,0 +1,752 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * FedAvg with moving clients: each mobility preset installs the ns-3 model it names (type,
+ * speeds, positions in its box), reproducibly from its streams, and refuses bad parameters
+ * naming them; the radio scenes move their clients with a preset and report each client's
+ * distance to its access point; a constant position through the mobility path changes nothing
+ * (models and CSV rows bit for bit); a client that walks out of the BSS's coverage during its
+ * upload is counted lost by the round (TCP with a deadline; UDP given up by the transport).
+ */
+#include "fl-test-config-error.h"
+#include "fl-test-task.h"
+
+#include "ns3/constant-position-mobility-model.h"
+#include "ns3/constant-velocity-mobility-model.h"
+#include "ns3/core-module.h"
+#include "ns3/fl-helper.h"
+#include "ns3/fl-network-scenarios.h"
+#include "ns3/gauss-markov-mobility-model.h"
+#include "ns3/learning-monitor.h"
+#include "ns3/mobility-model.h"
+#include "ns3/position-allocator.h"
+#include "ns3/random-waypoint-mobility-model.h"
+#include "ns3/steady-state-random-waypoint-mobility-model.h"
+#include "ns3/waypoint-mobility-model.h"
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+Box
+Square(double side)
+{
+    return Box(0.0, side, 0.0, side, 0.0, 0.0);
+}
+
+bool
+Inside(const Box& b, const Vector& p)
+{
+    const double eps = 1e-9; // a node on a wall: the models stop there up to rounding
+    return p.x >= b.xMin - eps && p.x <= b.xMax + eps && p.y >= b.yMin - eps &&
+           p.y <= b.yMax + eps && p.z >= b.zMin - eps && p.z <= b.zMax + eps;
+}
+
+/// Positions and speeds of every node every `step` until `end` (the simulator runs).
+struct Track
+{
+    std::vector<std::vector<Vector>> position; ///< [sample][node]
+    std::vector<std::vector<double>> speed;    ///< [sample][node]
+};
+
+Track
+Sample(const NodeContainer& nodes, Time step, Time end)
+{
+    Track t;
+    std::function<void()> sample = [&]() {
+        std::vector<Vector> p;
+        std::vector<double> v;
+        for (uint32_t i = 0; i < nodes.GetN(); ++i)
+        {
+            Ptr<MobilityModel> m = nodes.Get(i)->GetObject<MobilityModel>();
+            p.push_back(m->GetPosition());
+            v.push_back(m->GetVelocity().GetLength());
+        }
+        t.position.push_back(p);
+        t.speed.push_back(v);
+        if (Simulator::Now() + step <= end)
+        {
+            Simulator::Schedule(step, sample);
+        }
+    };
+    Simulator::ScheduleNow(sample);
+    Simulator::Stop(end + step);
+    Simulator::Run();
+    return t;
+}
+
+NodeContainer
+Nodes(uint32_t n)
+{
+    NodeContainer c;
+    c.Create(n);
+    return c;
+}
+
+template <typename M>
+void
+ExpectModels(const NodeContainer& nodes)
+{
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        EXPECT_TRUE(DynamicCast<M>(nodes.Get(i)->GetObject<MobilityModel>())) << "client " << i;
+    }
+}
+
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream f(path);
+    std::ostringstream os;
+    os << f.rdbuf();
+    return os.str();
+}
+
+/// The CSV without its last `drop` columns on every line.
+std::string
+DropColumns(const std::string& csv, int drop)
+{
+    std::istringstream in(csv);
+    std::ostringstream out;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        for (int k = 0; k < drop; ++k)
+        {
+            line = line.substr(0, line.rfind(','));
+        }
+        out << line << '\n';
+    }
+    return out.str();
+}
+
+} // namespace
+
+// Each preset installs the model it names on every client, moves inside its box at its
+// speeds, and starts where it says.
+TEST(MobilityPresets, EachPresetInstallsWhatItSays)
+{
+    const uint32_t n = 6;
+    const Box box = Square(100.0);
+    {
+        SCOPED_TRACE("random waypoint");
+        NodeContainer c = Nodes(n);
+        FlClientMobilityHelper p;
+        p.SetRandomWaypoint(box, 2.0, 5.0, Seconds(1));
+        EXPECT_EQ(p.GetName(), "random-waypoint");
+        EXPECT_GT(p.Install(c), 0);
+        ExpectModels<RandomWaypointMobilityModel>(c);
+        const Track t = Sample(c, Seconds(0.5), Seconds(120));
+        bool moved = false;
+        for (std::size_t s = 0; s < t.position.size(); ++s)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                EXPECT_TRUE(Inside(box, t.position[s][i])) << "sample " << s;
+                const double v = t.speed[s][i];
+                EXPECT_TRUE(v == 0.0 || (v >= 2.0 - 1e-9 && v <= 5.0 + 1e-9)) << v;
+                moved = moved || v > 0.0;
+            }
+        }
+        EXPECT_TRUE(moved);
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("steady-state random waypoint");
+        NodeContainer c = Nodes(n);
+        FlClientMobilityHelper p;
+        p.SetSteadyStateRandomWaypoint(Box(0, 100, 0, 50, 1.5, 1.5),
+                                       1.0,
+                                       3.0,
+                                       Seconds(0),
+                                       Seconds(2));
+        p.Install(c);
+        ExpectModels<SteadyStateRandomWaypointMobilityModel>(c);
+        const Track t = Sample(c, Seconds(0.5), Seconds(120));
+        for (std::size_t s = 1; s < t.position.size(); ++s) // from the first draw on
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                EXPECT_TRUE(Inside(Box(0, 100, 0, 50, 1.5, 1.5), t.position[s][i]));
+                const double v = t.speed[s][i];
+                EXPECT_TRUE(v == 0.0 || (v >= 1.0 - 1e-9 && v <= 3.0 + 1e-9)) << v;
+            }
+        }
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("Gauss-Markov, alpha 1: constant speed");
+        NodeContainer c = Nodes(n);
+        FlClientMobilityHelper p;
+        p.SetGaussMarkov(box, 4.0, 0.0, 1.0, Seconds(0.25));
+        p.Install(c);
+        ExpectModels<GaussMarkovMobilityModel>(c);
+        const Track t = Sample(c, Seconds(0.5), Seconds(120));
+        for (std::size_t s = 1; s < t.position.size(); ++s)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                EXPECT_TRUE(Inside(box, t.position[s][i])) << "sample " << s;
+                EXPECT_NEAR(t.speed[s][i], 4.0, 1e-9);
+            }
+        }
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("Gauss-Markov, alpha 0.5: inside the box");
+        NodeContainer c = Nodes(n);
+        FlClientMobilityHelper p;
+        p.SetGaussMarkov(box, 4.0, 1.0, 0.5, Seconds(0.25));
+        p.Install(c);
+        const Track t = Sample(c, Seconds(0.5), Seconds(120));
+        double sum = 0.0;
+        std::size_t count = 0;
+        for (std::size_t s = 1; s < t.position.size(); ++s)
+        {
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                EXPECT_TRUE(Inside(box, t.position[s][i])) << "sample " << s;
+                sum += t.speed[s][i];
+                ++count;
+            }
+        }
+        // the speed is 4 m/s plus noise bounded by 3 sigma, clipped at 0: its mean within
+        // 4 +- 3 x 1 whatever the draws
+        EXPECT_GT(sum / count, 1.0);
+        EXPECT_LT(sum / count, 7.0);
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("road");
+        NodeContainer c = Nodes(n);
+        FlClientMobilityHelper p;
+        p.SetRoad(Vector(-100, 5, 0), Vector(3, 4, 0), 20.0, 15.0);
+        EXPECT_EQ(p.Install(c), 0);
+        ExpectModels<ConstantVelocityMobilityModel>(c);
+        const Track t = Sample(c, Seconds(1), Seconds(4));
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const double along0 = 20.0 * i;
+            const double along4 = along0 + 15.0 * 4.0;
+            EXPECT_NEAR(t.position[0][i].x, -100 + 0.6 * along0, 1e-9);
+            EXPECT_NEAR(t.position[0][i].y, 5 + 0.8 * along0, 1e-9);
+            EXPECT_NEAR(t.position[4][i].x, -100 + 0.6 * along4, 1e-9);
+            EXPECT_NEAR(t.position[4][i].y, 5 + 0.8 * along4, 1e-9);
+            EXPECT_NEAR(t.speed[2][i], 15.0, 1e-12);
+        }
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("waypoints");
+        NodeContainer c = Nodes(2);
+        FlClientMobilityHelper p;
+        p.SetWaypoints(
+            {{Waypoint(Seconds(0), Vector(0, 0, 0)), Waypoint(Seconds(10), Vector(100, 0, 0))},
+             {Waypoint(Seconds(2), Vector(5, 5, 0))}});
+        p.Install(c);
+        ExpectModels<WaypointMobilityModel>(c);
+        const Track t = Sample(c, Seconds(2.5), Seconds(12.5));
+        EXPECT_NEAR(t.position[1][0].x, 25.0, 1e-9); // 2.5 s of 10 m/s
+        EXPECT_NEAR(t.position[2][0].x, 50.0, 1e-9);
+        EXPECT_NEAR(t.position[5][0].x, 100.0, 1e-9); // stays at its last waypoint
+        EXPECT_EQ(t.position[3][1], Vector(5, 5, 0));
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("ns-2 trace");
+        const std::string path = ::testing::TempDir() + "fl-mobility-trace.ns_movements";
+        {
+            std::ofstream f(path);
+            f << "$node_(0) set X_ 10.0\n$node_(0) set Y_ 0.0\n$node_(0) set Z_ 0.0\n"
+                 "$node_(1) set X_ 0.0\n$node_(1) set Y_ 20.0\n$node_(1) set Z_ 0.0\n"
+                 "$ns_ at 1.0 \"$node_(0) setdest 50.0 0.0 8.0\"\n";
+        }
+        NodeContainer c = Nodes(2);
+        FlClientMobilityHelper p;
+        p.SetNs2Trace(path);
+        p.Install(c);
+        ExpectModels<ConstantVelocityMobilityModel>(c);
+        const Track t = Sample(c, Seconds(1), Seconds(3));
+        EXPECT_NEAR(t.position[0][0].x, 10.0, 1e-9);
+        EXPECT_NEAR(t.position[3][0].x, 26.0, 1e-9); // 2 s at 8 m/s from 1 s on
+        EXPECT_NEAR(t.position[3][1].y, 20.0, 1e-9);
+        Simulator::Destroy();
+
+        NodeContainer three = Nodes(3); // the trace moves two nodes only
+        fltest::ExpectConfigError([&] { p.Install(three); }, "Install", "$node_(2)");
+        Simulator::Destroy();
+    }
+    {
+        SCOPED_TRACE("fixed");
+        NodeContainer c = Nodes(2);
+        FlClientMobilityHelper p;
+        EXPECT_FALSE(p.Moves());
+        EXPECT_EQ(p.Install(c), 0);
+        EXPECT_FALSE(c.Get(0)->GetObject<MobilityModel>());
+        Simulator::Destroy();
+    }
+}
+
+// The same streams move the clients alike; other streams otherwise.
+TEST(MobilityPresets, StreamsReproduce)
+{
+    auto trackOf = [](int64_t stream) {
+        NodeContainer c = Nodes(4);
+        FlClientMobilityHelper p;
+        p.SetRandomWaypoint(Square(200.0), 1.0, 10.0, Seconds(0.5));
+        if (stream >= 0)
+        {
+            p.SetStream(stream);
+        }
+        p.Install(c);
+        const Track t = Sample(c, Seconds(5), Seconds(60));
+        Simulator::Destroy();
+        return t.position;
+    };
+    const auto a = trackOf(-1);
+    EXPECT_EQ(a, trackOf(-1));
+    EXPECT_EQ(trackOf(kFlMobilityStream), a);
+    EXPECT_NE(trackOf(7), a);
+}
+
+// Bad parameters: fl::ConfigError naming the setter and the parameter, with the fix.
+TEST(MobilityPresets, BadParametersNamed)
+{
+    using fltest::ExpectConfigError;
+    FlClientMobilityHelper p;
+    const double nan = std::nan("");
+    ExpectConfigError([&] { p.SetRandomWaypoint(Box(0, 0, 0, 1, 0, 0), 1, 2, Seconds(0)); },
+                      "SetRandomWaypoint box");
+    ExpectConfigError([&] { p.SetRandomWaypoint(Box(0, nan, 0, 1, 0, 0), 1, 2, Seconds(0)); },
+                      "SetRandomWaypoint box");
+    ExpectConfigError([&] { p.SetRandomWaypoint(Square(10), 0, 2, Seconds(0)); },
+                      "SetRandomWaypoint minSpeed",
+                      "minSpeed > 0");
+    ExpectConfigError([&] { p.SetRandomWaypoint(Square(10), 3, 2, Seconds(0)); },
+                      "SetRandomWaypoint maxSpeed");
+    ExpectConfigError([&] { p.SetRandomWaypoint(Square(10), 1, 2, Seconds(-1)); },
+                      "SetRandomWaypoint pause");
+    ExpectConfigError(
+        [&] {
+            p.SetSteadyStateRandomWaypoint(Box(0, 10, 0, 10, 0, 1), 1, 2, Seconds(0), Seconds(1));
+        },
+        "SetSteadyStateRandomWaypoint box",
+        "zMin = zMax");
+    ExpectConfigError(
+        [&] { p.SetSteadyStateRandomWaypoint(Square(10), 1, 2, Seconds(2), Seconds(1)); },
+        "SetSteadyStateRandomWaypoint maxPause");
+    ExpectConfigError([&] { p.SetGaussMarkov(Square(10), -1, 0, 0.5, Seconds(1)); },
+                      "SetGaussMarkov meanSpeed");
+    ExpectConfigError([&] { p.SetGaussMarkov(Square(10), 1, nan, 0.5, Seconds(1)); },
+                      "SetGaussMarkov speedStdDev");
+    ExpectConfigError([&] { p.SetGaussMarkov(Square(10), 1, 0, 1.5, Seconds(1)); },
+                      "SetGaussMarkov alpha");
+    ExpectConfigError([&] { p.SetGaussMarkov(Square(10), 1, 0, 0.5, Seconds(0)); },
+                      "SetGaussMarkov timeStep");
+    ExpectConfigError([&] { p.SetRoad(Vector(0, 0, 0), Vector(0, 0, 0), 1, 1); },
+                      "SetRoad direction");
+    ExpectConfigError([&] { p.SetRoad(Vector(0, 0, 0), Vector(1, 0, 0), -1, 1); },
+                      "SetRoad spacing");
+    ExpectConfigError([&] { p.SetRoad(Vector(0, 0, 0), Vector(1, 0, 0), 1, nan); },
+                      "SetRoad speed");
+    ExpectConfigError([&] { p.SetWaypoints({}); }, "SetWaypoints paths");
+    ExpectConfigError([&] { p.SetWaypoints({{}}); }, "SetWaypoints paths", "path 0 is empty");
+    ExpectConfigError(
+        [&] {
+            p.SetWaypoints(
+                {{Waypoint(Seconds(1), Vector(0, 0, 0)), Waypoint(Seconds(1), Vector(1, 0, 0))}});
+        },
+        "SetWaypoints paths",
+        "strictly increasing");
+    ExpectConfigError([&] { p.SetNs2Trace("/nonexistent/trace.tcl"); }, "SetNs2Trace path");
+    ExpectConfigError([&] { p.SetStream(-1); }, "SetStream stream");
+    EXPECT_FALSE(p.Moves()); // nothing was set
+
+    // Install: one path per client, nodes without a model
+    p.SetWaypoints({{Waypoint(Seconds(0), Vector(0, 0, 0))}});
+    NodeContainer two = Nodes(2);
+    ExpectConfigError([&] { p.Install(two); }, "Install", "1 waypoint paths for 2 clients");
+    two.Get(0)->AggregateObject(CreateObject<ConstantPositionMobilityModel>());
+    ExpectConfigError([&] { p.Install(two); }, "Install", "has a MobilityModel already");
+
+    // a moving preset needs positions: flow fidelity refuses it
+    FlWifiScenarioHelper wifi;
+    FlClientMobilityHelper road;
+    road.SetRoad(Vector(0, 0, 0), Vector(1, 0, 0), 1, 1);
+    wifi.SetClientMobility(road);
+    wifi.SetFidelity(FlFidelity::Flow);
+    ExpectConfigError([&] { wifi.Build(2); }, "SetClientMobility", "flow");
+    FlLteSceneHelper lte;
+    lte.SetClientMobility(road);
+    lte.SetFidelity(FlFidelity::Flow);
+    ExpectConfigError([&] { lte.Build(2); }, "SetClientMobility", "flow");
+    Simulator::Destroy();
+}
+
+// Every radio scene moves its clients with a preset (and keeps a node's own model); the
+// scene's link state gives each client's distance to its access point.
+TEST(MobilityPresets, RadioScenesMoveTheirClients)
+{
+    FlClientMobilityHelper road;
+    road.SetRoad(Vector(10, 0, 0), Vector(0, 1, 0), 5.0, 20.0);
+    auto check = [](const FlScene& s, const std::function<Vector(uint32_t)>& accessPoint) {
+        Ptr<FlSceneLinkState> links = FlGetSceneLinkState(s.serverNode);
+        ASSERT_TRUE(links);
+        for (uint32_t i = 0; i < s.clients.GetN(); ++i)
+        {
+            Ptr<MobilityModel> m = s.clients.Get(i)->GetObject<MobilityModel>();
+            ASSERT_TRUE(DynamicCast<ConstantVelocityMobilityModel>(m)) << "client " << i;
+            EXPECT_EQ(m->GetVelocity(), Vector(0, 20, 0));
+            const Vector p = m->GetPosition();
+            EXPECT_EQ(p, Vector(10, 5.0 * i, 0));
+            EXPECT_NEAR(links->Get(i).distanceM, CalculateDistance(p, accessPoint(i)), 1e-9);
+        }
+    };
+    {
+        FlWifiScenarioHelper h;
+        h.SetClientMobility(road);
+        check(h.Build(3), [](uint32_t) { return Vector(0, 0, 0); });
+    }
+    Simulator::Destroy();
+    {
+        FlWifiAdhocSceneHelper h;
+        h.SetClientMobility(road);
+        check(h.Build(3), [](uint32_t) { return Vector(0, 0, 0); });
+    }
+    Simulator::Destroy();
+    {
+        FlWifiEssSceneHelper h;
+        h.SetAccessPoints(2);
+        h.SetClientMobility(road);
+        FlScene s = h.Build(4);
+        check(s, [&s](uint32_t i) {
+            return s.infrastructure.Get(i % 2)->GetObject<MobilityModel>()->GetPosition();
+        });
+    }
+    Simulator::Destroy();
+    {
+        FlLteSceneHelper h;
+        h.SetClientMobility(road);
+        check(h.Build(3), [](uint32_t) { return Vector(0, 0, 0); });
+    }
+    Simulator::Destroy();
+    {
+        // a node's own model stays; the others take the preset
+        Ptr<Node> server = CreateObject<Node>();
+        NodeContainer nodes = Nodes(2);
+        Ptr<ConstantPositionMobilityModel> own = CreateObject<ConstantPositionMobilityModel>();
+        own->SetPosition(Vector(1, 2, 0));
+        nodes.Get(0)->AggregateObject(own);
+        FlWifiScenarioHelper h;
+        h.SetNodes(server, nodes);
+        h.SetClientMobility(road);
+        h.Build(2);
+        EXPECT_EQ(nodes.Get(0)->GetObject<MobilityModel>(), own);
+        EXPECT_TRUE(
+            DynamicCast<ConstantVelocityMobilityModel>(nodes.Get(1)->GetObject<MobilityModel>()));
+    }
+    Simulator::Destroy();
+}
+
+namespace
+{
+
+/// What a FedAvg run over a Wi-Fi BSS wrote and reported.
+struct WifiRun
+{
+    std::vector<fl::ParamVector> globals;
+    std::vector<FlRoundRecord> records;
+    std::vector<FlClientRoundRecord> clientRecords;
+    std::vector<FlRoundReport> reports; ///< without their global models
+    std::string roundCsv;
+    std::string clientCsv;
+    uint32_t completed{0};
+};
+
+/**
+ * FedAvg over a Wi-Fi BSS built by `build` (which fixes nothing else), fixed seeds, the scene's
+ * link state handed to the server as FlFedAvgHelper does, a LearningMonitor on the server and
+ * the clients writing both CSVs.
+ */
+WifiRun
+RunWifi(std::shared_ptr<const fl::LearningTask> task,
+        uint32_t rounds,
+        const std::function<FlScene()>& build,
+        const std::string& transport,
+        Time deadline,
+        const std::string& tag)
+{
+    WifiRun out;
+    const std::string roundFile = ::testing::TempDir() + "fl-mobility-" + tag + "-rounds.csv";
+    const std::string clientFile = ::testing::TempDir() + "fl-mobility-" + tag + "-clients.csv";
+    {
+        FlScene scene = build();
+        FlWifiScenarioHelper::AssignStreams(scene, 100);
+        FlServerHelper sh(task);
+        sh.SetAttribute("Rounds", UintegerValue(rounds));
+        sh.SetAttribute("WirePrecision", StringValue("float32"));
+        sh.SetAttribute("InitSeed", UintegerValue(12345));
+        sh.SetAttribute("Transport", StringValue(transport));
+        sh.SetAttribute("RoundDeadline", TimeValue(deadline));
+        ApplicationContainer sapps = sh.Install(scene.serverNode);
+        FlClientHelper ch(task, scene.serverAddress);
+        ch.SetAttribute("WirePrecision", StringValue("float32"));
+        ch.SetAttribute("Transport", StringValue(transport));
+        ApplicationContainer capps = ch.Install(scene.clients);
+        for (uint32_t i = 0; i < capps.GetN(); ++i)
+        {
+            capps.Get(i)->SetAttribute("TrainingSeed", UintegerValue(777 + 17 * i));
+        }
+        sapps.Start(Seconds(0));
+        capps.Start(Seconds(0.5));
+        Ptr<FlServerApplication> server = DynamicCast<FlServerApplication>(sapps.Get(0));
+        const FlSceneLinkState* links = PeekPointer(FlGetSceneLinkState(scene.serverNode));
+        server->SetLinkStateProvider([links](uint32_t c) { return links->Get(c); });
+        server->TraceConnectWithoutContext("RoundEnd",
+                                           MakeCallback(+[](WifiRun* o, const FlRoundReport& r) {
+                                               o->globals.push_back(*r.globalModel);
+                                               FlRoundReport copy = r;
+                                               copy.globalModel = nullptr;
+                                               o->reports.push_back(copy);
+                                           }).Bind(&out));
+        Ptr<LearningMonitor> monitor = CreateObject<LearningMonitor>();
+        monitor->SetAttribute("OutputFile", StringValue(roundFile));
+        monitor->SetAttribute("ClientOutputFile", StringValue(clientFile));
+        monitor->SetAttribute("KeepClientRecords", BooleanValue(true));
+        monitor->Install(server);
+        monitor->InstallClients(capps);
+        Simulator::Stop(Seconds(60));
+        Simulator::Run();
+        out.records = monitor->GetRecords();
+        out.clientRecords = monitor->GetClientRecords();
+        out.completed = server->GetCompletedRounds();
+        monitor->Dispose(); // closes the files
+    }
+    Simulator::Destroy();
+    out.roundCsv = Slurp(roundFile);
+    out.clientCsv = Slurp(clientFile);
+    return out;
+}
+
+const std::vector<Vector> kPositions{{5, 0, 0}, {0, 7, 0}, {-4, -3, 0}};
+
+Ptr<ListPositionAllocator>
+ListOf(const std::vector<Vector>& where)
+{
+    Ptr<ListPositionAllocator> list = CreateObject<ListPositionAllocator>();
+    for (const Vector& v : where)
+    {
+        list->Add(v);
+    }
+    return list;
+}
+
+} // namespace
+
+// The default placement at given positions, the same positions as ConstantPositionMobilityModels
+// the nodes bring (the mobility path of SetNodes), and as one-waypoint paths of the preset: the
+// same global models bit for bit; the first two write the same CSVs byte for byte (no mobility
+// columns: nothing moves), the third the same rows plus the mobility columns, whose distances
+// are the geometry's and nobody lost.
+TEST(MovingClients, ConstantPositionChangesNothing)
+{
+    const uint32_t n = 3;
+    auto task = fltest::MakeTask<float>(n, "mlp:hidden=16");
+    const WifiRun placed = RunWifi(
+        task,
+        3,
+        [] {
+            FlWifiScenarioHelper h;
+            h.SetPositionAllocator(ListOf(kPositions));
+            return h.Build(3);
+        },
+        "tcp",
+        Seconds(0),
+        "placed");
+    const WifiRun own = RunWifi(
+        task,
+        3,
+        [] {
+            Ptr<Node> server = CreateObject<Node>();
+            NodeContainer nodes = Nodes(3);
+            for (uint32_t i = 0; i < 3; ++i)
+            {
+                Ptr<ConstantPositionMobilityModel> m =
+                    CreateObject<ConstantPositionMobilityModel>();
+                m->SetPosition(kPositions[i]);
+                nodes.Get(i)->AggregateObject(m);
+            }
+            FlWifiScenarioHelper h;
+            h.SetNodes(server, nodes);
+            return h.Build(3);
+        },
+        "tcp",
+        Seconds(0),
+        "own");
+    const WifiRun still = RunWifi(
+        task,
+        3,
+        [] {
+            FlClientMobilityHelper p;
+            std::vector<std::vector<Waypoint>> paths;
+            for (const Vector& v : kPositions)
+            {
+                paths.push_back({Waypoint(Seconds(0), v)});
+            }
+            p.SetWaypoints(paths);
+            FlWifiScenarioHelper h;
+            h.SetClientMobility(p);
+            return h.Build(3);
+        },
+        "tcp",
+        Seconds(0),
+        "still");
+    ASSERT_EQ(placed.completed, 3u);
+    ASSERT_EQ(placed.globals.size(), 4u);
+    EXPECT_EQ(own.globals, placed.globals);
+    EXPECT_EQ(still.globals, placed.globals);
+    EXPECT_FALSE(placed.roundCsv.empty());
+    EXPECT_FALSE(placed.clientCsv.empty());
+    EXPECT_EQ(own.roundCsv, placed.roundCsv);
+    EXPECT_EQ(own.clientCsv, placed.clientCsv);
+    EXPECT_EQ(placed.roundCsv.substr(0, placed.roundCsv.find('\n')),
+              FlLearningTracker::RoundCsvHeader());
+    EXPECT_EQ(still.roundCsv.substr(0, still.roundCsv.find('\n')),
+              FlLearningTracker::RoundCsvHeader(true));
+    EXPECT_EQ(still.clientCsv.substr(0, still.clientCsv.find('\n')),
+              FlLearningTracker::ClientRoundCsvHeader(true));
+    EXPECT_EQ(DropColumns(still.roundCsv, 3), DropColumns(placed.roundCsv, 0));
+    EXPECT_EQ(DropColumns(still.clientCsv, 3), DropColumns(placed.clientCsv, 0));
+    ASSERT_EQ(still.clientRecords.size(), 3u * n);
+    for (const FlClientRoundRecord& r : still.clientRecords)
+    {
+        EXPECT_TRUE(r.participated);
+        EXPECT_FALSE(r.lost);
+        EXPECT_NEAR(r.uploadDistanceM, kPositions[r.client].GetLength(), 1e-12);
+        EXPECT_TRUE(std::isfinite(r.uploadSnrDb)) << "round " << r.round << " client " << r.client;
+    }
+    for (const FlRoundRecord& r : still.records)
+    {
+        EXPECT_EQ(r.lost, 0u);
+    }
+}
+
+namespace
+{
+
+/// Clients 0 and 1 stand; client 2 stands 10 m from the AP, or follows `path` if given.
+FlScene
+BssWithWalker(const std::vector<Waypoint>& path)
+{
+    const std::vector<Vector> where{{5, 0, 0}, {0, 7, 0}, {10, 0, 0}};
+    FlWifiScenarioHelper h;
+    if (path.empty())
+    {
+        h.SetPositionAllocator(ListOf(where));
+        return h.Build(3);
+    }
+    FlClientMobilityHelper p;
+    p.SetWaypoints({{Waypoint(Seconds(0), where[0])}, {Waypoint(Seconds(0), where[1])}, path});
+    h.SetClientMobility(p);
+    return h.Build(3);
+}
+
+const FlClientRoundRecord*
+RowOf(const WifiRun& run, uint32_t round, uint32_t client)
+{
+    for (const auto& r : run.clientRecords)
+    {
+        if (r.round == round && r.client == client)
+        {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+// Client 2 stands 10 m from the AP until its round-2 upload leaves it (the time the same run
+// without motion gives), then walks to 2 km before half of that upload's duration has passed:
+// out of the BSS's coverage mid-upload. Round 1 is the run without motion bit for bit; from
+// round 2 on the round closes without client 2 and counts it lost (TCP: at the round
+// deadline; UDP without deadline: the server's transport gives its upload or model up), its
+// row says where it was when its upload left (10 m), and the others' updates make the model.
+TEST(MovingClients, OutOfCoverageMidUploadIsLost)
+{
+    auto task = fltest::MakeTask<float>(3, "softmax:l2=0", 2048);
+    for (const std::string transport : {"tcp", "udp"})
+    {
+        SCOPED_TRACE(transport);
+        const Time deadline = transport == "tcp" ? Seconds(3) : Seconds(0);
+        const WifiRun still = RunWifi(
+            task,
+            3,
+            [] { return BssWithWalker({}); },
+            transport,
+            deadline,
+            "still-" + transport);
+        ASSERT_EQ(still.completed, 3u);
+        const FlClientRoundRecord* ref = RowOf(still, 2, 2);
+        ASSERT_TRUE(ref && ref->participated);
+        // the upload's duration: long enough for "mid-upload" to mean something
+        ASSERT_GT(ref->uploadS, 1e-3);
+        const Time sent = Seconds(still.records[2].timeS - ref->waitingS - ref->uploadS);
+        const Time away = sent + Seconds(ref->uploadS / 2);
+        const WifiRun walk = RunWifi(
+            task,
+            3,
+            [sent, away] {
+                return BssWithWalker({Waypoint(Seconds(0), Vector(10, 0, 0)),
+                                      Waypoint(sent, Vector(10, 0, 0)),
+                                      Waypoint(away, Vector(2000, 0, 0))});
+            },
+            transport,
+            deadline,
+            "walk-" + transport);
+        ASSERT_EQ(walk.completed, 3u);
+        ASSERT_EQ(walk.records.size(), 4u);
+        EXPECT_EQ(walk.globals[1], still.globals[1]);
+        EXPECT_EQ(walk.records[1].lost, 0u);
+        for (uint32_t r = 2; r <= 3; ++r)
+        {
+            SCOPED_TRACE("round " + std::to_string(r));
+            const FlRoundRecord& rec = walk.records[r];
+            const FlRoundReport& rep = walk.reports[r];
+            EXPECT_EQ(rep.participants, (std::vector<uint32_t>{0, 1}));
+            EXPECT_EQ(rec.participants, 2u);
+            EXPECT_EQ(rec.lost, 1u);
+            const FlClientRoundRecord* row = RowOf(walk, r, 2);
+            ASSERT_TRUE(row);
+            EXPECT_TRUE(row->selected);
+            EXPECT_FALSE(row->participated);
+            EXPECT_TRUE(row->lost);
+            if (transport == "tcp")
+            {
+                EXPECT_TRUE(rep.deadlineHit);
+                EXPECT_EQ(rec.stragglers, 1u);
+            }
+            else
+            {
+                EXPECT_EQ(rep.givenUp, (std::vector<uint32_t>{2}));
+                EXPECT_EQ(rec.givenUp, 1u);
+            }
+        }
+        // where its round-2 upload left it: 10 m from the AP
+        EXPECT_NEAR(RowOf(walk, 2, 2)->uploadDistanceM, 10.0, 1e-9);
+        EXPECT_NEAR(RowOf(walk, 2, 0)->uploadDistanceM, 5.0, 1e-12);
+        std::cout << "[ " << transport << " ] upload of client 2 in round 2: leaves at "
+                  << sent.GetSeconds() << " s, takes " << ref->uploadS
+                  << " s without motion; lost rounds: "
+                  << walk.records[2].lost + walk.records[3].lost << ", round 2 lasted "
+                  << walk.records[2].durationS << " s (without motion "
+                  << still.records[2].durationS << " s)" << std::endl;
+    }
+}
