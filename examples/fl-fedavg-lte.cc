@@ -35,6 +35,7 @@ main(int argc, char* argv[])
     uint32_t bandwidth = 25;
     std::string rlc = "am";
     std::string network = "packet";
+    std::string mobility = "fixed";
     uint32_t cqiPeriodMs = 0; // the scene's choice
 
     flexample::Flags flags(__FILE__);
@@ -59,6 +60,26 @@ main(int argc, char* argv[])
                              0,
                              160);
     flexample::AddNetworkOption(flags, network, o);
+    flags.AddText("mobility",
+                  "How the clients move: fixed (the default: at rest), or one of ns-3's "
+                  "mobility models around the origin (the AP or eNB): "
+                  "random-waypoint:side=100,min=1,max=2,pause=0, "
+                  "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
+                  "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+                  "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
+                  "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
+                  "(lost, given_up, disconnected; per client upload_distance_m, upload_snr_db, "
+                  "lost)",
+                  mobility);
+    flags.AddCheck([&mobility, &network]() {
+        if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
+        {
+            throw fl::ConfigError("--mobility",
+                                  "'" + mobility + "' moves the clients and --network=flow "
+                                                   "has no positions",
+                                  "use --network=packet or --mobility=fixed");
+        }
+    });
     flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > FlLteMaxClients())
         {
@@ -101,6 +122,7 @@ main(int argc, char* argv[])
         lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
     }
     lte.SetFidelity(ParseFlFidelity(network, "--network"));
+    lte.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
     FlScene scene = lte.Build(o.clients);
     FlPrintFlowWarnings("fl-fedavg-lte", scene);
 

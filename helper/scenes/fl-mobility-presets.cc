@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace ns3
@@ -501,6 +502,138 @@ FlClientMobilityHelper::Install(const NodeContainer& clients) const
         break;
     }
     return (stream - m_stream) + mobility.AssignStreams(clients, stream);
+}
+
+FlClientMobilityHelper
+ParseFlClientMobility(const std::string& spec, const std::string& flag)
+{
+    const std::string usage = "use fixed, random-waypoint:side=100,min=1,max=2,pause=0, "
+                              "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,"
+                              "maxPause=.., gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+                              "road:speed=..,spacing=..,x0=..,y=.. or ns2-trace:path=FILE";
+    FlClientMobilityHelper p;
+    const std::size_t colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    std::map<std::string, std::string> given;
+    if (colon != std::string::npos)
+    {
+        std::istringstream in(spec.substr(colon + 1));
+        std::string item;
+        while (std::getline(in, item, ','))
+        {
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos || eq == 0)
+            {
+                throw fl::ConfigError(flag, "'" + item + "' is not key=value", usage);
+            }
+            given[item.substr(0, eq)] = item.substr(eq + 1);
+        }
+    }
+    std::map<std::string, std::string> keys; // the kind's keys and their defaults
+    if (kind == "fixed")
+    {
+    }
+    else if (kind == "random-waypoint")
+    {
+        keys = {{"side", "100"}, {"min", "1"}, {"max", "2"}, {"pause", "0"}};
+    }
+    else if (kind == "steady-state-random-waypoint")
+    {
+        keys = {{"side", "100"}, {"min", "1"}, {"max", "2"}, {"minPause", "0"}, {"maxPause", "0"}};
+    }
+    else if (kind == "gauss-markov")
+    {
+        keys = {{"side", "100"}, {"speed", "1"}, {"sd", "0"}, {"alpha", "0.85"}, {"step", "1"}};
+    }
+    else if (kind == "road")
+    {
+        keys = {{"speed", "1"}, {"spacing", "10"}, {"x0", "0"}, {"y", "0"}};
+    }
+    else if (kind == "ns2-trace")
+    {
+        keys = {{"path", ""}};
+    }
+    else
+    {
+        throw fl::ConfigError(flag, "'" + kind + "' is not a mobility preset", usage);
+    }
+    for (const auto& kv : given)
+    {
+        if (keys.find(kv.first) == keys.end())
+        {
+            throw fl::ConfigError(flag, "'" + kv.first + "' is not a key of " + kind, usage);
+        }
+        keys[kv.first] = kv.second;
+    }
+    auto number = [&](const std::string& key) {
+        const std::string& text = keys.at(key);
+        std::size_t used = 0;
+        double v = std::nan("");
+        try
+        {
+            v = std::stod(text, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        if (text.empty() || used != text.size())
+        {
+            throw fl::ConfigError(flag, key + "='" + text + "' is not a number", usage);
+        }
+        return v;
+    };
+    try
+    {
+        if (kind == "random-waypoint" || kind == "steady-state-random-waypoint" ||
+            kind == "gauss-markov")
+        {
+            const double h = number("side") / 2.0;
+            const Box box(-h, h, -h, h, 0.0, 0.0);
+            if (kind == "random-waypoint")
+            {
+                p.SetRandomWaypoint(box, number("min"), number("max"), Seconds(number("pause")));
+            }
+            else if (kind == "steady-state-random-waypoint")
+            {
+                p.SetSteadyStateRandomWaypoint(box,
+                                               number("min"),
+                                               number("max"),
+                                               Seconds(number("minPause")),
+                                               Seconds(number("maxPause")));
+            }
+            else
+            {
+                p.SetGaussMarkov(box,
+                                 number("speed"),
+                                 number("sd"),
+                                 number("alpha"),
+                                 Seconds(number("step")));
+            }
+        }
+        else if (kind == "road")
+        {
+            p.SetRoad(Vector(number("x0"), number("y"), 0.0),
+                      Vector(1.0, 0.0, 0.0),
+                      number("spacing"),
+                      number("speed"));
+        }
+        else if (kind == "ns2-trace")
+        {
+            p.SetNs2Trace(keys.at("path"));
+        }
+    }
+    catch (const fl::ConfigError& e)
+    {
+        std::string why = e.what();
+        const std::string prefix = "fl: invalid ";
+        if (why.rfind(prefix, 0) == 0)
+        {
+            why = why.substr(prefix.size());
+        }
+        throw fl::ConfigError(flag, why, usage);
+    }
+    return p;
 }
 
 } // namespace ns3

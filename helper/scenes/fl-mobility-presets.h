@@ -166,6 +166,22 @@ class FlClientMobilityHelper
     int64_t m_stream{kFlMobilityStream};
 };
 
+/**
+ * \ingroup fl-helper
+ * A preset from a program's flag: "fixed" or KIND:key=value,... with KIND and keys
+ *  - random-waypoint: side (m), min, max (m/s), pause (s);
+ *  - steady-state-random-waypoint: side, min, max, minPause, maxPause;
+ *  - gauss-markov: side, speed, sd (m/s), alpha, step (s);
+ *  - road: speed (m/s), spacing (m), x0, y (m): along +x from (x0, y);
+ *  - ns2-trace: path;
+ * the box a square of the side centred on the origin (the AP or eNB of the scenes), at height
+ * 0. Defaults: side 100, min 1, max 2, pause 0, maxPause 0, speed 1, sd 0, alpha 0.85, step 1,
+ * spacing 10, x0 0, y 0.
+ * Throws fl::ConfigError naming `flag` for an unknown kind or key, a value that is not a number,
+ * or a value the setter refuses (its message included).
+ */
+FlClientMobilityHelper ParseFlClientMobility(const std::string& spec, const std::string& flag);
+
 } // namespace ns3
 
 #endif // FL_MOBILITY_PRESETS_H

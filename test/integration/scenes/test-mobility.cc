@@ -750,3 +750,58 @@ TEST(MovingClients, OutOfCoverageMidUploadIsLost)
                   << still.records[2].durationS << " s)" << std::endl;
     }
 }
+
+// The programs' --mobility: every kind with its keys, the defaults, and errors naming the flag.
+TEST(MobilityPresets, ParseFlag)
+{
+    using K = FlClientMobilityHelper::Kind;
+    EXPECT_EQ(ParseFlClientMobility("fixed", "--mobility").GetKind(), K::Fixed);
+    EXPECT_EQ(ParseFlClientMobility("random-waypoint", "--mobility").GetKind(), K::RandomWaypoint);
+    EXPECT_EQ(
+        ParseFlClientMobility("steady-state-random-waypoint:min=2,max=3,maxPause=4", "--mobility")
+            .GetKind(),
+        K::SteadyStateRandomWaypoint);
+    EXPECT_EQ(ParseFlClientMobility("gauss-markov:speed=3,sd=0.5,alpha=0.9,step=0.5", "--mobility")
+                  .GetKind(),
+              K::GaussMarkov);
+    {
+        // the box is a square of the side around the origin; the road runs along +x
+        NodeContainer c = Nodes(3);
+        ParseFlClientMobility("random-waypoint:side=20,min=1,max=2,pause=0", "--mobility")
+            .Install(c);
+        const Track t = Sample(c, Seconds(1), Seconds(30));
+        for (const auto& sample : t.position)
+        {
+            for (const Vector& p : sample)
+            {
+                EXPECT_TRUE(Inside(Box(-10, 10, -10, 10, 0, 0), p));
+            }
+        }
+        Simulator::Destroy();
+        NodeContainer r = Nodes(2);
+        ParseFlClientMobility("road:speed=12,spacing=7,x0=-50,y=3", "--mobility").Install(r);
+        const Track u = Sample(r, Seconds(1), Seconds(1));
+        EXPECT_EQ(u.position[0][1], Vector(-43, 3, 0));
+        EXPECT_EQ(u.position[1][1], Vector(-31, 3, 0));
+        Simulator::Destroy();
+    }
+    using fltest::ExpectConfigError;
+    ExpectConfigError([] { ParseFlClientMobility("teleport", "--mobility"); },
+                      "--mobility",
+                      "not a mobility preset");
+    ExpectConfigError([] { ParseFlClientMobility("road:speed", "--mobility"); },
+                      "--mobility",
+                      "not key=value");
+    ExpectConfigError([] { ParseFlClientMobility("road:velocity=3", "--mobility"); },
+                      "--mobility",
+                      "not a key of road");
+    ExpectConfigError([] { ParseFlClientMobility("road:speed=3x", "--mobility"); },
+                      "--mobility",
+                      "speed='3x' is not a number");
+    ExpectConfigError([] { ParseFlClientMobility("random-waypoint:min=0", "--mobility"); },
+                      "--mobility",
+                      "SetRandomWaypoint minSpeed");
+    ExpectConfigError([] { ParseFlClientMobility("gauss-markov:side=-1", "--mobility"); },
+                      "--mobility",
+                      "SetGaussMarkov box");
+}
