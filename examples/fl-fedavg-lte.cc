@@ -75,8 +75,9 @@ main(int argc, char* argv[])
         if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
         {
             throw fl::ConfigError("--mobility",
-                                  "'" + mobility + "' moves the clients and --network=flow "
-                                                   "has no positions",
+                                  "'" + mobility +
+                                      "' moves the clients and --network=flow "
+                                      "has no positions",
                                   "use --network=packet or --mobility=fixed");
         }
     });
@@ -108,10 +109,19 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    std::ostringstream where; // the clients' placement
+    if (mobility == "fixed")
+    {
+        where << "within " << radius << " m of the eNB";
+    }
+    else
+    {
+        where << "moving (" << mobility << ") around the eNB";
+    }
     std::cout << "fl-fedavg-lte: " << task->Describe() << "\n"
               << "  network: LTE, " << bandwidth << " RBs, RLC " << rlc << ", " << o.clients
-              << " UEs within " << radius << " m of the eNB, server behind the EPC; TCP; "
-              << o.wirePrecision << " on the wire; " << network << " level" << std::endl;
+              << " UEs " << where.str() << ", server behind the EPC; TCP; " << o.wirePrecision
+              << " on the wire; " << network << " level" << std::endl;
 
     FlLteSceneHelper lte;
     lte.SetRadius(radius);

@@ -92,8 +92,9 @@ main(int argc, char* argv[])
         if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
         {
             throw fl::ConfigError("--mobility",
-                                  "'" + mobility + "' moves the clients and --network=flow "
-                                                   "has no positions",
+                                  "'" + mobility +
+                                      "' moves the clients and --network=flow "
+                                      "has no positions",
                                   "use --network=packet or --mobility=fixed");
         }
     });
@@ -112,12 +113,20 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    std::ostringstream where; // the clients' placement
+    if (mobility == "fixed")
+    {
+        where << "within " << radius << " m of the AP";
+    }
+    else
+    {
+        where << "moving (" << mobility << ") around the AP";
+    }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
-              << "  network: " << standard << " infrastructure, " << o.clients
-              << " stations within " << radius << " m of the AP"
-              << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "") << "; "
-              << o.transport << "; " << o.wirePrecision << " on the wire; " << network << " level"
-              << std::endl;
+              << "  network: " << standard << " infrastructure, " << o.clients << " stations "
+              << where.str() << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "")
+              << "; " << o.transport << "; " << o.wirePrecision << " on the wire; " << network
+              << " level" << std::endl;
 
     auto configure = [&](FlWifiSceneHelperBase& wifi) {
         wifi.SetStandard(standard);

@@ -8,6 +8,7 @@
 #include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
+#include "ns3/ampdu-subframe-header.h"
 #include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
 #include "ns3/bridge-helper.h"
@@ -152,12 +153,31 @@ struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
     std::vector<double> rateBps;               ///< per client, NaN until its first data frame
     std::vector<double> snrDb;                 ///< per client, NaN until its first data frame
 
-    /// A frame (MAC header first) received with this TXVECTOR, signal and noise.
+    /**
+     * A frame received with this TXVECTOR, signal and noise: an MPDU (MAC header first), or,
+     * when the TXVECTOR aggregates (A-MPDU, and the single MPDUs sent under a block-ack
+     * agreement), one subframe of it (its A-MPDU subframe header first).
+     */
     void Observe(Ptr<const Packet> packet, const WifiTxVector& tx, double signalDbm, double noiseDbm)
     {
         WifiMacHeader hdr;
-        if (!packet || packet->GetSize() < hdr.GetSerializedSize() ||
-            packet->PeekHeader(hdr) == 0 || !hdr.IsData())
+        if (!packet)
+        {
+            return;
+        }
+        if (tx.IsAggregation())
+        {
+            AmpduSubframeHeader subframe;
+            if (packet->GetSize() < subframe.GetSerializedSize())
+            {
+                return;
+            }
+            Ptr<Packet> mpdu = packet->Copy();
+            mpdu->RemoveHeader(subframe);
+            packet = mpdu;
+        }
+        if (packet->GetSize() < hdr.GetSerializedSize() || packet->PeekHeader(hdr) == 0 ||
+            !hdr.IsData())
         {
             return;
         }

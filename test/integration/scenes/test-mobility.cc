@@ -636,6 +636,22 @@ TEST(MovingClients, ConstantPositionChangesNothing)
     {
         EXPECT_EQ(r.lost, 0u);
     }
+    // The SNR is that of the client's last data frame at the AP, each round's (not its first
+    // frame's): the log-distance loss (exponent 3) of the scene's channel over the same noise
+    // gives clients 0 and 2 (5 m) the same SNR and client 1 (7 m) 30 log10(7/5) dB less.
+    for (uint32_t round = 1; round <= 3; ++round)
+    {
+        double snr[3];
+        for (const FlClientRoundRecord& r : still.clientRecords)
+        {
+            if (r.round == round)
+            {
+                snr[r.client] = r.uploadSnrDb;
+            }
+        }
+        EXPECT_NEAR(snr[0], snr[2], 1e-9) << "round " << round;
+        EXPECT_NEAR(snr[0] - snr[1], 30.0 * std::log10(7.0 / 5.0), 1e-9) << "round " << round;
+    }
 }
 
 namespace
@@ -804,4 +820,60 @@ TEST(MobilityPresets, ParseFlag)
     ExpectConfigError([] { ParseFlClientMobility("gauss-markov:side=-1", "--mobility"); },
                       "--mobility",
                       "SetGaussMarkov box");
+}
+
+// The SNR column follows a client that moves: client 2 stands 5 m from the AP in round 1, then
+// steps to 7 m within 1 ms of the round's end. Its round-2 upload leaves 7 m away, but the last
+// frame the AP had from it may be of the step's first millisecond (the round-2 download's
+// acknowledgements); in round 3 its SNR is client 1's (7 m) to 1e-9, not that of its first
+// frames (the AP's sniffer reads the MPDUs inside A-MPDUs too).
+TEST(MovingClients, SnrFollowsTheClient)
+{
+    auto task = fltest::MakeTask<float>(3, "softmax:l2=0", 2048); // uploads in A-MPDUs
+    auto run = [&task](Time step) {
+        return RunWifi(
+            task,
+            3,
+            [step] {
+                FlClientMobilityHelper p;
+                std::vector<std::vector<Waypoint>> paths;
+                for (const Vector& v : kPositions)
+                {
+                    paths.push_back({Waypoint(Seconds(0), v)});
+                }
+                if (step.IsStrictlyPositive())
+                {
+                    paths[2].push_back(Waypoint(step, kPositions[2]));
+                    paths[2].push_back(Waypoint(step + MilliSeconds(1), Vector(0, -7, 0)));
+                }
+                p.SetWaypoints(paths);
+                FlWifiScenarioHelper h;
+                h.SetClientMobility(p);
+                return h.Build(3);
+            },
+            "tcp",
+            Seconds(0),
+            "step");
+    };
+    const WifiRun still = run(Seconds(0));
+    const WifiRun step = run(Seconds(still.records[1].timeS));
+    ASSERT_EQ(step.completed, 3u);
+    for (uint32_t round = 1; round <= 3; ++round)
+    {
+        double snr[3];
+        for (const FlClientRoundRecord& r : step.clientRecords)
+        {
+            if (r.round == round)
+            {
+                snr[r.client] = r.uploadSnrDb;
+                EXPECT_NEAR(r.uploadDistanceM,
+                            round == 1 || r.client < 2 ? kPositions[r.client].GetLength() : 7.0,
+                            1e-9);
+            }
+        }
+        if (round != 2)
+        {
+            EXPECT_NEAR(snr[2], round == 1 ? snr[0] : snr[1], 1e-9) << "round " << round;
+        }
+    }
 }
