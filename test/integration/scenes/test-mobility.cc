@@ -481,14 +481,16 @@ RunWifi(std::shared_ptr<const fl::LearningTask> task,
         const std::function<FlScene()>& build,
         const std::string& transport,
         Time deadline,
-        const std::string& tag)
+        const std::string& tag,
+        const std::function<int64_t(const FlScene&, int64_t)>& assign =
+            &FlWifiScenarioHelper::AssignStreams)
 {
     WifiRun out;
     const std::string roundFile = ::testing::TempDir() + "fl-mobility-" + tag + "-rounds.csv";
     const std::string clientFile = ::testing::TempDir() + "fl-mobility-" + tag + "-clients.csv";
     {
         FlScene scene = build();
-        FlWifiScenarioHelper::AssignStreams(scene, 100);
+        assign(scene, 100);
         FlServerHelper sh(task);
         sh.SetAttribute("Rounds", UintegerValue(rounds));
         sh.SetAttribute("WirePrecision", StringValue("float32"));
@@ -875,5 +877,46 @@ TEST(MovingClients, SnrFollowsTheClient)
         {
             EXPECT_NEAR(snr[2], round == 1 ? snr[0] : snr[1], 1e-9) << "round " << round;
         }
+    }
+}
+
+// LTE: the per-client columns carry each UE's distance to the eNB and the eNB's uplink SINR of
+// it (its SRS reports): two UEs standing on a road through the cell (speed 0: a model that could
+// move), 30 m and 230 m from the eNB. ns-3's uplink power control (open loop, alpha = 1)
+// compensates the path loss of both within the UE's maximum power: the eNB receives both at the
+// same SINR.
+TEST(MovingClients, LteDistanceAndSinr)
+{
+    auto task = fltest::MakeTask<float>(2, "mlp:hidden=16");
+    const WifiRun run = RunWifi(
+        task,
+        2,
+        [] {
+            FlClientMobilityHelper road;
+            road.SetRoad(Vector(30, 0, 0), Vector(1, 0, 0), 200.0, 0.0);
+            FlLteSceneHelper h;
+            h.SetClientMobility(road);
+            return h.Build(2);
+        },
+        "tcp",
+        Seconds(0),
+        "lte",
+        &FlLteSceneHelper::AssignStreams);
+    ASSERT_EQ(run.completed, 2u);
+    ASSERT_EQ(run.clientRecords.size(), 4u);
+    for (uint32_t round = 1; round <= 2; ++round)
+    {
+        double sinr[2];
+        for (const FlClientRoundRecord& r : run.clientRecords)
+        {
+            if (r.round == round)
+            {
+                EXPECT_TRUE(r.participated);
+                EXPECT_EQ(r.uploadDistanceM, r.client == 0 ? 30.0 : 230.0);
+                sinr[r.client] = r.uploadSnrDb;
+            }
+        }
+        EXPECT_TRUE(std::isfinite(sinr[0]) && std::isfinite(sinr[1])) << "round " << round;
+        EXPECT_NEAR(sinr[0], sinr[1], 1e-9) << "round " << round;
     }
 }
