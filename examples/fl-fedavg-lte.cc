@@ -35,6 +35,7 @@ main(int argc, char* argv[])
     uint32_t bandwidth = 25;
     std::string rlc = "am";
     std::string network = "packet";
+    std::string mobility = "fixed";
     uint32_t cqiPeriodMs = 0; // the scene's choice
 
     flexample::Flags flags(__FILE__);
@@ -59,6 +60,27 @@ main(int argc, char* argv[])
                              0,
                              160);
     flexample::AddNetworkOption(flags, network, o);
+    flags.AddText("mobility",
+                  "How the clients move: fixed (the default: at rest), or one of ns-3's "
+                  "mobility models around the origin (the AP or eNB): "
+                  "random-waypoint:side=100,min=1,max=2,pause=0, "
+                  "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
+                  "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+                  "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
+                  "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
+                  "(lost, given_up, disconnected; per client upload_distance_m, upload_snr_db, "
+                  "lost)",
+                  mobility);
+    flags.AddCheck([&mobility, &network]() {
+        if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
+        {
+            throw fl::ConfigError("--mobility",
+                                  "'" + mobility +
+                                      "' moves the clients and --network=flow "
+                                      "has no positions",
+                                  "use --network=packet or --mobility=fixed");
+        }
+    });
     flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > FlLteMaxClients())
         {
@@ -87,10 +109,19 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    std::ostringstream where; // the clients' placement
+    if (mobility == "fixed")
+    {
+        where << "within " << radius << " m of the eNB";
+    }
+    else
+    {
+        where << "moving (" << mobility << ") around the eNB";
+    }
     std::cout << "fl-fedavg-lte: " << task->Describe() << "\n"
               << "  network: LTE, " << bandwidth << " RBs, RLC " << rlc << ", " << o.clients
-              << " UEs within " << radius << " m of the eNB, server behind the EPC; TCP; "
-              << o.wirePrecision << " on the wire; " << network << " level" << std::endl;
+              << " UEs " << where.str() << ", server behind the EPC; TCP; " << o.wirePrecision
+              << " on the wire; " << network << " level" << std::endl;
 
     FlLteSceneHelper lte;
     lte.SetRadius(radius);
@@ -101,6 +132,7 @@ main(int argc, char* argv[])
         lte.SetCqiPeriodicity(MilliSeconds(cqiPeriodMs));
     }
     lte.SetFidelity(ParseFlFidelity(network, "--network"));
+    lte.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
     FlScene scene = lte.Build(o.clients);
     FlPrintFlowWarnings("fl-fedavg-lte", scene);
 

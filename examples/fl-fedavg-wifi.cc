@@ -37,6 +37,7 @@ main(int argc, char* argv[])
     double radius = 10.0;
     bool energy = true;
     std::string network = "packet";
+    std::string mobility = "fixed";
     uint32_t aps = 1;
 
     flexample::Flags flags(__FILE__);
@@ -76,6 +77,27 @@ main(int argc, char* argv[])
                                   "--network=packet");
         }
     });
+    flags.AddText("mobility",
+                  "How the clients move: fixed (the default: at rest), or one of ns-3's "
+                  "mobility models around the origin (the AP or eNB): "
+                  "random-waypoint:side=100,min=1,max=2,pause=0, "
+                  "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
+                  "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+                  "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
+                  "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
+                  "(lost, given_up, disconnected; per client upload_distance_m, upload_snr_db, "
+                  "lost)",
+                  mobility);
+    flags.AddCheck([&mobility, &network]() {
+        if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
+        {
+            throw fl::ConfigError("--mobility",
+                                  "'" + mobility +
+                                      "' moves the clients and --network=flow "
+                                      "has no positions",
+                                  "use --network=packet or --mobility=fixed");
+        }
+    });
     flags.AddBool("energy",
                   "Measure each station's radio energy (the PHY state time integrated with "
                   "ns-3's Wi-Fi radio energy model's currents)",
@@ -91,18 +113,27 @@ main(int argc, char* argv[])
     {
         return 2;
     }
+    std::ostringstream where; // the clients' placement
+    if (mobility == "fixed")
+    {
+        where << "within " << radius << " m of the AP";
+    }
+    else
+    {
+        where << "moving (" << mobility << ") around the AP";
+    }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
-              << "  network: " << standard << " infrastructure, " << o.clients
-              << " stations within " << radius << " m of the AP"
-              << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "") << "; "
-              << o.transport << "; " << o.wirePrecision << " on the wire; " << network << " level"
-              << std::endl;
+              << "  network: " << standard << " infrastructure, " << o.clients << " stations "
+              << where.str() << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "")
+              << "; " << o.transport << "; " << o.wirePrecision << " on the wire; " << network
+              << " level" << std::endl;
 
     auto configure = [&](FlWifiSceneHelperBase& wifi) {
         wifi.SetStandard(standard);
         wifi.SetRadius(radius);
         wifi.SetRateManager(rateManager);
         wifi.SetFidelity(ParseFlFidelity(network, "--network"));
+        wifi.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
     };
     FlScene scene;
     if (aps == 1)

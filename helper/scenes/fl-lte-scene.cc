@@ -112,8 +112,13 @@ AttachLteLinkState(const FlScene& s, Ptr<NetDevice> enbDevice, const NetDeviceCo
     {
         ues.push_back(DynamicCast<LteUeNetDevice>(ueDevs.Get(i)));
     }
-    AttachLinkState(s.serverNode, [observer, ues](uint32_t client) {
+    const Ptr<Node> enbNode = enbDevice->GetNode();
+    AttachLinkState(s.serverNode, [observer, ues, enbNode](uint32_t client) {
         FlLinkState st;
+        if (client < ues.size() && ues[client])
+        {
+            st.distanceM = FlNodeDistance(ues[client]->GetNode(), enbNode);
+        }
         if (client < ues.size() && ues[client] && ues[client]->GetRrc())
         {
             auto it = observer->sinrDb.find(ues[client]->GetRrc()->GetRnti());
@@ -268,6 +273,7 @@ FlLteSceneHelper::Build(uint32_t numClients) const
                                                        << " UEs); use fewer clients");
     }
 
+    CheckMobilityFidelity();
     if (m_fidelity == FlFidelity::Flow)
     {
         return BuildFlow(numClients);

@@ -344,6 +344,18 @@ FlSceneLinkState::DoDispose()
     Object::DoDispose();
 }
 
+double
+FlNodeDistance(Ptr<Node> a, Ptr<Node> b)
+{
+    Ptr<MobilityModel> ma = a ? a->GetObject<MobilityModel>() : nullptr;
+    Ptr<MobilityModel> mb = b ? b->GetObject<MobilityModel>() : nullptr;
+    if (!ma || !mb)
+    {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+    return ma->GetDistanceFrom(mb);
+}
+
 Ptr<FlSceneLinkState>
 FlGetSceneLinkState(Ptr<Node> serverNode)
 {
@@ -563,6 +575,12 @@ FlRadioSceneHelperBase::PlaceClients(const NodeContainer& clients) const
     {
         return;
     }
+    if (m_mobility.Moves())
+    {
+        CheckMobilityFidelity();
+        m_mobility.Install(unplaced);
+        return;
+    }
     if (!m_positions)
     {
         PlaceOnDisc(unplaced, m_radius);
@@ -572,6 +590,26 @@ FlRadioSceneHelperBase::PlaceClients(const NodeContainer& clients) const
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     mobility.SetPositionAllocator(m_positions);
     mobility.Install(unplaced);
+}
+
+void
+FlRadioSceneHelperBase::SetClientMobility(const FlClientMobilityHelper& preset)
+{
+    m_mobility = preset;
+}
+
+void
+FlRadioSceneHelperBase::CheckMobilityFidelity() const
+{
+    if (m_mobility.Moves() && m_fidelity == FlFidelity::Flow)
+    {
+        throw fl::ConfigError("SetClientMobility",
+                              std::string(m_name) + ": the mobility preset '" +
+                                  m_mobility.GetName() +
+                                  "' moves the clients, and the flow-level network has no "
+                                  "positions",
+                              "use packet fidelity with moving clients, or the fixed preset");
+    }
 }
 
 void

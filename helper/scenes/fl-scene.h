@@ -11,6 +11,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/fl-flow-network.h"
+#include "ns3/fl-mobility-presets.h"
 #include "ns3/fl-server-strategy.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-interface-container.h"
@@ -92,6 +93,8 @@ struct FlScene
  * - LTE: snrDb the UE's uplink SINR at the eNB (LteEnbPhy "ReportUeSinr", the linear
  *   average over the SRS, in dB), NaN until the first report. ns-3 has no per-UE rate the
  *   cell knows before scheduling, so no rate; no RTT.
+ * - Wi-Fi and LTE: distanceM the client's distance now to its AP (BSS: the server's node;
+ *   ESS: the AP of its cell), to the server's node (ad hoc) or to the eNB (LTE).
  *
  * Scenes built in flow fidelity have none.
  */
@@ -120,6 +123,12 @@ class FlSceneLinkState : public Object
  * has none (flow fidelity, a node not built by a scene helper).
  */
 Ptr<FlSceneLinkState> FlGetSceneLinkState(Ptr<Node> serverNode);
+
+/**
+ * \ingroup fl-helper
+ * Distance [m] between two nodes now, from their MobilityModels; NaN if either has none.
+ */
+double FlNodeDistance(Ptr<Node> a, Ptr<Node> b);
 
 /// SNR [dB] of a frame received with `signalDbm` over a noise of `noiseDbm`: their difference.
 double FlSnrDb(double signalDbm, double noiseDbm);
@@ -269,8 +278,9 @@ class FlWiredSceneHelperBase : public FlSceneHelperBase
  * \ingroup fl-helper
  * The setting of the radio scenes (Wi-Fi, LTE): the clients are placed uniformly at random on a
  * disc around the origin, positions drawn from kFlPositionStream, or where the user's
- * PositionAllocator says; the server (Wi-Fi) and the eNB (LTE) at the origin. A node that
- * already has a MobilityModel (SetNodes) keeps it.
+ * PositionAllocator says, or moved by a mobility preset (SetClientMobility); the server
+ * (Wi-Fi) and the eNB (LTE) at the origin. A node that already has a MobilityModel (SetNodes)
+ * keeps it.
  */
 class FlRadioSceneHelperBase : public FlSceneHelperBase
 {
@@ -283,10 +293,22 @@ class FlRadioSceneHelperBase : public FlSceneHelperBase
      * the disc (SetRadius is then unused). Fix the allocator's streams yourself if it draws.
      */
     void SetPositionAllocator(Ptr<PositionAllocator> allocator);
+    /**
+     * Moves the clients (those without a MobilityModel) as `preset` says, instead of placing
+     * them at fixed positions (SetRadius and SetPositionAllocator are then unused); its streams
+     * are fixed at Build (FlClientMobilityHelper::SetStream). A Fixed preset (the default)
+     * changes nothing. Packet fidelity only: Build refuses a moving preset in flow fidelity.
+     */
+    void SetClientMobility(const FlClientMobilityHelper& preset);
 
   protected:
-    /// Places the clients without a MobilityModel: the user's allocator, or the disc.
+    /**
+     * Gives the clients without a MobilityModel one: the mobility preset's (SetClientMobility),
+     * else fixed positions from the user's allocator or the disc.
+     */
     void PlaceClients(const NodeContainer& clients) const;
+    /// Throws fl::ConfigError naming "SetClientMobility" if a moving preset meets flow fidelity.
+    void CheckMobilityFidelity() const;
 
     /**
      * @param name the helper's class name
@@ -296,6 +318,7 @@ class FlRadioSceneHelperBase : public FlSceneHelperBase
 
     double m_radius; ///< see SetRadius
     Ptr<PositionAllocator> m_positions; ///< see SetPositionAllocator (null: the disc)
+    FlClientMobilityHelper m_mobility;  ///< see SetClientMobility
 };
 
 } // namespace ns3

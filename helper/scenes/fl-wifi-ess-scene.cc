@@ -200,7 +200,7 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
         apPosition[a] = Vector(m_apSpacing * (a % columns), m_apSpacing * (a / columns), 0.0);
         PlaceAt(s.infrastructure.Get(a), apPosition[a]);
     }
-    if (m_positions)
+    if (m_positions || m_mobility.Moves())
     {
         PlaceClients(s.clients);
     }

@@ -8,6 +8,7 @@
 #include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
+#include "ns3/ampdu-subframe-header.h"
 #include "ns3/arp-cache.h"
 #include "ns3/boolean.h"
 #include "ns3/bridge-helper.h"
@@ -152,12 +153,31 @@ struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
     std::vector<double> rateBps;               ///< per client, NaN until its first data frame
     std::vector<double> snrDb;                 ///< per client, NaN until its first data frame
 
-    /// A frame (MAC header first) received with this TXVECTOR, signal and noise.
+    /**
+     * A frame received with this TXVECTOR, signal and noise: an MPDU (MAC header first), or,
+     * when the TXVECTOR aggregates (A-MPDU, and the single MPDUs sent under a block-ack
+     * agreement), one subframe of it (its A-MPDU subframe header first).
+     */
     void Observe(Ptr<const Packet> packet, const WifiTxVector& tx, double signalDbm, double noiseDbm)
     {
         WifiMacHeader hdr;
-        if (!packet || packet->GetSize() < hdr.GetSerializedSize() ||
-            packet->PeekHeader(hdr) == 0 || !hdr.IsData())
+        if (!packet)
+        {
+            return;
+        }
+        if (tx.IsAggregation())
+        {
+            AmpduSubframeHeader subframe;
+            if (packet->GetSize() < subframe.GetSerializedSize())
+            {
+                return;
+            }
+            Ptr<Packet> mpdu = packet->Copy();
+            mpdu->RemoveHeader(subframe);
+            packet = mpdu;
+        }
+        if (packet->GetSize() < hdr.GetSerializedSize() || packet->PeekHeader(hdr) == 0 ||
+            !hdr.IsData())
         {
             return;
         }
@@ -226,12 +246,21 @@ AttachWifiLinkState(const FlScene& s, uint32_t aps)
             SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(ap->GetPhy(), observer);
         NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
     }
-    AttachLinkState(s.serverNode, [observer](uint32_t client) {
+    // each client's access point: the AP of its cell (the server's node for one BSS or ad hoc)
+    std::vector<Ptr<Node>> station(n);
+    std::vector<Ptr<Node>> access(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        station[i] = s.clients.Get(i);
+        access[i] = aps == 1 ? s.serverNode : s.devices.Get(i % aps)->GetNode();
+    }
+    AttachLinkState(s.serverNode, [observer, station, access](uint32_t client) {
         FlLinkState st;
         if (client < observer->rateBps.size())
         {
             st.rateBps = observer->rateBps[client];
             st.snrDb = observer->snrDb[client];
+            st.distanceM = FlNodeDistance(station[client], access[client]);
         }
         return st;
     });
@@ -305,6 +334,7 @@ FlWifiSceneHelperBase::BuildWifi(uint32_t numClients, const DeviceInstaller& ins
 {
     CheckClients(numClients);
     const std::string channel = WifiStandardSettings(m_standard, m_name).second;
+    CheckMobilityFidelity();
     if (m_fidelity == FlFidelity::Flow)
     {
         double rate = 0.0;

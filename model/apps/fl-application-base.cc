@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ns3/fl-flow-network.h"
+#include "ns3/fl-server-strategy.h"
 
 #include "ns3/boolean.h"
 #include "ns3/fl-types.h"
@@ -467,6 +468,12 @@ uint32_t
 FlApplicationBase::GetLearnerIndex() const
 {
     return std::numeric_limits<uint32_t>::max();
+}
+
+FlLinkState
+FlApplicationBase::GetClientLinkState(uint32_t /* client */) const
+{
+    return FlLinkState();
 }
 
 } // namespace ns3

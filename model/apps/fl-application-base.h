@@ -23,6 +23,8 @@
 namespace ns3
 {
 
+struct FlLinkState;
+
 /**
  * \ingroup fl-apps
  * The role of a node in a learning system (FlModelReport).
@@ -111,6 +113,11 @@ class FlApplicationBase : public Application
     virtual fl::NoiseSource GetUplinkNoiseSource() const;
     /// The learner index of this application (client index; default: none, 0xffffffff).
     virtual uint32_t GetLearnerIndex() const;
+    /**
+     * A server: what it knows of client `client`'s link now (FlServerApplication: the scene's
+     * link state and the last response time); default: nothing known.
+     */
+    virtual FlLinkState GetClientLinkState(uint32_t client) const;
 
     /// TracedCallback signature of ModelReport.
     using ModelReportCallback = void (*)(const FlModelReport& report);

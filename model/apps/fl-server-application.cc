@@ -823,6 +823,12 @@ FlServerApplication::SetLinkStateProvider(std::function<FlLinkState(uint32_t cli
 }
 
 FlLinkState
+FlServerApplication::GetClientLinkState(uint32_t client) const
+{
+    return LinkStateOf(client);
+}
+
+FlLinkState
 FlServerApplication::LinkStateOf(uint32_t client) const
 {
     FlLinkState st = m_linkProvider ? m_linkProvider(client) : FlLinkState();

@@ -105,6 +105,9 @@ class FlServerApplication : public FlApplicationBase
      * measures (the last response time). None (default): rate, SNR and RTT unknown.
      */
     void SetLinkStateProvider(std::function<FlLinkState(uint32_t client)> provider);
+    /// What is known of a client's link now: the provider's state and the last response time
+    /// (what the strategy's port returns; observers such as FlLearningTracker read it too).
+    FlLinkState GetClientLinkState(uint32_t client) const override;
 
     /**
      * The uplink-step seam (FlUplinkServerStep, fl-uplink-step.h): the clients (each with

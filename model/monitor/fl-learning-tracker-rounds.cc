@@ -7,8 +7,10 @@
 #include "ns3/fl-learning-tracker.h"
 
 #include "ns3/boolean.h"
+#include "ns3/constant-position-mobility-model.h"
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/log.h"
+#include "ns3/mobility-model.h"
 #include "ns3/network-metrics.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
@@ -144,16 +146,18 @@ FlLearningTracker::GetClientRoundRecords() const
 }
 
 std::string
-FlLearningTracker::RoundCsvHeader()
+FlLearningTracker::RoundCsvHeader(bool mobility)
 {
-    return "round,time_s,duration_s,test_loss,test_accuracy,train_loss,status,selected,"
-           "participants,stale,stragglers,bytes_down,bytes_up,download_s,compute_s,upload_s,"
-           "waiting_s,chunks_lost,chunks_retx,missing_coords,energy_radio_j,energy_compute_j,"
-           "deadline_hit,participant_ids,epsilon_uplink";
+    return std::string(
+               "round,time_s,duration_s,test_loss,test_accuracy,train_loss,status,selected,"
+               "participants,stale,stragglers,bytes_down,bytes_up,download_s,compute_s,upload_s,"
+               "waiting_s,chunks_lost,chunks_retx,missing_coords,energy_radio_j,energy_compute_j,"
+               "deadline_hit,participant_ids,epsilon_uplink") +
+           (mobility ? ",lost,given_up,disconnected" : "");
 }
 
 std::string
-FlLearningTracker::RoundCsvRow(const FlRoundRecord& r)
+FlLearningTracker::RoundCsvRow(const FlRoundRecord& r, bool mobility)
 {
     std::ostringstream os;
     os << std::setprecision(10) << r.round << ',' << r.timeS << ',' << r.durationS << ','
@@ -163,18 +167,24 @@ FlLearningTracker::RoundCsvRow(const FlRoundRecord& r)
        << r.uploadS << ',' << r.waitingS << ',' << r.chunksLost << ',' << r.chunksRetx << ','
        << r.missingCoordinates << ',' << r.energyRadioJ << ',' << r.energyComputeJ << ','
        << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds << ',' << r.epsilonUplink;
+    if (mobility)
+    {
+        os << ',' << r.lost << ',' << r.givenUp << ',' << r.disconnected;
+    }
     return os.str();
 }
 
 std::string
-FlLearningTracker::ClientRoundCsvHeader()
+FlLearningTracker::ClientRoundCsvHeader(bool mobility)
 {
-    return "round,client,selected,participated,trained_round,staleness,download_s,compute_s,"
-           "upload_s,waiting_s,missing_coords,chunks_lost,energy_radio_j,energy_compute_j";
+    return std::string(
+               "round,client,selected,participated,trained_round,staleness,download_s,compute_s,"
+               "upload_s,waiting_s,missing_coords,chunks_lost,energy_radio_j,energy_compute_j") +
+           (mobility ? ",upload_distance_m,upload_snr_db,lost" : "");
 }
 
 std::string
-FlLearningTracker::ClientRoundCsvRow(const FlClientRoundRecord& r)
+FlLearningTracker::ClientRoundCsvRow(const FlClientRoundRecord& r, bool mobility)
 {
     std::ostringstream os;
     os << std::setprecision(10) << r.round << ',' << r.client << ',' << (r.selected ? 1 : 0) << ','
@@ -182,6 +192,10 @@ FlLearningTracker::ClientRoundCsvRow(const FlClientRoundRecord& r)
        << r.downloadS << ',' << r.computeS << ',' << r.uploadS << ',' << r.waitingS << ','
        << r.missingCoordinates << ',' << r.chunksLost << ',' << r.energyRadioJ << ','
        << r.energyComputeJ;
+    if (mobility)
+    {
+        os << ',' << r.uploadDistanceM << ',' << r.uploadSnrDb << ',' << (r.lost ? 1 : 0);
+    }
     return os.str();
 }
 
@@ -201,10 +215,11 @@ FlLearningTracker::WriteRoundCsv(const std::string& path) const
     {
         return false;
     }
-    f << RoundCsvHeader() << '\n';
+    const bool mobility = MobilityColumnsOn();
+    f << RoundCsvHeader(mobility) << '\n';
     for (const auto& r : m_roundRecords)
     {
-        f << RoundCsvRow(r) << '\n';
+        f << RoundCsvRow(r, mobility) << '\n';
     }
     if (m_uplinkNoise)
     {
@@ -239,12 +254,12 @@ FlLearningTracker::AppendRound(const FlRoundRecord& r)
                            << "' (LearningMonitor's OutputFile, SetRoundOutput); check the "
                               "directory exists and is writable");
         }
-        m_roundStream << RoundCsvHeader() << '\n';
+        m_roundStream << RoundCsvHeader(MobilityColumnsOn()) << '\n';
     }
     m_roundRecords.push_back(r);
     if (m_roundStream.is_open())
     {
-        m_roundStream << RoundCsvRow(r) << '\n';
+        m_roundStream << RoundCsvRow(r, MobilityColumnsOn()) << '\n';
         m_roundStream.flush();
     }
     m_roundRecordedTrace(r);
@@ -263,7 +278,7 @@ FlLearningTracker::AppendClientRounds(const std::map<uint32_t, FlClientRoundReco
                            << "' (LearningMonitor's ClientOutputFile, SetClientRoundOutput); "
                               "check the directory exists and is writable");
         }
-        m_clientRoundStream << ClientRoundCsvHeader() << '\n';
+        m_clientRoundStream << ClientRoundCsvHeader(MobilityColumnsOn()) << '\n';
     }
     for (const auto& kv : rows)
     {
@@ -273,7 +288,7 @@ FlLearningTracker::AppendClientRounds(const std::map<uint32_t, FlClientRoundReco
         }
         if (m_clientRoundStream.is_open())
         {
-            m_clientRoundStream << ClientRoundCsvRow(kv.second) << '\n';
+            m_clientRoundStream << ClientRoundCsvRow(kv.second, MobilityColumnsOn()) << '\n';
         }
     }
     if (m_clientRoundStream.is_open())
@@ -289,10 +304,86 @@ FlLearningTracker::HandleRoundStart(uint32_t round, const std::vector<uint32_t>&
 }
 
 void
+FlLearningTracker::SetMobilityColumns(FlMobilityColumns mode)
+{
+    m_mobilityColumns = mode;
+    m_mobilityOn = -1;
+}
+
+bool
+FlLearningTracker::MobilityColumnsOn() const
+{
+    if (m_mobilityOn < 0)
+    {
+        bool on = m_mobilityColumns == FlMobilityColumns::On;
+        if (m_mobilityColumns == FlMobilityColumns::Auto)
+        {
+            for (const auto& c : m_clients)
+            {
+                Ptr<Node> node = c->GetNode();
+                Ptr<MobilityModel> m = node ? node->GetObject<MobilityModel>() : nullptr;
+                if (m && !DynamicCast<ConstantPositionMobilityModel>(m))
+                {
+                    on = true;
+                    break;
+                }
+            }
+        }
+        m_mobilityOn = on ? 1 : 0;
+    }
+    return m_mobilityOn == 1;
+}
+
+void
 FlLearningTracker::HandleTrained(const FlTrainingReport& report)
 {
     m_trainings[{report.client, report.round}].push_back(report);
     m_computeEnergyWindow[report.client] += report.computeEnergyJ;
+    if (MobilityColumnsOn())
+    {
+        // the upload leaves the client when its compute time has passed (as the breakdown
+        // counts it): look at its link then
+        const Time sent = report.received + report.computeTime;
+        const Time delay = sent > Simulator::Now() ? sent - Simulator::Now() : Time(0);
+        Simulator::Schedule(delay,
+                            &FlLearningTracker::SampleUpload,
+                            Ptr<FlLearningTracker>(this),
+                            report.client,
+                            report.round,
+                            sent);
+    }
+}
+
+void
+FlLearningTracker::SampleUpload(uint32_t client, uint32_t round, Time sent)
+{
+    UploadSample sample{sent,
+                        std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::quiet_NaN()};
+    if (m_server)
+    {
+        const FlLinkState st = m_server->GetClientLinkState(client);
+        sample.distanceM = st.distanceM;
+        sample.snrDb = st.snrDb;
+    }
+    if (std::isnan(sample.distanceM) && m_server)
+    {
+        // no scene link state: the distance to the server's node
+        Ptr<MobilityModel> to = m_server->GetNode()->GetObject<MobilityModel>();
+        for (const auto& c : m_clients)
+        {
+            if (c->GetLearnerIndex() == client)
+            {
+                Ptr<MobilityModel> from = c->GetNode()->GetObject<MobilityModel>();
+                if (from && to)
+                {
+                    sample.distanceM = from->GetDistanceFrom(to);
+                }
+                break;
+            }
+        }
+    }
+    m_uploadSamples[{client, round}].push_back(sample);
 }
 
 uint64_t
@@ -378,6 +469,8 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
     r.bytesUp = report.bytesUp;
     r.deadlineHit = report.deadlineHit;
     r.missingCoordinates = report.missingCoordinates;
+    r.givenUp = static_cast<uint32_t>(report.givenUp.size());
+    r.disconnected = report.disconnected;
     std::ostringstream ids;
     for (std::size_t i = 0; i < report.participants.size(); ++i)
     {
@@ -436,6 +529,26 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
             }
             if (match != trainings.end())
             {
+                auto samples = m_uploadSamples.find({u.client, u.trainedRound});
+                if (samples != m_uploadSamples.end())
+                {
+                    const Time sent = match->received + match->computeTime;
+                    auto& v = samples->second;
+                    for (auto it = v.begin(); it != v.end(); ++it)
+                    {
+                        if (it->sent == sent)
+                        {
+                            row.uploadDistanceM = it->distanceM;
+                            row.uploadSnrDb = it->snrDb;
+                            v.erase(it);
+                            break;
+                        }
+                    }
+                    if (v.empty())
+                    {
+                        m_uploadSamples.erase(samples);
+                    }
+                }
                 if (st != m_roundStarts.end())
                 {
                     row.downloadS = (match->received - st->second).GetSeconds();
@@ -456,6 +569,24 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
             sums[1] += row.computeS;
             sums[2] += row.uploadS;
             sums[3] += row.waitingS;
+        }
+    }
+    // Clients the round closed without: sent the model, no update aggregated; their link when
+    // their last upload of this round left them, if one did.
+    r.lost = report.disconnected;
+    for (auto& kv : rows)
+    {
+        FlClientRoundRecord& row = kv.second;
+        if (row.selected && !row.participated)
+        {
+            row.lost = true;
+            ++r.lost;
+            auto samples = m_uploadSamples.find({row.client, report.round});
+            if (samples != m_uploadSamples.end() && !samples->second.empty())
+            {
+                row.uploadDistanceM = samples->second.back().distanceM;
+                row.uploadSnrDb = samples->second.back().snrDb;
+            }
         }
     }
     r.downloadS = fresh ? sums[0] / fresh : nan;
@@ -529,6 +660,10 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
         for (auto it = m_trainings.begin(); it != m_trainings.end();)
         {
             it = it->first.second < oldest ? m_trainings.erase(it) : std::next(it);
+        }
+        for (auto it = m_uploadSamples.begin(); it != m_uploadSamples.end();)
+        {
+            it = it->first.second < oldest ? m_uploadSamples.erase(it) : std::next(it);
         }
     }
 }

@@ -112,6 +112,13 @@ struct FlRoundRecord
     /// installed client perturbs its uploads (or no clients were installed).
     double epsilonUplink{std::numeric_limits<double>::quiet_NaN()};
     double wallS{0.0}; ///< wall-clock time since the tracker was created [s] (not in the CSV)
+    /// Mobility columns (FlMobilityColumns) only: clients the round was waiting for that it
+    /// closed without, whether selected (the model was sent to them: every straggler, every
+    /// client a datagram transport gave up) or disconnected during the round (lost =
+    /// stragglers + disconnected)
+    uint32_t lost{0};
+    uint32_t givenUp{0};      ///< of those, clients a datagram transport gave up (FlLostMessage)
+    uint32_t disconnected{0}; ///< of those, clients whose connection closed during the round
 };
 
 /**
@@ -135,6 +142,28 @@ struct FlClientRoundRecord
     uint64_t chunksLost{0};     ///< UDP chunks to and from this client never delivered this round
     double energyRadioJ{0.0};   ///< radio energy this round [J] (nan without meter)
     double energyComputeJ{0.0}; ///< compute energy of trainings that started this round [J]
+    /// Mobility columns only: the client's distance [m] to its access point (the scene's link
+    /// state, FlLinkState::distanceM; else to the server's node) when the upload of this row
+    /// left it: the aggregated update's, else its last upload of this round; NaN if none.
+    double uploadDistanceM{std::numeric_limits<double>::quiet_NaN()};
+    /// Mobility columns only: the scene's SNR of the client [dB] at that moment (the last frame
+    /// the AP or eNB had received from it, FlLinkState::snrDb); NaN if the scene has none.
+    double uploadSnrDb{std::numeric_limits<double>::quiet_NaN()};
+    /// Mobility columns only: the model was sent to the client this round and no update of it
+    /// was aggregated (a straggler at the close, or given up by a datagram transport).
+    bool lost{false};
+};
+
+/**
+ * \ingroup fl-monitor
+ * Whether the round view's CSVs carry the mobility columns (round: lost, given_up,
+ * disconnected; per client: upload_distance_m, upload_snr_db, lost).
+ */
+enum class FlMobilityColumns : uint8_t
+{
+    Auto = 0, ///< when a client installed moves: its MobilityModel is not a constant position
+    On = 1,   ///< always
+    Off = 2,  ///< never
 };
 
 /**
@@ -287,20 +316,28 @@ class FlLearningTracker : public Object
     void SetKeepClientRounds(bool keep);
     /// DP delta of the epsilon_uplink column (default 1e-5).
     void SetUplinkDelta(double delta);
+    /// Whether the CSVs carry the mobility columns (default Auto). Before the run.
+    void SetMobilityColumns(FlMobilityColumns mode);
+    /**
+     * Whether the mobility columns are on: On, or Auto with a client (InstallRoundClients)
+     * whose node's MobilityModel is not an ns3::ConstantPositionMobilityModel. Decided at the
+     * first call (the first round's report, when the server starts) and kept.
+     */
+    bool MobilityColumnsOn() const;
     /// Rows of the round view recorded so far.
     const std::vector<FlRoundRecord>& GetRoundRecords() const;
     /// Per-client rows kept so far (SetKeepClientRounds).
     const std::vector<FlClientRoundRecord>& GetClientRoundRecords() const;
     /// Writes every round-view row to `path` (header first); false if it cannot be written.
     bool WriteRoundCsv(const std::string& path) const;
-    /// The round view's CSV header line (without newline).
-    static std::string RoundCsvHeader();
-    /// One round-view CSV line (without newline).
-    static std::string RoundCsvRow(const FlRoundRecord& r);
-    /// The per-client CSV header line.
-    static std::string ClientRoundCsvHeader();
-    /// One per-client CSV line.
-    static std::string ClientRoundCsvRow(const FlClientRoundRecord& r);
+    /// The round view's CSV header line (without newline), with the mobility columns or not.
+    static std::string RoundCsvHeader(bool mobility = false);
+    /// One round-view CSV line (without newline), with the mobility columns or not.
+    static std::string RoundCsvRow(const FlRoundRecord& r, bool mobility = false);
+    /// The per-client CSV header line, with the mobility columns or not.
+    static std::string ClientRoundCsvHeader(bool mobility = false);
+    /// One per-client CSV line, with the mobility columns or not.
+    static std::string ClientRoundCsvRow(const FlClientRoundRecord& r, bool mobility = false);
     /// First simulated time [s] at which the round view's test accuracy reached `target`
     /// (negative if never).
     double TimeToAccuracy(double target) const;
@@ -373,6 +410,7 @@ class FlLearningTracker : public Object
     void HandleRoundStart(uint32_t round, const std::vector<uint32_t>& selected);
     void HandleRoundEnd(const FlRoundReport& report);
     void HandleTrained(const FlTrainingReport& report);
+    void SampleUpload(uint32_t client, uint32_t round, Time sent);
     void AppendRound(const FlRoundRecord& r);
     void AppendClientRounds(const std::map<uint32_t, FlClientRoundRecord>& rows);
     std::string UplinkComment() const;
@@ -476,6 +514,18 @@ class FlLearningTracker : public Object
     std::map<uint32_t, uint64_t> m_lossReported; ///< client -> lost chunks already reported
                                                  ///< for m_lossRound (repeated rounds)
     TracedCallback<const FlRoundRecord&> m_roundRecordedTrace; ///< RoundRecorded
+    FlMobilityColumns m_mobilityColumns{FlMobilityColumns::Auto}; ///< SetMobilityColumns
+    mutable int8_t m_mobilityOn{-1}; ///< MobilityColumnsOn decided: 0/1 (-1: not yet)
+    /// The client's link when an upload left it (mobility columns).
+    struct UploadSample
+    {
+        Time sent;
+        double distanceM;
+        double snrDb;
+    };
+
+    /// (client, round of the model trained on) -> its uploads' samples, in sending order
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<UploadSample>> m_uploadSamples;
 
     /// An iteration of the network view some nodes have reported.
     struct PendingIteration

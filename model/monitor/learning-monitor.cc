@@ -4,6 +4,7 @@
 #include "ns3/learning-monitor.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
@@ -52,6 +53,31 @@ LearningMonitor::GetTypeId()
                 DoubleValue(1e-5),
                 MakeDoubleAccessor(&LearningMonitor::SetDelta, &LearningMonitor::GetDelta),
                 MakeDoubleChecker<double>(1e-300, 1.0 - 1e-16))
+            .AddAttribute(
+                "MobilityColumns",
+                "Whether OutputFile and ClientOutputFile carry the columns of moving clients "
+                "(round: lost, given_up, disconnected; per client: upload_distance_m, "
+                "upload_snr_db, lost): Auto when a client's node (InstallClients) has a "
+                "MobilityModel other than a constant position, On, Off.",
+#if FL_NS3_VERSION >= 341
+                EnumValue<FlMobilityColumns>(FlMobilityColumns::Auto),
+                MakeEnumAccessor<FlMobilityColumns>(&LearningMonitor::SetMobilityColumns),
+                MakeEnumChecker(FlMobilityColumns::Auto,
+                                "Auto",
+                                FlMobilityColumns::On,
+                                "On",
+                                FlMobilityColumns::Off,
+                                "Off"))
+#else
+                EnumValue(static_cast<int>(FlMobilityColumns::Auto)),
+                MakeEnumAccessor(&LearningMonitor::SetMobilityColumns),
+                MakeEnumChecker(static_cast<int>(FlMobilityColumns::Auto),
+                                "Auto",
+                                static_cast<int>(FlMobilityColumns::On),
+                                "On",
+                                static_cast<int>(FlMobilityColumns::Off),
+                                "Off"))
+#endif
             .AddAttribute("Verbose",
                           "Print one progress line per round to standard output.",
                           BooleanValue(false),
@@ -207,6 +233,12 @@ double
 LearningMonitor::TimeToAccuracy(double target) const
 {
     return m_tracker->TimeToAccuracy(target);
+}
+
+void
+LearningMonitor::SetMobilityColumns(FlMobilityColumns mode)
+{
+    m_tracker->SetMobilityColumns(mode);
 }
 
 void

@@ -31,7 +31,9 @@ namespace ns3
  * with TrainingPlanned a client (GetLearnerIndex, GetUplinkEpsilon, its transport's counters).
  * With an asynchronous strategy each model version is a row.
  *
- * CSV columns (OutputFile): see CsvHeader(). The CSV holds only simulated quantities, so the
+ * CSV columns (OutputFile): see CsvHeader(); with moving clients (attribute MobilityColumns)
+ * three more at the end of each row, and three more in ClientOutputFile
+ * (FlLearningTracker::RoundCsvHeader(true), ClientRoundCsvHeader(true)). The CSV holds only simulated quantities, so the
  * same --RngRun writes the same file. Row 0 is the initial model, reported by the server when
  * it starts. A round still open when the simulation ends gets a row with status "timeout" if
  * FlServerApplication::ReportUnfinishedRound() is called after Simulator::Run(). Without
@@ -102,6 +104,7 @@ class LearningMonitor : public Object
     void SetDelta(double delta);
     double GetDelta() const;
     void Print(const FlRoundRecord& r);
+    void SetMobilityColumns(FlMobilityColumns mode);
 
     Ptr<FlLearningTracker> m_tracker; ///< the round view
     std::string m_outputFile;

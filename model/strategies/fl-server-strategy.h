@@ -108,6 +108,9 @@ struct FlLinkState
     Time rtt{Seconds(-1)};          ///< round-trip time, if the scene knows it
     Time lastResponse{Seconds(-1)}; ///< measured: last model sent -> its update received
     uint64_t lastUpdateBytes{0};    ///< measured: bytes received from the client so far
+    /// distance [m] from the client to its access point (the AP of a Wi-Fi BSS or ESS, the
+    /// eNB of LTE; the server's node in Wi-Fi ad hoc), now, if the scene knows positions
+    double distanceM{std::numeric_limits<double>::quiet_NaN()};
 };
 
 /**
