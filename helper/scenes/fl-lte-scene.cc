@@ -13,6 +13,7 @@
 #include "ns3/component-carrier-ue.h"
 #include "ns3/config.h"
 #include "ns3/constant-position-mobility-model.h"
+#include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/csma-helper.h"
 #include "ns3/csma-net-device.h"
 #include "ns3/double.h"
@@ -206,15 +207,21 @@ namespace
 
 /**
  * The CQI reporting period of a scene whose user gave none: FlLteDefaultCqiPeriodicity() when
- * the channel cannot change (every UE at a constant position, no fading model set as LteHelper's
- * default), else ns-3's own 1 ms.
+ * the channel cannot change (every UE at a constant position or at a constant velocity of 0, no
+ * fading model set as LteHelper's default), else ns-3's own 1 ms.
  */
 Time
 LteAutomaticCqiPeriodicity(const NodeContainer& ues)
 {
     for (uint32_t i = 0; i < ues.GetN(); ++i)
     {
-        if (!DynamicCast<ConstantPositionMobilityModel>(ues.Get(i)->GetObject<MobilityModel>()))
+        // a UE whose model cannot move it: a constant position, or a constant velocity of 0
+        Ptr<MobilityModel> m = ues.Get(i)->GetObject<MobilityModel>();
+        const Vector v = m ? m->GetVelocity() : Vector();
+        const bool still = DynamicCast<ConstantPositionMobilityModel>(m) ||
+                           (DynamicCast<ConstantVelocityMobilityModel>(m) && v.x == 0.0 &&
+                            v.y == 0.0 && v.z == 0.0);
+        if (!still)
         {
             return MilliSeconds(1);
         }

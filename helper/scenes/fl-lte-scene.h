@@ -90,7 +90,8 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
      * (ns3::LteUePhy DownlinkCqiPeriodicity; ns-3's own is 1 ms), from 1 to 160 ms (3GPP TS
      * 36.213 Table 7.2.2-1A has 2 to 160 ms; the schedulers drop a CQI after 1000 subframes).
      * Unset, Build() takes FlLteDefaultCqiPeriodicity() (40 ms) when the channel cannot change
-     * (every UE with a ConstantPositionMobilityModel, no LteHelper FadingModel default), else
+     * (every UE with a ConstantPositionMobilityModel, or a ConstantVelocityMobilityModel at speed
+     * 0, e.g. a road preset of speed 0; no LteHelper FadingModel default), else
      * ns-3's 1 ms. In the static cell a UE's channel quality never changes, so every report
      * repeats the last one: the period changes nothing but the processor time (each report is
      * a sweep of ns-3's MI error model over 29 MCSs per resource block group), provided the

@@ -230,14 +230,18 @@ TEST(NetworkScenes, LteEveryRoundEveryClient)
 // 160 ms give the same round records (times, bytes, durations: CSV rows) and the same global
 // models. Before the clients start (0.5 s) a UE transmits on the uplink only to report CQI (a
 // control-only frame, LteSpectrumPhy "TxStart"): ns-3's 1 ms gives a report every 2 ms. UEs
-// that move (the user's mobility) keep ns-3's period unless the user sets one.
+// that move (the user's mobility) keep ns-3's period unless the user sets one; UEs on a constant
+// velocity of 0 cannot move and get the scene's default period.
 TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
 {
     const uint32_t n = 6;
     const uint32_t rounds = 2;
     auto task = MakeTask(n);
-    auto runWith = [&task, n, rounds](Time period, uint64_t* reports, bool walking = false) {
-        return RunFedAvg(task, rounds, [n, period, reports, walking] {
+    auto runWith = [&task, n, rounds](Time period,
+                                      uint64_t* reports,
+                                      bool walking = false,
+                                      bool stillVelocity = false) {
+        return RunFedAvg(task, rounds, [n, period, reports, walking, stillVelocity] {
             FlLteSceneHelper h;
             if (!period.IsZero())
             {
@@ -258,6 +262,16 @@ TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
                 mobility.SetMobilityModel("ns3::RandomWalk2dMobilityModel",
                                           "Bounds",
                                           RectangleValue(Rectangle(-50, 50, -50, 50)));
+                mobility.Install(ues);
+                h.SetNodes(CreateObject<Node>(), ues);
+            }
+            if (stillVelocity)
+            {
+                // the user's UEs on a constant velocity of 0 where the scene would place them
+                NodeContainer ues;
+                ues.Create(n);
+                MobilityHelper mobility;
+                mobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
                 mobility.Install(ues);
                 h.SetNodes(CreateObject<Node>(), ues);
             }
@@ -290,6 +304,10 @@ TEST(NetworkScenes, LteCqiPeriodicityChangesNothingButItsSetting)
     const SceneRun slow = runWith(MilliSeconds(160), &slowReports);
     uint64_t walkingReports = 0;
     const SceneRun walking = runWith(Time(), &walkingReports, true);
+    uint64_t stillReports = 0;
+    const SceneRun still = runWith(Time(), &stillReports, false, true);
+    ExpectEveryRoundWithEveryClient(still, rounds, n);
+    EXPECT_EQ(stillReports, defaultReports); // the scene's default period, not ns-3's 1 ms
     ExpectEveryRoundWithEveryClient(walking, rounds, n);
     EXPECT_GT(walkingReports, 10 * defaultReports); // ns-3's 1 ms
     EXPECT_EQ(FlLteDefaultCqiPeriodicity(), MilliSeconds(40));
