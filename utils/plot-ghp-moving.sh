@@ -27,11 +27,12 @@ mapfile -t hellos < <(cut -d, -f1 "$mean" | awk '!seen[$0]++')
 runs=$(awk -F, 'NR > 1 { seen[$3] } END { print length(seen) }' "$in")
 iters=$(awk -F, 'NR > 1 && $4 > n { n = $4 } END { print n + 0 }' "$in")
 speeds=$(cut -d, -f2 "$mean" | sort -u | wc -l)
-curves() { # $1: column of the metric
-  local plot="" k=0
+curves() { # $1: column of the metric; $2: "db" for 10 log10 of it
+  local plot="" k=0 y="\$$1"
+  [ "${2:-}" = db ] && y="10*log10(\$$1)"
   for h in "${hellos[@]}"; do
     k=$((k + 1))
-    plot+="'$mean' using (\$1 == $h ? \$2 : 1/0):(\$1 == $h ? \$$1 : 1/0) with linespoints $(fl_curve $k "$speeds") title 'hello every $h s', "
+    plot+="'$mean' using (\$1 == $h ? \$2 : 1/0):(\$1 == $h ? $y : 1/0) with linespoints $(fl_curve $k "$speeds") title 'hello every $h s', "
   done
   echo "${plot%, }"
 }
@@ -49,9 +50,8 @@ set ylabel 'centroid drift (mean per iteration)'
 plot $(curves 4)
 set ylabel 'disagreement (mean per iteration)'
 plot $(curves 5)
-set ylabel 'centroid MSD at the last iteration (squared norm)'
-set logscale y
-plot $(curves 6)
+set ylabel 'centroid MSD at the last iteration [dB]'
+plot $(curves 6 db)
 unset multiplot
 GP
 echo "plot: $out"
