@@ -14,7 +14,9 @@
  * every agent knows; what that costs on the move is what the program measures: per iteration,
  * how far the weights actually given are from doubly stochastic (the noise left in the
  * network's average), the centroid's drift, the disagreement, the centroid's MSD and the
- * epsilon against a neighbouring agent on the graph as it was.
+ * epsilon against a neighbouring agent on the graph as it was. --fixedGraph=R instead gives
+ * every agent the Metropolis weights of the graph of the agents within R metres at the start,
+ * as the paper does, and sends no hellos.
  *
  * Output: one tidy CSV row per (speed, hello interval, run, iteration);
  *   utils/plot-ghp-moving.sh fl-ghp-moving.csv -> fl-ghp-moving.png
@@ -30,6 +32,7 @@
 #include "ns3/fl-mobility-presets.h"
 #include "ns3/fl-wifi-adhoc-scene.h"
 #include "ns3/gfl-helper.h"
+#include "ns3/graph.h"
 #include "ns3/linear-models.h"
 #include "ns3/synthetic-data.h"
 #include "ns3/text-parse.h"
@@ -39,6 +42,8 @@
 #include <iostream>
 
 using namespace ns3;
+using ns3::fl::Edge;
+using ns3::fl::Graph;
 
 namespace
 {
@@ -87,6 +92,7 @@ main(int argc, char* argv[])
     double b = 1.0;
     double periodS = 0.1;
     double timeoutIntervals = 3.0;
+    double range = 0.0;
     std::string speeds = "0,2,5,10,20";
     std::string helloIntervals = "0.5";
     std::string noise = "graph-homomorphic";
@@ -107,6 +113,7 @@ main(int argc, char* argv[])
     flags.AddReal("b", "Laplace scale b of the graph-homomorphic (or i.i.d.) noise", b, flexample::Range{0.0, 1e6, true, false});
     flags.AddReal("period", "Iteration period [s] (releases jittered over its first half)", periodS, flexample::Range{0.0, 100.0, true, false});
     flags.AddReal("timeoutIntervals", "Hello timeout in hello intervals (> 1.1)", timeoutIntervals, flexample::Range{1.1, 100.0, true, false});
+    flags.AddReal("fixedGraph", "0: learn the graph from hellos; > 0: no hellos, combine over the Metropolis matrix of the agents within this range [m] at the start (the papers' fixed graph)", range, flexample::Range::AtLeast(0.0));
     flags.AddText("speeds", "Comma-separated speeds [m/s] of the moving agents (0: still, placed at random)", speeds);
     flags.AddText("helloIntervals", "Comma-separated hello intervals [s]", helloIntervals);
     flags.AddChoice("noise", "Noise: graph-homomorphic, iid-broadcast or none", noise, {"graph-homomorphic", "iid-broadcast", "none"});
@@ -126,6 +133,10 @@ main(int argc, char* argv[])
     {
         std::cerr << "fl-ghp-moving: cannot write " << output << " (fix: check --output)\n";
         return 2;
+    }
+    if (range > 0.0)
+    {
+        helloList = {0.0};
     }
     csv << "speed_mps,hello_interval_s,run,iteration,time_s,mean_degree,stochasticity_error,"
            "centroid_drift,disagreement,msd_centroid,lost_messages,epsilon_neighbour\n";
@@ -184,18 +195,49 @@ main(int argc, char* argv[])
                 {
                     addresses.push_back(scene.clientInterfaces.GetAddress(k));
                 }
+                if (range > 0.0)
+                {
+                    // the graph of the start, fixed: agents within `range` of each other
+                    std::vector<Edge> edges;
+                    for (uint32_t k = 0; k < agents; ++k)
+                    {
+                        for (uint32_t l = k + 1; l < agents; ++l)
+                        {
+                            if (nodes.Get(k)->GetObject<MobilityModel>()->GetDistanceFrom(
+                                    nodes.Get(l)->GetObject<MobilityModel>()) <= range)
+                            {
+                                edges.emplace_back(k, l);
+                            }
+                        }
+                    }
+                    const Graph g(agents, edges);
+                    if (!g.IsConnected())
+                    {
+                        std::cerr << "fl-ghp-moving: invalid --fixedGraph: the agents within "
+                                  << range << " m of each other do not form a connected graph "
+                                  << "in run " << run << " (fix: a larger range)\n";
+                        return 2;
+                    }
+                    c.combination = fl::MetropolisWeights(g);
+                }
                 DiffusionHelper diffusion(task, c);
                 diffusion.SetTransport("broadcast");
                 diffusion.SetIterationPeriod(Seconds(periodS));
                 diffusion.SetReleaseJitter(Seconds(periodS / 2));
                 diffusion.SetExchangeTimeout(Seconds(periodS * 0.4));
                 diffusion.AssignStreams(3000);
-                diffusion.SetNeighbourDiscovery(Seconds(hello), Seconds(hello * timeoutIntervals));
+                if (range == 0.0)
+                {
+                    diffusion.SetNeighbourDiscovery(Seconds(hello),
+                                                    Seconds(hello * timeoutIntervals));
+                }
                 diffusion.SetIterationCallback([&](const fl::NetworkIterationReport& r) {
                     double degree = 0.0;
-                    for (const auto& h : diffusion.Hellos())
+                    for (uint32_t k = 0; k < agents; ++k)
                     {
-                        degree += static_cast<double>(h->GetNeighbours().size());
+                        degree += range > 0.0
+                                      ? static_cast<double>((c.combination.col(k).array() > 0).count() - 1)
+                                      : static_cast<double>(diffusion.Hellos()[k]->GetNeighbours().size());
                     }
                     csv << speed << ',' << hello << ',' << run << ',' << r.iteration << ','
                         << Simulator::Now().GetSeconds() << ',' << degree / agents << ','
@@ -211,7 +253,7 @@ main(int argc, char* argv[])
                 std::cout << "  speed " << speed << " m/s, hello " << hello << " s, run " << run
                           << ": " << done << " iterations, " << result.lostMessages
                           << " messages lost, epsilon (neighbour) " << result.epsilonNeighbour
-                          << ", "
+                          << ", " << Simulator::GetEventCount() << " events, "
                           << std::chrono::duration<double>(std::chrono::steady_clock::now() - wall)
                                  .count()
                           << " s" << std::endl;
