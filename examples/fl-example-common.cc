@@ -895,8 +895,8 @@ RunFedAvg(const std::string& name,
         result->wallS = wall;
     }
     const auto counters = server->GetCounters();
-    std::cout << " malformed=" << counters.malformed << " wall_s=" << std::setprecision(3) << wall
-              << std::setprecision(6) << std::endl;
+    std::cout << " malformed=" << counters.malformed << " events=" << Simulator::GetEventCount()
+              << " wall_s=" << std::setprecision(3) << wall << std::setprecision(6) << std::endl;
     if (stack.secAgg.server)
     {
         const auto& sc = stack.secAgg.server->GetCounters();

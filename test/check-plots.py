@@ -175,6 +175,14 @@ def main():
     run([b("fl-dwfl"), "--figure=mobility", "--rounds=3", "--samplesPerWorker=20",
          "--testSamples=50", "--quiet", "--output=" + w("dwfl-mob.csv"),
          "--aggregateOutput=" + w("dwfl-agg.csv")])
+    with open(w("speed.grid"), "w") as g:
+        g.write("program fl-fedavg-wifi\n"
+                "flag mobility random-waypoint:side=30,min=2,max=2 "
+                "random-waypoint:side=30,min=10,max=10\n"
+                "runs 1\nfixed --clients=3 --rounds=3 --samplesPerClient=100 --testSamples=200"
+                " --deadline=2 --quiet\n")
+    run([sys.executable, os.path.join(a.utils, "fl-sweep"), "run", w("speed.grid"),
+         "--engine", "serial", "--dir", w("sweep-speed"), "--bin", a.bin])
     run([b("fl-ghp-moving"), "--agents=8", "--iterations=10", "--speeds=0,10",
          "--helloIntervals=0.25,1", "--output=" + w("ghp-moving.csv")])
     run([b("fl-ega"), "--quick", "--output=" + w("ega.csv"), "--imageDir=" + a.work])
@@ -199,6 +207,9 @@ def main():
          ["dwfl-agg.png"]),
         ("plot-ghp-moving", [u("plot-ghp-moving.sh"), w("ghp-moving.csv")],
          ["ghp-moving.png"]),
+        ("plot-fedavg-speed", [u("plot-fedavg-speed.sh"), w("sweep-speed/merged.csv"),
+                               w("fedavg-speed.png"), "0.3"],
+         ["fedavg-speed.png"]),
         ("plot-ega", [u("plot-ega.sh"), w("ega.csv"), a.work],
          ["ega-sigma.png", "ega-rounds.png", "ega-algorithms.png", "ega-network.png",
           "ega-leakage.png"]),
