@@ -81,11 +81,12 @@ main(int argc, char* argv[])
                   "--speed > 0: distance between consecutive cars [m]",
                   spacing,
                   flexample::Range::Closed(0.0, 1000.0));
-    flags.AddReal("roundGap",
-                  "Idle time between the end of a round and the start of the next [s] (the "
-                  "server's RoundGap; 5 s: with the 5 s deadline, 30 rounds span the trace's 300 s)",
-                  roundGap,
-                  flexample::Range::Closed(0.0, 3600.0));
+    flags.AddReal(
+        "roundGap",
+        "Idle time between the end of a round and the start of the next [s] (the "
+        "server's RoundGap; 5 s: with the 5 s deadline, 30 rounds span the trace's 300 s)",
+        roundGap,
+        flexample::Range::Closed(0.0, 3600.0));
     flags.AddText("environment",
                   "3GPP TR 37.885 V2V scenario of the path loss and channel condition: highway "
                   "or urban",
@@ -115,7 +116,9 @@ main(int argc, char* argv[])
         }
         catch (const fl::ConfigError&)
         {
-            throw fl::ConfigError("--mode", "'" + mode + "'", "use a 10 MHz OFDM mode, e.g. "
+            throw fl::ConfigError("--mode",
+                                  "'" + mode + "'",
+                                  "use a 10 MHz OFDM mode, e.g. "
                                   "OfdmRate6MbpsBW10MHz");
         }
         if (speed == 0.0)

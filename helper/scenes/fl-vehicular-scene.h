@@ -9,6 +9,7 @@
 #define FL_VEHICULAR_SCENE_H
 
 #include "ns3/fl-scene.h"
+#include "ns3/fl-vehicular-trace.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 #include "ns3/vector.h"
@@ -18,40 +19,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup fl-helper
- * When one node of an ns-2 movement trace is on the road, as ns-3's Ns2MobilityHelper moves
- * it: from its first timed line ("$ns_ at t ...") to the arrival at the destination of its last
- * "setdest" (computed as Ns2MobilityHelper does: the distance from the position before it over
- * the line's speed). `entry` is its position before its first timed line (the untimed
- * "$node_(i) set X_ / Y_ / Z_" lines; SUMO's exporter writes the car's first position there).
- */
-struct FlTraceSpan
-{
-    bool present{false}; ///< the trace names this node
-    double enterS{0.0};  ///< time of its first timed line [s]
-    double leaveS{0.0};  ///< time it reaches its last destination [s]
-    Vector entry;        ///< its position before enterS
-};
-
-/**
- * \ingroup fl-helper
- * The span of every node of an ns-2 movement trace, indexed by node number ($node_(i) is
- * element i; nodes the trace skips have present = false). Throws fl::ConfigError naming
- * "FlReadNs2TraceSpans" for an unreadable file or one that moves no node.
- */
-std::vector<FlTraceSpan> FlReadNs2TraceSpans(const std::string& path);
-
-/**
- * \ingroup fl-helper
- * Where the vehicular scene parks client `client` while it is not on the road: (0,
- * -(100 km + client * 10 km), 0). At 100 km and more from the road and 10 km and more from
- * each other, the 3GPP V2V path loss (TR 37.885, Table 6.2.1-1) exceeds 128 dB: a 23 dBm
- * frame arrives below -105 dBm, under the 802.11p receiver's noise floor (-97 dBm in 10 MHz
- * with a 7 dB noise figure), so that a parked vehicle hears nobody and nobody hears it.
- */
-Vector FlParkingPosition(uint32_t client);
 
 /**
  * \ingroup fl-helper
@@ -80,17 +47,18 @@ class FlVehicularRoutes : public Object
     /// What Build() hands over (not for programs).
     struct Setup
     {
-        NodeContainer rsus;           ///< the RSU nodes, in order
-        NodeContainer vehicles;       ///< the clients' nodes, in order
-        std::vector<uint32_t> rsuIf;  ///< each RSU's radio interface index
-        std::vector<uint32_t> vehIf;  ///< each vehicle's radio interface index
-        std::vector<Ipv4Address> rsuRadio;     ///< each RSU's radio address
-        std::vector<Ipv4Address> rsuBackbone;  ///< each RSU's address on its backbone link
-        std::vector<uint32_t> serverIf;        ///< the server's interface of each backbone link
-        std::vector<Ipv4Address> vehicleAddr;  ///< each vehicle's address
-        Ptr<Node> server;                      ///< the server's node
-        Time interval;                         ///< see FlVehicularSceneHelper::SetRouteUpdateInterval
+        NodeContainer rsus;                   ///< the RSU nodes, in order
+        NodeContainer vehicles;               ///< the clients' nodes, in order
+        std::vector<uint32_t> rsuIf;          ///< each RSU's radio interface index
+        std::vector<uint32_t> vehIf;          ///< each vehicle's radio interface index
+        std::vector<Ipv4Address> rsuRadio;    ///< each RSU's radio address
+        std::vector<Ipv4Address> rsuBackbone; ///< each RSU's address on its backbone link
+        std::vector<uint32_t> serverIf;       ///< the server's interface of each backbone link
+        std::vector<Ipv4Address> vehicleAddr; ///< each vehicle's address
+        Ptr<Node> server;                     ///< the server's node
+        Time interval; ///< see FlVehicularSceneHelper::SetRouteUpdateInterval
     };
+
     /// Sets up (Build() calls it) and schedules the first update at time 0.
     void Configure(const Setup& setup);
 
@@ -103,10 +71,10 @@ class FlVehicularRoutes : public Object
     /// The periodic update.
     void Tick();
 
-    Setup m_setup;                          ///< see Configure
-    std::vector<uint32_t> m_rsu;            ///< per vehicle: its RSU (UINT32_MAX: none yet)
-    std::vector<uint32_t> m_changes;        ///< per vehicle: RSU changes
-    EventId m_event;                        ///< the next Tick
+    Setup m_setup;                   ///< see Configure
+    std::vector<uint32_t> m_rsu;     ///< per vehicle: its RSU (UINT32_MAX: none yet)
+    std::vector<uint32_t> m_changes; ///< per vehicle: RSU changes
+    EventId m_event;                 ///< the next Tick
     TracedCallback<uint32_t, uint32_t, uint32_t> m_rsuChange; ///< see RsuChangeCallback
 };
 
@@ -210,15 +178,15 @@ class FlVehicularSceneHelper : public FlRadioSceneHelperBase
     static int64_t AssignStreams(const FlScene& scene, int64_t stream);
 
   private:
-    uint32_t m_rsus;          ///< see SetRoadsideUnits
-    Vector m_lineStart;       ///< see SetRsuLine
-    Vector m_lineEnd;         ///< see SetRsuLine
+    uint32_t m_rsus;           ///< see SetRoadsideUnits
+    Vector m_lineStart;        ///< see SetRsuLine
+    Vector m_lineEnd;          ///< see SetRsuLine
     std::string m_environment; ///< see SetEnvironment
-    double m_txPowerDbm;      ///< see SetTxPower
-    std::string m_dataMode;   ///< see SetDataMode
-    Time m_routeInterval;     ///< see SetRouteUpdateInterval
-    DataRate m_backboneRate;  ///< see SetBackboneDataRate
-    Time m_backboneDelay;     ///< see SetBackboneDelay
+    double m_txPowerDbm;       ///< see SetTxPower
+    std::string m_dataMode;    ///< see SetDataMode
+    Time m_routeInterval;      ///< see SetRouteUpdateInterval
+    DataRate m_backboneRate;   ///< see SetBackboneDataRate
+    Time m_backboneDelay;      ///< see SetBackboneDelay
 };
 
 } // namespace ns3

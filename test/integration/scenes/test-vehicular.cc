@@ -11,8 +11,8 @@
 
 #include "ns3/core-module.h"
 #include "ns3/fl-helper.h"
-#include "ns3/fl-ns3-compat.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/fl-ns3-compat.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/mobility-model.h"
 #include "ns3/point-to-point-net-device.h"
@@ -167,12 +167,14 @@ TEST(VehicularScene, CarsEnterAndLeave)
     h.SetClientMobility(cars);
     h.SetRouteUpdateInterval(Seconds(10)); // nothing sends here
     FlScene s = h.Build(n);
+
     struct Check
     {
         uint32_t client;
         double t;
         bool onRoad;
     };
+
     std::vector<Check> checks;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -261,12 +263,12 @@ TEST(VehicularScene, CarUploadsToEachRsuInTurn)
     const FlSceneLinkState* links = PeekPointer(FlGetSceneLinkState(scene.serverNode));
     server->SetLinkStateProvider([links](uint32_t c) { return links->Get(c); });
     std::vector<FlLinkState> atRoundEnd;
-    server->TraceConnectWithoutContext(
-        "RoundEnd",
-        FlCallback<void, const FlRoundReport&>([&roundEnds, &atRoundEnd, links](const FlRoundReport&) {
-            roundEnds.push_back(Simulator::Now().GetSeconds());
-            atRoundEnd.push_back(links->Get(0));
-        }));
+    server->TraceConnectWithoutContext("RoundEnd",
+                                       FlCallback<void, const FlRoundReport&>(
+                                           [&roundEnds, &atRoundEnd, links](const FlRoundReport&) {
+                                               roundEnds.push_back(Simulator::Now().GetSeconds());
+                                               atRoundEnd.push_back(links->Get(0));
+                                           }));
     Simulator::Stop(Seconds(40));
     Simulator::Run();
     Simulator::Destroy();
