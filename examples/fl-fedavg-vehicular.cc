@@ -123,17 +123,25 @@ main(int argc, char* argv[])
         }
         if (speed == 0.0)
         {
-            FlClientMobilityHelper preset;
+            std::vector<FlTraceSpan> spans;
             try
             {
-                preset.SetNs2Trace(trace);
+                spans = FlReadNs2TraceSpans(trace);
             }
             catch (const fl::ConfigError&)
             {
                 throw fl::ConfigError("--trace",
-                                      "cannot read '" + trace + "'",
+                                      "'" + trace + "' is no readable ns-2 movement trace",
                                       "give an ns-2 movement file (utils/make-sumo-trace.sh "
                                       "makes the module's), or --speed > 0");
+            }
+            if (o.clients > spans.size())
+            {
+                throw fl::ConfigError("--clients",
+                                      std::to_string(o.clients) + " clients for the " +
+                                          std::to_string(spans.size()) + " cars of '" + trace + "'",
+                                      "use at most " + std::to_string(spans.size()) +
+                                          " clients, another --trace, or --speed > 0");
             }
         }
     });
