@@ -479,8 +479,26 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
     const std::size_t n = m_task->NumClients();
     try
     {
-        fl::ValidateCombinationMatrix(m_config.combination, n, m_config.noise.kind, "combination");
         fl::DiffusionAdaptConfig(m_config.mu, m_config.batchSize, m_config.clipNorm);
+        if (m_config.combination.size() == 0)
+        {
+            // a graph learned from the network (SetNeighbourDiscovery): the epsilons of a
+            // changing graph, from the weights the agents report
+            const fl::MechanismSpec mech =
+                fl::MakeNodePerturbation(m_config.noise, 0.5, "combination weight")->Mechanism(0.0);
+            m_tracker->SetNetwork(n, m_config.reference, nullptr);
+            m_tracker->SetLiveGraphAccountant(
+                std::make_shared<fl::LiveGraphPrivacyAccountant>(m_config.noise.kind,
+                                                                 mech.kind,
+                                                                 mech.scale,
+                                                                 m_config.mu,
+                                                                 m_config.clipNorm,
+                                                                 m_task->NumParameters(),
+                                                                 n,
+                                                                 m_config.delta));
+            return;
+        }
+        fl::ValidateCombinationMatrix(m_config.combination, n, m_config.noise.kind, "combination");
         SetNetwork(n,
                    m_config.noise,
                    m_config.combination,
@@ -494,6 +512,34 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
     {
         Fatal(e);
     }
+}
+
+void
+DiffusionHelper::SetNeighbourDiscovery(Time interval, Time timeout)
+{
+    if (!interval.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("interval",
+                              "is " + std::to_string(interval.GetSeconds()) + " s",
+                              "give a positive hello interval, e.g. 0.5 s");
+    }
+    if (!(timeout > interval + interval / 10))
+    {
+        throw fl::ConfigError("timeout",
+                              "is " + std::to_string(timeout.GetSeconds()) +
+                                  " s, not above the hello interval and its jitter (" +
+                                  std::to_string((interval + interval / 10).GetSeconds()) + " s)",
+                              "give a timeout of a few intervals, e.g. 3 intervals");
+    }
+    if (m_config.combination.size() != 0)
+    {
+        throw fl::ConfigError("combination",
+                              "is given, but the neighbours and weights are to be learned from "
+                              "the hellos",
+                              "give the configuration an empty combination matrix");
+    }
+    m_helloInterval = interval;
+    m_helloTimeout = timeout;
 }
 
 void
@@ -528,7 +574,8 @@ int64_t
 DiffusionHelper::AssignStreams(int64_t stream)
 {
     m_stream = stream;
-    return m_config.combination.rows();
+    const auto n = static_cast<int64_t>(m_task->NumClients());
+    return m_config.combination.size() == 0 ? 2 * n : n; // hellos: n more
 }
 
 void
@@ -541,7 +588,13 @@ std::vector<Ptr<DiffusionAgentApplication>>
 DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Address>& addresses)
 {
     const auto& A = m_config.combination;
-    const auto n = static_cast<uint32_t>(A.rows());
+    const auto n = static_cast<uint32_t>(m_task->NumClients());
+    if (A.size() == 0 && !Live())
+    {
+        Fatal(fl::ConfigError("combination",
+                              "is empty and no neighbour discovery is set",
+                              "give a combination matrix, or call SetNeighbourDiscovery"));
+    }
     if (nodes.GetN() != n || addresses.size() != n)
     {
         NS_FATAL_ERROR("DiffusionHelper: " << nodes.GetN() << " nodes and " << addresses.size()
@@ -562,20 +615,54 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
     }
     fl::Rng initRng(fl::InitialModelSeed(m_config.seed));
     const fl::ParamVector w0 = m_task->InitialParameters(initRng);
+    Time agentStart = Seconds(0.1);
+    m_hellos.clear();
+    if (Live())
+    {
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            Ptr<FlHelloApplication> hello = CreateObject<FlHelloApplication>();
+            hello->SetAttribute("Id", UintegerValue(k));
+            hello->SetAttribute("Interval", TimeValue(m_helloInterval));
+            hello->SetAttribute("Timeout", TimeValue(m_helloTimeout));
+            hello->SetAttribute("Jitter", TimeValue(m_helloInterval / 10));
+            if (m_stream >= 0)
+            {
+                hello->AssignStreams(m_stream + n + k);
+            }
+            hello->SetStartTime(Seconds(0.1));
+            nodes.Get(k)->AddApplication(hello);
+            m_hellos.push_back(hello);
+        }
+        agentStart = Seconds(0.1) + 3 * m_helloInterval;
+    }
     m_tracker->SetFinish(m_config.iterations, []() { Simulator::Stop(MilliSeconds(100)); });
     std::vector<Ptr<DiffusionAgentApplication>> agents;
     for (uint32_t k = 0; k < n; ++k)
     {
         FlGraphExchangeConfig ex;
         ex.self = k;
-        ex.selfWeight = A(k, k);
-        for (uint32_t l : NeighborsOf(A, k))
+        if (Live())
         {
-            FlGraphExchangeConfig::Neighbor nb;
-            nb.index = l;
-            nb.address = InetSocketAddress(addresses[l], kAgentPort);
-            nb.weight = A(l, k);
-            ex.neighbors.push_back(nb);
+            // this iteration's neighbours and Metropolis column, from the hellos heard
+            Ptr<FlHelloApplication> hello = m_hellos[k];
+            ex.selfWeight = 1.0;
+            ex.nodes = n;
+            ex.neighbourSource = [hello](uint32_t) {
+                return hello->GetNeighbourhood(kAgentPort);
+            };
+        }
+        else
+        {
+            ex.selfWeight = A(k, k);
+            for (uint32_t l : NeighborsOf(A, k))
+            {
+                FlGraphExchangeConfig::Neighbor nb;
+                nb.index = l;
+                nb.address = InetSocketAddress(addresses[l], kAgentPort);
+                nb.weight = A(l, k);
+                ex.neighbors.push_back(nb);
+            }
         }
         ex.noise = m_config.noise;
         ex.seed = fl::DiffusionAgentSeed(m_config.seed, k);
@@ -624,7 +711,7 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
                 }
             });
         }
-        app->SetStartTime(Seconds(0.1));
+        app->SetStartTime(agentStart);
         nodes.Get(k)->AddApplication(app);
         agents.push_back(app);
     }

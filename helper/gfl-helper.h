@@ -13,6 +13,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/diffusion-agent-application.h"
 #include "ns3/fl-client-application.h"
+#include "ns3/fl-hello-application.h"
 #include "ns3/fl-learning-tracker.h"
 #include "ns3/fl-graph-scene.h"
 #include "ns3/fl-network-scenarios.h"
@@ -236,8 +237,9 @@ class DiffusionHelper : public FlGraphRunHelperBase
     void SetIterationPeriod(Time period);
     /// Each release happens ComputeTime + U[0, jitter] after its iteration began (default 0).
     void SetReleaseJitter(Time jitter);
-    /// Fixes the agents' random streams (jitter): agent k uses stream + k (call before Install).
-    /// @return the number of streams the agents will use (the number of agents)
+    /// Fixes the agents' random streams (jitter): agent k uses stream + k, its hello
+    /// application (SetNeighbourDiscovery) stream + N + k (call before Install).
+    /// @return the number of streams used (N, or 2 N with neighbour discovery)
     int64_t AssignStreams(int64_t stream);
     /// Installs agent k on nodes.Get(k) reachable at addresses[k] (start at 0.1 s).
     std::vector<Ptr<DiffusionAgentApplication>> Install(const NodeContainer& nodes,
@@ -248,8 +250,37 @@ class DiffusionHelper : public FlGraphRunHelperBase
     /// Sets the link-loss callback.
     void SetLinkLossCallback(LinkLossCallback cb);
 
+    /**
+     * A graph the agents learn from the network, for agents that move (give the configuration
+     * an empty combination matrix): Install puts an FlHelloApplication on every node (Id = the
+     * agent index, hellos every `interval` plus a jitter of up to a tenth of it, neighbours
+     * forgotten after `timeout`), and before every release agent k takes its neighbours and its
+     * column of Metropolis weights from what its hellos told it (FlHelloApplication::
+     * GetNeighbourhood), and draws its graph-homomorphic noise for that self weight. The agents
+     * start 3 intervals after the hellos (at 0.1 s + 3 interval), when a still graph is known:
+     * a link is symmetric after two hellos, a degree announced in the third. The exchange
+     * timeout must be positive (the broadcast transport's 1 s default, or an iteration
+     * period). The network view reports the weights' stochasticity error per iteration and the
+     * epsilons of a changing graph (fl::LiveGraphPrivacyAccountant). Throws ConfigError naming
+     * "interval" or "timeout" (timeout > interval + its jitter).
+     */
+    void SetNeighbourDiscovery(Time interval, Time timeout);
+    /// The hello applications (agent k's at k), after Install with SetNeighbourDiscovery.
+    const std::vector<Ptr<FlHelloApplication>>& Hellos() const
+    {
+        return m_hellos;
+    }
+
   private:
+    bool Live() const
+    {
+        return m_helloInterval.IsStrictlyPositive();
+    }
+
     fl::DiffusionConfig m_config;
+    Time m_helloInterval{Seconds(0)};
+    Time m_helloTimeout{Seconds(0)};
+    std::vector<Ptr<FlHelloApplication>> m_hellos;
     Time m_compute{MilliSeconds(1)};
     Time m_period{Seconds(0)};
     Time m_jitter{Seconds(0)};

@@ -175,6 +175,8 @@ def main():
     run([b("fl-dwfl"), "--figure=mobility", "--rounds=3", "--samplesPerWorker=20",
          "--testSamples=50", "--quiet", "--output=" + w("dwfl-mob.csv"),
          "--aggregateOutput=" + w("dwfl-agg.csv")])
+    run([b("fl-ghp-moving"), "--agents=8", "--iterations=10", "--speeds=0,10",
+         "--helloIntervals=0.25,1", "--output=" + w("ghp-moving.csv")])
     run([b("fl-ega"), "--quick", "--output=" + w("ega.csv"), "--imageDir=" + a.work])
     run([b("fl-fedavg-lossy"), "--rounds=3", "--losses=0,0.1", "--clients=4",
          "--output=" + w("lossy.csv")] + small)
@@ -195,6 +197,8 @@ def main():
         ("plot-dwfl", [u("plot-dwfl.sh"), w("dwfl.csv")], ["dwfl.png"]),
         ("plot-dwfl-aggregate", [u("plot-dwfl-aggregate.sh"), w("dwfl-agg.csv")],
          ["dwfl-agg.png"]),
+        ("plot-ghp-moving", [u("plot-ghp-moving.sh"), w("ghp-moving.csv")],
+         ["ghp-moving.png"]),
         ("plot-ega", [u("plot-ega.sh"), w("ega.csv"), a.work],
          ["ega-sigma.png", "ega-rounds.png", "ega-algorithms.png", "ega-network.png",
           "ega-leakage.png"]),

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -299,6 +300,16 @@ struct NetworkIterationReport
     double epsilonNeighbour{0.0};  ///< the same against a neighbouring node (server or agent)
     std::size_t lostMessages{0};   ///< node-to-node messages missing in this iteration
     std::size_t droppedClients{0}; ///< GFL: sampled clients that dropped in this iteration
+    /**
+     * How far from doubly stochastic the weights given to this iteration's messages were
+     * (StochasticityError of neighbour-discovery.h over the nodes' combinations: the largest
+     * |a_ll + sum_k a_lk - 1| over senders l, the sum over the receivers that combined l's
+     * message of this iteration): 0 up to rounding on a fixed doubly stochastic graph when every
+     * message arrives; a lost message, or weights formed from stale knowledge of a changing
+     * graph, leave part of a sender's graph-homomorphic noise in the network's average. NaN
+     * where the nodes report no combination (the in-process runners).
+     */
+    double stochasticityError{std::numeric_limits<double>::quiet_NaN()};
 };
 
 /// Called by the runners after every iteration.

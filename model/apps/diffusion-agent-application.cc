@@ -252,6 +252,7 @@ DiffusionAgentApplication::Release()
         report.model = &m_model;
         report.aggregate = &m_phi;
         report.missingNeighbours = static_cast<uint32_t>(o.missing);
+        report.combination = &m_exchange->LastCombination();
         ReportModel(report);
         if (m_callback)
         {

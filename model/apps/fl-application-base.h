@@ -43,6 +43,8 @@ const char* FlNodeRoleName(FlNodeRole role);
  * \ingroup fl-apps
  * A model a node holds, as reported through the "ModelReport" trace of every FL application.
  */
+struct FlCombinedTerm;
+
 struct FlModelReport
 {
     uint32_t round{0};                     ///< round (iteration) of the model
@@ -55,6 +57,10 @@ struct FlModelReport
     const fl::ParamVector* aggregate{nullptr};
     uint32_t missingNeighbours{0}; ///< neighbour messages of this round missing at the combination
     uint32_t droppedClients{0};    ///< GFL: sampled clients whose upload did not count this round
+    /// A node of a graph: the terms of its combination as made (its own first; null for nodes
+    /// that do not combine), from which the network view measures how far the weights the
+    /// nodes gave are from doubly stochastic, and a changing graph's epsilon
+    const std::vector<FlCombinedTerm>* combination{nullptr};
     /// Whether the reporting application has a transport whose counters the two fields below
     /// copy (filled by FlApplicationBase::ReportModel). False for applications that send
     /// nothing through an FlTransport, e.g. DWFL's workers on the analog over-the-air channel

@@ -6,6 +6,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -14,32 +16,73 @@ NS_LOG_COMPONENT_DEFINE("FlGraphExchange");
 FlGraphExchangeNode::FlGraphExchangeNode(FlGraphExchangeConfig config)
     : m_config(std::move(config))
 {
-    for (std::size_t j = 0; j < m_config.neighbors.size(); ++j)
+    if (Live())
     {
-        const auto& nb = m_config.neighbors[j];
-        if (j > 0 && nb.index <= m_config.neighbors[j - 1].index)
+        if (m_config.nodes == 0 || m_config.self >= m_config.nodes)
+        {
+            throw fl::ConfigError("nodes",
+                                  "is " + std::to_string(m_config.nodes) + " for node " +
+                                      std::to_string(m_config.self) + " of a changing graph",
+                                  "give the graph size N > self with a neighbourSource");
+        }
+        if (!m_config.timeout.IsStrictlyPositive())
+        {
+            throw fl::ConfigError("timeout",
+                                  "is 0 on a changing graph (a neighbour that left never sends)",
+                                  "give a positive exchange timeout with a neighbourSource");
+        }
+    }
+    SetNeighbourhood(FlGraphNeighbourhood{m_config.selfWeight, m_config.neighbors});
+    if (!Live())
+    {
+        m_stats.missingFrom.assign(m_neighborIds.size(), 0);
+    }
+}
+
+void
+FlGraphExchangeNode::SetNeighbourhood(FlGraphNeighbourhood hood)
+{
+    for (std::size_t j = 0; j < hood.neighbors.size(); ++j)
+    {
+        const auto& nb = hood.neighbors[j];
+        if (j > 0 && nb.index <= hood.neighbors[j - 1].index)
         {
             throw fl::ConfigError("neighbors",
                                   "are not in ascending graph order",
                                   "list the neighbours by ascending graph index");
         }
-        if (nb.index == m_config.self || !(nb.weight >= 0.0))
+        if (nb.index == m_config.self || !(nb.weight >= 0.0) || !std::isfinite(nb.weight))
         {
             throw fl::ConfigError("neighbors",
                                   "include the node itself or a negative weight",
                                   "give l != k and a_lk >= 0");
         }
-        m_neighborIds.push_back(nb.index);
-        m_position[nb.index] = j;
+        if (Live() && nb.index >= m_config.nodes)
+        {
+            throw fl::ConfigError("neighbors",
+                                  "include node " + std::to_string(nb.index) + " of a graph of " +
+                                      std::to_string(m_config.nodes),
+                                  "give neighbours 0 <= l < N");
+        }
     }
-    m_perturbation =
-        fl::MakeNodePerturbation(m_config.noise,
-                                 m_config.selfWeight,
-                                 "combination weight a_{" + std::to_string(m_config.self) + "," +
-                                     std::to_string(m_config.self) + "}");
-    m_last.resize(m_neighborIds.size());
-    m_stats.missingFrom.assign(m_neighborIds.size(), 0);
-    m_lastIteration.assign(m_neighborIds.size(), 0);
+    // the graph-homomorphic compensation divides by a_kk: a new self weight, a new perturbation
+    if (!m_perturbation || hood.selfWeight != m_perturbationWeight)
+    {
+        m_perturbation =
+            fl::MakeNodePerturbation(m_config.noise,
+                                     hood.selfWeight,
+                                     "combination weight a_{" + std::to_string(m_config.self) +
+                                         "," + std::to_string(m_config.self) + "}");
+        m_perturbationWeight = hood.selfWeight;
+    }
+    m_neighborIds.clear();
+    m_position.clear();
+    for (std::size_t j = 0; j < hood.neighbors.size(); ++j)
+    {
+        m_neighborIds.push_back(hood.neighbors[j].index);
+        m_position[hood.neighbors[j].index] = j;
+    }
+    m_hood = std::move(hood);
 }
 
 FlGraphExchangeNode::~FlGraphExchangeNode() = default;
@@ -61,6 +104,30 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
 {
     NS_LOG_FUNCTION(this << iteration);
     NS_ASSERT_MSG(!m_active, "FlGraphExchangeNode: iteration " << m_iteration << " still open");
+    if (Live())
+    {
+        // this iteration's neighbours and weights, as the node knows them now
+        try
+        {
+            FlGraphNeighbourhood hood = m_config.neighbourSource(iteration);
+            bool same = hood.selfWeight == m_hood.selfWeight &&
+                        hood.neighbors.size() == m_hood.neighbors.size();
+            for (std::size_t j = 0; same && j < hood.neighbors.size(); ++j)
+            {
+                same = hood.neighbors[j].index == m_hood.neighbors[j].index &&
+                       hood.neighbors[j].weight == m_hood.neighbors[j].weight;
+            }
+            if (!same && m_started)
+            {
+                ++m_stats.neighbourhoodChanges;
+            }
+            SetNeighbourhood(std::move(hood));
+        }
+        catch (const fl::ConfigError& e)
+        {
+            fl::ExitOnConfigError("FlGraphExchangeNode neighbourSource", e);
+        }
+    }
     m_clean = value;
     m_out = &out;
     m_done = std::move(done);
@@ -84,7 +151,7 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
     if (m_release.broadcast)
     {
         std::vector<Address> to;
-        for (const auto& nb : m_config.neighbors)
+        for (const auto& nb : m_hood.neighbors)
         {
             to.push_back(nb.address);
         }
@@ -101,9 +168,9 @@ FlGraphExchangeNode::Start(Ptr<FlTransport> transport,
     }
     else
     {
-        for (std::size_t j = 0; j < m_config.neighbors.size(); ++j)
+        for (std::size_t j = 0; j < m_hood.neighbors.size(); ++j)
         {
-            transport->SendModel({m_config.neighbors[j].address},
+            transport->SendModel({m_hood.neighbors[j].address},
                                  header,
                                  m_release.perLink[j],
                                  quantRng);
@@ -121,18 +188,18 @@ bool
 FlGraphExchangeNode::Receive(FlInboundMessage& in)
 {
     const auto& h = in.msg.header;
-    auto pos = m_position.find(h.aux);
     if (h.kind != fl::MessageKind::PeerModel)
     {
         ++m_stats.ignored;
         return false;
     }
-    if (pos == m_position.end())
+    const uint32_t sender = h.aux;
+    if (Live() ? (sender >= m_config.nodes || sender == m_config.self)
+               : m_position.find(sender) == m_position.end())
     {
         ++m_stats.notNeighbor; // e.g. a broadcast overheard from a node that is not a neighbour
         return false;
     }
-    const std::size_t j = pos->second;
     if (m_clean.Size() != 0 && in.msg.params.Size() != m_clean.Size())
     {
         ++m_stats.ignored;
@@ -145,20 +212,26 @@ FlGraphExchangeNode::Receive(FlInboundMessage& in)
     {
         // Too late for its iteration; still the freshest word from that neighbour (ReuseLast).
         ++m_stats.lateMessages;
-        if (h.round > m_lastIteration[j])
+        auto last = m_lastIteration.find(sender);
+        if (last == m_lastIteration.end() || h.round > last->second)
         {
-            m_last[j] = std::move(in.msg.params);
-            m_lastIteration[j] = h.round;
+            m_last[sender] = std::move(in.msg.params);
+            m_lastIteration[sender] = h.round;
         }
         return true;
     }
+    if (Live() && h.round > m_iteration + kLiveLookahead)
+    {
+        ++m_stats.ignored; // too far ahead to be a message of this graph's iterations
+        return true;
+    }
     auto& slot = m_inbox[h.round];
-    if (slot.count(j) != 0)
+    if (slot.count(sender) != 0)
     {
         ++m_stats.ignored;
         return true;
     }
-    slot.emplace(j, std::move(in.msg.params));
+    slot.emplace(sender, std::move(in.msg.params));
     ++m_stats.messagesReceived;
     if (m_active && h.round == m_iteration)
     {
@@ -175,7 +248,14 @@ FlGraphExchangeNode::TryCombine()
         return;
     }
     auto it = m_inbox.find(m_iteration);
-    const std::size_t have = it == m_inbox.end() ? 0 : it->second.size();
+    std::size_t have = 0;
+    if (it != m_inbox.end())
+    {
+        for (uint32_t id : m_neighborIds)
+        {
+            have += it->second.count(id);
+        }
+    }
     if (have == m_neighborIds.size())
     {
         Simulator::Cancel(m_timeout);
@@ -192,22 +272,37 @@ FlGraphExchangeNode::Combine()
     }
     m_active = false;
     auto it = m_inbox.find(m_iteration);
-    static const std::map<std::size_t, fl::ParamVector> kNone;
+    static const std::map<uint32_t, fl::ParamVector> kNone;
     const auto& got = it == m_inbox.end() ? kNone : it->second;
     m_scratch.resize(m_neighborIds.size());
     m_lastMissing.clear();
     for (std::size_t j = 0; j < m_neighborIds.size(); ++j)
     {
-        auto g = got.find(j);
+        const uint32_t id = m_neighborIds[j];
+        auto g = got.find(id);
         if (g == got.end())
         {
-            ++m_stats.missingFrom[j];
-            m_lastMissing.push_back(m_neighborIds[j]);
+            if (!Live())
+            {
+                ++m_stats.missingFrom[j];
+            }
+            ++m_stats.missingByNode[id];
+            m_lastMissing.push_back(id);
         }
-        m_scratch[j] = fl::NeighborMessage{m_neighborIds[j],
-                                           m_config.neighbors[j].weight,
+        auto lastIt = m_lastIteration.find(id);
+        m_scratch[j] = fl::NeighborMessage{id,
+                                           m_hood.neighbors[j].weight,
                                            g == got.end() ? nullptr : &g->second,
-                                           m_lastIteration[j] != 0 ? &m_last[j] : nullptr};
+                                           lastIt != m_lastIteration.end() && lastIt->second != 0
+                                               ? &m_last[id]
+                                               : nullptr};
+    }
+    for (const auto& kv : got)
+    {
+        if (m_position.find(kv.first) == m_position.end())
+        {
+            ++m_stats.notNeighbor; // heard, but not a neighbour as this node knows the graph
+        }
     }
     fl::CombineOutcome outcome;
     try
@@ -215,7 +310,7 @@ FlGraphExchangeNode::Combine()
         // combination (GHP eq. 16, GFL eq. 8) with the missing-message policy
         outcome = fl::CombineMessages(m_release.kept,
                                       m_clean,
-                                      m_config.selfWeight,
+                                      m_hood.selfWeight,
                                       m_scratch,
                                       m_config.policy,
                                       *m_out);
@@ -226,6 +321,28 @@ FlGraphExchangeNode::Combine()
     }
     m_stats.missing += outcome.missing;
     m_stats.reused += outcome.reused;
+    // the terms as combined: renormalised when a missing term was dropped (CombineMessages)
+    m_lastTerms.clear();
+    if (outcome.skipped)
+    {
+        m_lastTerms.push_back({m_config.self, 1.0, true});
+    }
+    else
+    {
+        const double scale =
+            outcome.missing > outcome.reused ? 1.0 / outcome.weightUsed : 1.0;
+        m_lastTerms.push_back({m_config.self, m_hood.selfWeight * scale, true});
+        for (const auto& nb : m_scratch)
+        {
+            const bool reuse = nb.message == nullptr &&
+                               m_config.policy == fl::MissingMessagePolicy::ReuseLast &&
+                               nb.last != nullptr;
+            if (nb.message != nullptr || reuse)
+            {
+                m_lastTerms.push_back({nb.sender, nb.weight * scale, nb.message != nullptr});
+            }
+        }
+    }
     if (it != m_inbox.end())
     {
         for (auto& kv : it->second)

@@ -196,8 +196,43 @@ FlHelloApplication::Receive(Ptr<Socket> socket)
         }
         ++m_counters.received;
         m_table->Heard(hello, Now());
+        if (InetSocketAddress::IsMatchingType(from))
+        {
+            m_addresses[hello.sender] = InetSocketAddress::ConvertFrom(from).GetIpv4();
+        }
     }
     CheckChanged();
+}
+
+Ipv4Address
+FlHelloApplication::GetAddress(uint32_t id) const
+{
+    auto it = m_addresses.find(id);
+    return it == m_addresses.end() ? Ipv4Address() : it->second;
+}
+
+FlGraphNeighbourhood
+FlHelloApplication::GetNeighbourhood(uint16_t port) const
+{
+    FlGraphNeighbourhood hood;
+    hood.selfWeight = 1.0;
+    if (!m_table)
+    {
+        return hood;
+    }
+    const std::map<uint32_t, uint32_t> degrees = m_table->NeighbourDegrees(Now());
+    const std::map<uint32_t, double> column =
+        fl::LocalMetropolisWeights(m_id, static_cast<uint32_t>(degrees.size()), degrees);
+    for (const auto& [node, weight] : column)
+    {
+        if (node == m_id)
+        {
+            hood.selfWeight = weight;
+            continue;
+        }
+        hood.neighbors.push_back({node, InetSocketAddress(GetAddress(node), port), weight});
+    }
+    return hood;
 }
 
 void

@@ -12,6 +12,8 @@
 
 #include "ns3/application.h"
 #include "ns3/event-id.h"
+#include "ns3/fl-graph-exchange.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/neighbour-discovery.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
@@ -56,6 +58,16 @@ class FlHelloApplication : public Application
     std::map<uint32_t, uint32_t> GetNeighbourDegrees() const;
     /// The nodes heard within the timeout now.
     std::vector<uint32_t> GetHeard() const;
+    /// The IPv4 address node `id`'s last hello came from (Ipv4Address() if never heard).
+    Ipv4Address GetAddress(uint32_t id) const;
+    /**
+     * This node's neighbourhood now, for a graph exchange on a changing graph
+     * (FlGraphExchangeConfig::neighbourSource): its symmetric neighbours at the addresses their
+     * hellos came from and `port`, with its own column of Metropolis weights from their
+     * announced degrees (fl::LocalMetropolisWeights: a_lk = 1 / max(n_l, n_k), a_kk the rest).
+     * No neighbour: a_kk = 1.
+     */
+    FlGraphNeighbourhood GetNeighbourhood(uint16_t port) const;
     /// The counters.
     const Counters& GetCounters() const;
     /// Assigns the jitter's stream; returns the number of streams used (1).
@@ -86,6 +98,7 @@ class FlHelloApplication : public Application
     EventId m_sendEvent;
     std::unique_ptr<fl::NeighbourTable> m_table;
     std::vector<uint32_t> m_lastNeighbours;
+    std::map<uint32_t, Ipv4Address> m_addresses; ///< where each node's last hello came from
     Counters m_counters;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_changedTrace;
 };

@@ -10,6 +10,7 @@
 #include "ns3/fl-ns3-compat.h"
 #include "ns3/log.h"
 #include "ns3/network-metrics.h"
+#include "ns3/neighbour-discovery.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -45,6 +46,12 @@ FlLearningTracker::SetNetwork(std::size_t nodes,
     m_networkNodes = nodes;
     m_networkReference = reference;
     m_graphAccountant = std::move(accountant);
+}
+
+void
+FlLearningTracker::SetLiveGraphAccountant(std::shared_ptr<fl::LiveGraphPrivacyAccountant> accountant)
+{
+    m_liveAccountant = std::move(accountant);
 }
 
 void
@@ -176,6 +183,11 @@ FlLearningTracker::RecordNetwork(uint32_t index, const FlModelReport& report)
     p.aggregates[index] = report.aggregate ? *report.aggregate : *report.model;
     ++p.count;
     p.missing += report.missingNeighbours;
+    if (report.combination != nullptr)
+    {
+        p.terms.resize(m_networkNodes);
+        p.terms[index] = *report.combination;
+    }
     p.dropped += report.droppedClients;
     m_networkResult.droppedClients += report.droppedClients;
     // iterations complete in order (a node cannot finish i + 1 before i)
@@ -196,16 +208,65 @@ FlLearningTracker::RecordNetwork(uint32_t index, const FlModelReport& report)
         }
         else
         {
-            if (m_graphAccountant)
+            if (!done.terms.empty())
+            {
+                // the weights given to this iteration's messages, receiver by receiver
+                std::map<uint32_t, std::map<uint32_t, double>> columns;
+                Eigen::MatrixXd A = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(m_networkNodes),
+                                                          static_cast<Eigen::Index>(m_networkNodes));
+                for (uint32_t k = 0; k < m_networkNodes; ++k)
+                {
+                    auto& column = columns[k];
+                    if (done.terms[k].empty())
+                    {
+                        column[k] = 1.0; // reported no combination: keeps its own value
+                        A(k, k) = 1.0;
+                    }
+                    for (const FlCombinedTerm& t : done.terms[k])
+                    {
+                        if (t.sender < m_networkNodes)
+                        {
+                            A(t.sender, k) += t.weight;
+                            if (t.current)
+                            {
+                                column[t.sender] += t.weight;
+                            }
+                        }
+                    }
+                }
+                r.stochasticityError = fl::StochasticityError(columns);
+                if (m_liveAccountant)
+                {
+                    try
+                    {
+                        m_liveAccountant->RecordIteration(A);
+                    }
+                    catch (const fl::ConfigError& e)
+                    {
+                        fl::ExitOnConfigError("FlLearningTracker", e);
+                    }
+                }
+            }
+            if (m_graphAccountant && !m_liveAccountant)
             {
                 m_graphAccountant->RecordIteration();
             }
             m_networkResult.lostMessages += done.missing;
             r.lostMessages = done.missing;
             r.droppedClients = done.dropped;
-            r.epsilonOneLink = m_graphAccountant ? m_graphAccountant->EpsilonOneLink() : 0.0;
-            r.epsilonAllLinks = m_graphAccountant ? m_graphAccountant->EpsilonAllLinks() : 0.0;
-            r.epsilonNeighbour = m_graphAccountant ? m_graphAccountant->EpsilonNeighbour() : 0.0;
+            if (m_liveAccountant)
+            {
+                r.epsilonOneLink = m_liveAccountant->Epsilon(fl::GraphAdversary::OneLink);
+                r.epsilonAllLinks = m_liveAccountant->Epsilon(fl::GraphAdversary::AllLinks);
+                r.epsilonNeighbour = m_liveAccountant->Epsilon(fl::GraphAdversary::Neighbour);
+            }
+            else
+            {
+                r.epsilonOneLink = m_graphAccountant ? m_graphAccountant->EpsilonOneLink() : 0.0;
+                r.epsilonAllLinks = m_graphAccountant ? m_graphAccountant->EpsilonAllLinks() : 0.0;
+                r.epsilonNeighbour =
+                    m_graphAccountant ? m_graphAccountant->EpsilonNeighbour() : 0.0;
+            }
             fl::FillNetworkMetrics(done.models,
                                    done.aggregates,
                                    m_networkReference,

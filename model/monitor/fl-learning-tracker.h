@@ -11,6 +11,7 @@
 #include "ns3/application-container.h"
 #include "ns3/diffusion.h"
 #include "ns3/fl-application-base.h"
+#include "ns3/fl-graph-exchange.h" // FlCombinedTerm
 #include "ns3/fl-client-strategy.h" // the FlTrainingReport struct (TrainingPlanned trace)
 #include "ns3/fl-server-strategy.h" // the FlRoundReport struct (RoundEnd trace)
 #include "ns3/learning-task.h"
@@ -363,6 +364,12 @@ class FlLearningTracker : public Object
                     const Eigen::VectorXd& reference,
                     std::shared_ptr<fl::GraphPrivacyAccountant> accountant);
     /**
+     * For a graph that changes between iterations: `accountant` (replacing SetNetwork's) is fed
+     * each completed iteration's combination matrix, assembled from the terms the nodes report
+     * (FlModelReport::combination; a node that reports none counts as keeping its own value).
+     */
+    void SetLiveGraphAccountant(std::shared_ptr<fl::LiveGraphPrivacyAccountant> accountant);
+    /**
      * Subscribes the network view to the ModelReport trace of `apps`, app k being graph node k
      * (call SetNetwork first; one application per node of the graph).
      */
@@ -535,11 +542,13 @@ class FlLearningTracker : public Object
         std::size_t count{0};
         std::size_t missing{0};
         std::size_t dropped{0};
+        std::vector<std::vector<FlCombinedTerm>> terms; ///< per node (empty: none reported)
     };
 
     std::size_t m_networkNodes{0}; ///< N (0: no network view)
     Eigen::VectorXd m_networkReference;
     std::shared_ptr<fl::GraphPrivacyAccountant> m_graphAccountant;
+    std::shared_ptr<fl::LiveGraphPrivacyAccountant> m_liveAccountant;
     fl::NetworkIterationCallback m_iterationCallback;
     TracedCallback<const fl::NetworkIterationReport&> m_networkTrace; ///< NetworkIteration
     std::map<uint32_t, PendingIteration> m_pending; ///< iterations not complete yet

@@ -133,6 +133,20 @@ GraphAdversaryName(GraphAdversary adversary)
 namespace
 {
 
+/// The epsilon of a track's running sum: basic composition of Laplace releases (sum of
+/// Delta_1 / b), or Gaussian releases in RDP as one release of l2 sensitivity sqrt(sum Delta^2).
+double
+EpsilonOfSum(MechanismKind kind, double scale, double delta, double sum)
+{
+    if (kind == MechanismKind::Laplace)
+    {
+        return sum / scale;
+    }
+    PrivacyAccountant accountant;
+    accountant.AddGaussian(std::sqrt(sum), scale);
+    return accountant.Epsilon(delta, Composition::Rdp);
+}
+
 /// Whether every copy of a sender carries the same draw (one release per sender).
 bool
 SharedNoise(NodeNoiseKind kind)
@@ -145,6 +159,22 @@ SharedNoise(NodeNoiseKind kind)
 
 std::vector<GraphPlacement>
 GraphAdversaryPlacements(const Eigen::MatrixXd& A, NodeNoiseKind kind, GraphAdversary adversary)
+{
+    std::vector<GraphPlacement> placements;
+    for (auto& [position, p] : GraphAdversaryPlacementsByPosition(A, kind, adversary))
+    {
+        if (std::find(placements.begin(), placements.end(), p) == placements.end())
+        {
+            placements.push_back(std::move(p));
+        }
+    }
+    return placements;
+}
+
+std::vector<std::pair<uint64_t, GraphPlacement>>
+GraphAdversaryPlacementsByPosition(const Eigen::MatrixXd& A,
+                                   NodeNoiseKind kind,
+                                   GraphAdversary adversary)
 {
     if (A.rows() != A.cols() || A.rows() == 0)
     {
@@ -191,12 +221,9 @@ GraphAdversaryPlacements(const Eigen::MatrixXd& A, NodeNoiseKind kind, GraphAdve
         }
         return b;
     };
-    std::vector<GraphPlacement> placements;
-    auto add = [&placements](GraphPlacement p) {
-        if (std::find(placements.begin(), placements.end(), p) == placements.end())
-        {
-            placements.push_back(std::move(p));
-        }
+    std::vector<std::pair<uint64_t, GraphPlacement>> placements;
+    auto add = [&placements](uint64_t position, GraphPlacement p) {
+        placements.emplace_back(position, std::move(p));
     };
     for (std::size_t p = 0; p < n; ++p)
     {
@@ -222,7 +249,7 @@ GraphAdversaryPlacements(const Eigen::MatrixXd& A, NodeNoiseKind kind, GraphAdve
             pl.drift = driftOf(known, [&](std::size_t l, std::size_t k) {
                 return l == p || k == p || (shared && known[l]);
             });
-            add(std::move(pl));
+            add(p, std::move(pl));
             continue;
         }
         // an eavesdropper on p's links: one (OneLink, each in turn) or all (AllLinks)
@@ -261,7 +288,7 @@ GraphAdversaryPlacements(const Eigen::MatrixXd& A, NodeNoiseKind kind, GraphAdve
             q.drift = driftOf(known, [&](std::size_t l, std::size_t k) {
                 return l == p && (shared || std::find(seen.begin(), seen.end(), k) != seen.end());
             });
-            add(std::move(q));
+            add(adversary == GraphAdversary::AllLinks ? p : p * n + seen.front(), std::move(q));
         }
     }
     return placements;
@@ -477,14 +504,147 @@ GraphPrivacyAccountant::Epsilon(GraphAdversary adversary) const
     {
         return std::numeric_limits<double>::infinity();
     }
-    if (m_kind == MechanismKind::Laplace)
+    return EpsilonOfSum(m_kind, m_scale, m_delta, worst);
+}
+
+LiveGraphPrivacyAccountant::LiveGraphPrivacyAccountant(NodeNoiseKind noise,
+                                                       MechanismKind kind,
+                                                       double scale,
+                                                       double mu,
+                                                       double gradientBound,
+                                                       std::size_t dim,
+                                                       std::size_t nodes,
+                                                       double delta)
+    : m_noise(noise),
+      m_kind(kind),
+      m_scale(scale),
+      m_mu(mu),
+      m_gradientBound(gradientBound),
+      m_dim(dim),
+      m_nodes(nodes),
+      m_delta(delta)
+{
+    CheckMuG(mu, gradientBound);
+    if (kind != MechanismKind::None)
     {
-        return worst / m_scale; // basic composition of Laplace releases: sum of Delta_1 / b
+        ValidateMechanism(MechanismSpec{kind, 0.0, scale});
     }
-    // Gaussian releases compose in RDP as one release of l2 sensitivity sqrt(sum Delta^2)
-    PrivacyAccountant accountant;
-    accountant.AddGaussian(std::sqrt(worst), m_scale);
-    return accountant.Epsilon(m_delta, Composition::Rdp);
+    Require(delta > 0.0 && delta < 1.0, "delta", delta, "use a delta in (0, 1), e.g. 1e-5");
+    if (nodes == 0)
+    {
+        throw ConfigError("nodes", "is 0", "give the graph's number of nodes N >= 1");
+    }
+    m_noPrivacy =
+        noise == NodeNoiseKind::None || kind == MechanismKind::None || !(gradientBound > 0.0);
+}
+
+void
+LiveGraphPrivacyAccountant::RecordIteration(const Eigen::MatrixXd& A)
+{
+    const auto n = static_cast<Eigen::Index>(m_nodes);
+    if (A.rows() != n || A.cols() != n || !A.allFinite() || (A.array() < 0.0).any())
+    {
+        throw ConfigError("combination",
+                          "of iteration " + std::to_string(m_iterations + 1) + " is not an " +
+                              std::to_string(n) + " x " + std::to_string(n) +
+                              " matrix of finite weights >= 0",
+                          "give the weights the N nodes gave in that iteration");
+    }
+    ++m_iterations;
+    if (m_noPrivacy)
+    {
+        return;
+    }
+    const double twoMuG = 2.0 * m_mu * m_gradientBound;
+    const double l1Factor = std::sqrt(static_cast<double>(m_dim));
+    // B of a position that observes nothing in this iteration: every term moves
+    GraphPlacement none;
+    none.drift.resize(m_nodes);
+    for (Eigen::Index k = 0; k < n; ++k)
+    {
+        for (Eigen::Index l = 0; l < n; ++l)
+        {
+            if (A(l, k) > 0.0)
+            {
+                none.drift[static_cast<std::size_t>(k)].emplace_back(static_cast<uint32_t>(l),
+                                                                     A(l, k));
+            }
+        }
+    }
+    for (GraphAdversary adversary :
+         {GraphAdversary::OneLink, GraphAdversary::AllLinks, GraphAdversary::Neighbour})
+    {
+        std::map<uint64_t, GraphPlacement> observed;
+        for (auto& [position, p] : GraphAdversaryPlacementsByPosition(A, m_noise, adversary))
+        {
+            observed.emplace(position, std::move(p));
+        }
+        const uint64_t positions = adversary == GraphAdversary::OneLink
+                                       ? static_cast<uint64_t>(m_nodes) * m_nodes
+                                       : static_cast<uint64_t>(m_nodes);
+        for (uint64_t position = 0; position < positions; ++position)
+        {
+            if (adversary == GraphAdversary::OneLink && position / m_nodes == position % m_nodes)
+            {
+                continue; // no link from a node to itself
+            }
+            Track& t = m_tracks[{static_cast<uint8_t>(adversary), position}];
+            auto found = observed.find(position);
+            const GraphPlacement* seen = found == observed.end() ? nullptr : &found->second;
+            auto add = [&](double l2, double copies) {
+                t.sum +=
+                    m_kind == MechanismKind::Laplace ? copies * l1Factor * l2 : copies * l2 * l2;
+            };
+            if (m_iterations == 1)
+            {
+                t.drift = Eigen::VectorXd::Constant(n, twoMuG); // e(1) = 2 mu G 1
+                if (seen != nullptr)
+                {
+                    // only the target's own release depends on its data (as the fixed graph)
+                    add(twoMuG,
+                        adversary == GraphAdversary::Neighbour ? 1U
+                                                               : seen->releases.front().second);
+                }
+                continue;
+            }
+            Eigen::VectorXd previous = t.drift;
+            GraphDriftStep(seen != nullptr ? *seen : none, twoMuG, m_iterations, t.drift);
+            t.drift = t.drift.cwiseMax(previous); // non-decreasing: covers reused messages
+            if (seen != nullptr)
+            {
+                for (const auto& [sender, copies] : seen->releases)
+                {
+                    add(t.drift[sender], copies);
+                }
+            }
+        }
+    }
+}
+
+double
+LiveGraphPrivacyAccountant::Epsilon(GraphAdversary adversary) const
+{
+    if (m_iterations == 0)
+    {
+        return 0.0;
+    }
+    if (m_noPrivacy)
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    double worst = 0.0;
+    for (const auto& [key, t] : m_tracks)
+    {
+        if (key.first == static_cast<uint8_t>(adversary))
+        {
+            worst = std::max(worst, t.sum);
+        }
+    }
+    if (!std::isfinite(worst))
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    return worst > 0.0 ? EpsilonOfSum(m_kind, m_scale, m_delta, worst) : 0.0;
 }
 
 } // namespace fl

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -232,6 +233,86 @@ class GraphPrivacyAccountant
     bool m_noPrivacy{false};
     uint64_t m_iterations{0};
     std::vector<Track> m_tracks;
+};
+
+/**
+ * Every placement of `adversary` on the graph of A with its position: the node p (Neighbour:
+ * the adversary node; AllLinks: the sender whose links are watched) as key p, or the link
+ * p -> k (OneLink) as key p N + k; a position whose adversary observes nothing on this graph
+ * is left out. GraphAdversaryPlacements is these placements without the positions, distinct.
+ * Throws as GraphAdversaryPlacements.
+ */
+std::vector<std::pair<uint64_t, GraphPlacement>> GraphAdversaryPlacementsByPosition(
+    const Eigen::MatrixXd& A,
+    NodeNoiseKind kind,
+    GraphAdversary adversary);
+
+/**
+ * The epsilons of a graph's releases when the graph changes from iteration to iteration (nodes
+ * that move, neighbours learned from hellos): GraphPrivacyAccountant's statement with the
+ * combination matrix A_n of each iteration, the weights the nodes actually gave (column k:
+ * node k's own term and the messages it combined, its reused ones included). Each adversary
+ * position (a node, or a link p -> k) keeps its own drift bound through every iteration,
+ * observed or not:
+ *   e(1) = 2 mu G 1,   e(n) = max(e(n - 1), B_n e(n - 1) + 2 mu G 1)   (entrywise),
+ * B_n the drift matrix of that position on A_n (GraphAdversaryPlacementsByPosition; all of A_n
+ * unobserved where the position observes nothing in iteration n). The step B_n e + 2 mu G
+ * bounds what a node holds after combining from the bounds of what it combined, whatever the
+ * weights of that iteration; the maximum makes the bound non-decreasing, so that a reused
+ * older message (ReuseLast) is covered by the bound of the iteration it is reused in. Per
+ * iteration each release the position observes adds its sender's e_m(n) (l1: sqrt(M) times
+ * it, Laplace; squared, Gaussian), composed as GraphPrivacyAccountant does; an epsilon is the
+ * largest over the positions. Proof: doc/fl-privacy.rst, section "GFL and GHP over iterations:
+ * the drift bound and the adversaries", paragraph "Graphs that change". Cost per iteration:
+ * N^2 positions (links) times the edges.
+ */
+class LiveGraphPrivacyAccountant
+{
+  public:
+    /**
+     * @param nodes the graph's size N (>= 1)
+     * The other parameters as GraphPrivacyAccountant's. Throws ConfigError naming the bad one.
+     */
+    LiveGraphPrivacyAccountant(NodeNoiseKind noise,
+                               MechanismKind kind,
+                               double scale,
+                               double mu,
+                               double gradientBound,
+                               std::size_t dim,
+                               std::size_t nodes,
+                               double delta = 1e-5);
+
+    /// Records iteration n = Iterations() + 1 on its combination matrix A_n (N x N, >= 0).
+    void RecordIteration(const Eigen::MatrixXd& combination);
+
+    /// Iterations recorded.
+    uint64_t Iterations() const
+    {
+        return m_iterations;
+    }
+
+    /// eps against `adversary` after the recorded iterations (0 before any).
+    double Epsilon(GraphAdversary adversary) const;
+
+  private:
+    /// One position's drift bound and running sum.
+    struct Track
+    {
+        Eigen::VectorXd drift; ///< e(n) of the last iteration
+        double sum{0.0};       ///< as GraphPrivacyAccountant's
+    };
+
+    NodeNoiseKind m_noise;
+    MechanismKind m_kind;
+    double m_scale;
+    double m_mu;
+    double m_gradientBound;
+    std::size_t m_dim;
+    std::size_t m_nodes;
+    double m_delta;
+    bool m_noPrivacy{false};
+    uint64_t m_iterations{0};
+    std::map<std::pair<uint8_t, uint64_t>, Track> m_tracks; ///< (adversary, position)
 };
 
 /**

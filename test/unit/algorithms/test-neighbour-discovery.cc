@@ -3,10 +3,13 @@
  *
  * Neighbour discovery (neighbour-discovery.h): the hello's bytes and what a malformed one is,
  * the table's symmetric neighbours and timeout, the local Metropolis column by hand and against
- * fl::MetropolisWeights, and the stochasticity error of weights formed from stale knowledge.
+ * fl::MetropolisWeights, and the stochasticity error of weights formed from stale knowledge;
+ * the epsilons of a graph that changes (fl::LiveGraphPrivacyAccountant): a still graph's equal
+ * the fixed accountant's, and a link that comes and goes by hand.
  */
 #include "fl-test-config-error.h"
 
+#include "ns3/gfl-privacy.h"
 #include "ns3/graph.h"
 #include "ns3/neighbour-discovery.h"
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::fl;
 using fltest::ExpectConfigError;
 
 TEST(NeighbourDiscovery, HelloRoundTripsAndMalformedOnesAreRefused)
@@ -171,4 +175,116 @@ TEST(NeighbourDiscovery, HelloRoundsLearnTheGraphAndStaleKnowledgeBreaksStochast
     EXPECT_NEAR(c.at(0).at(1), 1.0 / 3.0, 1e-15);
     EXPECT_NEAR(c.at(1).at(0), 0.5, 1e-15);
     EXPECT_NEAR(fl::StochasticityError(c), 1.0 / 6.0, 1e-15);
+}
+
+// ------------------------------------------------- the epsilons of a graph that changes
+
+namespace
+{
+
+/// Every epsilon of a live accountant fed `A` for `iterations` iterations and of the fixed
+/// accountant on `A`.
+void
+ExpectLiveEqualsFixed(const Eigen::MatrixXd& A,
+                      NodeNoiseKind noise,
+                      MechanismKind kind,
+                      uint32_t iterations)
+{
+    const double scale = 0.7;
+    const double mu = 0.1;
+    const double clip = 1.5;
+    const std::size_t dim = 4;
+    GraphPrivacyAccountant fixed(noise, kind, scale, mu, clip, dim, A);
+    LiveGraphPrivacyAccountant live(noise, kind, scale, mu, clip, dim, A.rows());
+    for (uint32_t i = 1; i <= iterations; ++i)
+    {
+        fixed.RecordIteration();
+        live.RecordIteration(A);
+        for (GraphAdversary adversary :
+             {GraphAdversary::OneLink, GraphAdversary::AllLinks, GraphAdversary::Neighbour})
+        {
+            // exact: the recursion is non-decreasing on a fixed graph (B >= 0, and rounding
+            // is monotone), so the running maximum changes nothing
+            EXPECT_EQ(live.Epsilon(adversary), fixed.Epsilon(adversary))
+                << NodeNoiseKindName(noise) << " " << GraphAdversaryName(adversary)
+                << " iteration " << i;
+        }
+    }
+}
+
+} // namespace
+
+TEST(LiveGraphPrivacy, AStillGraphGivesTheFixedGraphsEpsilons)
+{
+    Rng g(5);
+    ConnectivityRequirement req;
+    req.connected = true;
+    const std::vector<Eigen::MatrixXd> graphs{MetropolisWeights(RingGraph(5)),
+                                              MetropolisWeights(ErdosRenyiGraph(6, 0.5, g, req))};
+    for (const auto& A : graphs)
+    {
+        for (NodeNoiseKind noise : {NodeNoiseKind::GraphHomomorphic,
+                                    NodeNoiseKind::IidPerLink,
+                                    NodeNoiseKind::IidBroadcast})
+        {
+            for (MechanismKind kind : {MechanismKind::Laplace, MechanismKind::Gaussian})
+            {
+                ExpectLiveEqualsFixed(A, noise, kind, 6);
+            }
+        }
+    }
+}
+
+TEST(LiveGraphPrivacy, ALinkThatComesAndGoesByHand)
+{
+    // Two nodes joined in iterations 1 and 3 (a = 1/2 everywhere), apart in iteration 2;
+    // graph-homomorphic Laplace noise b = 0.5, mu G = 0.1, M = 1: c = 2 mu G = 0.2. Against the
+    // neighbour (node 1 observes node 0):
+    //  n = 1: e = (c, c); node 0's own release: c;
+    //  n = 2: nothing observed, B = I: e = (2c, 2c);
+    //  n = 3: node 1 knows node 0's draw, so node 0's kept term moves by a_00 / a_00 = 1 times
+    //         e_0, node 1's by a_11 = 1/2 times e_1: e = max((2c, 2c), (3c, 2c)) = (3c, 2c);
+    //         it observes node 0's release: 3c.
+    // Sum 4c = 0.8: eps = 0.8 / b = 1.6. The still graph would give c + 2c + 3c = 6c: 2.4.
+    Eigen::MatrixXd joined = Eigen::MatrixXd::Constant(2, 2, 0.5);
+    Eigen::MatrixXd apart = Eigen::MatrixXd::Identity(2, 2);
+    LiveGraphPrivacyAccountant live(NodeNoiseKind::GraphHomomorphic,
+                                    MechanismKind::Laplace,
+                                    0.5,
+                                    0.1,
+                                    1.0,
+                                    1,
+                                    2);
+    live.RecordIteration(joined);
+    EXPECT_NEAR(live.Epsilon(GraphAdversary::Neighbour), 0.4, 1e-15);
+    live.RecordIteration(apart);
+    EXPECT_NEAR(live.Epsilon(GraphAdversary::Neighbour), 0.4, 1e-15);
+    live.RecordIteration(joined);
+    EXPECT_NEAR(live.Epsilon(GraphAdversary::Neighbour), 1.6, 1e-15);
+    GraphPrivacyAccountant still(NodeNoiseKind::GraphHomomorphic,
+                                 MechanismKind::Laplace,
+                                 0.5,
+                                 0.1,
+                                 1.0,
+                                 1,
+                                 joined);
+    for (int i = 0; i < 3; ++i)
+    {
+        still.RecordIteration();
+    }
+    EXPECT_NEAR(still.Epsilon(GraphAdversary::Neighbour), 2.4, 1e-15);
+    // a bad matrix names the parameter
+    ExpectConfigError([&]() { live.RecordIteration(Eigen::MatrixXd::Identity(3, 3)); },
+                      "combination");
+    ExpectConfigError(
+        [&]() {
+            LiveGraphPrivacyAccountant(NodeNoiseKind::GraphHomomorphic,
+                                       MechanismKind::Laplace,
+                                       0.5,
+                                       0.1,
+                                       1.0,
+                                       1,
+                                       0);
+        },
+        "nodes");
 }
