@@ -204,7 +204,9 @@ main(int argc, char* argv[])
     road.SetClientMobility(cars);
     FlScene scene = road.Build(o.clients);
 
-    return flexample::RunFedAvg(
+    // the RSU changes (handovers between RSUs) of the cars' routes, said after the run
+    const Ptr<FlVehicularRoutes> routes = scene.serverNode->GetObject<FlVehicularRoutes>();
+    const int status = flexample::RunFedAvg(
         "fl-fedavg-vehicular",
         o,
         task,
@@ -213,4 +215,12 @@ main(int argc, char* argv[])
         scene.serverAddress,
         [&scene](int64_t stream) { return FlVehicularSceneHelper::AssignStreams(scene, stream); },
         wallStart);
+    uint32_t changes = 0;
+    for (uint32_t i = 0; i < o.clients; ++i)
+    {
+        changes += routes->GetRsuChanges(i);
+    }
+    std::cout << "fl-fedavg-vehicular: " << changes << " RSU changes of the cars' routes"
+              << std::endl;
+    return status;
 }

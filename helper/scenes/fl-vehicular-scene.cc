@@ -97,6 +97,7 @@ FlVehicularRoutes::Configure(const Setup& setup)
     m_setup = setup;
     m_rsu.assign(setup.vehicles.GetN(), kNoRsu);
     m_changes.assign(setup.vehicles.GetN(), 0);
+    m_onRoad.assign(setup.vehicles.GetN(), true);
     Update();
     m_event = Simulator::Schedule(m_setup.interval, &FlVehicularRoutes::Tick, this);
 }
@@ -111,26 +112,55 @@ FlVehicularRoutes::Tick()
 void
 FlVehicularRoutes::Update()
 {
+    for (uint32_t i = 0; i < m_setup.vehicles.GetN(); ++i)
+    {
+        if (m_onRoad[i])
+        {
+            UpdateOne(i, true);
+        }
+    }
+}
+
+void
+FlVehicularRoutes::UpdateOne(uint32_t i, bool count)
+{
     std::vector<Vector> rsus;
     for (uint32_t r = 0; r < m_setup.rsus.GetN(); ++r)
     {
         rsus.push_back(m_setup.rsus.Get(r)->GetObject<MobilityModel>()->GetPosition());
     }
-    for (uint32_t i = 0; i < m_setup.vehicles.GetN(); ++i)
+    const Ptr<MobilityModel> m = m_setup.vehicles.Get(i)->GetObject<MobilityModel>();
+    const uint32_t r = FlVehicularSceneHelper::NearestRsu(rsus, m->GetPosition());
+    if (r != m_rsu[i])
     {
-        const Ptr<MobilityModel> m = m_setup.vehicles.Get(i)->GetObject<MobilityModel>();
-        const uint32_t r = FlVehicularSceneHelper::NearestRsu(rsus, m->GetPosition());
-        if (r != m_rsu[i])
+        const uint32_t from = m_rsu[i];
+        Route(i, r);
+        if (count && from != kNoRsu)
         {
-            const uint32_t from = m_rsu[i];
-            Route(i, r);
-            if (from != kNoRsu)
-            {
-                ++m_changes[i];
-                m_rsuChange(i, from, r);
-            }
+            ++m_changes[i];
+            m_rsuChange(i, from, r);
         }
     }
+}
+
+void
+FlVehicularRoutes::SetOnRoad(uint32_t client, bool onRoad)
+{
+    if (client >= m_onRoad.size())
+    {
+        return;
+    }
+    m_onRoad[client] = onRoad;
+    if (onRoad)
+    {
+        UpdateOne(client, false); // entering the road is no change of RSU
+    }
+}
+
+bool
+FlVehicularRoutes::IsOnRoad(uint32_t client) const
+{
+    return client < m_onRoad.size() && m_onRoad[client];
 }
 
 void
@@ -470,9 +500,10 @@ FlVehicularSceneHelper::Build(uint32_t numClients) const
         }
     }
     // Off the road: parked outside the trace's spans.
+    std::vector<FlTraceSpan> spans;
     if (m_mobility.GetKind() == FlClientMobilityHelper::Kind::Ns2Trace)
     {
-        const std::vector<FlTraceSpan> spans = FlReadNs2TraceSpans(m_mobility.GetNs2TracePath());
+        spans = FlReadNs2TraceSpans(m_mobility.GetNs2TracePath());
         for (uint32_t i = 0; i < numClients && i < spans.size(); ++i)
         {
             const Ptr<MobilityModel> m = s.clients.Get(i)->GetObject<MobilityModel>();
@@ -586,6 +617,31 @@ FlVehicularSceneHelper::Build(uint32_t numClients) const
     Ptr<FlVehicularRoutes> routes = CreateObject<FlVehicularRoutes>();
     s.serverNode->AggregateObject(routes);
     routes->Configure(setup);
+    // a parked vehicle keeps its routes (nobody hears it) and changes no RSU
+    for (uint32_t i = 0; i < numClients && i < spans.size(); ++i)
+    {
+        if (!spans[i].present || !s.clients.Get(i)->GetObject<MobilityModel>())
+        {
+            continue;
+        }
+        if (spans[i].enterS > 0.0)
+        {
+            routes->SetOnRoad(i, false);
+            Simulator::Schedule(Seconds(spans[i].enterS),
+                                &FlVehicularRoutes::SetOnRoad,
+                                routes,
+                                i,
+                                true);
+        }
+        if (std::isfinite(spans[i].leaveS))
+        {
+            Simulator::Schedule(Seconds(spans[i].leaveS),
+                                &FlVehicularRoutes::SetOnRoad,
+                                routes,
+                                i,
+                                false);
+        }
+    }
 
     // The link state: each RSU's PHY listens to the data frames addressed to it.
     Ptr<RsuObserver> observer = Create<RsuObserver>();

@@ -38,8 +38,16 @@ class FlVehicularRoutes : public Object
     uint32_t GetRsu(uint32_t client) const;
     /// How many times the RSU of client `client` changed since the start.
     uint32_t GetRsuChanges(uint32_t client) const;
-    /// Re-evaluates every vehicle's RSU now (Build() does it once at time 0).
+    /// Re-evaluates the RSU of every vehicle on the road now (Build() does it once at time 0).
     void Update();
+    /**
+     * Whether vehicle `client` is on the road (default true). A vehicle off the road (parked
+     * by the scene outside its trace span) keeps its routes and changes no RSU; when it enters
+     * the road its routes move to the nearest RSU, which is no RSU change.
+     */
+    void SetOnRoad(uint32_t client, bool onRoad);
+    /// See SetOnRoad.
+    bool IsOnRoad(uint32_t client) const;
 
     /// Signature of the RsuChange trace: client, old RSU, new RSU.
     typedef void (*RsuChangeCallback)(uint32_t client, uint32_t from, uint32_t to);
@@ -70,10 +78,13 @@ class FlVehicularRoutes : public Object
     void Route(uint32_t i, uint32_t r);
     /// The periodic update.
     void Tick();
+    /// Re-evaluates the RSU of vehicle `i` (counting a change and firing RsuChange if `count`).
+    void UpdateOne(uint32_t i, bool count);
 
     Setup m_setup;                   ///< see Configure
     std::vector<uint32_t> m_rsu;     ///< per vehicle: its RSU (UINT32_MAX: none yet)
     std::vector<uint32_t> m_changes; ///< per vehicle: RSU changes
+    std::vector<bool> m_onRoad;      ///< per vehicle: see SetOnRoad
     EventId m_event;                 ///< the next Tick
     TracedCallback<uint32_t, uint32_t, uint32_t> m_rsuChange; ///< see RsuChangeCallback
 };

@@ -152,7 +152,8 @@ TEST(VehicularScene, SettingsChecked)
 }
 
 // The trace's cars in the scene: parked at FlParkingPosition(i) before their span and after it,
-// on the road (within the road's 2 km and 10 m of its axis) within it.
+// on the road (within the road's 2 km and 10 m of its axis) within it, and the routes know it;
+// each car changes RSU only while it drives past them.
 TEST(VehicularScene, CarsEnterAndLeave)
 {
     if (!FlVehicularSceneAvailable())
@@ -165,8 +166,9 @@ TEST(VehicularScene, CarsEnterAndLeave)
     cars.SetNs2Trace(FL_VEHICULAR_TRACE);
     FlVehicularSceneHelper h;
     h.SetClientMobility(cars);
-    h.SetRouteUpdateInterval(Seconds(10)); // nothing sends here
     FlScene s = h.Build(n);
+    Ptr<FlVehicularRoutes> routes = s.serverNode->GetObject<FlVehicularRoutes>();
+    ASSERT_TRUE(routes);
 
     struct Check
     {
@@ -185,12 +187,12 @@ TEST(VehicularScene, CarsEnterAndLeave)
     uint32_t failures = 0;
     for (const Check& c : checks)
     {
-        FlSchedule(Seconds(c.t), [&s, c, &failures]() {
+        FlSchedule(Seconds(c.t), [&s, c, &failures, routes]() {
             const Vector p = s.clients.Get(c.client)->GetObject<MobilityModel>()->GetPosition();
             const Vector parked = FlParkingPosition(c.client);
             const bool isParked = CalculateDistance(p, parked) < 1e-6;
             const bool isOnRoad = p.x > -1.0 && p.x < 2001.0 && std::abs(p.y) < 10.0;
-            if (c.onRoad ? !isOnRoad : !isParked)
+            if ((c.onRoad ? !isOnRoad : !isParked) || routes->IsOnRoad(c.client) != c.onRoad)
             {
                 ++failures;
                 ADD_FAILURE() << "car " << c.client << " at " << c.t << " s is at " << p
@@ -200,6 +202,15 @@ TEST(VehicularScene, CarsEnterAndLeave)
     }
     Simulator::Stop(Seconds(302));
     Simulator::Run();
+    // along a straight road past 4 RSUs a car changes RSU at most 3 times (entering the road
+    // and parking are no changes), and the cars that cross the whole road do 3 times
+    uint32_t crossed = 0;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        EXPECT_LE(routes->GetRsuChanges(i), 3u) << "car " << i;
+        crossed += routes->GetRsuChanges(i) == 3 ? 1 : 0;
+    }
+    EXPECT_GT(crossed, n / 2);
     Simulator::Destroy();
     EXPECT_EQ(failures, 0u);
 }
