@@ -74,7 +74,8 @@ main(int argc, char* argv[])
                   trace);
     flags.AddReal("speed",
                   "0: the cars follow --trace; V > 0: they drive along +x at V m/s from x = 0, "
-                  "one every --spacing metres behind the other [m/s]",
+                  "one every --spacing metres behind the other, and on past the road's end "
+                  "at 2000 m, out of reach of the RSUs [m/s]",
                   speed,
                   flexample::Range::Closed(0.0, 100.0));
     flags.AddReal("spacing",
