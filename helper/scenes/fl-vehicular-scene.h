@@ -133,7 +133,8 @@ void FlRequireVehicularScene(bool available);
  * instead parks each vehicle at FlParkingPosition(i) outside its span (FlReadNs2TraceSpans):
  * a parked vehicle hears nobody and nobody hears it, so the server's round counts its upload
  * lost (by the round deadline: give one) and the transport gives up on it as on any broken link.
- * The server still selects it: it does not know who is on the road.
+ * The server still selects it: it does not know who is on the road. Its routes stay as they
+ * were while it is parked (FlVehicularRoutes::SetOnRoad).
  *
  * Routes (OCB has no association, so no AP decides where a vehicle's frames go): one IPv4
  * subnet 10.1.0.0/16 for the radios (RSU r 10.1.0.(r + 1), vehicle i the (R + 1 + i)-th
