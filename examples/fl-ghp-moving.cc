@@ -220,7 +220,8 @@ main(int argc, char* argv[])
                     }
                     c.combination = fl::MetropolisWeights(g);
                 }
-                DiffusionHelper diffusion(task, c);
+                // doc:live:begin
+                DiffusionHelper diffusion(task, c); // c.combination empty: learned from hellos
                 diffusion.SetTransport("broadcast");
                 diffusion.SetIterationPeriod(Seconds(periodS));
                 diffusion.SetReleaseJitter(Seconds(periodS / 2));
@@ -231,6 +232,7 @@ main(int argc, char* argv[])
                     diffusion.SetNeighbourDiscovery(Seconds(hello),
                                                     Seconds(hello * timeoutIntervals));
                 }
+                // doc:live:end
                 diffusion.SetIterationCallback([&](const fl::NetworkIterationReport& r) {
                     double degree = 0.0;
                     for (uint32_t k = 0; k < agents; ++k)

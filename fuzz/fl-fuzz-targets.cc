@@ -13,6 +13,7 @@
 #include "ns3/ega-uplink-codec.h"
 #include "ns3/message-reassembler.h"
 #include "ns3/model-message.h"
+#include "ns3/neighbour-discovery.h"
 #include "ns3/partial-message.h"
 #include "ns3/rank-partition.h"
 #include "ns3/secagg-wire.h"
@@ -1020,6 +1021,37 @@ FuzzModelReports(const uint8_t* data, std::size_t size)
     return 0;
 }
 
+// A hello: what unpacks packs back byte for byte and keeps the promises of UnpackHello; a
+// table of node 7 that hears it at time 0 counts the sender only if the hello lists 7, and not
+// after the 1 s timeout.
+int
+FuzzHello(const uint8_t* data, std::size_t size)
+{
+    const std::vector<uint8_t> bytes(data, data + size);
+    Hello hello;
+    if (!UnpackHello(bytes, hello))
+    {
+        return 0;
+    }
+    Check(PackHello(hello) == bytes, "an accepted hello packs back to its bytes");
+    Check(hello.heard.size() <= kMaxHelloNeighbours, "at most kMaxHelloNeighbours listed");
+    Check(hello.degree <= hello.heard.size(), "a degree at most the listed count");
+    for (std::size_t i = 0; i < hello.heard.size(); ++i)
+    {
+        Check(hello.heard[i] != hello.sender, "the sender does not list itself");
+        Check(i == 0 || hello.heard[i - 1] < hello.heard[i], "ids ascending");
+    }
+    NeighbourTable table(7, 1.0);
+    table.Heard(hello, 0.0);
+    const std::vector<uint32_t> now = table.Neighbours(0.5);
+    const bool listsSeven =
+        std::binary_search(hello.heard.begin(), hello.heard.end(), uint32_t{7});
+    Check(now.size() == ((hello.sender != 7 && listsSeven) ? 1U : 0U),
+          "a neighbour only if its hello lists the table's node");
+    Check(table.Neighbours(1.5).empty(), "forgotten after the timeout");
+    return 0;
+}
+
 const std::vector<FuzzHarness>&
 Harnesses()
 {
@@ -1037,6 +1069,7 @@ Harnesses()
         {"secagg-server-wire", &FuzzSecAggServerWire},
         {"secagg-client-wire", &FuzzSecAggClientWire},
         {"model-reports", &FuzzModelReports},
+        {"hello", &FuzzHello},
     };
     return all;
 }

@@ -154,6 +154,14 @@ int FuzzSecAggClientWire(const uint8_t* data, std::size_t size);
  */
 int FuzzModelReports(const uint8_t* data, std::size_t size);
 
+/**
+ * A hello of neighbour discovery (UnpackHello): an accepted hello packs back to the same bytes,
+ * lists at most kMaxHelloNeighbours ascending ids without its sender and a degree at most that
+ * count; a neighbour table that hears it counts the sender as a neighbour only if the hello
+ * lists the table's node, and forgets it after the timeout.
+ */
+int FuzzHello(const uint8_t* data, std::size_t size);
+
 } // namespace fuzz
 } // namespace fl
 } // namespace ns3

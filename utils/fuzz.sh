@@ -30,6 +30,7 @@ sources=(
   model/privacy/shamir.cc model/privacy/secagg-graph.cc model/privacy/secagg-wire.cc
   model/privacy/secagg-client.cc model/privacy/secagg-server.cc model/privacy/secagg-run.cc
   model/privacy/secagg-config.cc model/privacy/secagg-beacon.cc model/runtime/rank-partition.cc
+  model/algorithms/neighbour-discovery.cc
   fuzz/fl-fuzz-targets.cc
 )
 mkdir -p "$out/include/ns3" "$out/obj" "$out/corpus"

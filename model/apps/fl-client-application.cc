@@ -98,8 +98,10 @@ FlClientApplication::GetTypeId()
                           MakeTimeAccessor(&FlClientApplication::m_leaveTime),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("JoinInterval",
-                          "UDP only: the Join message is repeated at this interval until the "
-                          "first global model arrives.",
+                          "UDP: the Join message is repeated at this interval until the first "
+                          "global model arrives. TCP: checked at this interval until then, and "
+                          "sent again if the connection that carried it could not be opened "
+                          "(a client out of range, e.g. one that moves, joins when it can).",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&FlClientApplication::m_joinInterval),
                           MakeTimeChecker(MilliSeconds(1)))
@@ -479,6 +481,26 @@ FlClientApplication::SendJoin()
     {
         m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::SendJoin, this);
     }
+    else if (!m_heardFromServer)
+    {
+        m_joinFailures = m_transport->Stats().connectFailures;
+        m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::CheckJoin, this);
+    }
+}
+
+void
+FlClientApplication::CheckJoin()
+{
+    if (m_left || m_stopped || m_heardFromServer)
+    {
+        return;
+    }
+    if (m_transport->Stats().connectFailures > m_joinFailures)
+    {
+        SendJoin(); // the connection that carried the Join failed: a new one
+        return;
+    }
+    m_joinEvent = Simulator::Schedule(m_joinInterval, &FlClientApplication::CheckJoin, this);
 }
 
 bool

@@ -167,6 +167,8 @@ class FlClientApplication : public FlApplicationBase
     void StopApplication() override;
     void HandleInbound(FlInboundMessage& in);
     void SendJoin();
+    /// A stream transport: sends the Join again if its connection could not be opened.
+    void CheckJoin();
     void HandleMessageLost(const FlLostMessage& lost);
     void SendUpdate(uint32_t round);
     void FinishTraining();
@@ -228,6 +230,7 @@ class FlClientApplication : public FlApplicationBase
     fl::ParamVector m_received;       ///< strategy phases: the model the pending update came from
     double m_updateLoss{0.0};         ///< the pending update's mean training loss
     EventId m_sendEvent;
+    uint64_t m_joinFailures{0}; ///< connection failures when the Join was last sent
     EventId m_joinEvent;
     EventId m_leaveEvent;
     bool m_heardFromServer{false};

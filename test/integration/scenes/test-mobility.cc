@@ -94,7 +94,8 @@ RunWifi(std::shared_ptr<const fl::LearningTask> task,
         Time deadline,
         const std::string& tag,
         const std::function<int64_t(const FlScene&, int64_t)>& assign =
-            &FlWifiScenarioHelper::AssignStreams)
+            &FlWifiScenarioHelper::AssignStreams,
+        Time stop = Seconds(60))
 {
     WifiRun out;
     const std::string roundFile = ::testing::TempDir() + "fl-mobility-" + tag + "-rounds.csv";
@@ -135,7 +136,7 @@ RunWifi(std::shared_ptr<const fl::LearningTask> task,
         monitor->SetAttribute("KeepClientRecords", BooleanValue(true));
         monitor->Install(server);
         monitor->InstallClients(capps);
-        Simulator::Stop(Seconds(60));
+        Simulator::Stop(stop);
         Simulator::Run();
         out.records = monitor->GetRecords();
         out.clientRecords = monitor->GetClientRecords();
@@ -378,6 +379,35 @@ TEST(MovingClients, OutOfCoverageMidUploadIsLost)
                   << walk.records[2].durationS << " s (without motion "
                   << still.records[2].durationS << " s)" << std::endl;
     }
+}
+
+// A client that starts out of coverage (2 km from the AP) and walks in at 64 s: over TCP its
+// first connection cannot be opened (SYNs at 0.5 s and then 1, 2, 4, 8, 16 and 32 s later, all
+// unanswered: the attempt fails at 63.5 s), and its Join is sent again on a new connection at
+// the next JoinInterval check; it joins when it can, and the first round (which waits for every
+// client) starts after it arrived and aggregates all three. Before, its Join was lost with the
+// failed connection and no round ever started.
+TEST(MovingClients, AClientOutOfRangeAtStartJoinsWhenItCan)
+{
+    auto task = fltest::MakeTask<float>(3, "softmax:l2=0", 2048);
+    const WifiRun walk = RunWifi(
+        task,
+        2,
+        [] {
+            return BssWithWalker({Waypoint(Seconds(0), Vector(2000, 0, 0)),
+                                  Waypoint(Seconds(64), Vector(2000, 0, 0)),
+                                  Waypoint(Seconds(65), Vector(10, 0, 0))});
+        },
+        "tcp",
+        Seconds(5),
+        "late-join",
+        &FlWifiScenarioHelper::AssignStreams,
+        Seconds(120));
+    ASSERT_EQ(walk.completed, 2u);
+    ASSERT_EQ(walk.reports.size(), 3u);
+    EXPECT_GT(walk.records[1].timeS, 65.0);
+    EXPECT_EQ(walk.reports[1].participants, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_EQ(walk.reports[2].participants, (std::vector<uint32_t>{0, 1, 2}));
 }
 
 // The SNR column follows a client that moves: client 2 stands 5 m from the AP in round 1, then
