@@ -114,6 +114,11 @@ def build(bld):
     module = bld.create_ns3_module('fl', deps)
     module.source = lists['sources']
     module.use += ['EIGEN3', 'ZLIB', 'SODIUM']
+    # ns-3's wave module (802.11p, ns-3.35 to 3.38) is optional: with it enabled, the vehicular
+    # scene is built (FL_HAVE_WAVE); without, its Build() refuses (as in the CMake build).
+    if 'ns3-wave' in bld.env['NS3_ENABLED_MODULES']:
+        module.use.append('ns3-wave')
+        module.env.append_value('DEFINES', 'FL_HAVE_WAVE=1')
     module.uselib = 'EIGEN3 ZLIB SODIUM'
     module.env.append_value('CXXFLAGS', bld.env['FL_CXXFLAGS'])
 
@@ -172,6 +177,9 @@ def build(bld):
                 paper = 'examples/support/%s' % suite[len('test-'):]
                 obj.source += [f for f in support
                                if f == paper + '.cc' or f.startswith(paper + '-')]
+            if suite == 'test-vehicular':
+                obj.env.append_value('DEFINES', 'FL_VEHICULAR_TRACE="%s"'
+                                     % os.path.join(srcdir, 'data', 'sumo', 'highway-2km.ns2'))
             if suite == 'test-ega':
                 obj.env.append_value('DEFINES', 'FL_EGA_DEFAULT_CODEC="%s"'
                                      % os.path.join(srcdir, 'data', 'ega-default-codec.bin'))

@@ -648,6 +648,10 @@ RunFedAvg(const std::string& name,
     FlFedAvgHelper fedavg(task);
     fedavg.SetServerAttribute("Rounds", UintegerValue(o.rounds));
     fedavg.SetServerAttribute("RoundDeadline", TimeValue(Seconds(o.deadline)));
+    if (o.expectedClients > 0)
+    {
+        fedavg.SetServerAttribute("ExpectedClients", UintegerValue(o.expectedClients));
+    }
     {
         // the strategy by name, with the attributes it has (StrategyFactory)
         const FlStrategyEntry entry = FlStrategyRegistry::Get(o.strategy, "--strategy");
@@ -739,6 +743,10 @@ RunFedAvg(const std::string& name,
     for (uint32_t i = 0; i < o.leaveClients; ++i)
     {
         stack.clientApps.Get(i)->SetAttribute("LeaveTime", TimeValue(Seconds(o.leaveTime)));
+    }
+    for (uint32_t i = 0; i < o.clientStartS.size() && i < stack.clientApps.GetN(); ++i)
+    {
+        stack.clientApps.Get(i)->SetStartTime(Seconds(o.clientStartS[i]));
     }
     // The applications' streams first, then the network's: the learning randomness (initial
     // model, mini-batches, sampling) is the same whatever network carries the messages, so a

@@ -109,6 +109,11 @@ struct FedAvgOptions
     double dropout = 0.0;
     uint32_t leaveClients = 0;
     double leaveTime = 0.0;
+    /// Per client, when its application starts [s] (empty: --clientStart, 20 ms apart; set by
+    /// a program, e.g. when each car of a trace enters the road)
+    std::vector<double> clientStartS;
+    /// Clients that must join before round 1 starts (0: all; set by a program)
+    uint32_t expectedClients = 0;
     // output
     std::string clientOutput; ///< per-client CSV (empty = none)
     std::string flowMonitor;  ///< FlowMonitor XML file (empty = none)

@@ -14,6 +14,7 @@
 #include "ns3/fl-lte-scene.h"
 #include "ns3/fl-point-to-point-star-scene.h"
 #include "ns3/fl-scene.h"
+#include "ns3/fl-vehicular-scene.h"
 #include "ns3/fl-wifi-adhoc-scene.h"
 #include "ns3/fl-wifi-ess-scene.h"
 #include "ns3/fl-wifi-scene.h"

@@ -130,6 +130,12 @@ class FlClientMobilityHelper
     /// "road", "waypoints", "ns2-trace".
     std::string GetName() const;
 
+    /// The trace last given to SetNs2Trace (empty if none).
+    const std::string& GetNs2TracePath() const
+    {
+        return m_trace;
+    }
+
     /// Whether Install installs anything (not Fixed).
     bool Moves() const
     {
