@@ -130,10 +130,69 @@ FlWifiEssSceneHelper::SetBackboneDelay(Time delay)
     m_backboneDelay = delay;
 }
 
+void
+FlWifiEssSceneHelper::SetRoaming(bool enable)
+{
+    m_roaming = enable;
+}
+
 uint32_t
 FlWifiEssSceneHelper::ApOf(uint32_t client, uint32_t accessPoints)
 {
     return client % accessPoints;
+}
+
+void
+FlWifiEssSceneHelper::BuildRoamingNetwork(FlScene& s) const
+{
+    const uint32_t numAps = s.infrastructure.GetN();
+    const uint32_t numClients = s.clients.GetN();
+    // The distribution system: one CSMA LAN, the server's port first, then one per AP, which
+    // bridges it with its Wi-Fi device (learning where each station is from what it forwards).
+    NodeContainer lan(s.serverNode);
+    lan.Add(s.infrastructure);
+    CsmaHelper csma;
+    csma.SetChannelAttribute("DataRate", DataRateValue(m_backboneRate));
+    csma.SetChannelAttribute("Delay", TimeValue(m_backboneDelay));
+    const NetDeviceContainer ports = csma.Install(lan);
+    BridgeHelper bridge;
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        bridge.Install(s.infrastructure.Get(a),
+                       NetDeviceContainer(s.devices.Get(a), ports.Get(1 + a)));
+    }
+    // One subnet for the server and the stations; the APs are bridges without addresses.
+    InternetStackHelper internet;
+    internet.Install(ServerAndClients(s));
+    NetDeviceContainer hosts(ports.Get(0));
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        hosts.Add(s.devices.Get(numAps + i));
+    }
+    Ipv4AddressHelper addresses("10.1.0.0", "255.255.0.0");
+    const Ipv4InterfaceContainer ifaces = addresses.Assign(hosts);
+    s.serverAddress = ifaces.GetAddress(0);
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        s.clientInterfaces.Add(ifaces.Get(1 + i));
+    }
+    // no ARP: a station between two APs could not answer, and the server's requests would be
+    // flooded to every AP
+    FlPopulateArpCaches(hosts);
+    // Once a station has associated, it notices a lost AP after kFlRoamingMaxMissedBeacons.
+    std::vector<StaWifiMac*> macs(numClients);
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(numAps + i));
+        macs[i] = PeekPointer(DynamicCast<StaWifiMac>(dev->GetMac()));
+    }
+    AttachWifiLinkState(s, numAps, true, [macs](uint32_t client, uint32_t associations) {
+        if (associations == 1)
+        {
+            macs[client]->SetAttribute("MaxMissedBeacons",
+                                       UintegerValue(kFlRoamingMaxMissedBeacons));
+        }
+    });
 }
 
 FlScene
@@ -170,28 +229,46 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
         cellStations[ApOf(i, numAps)].Add(s.clients.Get(i));
     }
 
-    // One BSS per AP, each on a channel object of its own.
     WifiHelper wifi;
     WifiMacHelper mac;
     const std::string channel = ConfigureWifi(wifi, mac);
     std::vector<NetDeviceContainer> cells(numAps); // the AP's device, then its stations'
-    for (uint32_t a = 0; a < numAps; ++a)
+    if (m_roaming)
     {
-        cells[a] = InstallBss(wifi,
-                              NewChannelPhy(channel),
-                              mac,
-                              Ssid("fl-ess-" + std::to_string(a)),
-                              s.infrastructure.Get(a),
-                              cellStations[a]);
-        s.devices.Add(cells[a].Get(0));
+        // One ESS on one channel: the stations hear every AP in range and choose.
+        if (!RateManagerSet())
+        {
+            wifi.SetRemoteStationManager("ns3::MinstrelHtWifiManager");
+        }
+        const YansWifiPhyHelper phy = NewChannelPhy(channel);
+        const Ssid ssid("fl-ess");
+        const NetDeviceContainer stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.clients);
+        mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+        s.devices.Add(wifi.Install(phy, mac, s.infrastructure));
+        s.devices.Add(stations);
     }
-    for (uint32_t i = 0; i < numClients; ++i)
+    else
     {
-        s.devices.Add(cells[ApOf(i, numAps)].Get(1 + i / numAps));
+        // One BSS per AP, each on a channel object of its own.
+        for (uint32_t a = 0; a < numAps; ++a)
+        {
+            cells[a] = InstallBss(wifi,
+                                  NewChannelPhy(channel),
+                                  mac,
+                                  Ssid("fl-ess-" + std::to_string(a)),
+                                  s.infrastructure.Get(a),
+                                  cellStations[a]);
+            s.devices.Add(cells[a].Get(0));
+        }
+        for (uint32_t i = 0; i < numClients; ++i)
+        {
+            s.devices.Add(cells[ApOf(i, numAps)].Get(1 + i / numAps));
+        }
     }
     FinishWifiDevices(s.devices);
 
-    // The APs on a grid, each station on a disc around its AP.
+    // The APs on a grid, each station on a disc around its AP (roaming: the AP it starts
+    // nearest to).
     const uint32_t columns =
         static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(numAps))));
     std::vector<Vector> apPosition(numAps);
@@ -218,6 +295,14 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
             const Vector& centre = apPosition[ApOf(i, numAps)];
             PlaceAt(station, Vector(centre.x + offset.x, centre.y + offset.y, 0.0));
         }
+    }
+
+    if (m_roaming)
+    {
+        BuildRoamingNetwork(s);
+        NS_LOG_INFO("Wi-Fi ESS (roaming): " << numAps << " APs, " << numClients
+                                            << " stations, server " << s.serverAddress);
+        return s;
     }
 
     // Internet stacks, the backbone, the cells' addresses and the routes.

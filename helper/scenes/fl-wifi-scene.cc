@@ -5,7 +5,6 @@
  * stations' association, dozing idle stations, static ARP caches.
  */
 #include "ns3/fl-wifi-scene.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
 #include "ns3/ampdu-subframe-header.h"
@@ -20,6 +19,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/fl-types.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -61,12 +61,14 @@
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
 #include "ns3/yans-wifi-helper.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -152,6 +154,9 @@ struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
     std::map<Mac48Address, uint32_t> clientOf; ///< a client's MAC address -> its client index
     std::vector<double> rateBps;               ///< per client, NaN until its first data frame
     std::vector<double> snrDb;                 ///< per client, NaN until its first data frame
+    /// if set, only frames addressed to it count (an AP's PHY on a channel it shares with
+    /// other APs hears their stations too)
+    std::optional<Mac48Address> receiver;
 
     /**
      * A frame received with this TXVECTOR, signal and noise: an MPDU (MAC header first), or,
@@ -177,7 +182,7 @@ struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
             packet = mpdu;
         }
         if (packet->GetSize() < hdr.GetSerializedSize() || packet->PeekHeader(hdr) == 0 ||
-            !hdr.IsData())
+            !hdr.IsData() || (receiver && hdr.GetAddr1() != *receiver))
         {
             return;
         }
@@ -217,6 +222,80 @@ struct SnifferRxConnector<void (*)(A...)>
     }
 };
 
+/**
+ * Which AP each station of an infrastructure scene is associated with, from its StaWifiMac's
+ * "Assoc" and "DeAssoc" traces (a passive sink).
+ */
+struct WifiAssociationObserver : public SimpleRefCount<WifiAssociationObserver>
+{
+    std::map<Mac48Address, int32_t> apOf; ///< an AP's BSSID -> its index
+    std::vector<int32_t> cell;            ///< per client: the AP now (kFlNoCell: none)
+    std::vector<int32_t> lastCell;        ///< per client: the last AP (kFlNoCell: none yet)
+    std::vector<uint32_t> associations;   ///< per client: associations so far
+    /// called at each association (client, associations so far)
+    std::function<void(uint32_t, uint32_t)> onAssociation;
+
+    void Associated(uint32_t client, Mac48Address bssid)
+    {
+        auto it = apOf.find(bssid);
+        cell[client] = it == apOf.end() ? kFlNoCell : it->second;
+        lastCell[client] = cell[client];
+        ++associations[client];
+        if (onAssociation)
+        {
+            onAssociation(client, associations[client]);
+        }
+    }
+
+    void Disassociated(uint32_t client, Mac48Address /* bssid */)
+    {
+        cell[client] = kFlNoCell;
+    }
+};
+
+void
+OnStationAssoc(Ptr<WifiAssociationObserver> o, uint32_t client, Mac48Address bssid)
+{
+    o->Associated(client, bssid);
+}
+
+void
+OnStationDeAssoc(Ptr<WifiAssociationObserver> o, uint32_t client, Mac48Address bssid)
+{
+    o->Disassociated(client, bssid);
+}
+
+/// The association observer of an infrastructure scene's stations (null for ad hoc devices).
+Ptr<WifiAssociationObserver>
+WatchAssociations(const FlScene& s,
+                  uint32_t aps,
+                  std::function<void(uint32_t, uint32_t)> onAssociation)
+{
+    Ptr<WifiAssociationObserver> o = Create<WifiAssociationObserver>();
+    const uint32_t n = s.clients.GetN();
+    o->cell.assign(n, kFlNoCell);
+    o->lastCell.assign(n, kFlNoCell);
+    o->associations.assign(n, 0);
+    o->onAssociation = std::move(onAssociation);
+    for (uint32_t a = 0; a < aps; ++a)
+    {
+        o->apOf[Mac48Address::ConvertFrom(s.devices.Get(a)->GetAddress())] =
+            static_cast<int32_t>(a);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(aps + i));
+        Ptr<StaWifiMac> mac = dev ? DynamicCast<StaWifiMac>(dev->GetMac()) : nullptr;
+        if (!mac)
+        {
+            return nullptr; // not an infrastructure scene (ad hoc): no associations
+        }
+        mac->TraceConnectWithoutContext("Assoc", MakeBoundCallback(&OnStationAssoc, o, i));
+        mac->TraceConnectWithoutContext("DeAssoc", MakeBoundCallback(&OnStationDeAssoc, o, i));
+    }
+    return o;
+}
+
 } // namespace
 
 namespace flscene
@@ -228,42 +307,84 @@ namespace flscene
  * station reaches its own AP's PHY only.
  */
 void
-AttachWifiLinkState(const FlScene& s, uint32_t aps)
+AttachWifiLinkState(const FlScene& s,
+                    uint32_t aps,
+                    bool sharedChannel,
+                    std::function<void(uint32_t, uint32_t)> onAssociation)
 {
-    Ptr<WifiLinkObserver> observer = Create<WifiLinkObserver>();
     const uint32_t n = s.clients.GetN();
-    observer->rateBps.assign(n, std::numeric_limits<double>::quiet_NaN());
-    observer->snrDb.assign(n, std::numeric_limits<double>::quiet_NaN());
-    for (uint32_t i = 0; i < n; ++i)
+    // one observer for all APs, or, on a shared channel, one per AP that keeps only the frames
+    // addressed to its AP
+    std::vector<Ptr<WifiLinkObserver>> observers(sharedChannel ? aps : 1);
+    for (uint32_t a = 0; a < observers.size(); ++a)
     {
-        observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(aps + i)->GetAddress())] = i;
+        Ptr<WifiLinkObserver> observer = Create<WifiLinkObserver>();
+        observer->rateBps.assign(n, std::numeric_limits<double>::quiet_NaN());
+        observer->snrDb.assign(n, std::numeric_limits<double>::quiet_NaN());
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(aps + i)->GetAddress())] = i;
+        }
+        if (sharedChannel)
+        {
+            observer->receiver = Mac48Address::ConvertFrom(s.devices.Get(a)->GetAddress());
+        }
+        observers[a] = observer;
     }
     for (uint32_t a = 0; a < aps; ++a)
     {
         Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(s.devices.Get(a));
         NS_ABORT_MSG_IF(!ap, "FlWifiSceneHelperBase: the server's (the AP's) device is not Wi-Fi");
-        const bool connected =
-            SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(ap->GetPhy(), observer);
+        const bool connected = SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(
+            ap->GetPhy(),
+            observers[sharedChannel ? a : 0]);
         NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
     }
-    // each client's access point: the AP of its cell (the server's node for one BSS or ad hoc)
+    // each client's access point: the AP of its cell (the server's node for one BSS or ad hoc),
+    // on a shared channel the AP it is (or was last) associated with
     std::vector<Ptr<Node>> station(n);
     std::vector<Ptr<Node>> access(n);
+    std::vector<Ptr<Node>> apNodes(aps);
+    for (uint32_t a = 0; a < aps; ++a)
+    {
+        apNodes[a] = aps == 1 ? s.serverNode : s.devices.Get(a)->GetNode();
+    }
     for (uint32_t i = 0; i < n; ++i)
     {
         station[i] = s.clients.Get(i);
-        access[i] = aps == 1 ? s.serverNode : s.devices.Get(i % aps)->GetNode();
+        access[i] = apNodes[i % aps];
     }
-    AttachLinkState(s.serverNode, [observer, station, access](uint32_t client) {
-        FlLinkState st;
-        if (client < observer->rateBps.size())
-        {
-            st.rateBps = observer->rateBps[client];
-            st.snrDb = observer->snrDb[client];
-            st.distanceM = FlNodeDistance(station[client], access[client]);
-        }
-        return st;
-    });
+    const Ptr<WifiAssociationObserver> assoc = WatchAssociations(s, aps, std::move(onAssociation));
+    AttachLinkState(s.serverNode,
+                    [observers, station, access, apNodes, assoc, sharedChannel](uint32_t client) {
+                        FlLinkState st;
+                        if (client >= station.size())
+                        {
+                            return st;
+                        }
+                        int32_t ap = -1; // the AP whose view counts
+                        if (assoc)
+                        {
+                            st.cell = assoc->cell[client];
+                            st.handovers = assoc->associations[client] > 0
+                                               ? assoc->associations[client] - 1
+                                               : 0;
+                            ap = assoc->lastCell[client];
+                        }
+                        if (!sharedChannel)
+                        {
+                            st.rateBps = observers[0]->rateBps[client];
+                            st.snrDb = observers[0]->snrDb[client];
+                            st.distanceM = FlNodeDistance(station[client], access[client]);
+                        }
+                        else if (ap >= 0)
+                        {
+                            st.rateBps = observers[ap]->rateBps[client];
+                            st.snrDb = observers[ap]->snrDb[client];
+                            st.distanceM = FlNodeDistance(station[client], apNodes[ap]);
+                        }
+                        return st;
+                    });
 }
 
 } // namespace flscene
@@ -288,6 +409,7 @@ void
 FlWifiSceneHelperBase::SetRateManager(const std::string& typeName)
 {
     m_rateManager = typeName;
+    m_rateManagerSet = true;
 }
 
 void
@@ -389,6 +511,24 @@ FlWifiSceneHelperBase::AssignStreams(const FlScene& scene, int64_t stream)
     if (scene.infrastructure.GetN() > 0)
     {
         used += InternetStackHelper().AssignStreams(scene.infrastructure, stream + used);
+        // a roaming ESS's CSMA backbone (its backoff draws): the server's port, the APs'
+        NetDeviceContainer backbone;
+        NodeContainer wired(scene.serverNode);
+        wired.Add(scene.infrastructure);
+        for (uint32_t k = 0; k < wired.GetN(); ++k)
+        {
+            for (uint32_t d = 0; d < wired.Get(k)->GetNDevices(); ++d)
+            {
+                if (DynamicCast<CsmaNetDevice>(wired.Get(k)->GetDevice(d)))
+                {
+                    backbone.Add(wired.Get(k)->GetDevice(d));
+                }
+            }
+        }
+        if (backbone.GetN() > 0)
+        {
+            used += CsmaHelper().AssignStreams(backbone, stream + used);
+        }
     }
     return used;
 }
