@@ -300,3 +300,68 @@ TEST(Roaming, WifiEssWithoutRoamingReportsTheCell)
         EXPECT_FALSE(r.detached);
     }
 }
+
+// LTE: two eNBs 500 m apart on the x axis, joined by X2. UE 0 stands 50 m from eNB 1 (cell 1);
+// UE 1 drives from 150 m to 350 m at 20 m/s from 1 s to 11 s. Under Friis loss (LteHelper's
+// default) their RSRPs differ by the A3 hysteresis (3 dB) where the distances' ratio is
+// 10^(3/20) = 1.41, at x = 293 m (8.2 s), and the handover follows the time to trigger (256 ms)
+// later: one handover, from cell 1 to cell 2, and UE 1 keeps uploading through cell 2 with its
+// address. The CQI period is fixed at 40 ms: nothing fades, only the distances change.
+TEST(Roaming, LteUeHandsOverOverX2)
+{
+    const RoamRun run = RunFedAvg(
+        2,
+        16,
+        Seconds(0),
+        Seconds(1),
+        Seconds(40),
+        [] {
+            FlClientMobilityHelper p;
+            p.SetWaypoints({{Waypoint(Seconds(0), Vector(50, 0, 0))},
+                            {Waypoint(Seconds(0), Vector(150, 0, 0)),
+                             Waypoint(Seconds(1), Vector(150, 0, 0)),
+                             Waypoint(Seconds(11), Vector(350, 0, 0))}});
+            FlLteSceneHelper h;
+            h.SetEnbs(2);
+            h.SetEnbSpacing(500.0);
+            h.SetCqiPeriodicity(MilliSeconds(40));
+            h.SetClientMobility(p);
+            return h.Build(2);
+        },
+        &FlLteSceneHelper::AssignStreams,
+        "lte");
+    ASSERT_EQ(run.completed, 16u);
+    EXPECT_EQ(run.linkAtEnd[0].cell, 1);
+    EXPECT_EQ(run.linkAtEnd[0].handovers, 0u);
+    EXPECT_EQ(run.linkAtEnd[1].cell, 2);
+    EXPECT_EQ(run.linkAtEnd[1].handovers, 1u);
+    EXPECT_EQ(run.addressAtEnd[1], run.addressAtStart[1]);
+    uint32_t roundHandovers = 0;
+    for (const auto& r : run.records)
+    {
+        roundHandovers += r.handovers;
+    }
+    EXPECT_EQ(roundHandovers, 1u);
+    const uint32_t before = RoundStartedBy(run, 7.0);
+    const uint32_t after = RoundStartedBy(run, 9.0) + 1;
+    ASSERT_GE(before, 1u);
+    ASSERT_LT(after, 16u);
+    for (uint32_t r = 1; r <= 16; ++r)
+    {
+        const FlClientRoundRecord* row = RowOf(run, r, 1);
+        ASSERT_TRUE(row);
+        EXPECT_TRUE(row->participated) << "round " << r;
+        EXPECT_FALSE(row->detached) << "round " << r;
+        if (r <= before)
+        {
+            EXPECT_EQ(row->uploadCell, 1) << "round " << r;
+        }
+        if (r >= after)
+        {
+            EXPECT_EQ(row->uploadCell, 2) << "round " << r;
+            // the distance to the serving eNB (500 m): at most 350 m, once it has arrived 150 m
+            EXPECT_LE(row->uploadDistanceM, 350.0 + 1e-9) << "round " << r;
+        }
+        EXPECT_EQ(RowOf(run, r, 0)->uploadCell, 1);
+    }
+}
