@@ -98,12 +98,13 @@ AssignDeviceAndInternetStreams(const FlScene& scene, int64_t stream)
  * i mod aps); with it every AP hears every station, and the link state of a client is what the
  * AP it is (or was last) associated with received from it, addressed to it. Stations
  * (StaWifiMac) also report their serving AP and handovers (FlLinkState::cell, handovers), and
- * `onAssociation(client, associations so far)` is called at each association of a station.
+ * `onAssociation(client, associations so far, AP index)` is called at each association of a
+ * station.
  */
 void AttachWifiLinkState(const FlScene& s,
                          uint32_t aps = 1,
                          bool sharedChannel = false,
-                         std::function<void(uint32_t, uint32_t)> onAssociation = {});
+                         std::function<void(uint32_t, uint32_t, int32_t)> onAssociation = {});
 
 /// One infrastructure BSS: the AP's device on `ap` first, then the stations' in node order.
 NetDeviceContainer InstallBss(const WifiHelper& wifi,

@@ -4,10 +4,10 @@
  * The Wi-Fi ESS scene.
  */
 #include "ns3/fl-wifi-ess-scene.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
 #include "ns3/arp-cache.h"
+#include "ns3/block-ack-manager.h"
 #include "ns3/boolean.h"
 #include "ns3/bridge-helper.h"
 #include "ns3/component-carrier-ue.h"
@@ -18,7 +18,9 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/fl-types.h"
+#include "ns3/ht-frame-exchange-manager.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-interface.h"
@@ -58,7 +60,9 @@
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
+#include "ns3/wifi-remote-station-manager.h"
 #include "ns3/yans-wifi-helper.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -81,12 +85,50 @@ LogComponent& g_log = FlNetworkScenariosLog();
 
 using namespace flscene;
 
+namespace
+{
+
+/**
+ * Ends the block-ack agreements of `mac` with `peer`, as originator and as recipient, without
+ * a frame on the air: what a station and its APs do when it (re)associates (IEEE Std
+ * 802.11-2020, 11.5.1: an association ends the agreements of the previous one). Without it a
+ * station that comes back to an AP it left finds an agreement whose sequence numbers moved on
+ * while it was away (the AP kept sending until it learned the station had left), and every later
+ * frame waits in the recipient's reordering buffer.
+ */
+void
+EndBlockAckAgreements(Ptr<WifiMac> mac, Mac48Address peer)
+{
+    for (uint8_t tid = 0; tid < 8; ++tid)
+    {
+        Ptr<QosTxop> txop = mac->GetQosTxop(tid);
+        if (!txop || !txop->GetBaManager())
+        {
+            continue;
+        }
+#if FL_NS3_VERSION >= 338
+        txop->GetBaManager()->DestroyOriginatorAgreement(peer, tid);
+        txop->GetBaManager()->DestroyRecipientAgreement(peer, tid);
+#elif FL_NS3_VERSION >= 337
+        txop->GetBaManager()->DestroyAgreement(peer, tid);
+        Ptr<HtFrameExchangeManager> fem =
+            DynamicCast<HtFrameExchangeManager>(mac->GetFrameExchangeManager());
+        if (fem)
+        {
+            fem->DestroyBlockAckAgreement(peer, tid);
+        }
+#endif
+    }
+}
+
+} // namespace
+
 // -------------------------------------------------------------------------------- Wi-Fi ESS
 
 FlWifiEssSceneHelper::FlWifiEssSceneHelper()
     : FlWifiSceneHelperBase("FlWifiEssSceneHelper"),
       m_aps(2),
-      m_apSpacing(1000.0),
+      m_apSpacing(-1.0), // unset: 1,000 m, roaming kFlRoamingApSpacing
       m_backboneRate("1Gb/s"),
       m_backboneDelay(MicroSeconds(100))
 {
@@ -133,6 +175,15 @@ FlWifiEssSceneHelper::SetBackboneDelay(Time delay)
 void
 FlWifiEssSceneHelper::SetRoaming(bool enable)
 {
+#if FL_NS3_VERSION < 337
+    if (enable)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetRoaming",
+                              "roaming with ns-3." + std::to_string(FL_NS3_VERSION % 100),
+                              "use ns-3.37 or later (the stations' block-ack agreements must end "
+                              "at each association), or leave roaming off");
+    }
+#endif
     m_roaming = enable;
 }
 
@@ -179,20 +230,49 @@ FlWifiEssSceneHelper::BuildRoamingNetwork(FlScene& s) const
     // no ARP: a station between two APs could not answer, and the server's requests would be
     // flooded to every AP
     FlPopulateArpCaches(hosts);
-    // Once a station has associated, it notices a lost AP after kFlRoamingMaxMissedBeacons.
-    std::vector<StaWifiMac*> macs(numClients);
+    // At each association: once a station has associated, it notices a lost AP after
+    // kFlRoamingMaxMissedBeacons; it and every AP end their block-ack agreements with each
+    // other; the APs it left learn through the distribution system that it has gone (as the
+    // reassociation's current-AP address tells them), so that they stop sending to it.
+    std::vector<WifiMac*> stations(numClients);
+    std::vector<Mac48Address> stationAddress(numClients);
     for (uint32_t i = 0; i < numClients; ++i)
     {
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(numAps + i));
-        macs[i] = PeekPointer(DynamicCast<StaWifiMac>(dev->GetMac()));
+        stations[i] = PeekPointer(dev->GetMac());
+        stationAddress[i] = Mac48Address::ConvertFrom(dev->GetAddress());
     }
-    AttachWifiLinkState(s, numAps, true, [macs](uint32_t client, uint32_t associations) {
-        if (associations == 1)
-        {
-            macs[client]->SetAttribute("MaxMissedBeacons",
-                                       UintegerValue(kFlRoamingMaxMissedBeacons));
-        }
-    });
+    std::vector<WifiMac*> aps(numAps);
+    std::vector<Mac48Address> apAddress(numAps);
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(a));
+        aps[a] = PeekPointer(dev->GetMac());
+        apAddress[a] = Mac48Address::ConvertFrom(dev->GetAddress());
+    }
+    AttachWifiLinkState(s,
+                        numAps,
+                        true,
+                        [stations, stationAddress, aps, apAddress](uint32_t client,
+                                                                   uint32_t associations,
+                                                                   int32_t ap) {
+                            if (associations == 1)
+                            {
+                                stations[client]->SetAttribute(
+                                    "MaxMissedBeacons",
+                                    UintegerValue(kFlRoamingMaxMissedBeacons));
+                            }
+                            for (uint32_t a = 0; a < aps.size(); ++a)
+                            {
+                                EndBlockAckAgreements(stations[client], apAddress[a]);
+                                EndBlockAckAgreements(aps[a], stationAddress[client]);
+                                if (static_cast<int32_t>(a) != ap)
+                                {
+                                    aps[a]->GetWifiRemoteStationManager()->RecordDisassociated(
+                                        stationAddress[client]);
+                                }
+                            }
+                        });
 }
 
 FlScene
@@ -213,6 +293,12 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
                               std::to_string(numAps) + " access points for " +
                                   std::to_string(numClients) + " clients",
                               "use at most as many access points as clients");
+    }
+    if (m_roaming && numClients > 65533)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::Build",
+                              std::to_string(numClients) + " clients in a roaming ESS",
+                              "at most 65,533 stations (one /16 for the server and all stations)");
     }
     if ((numClients + numAps - 1) / numAps > 65533)
     {
@@ -274,7 +360,13 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
     std::vector<Vector> apPosition(numAps);
     for (uint32_t a = 0; a < numAps; ++a)
     {
-        apPosition[a] = Vector(m_apSpacing * (a % columns), m_apSpacing * (a / columns), 0.0);
+        // roaming: the grid centred on the origin, where the mobility presets centre their box
+        const double spacing =
+            m_apSpacing >= 0.0 ? m_apSpacing : (m_roaming ? kFlRoamingApSpacing : 1000.0);
+        const uint32_t rows = (numAps + columns - 1) / columns;
+        const double x0 = m_roaming ? -spacing * (columns - 1) / 2.0 : 0.0;
+        const double y0 = m_roaming ? -spacing * (rows - 1) / 2.0 : 0.0;
+        apPosition[a] = Vector(x0 + spacing * (a % columns), y0 + spacing * (a / columns), 0.0);
         PlaceAt(s.infrastructure.Get(a), apPosition[a]);
     }
     if (m_positions || m_mobility.Moves())

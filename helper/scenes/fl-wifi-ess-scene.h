@@ -25,6 +25,15 @@ constexpr uint32_t kFlRoamingMaxMissedBeacons = 10;
 
 /**
  * \ingroup fl-helper
+ * The default distance between neighbouring APs of a roaming ESS: 80 m. An AP's beacons reach
+ * about 51 m in the scenes' channel (ns-3's threshold preamble detection, -82 dBm, over the
+ * default YANS log-distance loss: 16.02 dBm - 46.68 dB - 30 log10(51.5) = -82 dBm), so
+ * neighbouring cells overlap by about 20 m along the line between their APs.
+ */
+constexpr double kFlRoamingApSpacing = 80.0;
+
+/**
+ * \ingroup fl-helper
  * Builds an 802.11 extended service set (ESS): A access points, each its own BSS (SSID
  * "fl-ess-<a>", its own YANS channel object, so that no cell hears another, as if each AP had a
  * channel of its own), wired to the server's node by one point-to-point link each; the server is
@@ -72,7 +81,8 @@ constexpr uint32_t kFlRoamingMaxMissedBeacons = 10;
  * distance, and rate and SNR of the client's last data frame that AP received; FlLinkState's
  * cell is that AP's index and handovers its associations after the first. Every AP's PHY hears
  * every station in range, so a roaming ESS simulates more receptions than as many separate
- * BSSs.
+ * BSSs. The AP grid is centred on the origin (the mobility presets centre their box there),
+ * SetApSpacing apart (default kFlRoamingApSpacing).
  */
 class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
 {
@@ -81,7 +91,8 @@ class FlWifiEssSceneHelper : public FlWifiSceneHelperBase
     /// Number of access points (BSSs), 1 to 250 (default 2); Build(n) needs at least as many
     /// clients.
     void SetAccessPoints(uint32_t count);
-    /// Distance between neighbouring APs on the grid [m] (>= 0; default 1,000 m).
+    /// Distance between neighbouring APs on the grid [m] (>= 0; default 1,000 m, roaming
+    /// kFlRoamingApSpacing).
     void SetApSpacing(double meters);
     /// Data rate of each AP's link to the server (> 0; default 1 Gb/s).
     void SetBackboneDataRate(DataRate rate);

@@ -232,8 +232,8 @@ struct WifiAssociationObserver : public SimpleRefCount<WifiAssociationObserver>
     std::vector<int32_t> cell;            ///< per client: the AP now (kFlNoCell: none)
     std::vector<int32_t> lastCell;        ///< per client: the last AP (kFlNoCell: none yet)
     std::vector<uint32_t> associations;   ///< per client: associations so far
-    /// called at each association (client, associations so far)
-    std::function<void(uint32_t, uint32_t)> onAssociation;
+    /// called at each association (client, associations so far, AP index)
+    std::function<void(uint32_t, uint32_t, int32_t)> onAssociation;
 
     void Associated(uint32_t client, Mac48Address bssid)
     {
@@ -243,7 +243,7 @@ struct WifiAssociationObserver : public SimpleRefCount<WifiAssociationObserver>
         ++associations[client];
         if (onAssociation)
         {
-            onAssociation(client, associations[client]);
+            onAssociation(client, associations[client], cell[client]);
         }
     }
 
@@ -269,7 +269,7 @@ OnStationDeAssoc(Ptr<WifiAssociationObserver> o, uint32_t client, Mac48Address b
 Ptr<WifiAssociationObserver>
 WatchAssociations(const FlScene& s,
                   uint32_t aps,
-                  std::function<void(uint32_t, uint32_t)> onAssociation)
+                  std::function<void(uint32_t, uint32_t, int32_t)> onAssociation)
 {
     Ptr<WifiAssociationObserver> o = Create<WifiAssociationObserver>();
     const uint32_t n = s.clients.GetN();
@@ -310,7 +310,7 @@ void
 AttachWifiLinkState(const FlScene& s,
                     uint32_t aps,
                     bool sharedChannel,
-                    std::function<void(uint32_t, uint32_t)> onAssociation)
+                    std::function<void(uint32_t, uint32_t, int32_t)> onAssociation)
 {
     const uint32_t n = s.clients.GetN();
     // one observer for all APs, or, on a shared channel, one per AP that keeps only the frames

@@ -15,7 +15,11 @@
 #include "ns3/ipv4.h"
 #include "ns3/learning-monitor.h"
 #include "ns3/mobility-model.h"
+#include "ns3/qos-txop.h"
 #include "ns3/waypoint-mobility-model.h"
+#include "ns3/wifi-mac.h"
+#include "ns3/wifi-net-device.h"
+#include "ns3/wifi-remote-station-manager.h"
 
 #include <fstream>
 #include <functional>
@@ -61,7 +65,8 @@ RunFedAvg(uint32_t clients,
           Time stop,
           const std::function<FlScene()>& build,
           const std::function<int64_t(const FlScene&, int64_t)>& assign,
-          const std::string& tag)
+          const std::string& tag,
+          const std::function<void(const FlScene&)>& inspect = {})
 {
     auto task = fltest::MakeTask<float>(clients, "softmax:l2=0", 512);
     RoamRun out;
@@ -113,6 +118,10 @@ RunFedAvg(uint32_t clients,
             Ptr<Ipv4> ip = scene.clients.Get(i)->GetObject<Ipv4>();
             out.addressAtEnd.push_back(ip->GetAddress(1, 0).GetLocal());
         }
+        if (inspect)
+        {
+            inspect(scene);
+        }
         monitor->Dispose(); // closes the files
     }
     Simulator::Destroy();
@@ -151,16 +160,17 @@ RoundStartedBy(const RoamRun& run, double t)
 
 } // namespace
 
-// A roaming ESS of two APs 80 m apart (AP 0 at the origin, AP 1 at (80, 0)). The APs' beacons
-// reach about 51 m (ns-3's threshold preamble detection, -82 dBm, over the log-distance loss of
-// the default YANS channel: 16.02 dBm - 46.68 dB - 30 log10(51.5) = -82 dBm). Client 0 stands
-// 5 m from AP 0, client 1 5 m from AP 1; client 2 walks from 10 m to 70 m along the line
-// between them at 5 m/s from 5 s to 17 s: it loses AP 0's beacons 51.5 m out (at 13.3 s),
-// notices after 1.024 s (10 beacons), scans and associates with AP 1 (then 28 m away). Client 3
-// walks 300 m away from the APs at 5.5 s and stays there: it is disassociated 10.24 s after its
-// first association request (the watchdog of the initial association, kFlMaxMissedBeacons
-// intervals, runs until then), at about 10.4 s, and associates with nobody again. The rounds close
-// at a 3 s deadline with a 1 s gap.
+// A roaming ESS of two APs 80 m apart (its default, the grid centred on the origin: AP 0 at
+// (-40, 0), AP 1 at (40, 0)). The APs' beacons reach about 51 m (ns-3's threshold preamble
+// detection, -82 dBm, over the log-distance loss of the default YANS channel: 16.02 dBm -
+// 46.68 dB - 30 log10(51.5) = -82 dBm). Client 0 stands 5 m from AP 0, client 1 5 m from AP 1;
+// client 2 walks from 10 m to 70 m from AP 0 along the line between them at 5 m/s from 5 s to
+// 17 s: it loses AP 0's beacons 51.5 m out (at 13.3 s), notices after 1.024 s (10 beacons, at
+// 14.3 s), scans for 120 ms and associates with AP 1 (then about 23 m away). Client 3 walks 300 m
+// away at 5.5 s and stays there: it is disassociated 10.24 s after its first association
+// request (the watchdog of the initial association, kFlMaxMissedBeacons intervals, runs until
+// then), at about 10.4 s, and associates with nobody again. The rounds close at a 3 s deadline
+// with a 1 s gap.
 TEST(Roaming, WifiStationWalksToTheNextAp)
 {
     const uint32_t n = 4;
@@ -172,23 +182,44 @@ TEST(Roaming, WifiStationWalksToTheNextAp)
         Seconds(60),
         [] {
             FlClientMobilityHelper p;
-            p.SetWaypoints({{Waypoint(Seconds(0), Vector(5, 0, 0))},
-                            {Waypoint(Seconds(0), Vector(75, 0, 0))},
-                            {Waypoint(Seconds(0), Vector(10, 0, 0)),
-                             Waypoint(Seconds(5), Vector(10, 0, 0)),
-                             Waypoint(Seconds(17), Vector(70, 0, 0))},
-                            {Waypoint(Seconds(0), Vector(0, 5, 0)),
-                             Waypoint(Seconds(5.5), Vector(0, 5, 0)),
-                             Waypoint(Seconds(5.6), Vector(0, 300, 0))}});
+            p.SetWaypoints({{Waypoint(Seconds(0), Vector(-35, 0, 0))},
+                            {Waypoint(Seconds(0), Vector(35, 0, 0))},
+                            {Waypoint(Seconds(0), Vector(-30, 0, 0)),
+                             Waypoint(Seconds(5), Vector(-30, 0, 0)),
+                             Waypoint(Seconds(17), Vector(30, 0, 0))},
+                            {Waypoint(Seconds(0), Vector(-40, 5, 0)),
+                             Waypoint(Seconds(5.5), Vector(-40, 5, 0)),
+                             Waypoint(Seconds(5.6), Vector(-40, 300, 0))}});
             FlWifiEssSceneHelper h;
             h.SetAccessPoints(2);
-            h.SetApSpacing(80.0);
             h.SetRoaming(true);
             h.SetClientMobility(p);
             return h.Build(4);
         },
         &FlWifiScenarioHelper::AssignStreams,
-        "wifi");
+        "wifi",
+        [](const FlScene& scene) {
+            // what the distribution system told the APs when client 2 associated with AP 1:
+            // AP 0 no longer counts it as associated, and neither side keeps a block-ack
+            // agreement of its stay at AP 0 (the agreements with AP 1 are new)
+            auto macOf = [&scene](uint32_t device) {
+                return DynamicCast<WifiNetDevice>(scene.devices.Get(device))->GetMac();
+            };
+            auto addressOf = [&scene](uint32_t device) {
+                return Mac48Address::ConvertFrom(scene.devices.Get(device)->GetAddress());
+            };
+            const Mac48Address walker = addressOf(2 + 2);
+            EXPECT_FALSE(macOf(0)->GetWifiRemoteStationManager()->IsAssociated(walker));
+            EXPECT_TRUE(macOf(1)->GetWifiRemoteStationManager()->IsAssociated(walker));
+            for (uint8_t tid = 0; tid < 8; ++tid)
+            {
+                EXPECT_FALSE(macOf(0)->GetQosTxop(tid)->GetBaAgreementEstablished(walker, tid));
+                EXPECT_FALSE(
+                    macOf(2 + 2)->GetQosTxop(tid)->GetBaAgreementEstablished(addressOf(0), tid));
+            }
+            // the station that stayed at AP 0 still has its agreement for the best-effort TID
+            EXPECT_TRUE(macOf(0)->GetQosTxop(0)->GetBaAgreementEstablished(addressOf(2), 0));
+        });
     ASSERT_EQ(run.completed, 14u);
     // where everybody is at the end, and how often it changed AP
     const std::vector<int32_t> cell{0, 1, 1, kFlNoCell};
@@ -208,6 +239,14 @@ TEST(Roaming, WifiStationWalksToTheNextAp)
         roundHandovers += r.handovers;
     }
     EXPECT_EQ(roundHandovers, 1u);
+    // in the round that was open from 14.3 s to 14.5 s, when the hand calculation puts it
+    for (uint32_t r = 1; r < run.records.size(); ++r)
+    {
+        if (run.records[r - 1].timeS < 14.3 && run.records[r].timeS >= 14.5)
+        {
+            EXPECT_EQ(run.records[r].handovers, 1u) << "round " << r;
+        }
+    }
     uint32_t clientHandovers = 0;
     for (const auto& r : run.clientRecords)
     {
@@ -264,6 +303,70 @@ TEST(Roaming, WifiStationWalksToTheNextAp)
         roamed += RowOf(run, r, 2)->handovers;
     }
     EXPECT_EQ(roamed, 1u);
+}
+
+// There and back: client 1 of a roaming ESS (APs at (-40, 0) and (40, 0)) walks from 10 m to
+// 70 m from AP 0 at 5 m/s from 1 s to 13 s and back from 16 s to 28 s; client 0 stands 5 m from
+// AP 0. It roams to AP 1 once the initial watchdog has run out (10.3 s; it left AP 0's range
+// at 9.3 s) and back to AP 0 at about 25.3 s (it leaves AP 1's range 51.5 m out at 24.3 s,
+// then 10 beacons). Back at AP 0 its uploads arrive again: the block-ack agreements of its
+// first stay ended when it associated with AP 1 (without that, AP 0's downlink agreement had
+// moved on while the station was away, and the station's reordering buffer held every later
+// frame). No round deadline: every round waits for both clients.
+TEST(Roaming, WifiStationWalksThereAndBack)
+{
+    const RoamRun run = RunFedAvg(
+        2,
+        30,
+        Seconds(0),
+        Seconds(1),
+        Seconds(60),
+        [] {
+            FlClientMobilityHelper p;
+            p.SetWaypoints({{Waypoint(Seconds(0), Vector(-35, 0, 0))},
+                            {Waypoint(Seconds(0), Vector(-30, 0, 0)),
+                             Waypoint(Seconds(1), Vector(-30, 0, 0)),
+                             Waypoint(Seconds(13), Vector(30, 0, 0)),
+                             Waypoint(Seconds(16), Vector(30, 0, 0)),
+                             Waypoint(Seconds(28), Vector(-30, 0, 0))}});
+            FlWifiEssSceneHelper h;
+            h.SetAccessPoints(2);
+            h.SetRoaming(true);
+            h.SetClientMobility(p);
+            return h.Build(2);
+        },
+        &FlWifiScenarioHelper::AssignStreams,
+        "back");
+    ASSERT_EQ(run.completed, 30u);
+    EXPECT_EQ(run.linkAtEnd[1].cell, 0);
+    EXPECT_EQ(run.linkAtEnd[1].handovers, 2u);
+    EXPECT_EQ(run.linkAtEnd[0].handovers, 0u);
+    uint32_t roundHandovers = 0;
+    for (const auto& r : run.records)
+    {
+        roundHandovers += r.handovers;
+    }
+    EXPECT_EQ(roundHandovers, 2u);
+    // through AP 1 between the roams, through AP 0 again after the second
+    const uint32_t away = RoundStartedBy(run, 13.0) + 1;
+    const uint32_t leaving = RoundStartedBy(run, 22.0);
+    const uint32_t home = RoundStartedBy(run, 28.0) + 1;
+    ASSERT_LT(away, leaving);
+    ASSERT_LE(home, 30u);
+    for (uint32_t r = 1; r <= 30; ++r)
+    {
+        const FlClientRoundRecord* row = RowOf(run, r, 1);
+        ASSERT_TRUE(row);
+        EXPECT_TRUE(row->participated) << "round " << r;
+        if (r >= away && r <= leaving)
+        {
+            EXPECT_EQ(row->uploadCell, 1) << "round " << r;
+        }
+        if (r >= home)
+        {
+            EXPECT_EQ(row->uploadCell, 0) << "round " << r;
+        }
+    }
 }
 
 // Roaming off, the ESS reports each station's AP (its cell, client mod A) and no handover.
