@@ -73,8 +73,8 @@ main(int argc, char* argv[])
                   "count the re-associations",
                   roaming);
     flags.AddReal("apSpacing",
-                  "With --aps > 1: distance between neighbouring APs [m] (default 1000, with "
-                  "--roaming 80)",
+                  "With --aps > 1: distance between neighbouring APs [m] (-1: the scene's, "
+                  "1000, with --roaming 80)",
                   apSpacing,
                   flexample::Range::AtLeast(0.0));
     flags.AddCheck([&]() {
