@@ -99,6 +99,7 @@ namespace
 void
 EndBlockAckAgreements(Ptr<WifiMac> mac, Mac48Address peer)
 {
+#if FL_NS3_VERSION >= 337 // before, SetRoaming refuses
     for (uint8_t tid = 0; tid < 8; ++tid)
     {
         Ptr<QosTxop> txop = mac->GetQosTxop(tid);
@@ -119,6 +120,10 @@ EndBlockAckAgreements(Ptr<WifiMac> mac, Mac48Address peer)
         }
 #endif
     }
+#else
+    (void)mac;
+    (void)peer;
+#endif
 }
 
 } // namespace

@@ -160,6 +160,8 @@ RoundStartedBy(const RoamRun& run, double t)
 
 } // namespace
 
+#if FL_NS3_VERSION >= 337 // roaming needs ns-3.37 (FlWifiEssSceneHelper::SetRoaming)
+
 // A roaming ESS of two APs 80 m apart (its default, the grid centred on the origin: AP 0 at
 // (-40, 0), AP 1 at (40, 0)). The APs' beacons reach about 51 m (ns-3's threshold preamble
 // detection, -82 dBm, over the log-distance loss of the default YANS channel: 16.02 dBm -
@@ -368,6 +370,8 @@ TEST(Roaming, WifiStationWalksThereAndBack)
         }
     }
 }
+
+#endif
 
 // Roaming off, the ESS reports each station's AP (its cell, client mod A) and no handover.
 TEST(Roaming, WifiEssWithoutRoamingReportsTheCell)
