@@ -7,6 +7,7 @@
  * one eNB's cell to the next hands over once over X2 and keeps uploading. The CSV columns say
  * so.
  */
+#include "fl-test-config-error.h"
 #include "fl-test-task.h"
 
 #include "ns3/core-module.h"
@@ -21,6 +22,7 @@
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-remote-station-manager.h"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
@@ -471,4 +473,28 @@ TEST(Roaming, LteUeHandsOverOverX2)
         }
         EXPECT_EQ(RowOf(run, r, 0)->uploadCell, 1);
     }
+}
+
+// Bad settings of roaming and handover: a clear error naming the setter.
+TEST(Roaming, BadSettingsNameTheSetter)
+{
+    FlLteSceneHelper lte;
+    fltest::ExpectConfigError([&lte] { lte.SetEnbs(0); }, "FlLteSceneHelper::SetEnbs");
+    fltest::ExpectConfigError([&lte] { lte.SetEnbs(17); }, "FlLteSceneHelper::SetEnbs");
+    fltest::ExpectConfigError([&lte] { lte.SetEnbSpacing(0.0); },
+                              "FlLteSceneHelper::SetEnbSpacing");
+    fltest::ExpectConfigError([&lte] { lte.SetEnbSpacing(std::nan("")); },
+                              "FlLteSceneHelper::SetEnbSpacing");
+    lte.SetEnbs(2);
+    lte.SetFidelity(FlFidelity::Flow);
+    fltest::ExpectConfigError([&lte] { lte.Build(4); }, "FlLteSceneHelper::SetEnbs");
+    FlWifiEssSceneHelper ess;
+#if FL_NS3_VERSION >= 337
+    ess.SetRoaming(true);
+    ess.SetFidelity(FlFidelity::Flow);
+    fltest::ExpectConfigError([&ess] { ess.Build(4); }, "FlWifiEssSceneHelper::SetFidelity");
+#else
+    fltest::ExpectConfigError([&ess] { ess.SetRoaming(true); }, "FlWifiEssSceneHelper::SetRoaming");
+#endif
+    Simulator::Destroy();
 }
