@@ -14,6 +14,7 @@
  *   fl-fedavg-lte                                 # synthetic 10-class Gaussian mixture
  *   fl-fedavg-lte --dataset=fashion-mnist --rounds=20    # Debian's dataset-fashion-mnist
  *   fl-fedavg-lte --network=flow                  # flow-level network model: no packets
+ *   fl-fedavg-lte --enbs=2 --mobility=road:speed=20,x0=100   # UEs driving past two eNBs
  *   fl-fedavg-lte --help
  *   utils/plot-learning-curve.sh fl-fedavg-lte.csv     # PNG of the learning curves
  */
@@ -37,6 +38,8 @@ main(int argc, char* argv[])
     std::string network = "packet";
     std::string mobility = "fixed";
     uint32_t cqiPeriodMs = 0; // the scene's choice
+    uint32_t enbs = 1;
+    double enbSpacing = 500.0;
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -60,17 +63,38 @@ main(int argc, char* argv[])
                              0,
                              160);
     flexample::AddNetworkOption(flags, network, o);
-    flags.AddText("mobility",
-                  "How the clients move: fixed (the default: at rest), or one of ns-3's "
-                  "mobility models around the origin (the AP or eNB): "
-                  "random-waypoint:side=100,min=1,max=2,pause=0, "
-                  "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
-                  "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
-                  "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
-                  "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
-                  "(lost, given_up, disconnected; per client upload_distance_m, upload_snr_db, "
-                  "lost)",
-                  mobility);
+    flags.AddWhole<uint32_t>("enbs",
+                             "eNBs on the x axis, --enbSpacing apart from the origin; more than "
+                             "one: X2 handover by A3-RSRP (hysteresis 3 dB, time to trigger "
+                             "256 ms), counted in the CSVs' handovers columns (packet level only)",
+                             enbs,
+                             1,
+                             16);
+    flags.AddReal("enbSpacing",
+                  "Distance between neighbouring eNBs [m] (with --enbs > 1)",
+                  enbSpacing,
+                  flexample::Range::Above(0.0));
+    flags.AddCheck([&enbs, &network]() {
+        if (enbs > 1 && network == "flow")
+        {
+            throw fl::ConfigError("--enbs",
+                                  std::to_string(enbs) + " with --network=flow",
+                                  "the flow-level model has one cell: use --enbs=1 or "
+                                  "--network=packet");
+        }
+    });
+    flags.AddText(
+        "mobility",
+        "How the clients move: fixed (the default: at rest), or one of ns-3's "
+        "mobility models around the origin (the AP or eNB): "
+        "random-waypoint:side=100,min=1,max=2,pause=0, "
+        "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
+        "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+        "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
+        "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
+        "(lost, given_up, disconnected, handovers, detached; per client upload_distance_m, "
+        "upload_snr_db, lost, upload_cell, handovers, detached)",
+        mobility);
     flags.AddCheck([&mobility, &network]() {
         if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
         {
@@ -119,9 +143,11 @@ main(int argc, char* argv[])
         where << "moving (" << mobility << ") around the eNB";
     }
     std::cout << "fl-fedavg-lte: " << task->Describe() << "\n"
-              << "  network: LTE, " << bandwidth << " RBs, RLC " << rlc << ", " << o.clients
-              << " UEs " << where.str() << ", server behind the EPC; TCP; " << o.wirePrecision
-              << " on the wire; " << network << " level" << std::endl;
+              << "  network: LTE, "
+              << (enbs > 1 ? std::to_string(enbs) + " eNBs (X2 handover, A3-RSRP), " : "")
+              << bandwidth << " RBs, RLC " << rlc << ", " << o.clients << " UEs " << where.str()
+              << ", server behind the EPC; TCP; " << o.wirePrecision << " on the wire; " << network
+              << " level" << std::endl;
 
     FlLteSceneHelper lte;
     lte.SetRadius(radius);
@@ -133,6 +159,8 @@ main(int argc, char* argv[])
     }
     lte.SetFidelity(ParseFlFidelity(network, "--network"));
     lte.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
+    lte.SetEnbs(enbs);
+    lte.SetEnbSpacing(enbSpacing);
     FlScene scene = lte.Build(o.clients);
     FlPrintFlowWarnings("fl-fedavg-lte", scene);
 

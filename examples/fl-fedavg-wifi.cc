@@ -15,6 +15,8 @@
  *   fl-fedavg-wifi --secure=secagg                # secure aggregation over the same links
  *   fl-fedavg-wifi --network=flow                 # flow-level network model: no packets
  *   fl-fedavg-wifi --clients=1000 --aps=10        # ten BSSs of 100 stations (an ESS)
+ *   fl-fedavg-wifi --aps=2 --roaming --mobility=random-waypoint:side=160,min=1.5,max=1.5
+ *                                                 # stations walking between two APs
  *   fl-fedavg-wifi --help
  */
 
@@ -39,6 +41,8 @@ main(int argc, char* argv[])
     std::string network = "packet";
     std::string mobility = "fixed";
     uint32_t aps = 1;
+    bool roaming = false;
+    double apSpacing = -1.0; // the scene's default
 
     flexample::Flags flags(__FILE__);
     flags.Cmd().Usage(
@@ -61,7 +65,25 @@ main(int argc, char* argv[])
                              aps,
                              1,
                              250);
+    flags.AddBool("roaming",
+                  "With --aps > 1: one ESS in which stations roam and keep their address (one "
+                  "SSID and channel, APs bridged to the server's LAN, an AP lost after 10 missed "
+                  "beacons, Minstrel-HT unless --rateManager is given, the APs 80 m apart "
+                  "around the origin unless --apSpacing is given); the CSVs' handovers columns "
+                  "count the re-associations",
+                  roaming);
+    flags.AddReal("apSpacing",
+                  "With --aps > 1: distance between neighbouring APs [m] (-1: the scene's, "
+                  "1000, with --roaming 80)",
+                  apSpacing,
+                  flexample::Range::AtLeast(0.0));
     flags.AddCheck([&]() {
+        if ((roaming || flags.Given("apSpacing")) && aps < 2)
+        {
+            throw fl::ConfigError(roaming ? "--roaming" : "--apSpacing",
+                                  "needs an ESS and --aps is 1",
+                                  "give --aps=2 or more (at most --clients)");
+        }
         if (aps > o.clients)
         {
             throw fl::ConfigError("--aps",
@@ -77,17 +99,18 @@ main(int argc, char* argv[])
                                   "--network=packet");
         }
     });
-    flags.AddText("mobility",
-                  "How the clients move: fixed (the default: at rest), or one of ns-3's "
-                  "mobility models around the origin (the AP or eNB): "
-                  "random-waypoint:side=100,min=1,max=2,pause=0, "
-                  "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
-                  "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
-                  "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
-                  "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
-                  "(lost, given_up, disconnected; per client upload_distance_m, upload_snr_db, "
-                  "lost)",
-                  mobility);
+    flags.AddText(
+        "mobility",
+        "How the clients move: fixed (the default: at rest), or one of ns-3's "
+        "mobility models around the origin (the AP or eNB): "
+        "random-waypoint:side=100,min=1,max=2,pause=0, "
+        "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
+        "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
+        "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
+        "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
+        "(lost, given_up, disconnected, handovers, detached; per client upload_distance_m, "
+        "upload_snr_db, lost, upload_cell, handovers, detached)",
+        mobility);
     flags.AddCheck([&mobility, &network]() {
         if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
         {
@@ -124,14 +147,20 @@ main(int argc, char* argv[])
     }
     std::cout << "fl-fedavg-wifi: " << task->Describe() << "\n"
               << "  network: " << standard << " infrastructure, " << o.clients << " stations "
-              << where.str() << (aps > 1 ? "s of an ESS of " + std::to_string(aps) + " BSSs" : "")
+              << where.str()
+              << (aps > 1 ? "s of an ESS of " + std::to_string(aps) +
+                                (roaming ? " APs, roaming" : " BSSs")
+                          : "")
               << "; " << o.transport << "; " << o.wirePrecision << " on the wire; " << network
               << " level" << std::endl;
 
     auto configure = [&](FlWifiSceneHelperBase& wifi) {
         wifi.SetStandard(standard);
         wifi.SetRadius(radius);
-        wifi.SetRateManager(rateManager);
+        if (!roaming || flags.Given("rateManager"))
+        {
+            wifi.SetRateManager(rateManager); // roaming: Minstrel-HT unless given
+        }
         wifi.SetFidelity(ParseFlFidelity(network, "--network"));
         wifi.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
     };
@@ -147,6 +176,11 @@ main(int argc, char* argv[])
         FlWifiEssSceneHelper ess;
         configure(ess);
         ess.SetAccessPoints(aps);
+        ess.SetRoaming(roaming);
+        if (apSpacing >= 0.0)
+        {
+            ess.SetApSpacing(apSpacing);
+        }
         scene = ess.Build(o.clients);
     }
     FlPrintFlowWarnings("fl-fedavg-wifi", scene);

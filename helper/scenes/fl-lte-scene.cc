@@ -85,44 +85,83 @@ using namespace flscene;
 namespace
 {
 
-/// What the eNB's PHY reports of each UE: the last uplink SINR per RNTI.
+/**
+ * What the eNBs' PHYs report of each UE (the last uplink SINR per cell and RNTI) and what the
+ * UEs' RRCs report of their handovers.
+ */
 struct LteLinkObserver : public SimpleRefCount<LteLinkObserver>
 {
-    std::map<uint16_t, double> sinrDb; ///< RNTI -> last uplink SINR [dB]
+    std::map<std::pair<uint16_t, uint16_t>, double> sinrDb; ///< (cell, RNTI) -> last SINR [dB]
+    std::map<uint64_t, uint32_t> handovers;                 ///< IMSI -> handovers completed
 
     /// The sink of LteEnbPhy "ReportUeSinr".
-    void OnUeSinr(uint16_t /* cellId */, uint16_t rnti, double sinrLinear, uint8_t /* cc */)
+    void OnUeSinr(uint16_t cellId, uint16_t rnti, double sinrLinear, uint8_t /* cc */)
     {
-        sinrDb[rnti] = fl::ToDb(sinrLinear);
+        sinrDb[{cellId, rnti}] = fl::ToDb(sinrLinear);
+    }
+
+    /// The sink of LteUeRrc "HandoverEndOk".
+    void OnHandoverEndOk(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
+    {
+        ++handovers[imsi];
     }
 };
 
-/// The LTE scene's link state: the eNB's uplink SINR reports of each UE.
+/**
+ * The LTE scene's link state: the serving eNB's uplink SINR reports of each UE, the distance
+ * to it, its cell id and the UE's handovers.
+ */
 void
-AttachLteLinkState(const FlScene& s, Ptr<NetDevice> enbDevice, const NetDeviceContainer& ueDevs)
+AttachLteLinkState(const FlScene& s,
+                   const NetDeviceContainer& enbDevs,
+                   const NetDeviceContainer& ueDevs)
 {
-    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
-    NS_ABORT_MSG_IF(!enb, "FlLteSceneHelper: the eNB's device is not LTE");
     Ptr<LteLinkObserver> observer = Create<LteLinkObserver>();
-    const bool connected = enb->GetPhy()->TraceConnectWithoutContext(
-        "ReportUeSinr",
-        MakeCallback(&LteLinkObserver::OnUeSinr, observer));
-    NS_ABORT_MSG_IF(!connected, "FlLteSceneHelper: cannot connect ReportUeSinr");
+    std::map<uint16_t, Ptr<Node>> enbOfCell;
+    for (uint32_t e = 0; e < enbDevs.GetN(); ++e)
+    {
+        Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevs.Get(e));
+        NS_ABORT_MSG_IF(!enb, "FlLteSceneHelper: the eNB's device is not LTE");
+        const bool connected = enb->GetPhy()->TraceConnectWithoutContext(
+            "ReportUeSinr",
+            MakeCallback(&LteLinkObserver::OnUeSinr, observer));
+        NS_ABORT_MSG_IF(!connected, "FlLteSceneHelper: cannot connect ReportUeSinr");
+        enbOfCell[enb->GetCellId()] = enb->GetNode();
+    }
     std::vector<Ptr<LteUeNetDevice>> ues;
     for (uint32_t i = 0; i < ueDevs.GetN(); ++i)
     {
         ues.push_back(DynamicCast<LteUeNetDevice>(ueDevs.Get(i)));
+        const bool connected = ues.back()->GetRrc()->TraceConnectWithoutContext(
+            "HandoverEndOk",
+            MakeCallback(&LteLinkObserver::OnHandoverEndOk, observer));
+        NS_ABORT_MSG_IF(!connected, "FlLteSceneHelper: cannot connect HandoverEndOk");
     }
-    const Ptr<Node> enbNode = enbDevice->GetNode();
-    AttachLinkState(s.serverNode, [observer, ues, enbNode](uint32_t client) {
+    const Ptr<Node> firstEnb = enbDevs.Get(0)->GetNode();
+    const bool oneCell = enbDevs.GetN() == 1;
+    AttachLinkState(s.serverNode, [observer, ues, enbOfCell, firstEnb, oneCell](uint32_t client) {
         FlLinkState st;
-        if (client < ues.size() && ues[client])
+        if (client >= ues.size() || !ues[client])
         {
-            st.distanceM = FlNodeDistance(ues[client]->GetNode(), enbNode);
+            return st;
         }
-        if (client < ues.size() && ues[client] && ues[client]->GetRrc())
+        Ptr<LteUeRrc> rrc = ues[client]->GetRrc();
+        const LteUeRrc::State state = rrc ? rrc->GetState() : LteUeRrc::IDLE_START;
+        const bool connected =
+            state == LteUeRrc::CONNECTED_NORMALLY || state == LteUeRrc::CONNECTED_HANDOVER ||
+            state == LteUeRrc::CONNECTED_PHY_PROBLEM || state == LteUeRrc::CONNECTED_REESTABLISHING;
+        // the serving eNB (before the UE has one, the first: one cell's only eNB)
+        auto enb = rrc ? enbOfCell.find(rrc->GetCellId()) : enbOfCell.end();
+        const bool serving = connected && enb != enbOfCell.end();
+        st.distanceM =
+            FlNodeDistance(ues[client]->GetNode(),
+                           serving || (oneCell && enb != enbOfCell.end()) ? enb->second : firstEnb);
+        st.cell = serving ? static_cast<int32_t>(enb->first) : kFlNoCell;
+        auto h = observer->handovers.find(ues[client]->GetImsi());
+        st.handovers = h == observer->handovers.end() ? 0 : h->second;
+        if (rrc)
         {
-            auto it = observer->sinrDb.find(ues[client]->GetRrc()->GetRnti());
+            auto it = observer->sinrDb.find({rrc->GetCellId(), rrc->GetRnti()});
             if (it != observer->sinrDb.end())
             {
                 st.snrDb = it->second;
@@ -200,6 +239,30 @@ FlLteSceneHelper::SetBackhaulDelay(Time delay)
 {
     CheckDelay("backhaul delay", delay);
     m_backhaulDelay = delay;
+}
+
+void
+FlLteSceneHelper::SetEnbs(uint32_t count)
+{
+    if (count == 0 || count > 16)
+    {
+        throw fl::ConfigError("FlLteSceneHelper::SetEnbs",
+                              std::to_string(count) + " eNBs",
+                              "use 1 to 16 eNBs");
+    }
+    m_enbs = count;
+}
+
+void
+FlLteSceneHelper::SetEnbSpacing(double meters)
+{
+    if (!(meters > 0.0) || !std::isfinite(meters))
+    {
+        throw fl::ConfigError("FlLteSceneHelper::SetEnbSpacing",
+                              std::to_string(meters) + " m",
+                              "use a finite spacing > 0");
+    }
+    m_enbSpacing = meters;
 }
 
 namespace
@@ -283,6 +346,13 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     CheckMobilityFidelity();
     if (m_fidelity == FlFidelity::Flow)
     {
+        if (m_enbs > 1)
+        {
+            throw fl::ConfigError("FlLteSceneHelper::SetEnbs",
+                                  std::to_string(m_enbs) + " eNBs in flow fidelity",
+                                  "the flow-level model has one cell: use one eNB, or packet "
+                                  "fidelity");
+        }
         return BuildFlow(numClients);
     }
     FlScene s;
@@ -291,6 +361,16 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     s.lteHelper->SetEpcHelper(s.epcHelper);
     s.lteHelper->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(m_bandwidth));
     s.lteHelper->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(m_bandwidth));
+    if (m_enbs > 1)
+    {
+        // handover on the A3 event (neighbour better than serving by the hysteresis for the
+        // time to trigger), on RSRP, with ns-3's values stated
+        s.lteHelper->SetHandoverAlgorithmType("ns3::A3RsrpHandoverAlgorithm");
+        s.lteHelper->SetHandoverAlgorithmAttribute("Hysteresis",
+                                                   DoubleValue(FlLteHandoverHysteresisDb()));
+        s.lteHelper->SetHandoverAlgorithmAttribute("TimeToTrigger",
+                                                   TimeValue(FlLteHandoverTimeToTrigger()));
+    }
     Ptr<Node> pgw = s.epcHelper->GetPgwNode();
 
     // The server: a remote host behind the PGW (the user's server node, if given; new nodes are
@@ -324,24 +404,35 @@ FlLteSceneHelper::Build(uint32_t numClients) const
                                      Ipv4Mask("255.0.0.0"),
                                      backhaulIfaces.Get(1).second);
 
-    // The cell: one eNB at the origin, the UEs on a disc around it.
+    // The cells: eNB k at (k x spacing, 0, 0), the UEs on a disc around the first.
     NodeContainer enb;
-    enb.Create(1);
+    enb.Create(m_enbs);
     if (!m_userServer)
     {
         s.clients.Create(numClients);
     }
     PlaceAtOrigin(enb.Get(0));
+    for (uint32_t k = 1; k < m_enbs; ++k)
+    {
+        PlaceAt(enb.Get(k), Vector(m_enbSpacing * k, 0.0, 0.0));
+    }
     PlaceClients(s.clients);
     // RLC entities are created when bearers are set up: they take these defaults then.
     Config::SetDefault("ns3::LteRlcAm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
     Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(m_rlcTxBuffer));
     NetDeviceContainer enbDevs = s.lteHelper->InstallEnbDevice(enb);
-    Ptr<LteEnbRrc> rrc = DynamicCast<LteEnbNetDevice>(enbDevs.Get(0))->GetRrc();
-    rrc->SetAttribute("SrsPeriodicity", UintegerValue(srs));
-    rrc->SetAttribute(
-        "EpsBearerToRlcMapping",
-        EnumValue(m_rlcMode == "am" ? LteEnbRrc::RLC_AM_ALWAYS : LteEnbRrc::RLC_UM_ALWAYS));
+    for (uint32_t k = 0; k < m_enbs; ++k)
+    {
+        Ptr<LteEnbRrc> rrc = DynamicCast<LteEnbNetDevice>(enbDevs.Get(k))->GetRrc();
+        rrc->SetAttribute("SrsPeriodicity", UintegerValue(srs));
+        rrc->SetAttribute(
+            "EpsBearerToRlcMapping",
+            EnumValue(m_rlcMode == "am" ? LteEnbRrc::RLC_AM_ALWAYS : LteEnbRrc::RLC_UM_ALWAYS));
+    }
+    if (m_enbs > 1)
+    {
+        s.lteHelper->AddX2Interface(enb);
+    }
     NetDeviceContainer ueDevs = s.lteHelper->InstallUeDevice(s.clients);
     const Time cqiPeriodicity =
         m_cqiPeriodicity.IsZero() ? LteAutomaticCqiPeriodicity(s.clients) : m_cqiPeriodicity;
@@ -357,7 +448,7 @@ FlLteSceneHelper::Build(uint32_t numClients) const
     s.devices.Add(ueDevs);
     s.infrastructure.Add(enb);
     s.infrastructure.Add(pgw);
-    AttachLteLinkState(s, enbDevs.Get(0), ueDevs);
+    AttachLteLinkState(s, enbDevs, ueDevs);
 
     internet.Install(s.clients);
     s.clientInterfaces = s.epcHelper->AssignUeIpv4Address(ueDevs);
@@ -366,7 +457,24 @@ FlLteSceneHelper::Build(uint32_t numClients) const
         Ptr<Ipv4StaticRouting> r = routing.GetStaticRouting(s.clients.Get(i)->GetObject<Ipv4>());
         r->SetDefaultRoute(s.epcHelper->GetUeDefaultGatewayAddress(), 1);
     }
-    if (2 * numClients <= srs)
+    if (m_enbs > 1)
+    {
+        // each UE selects its cell (ns-3's idle-mode initial cell selection, strongest RSRP)
+        if (2 * numClients <= srs)
+        {
+            s.lteHelper->Attach(ueDevs);
+        }
+        else
+        {
+            for (uint32_t i = 0; i < numClients; ++i)
+            {
+                Ptr<LteHelper> lte = s.lteHelper;
+                Ptr<NetDevice> ue = ueDevs.Get(i);
+                FlSchedule(FlLteAttachSpacing() * i, [lte, ue]() { lte->Attach(ue); });
+            }
+        }
+    }
+    else if (2 * numClients <= srs)
     {
         s.lteHelper->Attach(ueDevs, enbDevs.Get(0));
     }
@@ -381,9 +489,9 @@ FlLteSceneHelper::Build(uint32_t numClients) const
             FlSchedule(FlLteAttachSpacing() * i, [lte, ue, cell]() { lte->Attach(ue, cell); });
         }
     }
-    NS_LOG_INFO("LTE cell: " << numClients << " UEs, " << m_bandwidth << " RBs, RLC " << m_rlcMode
-                             << ", CQI every " << cqiPeriodicity.As(Time::MS) << ", server "
-                             << s.serverAddress);
+    NS_LOG_INFO("LTE: " << m_enbs << " eNB(s), " << numClients << " UEs, " << m_bandwidth
+                        << " RBs, RLC " << m_rlcMode << ", CQI every "
+                        << cqiPeriodicity.As(Time::MS) << ", server " << s.serverAddress);
     return s;
 }
 

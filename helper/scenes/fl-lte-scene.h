@@ -51,17 +51,51 @@ FlLteDefaultCqiPeriodicity()
 
 /**
  * \ingroup fl-helper
+ * The hysteresis of the A3-RSRP handover of an FlLteSceneHelper scene of several eNBs: 3 dB
+ * (ns3::A3RsrpHandoverAlgorithm's default): a UE hands over when a neighbour cell's RSRP exceeds
+ * its serving cell's by this margin for FlLteHandoverTimeToTrigger() (3GPP TS 36.331, event A3).
+ */
+inline double
+FlLteHandoverHysteresisDb()
+{
+    return 3.0;
+}
+
+/**
+ * \ingroup fl-helper
+ * The time to trigger of the A3-RSRP handover: 256 ms (ns-3's default, the median of the
+ * values of 3GPP TS 36.331, Section 6.3.5).
+ */
+inline Time
+FlLteHandoverTimeToTrigger()
+{
+    return MilliSeconds(256);
+}
+
+/**
+ * \ingroup fl-helper
  * Builds an LTE cell with an EPC core, as ns-3's lena-simple-epc example: the clients are UEs
  * attached to one eNB at the origin, placed uniformly at random on a disc around it (constant
  * positions, radius 50 m by default); the server is a remote host behind the PGW over a
  * point-to-point link (1.0.0.0/8; UEs get 7.0.0.0/8 from the EPC), with static routes both ways.
  * Uses LteHelper's defaults (Friis path loss, proportional-fair scheduler, ideal RRC) except the
- * settings below and the UEs' CQI reporting period (SetCqiPeriodicity). The UEs attach at time 0 and need a few tens of milliseconds; start the
- * clients after that (e.g. at 0.5 s). The scene's helpers are kept in FlScene::lteHelper and
- * FlScene::epcHelper. The eNB's SRS periodicity is the smallest of 40, 80, 160, 320 subframes
- * that leaves as many spare UE contexts as UEs (p >= 2 N), so that the contexts held by the
- * attach storm's collided random-access attempts never run out (ns-3's MAC scheduler aborts
- * when they do); above 159 UEs the UEs attach FlLteAttachSpacing() apart instead.
+ * settings below and the UEs' CQI reporting period (SetCqiPeriodicity). The UEs attach at time 0
+ * and need a few tens of milliseconds; start the clients after that (e.g. at 0.5 s). The scene's
+ * helpers are kept in FlScene::lteHelper and FlScene::epcHelper. The eNB's SRS periodicity is the
+ * smallest of 40, 80, 160, 320 subframes that leaves as many spare UE contexts as UEs (p >= 2 N),
+ * so that the contexts held by the attach storm's collided random-access attempts never run out
+ * (ns-3's MAC scheduler aborts when they do); above 159 UEs the UEs attach FlLteAttachSpacing()
+ * apart instead.
+ *
+ * Several eNBs (SetEnbs): eNB k stands at (k x SetEnbSpacing, 0, 0) on one carrier (the
+ * neighbours interfere), every pair joined by an X2 interface (LteHelper::AddX2Interface); each
+ * UE attaches to the cell it receives best (ns-3's initial cell selection) and hands over by
+ * ns3::A3RsrpHandoverAlgorithm (hysteresis FlLteHandoverHysteresisDb(), time to trigger
+ * FlLteHandoverTimeToTrigger()); the EPC keeps its address and bearers across handovers. The
+ * link state (FlSceneLinkState) of a UE is that of its serving cell: SINR at that eNB,
+ * distance to it, FlLinkState::cell its cell id (1 .. E, eNB order), handovers its LteUeRrc
+ * "HandoverEndOk" count. FlScene::devices holds the E eNBs' devices first, then the UEs';
+ * FlScene::infrastructure the eNBs, then the PGW. Packet fidelity only.
  */
 class FlLteSceneHelper : public FlRadioSceneHelperBase
 {
@@ -85,6 +119,10 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
     void SetBackhaulDataRate(DataRate rate);
     /// Delay of the PGW - remote host link (default 10 ms).
     void SetBackhaulDelay(Time delay);
+    /// Number of eNBs, 1 (default) to 16; more than one: X2 handover (see the class).
+    void SetEnbs(uint32_t count);
+    /// Distance between neighbouring eNBs on the x axis [m] (> 0; default 500 m).
+    void SetEnbSpacing(double meters);
     /**
      * Period of the UEs' downlink CQI reports, periodic wideband and subband alike
      * (ns3::LteUePhy DownlinkCqiPeriodicity; ns-3's own is 1 ms), from 1 to 160 ms (3GPP TS
@@ -117,6 +155,8 @@ class FlLteSceneHelper : public FlRadioSceneHelperBase
     DataRate m_backhaulRate; ///< see SetBackhaulDataRate
     Time m_backhaulDelay;    ///< see SetBackhaulDelay
     Time m_cqiPeriodicity;   ///< see SetCqiPeriodicity (zero: automatic)
+    uint32_t m_enbs{1};      ///< see SetEnbs
+    double m_enbSpacing{500.0}; ///< see SetEnbSpacing
 };
 
 } // namespace ns3

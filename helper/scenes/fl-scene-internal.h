@@ -93,10 +93,18 @@ AssignDeviceAndInternetStreams(const FlScene& scene, int64_t stream)
 
 /**
  * The Wi-Fi scenes' link state: the server's PHY (the APs' PHYs: s.devices.Get(0 .. aps - 1))
- * listens to the clients' data frames (client i is s.devices.Get(aps + i)); each frame of a
- * station reaches its own AP's PHY only.
+ * listens to the clients' data frames (client i is s.devices.Get(aps + i)). Without
+ * `sharedChannel` each frame of a station reaches its own AP's PHY only (client i is in cell
+ * i mod aps); with it every AP hears every station, and the link state of a client is what the
+ * AP it is (or was last) associated with received from it, addressed to it. Stations
+ * (StaWifiMac) also report their serving AP and handovers (FlLinkState::cell, handovers), and
+ * `onAssociation(client, associations so far, AP index)` is called at each association of a
+ * station.
  */
-void AttachWifiLinkState(const FlScene& s, uint32_t aps = 1);
+void AttachWifiLinkState(const FlScene& s,
+                         uint32_t aps = 1,
+                         bool sharedChannel = false,
+                         std::function<void(uint32_t, uint32_t, int32_t)> onAssociation = {});
 
 /// One infrastructure BSS: the AP's device on `ap` first, then the stations' in node order.
 NetDeviceContainer InstallBss(const WifiHelper& wifi,

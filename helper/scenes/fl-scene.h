@@ -94,7 +94,11 @@ struct FlScene
  *   average over the SRS, in dB), NaN until the first report. ns-3 has no per-UE rate the
  *   cell knows before scheduling, so no rate; no RTT.
  * - Wi-Fi and LTE: distanceM the client's distance now to its AP (BSS: the server's node;
- *   ESS: the AP of its cell), to the server's node (ad hoc) or to the eNB (LTE).
+ *   ESS: the AP of its cell; roaming ESS: the AP it is or was last associated with), to the
+ *   server's node (ad hoc) or to its serving eNB (LTE).
+ * - Wi-Fi infrastructure (BSS, ESS) and LTE: cell, the AP's index or the serving eNB's cell
+ *   id (kFlNoCell while the client has none), and handovers (FlLinkState); ad hoc and wired
+ *   scenes leave cell kFlCellUnknown.
  *
  * Scenes built in flow fidelity have none.
  */

@@ -4,10 +4,10 @@
  * The Wi-Fi ESS scene.
  */
 #include "ns3/fl-wifi-ess-scene.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
 #include "ns3/arp-cache.h"
+#include "ns3/block-ack-manager.h"
 #include "ns3/boolean.h"
 #include "ns3/bridge-helper.h"
 #include "ns3/component-carrier-ue.h"
@@ -18,7 +18,9 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/fl-types.h"
+#include "ns3/ht-frame-exchange-manager.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/ipv4-interface.h"
@@ -58,7 +60,9 @@
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
+#include "ns3/wifi-remote-station-manager.h"
 #include "ns3/yans-wifi-helper.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -81,12 +85,55 @@ LogComponent& g_log = FlNetworkScenariosLog();
 
 using namespace flscene;
 
+namespace
+{
+
+/**
+ * Ends the block-ack agreements of `mac` with `peer`, as originator and as recipient, without
+ * a frame on the air: what a station and its APs do when it (re)associates (IEEE Std
+ * 802.11-2020, 11.5.1: an association ends the agreements of the previous one). Without it a
+ * station that comes back to an AP it left finds an agreement whose sequence numbers moved on
+ * while it was away (the AP kept sending until it learned the station had left), and every later
+ * frame waits in the recipient's reordering buffer.
+ */
+void
+EndBlockAckAgreements(Ptr<WifiMac> mac, Mac48Address peer)
+{
+#if FL_NS3_VERSION >= 337 // before, SetRoaming refuses
+    for (uint8_t tid = 0; tid < 8; ++tid)
+    {
+        Ptr<QosTxop> txop = mac->GetQosTxop(tid);
+        if (!txop || !txop->GetBaManager())
+        {
+            continue;
+        }
+#if FL_NS3_VERSION >= 338
+        txop->GetBaManager()->DestroyOriginatorAgreement(peer, tid);
+        txop->GetBaManager()->DestroyRecipientAgreement(peer, tid);
+#elif FL_NS3_VERSION >= 337
+        txop->GetBaManager()->DestroyAgreement(peer, tid);
+        Ptr<HtFrameExchangeManager> fem =
+            DynamicCast<HtFrameExchangeManager>(mac->GetFrameExchangeManager());
+        if (fem)
+        {
+            fem->DestroyBlockAckAgreement(peer, tid);
+        }
+#endif
+    }
+#else
+    (void)mac;
+    (void)peer;
+#endif
+}
+
+} // namespace
+
 // -------------------------------------------------------------------------------- Wi-Fi ESS
 
 FlWifiEssSceneHelper::FlWifiEssSceneHelper()
     : FlWifiSceneHelperBase("FlWifiEssSceneHelper"),
       m_aps(2),
-      m_apSpacing(1000.0),
+      m_apSpacing(-1.0), // unset: 1,000 m, roaming kFlRoamingApSpacing
       m_backboneRate("1Gb/s"),
       m_backboneDelay(MicroSeconds(100))
 {
@@ -130,10 +177,107 @@ FlWifiEssSceneHelper::SetBackboneDelay(Time delay)
     m_backboneDelay = delay;
 }
 
+void
+FlWifiEssSceneHelper::SetRoaming(bool enable)
+{
+#if FL_NS3_VERSION < 337
+    if (enable)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::SetRoaming",
+                              "roaming with ns-3." + std::to_string(FL_NS3_VERSION % 100),
+                              "use ns-3.37 or later (the stations' block-ack agreements must end "
+                              "at each association), or leave roaming off");
+    }
+#endif
+    m_roaming = enable;
+}
+
 uint32_t
 FlWifiEssSceneHelper::ApOf(uint32_t client, uint32_t accessPoints)
 {
     return client % accessPoints;
+}
+
+void
+FlWifiEssSceneHelper::BuildRoamingNetwork(FlScene& s) const
+{
+    const uint32_t numAps = s.infrastructure.GetN();
+    const uint32_t numClients = s.clients.GetN();
+    // The distribution system: one CSMA LAN, the server's port first, then one per AP, which
+    // bridges it with its Wi-Fi device (learning where each station is from what it forwards).
+    NodeContainer lan(s.serverNode);
+    lan.Add(s.infrastructure);
+    CsmaHelper csma;
+    csma.SetChannelAttribute("DataRate", DataRateValue(m_backboneRate));
+    csma.SetChannelAttribute("Delay", TimeValue(m_backboneDelay));
+    const NetDeviceContainer ports = csma.Install(lan);
+    BridgeHelper bridge;
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        bridge.Install(s.infrastructure.Get(a),
+                       NetDeviceContainer(s.devices.Get(a), ports.Get(1 + a)));
+    }
+    // One subnet for the server and the stations; the APs are bridges without addresses.
+    InternetStackHelper internet;
+    internet.Install(ServerAndClients(s));
+    NetDeviceContainer hosts(ports.Get(0));
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        hosts.Add(s.devices.Get(numAps + i));
+    }
+    Ipv4AddressHelper addresses("10.1.0.0", "255.255.0.0");
+    const Ipv4InterfaceContainer ifaces = addresses.Assign(hosts);
+    s.serverAddress = ifaces.GetAddress(0);
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        s.clientInterfaces.Add(ifaces.Get(1 + i));
+    }
+    // no ARP: a station between two APs could not answer, and the server's requests would be
+    // flooded to every AP
+    FlPopulateArpCaches(hosts);
+    // At each association: once a station has associated, it notices a lost AP after
+    // kFlRoamingMaxMissedBeacons; it and every AP end their block-ack agreements with each
+    // other; the APs it left learn through the distribution system that it has gone (as the
+    // reassociation's current-AP address tells them), so that they stop sending to it.
+    std::vector<WifiMac*> stations(numClients);
+    std::vector<Mac48Address> stationAddress(numClients);
+    for (uint32_t i = 0; i < numClients; ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(numAps + i));
+        stations[i] = PeekPointer(dev->GetMac());
+        stationAddress[i] = Mac48Address::ConvertFrom(dev->GetAddress());
+    }
+    std::vector<WifiMac*> aps(numAps);
+    std::vector<Mac48Address> apAddress(numAps);
+    for (uint32_t a = 0; a < numAps; ++a)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(a));
+        aps[a] = PeekPointer(dev->GetMac());
+        apAddress[a] = Mac48Address::ConvertFrom(dev->GetAddress());
+    }
+    AttachWifiLinkState(s,
+                        numAps,
+                        true,
+                        [stations, stationAddress, aps, apAddress](uint32_t client,
+                                                                   uint32_t associations,
+                                                                   int32_t ap) {
+                            if (associations == 1)
+                            {
+                                stations[client]->SetAttribute(
+                                    "MaxMissedBeacons",
+                                    UintegerValue(kFlRoamingMaxMissedBeacons));
+                            }
+                            for (uint32_t a = 0; a < aps.size(); ++a)
+                            {
+                                EndBlockAckAgreements(stations[client], apAddress[a]);
+                                EndBlockAckAgreements(aps[a], stationAddress[client]);
+                                if (static_cast<int32_t>(a) != ap)
+                                {
+                                    aps[a]->GetWifiRemoteStationManager()->RecordDisassociated(
+                                        stationAddress[client]);
+                                }
+                            }
+                        });
 }
 
 FlScene
@@ -155,6 +299,12 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
                                   std::to_string(numClients) + " clients",
                               "use at most as many access points as clients");
     }
+    if (m_roaming && numClients > 65533)
+    {
+        throw fl::ConfigError("FlWifiEssSceneHelper::Build",
+                              std::to_string(numClients) + " clients in a roaming ESS",
+                              "at most 65,533 stations (one /16 for the server and all stations)");
+    }
     if ((numClients + numAps - 1) / numAps > 65533)
     {
         throw fl::ConfigError("FlWifiEssSceneHelper::Build",
@@ -170,34 +320,58 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
         cellStations[ApOf(i, numAps)].Add(s.clients.Get(i));
     }
 
-    // One BSS per AP, each on a channel object of its own.
     WifiHelper wifi;
     WifiMacHelper mac;
     const std::string channel = ConfigureWifi(wifi, mac);
     std::vector<NetDeviceContainer> cells(numAps); // the AP's device, then its stations'
-    for (uint32_t a = 0; a < numAps; ++a)
+    if (m_roaming)
     {
-        cells[a] = InstallBss(wifi,
-                              NewChannelPhy(channel),
-                              mac,
-                              Ssid("fl-ess-" + std::to_string(a)),
-                              s.infrastructure.Get(a),
-                              cellStations[a]);
-        s.devices.Add(cells[a].Get(0));
+        // One ESS on one channel: the stations hear every AP in range and choose.
+        if (!RateManagerSet())
+        {
+            wifi.SetRemoteStationManager("ns3::MinstrelHtWifiManager");
+        }
+        const YansWifiPhyHelper phy = NewChannelPhy(channel);
+        const Ssid ssid("fl-ess");
+        const NetDeviceContainer stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.clients);
+        mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+        s.devices.Add(wifi.Install(phy, mac, s.infrastructure));
+        s.devices.Add(stations);
     }
-    for (uint32_t i = 0; i < numClients; ++i)
+    else
     {
-        s.devices.Add(cells[ApOf(i, numAps)].Get(1 + i / numAps));
+        // One BSS per AP, each on a channel object of its own.
+        for (uint32_t a = 0; a < numAps; ++a)
+        {
+            cells[a] = InstallBss(wifi,
+                                  NewChannelPhy(channel),
+                                  mac,
+                                  Ssid("fl-ess-" + std::to_string(a)),
+                                  s.infrastructure.Get(a),
+                                  cellStations[a]);
+            s.devices.Add(cells[a].Get(0));
+        }
+        for (uint32_t i = 0; i < numClients; ++i)
+        {
+            s.devices.Add(cells[ApOf(i, numAps)].Get(1 + i / numAps));
+        }
     }
     FinishWifiDevices(s.devices);
 
-    // The APs on a grid, each station on a disc around its AP.
+    // The APs on a grid, each station on a disc around its AP (roaming: the AP it starts
+    // nearest to).
     const uint32_t columns =
         static_cast<uint32_t>(std::ceil(std::sqrt(static_cast<double>(numAps))));
     std::vector<Vector> apPosition(numAps);
     for (uint32_t a = 0; a < numAps; ++a)
     {
-        apPosition[a] = Vector(m_apSpacing * (a % columns), m_apSpacing * (a / columns), 0.0);
+        // roaming: the grid centred on the origin, where the mobility presets centre their box
+        const double spacing =
+            m_apSpacing >= 0.0 ? m_apSpacing : (m_roaming ? kFlRoamingApSpacing : 1000.0);
+        const uint32_t rows = (numAps + columns - 1) / columns;
+        const double x0 = m_roaming ? -spacing * (columns - 1) / 2.0 : 0.0;
+        const double y0 = m_roaming ? -spacing * (rows - 1) / 2.0 : 0.0;
+        apPosition[a] = Vector(x0 + spacing * (a % columns), y0 + spacing * (a / columns), 0.0);
         PlaceAt(s.infrastructure.Get(a), apPosition[a]);
     }
     if (m_positions || m_mobility.Moves())
@@ -218,6 +392,14 @@ FlWifiEssSceneHelper::Build(uint32_t numClients) const
             const Vector& centre = apPosition[ApOf(i, numAps)];
             PlaceAt(station, Vector(centre.x + offset.x, centre.y + offset.y, 0.0));
         }
+    }
+
+    if (m_roaming)
+    {
+        BuildRoamingNetwork(s);
+        NS_LOG_INFO("Wi-Fi ESS (roaming): " << numAps << " APs, " << numClients
+                                            << " stations, server " << s.serverAddress);
+        return s;
     }
 
     // Internet stacks, the backbone, the cells' addresses and the routes.

@@ -5,7 +5,6 @@
  * stations' association, dozing idle stations, static ARP caches.
  */
 #include "ns3/fl-wifi-scene.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/abort.h"
 #include "ns3/ampdu-subframe-header.h"
@@ -20,6 +19,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/fl-types.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -61,12 +61,14 @@
 #include "ns3/wifi-phy-state-helper.h"
 #include "ns3/wifi-phy.h"
 #include "ns3/yans-wifi-helper.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -141,132 +143,7 @@ ApplyBlockAckWorkaround(const NetDeviceContainer& devices)
     }
 }
 
-
-
-/**
- * What the server's Wi-Fi PHY observes of each client: the rate and SNR of the last data frame
- * it received from the client's MAC address (a passive trace sink).
- */
-struct WifiLinkObserver : public SimpleRefCount<WifiLinkObserver>
-{
-    std::map<Mac48Address, uint32_t> clientOf; ///< a client's MAC address -> its client index
-    std::vector<double> rateBps;               ///< per client, NaN until its first data frame
-    std::vector<double> snrDb;                 ///< per client, NaN until its first data frame
-
-    /**
-     * A frame received with this TXVECTOR, signal and noise: an MPDU (MAC header first), or,
-     * when the TXVECTOR aggregates (A-MPDU, and the single MPDUs sent under a block-ack
-     * agreement), one subframe of it (its A-MPDU subframe header first).
-     */
-    void Observe(Ptr<const Packet> packet, const WifiTxVector& tx, double signalDbm, double noiseDbm)
-    {
-        WifiMacHeader hdr;
-        if (!packet)
-        {
-            return;
-        }
-        if (tx.IsAggregation())
-        {
-            AmpduSubframeHeader subframe;
-            if (packet->GetSize() < subframe.GetSerializedSize())
-            {
-                return;
-            }
-            Ptr<Packet> mpdu = packet->Copy();
-            mpdu->RemoveHeader(subframe);
-            packet = mpdu;
-        }
-        if (packet->GetSize() < hdr.GetSerializedSize() || packet->PeekHeader(hdr) == 0 ||
-            !hdr.IsData())
-        {
-            return;
-        }
-        auto it = clientOf.find(hdr.GetAddr2());
-        if (it == clientOf.end())
-        {
-            return;
-        }
-        rateBps[it->second] = static_cast<double>(tx.GetMode().GetDataRate(tx));
-        snrDb[it->second] = FlSnrDb(signalDbm, noiseDbm);
-    }
-
-    /**
-     * The sink of WifiPhy "MonitorSnifferRx" (packet, channel frequency, TXVECTOR, MPDU info,
-     * signal and noise, STA-ID), whatever the types the ns-3 release gives them.
-     */
-    template <typename... A>
-    void OnSnifferRx(A... args)
-    {
-        const auto t = std::forward_as_tuple(args...);
-        Observe(std::get<0>(t), std::get<2>(t), std::get<4>(t).signal, std::get<4>(t).noise);
-    }
-};
-
-/// Connects a WifiLinkObserver to a PHY's MonitorSnifferRx with the release's signature.
-template <typename F>
-struct SnifferRxConnector;
-
-template <typename... A>
-struct SnifferRxConnector<void (*)(A...)>
-{
-    static bool Connect(Ptr<WifiPhy> phy, Ptr<WifiLinkObserver> observer)
-    {
-        return phy->TraceConnectWithoutContext(
-            "MonitorSnifferRx",
-            MakeCallback(&WifiLinkObserver::template OnSnifferRx<A...>, observer));
-    }
-};
-
 } // namespace
-
-namespace flscene
-{
-
-/**
- * The Wi-Fi scenes' link state: the server's PHY (the APs' PHYs: s.devices.Get(0 .. aps - 1))
- * listens to the clients' data frames (client i is s.devices.Get(aps + i)); each frame of a
- * station reaches its own AP's PHY only.
- */
-void
-AttachWifiLinkState(const FlScene& s, uint32_t aps)
-{
-    Ptr<WifiLinkObserver> observer = Create<WifiLinkObserver>();
-    const uint32_t n = s.clients.GetN();
-    observer->rateBps.assign(n, std::numeric_limits<double>::quiet_NaN());
-    observer->snrDb.assign(n, std::numeric_limits<double>::quiet_NaN());
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        observer->clientOf[Mac48Address::ConvertFrom(s.devices.Get(aps + i)->GetAddress())] = i;
-    }
-    for (uint32_t a = 0; a < aps; ++a)
-    {
-        Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(s.devices.Get(a));
-        NS_ABORT_MSG_IF(!ap, "FlWifiSceneHelperBase: the server's (the AP's) device is not Wi-Fi");
-        const bool connected =
-            SnifferRxConnector<WifiPhy::MonitorSnifferRxCallback>::Connect(ap->GetPhy(), observer);
-        NS_ABORT_MSG_IF(!connected, "FlWifiSceneHelperBase: cannot connect MonitorSnifferRx");
-    }
-    // each client's access point: the AP of its cell (the server's node for one BSS or ad hoc)
-    std::vector<Ptr<Node>> station(n);
-    std::vector<Ptr<Node>> access(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        station[i] = s.clients.Get(i);
-        access[i] = aps == 1 ? s.serverNode : s.devices.Get(i % aps)->GetNode();
-    }
-    AttachLinkState(s.serverNode, [observer, station, access](uint32_t client) {
-        FlLinkState st;
-        if (client < observer->rateBps.size())
-        {
-            st.rateBps = observer->rateBps[client];
-            st.snrDb = observer->snrDb[client];
-            st.distanceM = FlNodeDistance(station[client], access[client]);
-        }
-        return st;
-    });
-}
-
-} // namespace flscene
 
 // ------------------------------------------------------------------------------------ Wi-Fi
 
@@ -288,6 +165,7 @@ void
 FlWifiSceneHelperBase::SetRateManager(const std::string& typeName)
 {
     m_rateManager = typeName;
+    m_rateManagerSet = true;
 }
 
 void
@@ -389,6 +267,24 @@ FlWifiSceneHelperBase::AssignStreams(const FlScene& scene, int64_t stream)
     if (scene.infrastructure.GetN() > 0)
     {
         used += InternetStackHelper().AssignStreams(scene.infrastructure, stream + used);
+        // a roaming ESS's CSMA backbone (its backoff draws): the server's port, the APs'
+        NetDeviceContainer backbone;
+        NodeContainer wired(scene.serverNode);
+        wired.Add(scene.infrastructure);
+        for (uint32_t k = 0; k < wired.GetN(); ++k)
+        {
+            for (uint32_t d = 0; d < wired.Get(k)->GetNDevices(); ++d)
+            {
+                if (DynamicCast<CsmaNetDevice>(wired.Get(k)->GetDevice(d)))
+                {
+                    backbone.Add(wired.Get(k)->GetDevice(d));
+                }
+            }
+        }
+        if (backbone.GetN() > 0)
+        {
+            used += CsmaHelper().AssignStreams(backbone, stream + used);
+        }
     }
     return used;
 }

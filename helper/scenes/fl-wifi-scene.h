@@ -80,9 +80,16 @@ class FlWifiSceneHelperBase : public FlRadioSceneHelperBase
     /// Second half of the block-ack workaround on the installed devices (if it is on).
     void FinishWifiDevices(const NetDeviceContainer& devices) const;
 
+    /// Whether SetRateManager was called (else the default, ns3::IdealWifiManager).
+    bool RateManagerSet() const
+    {
+        return m_rateManagerSet;
+    }
+
   private:
     std::string m_standard;    ///< see SetStandard
     std::string m_rateManager; ///< see SetRateManager
+    bool m_rateManagerSet{false}; ///< SetRateManager was called
     bool m_blockAckWorkaround; ///< see SetBlockAckWorkaround
 };
 

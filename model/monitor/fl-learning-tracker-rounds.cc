@@ -153,7 +153,7 @@ FlLearningTracker::RoundCsvHeader(bool mobility)
                "participants,stale,stragglers,bytes_down,bytes_up,download_s,compute_s,upload_s,"
                "waiting_s,chunks_lost,chunks_retx,missing_coords,energy_radio_j,energy_compute_j,"
                "deadline_hit,participant_ids,epsilon_uplink") +
-           (mobility ? ",lost,given_up,disconnected" : "");
+           (mobility ? ",lost,given_up,disconnected,handovers,detached" : "");
 }
 
 std::string
@@ -169,7 +169,8 @@ FlLearningTracker::RoundCsvRow(const FlRoundRecord& r, bool mobility)
        << (r.deadlineHit ? 1 : 0) << ',' << r.participantIds << ',' << r.epsilonUplink;
     if (mobility)
     {
-        os << ',' << r.lost << ',' << r.givenUp << ',' << r.disconnected;
+        os << ',' << r.lost << ',' << r.givenUp << ',' << r.disconnected << ',' << r.handovers
+           << ',' << r.detached;
     }
     return os.str();
 }
@@ -180,7 +181,7 @@ FlLearningTracker::ClientRoundCsvHeader(bool mobility)
     return std::string(
                "round,client,selected,participated,trained_round,staleness,download_s,compute_s,"
                "upload_s,waiting_s,missing_coords,chunks_lost,energy_radio_j,energy_compute_j") +
-           (mobility ? ",upload_distance_m,upload_snr_db,lost" : "");
+           (mobility ? ",upload_distance_m,upload_snr_db,lost,upload_cell,handovers,detached" : "");
 }
 
 std::string
@@ -194,7 +195,8 @@ FlLearningTracker::ClientRoundCsvRow(const FlClientRoundRecord& r, bool mobility
        << r.energyComputeJ;
     if (mobility)
     {
-        os << ',' << r.uploadDistanceM << ',' << r.uploadSnrDb << ',' << (r.lost ? 1 : 0);
+        os << ',' << r.uploadDistanceM << ',' << r.uploadSnrDb << ',' << (r.lost ? 1 : 0) << ','
+           << r.uploadCell << ',' << r.handovers << ',' << (r.detached ? 1 : 0);
     }
     return os.str();
 }
@@ -298,9 +300,20 @@ FlLearningTracker::AppendClientRounds(const std::map<uint32_t, FlClientRoundReco
 }
 
 void
-FlLearningTracker::HandleRoundStart(uint32_t round, const std::vector<uint32_t>& /* selected */)
+FlLearningTracker::HandleRoundStart(uint32_t round, const std::vector<uint32_t>& selected)
 {
     m_roundStarts[round] = Simulator::Now();
+    if (m_server && MobilityColumnsOn())
+    {
+        // the clients the round needs now, without a serving cell (detached)
+        for (uint32_t k : selected)
+        {
+            if (m_server->GetClientLinkState(k).cell == kFlNoCell)
+            {
+                m_detachedAtStart[round].push_back(k);
+            }
+        }
+    }
 }
 
 void
@@ -359,12 +372,14 @@ FlLearningTracker::SampleUpload(uint32_t client, uint32_t round, Time sent)
 {
     UploadSample sample{sent,
                         std::numeric_limits<double>::quiet_NaN(),
-                        std::numeric_limits<double>::quiet_NaN()};
+                        std::numeric_limits<double>::quiet_NaN(),
+                        kFlCellUnknown};
     if (m_server)
     {
         const FlLinkState st = m_server->GetClientLinkState(client);
         sample.distanceM = st.distanceM;
         sample.snrDb = st.snrDb;
+        sample.cell = st.cell;
     }
     if (std::isnan(sample.distanceM) && m_server)
     {
@@ -540,6 +555,7 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
                         {
                             row.uploadDistanceM = it->distanceM;
                             row.uploadSnrDb = it->snrDb;
+                            row.uploadCell = it->cell;
                             v.erase(it);
                             break;
                         }
@@ -586,7 +602,39 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
             {
                 row.uploadDistanceM = samples->second.back().distanceM;
                 row.uploadSnrDb = samples->second.back().snrDb;
+                row.uploadCell = samples->second.back().cell;
             }
+        }
+    }
+    if (MobilityColumnsOn())
+    {
+        // handovers during the round; clients without a cell when the round needed them
+        auto start = m_detachedAtStart.find(report.round);
+        if (start != m_detachedAtStart.end())
+        {
+            for (uint32_t k : start->second)
+            {
+                auto row = rows.find(k);
+                if (row != rows.end())
+                {
+                    row->second.detached = true;
+                }
+            }
+            m_detachedAtStart.erase(start);
+        }
+        for (auto& kv : rows)
+        {
+            FlClientRoundRecord& row = kv.second;
+            const uint32_t total = m_server->GetClientLinkState(kv.first).handovers;
+            uint32_t& before = m_handoversAtLastEnd[kv.first];
+            row.handovers = total >= before ? total - before : 0;
+            before = total;
+            r.handovers += row.handovers;
+            if (row.selected && row.uploadCell == kFlNoCell)
+            {
+                row.detached = true;
+            }
+            r.detached += row.detached ? 1 : 0;
         }
     }
     r.downloadS = fresh ? sums[0] / fresh : nan;
@@ -657,6 +705,7 @@ FlLearningTracker::HandleRoundEnd(const FlRoundReport& report)
     {
         const uint32_t oldest = report.round - keep;
         m_roundStarts.erase(m_roundStarts.begin(), m_roundStarts.lower_bound(oldest));
+        m_detachedAtStart.erase(m_detachedAtStart.begin(), m_detachedAtStart.lower_bound(oldest));
         for (auto it = m_trainings.begin(); it != m_trainings.end();)
         {
             it = it->first.second < oldest ? m_trainings.erase(it) : std::next(it);

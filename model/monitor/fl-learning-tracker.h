@@ -120,6 +120,12 @@ struct FlRoundRecord
     uint32_t lost{0};
     uint32_t givenUp{0};      ///< of those, clients a datagram transport gave up (FlLostMessage)
     uint32_t disconnected{0}; ///< of those, clients whose connection closed during the round
+    /// Mobility columns only: handovers the clients completed during the round (the sum of the
+    /// per-client column; FlLinkState::handovers: Wi-Fi re-associations, LTE X2 handovers)
+    uint32_t handovers{0};
+    /// Mobility columns only: selected clients without a serving cell when the round needed
+    /// them (the per-client column `detached`)
+    uint32_t detached{0};
 };
 
 /**
@@ -153,12 +159,24 @@ struct FlClientRoundRecord
     /// Mobility columns only: the model was sent to the client this round and no update of it
     /// was aggregated (a straggler at the close, or given up by a datagram transport).
     bool lost{false};
+    /// Mobility columns only: the client's serving cell when the upload of this row left it
+    /// (FlLinkState::cell: the AP's index in a Wi-Fi ESS, 0 in a BSS, the eNB's cell id in
+    /// LTE; kFlNoCell (-1) without one; kFlCellUnknown (-2) if the scene does not say or no
+    /// upload left it).
+    int32_t uploadCell{-2};
+    /// Mobility columns only: handovers the client completed during the round
+    /// (FlLinkState::handovers since the previous round's end).
+    uint32_t handovers{0};
+    /// Mobility columns only: selected, and without a serving cell (FlLinkState::cell ==
+    /// kFlNoCell) when the model of the round was sent to it or when its upload left it.
+    bool detached{false};
 };
 
 /**
  * \ingroup fl-monitor
  * Whether the round view's CSVs carry the mobility columns (round: lost, given_up,
- * disconnected; per client: upload_distance_m, upload_snr_db, lost).
+ * disconnected, handovers, detached; per client: upload_distance_m, upload_snr_db, lost,
+ * upload_cell, handovers, detached).
  */
 enum class FlMobilityColumns : uint8_t
 {
@@ -529,7 +547,11 @@ class FlLearningTracker : public Object
         Time sent;
         double distanceM;
         double snrDb;
+        int32_t cell;
     };
+
+    std::map<uint32_t, uint32_t> m_handoversAtLastEnd; ///< client -> FlLinkState::handovers
+    std::map<uint32_t, std::vector<uint32_t>> m_detachedAtStart; ///< round -> selected, no cell
 
     /// (client, round of the model trained on) -> its uploads' samples, in sending order
     std::map<std::pair<uint32_t, uint32_t>, std::vector<UploadSample>> m_uploadSamples;

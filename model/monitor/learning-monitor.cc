@@ -56,8 +56,9 @@ LearningMonitor::GetTypeId()
             .AddAttribute(
                 "MobilityColumns",
                 "Whether OutputFile and ClientOutputFile carry the columns of moving clients "
-                "(round: lost, given_up, disconnected; per client: upload_distance_m, "
-                "upload_snr_db, lost): Auto when a client's node (InstallClients) has a "
+                "(round: lost, given_up, disconnected, handovers, detached; per client: "
+                "upload_distance_m, upload_snr_db, lost, upload_cell, handovers, detached): Auto "
+                "when a client's node (InstallClients) has a "
                 "MobilityModel other than a constant position, On, Off.",
 #if FL_NS3_VERSION >= 341
                 EnumValue<FlMobilityColumns>(FlMobilityColumns::Auto),

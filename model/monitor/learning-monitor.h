@@ -32,13 +32,13 @@ namespace ns3
  * With an asynchronous strategy each model version is a row.
  *
  * CSV columns (OutputFile): see CsvHeader(); with moving clients (attribute MobilityColumns)
- * three more at the end of each row, and three more in ClientOutputFile
- * (FlLearningTracker::RoundCsvHeader(true), ClientRoundCsvHeader(true)). The CSV holds only simulated quantities, so the
- * same --RngRun writes the same file. Row 0 is the initial model, reported by the server when
- * it starts. A round still open when the simulation ends gets a row with status "timeout" if
- * FlServerApplication::ReportUnfinishedRound() is called after Simulator::Run(). Without
- * InstallClients the time breakdown except waiting and the compute energy are nan; without
- * SetRadioEnergyReader the radio energy is nan.
+ * five more at the end of each row, and six more in ClientOutputFile
+ * (FlLearningTracker::RoundCsvHeader(true), ClientRoundCsvHeader(true)). The CSV holds only
+ * simulated quantities, so the same --RngRun writes the same file. Row 0 is the initial model,
+ * reported by the server when it starts. A round still open when the simulation ends gets a row
+ * with status "timeout" if FlServerApplication::ReportUnfinishedRound() is called after
+ * Simulator::Run(). Without InstallClients the time breakdown except waiting and the compute energy
+ * are nan; without SetRadioEnergyReader the radio energy is nan.
  */
 class LearningMonitor : public Object
 {

@@ -111,7 +111,26 @@ struct FlLinkState
     /// distance [m] from the client to its access point (the AP of a Wi-Fi BSS or ESS, the
     /// eNB of LTE; the server's node in Wi-Fi ad hoc), now, if the scene knows positions
     double distanceM{std::numeric_limits<double>::quiet_NaN()};
+    /**
+     * The client's serving cell now, if the scene knows it: the index of the AP it is
+     * associated with (Wi-Fi BSS: 0; ESS: 0 .. A - 1, AP order), the cell id of its serving
+     * eNB (LTE, from 1); kFlNoCell while it has none (a Wi-Fi station between a lost
+     * association and the next, an LTE UE not yet connected); kFlCellUnknown if the scene does
+     * not say (wired scenes, Wi-Fi ad hoc, flow fidelity).
+     */
+    int32_t cell{-2};
+    /**
+     * Handovers the client made so far, if the scene knows (else 0): Wi-Fi, associations after
+     * its first one (StaWifiMac "Assoc": to another AP, or back to the same after a lost one);
+     * LTE, handovers completed (LteUeRrc "HandoverEndOk").
+     */
+    uint32_t handovers{0};
 };
+
+/// FlLinkState::cell of a client the scene knows to be without a serving cell.
+constexpr int32_t kFlNoCell = -1;
+/// FlLinkState::cell when the scene does not know the client's cell.
+constexpr int32_t kFlCellUnknown = -2;
 
 /**
  * \ingroup fl-strategies

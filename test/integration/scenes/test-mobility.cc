@@ -236,8 +236,8 @@ TEST(MovingClients, ConstantPositionChangesNothing)
               FlLearningTracker::RoundCsvHeader(true));
     EXPECT_EQ(still.clientCsv.substr(0, still.clientCsv.find('\n')),
               FlLearningTracker::ClientRoundCsvHeader(true));
-    EXPECT_EQ(DropColumns(still.roundCsv, 3), DropColumns(placed.roundCsv, 0));
-    EXPECT_EQ(DropColumns(still.clientCsv, 3), DropColumns(placed.clientCsv, 0));
+    EXPECT_EQ(DropColumns(still.roundCsv, 5), DropColumns(placed.roundCsv, 0));
+    EXPECT_EQ(DropColumns(still.clientCsv, 6), DropColumns(placed.clientCsv, 0));
     ASSERT_EQ(still.clientRecords.size(), 3u * n);
     for (const FlClientRoundRecord& r : still.clientRecords)
     {
@@ -245,6 +245,10 @@ TEST(MovingClients, ConstantPositionChangesNothing)
         EXPECT_FALSE(r.lost);
         EXPECT_NEAR(r.uploadDistanceM, kPositions[r.client].GetLength(), 1e-12);
         EXPECT_TRUE(std::isfinite(r.uploadSnrDb)) << "round " << r.round << " client " << r.client;
+        // one BSS: every station in cell 0, associated, no handover
+        EXPECT_EQ(r.uploadCell, 0);
+        EXPECT_EQ(r.handovers, 0u);
+        EXPECT_FALSE(r.detached);
     }
     for (const FlRoundRecord& r : still.records)
     {
