@@ -244,6 +244,13 @@ AddSecureOptions(Flags& flags,
 void
 AddWifiOptions(Flags& flags, std::string& standard, std::string& rateManager);
 
+/**
+ * --mobility: how the clients move (fixed, or an FlClientMobilityHelper specification,
+ * ParseFlClientMobility), checked when the flags are; a moving specification with
+ * `network` "flow" is refused (the flow-level model has no positions).
+ */
+void AddMobilityOption(Flags& flags, std::string& mobility, const std::string& network);
+
 /// The per-round CSV of a sweeping example: its --output with "-rounds" before ".csv".
 std::string
 RoundsFileName(const std::string& output);

@@ -83,28 +83,7 @@ main(int argc, char* argv[])
                                   "--network=packet");
         }
     });
-    flags.AddText(
-        "mobility",
-        "How the clients move: fixed (the default: at rest), or one of ns-3's "
-        "mobility models around the origin (the AP or eNB): "
-        "random-waypoint:side=100,min=1,max=2,pause=0, "
-        "steady-state-random-waypoint:side=..,min=..,max=..,minPause=..,maxPause=.., "
-        "gauss-markov:side=..,speed=..,sd=..,alpha=..,step=.., "
-        "road:speed=..,spacing=..,x0=..,y=.. (along +x) or ns2-trace:path=FILE "
-        "(m, m/s, s; packet level only). Moving clients add columns to the CSVs "
-        "(lost, given_up, disconnected, handovers, detached; per client upload_distance_m, "
-        "upload_snr_db, lost, upload_cell, handovers, detached)",
-        mobility);
-    flags.AddCheck([&mobility, &network]() {
-        if (ParseFlClientMobility(mobility, "--mobility").Moves() && network == "flow")
-        {
-            throw fl::ConfigError("--mobility",
-                                  "'" + mobility +
-                                      "' moves the clients and --network=flow "
-                                      "has no positions",
-                                  "use --network=packet or --mobility=fixed");
-        }
-    });
+    flexample::AddMobilityOption(flags, mobility, network);
     flags.AddCheck([&o, &bandwidth]() {
         if (o.clients > FlLteMaxClients())
         {
