@@ -40,6 +40,7 @@
 
 #include "fl-example-common.h"
 
+#include "ns3/fl-mobility-presets.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/text-parse.h"
 
@@ -91,6 +92,9 @@ main(int argc, char* argv[])
                   0u,
                   flexample::kMaxClients);
     flags.AddChoice("scene", "wifi (one 802.11 BSS) or lte (one cell)", scene, {"wifi", "lte"});
+    std::string mobility = "fixed";
+    const std::string network = "packet"; // this program runs at packet level only
+    flexample::AddMobilityOption(flags, mobility, network);
     flexample::AddWifiOptions(flags, standard, rateManager);
     // every strategy of --strategies runs with --secure (fedavg-deadline is fedavg)
     flexample::AddSecureOptions(flags, o, [&strategies]() {
@@ -211,6 +215,7 @@ main(int argc, char* argv[])
         if (scene == "lte")
         {
             FlLteSceneHelper lte;
+            lte.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
             s = lte.Build(o.clients);
             assign = [&s](int64_t st) { return FlLteSceneHelper::AssignStreams(s, st); };
         }
@@ -219,6 +224,7 @@ main(int argc, char* argv[])
             FlWifiScenarioHelper wifi;
             wifi.SetStandard(standard);
             wifi.SetRateManager(rateManager);
+            wifi.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
             s = wifi.Build(o.clients);
             assign = [&s](int64_t st) { return FlWifiScenarioHelper::AssignStreams(s, st); };
         }
