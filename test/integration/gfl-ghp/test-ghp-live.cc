@@ -9,6 +9,7 @@
  * weights stop summing to one in the iteration released before the hellos' timeout tells, by
  * the amount a hand calculation gives, and only in that one.
  */
+#include "fl-test-adhoc-range.h"
 #include "fl-test-gfl-fixture.h"
 #include "fl-test-gfl-network.h"
 
@@ -63,24 +64,7 @@ BuildLine(uint32_t count, double leaveAt)
             line.nodes.Get(k)->AggregateObject(still);
         }
     }
-    YansWifiChannelHelper channel;
-    channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
-    channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(40.0));
-    YansWifiPhyHelper phy;
-    phy.SetChannel(channel.Create());
-    WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211a);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode",
-                                 StringValue("OfdmRate6Mbps"));
-    WifiMacHelper mac;
-    mac.SetType("ns3::AdhocWifiMac");
-    NetDeviceContainer devices = wifi.Install(phy, mac, line.nodes);
-    InternetStackHelper internet;
-    internet.Install(line.nodes);
-    Ipv4AddressHelper ipv4;
-    ipv4.SetBase("10.8.0.0", "255.255.255.0");
-    Ipv4InterfaceContainer interfaces = ipv4.Assign(devices);
+    Ipv4InterfaceContainer interfaces = fltest::InstallRangeAdhoc(line.nodes, 40.0, "10.8.0.0");
     for (uint32_t k = 0; k < count; ++k)
     {
         line.addresses.push_back(interfaces.GetAddress(k));

@@ -6,6 +6,7 @@
  * their hellos; node 2 then walks away (WaypointMobilityModel) and is dropped by node 1 after the
  * timeout, not before; a garbage datagram on the hello port is dropped and counted.
  */
+#include "fl-test-adhoc-range.h"
 #include "fl-test-config-error.h"
 
 #include "ns3/core-module.h"
@@ -50,24 +51,7 @@ Build(Line& line)
     walk->AddWaypoint(Waypoint(Seconds(10), Vector(60, 0, 0)));
     walk->AddWaypoint(Waypoint(Seconds(12), Vector(500, 0, 0)));
 
-    YansWifiChannelHelper channel;
-    channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
-    channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(40.0));
-    YansWifiPhyHelper phy;
-    phy.SetChannel(channel.Create());
-    WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211a);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode",
-                                 StringValue("OfdmRate6Mbps"));
-    WifiMacHelper mac;
-    mac.SetType("ns3::AdhocWifiMac");
-    NetDeviceContainer devices = wifi.Install(phy, mac, line.nodes);
-    InternetStackHelper internet;
-    internet.Install(line.nodes);
-    Ipv4AddressHelper ipv4;
-    ipv4.SetBase("10.7.0.0", "255.255.255.0");
-    ipv4.Assign(devices);
+    fltest::InstallRangeAdhoc(line.nodes, 40.0, "10.7.0.0");
     for (uint32_t i = 0; i < 3; ++i)
     {
         Ptr<FlHelloApplication> app =
