@@ -39,11 +39,26 @@ DwflDigitalHelper::Install(const NodeContainer& nodes,
                                                 "interface and one data set per node");
     }
     ApplicationContainer apps;
+    m_hellos.clear();
     for (uint32_t i = 0; i < n; ++i)
     {
         Ptr<DwflDigitalApplication> app = m_factory.Create<DwflDigitalApplication>();
         UintegerValue port;
         app->GetAttribute("Port", port);
+        if (m_helloInterval.IsStrictlyPositive())
+        {
+            Ptr<FlHelloApplication> hello = CreateObject<FlHelloApplication>();
+            hello->SetAttribute("Id", UintegerValue(i));
+            hello->SetAttribute("Interval", TimeValue(m_helloInterval));
+            hello->SetAttribute("Timeout", TimeValue(m_helloTimeout));
+            hello->SetAttribute("Jitter", TimeValue(m_helloInterval / 10));
+            hello->SetStartTime(Seconds(0));
+            nodes.Get(i)->AddApplication(hello);
+            m_hellos.push_back(hello);
+            const auto agentPort = static_cast<uint16_t>(port.Get());
+            app->SetNeighbourSource(
+                [hello, agentPort](uint32_t) { return hello->GetNeighbourhood(agentPort); });
+        }
         std::vector<Address> peers;
         std::vector<uint32_t> indices;
         for (uint32_t k = 0; k < n; ++k)
@@ -63,6 +78,26 @@ DwflDigitalHelper::Install(const NodeContainer& nodes,
         apps.Add(app);
     }
     return apps;
+}
+
+void
+DwflDigitalHelper::SetNeighbourDiscovery(Time interval, Time timeout)
+{
+    if (!interval.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("interval",
+                              "is " + std::to_string(interval.GetSeconds()) + " s",
+                              "give a positive hello interval, e.g. 0.5 s");
+    }
+    if (!(timeout > interval + interval / 10))
+    {
+        throw fl::ConfigError("timeout",
+                              "is " + std::to_string(timeout.GetSeconds()) +
+                                  " s, not above the hello interval and its jitter",
+                              "give a timeout of a few intervals, e.g. 3 intervals");
+    }
+    m_helloInterval = interval;
+    m_helloTimeout = timeout;
 }
 
 int64_t

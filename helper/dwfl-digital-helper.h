@@ -8,12 +8,14 @@
 
 #include "ns3/application-container.h"
 #include "ns3/dwfl-digital-application.h"
+#include "ns3/fl-hello-application.h"
 #include "ns3/ipv4-interface-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -52,10 +54,28 @@ class DwflDigitalHelper
                                  const fl::ParamVector& x0) const;
     /// Fixes the random streams of the workers in `apps`; returns how many it used.
     static int64_t AssignStreams(const ApplicationContainer& apps, int64_t stream);
+    /**
+     * Workers that move: Install puts an FlHelloApplication on every node (Id = the worker
+     * index, hellos every `interval` plus a jitter of up to a tenth of it, from 0 s,
+     * neighbours forgotten after `timeout`) and runs the heard-graph variant on it
+     * (DwflDigitalApplication::SetNeighbourSource: Metropolis combination of the neighbours
+     * the hellos tell). Set the workers' ExchangeTimeout (> 0) and start them 3 intervals
+     * after the hellos, when a still graph is known. Throws ConfigError naming "interval" or
+     * "timeout" (timeout > interval + its jitter).
+     */
+    void SetNeighbourDiscovery(Time interval, Time timeout);
+    /// The hello applications of the last Install (worker i's at i; empty without discovery).
+    const std::vector<Ptr<FlHelloApplication>>& Hellos() const
+    {
+        return m_hellos;
+    }
 
   private:
     std::shared_ptr<const fl::LearningTask> m_task;
     ObjectFactory m_factory;
+    Time m_helloInterval{Seconds(0)};
+    Time m_helloTimeout{Seconds(0)};
+    mutable std::vector<Ptr<FlHelloApplication>> m_hellos;
 };
 
 } // namespace ns3

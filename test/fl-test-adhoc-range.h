@@ -3,13 +3,15 @@
  *
  * The ad hoc Wi-Fi of the neighbour-discovery tests: 802.11a at a constant 6 Mb/s over a YANS
  * channel whose only loss is ns-3's RangePropagationLossModel (every frame within `range`
- * metres arrives, none beyond), so that who hears whom is the geometry's, and an IPv4 address
- * per node in `base`/24.
+ * metres arrives, none beyond), so that who hears whom is the geometry's, an IPv4 address per
+ * node in `base`/24, and every node's ARP cache filled with the others' addresses (as the
+ * module's ad hoc scene does: broadcast ARP requests of nodes that start together collide).
  */
 #ifndef FL_TEST_ADHOC_RANGE_H
 #define FL_TEST_ADHOC_RANGE_H
 
 #include "ns3/core-module.h"
+#include "ns3/fl-wifi-scene.h"
 #include "ns3/internet-module.h"
 #include "ns3/propagation-module.h"
 #include "ns3/wifi-module.h"
@@ -40,7 +42,9 @@ InstallRangeAdhoc(const ns3::NodeContainer& nodes, double range, const char* bas
     internet.Install(nodes);
     Ipv4AddressHelper ipv4;
     ipv4.SetBase(base, "255.255.255.0");
-    return ipv4.Assign(devices);
+    Ipv4InterfaceContainer interfaces = ipv4.Assign(devices);
+    FlPopulateArpCaches(devices);
+    return interfaces;
 }
 
 } // namespace fltest

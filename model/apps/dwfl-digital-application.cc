@@ -54,6 +54,13 @@ DwflDigitalApplication::GetTypeId()
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&DwflDigitalApplication::m_computeTime),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ExchangeTimeout",
+                          "With a neighbour source (SetNeighbourSource): how long after its send "
+                          "a worker combines without the neighbours' models that have not "
+                          "arrived (> 0 there; unused otherwise: the reference waits for all).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&DwflDigitalApplication::m_exchangeTimeout),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("TrainingSeed",
                           "Base seed of the mini-batch draws (0 = drawn from the ns-3 stream).",
                           UintegerValue(0),
@@ -219,7 +226,23 @@ DwflDigitalApplication::StartApplication()
             exchange.neighbors.push_back({m_peerIndices[j], m_peers[j], 1.0});
         }
         exchange.policy = fl::MissingMessagePolicy::ReuseLast; // never used: no timeout
-        m_exchange = Create<FlGraphExchangeNode>(exchange);    // checks the indices
+        if (m_neighbourSource)
+        {
+            // the heard-graph variant: this round's neighbours and Metropolis column
+            if (!m_exchangeTimeout.IsStrictlyPositive())
+            {
+                throw fl::ConfigError("DwflDigitalApplication::ExchangeTimeout",
+                                      "is 0 with a neighbour source (a neighbour that left "
+                                      "never sends)",
+                                      "give a positive timeout, shorter than a round");
+            }
+            exchange.selfWeight = 1.0;
+            exchange.neighbors.clear();
+            exchange.neighbourSource = m_neighbourSource;
+            exchange.nodes = static_cast<uint32_t>(m_peers.size() + 1);
+            exchange.timeout = m_exchangeTimeout;
+        }
+        m_exchange = Create<FlGraphExchangeNode>(exchange); // checks the indices
         if (m_model.Size() == 0)
         {
             fl::Rng rng(1);
@@ -307,18 +330,32 @@ DwflDigitalApplication::HandleInbound(FlInboundMessage& in)
 }
 
 void
+DwflDigitalApplication::SetNeighbourSource(std::function<FlGraphNeighbourhood(uint32_t)> source)
+{
+    m_neighbourSource = std::move(source);
+}
+
+void
 DwflDigitalApplication::CompleteRound()
 {
-    // Eq. (7) without noise: v_i = sum_{k != i} x_k^(t), c = 1, a_i G_i = 0.
-    Eigen::VectorXd& x = m_local.Get<double>();
-    fl::DwflPracticalUpdate(x,
-                            m_received.Get<double>(),
-                            Eigen::VectorXd::Zero(x.size()),
-                            0.0,
-                            1.0,
-                            m_peers.size() + 1,
-                            fl::DwflAveragingRate(m_eta, m_peers.size() + 1));
-    std::swap(m_model, m_local);
+    if (m_neighbourSource)
+    {
+        // the heard-graph variant: the exchange's combination is the update
+        std::swap(m_model, m_received);
+    }
+    else
+    {
+        // Eq. (7) without noise: v_i = sum_{k != i} x_k^(t), c = 1, a_i G_i = 0.
+        Eigen::VectorXd& x = m_local.Get<double>();
+        fl::DwflPracticalUpdate(x,
+                                m_received.Get<double>(),
+                                Eigen::VectorXd::Zero(x.size()),
+                                0.0,
+                                1.0,
+                                m_peers.size() + 1,
+                                fl::DwflAveragingRate(m_eta, m_peers.size() + 1));
+        std::swap(m_model, m_local);
+    }
     m_lastRoundTime = Simulator::Now();
     ReportModel(m_round + 1, FlNodeRole::Peer, m_model);
     m_roundCompletedTrace(m_round + 1, m_lastRoundTime); // round 0 is the initial model

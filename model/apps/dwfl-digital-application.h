@@ -19,6 +19,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -64,6 +65,19 @@ class DwflDigitalApplication : public FlApplicationBase
     void SetPeers(const std::vector<Address>& peers, const std::vector<uint32_t>& indices = {});
     /// The initial model x_i^(-1/2), the same at every worker (default: the task's, seed 1).
     void SetInitialModel(const fl::ParamVector& x0);
+    /**
+     * A variant for workers that move and do not all hear each other ("DWFL digital on the
+     * heard graph", not the paper's algorithm): before each round's send the worker takes its
+     * neighbours and its column of Metropolis weights from `source` (e.g.
+     * FlHelloApplication::GetNeighbourhood with this application's Port), sends x_i^(t) to
+     * those neighbours, and its update is the combination
+     *   x_i^(t+1/2) = a_ii x_i^(t) + sum_{l ~ i} a_li x_l^(t)
+     * instead of eq. (7), with the neighbours' messages that arrived within ExchangeTimeout (a
+     * missing one replaced by its last, ReuseLast). On a still complete graph the Metropolis
+     * weights are 1/N and the combination is eq. (7) with Eta = (N-1)/N (the default). The
+     * peers (SetPeers) still give N and the indices. Needs ExchangeTimeout > 0.
+     */
+    void SetNeighbourSource(std::function<FlGraphNeighbourhood(uint32_t)> source);
 
     /// Rounds completed (updates applied).
     uint32_t GetRoundsCompleted() const;
@@ -74,6 +88,12 @@ class DwflDigitalApplication : public FlApplicationBase
     /// Messages ignored: not a PeerModel, a round already completed, a duplicate, a bad size,
     /// not from a peer.
     uint64_t GetIgnoredMessages() const;
+
+    /// The neighbour exchange's counters (null before start).
+    const FlGraphExchangeStats* GetExchangeStats() const
+    {
+        return m_exchange ? &m_exchange->Stats() : nullptr;
+    }
 
     /// Assigns a fixed stream number to the training-seed variable. \return 1
     int64_t AssignStreams(int64_t stream);
@@ -100,6 +120,8 @@ class DwflDigitalApplication : public FlApplicationBase
     double m_eta;
     Time m_computeTime;
     uint64_t m_trainingSeedAttr;
+    Time m_exchangeTimeout;
+    std::function<FlGraphNeighbourhood(uint32_t)> m_neighbourSource;
 
     std::shared_ptr<const fl::LearningTask> m_task;
     std::vector<Address> m_peers;

@@ -4,14 +4,19 @@
  * The digital DWFL reference (DwflDigitalApplication over the transport seam): every worker's
  * model after T rounds equals the same rounds computed in process (the task's local step, then
  * eq. (7) without noise), over TCP and over UDP; eta = (N-1)/N leaves every worker with the
- * same model; rounds take simulated time; bad settings stop with a message.
+ * same model; rounds take simulated time; bad settings stop with a message. The variant on
+ * the graph the hellos tell (SetNeighbourSource): the complete graph gives the reference's
+ * models, a line its Metropolis combination.
  */
+#include "fl-test-adhoc-range.h"
 #include "fl-test-task.h"
 
 #include "ns3/core-module.h"
 #include "ns3/dwfl-digital-helper.h"
 #include "ns3/dwfl.h"
 #include "ns3/fl-network-scenarios.h"
+#include "ns3/graph.h"
+#include "ns3/mobility-module.h"
 
 #include <gtest/gtest.h>
 
@@ -66,6 +71,7 @@ struct DigitalRun
     std::vector<uint32_t> rounds;
     std::vector<double> lastRoundS;
     uint64_t ignored{0};
+    uint64_t missing{0}; ///< neighbour models missing at a combination (heard-graph variant)
 };
 
 DigitalRun
@@ -176,4 +182,121 @@ TEST(DwflDigitalDeathTest, Float32TaskStopsWithAMessage)
     fl::Rng initRng(3);
     const fl::ParamVector x0 = task32->InitialParameters(initRng);
     EXPECT_DEATH(RunDigital(task32, x0, 0.5, "tcp"), "float32.*build the task in float64");
+}
+
+// ------------------------------------------ the variant on the graph the hellos tell
+
+namespace
+{
+
+/// The heard-graph variant in process on the fixed graph of combination matrix A:
+/// x_i^(t) = local step, then x_i^(t+1/2) = sum_l A(l, i) x_l^(t).
+std::vector<Eigen::VectorXd>
+InProcessOnGraph(const fl::LearningTask& task, const fl::ParamVector& x0, const Eigen::MatrixXd& A)
+{
+    std::vector<fl::ParamVector> x(kWorkers, x0);
+    for (uint32_t t = 0; t < kRounds; ++t)
+    {
+        std::vector<Eigen::VectorXd> local;
+        for (uint32_t i = 0; i < kWorkers; ++i)
+        {
+            fl::Rng rng(fl::DeriveSeed(kSeed, t));
+            local.push_back(task.TrainClient(i, x[i], rng).params.Get<double>());
+        }
+        for (uint32_t i = 0; i < kWorkers; ++i)
+        {
+            Eigen::VectorXd sum = Eigen::VectorXd::Zero(x0.Size());
+            for (uint32_t l = 0; l < kWorkers; ++l)
+            {
+                sum += A(l, i) * local[l];
+            }
+            x[i] = fl::ParamVector(sum);
+        }
+    }
+    std::vector<Eigen::VectorXd> out;
+    for (const auto& p : x)
+    {
+        out.push_back(p.Get<double>());
+    }
+    return out;
+}
+
+/// The heard-graph variant over ad hoc Wi-Fi with a 40 m range, workers at `where`, hellos
+/// every 0.5 s (timeout 1.5 s), workers from 1.6 s.
+DigitalRun
+RunHeard(std::shared_ptr<fl::LearningTask> task,
+         const fl::ParamVector& x0,
+         const std::vector<Vector>& where)
+{
+    NodeContainer nodes;
+    nodes.Create(kWorkers);
+    for (uint32_t i = 0; i < kWorkers; ++i)
+    {
+        Ptr<ConstantPositionMobilityModel> m = CreateObject<ConstantPositionMobilityModel>();
+        m->SetPosition(where[i]);
+        nodes.Get(i)->AggregateObject(m);
+    }
+    Ipv4InterfaceContainer ifs = fltest::InstallRangeAdhoc(nodes, 40.0, "10.9.0.0");
+    DwflDigitalHelper digital(task);
+    digital.SetAttribute("Rounds", UintegerValue(kRounds));
+    digital.SetAttribute("TrainingSeed", UintegerValue(kSeed));
+    digital.SetAttribute("ComputeTime", TimeValue(MilliSeconds(5)));
+    digital.SetAttribute("ExchangeTimeout", TimeValue(Seconds(1)));
+    digital.SetNeighbourDiscovery(MilliSeconds(500), MilliSeconds(1500));
+    ApplicationContainer apps = digital.Install(nodes, ifs, x0);
+    apps.Start(Seconds(1.6));
+    DwflDigitalHelper::AssignStreams(apps, 10);
+    Simulator::Stop(Seconds(30));
+    Simulator::Run();
+    DigitalRun r;
+    for (uint32_t i = 0; i < kWorkers; ++i)
+    {
+        auto app = DynamicCast<DwflDigitalApplication>(apps.Get(i));
+        r.models.push_back(app->GetModel().Get<double>());
+        r.rounds.push_back(app->GetRoundsCompleted());
+        r.ignored += app->GetIgnoredMessages();
+        r.missing += app->GetExchangeStats()->missing;
+    }
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace
+
+// Four workers within range of each other: the hellos tell the complete graph, whose
+// Metropolis weights are 1/4, and the heard-graph variant is eq. (7) with eta = (N-1)/N: the
+// reference's models to rounding. On the line 0 - 1 - 2 - 3 (30 m apart) it is the Metropolis
+// combination of the line, computed in process.
+TEST(DwflDigital, HeardGraphVariantIsTheMetropolisCombinationOfWhatTheHellosTell)
+{
+    auto task = fltest::MakeTask<double>(kWorkers, "softmax:l2=0");
+    fl::Rng initRng(3);
+    const fl::ParamVector x0 = task->InitialParameters(initRng);
+    {
+        const DigitalRun net =
+            RunHeard(task, x0, {Vector(0, 0, 0), Vector(20, 0, 0), Vector(0, 20, 0), Vector(20, 20, 0)});
+        const std::vector<Eigen::VectorXd> ref = InProcess(*task, x0, 0.75);
+        EXPECT_EQ(net.missing, 0u);
+        for (uint32_t i = 0; i < kWorkers; ++i)
+        {
+            EXPECT_EQ(net.rounds[i], kRounds) << "worker " << i;
+            EXPECT_LE((net.models[i] - ref[i]).cwiseAbs().maxCoeff(), 1e-12) << "worker " << i;
+        }
+    }
+    {
+        const DigitalRun net =
+            RunHeard(task, x0, {Vector(0, 0, 0), Vector(30, 0, 0), Vector(60, 0, 0), Vector(90, 0, 0)});
+        std::vector<fl::Edge> edges{{0, 1}, {1, 2}, {2, 3}};
+        const Eigen::MatrixXd A = fl::MetropolisWeights(fl::Graph(kWorkers, edges));
+        const std::vector<Eigen::VectorXd> ref = InProcessOnGraph(*task, x0, A);
+        const std::vector<Eigen::VectorXd> complete = InProcess(*task, x0, 0.75);
+        EXPECT_EQ(net.missing, 0u);
+        for (uint32_t i = 0; i < kWorkers; ++i)
+        {
+            EXPECT_EQ(net.rounds[i], kRounds) << "worker " << i;
+            EXPECT_LE((net.models[i] - ref[i]).cwiseAbs().maxCoeff(), 1e-12) << "worker " << i;
+            // and not the complete graph's
+            EXPECT_GT((net.models[i] - complete[i]).cwiseAbs().maxCoeff(), 1e-6) << "worker " << i;
+        }
+    }
 }
