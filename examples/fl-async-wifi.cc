@@ -192,7 +192,9 @@ main(int argc, char* argv[])
                   << stalenessFile << " (fix: check the directory)" << std::endl;
         return 2;
     }
-    rows << "strategy," << LearningMonitor::CsvHeader() << "\n";
+    // moving clients: the rounds file gains the mobility columns (lost, handovers, ...)
+    const bool moving = ParseFlClientMobility(mobility, "--mobility").Moves();
+    rows << "strategy," << FlLearningTracker::RoundCsvHeader(moving) << "\n";
     summary << "strategy,final_accuracy,time_to_accuracy_s,target_accuracy,models,bytes,"
                "mean_staleness,max_staleness,updates,secure,aborted\n";
     staleness << "strategy,staleness,updates\n";
@@ -246,7 +248,7 @@ main(int argc, char* argv[])
         status = std::max(status, rc);
         for (const auto& r : res.records)
         {
-            rows << name << ',' << LearningMonitor::CsvRow(r) << '\n';
+            rows << name << ',' << FlLearningTracker::RoundCsvRow(r, moving) << '\n';
         }
         uint64_t updates = 0;
         double sum = 0.0;
