@@ -47,13 +47,11 @@ DwflDigitalHelper::Install(const NodeContainer& nodes,
         app->GetAttribute("Port", port);
         if (m_helloInterval.IsStrictlyPositive())
         {
-            Ptr<FlHelloApplication> hello = CreateObject<FlHelloApplication>();
-            hello->SetAttribute("Id", UintegerValue(i));
-            hello->SetAttribute("Interval", TimeValue(m_helloInterval));
-            hello->SetAttribute("Timeout", TimeValue(m_helloTimeout));
-            hello->SetAttribute("Jitter", TimeValue(m_helloInterval / 10));
-            hello->SetStartTime(Seconds(0));
-            nodes.Get(i)->AddApplication(hello);
+            Ptr<FlHelloApplication> hello = FlHelloApplication::InstallOn(nodes.Get(i),
+                                                                          i,
+                                                                          m_helloInterval,
+                                                                          m_helloTimeout,
+                                                                          Seconds(0));
             m_hellos.push_back(hello);
             const auto agentPort = static_cast<uint16_t>(port.Get());
             app->SetNeighbourSource(
@@ -83,19 +81,7 @@ DwflDigitalHelper::Install(const NodeContainer& nodes,
 void
 DwflDigitalHelper::SetNeighbourDiscovery(Time interval, Time timeout)
 {
-    if (!interval.IsStrictlyPositive())
-    {
-        throw fl::ConfigError("interval",
-                              "is " + std::to_string(interval.GetSeconds()) + " s",
-                              "give a positive hello interval, e.g. 0.5 s");
-    }
-    if (!(timeout > interval + interval / 10))
-    {
-        throw fl::ConfigError("timeout",
-                              "is " + std::to_string(timeout.GetSeconds()) +
-                                  " s, not above the hello interval and its jitter",
-                              "give a timeout of a few intervals, e.g. 3 intervals");
-    }
+    FlHelloApplication::CheckDiscovery(interval, timeout);
     m_helloInterval = interval;
     m_helloTimeout = timeout;
 }

@@ -517,20 +517,7 @@ DiffusionHelper::DiffusionHelper(std::shared_ptr<const fl::LearningTask> task,
 void
 DiffusionHelper::SetNeighbourDiscovery(Time interval, Time timeout)
 {
-    if (!interval.IsStrictlyPositive())
-    {
-        throw fl::ConfigError("interval",
-                              "is " + std::to_string(interval.GetSeconds()) + " s",
-                              "give a positive hello interval, e.g. 0.5 s");
-    }
-    if (!(timeout > interval + interval / 10))
-    {
-        throw fl::ConfigError("timeout",
-                              "is " + std::to_string(timeout.GetSeconds()) +
-                                  " s, not above the hello interval and its jitter (" +
-                                  std::to_string((interval + interval / 10).GetSeconds()) + " s)",
-                              "give a timeout of a few intervals, e.g. 3 intervals");
-    }
+    FlHelloApplication::CheckDiscovery(interval, timeout);
     if (m_config.combination.size() != 0)
     {
         throw fl::ConfigError("combination",
@@ -621,17 +608,15 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
     {
         for (uint32_t k = 0; k < n; ++k)
         {
-            Ptr<FlHelloApplication> hello = CreateObject<FlHelloApplication>();
-            hello->SetAttribute("Id", UintegerValue(k));
-            hello->SetAttribute("Interval", TimeValue(m_helloInterval));
-            hello->SetAttribute("Timeout", TimeValue(m_helloTimeout));
-            hello->SetAttribute("Jitter", TimeValue(m_helloInterval / 10));
+            Ptr<FlHelloApplication> hello = FlHelloApplication::InstallOn(nodes.Get(k),
+                                                                          k,
+                                                                          m_helloInterval,
+                                                                          m_helloTimeout,
+                                                                          Seconds(0.1));
             if (m_stream >= 0)
             {
                 hello->AssignStreams(m_stream + n + k);
             }
-            hello->SetStartTime(Seconds(0.1));
-            nodes.Get(k)->AddApplication(hello);
             m_hellos.push_back(hello);
         }
         agentStart = Seconds(0.1) + 3 * m_helloInterval;

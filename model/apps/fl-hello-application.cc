@@ -204,6 +204,42 @@ FlHelloApplication::Receive(Ptr<Socket> socket)
     CheckChanged();
 }
 
+void
+FlHelloApplication::CheckDiscovery(Time interval, Time timeout)
+{
+    if (!interval.IsStrictlyPositive())
+    {
+        throw fl::ConfigError("interval",
+                              "is " + std::to_string(interval.GetSeconds()) + " s",
+                              "give a positive hello interval, e.g. 0.5 s");
+    }
+    if (!(timeout > interval + interval / 10))
+    {
+        throw fl::ConfigError("timeout",
+                              "is " + std::to_string(timeout.GetSeconds()) +
+                                  " s, not above the hello interval and its jitter (" +
+                                  std::to_string((interval + interval / 10).GetSeconds()) + " s)",
+                              "give a timeout of a few intervals, e.g. 3 intervals");
+    }
+}
+
+Ptr<FlHelloApplication>
+FlHelloApplication::InstallOn(Ptr<Node> node,
+                              uint32_t id,
+                              Time interval,
+                              Time timeout,
+                              Time start)
+{
+    Ptr<FlHelloApplication> hello = CreateObject<FlHelloApplication>();
+    hello->SetAttribute("Id", UintegerValue(id));
+    hello->SetAttribute("Interval", TimeValue(interval));
+    hello->SetAttribute("Timeout", TimeValue(timeout));
+    hello->SetAttribute("Jitter", TimeValue(interval / 10));
+    hello->SetStartTime(start);
+    node->AddApplication(hello);
+    return hello;
+}
+
 Ipv4Address
 FlHelloApplication::GetAddress(uint32_t id) const
 {

@@ -73,6 +73,23 @@ class FlHelloApplication : public Application
     /// Assigns the jitter's stream; returns the number of streams used (1).
     int64_t AssignStreams(int64_t stream);
 
+    /**
+     * Checks the settings of a learning helper's neighbour discovery: `interval` > 0 and
+     * `timeout` above the interval and its jitter (a tenth of it). Throws fl::ConfigError
+     * naming "interval" or "timeout".
+     */
+    static void CheckDiscovery(Time interval, Time timeout);
+    /**
+     * The hello application of a learning helper's node: Id `id`, hellos every `interval` plus
+     * a jitter of up to a tenth of it, neighbours forgotten after `timeout`, started at `start`,
+     * added to `node`.
+     */
+    static Ptr<FlHelloApplication> InstallOn(Ptr<Node> node,
+                                             uint32_t id,
+                                             Time interval,
+                                             Time timeout,
+                                             Time start);
+
     /// Signature of the NeighboursChanged trace: the node's id and its new neighbours.
     using NeighboursCallback = void (*)(uint32_t id, const std::vector<uint32_t>& neighbours);
 
