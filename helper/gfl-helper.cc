@@ -2,13 +2,13 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/gfl-helper.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/boolean.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/global-value.h"
 #include "ns3/graph.h"
 #include "ns3/inet-socket-address.h"
@@ -46,7 +46,6 @@ namespace
 {
 constexpr uint16_t kGflPort = 9300;
 constexpr uint16_t kAgentPort = 9200;
-
 
 /// The subnet broadcast address of the interface of `node` that holds `local`.
 Ipv4Address
@@ -225,6 +224,25 @@ FlGflHelper::SetPartition(std::vector<uint32_t> rankOf, uint32_t localRank, Time
 }
 
 void
+FlGflHelper::SetHandover(bool enable)
+{
+    m_handover = enable;
+}
+
+void
+FlGflHelper::SetJoinWindow(Time window)
+{
+    if (window.IsStrictlyNegative())
+    {
+        fl::ExitOnConfigError("FlGflHelper",
+                              fl::ConfigError("SetJoinWindow",
+                                              "is negative",
+                                              "give a window >= 0 (0: wait for all K clients)"));
+    }
+    m_joinWindow = window;
+}
+
+void
 FlGflHelper::SetClientStartStagger(Time stagger)
 {
     if (stagger.IsStrictlyNegative())
@@ -315,17 +333,35 @@ FlGflHelper::Install(const FlGraphScene& scene)
     }
     // A server learns of a dropout only from the client's silence: with dropouts the round
     // needs a deadline (GflDropoutDeadline() unless one was set).
-    const Time deadline = (m_config.dropoutProbability > 0.0 && !m_deadline.IsStrictlyPositive())
-                              ? GflDropoutDeadline()
-                              : m_deadline;
+    // Roaming cells: a client may leave a cell mid-round, and it is silent there too.
+    const bool roaming = scene.membership != nullptr;
+    const bool handover = roaming && m_handover;
+    if (handover && m_config.secureAggregation)
+    {
+        fl::ExitOnConfigError(
+            "FlGflHelper",
+            fl::ConfigError("FlGraphSceneHelper::SetCellRoaming",
+                            "roaming cells with secure aggregation",
+                            "secure aggregation's rosters are fixed per server; build the scene "
+                            "without roaming, or run without secure aggregation"));
+    }
+    // Roaming cells: a server's own clients may be in other cells at the start
+    const Time joinWindow = m_joinWindow.IsStrictlyNegative()
+                                ? (roaming ? GflRoamingJoinWindow() : Seconds(0))
+                                : m_joinWindow;
+    const Time deadline =
+        ((m_config.dropoutProbability > 0.0 || roaming) && !m_deadline.IsStrictlyPositive())
+            ? GflDropoutDeadline()
+            : m_deadline;
     if (m_config.secureAggregation)
     {
         m_secAgg.SetAttribute("FractionBits", UintegerValue(m_config.maskFractionBits));
         m_secAgg.SetAttribute("Threshold", UintegerValue(m_config.secureThreshold));
         const uint32_t K = static_cast<uint32_t>(m_config.clientsPerServer);
-        const uint32_t L = m_config.sampledClients == 0
-                               ? K
-                               : std::min<uint32_t>(K, static_cast<uint32_t>(m_config.sampledClients));
+        const uint32_t L =
+            m_config.sampledClients == 0
+                ? K
+                : std::min<uint32_t>(K, static_cast<uint32_t>(m_config.sampledClients));
         m_secAgg.SetCohortSize(L); // the clients refuse smaller rosters
     }
     std::vector<Ptr<FlServerApplication>> servers;
@@ -355,6 +391,7 @@ FlGflHelper::Install(const FlGraphScene& scene)
         sc.exchange.seed = sc.serverSeed;
         sc.exchange.policy = m_config.missingPolicy;
         sc.exchange.timeout = m_timeout;
+        sc.followCells = handover;
         Ptr<GflServerStrategy> step;
         try
         {
@@ -388,8 +425,40 @@ FlGflHelper::Install(const FlGraphScene& scene)
         server->SetAttribute("InitSeed", UintegerValue(fl::InitialModelSeed(m_config.seed)));
         server->SetAttribute("StopSimulation", BooleanValue(false));
         server->SetAttribute("RoundDeadline", TimeValue(deadline));
+        server->SetAttribute("JoinWindow", TimeValue(joinWindow));
         server->SetTask(m_task);
         server->SetStrategy(step);
+        if (roaming)
+        {
+            // the cell each client is in: what the server's AP knows of its associations
+            Ptr<FlCellMembership> membership = scene.membership;
+            std::vector<Ptr<Node>> clientNodes;
+            for (const auto& cell : scene.cells)
+            {
+                for (uint32_t k = 0; k < cell.GetN(); ++k)
+                {
+                    clientNodes.push_back(cell.Get(k));
+                }
+            }
+            NodeContainer serverNodes = scene.servers;
+            server->SetLinkStateProvider([membership, clientNodes, serverNodes](uint32_t c) {
+                FlLinkState st;
+                if (c >= membership->cell.size())
+                {
+                    return st;
+                }
+                st.cell = membership->cell[c];
+                st.handovers =
+                    membership->associations[c] > 0 ? membership->associations[c] - 1 : 0;
+                if (membership->lastCell[c] >= 0)
+                {
+                    st.distanceM = FlNodeDistance(
+                        clientNodes[c],
+                        serverNodes.Get(static_cast<uint32_t>(membership->lastCell[c])));
+                }
+                return st;
+            });
+        }
         FlSecAggParties parties;
         if (m_config.secureAggregation)
         {
@@ -458,6 +527,15 @@ FlGflHelper::Install(const FlGraphScene& scene)
             scene.cells[p].Get(k)->AddApplication(client);
             m_clients.push_back(client);
         }
+    }
+    if (handover)
+    {
+        // a client associated with another server's AP joins that server
+        std::vector<Ptr<FlClientApplication>> clients = m_clients;
+        std::vector<Ipv4Address> cellServer = scene.cellServer;
+        scene.membership->onAssociation = [clients, cellServer](uint32_t c, uint32_t server) {
+            clients.at(c)->SwitchServer(cellServer.at(server));
+        };
     }
     if (!partitioned)
     {
@@ -633,9 +711,7 @@ DiffusionHelper::Install(const NodeContainer& nodes, const std::vector<Ipv4Addre
             Ptr<FlHelloApplication> hello = m_hellos[k];
             ex.selfWeight = 1.0;
             ex.nodes = n;
-            ex.neighbourSource = [hello](uint32_t) {
-                return hello->GetNeighbourhood(kAgentPort);
-            };
+            ex.neighbourSource = [hello](uint32_t) { return hello->GetNeighbourhood(kAgentPort); };
         }
         else
         {

@@ -43,6 +43,16 @@ GflDropoutDeadline()
 }
 
 /**
+ * The join window of GFL servers in roaming cells when none was set (FlGflHelper::SetJoinWindow):
+ * 2 s, time for the stations of a cell to associate and join.
+ */
+inline Time
+GflRoamingJoinWindow()
+{
+    return Seconds(2);
+}
+
+/**
  * \ingroup fl-helper
  * What the GFL and GHP network helpers share: the learning task, the tracker of the
  * per-iteration metrics (an FlLearningTracker whose network view subscribes to the nodes'
@@ -126,6 +136,16 @@ class FlGraphRunHelperBase
  * RunGflInProcess bit for bit with either, in both key modes (the complete graph: SecAgg+
  * rounds with dropouts may abort where the in-process mirror, which applies the complete
  * graph's rule, does not).
+ *
+ * Roaming cells (FlGraphSceneHelper::SetCellRoaming; not with secure aggregation, whose
+ * rosters are fixed per server: exit status 2 naming SetCellRoaming): when a client's station
+ * associates with server m's AP, the client is handed over to server m
+ * (FlClientApplication::SwitchServer: it joins m and drops what it owed its old server); every
+ * server samples L of the clients that joined it and are in its cell now
+ * (GflServerStrategy::Config::followCells) and knows each client's cell, handovers and distance
+ * through its link state; rounds close at the deadline (GflDropoutDeadline() unless set: a
+ * client may leave mid-round) and the first iteration starts after the join window
+ * (SetJoinWindow). With nobody moving a run equals the fixed cells' bit for bit.
  */
 class FlGflHelper : public FlGraphRunHelperBase
 {
@@ -145,6 +165,21 @@ class FlGflHelper : public FlGraphRunHelperBase
      * 0 in CSMA cells and flow-level scenes with CSMA cells; 0: every client at 0.2 s.
      */
     void SetClientStartStagger(Time stagger);
+    /**
+     * Each server starts its first iteration once its K clients joined or this long after it
+     * started, with the clients that joined by then, even none (FlServerApplication::
+     * JoinWindow; a server without clients combines its neighbours' messages). Default:
+     * GflRoamingJoinWindow() in roaming cells (a server's clients may start in another cell), 0
+     * (wait for all K) otherwise. Exits with status 2 naming SetJoinWindow if negative.
+     */
+    void SetJoinWindow(Time window);
+    /**
+     * Roaming cells: whether a client is handed over to the server whose AP its station
+     * associated with (true, the default), or stays with its first server (false: the
+     * papers' fixed membership on the move; the client reaches that server only from its
+     * cell, and its server keeps sampling it wherever it is). No effect on other scenes.
+     */
+    void SetHandover(bool enable);
 
     /// The secure-aggregation helper (attributes of both halves: Variant, KeyMode, Timeout, ...;
     /// used by Install when config.secureAggregation is set).
@@ -192,6 +227,8 @@ class FlGflHelper : public FlGraphRunHelperBase
     Time m_deadline{Seconds(0)};
     double m_secondsPerSample{1e-4};
     Time m_startStagger{Seconds(-1)}; ///< negative: the default of the scene's cells
+    Time m_joinWindow{Seconds(-1)};   ///< negative: the default of the scene's cells
+    bool m_handover{true};            ///< see SetHandover
     std::vector<Ptr<GflServerStrategy>> m_steps;
     std::vector<Ptr<FlClientApplication>> m_clients;
     FlSecAggHelper m_secAgg;

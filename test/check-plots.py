@@ -185,6 +185,8 @@ def main():
          "--engine", "serial", "--dir", w("sweep-speed"), "--bin", a.bin])
     run([b("fl-ghp-moving"), "--agents=8", "--iterations=10", "--speeds=0,10",
          "--helloIntervals=0.25,1", "--output=" + w("ghp-moving.csv")])
+    run([b("fl-gfl-handover"), "--servers=2", "--clientsPerServer=3", "--sampled=2",
+         "--iterations=10", "--speeds=0,5", "--output=" + w("gfl-handover.csv")])
     run([b("fl-ega"), "--quick", "--output=" + w("ega.csv"), "--imageDir=" + a.work])
     run([b("fl-fedavg-lossy"), "--rounds=3", "--losses=0,0.1", "--clients=4",
          "--output=" + w("lossy.csv")] + small)
@@ -207,6 +209,8 @@ def main():
          ["dwfl-agg.png"]),
         ("plot-ghp-moving", [u("plot-ghp-moving.sh"), w("ghp-moving.csv")],
          ["ghp-moving.png"]),
+        ("plot-gfl-handover", [u("plot-gfl-handover.sh"), w("gfl-handover.csv")],
+         ["gfl-handover.png"]),
         ("plot-fedavg-speed", [u("plot-fedavg-speed.sh"), w("sweep-speed/merged.csv"),
                                w("fedavg-speed.png"), "0.3"],
          ["fedavg-speed.png"]),

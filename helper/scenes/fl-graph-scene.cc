@@ -4,13 +4,14 @@
  * The graph scene of GFL and GHP (FlGraphSceneHelper).
  */
 #include "ns3/fl-graph-scene.h"
-#include "ns3/fl-scene-internal.h"
 
 #include "ns3/boolean.h"
 #include "ns3/csma-helper.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
 #include "ns3/fl-ns3-compat.h"
+#include "ns3/fl-scene-internal.h"
+#include "ns3/fl-wifi-ess-scene.h"
 #include "ns3/global-value.h"
 #include "ns3/graph.h"
 #include "ns3/inet-socket-address.h"
@@ -26,13 +27,17 @@
 #include "ns3/position-allocator.h"
 #include "ns3/simulator.h"
 #include "ns3/ssid.h"
+#include "ns3/sta-wifi-mac.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "ns3/wifi-helper.h"
 #include "ns3/wifi-mac-helper.h"
+#include "ns3/wifi-mac.h"
 #include "ns3/wifi-net-device.h"
 #include "ns3/wifi-phy.h"
+#include "ns3/wifi-remote-station-manager.h"
 #include "ns3/yans-wifi-helper.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -129,6 +134,10 @@ FlGraphSceneHelper::SetMeshSpacing(double metres)
 Vector
 FlGraphSceneHelper::ServerPosition(uint32_t p, uint32_t servers) const
 {
+    if (m_roaming)
+    {
+        return Vector((m_cellSpacing > 0.0 ? m_cellSpacing : kFlRoamingApSpacing) * p, 0, 0);
+    }
     if (m_links != "mesh")
     {
         return Vector(1000.0 * p, 0, 0);
@@ -254,6 +263,119 @@ FlGraphSceneHelper::SetCellAssociationStagger(Time stagger)
 {
     CheckDelay("association stagger", stagger);
     m_assocStagger = stagger;
+}
+
+void
+FlGraphSceneHelper::SetCellRoaming(bool enable)
+{
+    m_roaming = enable;
+}
+
+void
+FlGraphSceneHelper::SetCellSpacing(double metres)
+{
+    if (!(metres > 0.0) || !std::isfinite(metres))
+    {
+        throw fl::ConfigError("SetCellSpacing",
+                              std::to_string(metres) + " m",
+                              "give a finite distance > 0 m");
+    }
+    m_cellSpacing = metres;
+}
+
+void
+FlGraphSceneHelper::SetClientMobility(const FlClientMobilityHelper& preset)
+{
+    m_clientMobility = preset;
+}
+
+namespace
+{
+
+/// What a roaming graph scene watches: each station's associations.
+struct RoamingWatch : public SimpleRefCount<RoamingWatch>
+{
+    Ptr<FlCellMembership> membership;
+    std::map<Mac48Address, uint32_t> serverOf; ///< an AP's BSSID -> its server
+    std::vector<Ptr<WifiMac>> aps;             ///< server p's AP
+    std::vector<Ptr<WifiMac>> stations;        ///< client c's station
+    std::vector<Mac48Address> stationAddress;  ///< client c's MAC address
+};
+
+void
+OnRoamingAssoc(Ptr<RoamingWatch> w, uint32_t client, Mac48Address bssid)
+{
+    auto it = w->serverOf.find(bssid);
+    if (it == w->serverOf.end())
+    {
+        return;
+    }
+    const uint32_t server = it->second;
+    FlCellMembership& m = *w->membership;
+    m.cell[client] = static_cast<int32_t>(server);
+    m.lastCell[client] = static_cast<int32_t>(server);
+    if (++m.associations[client] == 1)
+    {
+        // associated: a lost AP is noticed after kFlRoamingMaxMissedBeacons from now on
+        w->stations[client]->SetAttribute("MaxMissedBeacons",
+                                          UintegerValue(kFlRoamingMaxMissedBeacons));
+    }
+    // the other APs learn through the distribution system that the station has gone (as an
+    // 802.11 reassociation's current-AP address tells the previous AP), so that they send it
+    // nothing more
+    for (uint32_t p = 0; p < w->aps.size(); ++p)
+    {
+        if (p != server)
+        {
+            w->aps[p]->GetWifiRemoteStationManager()->RecordDisassociated(
+                w->stationAddress[client]);
+        }
+    }
+    if (m.onAssociation)
+    {
+        m.onAssociation(client, server);
+    }
+}
+
+void
+OnRoamingDeAssoc(Ptr<RoamingWatch> w, uint32_t client, Mac48Address /* bssid */)
+{
+    w->membership->cell[client] = kFlNoCell;
+}
+
+} // namespace
+
+void
+FlGraphSceneHelper::WatchRoaming(FlGraphScene& s, uint32_t K) const
+{
+    const auto P = static_cast<uint32_t>(s.servers.GetN());
+    Ptr<RoamingWatch> w = Create<RoamingWatch>();
+    w->membership = Create<FlCellMembership>();
+    w->membership->cell.assign(P * K, kFlNoCell);
+    w->membership->lastCell.assign(P * K, kFlNoCell);
+    w->membership->associations.assign(P * K, 0);
+    for (uint32_t p = 0; p < P; ++p)
+    {
+        // cellDevices: per cell the server's AP, then its K stations
+        Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(s.cellDevices.Get(p * (K + 1)));
+        w->serverOf[Mac48Address::ConvertFrom(ap->GetAddress())] = p;
+        w->aps.push_back(ap->GetMac());
+        for (uint32_t k = 0; k < K; ++k)
+        {
+            Ptr<WifiNetDevice> sta =
+                DynamicCast<WifiNetDevice>(s.cellDevices.Get(p * (K + 1) + 1 + k));
+            w->stations.push_back(sta->GetMac());
+            w->stationAddress.push_back(Mac48Address::ConvertFrom(sta->GetAddress()));
+        }
+    }
+    for (uint32_t c = 0; c < P * K; ++c)
+    {
+        w->stations[c]->TraceConnectWithoutContext("Assoc",
+                                                   MakeBoundCallback(&OnRoamingAssoc, w, c));
+        w->stations[c]->TraceConnectWithoutContext("DeAssoc",
+                                                   MakeBoundCallback(&OnRoamingDeAssoc, w, c));
+    }
+    s.membership = w->membership;
 }
 
 std::size_t
@@ -447,6 +569,42 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                                  "(the 802.11s mesh shares one radio channel); use p2p links or "
                                  "one rank");
     }
+    if (m_roaming)
+    {
+        std::string why;
+        if (m_cell != "wifi")
+        {
+            why = "with " + m_cell + " cells";
+        }
+        else if (m_fidelity == FlFidelity::Flow)
+        {
+            why = "in flow fidelity";
+        }
+        else if (partitioned)
+        {
+            why = "across ranks";
+        }
+        else if (P > 250)
+        {
+            why = "with " + std::to_string(P) + " servers";
+        }
+        if (!why.empty())
+        {
+            throw fl::ConfigError("SetCellRoaming",
+                                  "roaming cells " + why,
+                                  "roaming needs Wi-Fi cells (SetCell(\"wifi\")), packet "
+                                  "fidelity, one process and at most 250 servers; or leave "
+                                  "roaming off");
+        }
+    }
+    if (m_clientMobility.Moves() && (m_cell != "wifi" || m_fidelity == FlFidelity::Flow))
+    {
+        throw fl::ConfigError("SetClientMobility",
+                              std::string("moving clients ") +
+                                  (m_cell != "wifi" ? "in CSMA cells" : "in flow fidelity"),
+                              "move clients of Wi-Fi cells at packet fidelity, or keep them "
+                              "fixed");
+    }
     if (m_fidelity == FlFidelity::Flow)
     {
         return BuildFlow(A, K);
@@ -500,6 +658,12 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
     // one cell per server
     static const uint16_t kChannels[] =
         {36, 40, 44, 48, 52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140};
+    // roaming cells: one channel object and channel for all (a station scans its own only)
+    Ptr<YansWifiChannel> sharedChannel;
+    if (m_roaming)
+    {
+        sharedChannel = YansWifiChannelHelper::Default().Create();
+    }
     for (uint32_t p = 0; p < P; ++p)
     {
         if (!local(p))
@@ -520,16 +684,18 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
         {
             YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
             YansWifiPhyHelper phy;
-            phy.SetChannel(channel.Create());
+            phy.SetChannel(m_roaming ? sharedChannel : channel.Create());
             std::ostringstream settings;
-            settings << "{" << kChannels[p % (sizeof(kChannels) / sizeof(kChannels[0]))]
+            settings << "{"
+                     << (m_roaming ? kChannels[0]
+                                   : kChannels[p % (sizeof(kChannels) / sizeof(kChannels[0]))])
                      << ", 20, BAND_5GHZ, 0}";
             FlSetWifiChannel(phy, settings.str());
             WifiHelper wifi;
             wifi.SetStandard(WIFI_STANDARD_80211a);
             wifi.SetRemoteStationManager("ns3::IdealWifiManager");
             WifiMacHelper mac;
-            Ssid ssid("gfl-cell-" + std::to_string(p));
+            Ssid ssid(m_roaming ? std::string("gfl-cells") : "gfl-cell-" + std::to_string(p));
             mac.SetType("ns3::ApWifiMac",
                         "Ssid",
                         SsidValue(ssid),
@@ -557,6 +723,13 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                                 StringValue(delay.str()),
                                 "ProbeRequestTimeout",
                                 TimeValue(MilliSeconds(5)));
+                    if (m_roaming)
+                    {
+                        // until the first association (then kFlRoamingMaxMissedBeacons)
+                        mac.SetType("ns3::StaWifiMac",
+                                    "MaxMissedBeacons",
+                                    UintegerValue(kFlMaxMissedBeacons));
+                    }
                     stations.Add(wifi.Install(phy, mac, s.cells[p].Get(k)));
                 }
             }
@@ -566,20 +739,23 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
                 stations = FlInstallWifiStations(wifi, phy, mac, ssid, s.cells[p]);
             }
             devices.Add(stations);
-            if (m_cellDoze)
+            if (m_cellDoze && !m_roaming) // a dozing station would miss its AP's beacons
             {
                 // probing stations may doze from the start: their probe request wakes them
                 FlDozeIdleStations(devices.Get(0), stations, MilliSeconds(1), probing);
             }
-            Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
-            const Vector c = ServerPosition(p, P);
-            for (uint32_t k = 0; k < K; ++k)
+            if (!m_clientMobility.Moves())
             {
-                const double a = 2.0 * M_PI * k / K;
-                pos->Add(Vector(c.x + 10.0 * std::cos(a), c.y + 10.0 * std::sin(a), 0));
+                Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+                const Vector c = ServerPosition(p, P);
+                for (uint32_t k = 0; k < K; ++k)
+                {
+                    const double a = 2.0 * M_PI * k / K;
+                    pos->Add(Vector(c.x + 10.0 * std::cos(a), c.y + 10.0 * std::sin(a), 0));
+                }
+                mobility.SetPositionAllocator(pos);
+                mobility.Install(s.cells[p]);
             }
-            mobility.SetPositionAllocator(pos);
-            mobility.Install(s.cells[p]);
         }
         s.cellDevices.Add(devices);
         if (partitioned)
@@ -601,19 +777,45 @@ FlGraphSceneHelper::Build(const Eigen::MatrixXd& A, uint32_t K) const
             if (used > CellStreamStride(K))
             {
                 NS_FATAL_ERROR(m_name << ": cell " << p << " uses " << used
-                                      << " random streams, more than the "
-                                      << CellStreamStride(K) << " reserved per cell");
+                                      << " random streams, more than the " << CellStreamStride(K)
+                                      << " reserved per cell");
             }
         }
-        std::ostringstream net;
-        net << "10." << (10 + p / 256) << "." << (p % 256) << ".0";
-        Ipv4AddressHelper cellAddr(net.str().c_str(), "255.255.255.0");
+        Ipv4AddressHelper cellAddr;
+        if (m_roaming)
+        {
+            // one subnet for all cells: a client keeps its address in any of them
+            std::ostringstream base;
+            base << "0.0." << p << ".1";
+            cellAddr.SetBase("10.10.0.0", "255.255.0.0", base.str().c_str());
+        }
+        else
+        {
+            std::ostringstream net;
+            net << "10." << (10 + p / 256) << "." << (p % 256) << ".0";
+            cellAddr.SetBase(net.str().c_str(), "255.255.255.0");
+        }
         Ipv4InterfaceContainer ifs = cellAddr.Assign(devices);
         s.cellServer.push_back(ifs.GetAddress(0));
-        if (m_cell == "wifi" && m_cellStaticArp)
+        if (m_cell == "wifi" && m_cellStaticArp && !m_roaming)
         {
             FlPopulateArpCaches(devices);
         }
+    }
+    if (m_clientMobility.Moves())
+    {
+        NodeContainer clients;
+        for (const auto& c : s.cells)
+        {
+            clients.Add(c);
+        }
+        m_clientMobility.Install(clients);
+    }
+    if (m_roaming)
+    {
+        // no ARP: a station between two cells could not answer
+        FlPopulateArpCaches(s.cellDevices);
+        WatchRoaming(s, K);
     }
     return s;
 }

@@ -10,6 +10,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/fl-flow-network.h"
+#include "ns3/fl-mobility-presets.h"
 #include "ns3/fl-scene.h"
 #include "ns3/fl-wifi-scene.h"
 #include "ns3/ipv4-address.h"
@@ -19,12 +20,31 @@
 #include "ns3/vector.h"
 
 #include <Eigen/Core>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup fl-helper
+ * Roaming cells of a graph scene (FlGraphSceneHelper::SetCellRoaming): which server's access
+ * point each client is associated with, as its station's associations say. Client p K + k is
+ * the k-th client of cells[p] (its home cell).
+ */
+struct FlCellMembership : public SimpleRefCount<FlCellMembership>
+{
+    /// per client: the server whose AP it is associated with now (kFlNoCell between a lost
+    /// association and the next)
+    std::vector<int32_t> cell;
+    std::vector<int32_t> lastCell;      ///< per client: the last AP (kFlNoCell: none yet)
+    std::vector<uint32_t> associations; ///< per client: associations so far
+    /// called at each association: (client, the server whose AP it associated with); set by
+    /// FlGflHelper::Install to hand the client over to that server
+    std::function<void(uint32_t, uint32_t)> onAssociation;
+};
 
 /**
  * \ingroup fl-helper
@@ -48,6 +68,9 @@ struct FlGraphScene
      * (no devices, no Internet stack; serverLinks and cellDevices are empty).
      */
     Ptr<FlFlowNetwork> flowNetwork;
+    /// Roaming cells (FlGraphSceneHelper::SetCellRoaming) only: the clients' associations
+    /// (null otherwise).
+    Ptr<FlCellMembership> membership;
 };
 
 /**
@@ -156,6 +179,35 @@ class FlGraphSceneHelper : public FlSceneHelperBase
      */
     void SetCellAssociationStagger(Time stagger);
     /**
+     * Roaming cells, so that clients can move from one server's cell to another's (off by
+     * default). Needs Wi-Fi cells, packet fidelity and no partition (Build throws
+     * fl::ConfigError naming SetCellRoaming otherwise). The cells become one extended service
+     * set: every server's AP has the SSID "gfl-cells", all share one YANS channel object and
+     * channel 36 (ns-3's stations scan only the channel their PHY is on), so APs and stations
+     * of neighbouring cells contend where they hear each other; the cells are one subnet,
+     * 10.10.0.0/16 (server p 10.10.p.1, its k-th client 10.10.p.(k + 2): each client keeps its
+     * address wherever it is), with permanent ARP entries among all of them; the servers stand
+     * SetCellSpacing apart on a line (default kFlRoamingApSpacing, 80 m: neighbouring cells
+     * overlap by about 20 m). Idle stations do not doze (a dozing station misses beacons).
+     * A station associates with the AP it hears best, keeps kFlMaxMissedBeacons until its first
+     * association and kFlRoamingMaxMissedBeacons (1.024 s) after it, then scans and associates
+     * with the AP it hears best. At each association the other APs record the station as gone
+     * (as an 802.11 reassociation tells the previous AP through the distribution system), so
+     * that they send it nothing more. FlGraphScene::membership tells the associations;
+     * FlGflHelper hands each client over to the server whose AP it associated with.
+     */
+    void SetCellRoaming(bool enable);
+    /// Roaming cells: distance between neighbouring servers on their line [m] (> 0; default
+    /// kFlRoamingApSpacing).
+    void SetCellSpacing(double metres);
+    /**
+     * Moves the clients of Wi-Fi cells as `preset` says (client p K + k is the preset's client
+     * p K + k), instead of placing them on a disc of 10 m around their server. Without roaming
+     * cells a client that walks out of its cell loses its server. Build throws fl::ConfigError
+     * naming SetClientMobility for a moving preset with CSMA cells or in flow fidelity.
+     */
+    void SetClientMobility(const FlClientMobilityHelper& preset);
+    /**
      * One simulation across the ranks of ns-3's distributed simulator: server p and its cell
      * belong to rank rankOf[p] (fl::PartitionServers). Build then creates server p with that
      * system id (every rank creates every server and every server-to-server link: a link
@@ -191,6 +243,8 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     FlGraphScene BuildFlow(const Eigen::MatrixXd& combination, uint32_t clientsPerServer) const;
     /// Where server p stands.
     Vector ServerPosition(uint32_t p, uint32_t servers) const;
+    /// Roaming cells: the membership, the APs' record of stations gone, the beacon watchdog.
+    void WatchRoaming(FlGraphScene& s, uint32_t clientsPerServer) const;
 
     DataRate m_linkRate;
     Time m_linkDelay;
@@ -202,6 +256,9 @@ class FlGraphSceneHelper : public FlSceneHelperBase
     bool m_cellStaticArp{true};
     Time m_beaconInterval{MicroSeconds(102400)};
     Time m_assocStagger{MilliSeconds(1)};
+    bool m_roaming{false};                    ///< see SetCellRoaming
+    double m_cellSpacing{-1.0};               ///< see SetCellSpacing (negative: the default)
+    FlClientMobilityHelper m_clientMobility; ///< see SetClientMobility
     std::vector<uint32_t> m_rankOf; ///< SetPartition: rank of server p (empty: no partition)
     uint32_t m_localRank{0};
     int64_t m_partitionStream{100000};

@@ -426,7 +426,61 @@ FlClientApplication::StartApplication()
         // the step carries the model, or what the strategy makes of it (summed by the step)
         m_uplink->SetPort(m_clientIndex, m_uploadValues, port);
     }
+    m_started = true;
     SendJoin(); // a stream transport connects first and sends it once connected
+}
+
+void
+FlClientApplication::SwitchServer(Ipv4Address server)
+{
+    NS_LOG_FUNCTION(this << server);
+    if (m_left || m_stopped || server == GetServerAddress())
+    {
+        return;
+    }
+    if (m_uplink)
+    {
+        fl::ExitOnConfigError(
+            "FlClientApplication",
+            fl::ConfigError("SwitchServer",
+                            "a hand-over of client " + std::to_string(m_clientIndex) +
+                                " with an uplink step",
+                            "an uplink step's protocol state belongs to one server; hand "
+                            "clients over without one (e.g. without secure aggregation)"));
+    }
+    m_serverAddress = server;
+    ++m_serverChanges;
+    if (!m_started)
+    {
+        return; // StartApplication joins it
+    }
+    NS_LOG_INFO("client " << m_clientIndex << " hands over to " << server << " at "
+                          << Simulator::Now().As(Time::S));
+    // what was owed to the old server is dropped
+    Simulator::Cancel(m_sendEvent);
+    DiscardTraining();
+    Simulator::Cancel(m_joinEvent);
+    m_server = InetSocketAddress(server, m_serverPort);
+    m_serverNode = fl::kBroadcastId;
+    m_heardFromServer = false;
+    m_serverStopped = false;
+    m_hasModel = false;
+    m_resentThisRound = 0;
+    m_lastGlobal = fl::ParamVector(); // no base for the holes of another server's models
+    SendJoin();
+}
+
+uint32_t
+FlClientApplication::GetServerChanges() const
+{
+    return m_serverChanges;
+}
+
+Ipv4Address
+FlClientApplication::GetServerAddress() const
+{
+    return Ipv4Address::IsMatchingType(m_serverAddress) ? Ipv4Address::ConvertFrom(m_serverAddress)
+                                                        : Ipv4Address();
 }
 
 void
@@ -526,6 +580,12 @@ FlClientApplication::HandleInbound(FlInboundMessage& in)
     NS_LOG_FUNCTION(this << fl::MessageKindName(h.kind) << h.round);
     if (m_left)
     {
+        return;
+    }
+    if (m_serverChanges > 0 && InetSocketAddress::IsMatchingType(in.from) &&
+        InetSocketAddress::ConvertFrom(in.from).GetIpv4() != GetServerAddress())
+    {
+        ++m_unexpected; // from a server the client was handed over from
         return;
     }
     if (h.kind == fl::MessageKind::Stop)
@@ -791,10 +851,12 @@ FlClientApplication::SendUpdate(uint32_t round)
     {
         FinishTraining(); // the compute time has elapsed: the trained model is due now
     }
+
     // the fit's commit (e.g. a control variate's new value) runs once the upload has left
     struct CommitOnReturn
     {
         std::function<void()> f;
+
         ~CommitOnReturn()
         {
             if (f)
@@ -803,6 +865,7 @@ FlClientApplication::SendUpdate(uint32_t round)
             }
         }
     } commit{std::move(m_uploadSent)};
+
     m_uploadSent = nullptr;
     if (m_strategyPhases)
     {
@@ -820,9 +883,9 @@ FlClientApplication::SendUpdate(uint32_t round)
     }
     // the upload's aggregation weight (the strategy's; by default the sample count), as an
     // uplink step would get it: the server weighs individual uploads and sums alike
-    const auto samples = static_cast<uint32_t>(
-        std::min<uint64_t>(m_strategy->UploadWeight(*m_task, m_clientIndex),
-                           std::numeric_limits<uint32_t>::max()));
+    const auto samples =
+        static_cast<uint32_t>(std::min<uint64_t>(m_strategy->UploadWeight(*m_task, m_clientIndex),
+                                                 std::numeric_limits<uint32_t>::max()));
     if (!m_updateRaw.empty())
     {
         // the strategy's raw upload (its own format)

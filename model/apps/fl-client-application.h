@@ -13,6 +13,7 @@
 #include "ns3/fl-datagram-endpoint.h"
 #include "ns3/fl-message-socket.h"
 #include "ns3/fl-uplink-step.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/uplink-privacy.h"
 #include "ns3/learning-task.h"
 #include "ns3/nstime.h"
@@ -132,6 +133,25 @@ class FlClientApplication : public FlApplicationBase
     uint32_t GetUploadsResent() const;
     /// Whether the client has left (LeaveTime).
     bool HasLeft() const;
+
+    /**
+     * Hands the client over to another server (the one whose cell it now reaches, e.g. when
+     * its station associated with that server's access point): the work for the current
+     * server is dropped (a training in flight, an upload waiting for its compute time), the
+     * server's address becomes `server` (same ServerPort) and the client joins it (Join, with
+     * JoinInterval's repeats and checks until a model comes). Messages from another address
+     * than the current server's are counted as unexpected and ignored from then on. The old
+     * server is not told (it may be out of reach); it learns of the departure by its own
+     * means (its transport, its deadline, its cell's associations). Before the client starts
+     * this only sets ServerAddress; the same address, or a client that left or stopped,
+     * changes nothing. Exits with a configuration error naming SwitchServer for a client with
+     * an uplink step (its protocol state belongs to one server).
+     */
+    void SwitchServer(Ipv4Address server);
+    /// Servers the client was handed over to (SwitchServer calls that changed its server).
+    uint32_t GetServerChanges() const;
+    /// The server's address now (ServerAddress, or the last SwitchServer's).
+    Ipv4Address GetServerAddress() const;
     /// Bytes sent and received (TCP connection, or UDP datagrams incl. feedback).
     uint64_t GetBytesSent() const;
     uint64_t GetBytesReceived() const;
@@ -234,6 +254,8 @@ class FlClientApplication : public FlApplicationBase
     EventId m_joinEvent;
     EventId m_leaveEvent;
     bool m_heardFromServer{false};
+    bool m_started{false};        ///< StartApplication ran
+    uint32_t m_serverChanges{0};  ///< SwitchServer calls that changed the server
     bool m_left{false};
     bool m_stopped{false};
     uint32_t m_roundsTrained{0};

@@ -18,8 +18,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <iostream>
 #include <cmath>
+#include <iostream>
 #include <limits>
 
 namespace ns3
@@ -70,6 +70,15 @@ FlServerApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&FlServerApplication::m_expectedClients),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("JoinWindow",
+                          "Round 1 starts once ExpectedClients have joined, or this long after "
+                          "the server started with the clients that joined by then, even none "
+                          "(the round then aggregates nothing and the next follows after "
+                          "RoundGap): for clients that may be elsewhere at the start, e.g. "
+                          "moving between cells (0 = wait for ExpectedClients).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlServerApplication::m_joinWindow),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("RoundDeadline",
                           "A round closes this long after it started even if some selected "
                           "clients have not answered (0 = wait for all).",
@@ -317,8 +326,7 @@ FlServerApplication::StartApplication()
     // What the strategy declared and which optional interfaces it has: checked together with
     // the server's settings in one place (FlCheckRoundRules) before anything runs.
     m_traits = m_strategy->Traits(m_task->NumParameters());
-    m_uploadValues =
-        m_traits.uploadValues != 0 ? m_traits.uploadValues : m_task->NumParameters();
+    m_uploadValues = m_traits.uploadValues != 0 ? m_traits.uploadValues : m_task->NumParameters();
     m_asyncHooks = FlAsyncHooksOf(PeekPointer(m_strategy));
     m_phaseHooks = FlPhaseHooksOf(PeekPointer(m_strategy));
     m_peerHooks = FlPeerHooksOf(PeekPointer(m_strategy));
@@ -419,6 +427,27 @@ FlServerApplication::StartApplication()
         port.send = sendControl;
         m_uplink->SetPort(port);
     }
+    if (m_joinWindow.IsStrictlyPositive())
+    {
+        m_joinWindowEvent = Simulator::Schedule(m_joinWindow, [this]() {
+            m_joinWindowOver = true;
+            MaybeStartFirstRound();
+        });
+    }
+}
+
+void
+FlServerApplication::MaybeStartFirstRound()
+{
+    if (m_round == 0 && !m_roundOpen && !m_firstRoundScheduled &&
+        (m_joinWindowOver || m_clients.size() >= m_expectedClients))
+    {
+        m_firstRoundScheduled = true;
+        Simulator::Cancel(m_joinWindowEvent);
+        Simulator::ScheduleNow(m_async ? &FlServerApplication::StartAsynchronous
+                                       : &FlServerApplication::StartRound,
+                               this);
+    }
 }
 
 void
@@ -426,6 +455,7 @@ FlServerApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
     Simulator::Cancel(m_deadlineEvent);
+    Simulator::Cancel(m_joinWindowEvent);
     for (auto& kv : m_cohorts)
     {
         Simulator::Cancel(kv.second.deadline);
@@ -638,10 +668,22 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
     }
     const uint32_t client = index[0];
     auto known = m_clients.find(client);
-    if (known != m_clients.end() && !m_transport->IsReliable() &&
-        known->second.address == in.from && known->second.node == h.sender)
+    if (known != m_clients.end() && known->second.address == in.from &&
+        known->second.node == h.sender)
     {
-        return; // a client repeating its Join over a datagram transport until it hears from us
+        // a client repeating its Join until it hears from us (over a datagram transport, or
+        // on its connection after it was handed back to this server)
+        return;
+    }
+    if (known != m_clients.end() && known->second.node == h.sender &&
+        known->second.address != in.from)
+    {
+        // the client joins again from a new address (a new connection, e.g. after it came back
+        // into this server's cell): it is reached there from now on
+        known->second.address = in.from;
+        m_clientSamples[client] = h.aux;
+        ++m_counters.rejoins;
+        return;
     }
     if (client >= m_task->NumClients() || known != m_clients.end() ||
         m_clientOfNode.count(h.sender) != 0)
@@ -654,12 +696,7 @@ FlServerApplication::HandleJoin(const FlInboundMessage& in)
     m_clientOfNode[h.sender] = client;
     m_clientSamples[client] = h.aux;
     m_joinTrace(client, h.aux);
-    if (m_round == 0 && !m_roundOpen && m_clients.size() >= m_expectedClients)
-    {
-        Simulator::ScheduleNow(m_async ? &FlServerApplication::StartAsynchronous
-                                       : &FlServerApplication::StartRound,
-                               this);
-    }
+    MaybeStartFirstRound();
 }
 
 void

@@ -145,6 +145,9 @@ class FlServerApplication : public FlApplicationBase
         uint64_t malformed{0};      ///< messages the transport rejected (header, CRC, undecodable)
         uint64_t partialUpdates{0}; ///< UDP updates aggregated with holes (keep-previous)
         uint64_t disconnects{0};    ///< client connections closed during the run
+        /// Joins of a joined client from its node at a new address (a new connection), which
+        /// the server uses from then on
+        uint64_t rejoins{0};
         /// UDP: messages to or from a client the transport gave up (the round did not wait for
         /// that client's update if it was of the current round)
         uint64_t messagesGivenUp{0};
@@ -228,6 +231,9 @@ class FlServerApplication : public FlApplicationBase
     std::vector<Address> AddressesOf(const std::vector<uint32_t>& clients) const;
     std::vector<uint32_t> SelectClients();
     void StartRound();
+    /// Starts round 1 (or the asynchronous rounds) once ExpectedClients joined or JoinWindow
+    /// has passed.
+    void MaybeStartFirstRound();
     void CloseRound(bool deadlineHit);
     void FillOpenRoundReport(bool deadlineHit);
     void FinishUplinkRound(const FlUplinkServerStep::Result& result);
@@ -254,6 +260,10 @@ class FlServerApplication : public FlApplicationBase
     uint32_t m_clientsPerRound;
     std::string m_sampling;
     uint32_t m_expectedClients;
+    Time m_joinWindow;                ///< JoinWindow
+    EventId m_joinWindowEvent;        ///< the end of the join window
+    bool m_joinWindowOver{false};     ///< the join window has passed: round 1 starts
+    bool m_firstRoundScheduled{false}; ///< round 1 (or the asynchronous start) is scheduled
     Time m_roundDeadline;
     Time m_roundGap;
     uint64_t m_initSeed;

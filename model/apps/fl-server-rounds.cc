@@ -208,8 +208,12 @@ FlServerApplication::StartRound()
         }
         m_pendingStale.clear();
     }
-    // Stop (re)sending models nobody will use and give up incoming ones too old to count.
-    const uint32_t keep = m_acceptStale ? m_maxStaleness : 0;
+    // Stop (re)sending models nobody will use and give up incoming ones too old to count. A
+    // strategy that talks to other nodes (GFL's servers) keeps two rounds more: its message of
+    // the round just closed may still be on its way to a neighbour (its last chunks queued or
+    // waiting for their acknowledgement when the neighbours' messages completed the round
+    // here), and a neighbour may lag by up to two rounds (FlGraphExchangeNode's lookahead).
+    const uint32_t keep = m_acceptStale ? m_maxStaleness : (m_peerHooks ? 2 : 0);
     m_transport->DiscardBefore(m_round > keep ? m_round - keep : 0);
 
     m_selected = SelectClients();

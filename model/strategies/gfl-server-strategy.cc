@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/gfl-server-strategy.h"
+
 #include "ns3/fl-application-base.h"
 #include "ns3/fl-transport.h"
 #include "ns3/log.h"
@@ -60,13 +61,39 @@ GflServerStrategy::SetIterationCallback(std::function<void(const GflIterationRep
 
 bool
 GflServerStrategy::SelectClients(uint32_t round,
-                            const std::vector<uint32_t>& eligible,
-                            std::vector<uint32_t>& selected)
+                                 const std::vector<uint32_t>& eligible,
+                                 std::vector<uint32_t>& selected)
 {
+    selected.clear();
+    if (m_config.followCells)
+    {
+        // L of the clients in this server's cell now, in the place of its own K
+        std::vector<uint32_t> here;
+        const FlServerPort& port = Port();
+        for (uint32_t c : eligible) // ascending
+        {
+            if (port.linkState &&
+                port.linkState(c).cell == static_cast<int32_t>(m_config.exchange.self))
+            {
+                here.push_back(c);
+            }
+        }
+        if (!here.empty())
+        {
+            const std::size_t L = m_config.sampledClients == 0
+                                      ? 0
+                                      : std::min<std::size_t>(m_config.sampledClients, here.size());
+            for (uint32_t k : fl::GflSampleClients(here.size(), L, m_config.serverSeed, round))
+            {
+                selected.push_back(here[k]);
+            }
+        }
+        m_sampled = selected;
+        return true;
+    }
     // step 1: L of K from the server's own seed (as RunGflInProcess), mapped to task clients
     const uint32_t K = m_config.clientsPerServer;
     const uint32_t first = m_config.exchange.self * K;
-    selected.clear();
     for (uint32_t k : fl::GflSampleClients(K, m_config.sampledClients, m_config.serverSeed, round))
     {
         if (std::binary_search(eligible.begin(), eligible.end(), first + k))
@@ -74,6 +101,7 @@ GflServerStrategy::SelectClients(uint32_t round,
             selected.push_back(first + k);
         }
     }
+    m_sampled = selected;
     return true;
 }
 
@@ -87,17 +115,17 @@ GflServerStrategy::SetPsi(const fl::ParamVector& average, fl::ParamVector& model
 
 bool
 GflServerStrategy::Aggregate(const Context& ctx,
-                        const FlAggregationInput& in,
-                        fl::ParamVector& model,
-                        std::vector<double>& weights)
+                             const FlAggregationInput& in,
+                             fl::ParamVector& model,
+                             std::vector<double>& weights)
 {
     if (in.IsSum())
     {
         // Secure aggregation's survivors, weight 1 each: totalWeight = |S|. The average is what
         // fl::GflSecureAverage computes in process, bit for bit.
         m_uploads = static_cast<uint32_t>(in.clients.size());
-        m_dropped = static_cast<uint32_t>(m_sampled.size() -
-                                          std::min(m_sampled.size(), in.clients.size()));
+        m_dropped =
+            static_cast<uint32_t>(m_sampled.size() - std::min(m_sampled.size(), in.clients.size()));
         const Eigen::VectorXd mean = *in.sum / in.totalWeight;
         SetPsi(fl::ParamVector(mean).ConvertedTo(model.GetPrecision()), model); // (7) / (55)
         weights.clear();
@@ -134,8 +162,8 @@ GflServerStrategy::Aggregate(const Context& ctx,
 
 void
 GflServerStrategy::ConfigureRound(const Context& /* ctx */,
-                             const std::vector<uint32_t>& selected,
-                             FlRoundConfig& /* config */)
+                                  const std::vector<uint32_t>& selected,
+                                  FlRoundConfig& /* config */)
 {
     m_sampled = selected;
     m_dropped = 0;
@@ -149,8 +177,8 @@ GflServerStrategy::Receive(FlInboundMessage& in)
 
 void
 GflServerStrategy::AfterAggregation(const Context& ctx,
-                               fl::ParamVector& model,
-                               std::function<void()> done)
+                                    fl::ParamVector& model,
+                                    std::function<void()> done)
 {
     NS_LOG_FUNCTION(this << ctx.round);
     if (ctx.status != FlRoundStatus::Aggregated)
@@ -164,8 +192,8 @@ GflServerStrategy::AfterAggregation(const Context& ctx,
 
 void
 GflServerStrategy::StartExchange(uint32_t iteration,
-                            fl::ParamVector& model,
-                            std::function<void()> done)
+                                 fl::ParamVector& model,
+                                 std::function<void()> done)
 {
     m_droppedTotal += m_dropped;
     m_psi = model;

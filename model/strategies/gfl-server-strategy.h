@@ -59,6 +59,16 @@ class GflServerStrategy : public FlServerStrategy, public FlPeerHooks
     {
         uint32_t clientsPerServer{0}; ///< K; the server's clients are task clients p*K .. p*K+K-1
         uint32_t sampledClients{0};   ///< L (0 = all)
+        /**
+         * Cells that follow their clients (clients handed over between the servers' cells,
+         * FlGraphSceneHelper::SetCellRoaming): the server samples L of the clients that joined
+         * it and are in its cell now (the port's linkState(c).cell is p), the k-th of them in
+         * ascending index order taking the place of its k-th own client in the paper's
+         * sampling (fl::GflSampleClients over their number, all of them if fewer than L), so
+         * that with every client at home the sampling is the paper's. False (default): L of its
+         * own K clients p*K .. p*K+K-1, wherever they are.
+         */
+        bool followCells{false};
         uint64_t serverSeed{0};       ///< fl::GflServerSeed(seed, p)
         fl::GflUplink uplink{fl::GflUplink::Models}; ///< models (eq. 7) or updates (eq. 55)
         double mu{0.1};                              ///< step size (eq. 55)
