@@ -26,6 +26,7 @@
  */
 
 #include "fl-example-flags.h"
+#include "fl-example-regression.h"
 
 #include "ns3/core-module.h"
 #include "ns3/mobility-module.h"
@@ -33,8 +34,6 @@
 #include "ns3/fl-wifi-adhoc-scene.h"
 #include "ns3/gfl-helper.h"
 #include "ns3/graph.h"
-#include "ns3/linear-models.h"
-#include "ns3/synthetic-data.h"
 #include "ns3/text-parse.h"
 
 #include <chrono>
@@ -44,40 +43,6 @@
 using namespace ns3;
 using ns3::fl::Edge;
 using ns3::fl::Graph;
-
-namespace
-{
-
-/// The ridge regression of the agents (dimension `dim`, `samples` per agent) and its optimum.
-std::pair<std::shared_ptr<fl::SupervisedTask<double>>, Eigen::VectorXd>
-MakeTask(std::size_t agents, std::size_t samples, std::size_t dim, double rho, uint64_t seed)
-{
-    fl::RegressionTaskConfig rc;
-    rc.dim = dim;
-    rc.agents = agents;
-    rc.samplesPerAgent = samples;
-    fl::Rng rng(seed);
-    auto data = fl::MakeRegressionTask<double>(rc, rng);
-    std::vector<fl::Dataset<double>> parts;
-    for (auto& a : data.agents)
-    {
-        parts.push_back(std::move(a.data));
-    }
-    std::vector<const fl::Dataset<double>*> ptrs;
-    for (const auto& p : parts)
-    {
-        ptrs.push_back(&p);
-    }
-    Eigen::VectorXd wOpt = fl::RidgeOptimum(ptrs, rho);
-    auto task = std::make_shared<fl::SupervisedTask<double>>(
-        std::make_shared<fl::RidgeRegression<double>>(dim, rho),
-        fl::LocalTrainerConfig{},
-        std::move(parts),
-        fl::Dataset<double>{});
-    return {task, wOpt};
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -151,7 +116,7 @@ main(int argc, char* argv[])
             {
                 const auto wall = std::chrono::steady_clock::now();
                 RngSeedManager::SetRun(run);
-                auto [task, wOpt] = MakeTask(agents, 50, dim, 0.1, run);
+                auto [task, wOpt] = flexample::MakeRidgeTask(agents, 50, dim, 0.1, run);
                 fl::DiffusionConfig c;
                 c.mu = mu;
                 c.batchSize = 1;

@@ -98,14 +98,20 @@ struct Selections
         rows.push_back({server, r.round, r.end.GetSeconds(), r.selected, r.participants});
     }
 
-    /// Rounds of `server` ending in [from, to) whose participants include `client`.
-    uint32_t Aggregated(uint32_t server, uint32_t client, double from, double to) const
+    /// Rounds of `server` ending in [from, to) whose `list` (selected or participants)
+    /// includes `client`.
+    uint32_t Count(std::vector<uint32_t> Row::*list,
+                   uint32_t server,
+                   uint32_t client,
+                   double from,
+                   double to) const
     {
         uint32_t n = 0;
         for (const Row& r : rows)
         {
+            const std::vector<uint32_t>& v = r.*list;
             if (r.server == server && r.time >= from && r.time < to &&
-                std::count(r.participants.begin(), r.participants.end(), client) > 0)
+                std::count(v.begin(), v.end(), client) > 0)
             {
                 ++n;
             }
@@ -113,19 +119,16 @@ struct Selections
         return n;
     }
 
+    /// Rounds of `server` ending in [from, to) that aggregated `client`'s upload.
+    uint32_t Aggregated(uint32_t server, uint32_t client, double from, double to) const
+    {
+        return Count(&Row::participants, server, client, from, to);
+    }
+
     /// Rounds of `server` ending in [from, to) that selected `client`.
     uint32_t Selected(uint32_t server, uint32_t client, double from, double to) const
     {
-        uint32_t n = 0;
-        for (const Row& r : rows)
-        {
-            if (r.server == server && r.time >= from && r.time < to &&
-                std::count(r.selected.begin(), r.selected.end(), client) > 0)
-            {
-                ++n;
-            }
-        }
-        return n;
+        return Count(&Row::selected, server, client, from, to);
     }
 };
 
