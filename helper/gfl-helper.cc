@@ -528,13 +528,23 @@ FlGflHelper::Install(const FlGraphScene& scene)
             m_clients.push_back(client);
         }
     }
-    if (handover)
+    if (roaming)
     {
-        // a client associated with another server's AP joins that server
+        // a client associated with another server's AP joins that server (with handover); one
+        // back in its server's cell joins it again (the server may have forgotten it)
         std::vector<Ptr<FlClientApplication>> clients = m_clients;
         std::vector<Ipv4Address> cellServer = scene.cellServer;
-        scene.membership->onAssociation = [clients, cellServer](uint32_t c, uint32_t server) {
-            clients.at(c)->SwitchServer(cellServer.at(server));
+        scene.membership->onAssociation = [clients, cellServer, handover](uint32_t c,
+                                                                          uint32_t server) {
+            Ptr<FlClientApplication> client = clients.at(c);
+            if (client->GetServerAddress() == cellServer.at(server))
+            {
+                client->Rejoin();
+            }
+            else if (handover)
+            {
+                client->SwitchServer(cellServer.at(server));
+            }
         };
     }
     if (!partitioned)

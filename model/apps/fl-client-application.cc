@@ -456,18 +456,48 @@ FlClientApplication::SwitchServer(Ipv4Address server)
     }
     NS_LOG_INFO("client " << m_clientIndex << " hands over to " << server << " at "
                           << Simulator::Now().As(Time::S));
-    // what was owed to the old server is dropped
+    // the Join goes on a new connection: one left open to either server may be dead at the
+    // server's end (a server that gave up on the client while it was away)
+    m_transport->ClosePeer(m_server);
+    m_server = InetSocketAddress(server, m_serverPort);
+    m_serverNode = fl::kBroadcastId;
+    m_serverStopped = false;
+    m_lastGlobal = fl::ParamVector(); // no base for the holes of another server's models
+    JoinAgain();
+}
+
+void
+FlClientApplication::Rejoin()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_left || m_stopped || !m_started || m_serverStopped)
+    {
+        return;
+    }
+    NS_LOG_INFO("client " << m_clientIndex << " joins its server again at "
+                          << Simulator::Now().As(Time::S));
+    ++m_rejoins;
+    JoinAgain();
+}
+
+void
+FlClientApplication::JoinAgain()
+{
+    // what was owed to the server is dropped (its round went on without it)
     Simulator::Cancel(m_sendEvent);
     DiscardTraining();
     Simulator::Cancel(m_joinEvent);
-    m_server = InetSocketAddress(server, m_serverPort);
-    m_serverNode = fl::kBroadcastId;
+    m_transport->ClosePeer(m_server);
     m_heardFromServer = false;
-    m_serverStopped = false;
     m_hasModel = false;
     m_resentThisRound = 0;
-    m_lastGlobal = fl::ParamVector(); // no base for the holes of another server's models
     SendJoin();
+}
+
+uint32_t
+FlClientApplication::GetRejoins() const
+{
+    return m_rejoins;
 }
 
 uint32_t

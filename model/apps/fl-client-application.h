@@ -150,6 +150,19 @@ class FlClientApplication : public FlApplicationBase
     void SwitchServer(Ipv4Address server);
     /// Servers the client was handed over to (SwitchServer calls that changed its server).
     uint32_t GetServerChanges() const;
+    /**
+     * Joins the current server again, on a new connection, dropping what it owed it (as
+     * SwitchServer does for another server): for a client whose link came back after it was
+     * out of reach (e.g. its station associated again with the same AP), whom the server may
+     * have forgotten meanwhile (a stream transport gives up a connection that stopped
+     * answering, and ns-3's TCP then silently ignores the old connection's segments). The
+     * server takes a known client's new address (FlServerApplication's rejoins) or counts it
+     * as a new one. Nothing before the client started, after it left or stopped, or after the
+     * server's Stop.
+     */
+    void Rejoin();
+    /// Rejoin calls that sent a Join.
+    uint32_t GetRejoins() const;
     /// The server's address now (ServerAddress, or the last SwitchServer's).
     Ipv4Address GetServerAddress() const;
     /// Bytes sent and received (TCP connection, or UDP datagrams incl. feedback).
@@ -189,6 +202,8 @@ class FlClientApplication : public FlApplicationBase
     void SendJoin();
     /// A stream transport: sends the Join again if its connection could not be opened.
     void CheckJoin();
+    /// Drops what is owed to the server and joins it (its address now) on a new connection.
+    void JoinAgain();
     void HandleMessageLost(const FlLostMessage& lost);
     void SendUpdate(uint32_t round);
     void FinishTraining();
@@ -251,6 +266,7 @@ class FlClientApplication : public FlApplicationBase
     double m_updateLoss{0.0};         ///< the pending update's mean training loss
     EventId m_sendEvent;
     uint64_t m_joinFailures{0}; ///< connection failures when the Join was last sent
+    uint32_t m_rejoins{0};      ///< Rejoin calls that sent a Join
     EventId m_joinEvent;
     EventId m_leaveEvent;
     bool m_heardFromServer{false};

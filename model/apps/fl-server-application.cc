@@ -490,7 +490,12 @@ FlServerApplication::ClientGone(uint32_t client)
 {
     NS_LOG_INFO("client " << client << " disconnected");
     ++m_counters.disconnects;
-    m_clients.erase(client);
+    auto gone = m_clients.find(client);
+    if (gone != m_clients.end())
+    {
+        m_clientOfNode.erase(gone->second.node); // its node may join again
+        m_clients.erase(gone);
+    }
     m_outstanding.erase(client);
     LeaveCohort(client);
     // A selected client that can no longer answer is not waited for.

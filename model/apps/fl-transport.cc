@@ -259,6 +259,26 @@ class FlTcpTransport : public FlTransport
         return true;
     }
 
+    void ClosePeer(const Address& peer) override
+    {
+        auto open = m_byAddress.find(peer);
+        if (open != m_byAddress.end())
+        {
+            Ptr<FlMessageSocket> conn = open->second;
+            m_byAddress.erase(open); // its close is no peer's close any more
+            conn->Close();
+        }
+        auto pending = m_connecting.find(peer);
+        if (pending != m_connecting.end())
+        {
+            pending->second.socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                                                       MakeNullCallback<void, Ptr<Socket>>());
+            pending->second.socket->Close();
+            m_messagesUnsent += pending->second.queue.size();
+            m_connecting.erase(pending);
+        }
+    }
+
     FlTransportStats Stats() const override
     {
         FlTransportStats s;

@@ -221,6 +221,18 @@ class FlTransport : public SimpleRefCount<FlTransport>
     }
 
     /**
+     * Closes this transport's connection to `peer`, if it has one (a stream transport), so that
+     * the next message to it opens a new connection: for a client handed over to a server it
+     * talked to before, whose end of the old connection may be gone (ns-3's TCP answers a
+     * segment of a connection it forgot with silence, not a reset). Messages still queued on it
+     * may be lost. A datagram transport has no connection (default: nothing).
+     */
+    virtual void ClosePeer(const Address& peer)
+    {
+        (void)peer;
+    }
+
+    /**
      * Encodes a model message once (the transport's wire encoding; `quantRng` for int8, may be
      * null otherwise) and sends the same bytes to every destination. The header's sender is
      * this transport's local id.

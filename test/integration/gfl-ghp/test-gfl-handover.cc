@@ -146,13 +146,15 @@ struct HandoverRun
     std::vector<double> handoverTimes; ///< when the walker associated with a new AP
     std::vector<int32_t> cells;        ///< the AP of each association of the walker
     uint32_t serverChanges{0};
+    uint32_t clientRejoins{0}; ///< the walker's joins of the same server again
     Ipv4Address serverAddress;
     std::vector<Ipv4Address> cellServer;
     std::vector<double> firstRound; ///< when each server's first round ended
     uint32_t completed{0};
     uint64_t rejoins{0};
-    uint64_t lost{0};    ///< neighbour messages missing at the combinations
-    uint64_t dropped{0}; ///< sampled clients whose upload did not count
+    std::vector<uint64_t> disconnects; ///< per server: client connections that closed
+    uint64_t lost{0};                  ///< neighbour messages missing at the combinations
+    uint64_t dropped{0};               ///< sampled clients whose upload did not count
     double end{0.0};
 };
 
@@ -164,7 +166,8 @@ RunRoaming(const Fixture& f,
            uint32_t walker,
            double secondsPerSample,
            bool roaming = true,
-           bool handover = true)
+           bool handover = true,
+           Time tcpMinRto = Seconds(1))
 {
     FlGraphSceneHelper sceneHelper;
     sceneHelper.SetCell("wifi");
@@ -176,6 +179,7 @@ RunRoaming(const Fixture& f,
     gfl.SetTransport(transport);
     gfl.SetSecondsPerSample(secondsPerSample);
     gfl.SetHandover(handover);
+    gfl.SetTcpMinRto(tcpMinRto);
     if (transport == "udp")
     {
         gfl.SetExchangeTimeout(Seconds(1));
@@ -214,10 +218,12 @@ RunRoaming(const Fixture& f,
     Simulator::Run();
     run.completed = gfl.Tracker()->CompletedIterations();
     run.serverChanges = gfl.Clients().at(walker)->GetServerChanges();
+    run.clientRejoins = gfl.Clients().at(walker)->GetRejoins();
     run.serverAddress = gfl.Clients().at(walker)->GetServerAddress();
     for (const auto& s : servers)
     {
         run.rejoins += s->GetCounters().rejoins;
+        run.disconnects.push_back(s->GetCounters().disconnects);
     }
     run.end = Simulator::Now().GetSeconds();
     for (const auto& row : run.selections.rows)
@@ -329,6 +335,60 @@ TEST(GflHandover, AClientThatWalksBackIsSampledByItsFirstServerAgainOverTcp)
     EXPECT_GE(run.selections.Aggregated(1, 0, there, back), 2u);
     EXPECT_EQ(run.selections.Selected(0, 0, there + 0.001, back), 0u);
     EXPECT_EQ(run.selections.Selected(1, 0, back + 0.001, run.end), 0u);
+    EXPECT_GE(run.selections.Aggregated(0, 0, back, run.end), 3u);
+    // each hand-over joins on a new connection: server 0, which still counted the client, is
+    // reached at its new address from then on
+    EXPECT_EQ(run.rejoins, 1u);
+}
+
+TEST(GflHandover, AClientBackAfterItsServerGaveUpItsConnectionJoinsAgain)
+{
+    // TCP with a 0.2 s minimum RTO: the walker is carried out of reach at 13 s, just before
+    // server 0 sends it the model of its next round (the round waits out its deadline), which
+    // TCP retransmits until it gives up and the server forgets the client. Back at 57 s, the
+    // client joins on a new connection (ns-3's TCP would not answer a segment of the forgotten
+    // one) as a new client, and server 0 samples it again
+    const Fixture f = MakeRegressionFixture(kServers * kPerServer, 40, 0.1, 5);
+    const GflConfig c = HandoverGfl(f, 70);
+    FlClientMobilityHelper walk;
+    walk.SetWaypoints(Paths(0,
+                            {Waypoint(Seconds(0), HomePosition(0, 0)),
+                             Waypoint(Seconds(13), HomePosition(0, 0)),
+                             Waypoint(Seconds(13.01), Vector(85, 0, 0)),
+                             Waypoint(Seconds(45), Vector(85, 0, 0)),
+                             Waypoint(Seconds(60), HomePosition(0, 0))}));
+    const HandoverRun run = RunRoaming(f, c, "tcp", walk, 0, 0.01, true, true, MilliSeconds(200));
+    EXPECT_EQ(run.completed, c.iterations);
+    ASSERT_EQ(run.cells, (std::vector<int32_t>{0, 1, 0}));
+    EXPECT_EQ(run.disconnects[0], 1u); // server 0 gave up its connection to the walker
+    EXPECT_EQ(run.rejoins, 0u);        // and counted it as a new client when it came back
+    const double back = run.handoverTimes.at(2);
+    EXPECT_GE(run.selections.Aggregated(0, 0, back, run.end), 3u);
+}
+
+TEST(GflHandover, AClientBackInItsCellAfterItsServerForgotItJoinsAgain)
+{
+    // as above, but the walker is carried out of every cell (200 m off the line) and comes
+    // back to server 0's: its station associates with the same AP again, and the client, which
+    // owed nothing and would have waited for a model for ever, joins again
+    const Fixture f = MakeRegressionFixture(kServers * kPerServer, 40, 0.1, 5);
+    const GflConfig c = HandoverGfl(f, 70);
+    FlClientMobilityHelper walk;
+    walk.SetWaypoints(Paths(0,
+                            {Waypoint(Seconds(0), HomePosition(0, 0)),
+                             Waypoint(Seconds(13), HomePosition(0, 0)),
+                             Waypoint(Seconds(13.01), Vector(10, 200, 0)),
+                             Waypoint(Seconds(60), Vector(10, 200, 0)),
+                             Waypoint(Seconds(60.01), HomePosition(0, 0))}));
+    const HandoverRun run = RunRoaming(f, c, "tcp", walk, 0, 0.01, true, true, MilliSeconds(200));
+    EXPECT_EQ(run.completed, c.iterations);
+    ASSERT_EQ(run.cells, (std::vector<int32_t>{0, 0}));
+    EXPECT_EQ(run.serverChanges, 0u);
+    EXPECT_EQ(run.clientRejoins, 1u);
+    EXPECT_EQ(run.disconnects[0], 1u); // server 0 had given up its connection to the walker
+    const double back = run.handoverTimes.at(1);
+    EXPECT_GT(back, 60.0);
+    EXPECT_EQ(run.selections.Aggregated(0, 0, 13.1, back), 0u);
     EXPECT_GE(run.selections.Aggregated(0, 0, back, run.end), 3u);
 }
 
