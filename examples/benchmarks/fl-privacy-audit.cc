@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * fl-privacy-audit: every epsilon the module reports, checked by experiment. Each mechanism
- * (fl::PrivacyAuditMechanisms: FedAvg's uplink noise, GFL's and GHP's releases per adversary,
+ * (fl::PrivacyAuditMechanisms: FedAvg's uplink noise, GFL's and GHP's releases per adversary
+ * and GHP's over two iterations of a graph that changes,
  * DWFL's reception over T = 1..10 rounds, the over-the-air parameter server, and a reference
  * Gaussian release) runs through the module's own code on two neighbouring inputs chosen to be
  * worst case; the best threshold test, its threshold chosen on a calibration set, is evaluated

@@ -250,6 +250,93 @@ GraphRelease(bool ghp, NodeNoiseConfig noise, GraphAdversary adversary)
     return m;
 }
 
+/**
+ * GHP on a graph that changes (fl::LiveGraphPrivacyAccountant): four agents, two iterations,
+ * per-link Laplace noise. Iteration 1 runs on the complete graph, iteration 2 on the graph
+ * without the link 0 - 3 (agent 3 has moved away from agent 0), each with its Metropolis
+ * weights. Agent 0 holds D0 or D1, the others one fixed sample each. The adversary eavesdrops
+ * on the link 0 -> 1 in both iterations: it scores both copies of agent 0 around their
+ * noiseless means under D0 and D1. The second copy depends on the first iteration's
+ * combination (the other agents' noise included), which the claim's drift bound covers.
+ */
+AuditMechanism
+LiveGraphRelease(double scale)
+{
+    const double mu = 0.5;
+    const std::size_t N = 4;
+    std::vector<Eigen::MatrixXd> graphs{
+        MetropolisWeights(CompleteGraph(N)),
+        MetropolisWeights(Graph(N, {{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}}))};
+    LocalTrainerConfig base;
+    base.batchSize = 1;
+    base.clipNorm = kClip;
+    auto task = WorstCaseTask(1, base); // client 0: D0, client 1: D1
+    Rng init(1);
+    const ParamVector w0 = task->InitialParameters(init);
+    const NodeNoiseConfig noise{NodeNoiseKind::IidPerLink, NoiseDistribution::Laplace, scale};
+    // agent k's data: agent 0 the input's, every other agent D0's sample
+    auto adapt = [task, mu](bool second, uint32_t k, const ParamVector& w) {
+        Rng rng(3);
+        const std::size_t client = (k == 0 && second) ? 1 : 0;
+        return TrainClientWith(*task, client, w, DiffusionAdaptConfig(mu, 1, kClip), rng).params;
+    };
+    // two iterations; returns agent 0's copies to agent 1 (its noiseless values without noise)
+    auto run = [=](bool second, const NodeNoiseConfig& n, uint64_t seed) {
+        std::vector<ParamVector> models(N, w0);
+        std::vector<ParamVector> observed;
+        std::vector<uint64_t> seeds;
+        for (uint32_t k = 0; k < N; ++k)
+        {
+            seeds.push_back(DeriveSeed(seed, k));
+        }
+        for (uint32_t i = 1; i <= graphs.size(); ++i)
+        {
+            std::vector<ParamVector> values;
+            for (uint32_t k = 0; k < N; ++k)
+            {
+                values.push_back(adapt(second, k, models[k]));
+            }
+            GraphExchange exchange(graphs[i - 1], n, seeds, MissingMessagePolicy::ReuseLast);
+            exchange.Step(i, values, models);
+            const NodeRelease& r = exchange.Release(0);
+            observed.push_back(r.broadcast ? r.message : r.perLink.at(0)); // agent 1 first
+        }
+        return observed;
+    };
+    const NodeNoiseConfig none{NodeNoiseKind::None, NoiseDistribution::Laplace, 0.0};
+    const std::vector<ParamVector> mean0 = run(false, none, 0);
+    const std::vector<ParamVector> mean1 = run(true, none, 0);
+    const MechanismSpec mech = MakeNodePerturbation(noise, 0.25, "a_00")->Mechanism(0.0);
+    LiveGraphPrivacyAccountant claim(noise.kind, mech.kind, mech.scale, mu, kClip, kDim, N, kDelta);
+    for (const Eigen::MatrixXd& A : graphs)
+    {
+        claim.RecordIteration(A);
+    }
+    AuditMechanism m;
+    m.name = "ghp-live-one-link-iid-per-link-laplace";
+    m.description = "GHP agent release on a graph that changes, iterations 1 and 2, four agents "
+                    "(complete graph, then without the link 0 - 3; Metropolis weights of "
+                    "each), iid-per-link Laplace noise of scale " +
+                    Num(scale) +
+                    "; adversary: an eavesdropper on the link 0 -> 1 in both iterations; "
+                    "D0/D1: agent 0's sample with target +/-" +
+                    Num(kTarget);
+    m.claimedEpsilon = claim.Epsilon(GraphAdversary::OneLink);
+    m.delta = kDelta;
+    m.trial = [=](bool second, uint64_t seed) {
+        const std::vector<ParamVector> copies = run(second, noise, seed);
+        double score = 0.0;
+        for (std::size_t i = 0; i < copies.size(); ++i)
+        {
+            score += LaplaceScore(copies[i].Get<double>(),
+                                  mean0[i].Get<double>(),
+                                  mean1[i].Get<double>());
+        }
+        return score;
+    };
+    return m;
+}
+
 // ----------------------------------------------------------------------------------- DWFL
 
 /// The channel of the DWFL and parameter-server audits: three workers, P = 100.
@@ -451,6 +538,7 @@ PrivacyAuditMechanisms()
     ms.push_back(GraphRelease(false, laplaceLink, GraphAdversary::Neighbour));
     ms.push_back(GraphRelease(false, gaussianLink, GraphAdversary::AllLinks));
     ms.push_back(GraphRelease(true, gaussianGh, GraphAdversary::OneLink));
+    ms.push_back(LiveGraphRelease(std::sqrt(2.0)));
     for (uint32_t t = 1; t <= 10; ++t)
     {
         ms.push_back(DwflReceiver(t));

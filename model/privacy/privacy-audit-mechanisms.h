@@ -53,7 +53,8 @@ struct AuditRow
  * release in iteration 1 against an eavesdropper on one link and a neighbouring server
  * (per-link Laplace) and on all links of the server (per-link Gaussian, 3 copies), GHP's
  * graph-homomorphic release against
- * one link, DWFL's reception at worker 0 over T = 1..10 rounds (3 workers, eps = 0.1 per round,
+ * one link, GHP's releases over two iterations of a graph that changes against one link
+ * (fl::LiveGraphPrivacyAccountant's claim), DWFL's reception at worker 0 over T = 1..10 rounds (3 workers, eps = 0.1 per round,
  * Practical decode), and the over-the-air parameter server's reception over 1 and 10 rounds.
  */
 std::vector<AuditMechanism> PrivacyAuditMechanisms();

@@ -143,3 +143,26 @@ TEST(PrivacyAudit, AuditedNeverAboveClaimed)
         EXPECT_TRUE(std::isfinite(r.claimedEpsilon)) << r.name;
     }
 }
+
+// The changing-graph row: its claim by hand, and an attack that gets a good part of it. One
+// link 0 -> 1 observed in two iterations, per-link Laplace b = sqrt(2), M = 2, mu G = 1/2:
+// e_0(1) = 2 mu G = 1; in iteration 2 agent 0's column of A_2 sums to 1 and the observed copy
+// is not in its row, so e_0(2) = max(1, 1 + 1) = 2; eps = sqrt(M) (1 + 2) / b = 3.
+TEST(PrivacyAudit, ChangingGraphRowClaimsThreeByHandAndIsApproached)
+{
+    const std::vector<AuditMechanism> ms = PrivacyAuditMechanisms();
+    const AuditMechanism* live = nullptr;
+    for (const AuditMechanism& m : ms)
+    {
+        if (m.name == "ghp-live-one-link-iid-per-link-laplace")
+        {
+            live = &m;
+        }
+    }
+    ASSERT_NE(live, nullptr);
+    EXPECT_NEAR(live->claimedEpsilon, 3.0, 1e-12);
+    const std::vector<AuditRow> rows = RunPrivacyAudit({*live}, 20000, 0.05, 5);
+    EXPECT_LE(rows[0].audit.epsilonLower, 3.0);
+    // the attack is not vacuous: it certifies more than the first iteration's release alone
+    EXPECT_GT(rows[0].audit.epsilonLower, 1.0);
+}
