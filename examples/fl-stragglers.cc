@@ -9,6 +9,8 @@
  * policy (drop late updates, or accept them into a later round with a staleness discount) the
  * same task runs for the same simulated time budget (--maxTime) over the same 802.11n BSS.
  * Radio energy comes from ns-3's Wi-Fi energy model, compute energy from --computePower.
+ * --mobility moves the stations (the same motion in every run): stragglers then come from the
+ * network as well, and the rounds file gains the mobility columns (lost, handovers, ...).
  *
  * Output:
  *   fl-stragglers.csv          one row per run: final accuracy, time to target, rounds, energy
@@ -23,6 +25,7 @@
 #include "fl-example-common.h"
 
 #include "ns3/fl-energy-helper.h"
+#include "ns3/fl-mobility-presets.h"
 #include "ns3/fl-network-scenarios.h"
 #include "ns3/text-parse.h"
 
@@ -53,6 +56,9 @@ main(int argc, char* argv[])
     flags.AddText("deadlines", "Comma-separated round deadlines [s] (0 = wait for all)", deadlines);
     flags.AddText("policies", "Comma-separated straggler policies: drop, accept", policies);
     flexample::AddWifiOptions(flags, standard, rateManager);
+    std::string mobility = "fixed";
+    const std::string network = "packet"; // this program runs at packet level only
+    flexample::AddMobilityOption(flags, mobility, network);
     std::vector<double> deadlineList;
     std::vector<std::string> policyList;
     flags.AddCheck([&]() {
@@ -92,7 +98,9 @@ main(int argc, char* argv[])
                   << " (fix: check the directory)" << std::endl;
         return 2;
     }
-    rows << "deadline_s,policy," << LearningMonitor::CsvHeader() << "\n";
+    // moving clients: the rounds file gains the mobility columns (lost, handovers, ...)
+    const bool moving = ParseFlClientMobility(mobility, "--mobility").Moves();
+    rows << "deadline_s,policy," << FlLearningTracker::RoundCsvHeader(moving) << "\n";
     summary << "deadline_s,policy,final_accuracy,time_to_accuracy_s,target_accuracy,rounds,"
                "mean_participants,stragglers,stale,energy_radio_j,energy_compute_j\n";
     int status = 0;
@@ -113,6 +121,7 @@ main(int argc, char* argv[])
             FlWifiScenarioHelper wifi;
             wifi.SetStandard(standard);
             wifi.SetRateManager(rateManager);
+            wifi.SetClientMobility(ParseFlClientMobility(mobility, "--mobility"));
             FlScene scene = wifi.Build(o.clients);
             Ptr<FlRadioEnergyMeter> meter = Create<FlRadioEnergyMeter>();
             meter->InstallWifi(scene);
@@ -135,7 +144,8 @@ main(int argc, char* argv[])
             status = std::max(status, rc);
             for (const auto& r : res.records)
             {
-                rows << deadline << ',' << policy << ',' << LearningMonitor::CsvRow(r) << '\n';
+                rows << deadline << ',' << policy << ','
+                     << FlLearningTracker::RoundCsvRow(r, moving) << '\n';
             }
             summary << deadline << ',' << policy << ',' << res.finalAccuracy << ','
                     << (res.timeToAccuracyS < 0 ? std::string("nan")

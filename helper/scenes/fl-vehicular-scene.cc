@@ -673,6 +673,10 @@ FlVehicularSceneHelper::Build(uint32_t numClients) const
             {
                 st.distanceM = FlNodeDistance(vehicles.Get(client), rsus.Get(r));
             }
+            // the serving RSU: the one the car's routes go through while it is on the road
+            st.cell = r < rsus.GetN() && keeper->IsOnRoad(client) ? static_cast<int32_t>(r)
+                                                                   : kFlNoCell;
+            st.handovers = keeper->GetRsuChanges(client);
         }
         return st;
     });

@@ -147,8 +147,11 @@ void FlRequireVehicularScene(bool available);
  *
  * FlScene: `devices` holds the R RSUs' devices, then the N vehicles' (client i is
  * devices.Get(R + i)); `infrastructure` the R RSU nodes; the link state of client i is the SNR
- * of its last data frame its RSU received (frames addressed to another RSU are not counted) and
- * its distance to its RSU now. Packet fidelity only.
+ * of its last data frame its RSU received (frames addressed to another RSU are not counted),
+ * its distance to its RSU now, its cell (the index of the RSU its routes use while it is on the
+ * road, kFlNoCell while it is parked) and its handovers (its RSU changes,
+ * FlVehicularRoutes::GetRsuChanges): the CSVs' upload_cell and handovers columns. Packet
+ * fidelity only.
  */
 class FlVehicularSceneHelper : public FlRadioSceneHelperBase
 {

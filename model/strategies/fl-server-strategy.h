@@ -113,16 +113,17 @@ struct FlLinkState
     double distanceM{std::numeric_limits<double>::quiet_NaN()};
     /**
      * The client's serving cell now, if the scene knows it: the index of the AP it is
-     * associated with (Wi-Fi BSS: 0; ESS: 0 .. A - 1, AP order), the cell id of its serving
-     * eNB (LTE, from 1); kFlNoCell while it has none (a Wi-Fi station between a lost
-     * association and the next, an LTE UE not yet connected); kFlCellUnknown if the scene does
-     * not say (wired scenes, Wi-Fi ad hoc, flow fidelity).
+     * associated with (Wi-Fi BSS: 0; ESS: 0 .. A - 1, AP order; GFL roaming cells: the
+     * server), the cell id of its serving eNB (LTE, from 1), the RSU its routes use
+     * (vehicular: 0 .. R - 1); kFlNoCell while it has none (a Wi-Fi station between a lost
+     * association and the next, an LTE UE not yet connected, a parked vehicle);
+     * kFlCellUnknown if the scene does not say (wired scenes, Wi-Fi ad hoc, flow fidelity).
      */
     int32_t cell{-2};
     /**
      * Handovers the client made so far, if the scene knows (else 0): Wi-Fi, associations after
      * its first one (StaWifiMac "Assoc": to another AP, or back to the same after a lost one);
-     * LTE, handovers completed (LteUeRrc "HandoverEndOk").
+     * LTE, handovers completed (LteUeRrc "HandoverEndOk"); vehicular, RSU changes.
      */
     uint32_t handovers{0};
 };

@@ -310,4 +310,9 @@ TEST(VehicularScene, CarUploadsToEachRsuInTurn)
     EXPECT_TRUE(std::isfinite(last.snrDb));
     EXPECT_GT(last.snrDb, 5.0);
     EXPECT_LE(last.distanceM, 250.0 + 1e-9);
+    // the serving RSU and the RSU changes, as the CSVs' upload_cell and handovers columns show
+    EXPECT_EQ(atRoundEnd.front().cell, 0);
+    EXPECT_EQ(atRoundEnd.front().handovers, 0u);
+    EXPECT_EQ(last.cell, 1);
+    EXPECT_EQ(last.handovers, 1u);
 }
