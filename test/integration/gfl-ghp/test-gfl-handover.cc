@@ -79,6 +79,19 @@ Paths(uint32_t walker, const std::vector<Waypoint>& path)
     return paths;
 }
 
+/// Client 0 stands at home until 5 s, then walks at 5 m/s to 85 m on the servers' line
+/// (server 1 stands at 80 m); everyone else stands at home.
+FlClientMobilityHelper
+WalkToTheNextCell()
+{
+    FlClientMobilityHelper walk;
+    walk.SetWaypoints(Paths(0,
+                            {Waypoint(Seconds(0), HomePosition(0, 0)),
+                             Waypoint(Seconds(5), HomePosition(0, 0)),
+                             Waypoint(Seconds(20), Vector(85, 0, 0))}));
+    return walk;
+}
+
 /// Who each server selected and aggregated, round by round, with the time.
 struct Selections
 {
@@ -274,11 +287,7 @@ TEST(GflHandover, AWalkingClientIsSampledByTheServerWhoseCellItReaches)
     // joins server 1 and is sampled by it, and server 0 samples it no more
     const Fixture f = MakeRegressionFixture(kServers * kPerServer, 40, 0.1, 5);
     const GflConfig c = HandoverGfl(f, 40);
-    FlClientMobilityHelper walk;
-    walk.SetWaypoints(Paths(0,
-                            {Waypoint(Seconds(0), HomePosition(0, 0)),
-                             Waypoint(Seconds(5), HomePosition(0, 0)),
-                             Waypoint(Seconds(20), Vector(85, 0, 0))}));
+    const FlClientMobilityHelper walk = WalkToTheNextCell();
     // about 1 s of simulated time per iteration (up to 100 samples at 10 ms)
     const HandoverRun run = RunRoaming(f, c, "udp", walk, 0, 0.01);
     EXPECT_EQ(run.completed, c.iterations);
@@ -421,11 +430,7 @@ TEST(GflHandover, AtHomeMembershipTheFirstServerKeepsSamplingAClientThatLeft)
     // stays with server 0, which keeps sampling it after it left: those uploads never come
     const Fixture f = MakeRegressionFixture(kServers * kPerServer, 40, 0.1, 5);
     const GflConfig c = HandoverGfl(f, 40);
-    FlClientMobilityHelper walk;
-    walk.SetWaypoints(Paths(0,
-                            {Waypoint(Seconds(0), HomePosition(0, 0)),
-                             Waypoint(Seconds(5), HomePosition(0, 0)),
-                             Waypoint(Seconds(20), Vector(85, 0, 0))}));
+    const FlClientMobilityHelper walk = WalkToTheNextCell();
     const HandoverRun run = RunRoaming(f, c, "udp", walk, 0, 0.01, true, false);
     EXPECT_EQ(run.completed, c.iterations);
     ASSERT_EQ(run.cells, (std::vector<int32_t>{0, 1})); // the station roams all the same
