@@ -6,12 +6,10 @@
  * beacon watchdog and the APs' record of stations gone.
  */
 #include "ns3/fl-graph-scene.h"
-#include "ns3/fl-wifi-ess-scene.h"
+#include "ns3/fl-scene-internal.h"
 #include "ns3/mac48-address.h"
-#include "ns3/uinteger.h"
 #include "ns3/wifi-mac.h"
 #include "ns3/wifi-net-device.h"
-#include "ns3/wifi-remote-station-manager.h"
 
 #include <cmath>
 #include <map>
@@ -52,9 +50,7 @@ struct RoamingWatch : public SimpleRefCount<RoamingWatch>
 {
     Ptr<FlCellMembership> membership;
     std::map<Mac48Address, uint32_t> serverOf; ///< an AP's BSSID -> its server
-    std::vector<Ptr<WifiMac>> aps;             ///< server p's AP
-    std::vector<Ptr<WifiMac>> stations;        ///< client c's station
-    std::vector<Mac48Address> stationAddress;  ///< client c's MAC address
+    flscene::RoamingSet set;                   ///< AP p is server p's, station c client c's
 };
 
 void
@@ -69,23 +65,12 @@ OnRoamingAssoc(Ptr<RoamingWatch> w, uint32_t client, Mac48Address bssid)
     FlCellMembership& m = *w->membership;
     m.cell[client] = static_cast<int32_t>(server);
     m.lastCell[client] = static_cast<int32_t>(server);
-    if (++m.associations[client] == 1)
-    {
-        // associated: a lost AP is noticed after kFlRoamingMaxMissedBeacons from now on
-        w->stations[client]->SetAttribute("MaxMissedBeacons",
-                                          UintegerValue(kFlRoamingMaxMissedBeacons));
-    }
-    // the other APs learn through the distribution system that the station has gone (as an
-    // 802.11 reassociation's current-AP address tells the previous AP), so that they send it
-    // nothing more
-    for (uint32_t p = 0; p < w->aps.size(); ++p)
-    {
-        if (p != server)
-        {
-            w->aps[p]->GetWifiRemoteStationManager()->RecordDisassociated(
-                w->stationAddress[client]);
-        }
-    }
+    ++m.associations[client];
+    // the roaming set's watchdog, block-ack and DS notice, as the Wi-Fi ESS's
+    flscene::RoamingAssociated(w->set,
+                               client,
+                               m.associations[client],
+                               static_cast<int32_t>(server));
     if (m.onAssociation)
     {
         m.onAssociation(client, server);
@@ -112,23 +97,24 @@ FlGraphSceneHelper::WatchRoaming(FlGraphScene& s, uint32_t K) const
     for (uint32_t p = 0; p < P; ++p)
     {
         // cellDevices: per cell the server's AP, then its K stations
-        Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(s.cellDevices.Get(p * (K + 1)));
-        w->serverOf[Mac48Address::ConvertFrom(ap->GetAddress())] = p;
-        w->aps.push_back(ap->GetMac());
-        for (uint32_t k = 0; k < K; ++k)
+        for (uint32_t d = 0; d <= K; ++d)
         {
-            Ptr<WifiNetDevice> sta =
-                DynamicCast<WifiNetDevice>(s.cellDevices.Get(p * (K + 1) + 1 + k));
-            w->stations.push_back(sta->GetMac());
-            w->stationAddress.push_back(Mac48Address::ConvertFrom(sta->GetAddress()));
+            Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.cellDevices.Get(p * (K + 1) + d));
+            const Mac48Address address = Mac48Address::ConvertFrom(dev->GetAddress());
+            (d == 0 ? w->set.aps : w->set.stations).push_back(PeekPointer(dev->GetMac()));
+            (d == 0 ? w->set.apAddress : w->set.stationAddress).push_back(address);
+            if (d == 0)
+            {
+                w->serverOf[address] = p;
+            }
         }
     }
     for (uint32_t c = 0; c < P * K; ++c)
     {
-        w->stations[c]->TraceConnectWithoutContext("Assoc",
-                                                   MakeBoundCallback(&OnRoamingAssoc, w, c));
-        w->stations[c]->TraceConnectWithoutContext("DeAssoc",
-                                                   MakeBoundCallback(&OnRoamingDeAssoc, w, c));
+        w->set.stations[c]->TraceConnectWithoutContext("Assoc",
+                                                       MakeBoundCallback(&OnRoamingAssoc, w, c));
+        w->set.stations[c]->TraceConnectWithoutContext("DeAssoc",
+                                                       MakeBoundCallback(&OnRoamingDeAssoc, w, c));
     }
     s.membership = w->membership;
 }

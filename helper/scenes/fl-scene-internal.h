@@ -10,6 +10,7 @@
 
 #include "ns3/fl-scene.h"
 #include "ns3/internet-stack-helper.h"
+#include "ns3/mac48-address.h"
 #include "ns3/vector.h"
 
 #include <Eigen/Core>
@@ -18,6 +19,8 @@
 
 namespace ns3
 {
+
+class WifiMac;
 
 namespace flscene
 {
@@ -105,6 +108,29 @@ void AttachWifiLinkState(const FlScene& s,
                          uint32_t aps = 1,
                          bool sharedChannel = false,
                          std::function<void(uint32_t, uint32_t, int32_t)> onAssociation = {});
+
+/**
+ * The access points of a roaming extended service set (the Wi-Fi ESS with SetRoaming, the GFL
+ * graph scene's roaming cells) and their stations, for RoamingAssociated. Plain pointers: the
+ * set lives in the stations' association callbacks, which the MACs own.
+ */
+struct RoamingSet
+{
+    std::vector<WifiMac*> aps;                ///< AP a's MAC
+    std::vector<Mac48Address> apAddress;      ///< AP a's address
+    std::vector<WifiMac*> stations;           ///< station i's MAC
+    std::vector<Mac48Address> stationAddress; ///< station i's address
+};
+
+/**
+ * What a roaming set does at station `station`'s association number `associations` (1: its
+ * first) with AP `ap`: after its first association the station notices a lost AP after
+ * kFlRoamingMaxMissedBeacons; it and every AP end their block-ack agreements with each other
+ * (IEEE Std 802.11-2020, 11.5.1); every other AP records it as gone (as an 802.11
+ * reassociation's current-AP address tells the previous AP through the distribution system),
+ * so that it sends it nothing more.
+ */
+void RoamingAssociated(const RoamingSet& set, uint32_t station, uint32_t associations, int32_t ap);
 
 /// One infrastructure BSS: the AP's device on `ap` first, then the stations' in node order.
 NetDeviceContainer InstallBss(const WifiHelper& wifi,

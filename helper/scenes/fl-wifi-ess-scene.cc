@@ -128,6 +128,31 @@ EndBlockAckAgreements(Ptr<WifiMac> mac, Mac48Address peer)
 
 } // namespace
 
+namespace flscene
+{
+
+void
+RoamingAssociated(const RoamingSet& set, uint32_t station, uint32_t associations, int32_t ap)
+{
+    if (associations == 1)
+    {
+        set.stations[station]->SetAttribute("MaxMissedBeacons",
+                                            UintegerValue(kFlRoamingMaxMissedBeacons));
+    }
+    for (uint32_t a = 0; a < set.aps.size(); ++a)
+    {
+        EndBlockAckAgreements(set.stations[station], set.apAddress[a]);
+        EndBlockAckAgreements(set.aps[a], set.stationAddress[station]);
+        if (static_cast<int32_t>(a) != ap)
+        {
+            set.aps[a]->GetWifiRemoteStationManager()->RecordDisassociated(
+                set.stationAddress[station]);
+        }
+    }
+}
+
+} // namespace flscene
+
 // -------------------------------------------------------------------------------- Wi-Fi ESS
 
 FlWifiEssSceneHelper::FlWifiEssSceneHelper()
@@ -235,49 +260,19 @@ FlWifiEssSceneHelper::BuildRoamingNetwork(FlScene& s) const
     // no ARP: a station between two APs could not answer, and the server's requests would be
     // flooded to every AP
     FlPopulateArpCaches(hosts);
-    // At each association: once a station has associated, it notices a lost AP after
-    // kFlRoamingMaxMissedBeacons; it and every AP end their block-ack agreements with each
-    // other; the APs it left learn through the distribution system that it has gone (as the
-    // reassociation's current-AP address tells them), so that they stop sending to it.
-    std::vector<WifiMac*> stations(numClients);
-    std::vector<Mac48Address> stationAddress(numClients);
-    for (uint32_t i = 0; i < numClients; ++i)
-    {
-        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(numAps + i));
-        stations[i] = PeekPointer(dev->GetMac());
-        stationAddress[i] = Mac48Address::ConvertFrom(dev->GetAddress());
-    }
-    std::vector<WifiMac*> aps(numAps);
-    std::vector<Mac48Address> apAddress(numAps);
-    for (uint32_t a = 0; a < numAps; ++a)
+    // at each association: the roaming set's watchdog, block-ack and DS notice
+    // (RoamingAssociated)
+    RoamingSet set;
+    for (uint32_t a = 0; a < numAps + numClients; ++a)
     {
         Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(s.devices.Get(a));
-        aps[a] = PeekPointer(dev->GetMac());
-        apAddress[a] = Mac48Address::ConvertFrom(dev->GetAddress());
+        (a < numAps ? set.aps : set.stations).push_back(PeekPointer(dev->GetMac()));
+        (a < numAps ? set.apAddress : set.stationAddress)
+            .push_back(Mac48Address::ConvertFrom(dev->GetAddress()));
     }
-    AttachWifiLinkState(s,
-                        numAps,
-                        true,
-                        [stations, stationAddress, aps, apAddress](uint32_t client,
-                                                                   uint32_t associations,
-                                                                   int32_t ap) {
-                            if (associations == 1)
-                            {
-                                stations[client]->SetAttribute(
-                                    "MaxMissedBeacons",
-                                    UintegerValue(kFlRoamingMaxMissedBeacons));
-                            }
-                            for (uint32_t a = 0; a < aps.size(); ++a)
-                            {
-                                EndBlockAckAgreements(stations[client], apAddress[a]);
-                                EndBlockAckAgreements(aps[a], stationAddress[client]);
-                                if (static_cast<int32_t>(a) != ap)
-                                {
-                                    aps[a]->GetWifiRemoteStationManager()->RecordDisassociated(
-                                        stationAddress[client]);
-                                }
-                            }
-                        });
+    AttachWifiLinkState(s, numAps, true, [set](uint32_t client, uint32_t associations, int32_t ap) {
+        RoamingAssociated(set, client, associations, ap);
+    });
 }
 
 FlScene
